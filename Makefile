@@ -1,0 +1,139 @@
+# tpucc — build and test (GNU make).  See DESIGN.md §1, §6, §7.
+#
+#   make               install missing build deps, build tpucc (and tpurun)
+#   make run           build, then print examples/mlp.mlir as optimized MLIR
+#   make check         everything a change must keep passing
+#   make sanitize      `make check` under ASan+UBSan (clang-14, build-asan/)
+#   make unit          cmocka unit tests only (build/unit_tests)
+#   make fuzz-parser   libFuzzer on the parser, FUZZ_SECONDS (default 60)
+#   make bench         benchmarks (never part of check)
+#   make clean
+
+# make predefines CC=cc, so `CC ?= gcc` alone would never take effect.
+ifeq ($(origin CC),default)
+CC = gcc
+endif
+AR      ?= ar
+BUILD   ?= build
+# SAN_CFLAGS is appended last (after -O2) by `make sanitize`.
+CFLAGS   = -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(SAN_CFLAGS)
+DEPFLAGS = -MMD -MP
+LDFLAGS ?=
+LDLIBS   = -lgmp -lxxhash -lm
+
+# ---------------------------------------------------------------- libraries
+# One static library per source folder, in link order (users before the
+# libraries they depend on).  A folder without .c files is skipped.
+LIBDIRS     := frontend cache backend passes vm ir
+present      = $(foreach d,$(1),$(if $(wildcard $(d)/*.c),$(d)))
+lib          = $(patsubst %,$(BUILD)/lib%.a,$(call present,$(1)))
+obj          = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+# The VM never links the front end (DESIGN.md §1).
+TPUCC_LIBS  := $(call lib,frontend cache backend passes ir)
+TPURUN_LIBS := $(call lib,vm)
+UNIT_LIBS   := $(call lib,$(LIBDIRS))
+UNIT_SRCS   := $(wildcard testsuite/unit/*.c)
+
+PROGRAMS := $(BUILD)/tpucc $(if $(wildcard tools/tpurun.c),$(BUILD)/tpurun)
+
+# ---------------------------------------------------------------- deps
+# Phony, so it runs once per make invocation; objects wait for it through an
+# order-only prerequisite (it never forces a rebuild).  Test-like goals ask
+# for the test package set, everything else for the build set.
+TEST_GOALS := check sanitize unit fuzz-parser bench
+DEPS_SET   := $(if $(filter $(TEST_GOALS),$(MAKECMDGOALS)),test,build)
+
+.PHONY: all deps run check sanitize unit fuzz-parser bench clean
+all: deps $(PROGRAMS)
+
+deps:
+	@mk/install-deps.sh $(DEPS_SET)
+
+# ---------------------------------------------------------------- rules
+$(BUILD)/obj/%.o: %.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+# Generic: $(BUILD)/libX.a holds every X/*.c, so a new folder just works.
+# Objects reached only through this rule would count as intermediate and be
+# deleted after the build; .SECONDARY keeps them (incremental rebuilds).
+.SECONDARY:
+.SECONDEXPANSION:
+$(BUILD)/lib%.a: $$(call obj,$$(wildcard $$*/*.c))
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/tpucc: $(call obj,tools/tpucc.c) $(TPUCC_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tpurun: $(call obj,tools/tpurun.c) $(TPURUN_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/unit_tests: $(call obj,$(UNIT_SRCS)) $(UNIT_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+
+# Parses, verifies and round-trips the conformance corpus (testsuite/corpus).
+$(BUILD)/corpus_check: $(call obj,testsuite/corpus/corpus_check.c) $(call lib,frontend ir)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d)
+
+# ---------------------------------------------------------------- goals
+run: all
+	$(BUILD)/tpucc examples/mlp.mlir --emit=mlir
+
+unit: deps $(if $(UNIT_SRCS),$(BUILD)/unit_tests)
+	@$(if $(UNIT_SRCS),:,echo "no unit tests in testsuite/unit/")
+
+check: deps all unit $(BUILD)/corpus_check
+	testsuite/run_all.sh $(BUILD)
+
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
+       -fno-sanitize-recover=all
+sanitize:
+	ASAN_OPTIONS=detect_leaks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(MAKE) check BUILD=build-asan CC=clang-14 \
+	    SAN_CFLAGS="$(SAN) -O1" LDFLAGS="$(SAN)"
+
+bench: all
+	bench/run.sh $(BUILD)
+
+# ---------------------------------------------------------------- fuzzing
+# The harness is linked with -fsanitize=fuzzer; the code under test is
+# instrumented with fuzzer-no-link.  Crashes land in build-fuzz/.
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := build-fuzz
+FUZZ_CC      := clang-14
+FUZZ_SAN     := address,undefined
+FUZZ_CFLAGS   = $(CFLAGS) -O1 -fno-omit-frame-pointer \
+                -fsanitize=fuzzer-no-link,$(FUZZ_SAN)
+FUZZ_SRCS    := testsuite/fuzz/fuzz_parser.c $(wildcard frontend/*.c ir/*.c)
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_SRCS))
+FUZZ_CORPUS  := $(FUZZ_BUILD)/corpus-parser
+FUZZ_DICT    := $(if $(wildcard testsuite/fuzz/mlir.dict),-dict=testsuite/fuzz/mlir.dict)
+
+$(FUZZ_BUILD)/obj/%.o: %.c | deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz_parser: $(FUZZ_OBJS)
+	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+
+-include $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*/*/*.d)
+
+fuzz-parser: deps $(FUZZ_BUILD)/fuzz_parser
+	@mkdir -p $(FUZZ_CORPUS)
+	@# Seed: flatten paths into file names so equal basenames do not clash.
+	@for f in $$(find testsuite/golden -name '*.mlir' 2>/dev/null) \
+	          $$(ls examples/*.mlir 2>/dev/null); do \
+	    cp "$$f" "$(FUZZ_CORPUS)/seed-$$(echo "$$f" | tr / _)"; \
+	done
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(FUZZ_BUILD)/fuzz_parser $(FUZZ_CORPUS) $(FUZZ_DICT) \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_BUILD)/
+
+clean:
+	rm -rf $(sort build build-asan $(FUZZ_BUILD) $(BUILD))

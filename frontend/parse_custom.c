@@ -1,0 +1,956 @@
+/* Parsing of pretty (custom) op forms: the format language of ir/syntax.h
+ * and the whole-op hooks (module, func, constant, reduce, while, ...). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/parse_internal.h"
+#include "ir/syntax.h"
+
+/* What a pretty form collects before the op is built. */
+typedef struct OpParts {
+  PtrVec operands;   /* Value* */
+  PtrVec attrs;      /* NamedAttr* */
+  PtrVec op_types;   /* Type* declared for operands (may be empty) */
+  PtrVec res_types;  /* Type* of results */
+  Loc types_loc;
+} OpParts;
+
+static void parts_free(OpParts *o) {
+  vec_free(&o->operands);
+  vec_free(&o->attrs);
+  vec_free(&o->op_types);
+  vec_free(&o->res_types);
+}
+
+static void add_attr(Parser *p, OpParts *o, const char *name, Attr *v) {
+  NamedAttr *na = arena_alloc(&p->c->arena, sizeof(NamedAttr));
+  na->name = arena_strdup(&p->c->arena, name);
+  na->value = v;
+  vec_push(&o->attrs, na);
+}
+
+static bool parse_operand_list(Parser *p, OpParts *o) {
+  if (p->tok.kind != TOK_PERCENT) return true;
+  for (;;) {
+    Value *v = parse_value_use(p);
+    if (!v) return false;
+    vec_push(&o->operands, v);
+    if (!p_is(p, ",")) return true;
+    /* Continue only if a value follows the comma. */
+    Lexer save = p->lex;
+    Token comma = p->tok;
+    p_next(p);
+    if (p->tok.kind != TOK_PERCENT) {
+      p->lex = save;
+      p->tok = comma;
+      return true;
+    }
+  }
+}
+
+static bool merge_attr_dict(Parser *p, OpParts *o) {
+  if (!p_is(p, "{")) return true;
+  Attr *d = parse_attr_dict(p);
+  if (!d) return false;
+  for (int i = 0; i < d->u.dict.n; i++) add_attr(p, o, d->u.dict.items[i].name, d->u.dict.items[i].value);
+  return true;
+}
+
+static bool parse_types_n(Parser *p, PtrVec *out, int n) {
+  for (int i = 0; i < n; i++) {
+    if (i && !p_expect(p, ",")) return false;
+    Type *t = parse_type(p);
+    if (!t) return false;
+    vec_push(out, t);
+  }
+  return true;
+}
+
+/* Results after '->': one type, or a parenthesized list. */
+static bool parse_result_types(Parser *p, PtrVec *out) {
+  if (p_is(p, "(")) return parse_type_list_parens(p, out);
+  Type *t = parse_type(p);
+  if (!t) return false;
+  vec_push(out, t);
+  return true;
+}
+
+static void take_function_type(OpParts *o, const Type *f) {
+  for (int i = 0; i < f->ninputs; i++) vec_push(&o->op_types, f->inputs[i]);
+  for (int i = 0; i < f->nresults; i++) vec_push(&o->res_types, f->results[i]);
+}
+
+static bool parse_types_directive(Parser *p, OpParts *o, const char *dir, int nresults) {
+  int nops = o->operands.len;
+  o->types_loc = p->tok.loc;
+  if (strcmp(dir, "same") == 0) {
+    Type *t = parse_type(p);
+    if (!t) return false;
+    if (t->kind == TY_FUNC) {
+      take_function_type(o, t);
+      return true;
+    }
+    for (int i = 0; i < nops; i++) vec_push(&o->op_types, t);
+    for (int i = 0; i < nresults; i++) vec_push(&o->res_types, t);
+    return true;
+  }
+  if (strcmp(dir, "fn") == 0) {
+    Type *t = parse_function_type(p);
+    if (!t) return false;
+    take_function_type(o, t);
+    return true;
+  }
+  if (strcmp(dir, "res") == 0) return parse_types_n(p, &o->res_types, nresults ? nresults : 1);
+  if (strcmp(dir, "ops") == 0) return parse_types_n(p, &o->op_types, nops);
+  if (strcmp(dir, "pair") == 0) {
+    if (!parse_types_n(p, &o->op_types, nops)) return false;
+    for (int i = 0; i < nops; i++) vec_push(&o->res_types, o->op_types.items[i]);
+    return true;
+  }
+  if (strcmp(dir, "chlo") == 0) {
+    if (!parse_types_n(p, &o->op_types, nops)) return false;
+    return p_expect(p, "->") && parse_result_types(p, &o->res_types);
+  }
+  if (strcmp(dir, "select") == 0) {
+    Type *t = parse_type(p);
+    if (!t) return false;
+    if (t->kind == TY_FUNC) {
+      take_function_type(o, t);
+      return true;
+    }
+    if (!p_expect(p, ",")) return false;
+    Type *v = parse_type(p);
+    if (!v) return false;
+    vec_push(&o->op_types, t);
+    vec_push(&o->op_types, v);
+    vec_push(&o->op_types, v);
+    vec_push(&o->res_types, v);
+    return true;
+  }
+  if (strcmp(dir, "complex") == 0) {
+    Type *t = parse_type(p);
+    if (!t) return false;
+    if (t->kind == TY_FUNC) {
+      take_function_type(o, t);
+      return true;
+    }
+    if (t->kind != TY_TENSOR || !elem_is_complex(t->elem)) {
+      p_error(p, o->types_loc, "expected a complex tensor type");
+      return false;
+    }
+    Type *part = type_tensor(p->c, elem_complex_part(t->elem), t->rank, t->dims, t->encoding);
+    for (int i = 0; i < nops; i++) vec_push(&o->op_types, part);
+    vec_push(&o->res_types, t);
+    return true;
+  }
+  if (strcmp(dir, "tuple") == 0) {
+    Type *t = parse_type(p);
+    if (!t) return false;
+    if (t->kind != TY_TUPLE) {
+      p_error(p, o->types_loc, "expected a tuple type");
+      return false;
+    }
+    for (int i = 0; i < t->ninputs; i++) vec_push(&o->op_types, t->inputs[i]);
+    vec_push(&o->res_types, t);
+    return true;
+  }
+  die("unknown type directive !%s", dir);
+}
+
+static const char *const precision_values[] = {"DEFAULT", "HIGH", "HIGHEST", NULL};
+
+static Attr *parse_keyword_enum(Parser *p, const char *enum_name) {
+  if (p->tok.kind != TOK_IDENT) {
+    p_error_here(p, "expected %s keyword", enum_name);
+    return NULL;
+  }
+  char *v = arena_strndup(&p->c->arena, p->tok.text, p->tok.len);
+  p_next(p);
+  return attr_enum(p->c, "stablehlo", enum_name, v);
+}
+
+static Attr *parse_styled_attr(Parser *p, const char *style) {
+  Loc loc = p->tok.loc;
+  if (strcmp(style, "arr") == 0) {
+    int n;
+    int64_t *v;
+    if (!parse_i64_list(p, NULL, &n, &v)) return NULL;
+    return attr_dense_i64_array(p->c, n, v);
+  }
+  if (strcmp(style, "i64") == 0 || strcmp(style, "i32") == 0) {
+    int64_t v;
+    if (!parse_int64(p, &v)) return NULL;
+    if (style[1] == '3' && (v < INT32_MIN || v > INT32_MAX)) {
+      p_error(p, loc, "integer does not fit in i32");
+      return NULL;
+    }
+    return attr_int(p->c, type_elem(p->c, style[1] == '3' ? ELEM_I32 : ELEM_I64), v);
+  }
+  if (strcmp(style, "f64") == 0) return parse_float_literal(p, ELEM_F64);
+  if (strcmp(style, "str") == 0) {
+    if (p->tok.kind != TOK_STRING) {
+      p_error_here(p, "expected string");
+      return NULL;
+    }
+    return parse_attr(p);
+  }
+  if (strcmp(style, "sym") == 0) {
+    if (p->tok.kind != TOK_AT) {
+      p_error_here(p, "expected symbol reference '@name'");
+      return NULL;
+    }
+    return parse_attr(p);
+  }
+  if (strncmp(style, "enum.", 5) == 0) return parse_keyword_enum(p, style + 5);
+  if (strcmp(style, "prec") == 0) {
+    if (!p_expect(p, "[")) return NULL;
+    PtrVec items = {0};
+    if (!p_is(p, "]")) {
+      do {
+        Attr *e = parse_keyword_enum(p, "precision");
+        if (!e) {
+          vec_free(&items);
+          return NULL;
+        }
+        bool known = false;
+        for (int i = 0; precision_values[i]; i++)
+          if (strcmp(precision_values[i], e->u.enm.value) == 0) known = true;
+        if (!known) {
+          p_error(p, loc, "unknown precision '%s' (expected DEFAULT, HIGH or HIGHEST)", e->u.enm.value);
+          vec_free(&items);
+          return NULL;
+        }
+        vec_push(&items, e);
+      } while (p_accept(p, ","));
+    }
+    Attr *r = p_expect(p, "]") ? attr_array(p->c, items.len, (Attr **)items.items) : NULL;
+    vec_free(&items);
+    return r;
+  }
+  if (strcmp(style, "conv") == 0) return parse_conv_dims_body(p);
+  if (strcmp(style, "dense") == 0) {
+    if (!(tok_is(&p->tok, "dense") || tok_is(&p->tok, "dense_resource"))) {
+      p_error_here(p, "expected dense literal");
+      return NULL;
+    }
+    return parse_attr(p);
+  }
+  return parse_attr(p);
+}
+
+/* [0:2, 1:4:2] */
+static bool parse_slice_ranges(Parser *p, OpParts *o) {
+  if (!p_expect(p, "[")) return false;
+  int cap = 8, n = 0;
+  int64_t *st = malloc(sizeof(int64_t) * 3 * (size_t)cap);
+  bool ok = true;
+  if (!p_is(p, "]")) {
+    do {
+      if (n == cap) st = realloc(st, sizeof(int64_t) * 3 * (size_t)(cap *= 2));
+      int64_t *r = &st[3 * n];
+      r[2] = 1;
+      if (!parse_int64(p, &r[0]) || !p_expect(p, ":") || !parse_int64(p, &r[1])) {
+        ok = false;
+        break;
+      }
+      if (p_accept(p, ":") && !parse_int64(p, &r[2])) {
+        ok = false;
+        break;
+      }
+      n++;
+    } while (p_accept(p, ","));
+  }
+  ok = ok && p_expect(p, "]");
+  if (ok) {
+    int64_t *v[3];
+    for (int k = 0; k < 3; k++) {
+      v[k] = arena_alloc(&p->c->arena, sizeof(int64_t) * (size_t)(n ? n : 1));
+      for (int i = 0; i < n; i++) v[k][i] = st[3 * i + k];
+    }
+    add_attr(p, o, "start_indices", attr_dense_i64_array(p->c, n, v[0]));
+    add_attr(p, o, "limit_indices", attr_dense_i64_array(p->c, n, v[1]));
+    add_attr(p, o, "strides", attr_dense_i64_array(p->c, n, v[2]));
+  }
+  free(st);
+  return ok;
+}
+
+/* Append [a] x [b] as two dialect params. */
+static bool parse_dims_pair(Parser *p, PtrVec *params, const char *lhs, const char *rhs) {
+  int nl, nr;
+  int64_t *l, *r;
+  if (!p_expect(p, "=") || !parse_i64_list(p, NULL, &nl, &l)) return false;
+  if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "x"))) {
+    p_error_here(p, "expected 'x' between lhs and rhs dimensions");
+    return false;
+  }
+  p_next(p);
+  if (!parse_i64_list(p, NULL, &nr, &r)) return false;
+  if (nl) {
+    NamedAttr *na = arena_alloc(&p->c->arena, sizeof(NamedAttr));
+    *na = (NamedAttr){lhs, attr_int_list(p->c, nl, l)};
+    vec_push(params, na);
+  }
+  if (nr) {
+    NamedAttr *na = arena_alloc(&p->c->arena, sizeof(NamedAttr));
+    *na = (NamedAttr){rhs, attr_int_list(p->c, nr, r)};
+    vec_push(params, na);
+  }
+  return true;
+}
+
+static bool parse_dot_dims(Parser *p, OpParts *o) {
+  PtrVec params = {0};
+  bool ok = true;
+  if (p->tok.kind == TOK_IDENT && tok_is(&p->tok, "batching_dims")) {
+    p_next(p);
+    ok = parse_dims_pair(p, &params, "lhs_batching_dimensions", "rhs_batching_dimensions") && p_expect(p, ",");
+  }
+  if (ok) {
+    if (p->tok.kind == TOK_IDENT && tok_is(&p->tok, "contracting_dims")) {
+      p_next(p);
+      ok = parse_dims_pair(p, &params, "lhs_contracting_dimensions", "rhs_contracting_dimensions");
+    } else {
+      p_error_here(p, "expected 'contracting_dims'");
+      ok = false;
+    }
+  }
+  if (ok) {
+    Attr *a = arena_alloc(&p->c->arena, sizeof(Attr));
+    a->kind = ATTR_DIALECT;
+    a->u.dialect.name = "stablehlo.dot";
+    a->u.dialect.n = params.len;
+    a->u.dialect.params = arena_alloc(&p->c->arena, sizeof(NamedAttr) * (size_t)(params.len ? params.len : 1));
+    for (int i = 0; i < params.len; i++) a->u.dialect.params[i] = *(NamedAttr *)params.items[i];
+    add_attr(p, o, "dot_dimension_numbers", a);
+  }
+  vec_free(&params);
+  return ok;
+}
+
+/* stride = [..], pad = [[l, h], ..], lhs_dilate = [..], rhs_dilate = [..], reverse = [..] */
+static bool parse_conv_window(Parser *p, OpParts *o) {
+  if (p_is(p, "}")) return true;
+  do {
+    Token key = p->tok;
+    if (key.kind != TOK_IDENT) {
+      p_error_here(p, "expected window attribute (stride, pad, lhs_dilate, rhs_dilate, reverse)");
+      return false;
+    }
+    p_next(p);
+    if (!p_expect(p, "=")) return false;
+    if (tok_is(&key, "pad")) {
+      if (!p_expect(p, "[")) return false;
+      PtrVec pairs = {0};
+      int64_t n = 0;
+      int cap = 8;
+      int64_t *v = malloc(sizeof(int64_t) * 2 * (size_t)cap);
+      bool ok = true;
+      if (!p_is(p, "]")) {
+        do {
+          if (n == cap) v = realloc(v, sizeof(int64_t) * 2 * (size_t)(cap *= 2));
+          if (!p_expect(p, "[") || !parse_int64(p, &v[2 * n]) || !p_expect(p, ",") ||
+              !parse_int64(p, &v[2 * n + 1]) || !p_expect(p, "]")) {
+            ok = false;
+            break;
+          }
+          n++;
+        } while (p_accept(p, ","));
+      }
+      ok = ok && p_expect(p, "]");
+      if (ok) {
+        int64_t dims[2] = {n, 2};
+        Attr *a = arena_alloc(&p->c->arena, sizeof(Attr));
+        a->kind = ATTR_DENSE;
+        a->type = type_tensor(p->c, ELEM_I64, 2, dims, NULL);
+        a->u.dense.data = arena_dup(&p->c->arena, v, sizeof(int64_t) * 2 * (size_t)n);
+        a->u.dense.nbytes = sizeof(int64_t) * 2 * (size_t)n;
+        add_attr(p, o, "padding", a);
+      }
+      free(v);
+      vec_free(&pairs);
+      if (!ok) return false;
+    } else if (tok_is(&key, "reverse")) {
+      if (!p_expect(p, "[")) return false;
+      bool buf[64];
+      int n = 0;
+      if (!p_is(p, "]")) {
+        do {
+          if (n == 64) {
+            p_error_here(p, "too many window dimensions");
+            return false;
+          }
+          if (tok_is(&p->tok, "true") || tok_is(&p->tok, "false")) buf[n++] = p->tok.text[0] == 't';
+          else if (p->tok.kind == TOK_INT) buf[n++] = strtol(p->tok.text, NULL, 0) != 0;
+          else {
+            p_error_here(p, "expected boolean");
+            return false;
+          }
+          p_next(p);
+        } while (p_accept(p, ","));
+      }
+      if (!p_expect(p, "]")) return false;
+      add_attr(p, o, "window_reversal", attr_dense_bool_array(p->c, n, buf));
+    } else {
+      const char *name = tok_is(&key, "stride") ? "window_strides"
+                         : tok_is(&key, "lhs_dilate") ? "lhs_dilation"
+                         : tok_is(&key, "rhs_dilate") ? "rhs_dilation"
+                                                       : NULL;
+      if (!name) {
+        p_error(p, key.loc, "unknown window attribute '%.*s'", (int)key.len, key.text);
+        return false;
+      }
+      int n;
+      int64_t *v;
+      if (!parse_i64_list(p, NULL, &n, &v)) return false;
+      add_attr(p, o, name, attr_dense_i64_array(p->c, n, v));
+    }
+  } while (p_accept(p, ","));
+  return true;
+}
+
+/* e11m52 */
+static bool parse_rp_format(Parser *p, OpParts *o) {
+  Token t = p->tok;
+  char buf[32];
+  int e, m;
+  char tail;
+  if (t.kind != TOK_IDENT || t.len >= sizeof buf) {
+    p_error_here(p, "expected a format like e8m23");
+    return false;
+  }
+  memcpy(buf, t.text, t.len);
+  buf[t.len] = 0;
+  if (sscanf(buf, "e%dm%d%c", &e, &m, &tail) != 2) {
+    p_error_here(p, "expected a format like e8m23");
+    return false;
+  }
+  p_next(p);
+  add_attr(p, o, "exponent_bits", attr_int(p->c, type_elem(p->c, ELEM_I32), e));
+  add_attr(p, o, "mantissa_bits", attr_int(p->c, type_elem(p->c, ELEM_I32), m));
+  return true;
+}
+
+static bool parse_fragment_hook(Parser *p, OpParts *o, const char *hook) {
+  if (strcmp(hook, "slice_ranges") == 0) return parse_slice_ranges(p, o);
+  if (strcmp(hook, "dot_dims") == 0) return parse_dot_dims(p, o);
+  if (strcmp(hook, "conv_window") == 0) return parse_conv_window(p, o);
+  if (strcmp(hook, "rp_format") == 0) return parse_rp_format(p, o);
+  die("unknown format hook @%s", hook);
+}
+
+/* Does the next token start optional group toks[i] (an OPT_BEGIN)? */
+static bool group_starts(Parser *p, const FmtTok *toks, int i, int n) {
+  for (int j = i + 1; j < n && toks[j].kind != FMT_OPT_END; j++) {
+    if (toks[j].kind == FMT_LITERAL) return p_is(p, toks[j].text);
+    if (toks[j].kind == FMT_OPERANDS) return p->tok.kind == TOK_PERCENT;
+    return false;
+  }
+  return false;
+}
+
+static bool parse_formatted(Parser *p, OpParts *o, const char *fmt, int nresults) {
+  FmtTok toks[FMT_MAX_TOKENS];
+  int n = fmt_tokenize(fmt, toks);
+  for (int i = 0; i < n; i++) {
+    const FmtTok *t = &toks[i];
+    switch (t->kind) {
+    case FMT_OPT_BEGIN:
+      if (!group_starts(p, toks, i, n))
+        while (i < n && toks[i].kind != FMT_OPT_END) i++;
+      break;
+    case FMT_OPT_END: break;
+    case FMT_LITERAL:
+      if (!p_expect(p, t->text)) return false;
+      break;
+    case FMT_OPERANDS:
+      if (!parse_operand_list(p, o)) return false;
+      break;
+    case FMT_ATTR_DICT:
+      if (!merge_attr_dict(p, o)) return false;
+      break;
+    case FMT_ATTR: {
+      Attr *a = parse_styled_attr(p, t->style);
+      if (!a) return false;
+      add_attr(p, o, t->text, a);
+      if (strcmp(t->style, "dense") == 0 && o->op_types.len == 0) vec_push(&o->op_types, a->type);
+      break;
+    }
+    case FMT_TYPES:
+      if (!parse_types_directive(p, o, t->text, nresults)) return false;
+      break;
+    case FMT_HOOK:
+      if (!parse_fragment_hook(p, o, t->text)) return false;
+      break;
+    }
+  }
+  return true;
+}
+
+/* Check declared operand types against the values and build the op. */
+static Op *build_op(Parser *p, OpKind kind, Loc loc, int nresults, OpParts *o, int nregions) {
+  if (o->op_types.len != o->operands.len) {
+    p_error(p, o->types_loc.file ? o->types_loc : loc, "expected %d operand types but had %d", o->operands.len,
+            o->op_types.len);
+    return NULL;
+  }
+  for (int i = 0; i < o->operands.len; i++) {
+    Value *v = o->operands.items[i];
+    Type *t = o->op_types.items[i];
+    if (v->type != t) {
+      p_error(p, o->types_loc.file ? o->types_loc : loc,
+              "use of value '%s' expects different type than prior uses: '%s' vs '%s'",
+              v->name_hint ? v->name_hint : "%?", type_to_string(p->c, t), type_to_string(p->c, v->type));
+      return NULL;
+    }
+  }
+  if (o->res_types.len != nresults) {
+    p_error(p, loc, "operation defines %d results but was provided %d to bind", o->res_types.len, nresults);
+    return NULL;
+  }
+  NamedAttr *flat = arena_alloc(&p->c->arena, sizeof(NamedAttr) * (size_t)(o->attrs.len ? o->attrs.len : 1));
+  for (int i = 0; i < o->attrs.len; i++) {
+    flat[i] = *(NamedAttr *)o->attrs.items[i];
+    for (int j = 0; j < i; j++)
+      if (strcmp(flat[j].name, flat[i].name) == 0) {
+        p_error(p, loc, "attribute '%s' is given twice", flat[i].name);
+        return NULL;
+      }
+  }
+  return op_create(p->c, kind, NULL, loc, o->operands.len, (Value **)o->operands.items, nresults,
+                   (Type **)o->res_types.items, o->attrs.len, flat, nregions);
+}
+
+/* ------------------------------------------------------- whole-op hooks */
+
+static bool parse_symbol_name(Parser *p, OpParts *o, const char *attr_name) {
+  if (p->tok.kind != TOK_AT) {
+    p_error_here(p, "expected symbol name '@name'");
+    return false;
+  }
+  Attr *sym = parse_attr(p);
+  if (!sym) return false;
+  add_attr(p, o, attr_name, attr_string(p->c, sym->u.str.s, sym->u.str.len));
+  return true;
+}
+
+static bool parse_attributes_keyword(Parser *p, OpParts *o) {
+  if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "attributes"))) return true;
+  p_next(p);
+  if (!p_is(p, "{")) {
+    p_error_here(p, "expected '{' after 'attributes'");
+    return false;
+  }
+  return merge_attr_dict(p, o);
+}
+
+static Op *parse_module_hook(Parser *p, Loc loc, OpParts *o) {
+  if (p->tok.kind == TOK_AT && !parse_symbol_name(p, o, "sym_name")) return NULL;
+  if (!parse_attributes_keyword(p, o)) return NULL;
+  Op *op = build_op(p, OP_MODULE, loc, 0, o, 1);
+  if (!op) return NULL;
+  Block *b = block_create(p->c, &op->regions[0], 0, NULL);
+  region_add_block(p->c, &op->regions[0], b);
+  if (!p_expect(p, "{")) return NULL;
+  scope_push(p);
+  while (!p_is(p, "}") && !p->error) {
+    if (p->tok.kind == TOK_EOF) {
+      p_error_here(p, "expected '}' to close the module");
+      break;
+    }
+    Op *inner = parse_op(p);
+    if (!inner) break;
+    op_append(b, inner);
+  }
+  scope_pop(p);
+  if (p->error || !p_expect(p, "}")) return NULL;
+  return op;
+}
+
+static Op *parse_func_hook(Parser *p, Loc loc, OpParts *o) {
+  if (p->tok.kind == TOK_IDENT &&
+      (tok_is(&p->tok, "public") || tok_is(&p->tok, "private") || tok_is(&p->tok, "nested"))) {
+    if (!tok_is(&p->tok, "public")) add_attr(p, o, "sym_visibility", attr_string(p->c, p->tok.text, p->tok.len));
+    p_next(p);
+  }
+  if (!parse_symbol_name(p, o, "sym_name")) return NULL;
+  if (!p_expect(p, "(")) return NULL;
+  PtrVec arg_names = {0}, arg_types = {0}, arg_attrs = {0}, res_types = {0}, res_attrs = {0};
+  Op *op = NULL;
+  bool any_arg_attrs = false, any_res_attrs = false;
+  if (!p_is(p, ")")) {
+    do {
+      Token *name = NULL;
+      if (p->tok.kind == TOK_PERCENT) {
+        name = arena_dup(&p->c->arena, &p->tok, sizeof(Token));
+        p_next(p);
+        if (!p_expect(p, ":")) goto out;
+      }
+      Type *t = parse_type(p);
+      if (!t) goto out;
+      Attr *d = attr_dict(p->c, 0, NULL);
+      if (p_is(p, "{")) {
+        d = parse_attr_dict(p);
+        if (!d) goto out;
+        if (d->u.dict.n) any_arg_attrs = true;
+      }
+      if (p->tok.kind == TOK_IDENT && tok_is(&p->tok, "loc")) {
+        p_next(p);
+        int depth = 0;
+        do {
+          if (p_is(p, "(")) depth++;
+          else if (p_is(p, ")")) depth--;
+          else if (p->tok.kind == TOK_EOF) goto out;
+          p_next(p);
+        } while (depth > 0);
+      }
+      if ((name == NULL) != (arg_names.len == 0 && arg_types.len == 0 ? name == NULL : arg_names.len == 0)) {
+        p_error_here(p, "function arguments must be all named or all unnamed");
+        goto out;
+      }
+      if (name) vec_push(&arg_names, name);
+      vec_push(&arg_types, t);
+      vec_push(&arg_attrs, d);
+    } while (p_accept(p, ","));
+  }
+  if (!p_expect(p, ")")) goto out;
+  if (p_accept(p, "->")) {
+    bool parens = p_accept(p, "(");
+    if (!parens || !p_is(p, ")")) {
+      do {
+        Type *t = parse_type(p);
+        if (!t) goto out;
+        Attr *d = attr_dict(p->c, 0, NULL);
+        if (parens && p_is(p, "{")) {
+          d = parse_attr_dict(p);
+          if (!d) goto out;
+          if (d->u.dict.n) any_res_attrs = true;
+        }
+        vec_push(&res_types, t);
+        vec_push(&res_attrs, d);
+      } while (parens && p_accept(p, ","));
+    }
+    if (parens && !p_expect(p, ")")) goto out;
+  }
+  if (!parse_attributes_keyword(p, o)) goto out;
+  Type *fty = type_func(p->c, arg_types.len, (Type **)arg_types.items, res_types.len, (Type **)res_types.items);
+  add_attr(p, o, "function_type", attr_type(p->c, fty));
+  if (any_arg_attrs) add_attr(p, o, "arg_attrs", attr_array(p->c, arg_attrs.len, (Attr **)arg_attrs.items));
+  if (any_res_attrs) add_attr(p, o, "res_attrs", attr_array(p->c, res_attrs.len, (Attr **)res_attrs.items));
+  op = build_op(p, OP_FUNC, loc, 0, o, 1);
+  if (!op) goto out;
+  if (p_is(p, "{")) {
+    if (arg_names.len != arg_types.len) {
+      p_error(p, loc, "a function with a body needs named arguments");
+      op = NULL;
+      goto out;
+    }
+    /* The entry block's arguments are the named function arguments. */
+    Block *b = block_create(p->c, &op->regions[0], arg_types.len, (Type **)arg_types.items);
+    region_add_block(p->c, &op->regions[0], b);
+    scope_push(p);
+    bool ok = true;
+    for (int i = 0; ok && i < arg_names.len; i++) ok = scope_define(p, arg_names.items[i], &b->args[i], 1);
+    p_next(p); /* '{' */
+    while (ok && !p_is(p, "}")) {
+      if (p->tok.kind == TOK_EOF) {
+        p_error_here(p, "expected '}' to close the function body");
+        ok = false;
+        break;
+      }
+      if (p->tok.kind == TOK_CARET) {
+        p_error_here(p, "functions with several blocks are not supported (StableHLO bodies are one block)");
+        ok = false;
+        break;
+      }
+      Op *inner = parse_op(p);
+      if (!inner) {
+        ok = false;
+        break;
+      }
+      op_append(b, inner);
+    }
+    scope_pop(p);
+    if (!ok || !p_expect(p, "}")) op = NULL;
+  }
+out:
+  vec_free(&arg_names);
+  vec_free(&arg_types);
+  vec_free(&arg_attrs);
+  vec_free(&res_types);
+  vec_free(&res_attrs);
+  return op;
+}
+
+static Op *parse_constant_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
+  if (!merge_attr_dict(p, o)) return NULL;
+  Attr *v = parse_attr(p);
+  if (!v) return NULL;
+  if (v->kind != ATTR_DENSE && v->kind != ATTR_DENSE_RESOURCE) {
+    p_error(p, loc, "stablehlo.constant expects a dense literal");
+    return NULL;
+  }
+  add_attr(p, o, "value", v);
+  vec_push(&o->res_types, v->type);
+  return build_op(p, OP_CONSTANT, loc, nresults, o, 0);
+}
+
+static Op *parse_custom_call_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
+  if (!parse_symbol_name(p, o, "call_target_name")) return NULL;
+  if (!p_expect(p, "(") || !parse_operand_list(p, o) || !p_expect(p, ")")) return NULL;
+  if (!merge_attr_dict(p, o) || !p_expect(p, ":")) return NULL;
+  if (!parse_types_directive(p, o, "fn", nresults)) return NULL;
+  return build_op(p, OP_CUSTOM_CALL, loc, nresults, o, 0);
+}
+
+/* Region whose entry block args are given by the caller (pretty forms). */
+static bool parse_region_with_args(Parser *p, Region *r, int n, Token **names, Type **types) {
+  scope_push(p);
+  Block *b = block_create(p->c, r, n, types);
+  bool ok = true;
+  for (int i = 0; ok && i < n; i++) ok = scope_define(p, names[i], &b->args[i], 1);
+  region_add_block(p->c, r, b);
+  ok = ok && p_expect(p, "{");
+  while (ok && !p_is(p, "}")) {
+    if (p->tok.kind == TOK_EOF || p->tok.kind == TOK_CARET) {
+      p_error_here(p, "expected '}' to close the region");
+      ok = false;
+      break;
+    }
+    Op *inner = parse_op(p);
+    if (!inner) ok = false;
+    else op_append(b, inner);
+  }
+  scope_pop(p);
+  return ok && p_expect(p, "}");
+}
+
+/* stablehlo.reduce(%x init: %i), ... applies OP | reducer(...) {...} */
+static Op *parse_reduce_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
+  PtrVec inputs = {0}, inits = {0};
+  Op *op = NULL;
+  do {
+    if (!p_expect(p, "(")) goto out;
+    Value *x = parse_value_use(p);
+    if (!x || !(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "init"))) {
+      if (x) p_error_here(p, "expected 'init:'");
+      goto out;
+    }
+    p_next(p);
+    if (!p_expect(p, ":")) goto out;
+    Value *i = parse_value_use(p);
+    if (!i || !p_expect(p, ")")) goto out;
+    vec_push(&inputs, x);
+    vec_push(&inits, i);
+  } while (p_accept(p, ","));
+  for (int i = 0; i < inputs.len; i++) vec_push(&o->operands, inputs.items[i]);
+  for (int i = 0; i < inits.len; i++) vec_push(&o->operands, inits.items[i]);
+  OpKind body_kind = OP_UNKNOWN;
+  Loc body_loc = p->tok.loc;
+  if (p->tok.kind == TOK_IDENT && tok_is(&p->tok, "applies")) {
+    p_next(p);
+    body_loc = p->tok.loc;
+    if (p->tok.kind != TOK_IDENT) {
+      p_error_here(p, "expected an op name after 'applies'");
+      goto out;
+    }
+    body_kind = op_kind_from_name(p->tok.text, p->tok.len);
+    if (body_kind == OP_UNKNOWN || op_info[body_kind].min_operands != 2 || op_info[body_kind].max_operands != 2 ||
+        op_info[body_kind].num_results != 1) {
+      p_error_here(p, "'applies' needs a binary op, found '%.*s'", (int)p->tok.len, p->tok.text);
+      goto out;
+    }
+    p_next(p);
+  }
+  if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "across"))) {
+    p_error_here(p, "expected 'across dimensions = [...]'");
+    goto out;
+  }
+  p_next(p);
+  if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "dimensions"))) {
+    p_error_here(p, "expected 'dimensions'");
+    goto out;
+  }
+  p_next(p);
+  if (!p_expect(p, "=")) goto out;
+  Attr *dims = parse_styled_attr(p, "arr");
+  if (!dims) goto out;
+  add_attr(p, o, "dimensions", dims);
+  if (!merge_attr_dict(p, o) || !p_expect(p, ":") || !parse_types_directive(p, o, "fn", nresults)) goto out;
+  op = build_op(p, OP_REDUCE, loc, nresults, o, 1);
+  if (!op) goto out;
+  int n = inputs.len;
+  if (body_kind != OP_UNKNOWN) {
+    /* Build the body: ^bb0(%a: tensor<T>, %b: tensor<T>): r = OP(a, b); return r */
+    if (n != 1 || op->operands[1]->type->kind != TY_TENSOR) {
+      p_error(p, body_loc, "'applies' form needs exactly one input and a tensor init value");
+      op = NULL;
+      goto out;
+    }
+    Type *t = type_scalar_tensor(p->c, op->operands[1]->type->elem);
+    Type *ts[2] = {t, t};
+    Block *b = block_create(p->c, &op->regions[0], 2, ts);
+    region_add_block(p->c, &op->regions[0], b);
+    Value *args[2] = {&b->args[0], &b->args[1]};
+    Op *inner = op_create(p->c, body_kind, NULL, body_loc, 2, args, 1, ts, 0, NULL, 0);
+    op_append(b, inner);
+    Value *res = &inner->results[0];
+    op_append(b, op_create(p->c, OP_RETURN, NULL, body_loc, 1, &res, 0, NULL, 0, NULL, 0));
+    goto out;
+  }
+  if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "reducer"))) {
+    p_error_here(p, "expected 'applies' or 'reducer'");
+    op = NULL;
+    goto out;
+  }
+  p_next(p);
+  Token *names[2 * 64];
+  Type *types[2 * 64];
+  if (n > 64) {
+    p_error(p, loc, "too many reduce inputs");
+    op = NULL;
+    goto out;
+  }
+  for (int i = 0; i < n; i++) {
+    /* (%acc: T, %x: T): block order is all accumulators, then all inputs. */
+    if (!p_expect(p, "(")) {
+      op = NULL;
+      goto out;
+    }
+    for (int k = 0; k < 2; k++) {
+      if (k && !p_expect(p, ",")) {
+        op = NULL;
+        goto out;
+      }
+      if (p->tok.kind != TOK_PERCENT) {
+        p_error_here(p, "expected block argument");
+        op = NULL;
+        goto out;
+      }
+      names[k * n + i] = arena_dup(&p->c->arena, &p->tok, sizeof(Token));
+      p_next(p);
+      if (!p_expect(p, ":") || !(types[k * n + i] = parse_type(p))) {
+        op = NULL;
+        goto out;
+      }
+    }
+    if (!p_expect(p, ")")) {
+      op = NULL;
+      goto out;
+    }
+  }
+  if (!parse_region_with_args(p, &op->regions[0], 2 * n, names, types)) op = NULL;
+out:
+  vec_free(&inputs);
+  vec_free(&inits);
+  return op;
+}
+
+/* stablehlo.while(%a = %x, ...) attributes {..}? : types cond {..} do {..} */
+static Op *parse_while_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
+  PtrVec names = {0};
+  Op *op = NULL;
+  if (!p_expect(p, "(")) goto out;
+  if (!p_is(p, ")")) {
+    do {
+      if (p->tok.kind != TOK_PERCENT) {
+        p_error_here(p, "expected loop variable name");
+        goto out;
+      }
+      vec_push(&names, arena_dup(&p->c->arena, &p->tok, sizeof(Token)));
+      p_next(p);
+      if (!p_expect(p, "=")) goto out;
+      Value *v = parse_value_use(p);
+      if (!v) goto out;
+      vec_push(&o->operands, v);
+    } while (p_accept(p, ","));
+  }
+  if (!p_expect(p, ")")) goto out;
+  if (!parse_attributes_keyword(p, o)) goto out;
+  if (o->operands.len) {
+    if (!p_expect(p, ":") || !parse_types_directive(p, o, "ops", nresults)) goto out;
+  }
+  for (int i = 0; i < o->op_types.len; i++) vec_push(&o->res_types, o->op_types.items[i]);
+  op = build_op(p, OP_WHILE, loc, nresults, o, 2);
+  if (!op) goto out;
+  static const char *const kw[2] = {"cond", "do"};
+  for (int r = 0; r < 2; r++) {
+    if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, kw[r]))) {
+      p_error_here(p, "expected '%s' region", kw[r]);
+      op = NULL;
+      goto out;
+    }
+    p_next(p);
+    if (!parse_region_with_args(p, &op->regions[r], names.len, (Token **)names.items, (Type **)o->op_types.items)) {
+      op = NULL;
+      goto out;
+    }
+  }
+out:
+  vec_free(&names);
+  return op;
+}
+
+/* chlo.scan(%inputs) inits(%inits) dimension=N attributes {..}? {region} : fn */
+static Op *parse_scan_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
+  if (!p_expect(p, "(") || !parse_operand_list(p, o) || !p_expect(p, ")")) return NULL;
+  int ninputs = o->operands.len;
+  if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "inits"))) {
+    p_error_here(p, "expected 'inits'");
+    return NULL;
+  }
+  p_next(p);
+  if (!p_expect(p, "(") || !parse_operand_list(p, o) || !p_expect(p, ")")) return NULL;
+  if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "dimension"))) {
+    p_error_here(p, "expected 'dimension'");
+    return NULL;
+  }
+  p_next(p);
+  if (!p_expect(p, "=")) return NULL;
+  Attr *dim = parse_styled_attr(p, "i64");
+  if (!dim) return NULL;
+  add_attr(p, o, "dimension", dim);
+  int64_t seg[2] = {ninputs, o->operands.len - ninputs};
+  Attr *segs = attr_dense_i64_array(p->c, 2, seg);
+  ((Attr *)segs)->u.darray.elem = ELEM_I32;
+  add_attr(p, o, "operandSegmentSizes", segs);
+  if (!parse_attributes_keyword(p, o)) return NULL;
+  Region tmp = {0};
+  if (!parse_region(p, &tmp, -1, NULL, NULL)) return NULL;
+  if (!p_expect(p, ":") || !parse_types_directive(p, o, "fn", nresults)) return NULL;
+  Op *op = build_op(p, OP_CHLO_SCAN, loc, nresults, o, 1);
+  if (!op) return NULL;
+  op->regions[0] = tmp;
+  op->regions[0].parent = op;
+  for (int b = 0; b < tmp.nblocks; b++) tmp.blocks[b]->parent = &op->regions[0];
+  return op;
+}
+
+bool parse_custom_op(Parser *p, OpKind kind, Loc loc, int nresults, Op **out) {
+  const char *fmt = op_info[kind].format;
+  const char *hook = fmt_whole_hook(fmt);
+  OpParts o = {0};
+  Op *op = NULL;
+  if (!hook) {
+    if (parse_formatted(p, &o, fmt, nresults)) op = build_op(p, kind, loc, nresults, &o, 0);
+  } else if (strcmp(hook, "module") == 0) {
+    op = parse_module_hook(p, loc, &o);
+  } else if (strcmp(hook, "func") == 0) {
+    op = parse_func_hook(p, loc, &o);
+  } else if (strcmp(hook, "constant") == 0) {
+    op = parse_constant_hook(p, loc, &o, nresults);
+  } else if (strcmp(hook, "custom_call") == 0) {
+    op = parse_custom_call_hook(p, loc, &o, nresults);
+  } else if (strcmp(hook, "reduce") == 0) {
+    op = parse_reduce_hook(p, loc, &o, nresults);
+  } else if (strcmp(hook, "while") == 0) {
+    op = parse_while_hook(p, loc, &o, nresults);
+  } else if (strcmp(hook, "scan") == 0) {
+    op = parse_scan_hook(p, loc, &o, nresults);
+  } else {
+    die("unknown whole-op hook @%s", hook);
+  }
+  parts_free(&o);
+  *out = op;
+  return op != NULL;
+}

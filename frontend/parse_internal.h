@@ -1,0 +1,74 @@
+/* Parser state shared by the front end's files. */
+#ifndef TPUCC_PARSE_INTERNAL_H
+#define TPUCC_PARSE_INTERNAL_H
+
+#include "frontend/lexer.h"
+#include "frontend/parser.h"
+
+/* One SSA name scope (a region): name -> value group. */
+typedef struct ScopeEntry {
+  const char *name;
+  size_t len;
+  Value *values; /* first value of the group (results are contiguous) */
+  Value **arg;   /* for block arguments: the single value */
+  int count;
+} ScopeEntry;
+
+typedef struct Scope {
+  struct Scope *parent;
+  ScopeEntry *slots;
+  uint32_t cap, count;
+} Scope;
+
+typedef struct AttrAlias {
+  const char *name;
+  size_t len;
+  Attr *value;
+} AttrAlias;
+
+typedef struct Parser {
+  Context *c;
+  Lexer lex;
+  Token tok;  /* current token */
+  const SourceFile *file;
+  Scope *scope;
+  PtrVec resources;  /* Resource* referenced or defined */
+  PtrVec aliases;    /* AttrAlias* */
+  bool error;        /* a syntax error occurred in the current top-level item */
+  int depth;         /* nesting depth guard */
+} Parser;
+
+enum { PARSE_MAX_DEPTH = 200 };
+
+/* Token handling. */
+void p_next(Parser *p);
+bool p_is(Parser *p, const char *text);
+bool p_accept(Parser *p, const char *text);
+bool p_expect(Parser *p, const char *text);
+void p_error(Parser *p, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void p_error_here(Parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Types and attributes (parse_type_attr.c). */
+Type *parse_type(Parser *p);
+bool parse_type_list_parens(Parser *p, PtrVec *out); /* ( t, t ) */
+Type *parse_function_type(Parser *p);
+Attr *parse_attr(Parser *p);
+Attr *parse_attr_dict(Parser *p);  /* { k = v, ... }; the current token is '{' */
+bool parse_int64(Parser *p, int64_t *out); /* optional leading '-' */
+bool parse_i64_list(Parser *p, PtrVec *tmp, int *n, int64_t **v); /* [1, 2] */
+Attr *parse_dense_body_with_type(Parser *p, Loc loc, bool is_dense); /* after 'dense' */
+Attr *parse_conv_dims_body(Parser *p);
+Attr *parse_float_literal(Parser *p, ElemKind k); /* 1.5, -2, 0x7FC00000: no type */ /* [b, 0, 1, f]x[...]->[...] */
+Resource *parser_resource(Parser *p, const char *name, size_t len);
+void parse_resource_section(Parser *p);
+
+/* Ops (parse_op.c, parse_custom.c). */
+Op *parse_op(Parser *p);
+bool parse_region(Parser *p, Region *r, int nargs, Type **arg_types, Value **named_args_out);
+Value *parse_value_use(Parser *p);
+void scope_push(Parser *p);
+void scope_pop(Parser *p);
+bool scope_define(Parser *p, const Token *name, Value *values, int count);
+bool parse_custom_op(Parser *p, OpKind kind, Loc loc, int nresults, Op **out);
+
+#endif

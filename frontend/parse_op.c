@@ -1,0 +1,597 @@
+/* Parsing of modules, functions, regions, blocks and ops in generic form;
+ * pretty forms are in parse_custom.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/parse_internal.h"
+
+/* ------------------------------------------------------------ tokens */
+
+void p_next(Parser *p) { p->tok = lexer_next(&p->lex); }
+bool p_is(Parser *p, const char *text) { return tok_is(&p->tok, text); }
+
+bool p_accept(Parser *p, const char *text) {
+  if (!p_is(p, text)) return false;
+  p_next(p);
+  return true;
+}
+
+bool p_expect(Parser *p, const char *text) {
+  if (p_accept(p, text)) return true;
+  if (p->tok.kind == TOK_EOF) p_error_here(p, "expected '%s' but reached the end of the input", text);
+  else p_error_here(p, "expected '%s', found '%.*s'", text, (int)(p->tok.len > 40 ? 40 : p->tok.len), p->tok.text);
+  return false;
+}
+
+void p_error(Parser *p, Loc loc, const char *fmt, ...) {
+  /* One syntax error per top-level item: later ones are usually echoes. */
+  if (p->error) return;
+  p->error = true;
+  va_list ap;
+  va_start(ap, fmt);
+  diag_vreport(p->c, loc, SEV_ERROR, fmt, ap);
+  va_end(ap);
+}
+
+void p_error_here(Parser *p, const char *fmt, ...) {
+  if (p->error) return;
+  p->error = true;
+  va_list ap;
+  va_start(ap, fmt);
+  if (p->tok.kind == TOK_ERROR) {
+    diag_report(p->c, p->tok.loc, SEV_ERROR, "unexpected character or unterminated token '%.*s'",
+                (int)(p->tok.len > 20 ? 20 : p->tok.len), p->tok.text);
+  } else {
+    diag_vreport(p->c, p->tok.loc, SEV_ERROR, fmt, ap);
+  }
+  va_end(ap);
+}
+
+/* ------------------------------------------------------------ scopes */
+
+static uint32_t str_hash(const char *s, size_t n) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
+}
+
+void scope_push(Parser *p) {
+  Scope *s = calloc(1, sizeof(Scope));
+  if (!s) die("out of memory");
+  s->parent = p->scope;
+  p->scope = s;
+}
+
+void scope_pop(Parser *p) {
+  Scope *s = p->scope;
+  p->scope = s->parent;
+  free(s->slots);
+  free(s);
+}
+
+static ScopeEntry *scope_find(Scope *s, const char *name, size_t len) {
+  if (!s->cap) return NULL;
+  uint32_t h = str_hash(name, len) & (s->cap - 1);
+  while (s->slots[h].name) {
+    if (s->slots[h].len == len && memcmp(s->slots[h].name, name, len) == 0) return &s->slots[h];
+    h = (h + 1) & (s->cap - 1);
+  }
+  return NULL;
+}
+
+static void scope_insert(Scope *s, ScopeEntry e) {
+  if ((s->count + 1) * 2 > s->cap) {
+    uint32_t ncap = s->cap ? s->cap * 2 : 64;
+    ScopeEntry *ns = calloc(ncap, sizeof(ScopeEntry));
+    if (!ns) die("out of memory");
+    for (uint32_t i = 0; i < s->cap; i++)
+      if (s->slots[i].name) {
+        uint32_t h = str_hash(s->slots[i].name, s->slots[i].len) & (ncap - 1);
+        while (ns[h].name) h = (h + 1) & (ncap - 1);
+        ns[h] = s->slots[i];
+      }
+    free(s->slots);
+    s->slots = ns;
+    s->cap = ncap;
+  }
+  uint32_t h = str_hash(e.name, e.len) & (s->cap - 1);
+  while (s->slots[h].name) h = (h + 1) & (s->cap - 1);
+  s->slots[h] = e;
+  s->count++;
+}
+
+/* Define %name (token text includes '%') as count consecutive values. */
+bool scope_define(Parser *p, const Token *name, Value *values, int count) {
+  const char *s = name->text + 1;
+  size_t len = name->len - 1;
+  for (Scope *sc = p->scope; sc; sc = sc->parent)
+    if (scope_find(sc, s, len)) {
+      p_error(p, name->loc, "redefinition of SSA value '%.*s'", (int)name->len, name->text);
+      return false;
+    }
+  for (int i = 0; i < count; i++)
+    if (!values[i].name_hint) values[i].name_hint = arena_strndup(&p->c->arena, name->text, name->len);
+  scope_insert(p->scope, (ScopeEntry){s, len, values, NULL, count});
+  return true;
+}
+
+/* %name or %name#N: look the value up through the enclosing scopes. */
+Value *parse_value_use(Parser *p) {
+  Token t = p->tok;
+  if (t.kind != TOK_PERCENT) {
+    p_error_here(p, "expected SSA value");
+    return NULL;
+  }
+  p_next(p);
+  const char *s = t.text + 1;
+  size_t len = t.len - 1;
+  int index = 0;
+  const char *hash = memchr(s, '#', len);
+  if (hash) {
+    index = atoi(hash + 1);
+    len = (size_t)(hash - s);
+  }
+  for (Scope *sc = p->scope; sc; sc = sc->parent) {
+    ScopeEntry *e = scope_find(sc, s, len);
+    if (!e) continue;
+    if (index >= e->count) {
+      p_error(p, t.loc, "result number %d of '%%%.*s' out of range (it has %d results)", index, (int)len, s,
+              e->count);
+      return NULL;
+    }
+    return &e->values[index];
+  }
+  p_error(p, t.loc, "use of undeclared SSA value name '%.*s'", (int)t.len, t.text);
+  return NULL;
+}
+
+/* ------------------------------------------------------------ regions */
+
+/* '(' %a: type {attrs}? loc? , ... ')' of a block header. */
+static bool parse_block_args(Parser *p, PtrVec *names, PtrVec *types) {
+  if (!p_expect(p, "(")) return false;
+  if (p_accept(p, ")")) return true;
+  do {
+    if (p->tok.kind != TOK_PERCENT) {
+      p_error_here(p, "expected block argument");
+      return false;
+    }
+    Token *name = arena_dup(&p->c->arena, &p->tok, sizeof(Token));
+    p_next(p);
+    if (!p_expect(p, ":")) return false;
+    Type *t = parse_type(p);
+    if (!t) return false;
+    if (p_is(p, "{") && !parse_attr_dict(p)) return false;
+    if (p->tok.kind == TOK_IDENT && tok_is(&p->tok, "loc")) {
+      /* loc(...) on a block argument: skip it */
+      p_next(p);
+      int depth = 0;
+      do {
+        if (p_is(p, "(")) depth++;
+        else if (p_is(p, ")")) depth--;
+        else if (p->tok.kind == TOK_EOF) return p_expect(p, ")");
+        p_next(p);
+      } while (depth > 0);
+    }
+    vec_push(names, name);
+    vec_push(types, t);
+  } while (p_accept(p, ","));
+  return p_expect(p, ")");
+}
+
+static bool parse_block_body(Parser *p, Block *b) {
+  while (!p_is(p, "}") && p->tok.kind != TOK_CARET) {
+    if (p->tok.kind == TOK_EOF) {
+      p_error_here(p, "expected '}' to close a region");
+      return false;
+    }
+    Op *op = parse_op(p);
+    if (!op) return false;
+    op_append(b, op);
+  }
+  return true;
+}
+
+/* Parse '{' blocks '}'.  When nargs >= 0 the entry block's arguments are
+ * given (pretty forms name them elsewhere): named_args_out[i] are already
+ * defined by the caller's scope. */
+bool parse_region(Parser *p, Region *r, int nargs, Type **arg_types, Value **named_args_out) {
+  if (!p_expect(p, "{")) return false;
+  if (++p->depth > PARSE_MAX_DEPTH) {
+    p_error_here(p, "regions nested too deeply");
+    p->depth--;
+    return false;
+  }
+  scope_push(p);
+  bool ok = true;
+  bool first = true;
+  while (ok && !p_is(p, "}")) {
+    Block *b;
+    if (p->tok.kind == TOK_CARET) {
+      p_next(p);
+      PtrVec names = {0}, types = {0};
+      if (p_is(p, "(")) ok = parse_block_args(p, &names, &types);
+      ok = ok && p_expect(p, ":");
+      if (ok) {
+        b = block_create(p->c, r, types.len, (Type **)types.items);
+        for (int i = 0; ok && i < names.len; i++) ok = scope_define(p, names.items[i], &b->args[i], 1);
+        region_add_block(p->c, r, b);
+      }
+      vec_free(&names);
+      vec_free(&types);
+      if (!ok) break;
+    } else if (first) {
+      b = block_create(p->c, r, nargs > 0 ? nargs : 0, arg_types);
+      if (named_args_out)
+        for (int i = 0; i < nargs; i++) named_args_out[i] = &b->args[i];
+      region_add_block(p->c, r, b);
+    } else {
+      p_error_here(p, "expected a block label");
+      ok = false;
+      break;
+    }
+    first = false;
+    ok = parse_block_body(p, r->blocks[r->nblocks - 1]);
+  }
+  scope_pop(p);
+  p->depth--;
+  return ok && p_expect(p, "}");
+}
+
+/* ------------------------------------------------------------ ops */
+
+static void skip_loc(Parser *p, Op *op) {
+  if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "loc"))) return;
+  Token start = p->tok;
+  p_next(p);
+  if (!p_is(p, "(")) {
+    p_error_here(p, "expected '(' after 'loc'");
+    return;
+  }
+  int depth = 0;
+  const char *end = start.text;
+  do {
+    if (p_is(p, "(")) depth++;
+    else if (p_is(p, ")")) depth--;
+    else if (p->tok.kind == TOK_EOF) {
+      p_error_here(p, "unterminated loc(...)");
+      return;
+    }
+    end = p->tok.text + p->tok.len;
+    p_next(p);
+  } while (depth > 0);
+  if (op) op->srcloc = arena_strndup(&p->c->arena, start.text, (size_t)(end - start.text));
+}
+
+/* "name"(operands) <{props}>? ({regions})? {attrs}? : (types) -> types */
+static Op *parse_generic_op(Parser *p, Loc loc, int nresults) {
+  Token name_tok = p->tok;
+  size_t nlen;
+  char *name = tok_string_value(&p->c->arena, &name_tok, &nlen);
+  p_next(p);
+  PtrVec operands = {0}, attrs = {0}, regions = {0};
+  Op *op = NULL;
+  if (!p_expect(p, "(")) goto out;
+  if (!p_is(p, ")")) {
+    do {
+      Value *v = parse_value_use(p);
+      if (!v) goto out;
+      vec_push(&operands, v);
+    } while (p_accept(p, ","));
+  }
+  if (!p_expect(p, ")")) goto out;
+  if (p_is(p, "[")) {
+    p_error_here(p, "block successors are not supported (StableHLO uses structured control flow)");
+    goto out;
+  }
+  if (p_accept(p, "<")) {
+    if (!p_is(p, "{")) {
+      p_error_here(p, "expected '{' after '<' for op properties");
+      goto out;
+    }
+    Attr *props = parse_attr_dict(p);
+    if (!props || !p_expect(p, ">")) goto out;
+    for (int i = 0; i < props->u.dict.n; i++) vec_push(&attrs, &props->u.dict.items[i]);
+  }
+  OpKind kind = op_kind_from_name(name, nlen);
+  /* Regions are parsed into a temporary op, then moved. */
+  Region *tmp_regions = NULL;
+  int nregions = 0;
+  if (p_accept(p, "(")) {
+    PtrVec rv = {0};
+    do {
+      Region *r = arena_alloc(&p->c->arena, sizeof(Region));
+      if (!parse_region(p, r, -1, NULL, NULL)) {
+        vec_free(&rv);
+        goto out;
+      }
+      vec_push(&rv, r);
+    } while (p_accept(p, ","));
+    if (!p_expect(p, ")")) {
+      vec_free(&rv);
+      goto out;
+    }
+    nregions = rv.len;
+    tmp_regions = arena_alloc(&p->c->arena, sizeof(Region) * (size_t)nregions);
+    for (int i = 0; i < nregions; i++) tmp_regions[i] = *(Region *)rv.items[i];
+    vec_free(&rv);
+  }
+  if (p_is(p, "{")) {
+    Attr *d = parse_attr_dict(p);
+    if (!d) goto out;
+    for (int i = 0; i < d->u.dict.n; i++) {
+      for (int j = 0; j < attrs.len; j++)
+        if (strcmp(((NamedAttr *)attrs.items[j])->name, d->u.dict.items[i].name) == 0) {
+          p_error(p, loc, "attribute '%s' given both as property and attribute", d->u.dict.items[i].name);
+          goto out;
+        }
+      vec_push(&attrs, &d->u.dict.items[i]);
+    }
+  }
+  if (!p_expect(p, ":")) goto out;
+  Loc type_loc = p->tok.loc;
+  Type *ft = parse_function_type(p);
+  if (!ft) goto out;
+  if (ft->ninputs != operands.len) {
+    p_error(p, type_loc, "expected %d operand types but had %d", operands.len, ft->ninputs);
+    goto out;
+  }
+  for (int i = 0; i < operands.len; i++) {
+    Value *v = operands.items[i];
+    if (v->type != ft->inputs[i]) {
+      p_error(p, type_loc, "use of value '%s' expects different type than prior uses: '%s' vs '%s'",
+              v->name_hint ? v->name_hint : "%?", type_to_string(p->c, ft->inputs[i]), type_to_string(p->c, v->type));
+      goto out;
+    }
+  }
+  if (ft->nresults != nresults) {
+    p_error(p, loc, "operation defines %d results but was provided %d to bind", ft->nresults, nresults);
+    goto out;
+  }
+  NamedAttr *flat = arena_alloc(&p->c->arena, sizeof(NamedAttr) * (size_t)(attrs.len ? attrs.len : 1));
+  for (int i = 0; i < attrs.len; i++) flat[i] = *(NamedAttr *)attrs.items[i];
+  op = op_create(p->c, kind, kind == OP_UNKNOWN ? name : NULL, loc, operands.len, (Value **)operands.items,
+                 ft->nresults, (Type **)ft->results, attrs.len, flat, nregions);
+  for (int i = 0; i < nregions; i++) {
+    op->regions[i] = tmp_regions[i];
+    op->regions[i].parent = op;
+    for (int b = 0; b < op->regions[i].nblocks; b++) op->regions[i].blocks[b]->parent = &op->regions[i];
+  }
+out:
+  vec_free(&operands);
+  vec_free(&attrs);
+  vec_free(&regions);
+  return op;
+}
+
+Op *parse_op(Parser *p) {
+  PtrVec names = {0};
+  PtrVec counts = {0};
+  int nresults = 0;
+  Loc loc = p->tok.loc;
+  Op *op = NULL;
+  if (p->tok.kind == TOK_PERCENT) {
+    do {
+      if (p->tok.kind != TOK_PERCENT || memchr(p->tok.text, '#', p->tok.len)) {
+        p_error_here(p, "expected SSA result name");
+        goto out;
+      }
+      Token *name = arena_dup(&p->c->arena, &p->tok, sizeof(Token));
+      p_next(p);
+      intptr_t count = 1;
+      if (p_accept(p, ":")) {
+        int64_t n;
+        if (p->tok.kind != TOK_INT || !parse_int64(p, &n) || n < 1 || n > 1000000) {
+          p_error(p, name->loc, "invalid result count");
+          goto out;
+        }
+        count = (intptr_t)n;
+      }
+      vec_push(&names, name);
+      vec_push(&counts, (void *)count);
+      nresults += (int)count;
+    } while (p_accept(p, ","));
+    if (!p_expect(p, "=")) goto out;
+    loc = p->tok.loc;
+  }
+  if (p->tok.kind == TOK_STRING) {
+    op = parse_generic_op(p, loc, nresults);
+  } else if (p->tok.kind == TOK_IDENT) {
+    Token name = p->tok;
+    OpKind kind = op_kind_from_name(name.text, name.len);
+    if (kind == OP_UNKNOWN && !memchr(name.text, '.', name.len)) {
+      char buf[64];
+      snprintf(buf, sizeof buf, "func.%.*s", (int)(name.len > 40 ? 40 : name.len), name.text);
+      kind = op_kind_from_name(buf, strlen(buf));
+      if (kind == OP_UNKNOWN) {
+        snprintf(buf, sizeof buf, "builtin.%.*s", (int)(name.len > 40 ? 40 : name.len), name.text);
+        kind = op_kind_from_name(buf, strlen(buf));
+      }
+    }
+    if (kind == OP_UNKNOWN || !op_info[kind].format) {
+      p_error(p, name.loc, "custom op '%.*s' is unknown%s", (int)name.len, name.text,
+              kind != OP_UNKNOWN ? " in pretty form (write it in generic form)" : "");
+      goto out;
+    }
+    p_next(p);
+    if (!parse_custom_op(p, kind, loc, nresults, &op)) op = NULL;
+  } else {
+    p_error_here(p, "expected operation name");
+    goto out;
+  }
+  if (!op) goto out;
+  skip_loc(p, op);
+  if (p->error) {
+    op = NULL;
+    goto out;
+  }
+  /* Bind result names. */
+  int base = 0;
+  for (int i = 0; i < names.len; i++) {
+    int count = (int)(intptr_t)counts.items[i];
+    if (!scope_define(p, names.items[i], &op->results[base], count)) {
+      op = NULL;
+      goto out;
+    }
+    base += count;
+  }
+out:
+  vec_free(&names);
+  vec_free(&counts);
+  return op;
+}
+
+/* ------------------------------------------------------------ top level */
+
+/* After a syntax error, skip to the next top-level item (a line starting
+ * with func.func / module / '}' at depth 0). */
+static void recover_to_top_level(Parser *p, int target_depth) {
+  int depth = target_depth + 1;
+  while (p->tok.kind != TOK_EOF) {
+    if (p->tok.kind == TOK_ERROR) {
+      p_next(p);
+      continue;
+    }
+    if (p_is(p, "{") || p_is(p, "(") || p_is(p, "[")) depth++;
+    else if (p_is(p, "}") || p_is(p, ")") || p_is(p, "]")) depth--;
+    if (depth <= target_depth) {
+      if (p_is(p, "}")) p_next(p);
+      return;
+    }
+    if (depth == target_depth + 1 && p->tok.loc.col <= 3 && p->tok.kind == TOK_IDENT &&
+        (tok_is(&p->tok, "func.func") || tok_is(&p->tok, "module")))
+      return;
+    p_next(p);
+  }
+}
+
+static void define_alias(Parser *p) {
+  Token name = p->tok;
+  p_next(p);
+  p_next(p); /* '=' */
+  if (p->tok.kind == TOK_IDENT && tok_is(&p->tok, "loc")) {
+    skip_loc(p, NULL);
+    return;
+  }
+  Attr *v = parse_attr(p);
+  if (!v) return;
+  AttrAlias *al = arena_alloc(&p->c->arena, sizeof(AttrAlias));
+  al->name = name.text;
+  al->len = name.len;
+  al->value = v;
+  vec_push(&p->aliases, al);
+}
+
+/* Parse top-level items into body until EOF (or '}' when nested). */
+static void parse_top_level_items(Parser *p, Block *body, bool nested) {
+  while (p->tok.kind != TOK_EOF && !(nested && p_is(p, "}"))) {
+    p->error = false;
+    if (p->tok.kind == TOK_HASH) {
+      Lexer save = p->lex;
+      Token t = p->tok;
+      p_next(p);
+      bool is_def = p_is(p, "=");
+      p->lex = save;
+      p->tok = t;
+      if (is_def) {
+        define_alias(p);
+        if (p->error) recover_to_top_level(p, nested ? 1 : 0);
+        continue;
+      }
+    }
+    if (p_is(p, "{-#")) {
+      parse_resource_section(p);
+      if (p->error) return;
+      continue;
+    }
+    if (!body) {
+      p_error_here(p, "expected end of input after the module (one top-level module per input)");
+      return;
+    }
+    const char *before = p->tok.text;
+    Op *op = parse_op(p);
+    if (op) op_append(body, op);
+    else if (p->error) recover_to_top_level(p, 0);
+    else break;
+    if (!op && p->tok.text == before && p->tok.kind != TOK_EOF) p_next(p); /* always make progress */
+  }
+}
+
+int split_input_file(const SourceFile *file, SourceChunk **out) {
+  PtrVec starts = {0};
+  const char *s = file->text, *end = file->text + file->len;
+  int cap = 16, n = 0;
+  SourceChunk *chunks = malloc(sizeof(SourceChunk) * (size_t)cap);
+  const char *chunk_start = s;
+  uint32_t chunk_line = 1, line = 1;
+  for (const char *p = s; p < end;) {
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol) eol = end;
+    const char *q = p;
+    while (q < eol && (*q == ' ' || *q == '\t')) q++;
+    const char *r = eol;
+    while (r > q && (r[-1] == ' ' || r[-1] == '\t' || r[-1] == '\r')) r--;
+    if (r - q == 8 && memcmp(q, "// -----", 8) == 0) {
+      if (n == cap) chunks = realloc(chunks, sizeof(SourceChunk) * (size_t)(cap *= 2));
+      chunks[n++] = (SourceChunk){chunk_start, p, chunk_line};
+      chunk_start = eol < end ? eol + 1 : end;
+      chunk_line = line + 1;
+    }
+    line++;
+    p = eol < end ? eol + 1 : end;
+  }
+  if (n == cap) chunks = realloc(chunks, sizeof(SourceChunk) * (size_t)(cap + 1));
+  chunks[n++] = (SourceChunk){chunk_start, end, chunk_line};
+  vec_free(&starts);
+  *out = chunks;
+  return n;
+}
+
+Module *parse_module(Context *c, const SourceFile *file, const char *start, const char *end, uint32_t first_line) {
+  Parser p = {.c = c, .file = file};
+  lexer_init(&p.lex, file, start, end, first_line);
+  p_next(&p);
+  int errors_before = c->diag.nerrors;
+  Module *m = arena_alloc(&c->arena, sizeof(Module));
+  m->file = file;
+  /* Skip leading aliases, then see whether the file is one explicit module. */
+  Op *module_op = NULL;
+  Block *implicit = NULL;
+  Loc mloc = p.tok.loc;
+  while (p.tok.kind == TOK_HASH && !p.error) {
+    Lexer save = p.lex;
+    Token t = p.tok;
+    p_next(&p);
+    bool is_def = p_is(&p, "=");
+    p.lex = save;
+    p.tok = t;
+    if (!is_def) break;
+    define_alias(&p);
+  }
+  scope_push(&p);
+  if (p.tok.kind == TOK_IDENT && tok_is(&p.tok, "module")) {
+    Op *op = parse_op(&p);
+    if (op) module_op = op;
+    if (!p.error) parse_top_level_items(&p, NULL, false);
+    /* Anything else at top level after the module is a second module:
+     * only aliases and resources are allowed. */
+  } else if (p.tok.kind == TOK_STRING && p.tok.len == 16 && memcmp(p.tok.text, "\"builtin.module\"", 16) == 0) {
+    Op *op = parse_op(&p);
+    if (op) module_op = op;
+    if (!p.error) parse_top_level_items(&p, NULL, false);
+  } else {
+    module_op = op_create(c, OP_MODULE, NULL, mloc, 0, NULL, 0, NULL, 0, NULL, 1);
+    implicit = block_create(c, &module_op->regions[0], 0, NULL);
+    region_add_block(c, &module_op->regions[0], implicit);
+    parse_top_level_items(&p, implicit, false);
+  }
+  scope_pop(&p);
+  m->op = module_op;
+  m->nresources = p.resources.len;
+  m->resources = arena_alloc(&c->arena, sizeof(Resource) * (size_t)(p.resources.len ? p.resources.len : 1));
+  for (int i = 0; i < p.resources.len; i++) m->resources[i] = *(Resource *)p.resources.items[i];
+  vec_free(&p.resources);
+  vec_free(&p.aliases);
+  if (c->diag.nerrors > errors_before || !module_op) return NULL;
+  return m;
+}

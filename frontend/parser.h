@@ -1,0 +1,20 @@
+/* The StableHLO / MLIR text front end. */
+#ifndef TPUCC_PARSER_H
+#define TPUCC_PARSER_H
+
+#include "ir/ir.h"
+
+/* Parse text[start, end) of file (whose first line is first_line) into a
+ * module.  Returns NULL after reporting diagnostics if the text is invalid. */
+Module *parse_module(Context *c, const SourceFile *file, const char *start, const char *end, uint32_t first_line);
+
+/* A chunk of a file split on lines that are exactly "// -----". */
+typedef struct SourceChunk {
+  const char *start, *end;
+  uint32_t first_line;
+} SourceChunk;
+
+/* Split file text into chunks; returns the count, *out is malloc'd. */
+int split_input_file(const SourceFile *file, SourceChunk **out);
+
+#endif

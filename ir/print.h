@@ -1,0 +1,14 @@
+/* Printer internals shared by ir/print_attr.c and ir/printer.c. */
+#ifndef TPUCC_PRINT_H
+#define TPUCC_PRINT_H
+
+#include "ir/ir.h"
+
+void print_type_list_results(FILE *out, int n, Type *const *types);
+void print_escaped_string(FILE *out, const char *s, size_t len);
+void print_symbol(FILE *out, const char *name);
+void print_attr_name(FILE *out, const char *name);
+void print_float_value(FILE *out, ElemKind k, uint64_t bits);
+void print_conv_dims(FILE *out, const ConvDims *d);
+
+#endif

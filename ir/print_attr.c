@@ -1,0 +1,372 @@
+/* Printing of types and attributes in MLIR syntax.
+ *
+ * Two flavours: the pretty (modern MLIR) spelling, and the "generic" one used
+ * by --emit=mlir-generic, which every MLIR parser since LLVM 14 reads with
+ * --allow-unregistered-dialect: dense arrays become dense<..> : tensor<N x T>
+ * and dialect enums are quoted (#stablehlo<"comparison_direction LT">). */
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+#include "ir/print.h"
+
+void print_type(FILE *out, const Type *t) {
+  switch (t->kind) {
+  case TY_ELEM: fputs(elem_name(t->elem), out); return;
+  case TY_TENSOR:
+    fputs("tensor<", out);
+    if (t->rank < 0) fputs("*x", out);
+    for (int i = 0; i < t->rank; i++) {
+      if (t->dims[i] == DIM_DYNAMIC) fputs("?x", out);
+      else fprintf(out, "%" PRId64 "x", t->dims[i]);
+    }
+    if (t->elem_opaque) print_type(out, t->elem_opaque);
+    else fputs(elem_name(t->elem), out);
+    if (t->encoding) {
+      fputs(", ", out);
+      print_attr(out, t->encoding, false);
+    }
+    fputc('>', out);
+    return;
+  case TY_TUPLE:
+    fputs("tuple<", out);
+    for (int i = 0; i < t->ninputs; i++) {
+      if (i) fputs(", ", out);
+      print_type(out, t->inputs[i]);
+    }
+    fputc('>', out);
+    return;
+  case TY_TOKEN: fputs("!stablehlo.token", out); return;
+  case TY_NONE: fputs("none", out); return;
+  case TY_OPAQUE: fputs(t->text, out); return;
+  case TY_FUNC:
+    fputc('(', out);
+    for (int i = 0; i < t->ninputs; i++) {
+      if (i) fputs(", ", out);
+      print_type(out, t->inputs[i]);
+    }
+    fputs(") -> ", out);
+    print_type_list_results(out, t->nresults, t->results);
+    return;
+  }
+}
+
+void print_type_list_results(FILE *out, int n, Type *const *types) {
+  bool parens = n != 1 || types[0]->kind == TY_FUNC;
+  if (parens) fputc('(', out);
+  for (int i = 0; i < n; i++) {
+    if (i) fputs(", ", out);
+    print_type(out, types[i]);
+  }
+  if (parens) fputc(')', out);
+}
+
+void print_escaped_string(FILE *out, const char *s, size_t len) {
+  fputc('"', out);
+  for (size_t i = 0; i < len; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
+    else if (ch == '\n') fputs("\\n", out);
+    else if (ch == '\t') fputs("\\t", out);
+    else if (ch >= 0x20 && ch < 0x7f) fputc(ch, out);
+    else fprintf(out, "\\%02X", ch);
+  }
+  fputc('"', out);
+}
+
+static bool is_bare_identifier(const char *s) {
+  if (!*s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
+  for (; *s; s++)
+    if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '$' || *s == '.')) return false;
+  return true;
+}
+
+void print_symbol(FILE *out, const char *name) {
+  fputc('@', out);
+  if (is_bare_identifier(name)) fputs(name, out);
+  else print_escaped_string(out, name, strlen(name));
+}
+
+/* Shortest decimal that reads back to the same value in kind k; always
+ * contains '.' or 'e' so it lexes as a float.  Non-finite values print as
+ * their bit pattern in hex, as MLIR does. */
+void print_float_value(FILE *out, ElemKind k, uint64_t bits) {
+  double v = float_bits_to_double(k, bits);
+  if (!isfinite(v)) {
+    int digits = elem_storage_bytes(k) * 2;
+    fprintf(out, "0x%0*" PRIX64, digits, bits);
+    return;
+  }
+  char buf[64];
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
+    double back = strtod(buf, NULL);
+    if (double_to_float_bits(k, back) == bits) break;
+  }
+  /* buf is d.ddde[+-]XX: write it as MLIR does (1.500000e+00 style is not
+   * required; keep the shortest digits but a fixed exponent form). */
+  char *e = strchr(buf, 'e');
+  if (e && !strchr(buf, '.')) {
+    /* "1e+00" -> "1.0e+00" */
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%.*s.0%s", (int)(e - buf), buf, e);
+    strcpy(buf, tmp);
+  }
+  fputs(buf, out);
+}
+
+/* Print one element of a dense attribute (no brackets). */
+static void print_dense_element(FILE *out, const Attr *a, int64_t i) {
+  ElemKind k = a->type->elem;
+  if (k == ELEM_I1) {
+    fputs(dense_get_int(a, i) ? "true" : "false", out);
+  } else if (elem_is_int(k) || k == ELEM_INDEX) {
+    int64_t v = dense_get_int(a, i);
+    if (elem_is_unsigned(k)) fprintf(out, "%" PRIu64, (uint64_t)v);
+    else fprintf(out, "%" PRId64, v);
+  } else if (elem_is_float(k)) {
+    print_float_value(out, k, dense_get_bits(a, i));
+  } else if (elem_is_complex(k)) {
+    ElemKind part = elem_complex_part(k);
+    int half = elem_storage_bytes(part);
+    const uint8_t *p = a->u.dense.data + (a->u.dense.splat ? 0 : (size_t)i * (size_t)half * 2);
+    uint64_t re = 0, im = 0;
+    memcpy(&re, p, (size_t)half);
+    memcpy(&im, p + half, (size_t)half);
+    fputc('(', out);
+    print_float_value(out, part, re);
+    fputs(", ", out);
+    print_float_value(out, part, im);
+    fputc(')', out);
+  }
+}
+
+static void print_dense_nested(FILE *out, const Attr *a, int dim, int64_t *index) {
+  const Type *t = a->type;
+  if (dim == t->rank) {
+    print_dense_element(out, a, *index);
+    (*index)++;
+    return;
+  }
+  fputc('[', out);
+  for (int64_t i = 0; i < t->dims[dim]; i++) {
+    if (i) fputs(", ", out);
+    print_dense_nested(out, a, dim + 1, index);
+  }
+  fputc(']', out);
+}
+
+/* MLIR 14 packs i1 hex data in bits; the generic form writes i1 as a list. */
+static void print_dense_body(FILE *out, const Attr *a, bool generic) {
+  int64_t n = dense_num_elements(a);
+  if (a->u.dense.splat) {
+    print_dense_element(out, a, 0);
+  } else if (n == 0) {
+    /* dense<> */
+  } else if (a->u.dense.form == DENSE_HEX && !(generic && a->type->elem == ELEM_I1)) {
+    fputs("\"0x", out);
+    for (size_t i = 0; i < a->u.dense.nbytes; i++) fprintf(out, "%02X", a->u.dense.data[i]);
+    fputc('"', out);
+  } else {
+    int64_t index = 0;
+    print_dense_nested(out, a, 0, &index);
+  }
+}
+
+/* Print an attribute as a parameter of a dialect attribute: integers without
+ * their type, lists as [..], keywords bare. */
+static void print_dialect_param(FILE *out, const Attr *a, bool generic) {
+  switch (a->kind) {
+  case ATTR_INT: fprintf(out, "%" PRId64, a->u.i); return;
+  case ATTR_ARRAY:
+    fputc('[', out);
+    for (int i = 0; i < a->u.array.n; i++) {
+      if (i) fputs(", ", out);
+      print_dialect_param(out, a->u.array.items[i], generic);
+    }
+    fputc(']', out);
+    return;
+  default: print_attr(out, a, generic); return;
+  }
+}
+
+static void print_i64s(FILE *out, int n, const int64_t *v) {
+  for (int i = 0; i < n; i++) {
+    if (i) fputs(", ", out);
+    if (v[i] == DIM_DYNAMIC) fputc('?', out);
+    else fprintf(out, "%" PRId64, v[i]);
+  }
+}
+
+/* [b, 0, 1, f] style list: spatial dims by position, named dims by letter. */
+static void print_conv_layout(FILE *out, int rank, int64_t d0, char c0, int64_t d1, char c1, int nsp,
+                              const int64_t *sp) {
+  fputc('[', out);
+  for (int pos = 0; pos < rank; pos++) {
+    if (pos) fputs(", ", out);
+    if (pos == d0) fputc(c0, out);
+    else if (pos == d1) fputc(c1, out);
+    else {
+      int found = -1;
+      for (int s = 0; s < nsp; s++)
+        if (sp[s] == pos) found = s;
+      if (found >= 0) fprintf(out, "%d", found);
+      else fputc('?', out);
+    }
+  }
+  fputc(']', out);
+}
+
+void print_conv_dims(FILE *out, const ConvDims *d) {
+  int rank = d->nspatial + 2;
+  print_conv_layout(out, rank, d->input_batch, 'b', d->input_feature, 'f', d->nspatial, d->input_spatial);
+  fputc('x', out);
+  print_conv_layout(out, rank, d->kernel_input_feature, 'i', d->kernel_output_feature, 'o', d->nspatial,
+                    d->kernel_spatial);
+  fputs("->", out);
+  print_conv_layout(out, rank, d->output_batch, 'b', d->output_feature, 'f', d->nspatial, d->output_spatial);
+}
+
+void print_attr(FILE *out, const Attr *a, bool generic) {
+  switch (a->kind) {
+  case ATTR_UNIT: fputs("unit", out); return;
+  case ATTR_BOOL: fputs(a->u.b ? "true" : "false", out); return;
+  case ATTR_INT:
+    if (a->type->elem == ELEM_I1 && a->type->kind == TY_ELEM) {
+      fputs(a->u.i ? "true" : "false", out);
+      return;
+    }
+    if (elem_is_unsigned(a->type->elem)) fprintf(out, "%" PRIu64, (uint64_t)a->u.i);
+    else fprintf(out, "%" PRId64, a->u.i);
+    fputs(" : ", out);
+    print_type(out, a->type);
+    return;
+  case ATTR_FLOAT:
+    print_float_value(out, a->type->elem, a->u.f);
+    fputs(" : ", out);
+    print_type(out, a->type);
+    return;
+  case ATTR_STRING: print_escaped_string(out, a->u.str.s, a->u.str.len); return;
+  case ATTR_TYPE: print_type(out, a->type); return;
+  case ATTR_SYMREF: print_symbol(out, a->u.str.s); return;
+  case ATTR_ARRAY:
+    fputc('[', out);
+    for (int i = 0; i < a->u.array.n; i++) {
+      if (i) fputs(", ", out);
+      print_attr(out, a->u.array.items[i], generic);
+    }
+    fputc(']', out);
+    return;
+  case ATTR_DICT:
+    fputc('{', out);
+    for (int i = 0; i < a->u.dict.n; i++) {
+      if (i) fputs(", ", out);
+      print_attr_name(out, a->u.dict.items[i].name);
+      if (a->u.dict.items[i].value->kind != ATTR_UNIT) {
+        fputs(" = ", out);
+        print_attr(out, a->u.dict.items[i].value, generic);
+      }
+    }
+    fputc('}', out);
+    return;
+  case ATTR_DENSE:
+    fputs("dense<", out);
+    print_dense_body(out, a, generic);
+    fputs("> : ", out);
+    print_type(out, a->type);
+    return;
+  case ATTR_DENSE_ARRAY: {
+    const char *en = elem_name(a->u.darray.elem);
+    int n = a->u.darray.n;
+    if (generic) fputs("dense<", out);
+    else fprintf(out, "array<%s%s", en, n ? ": " : "");
+    if (generic && n) fputc('[', out);
+    for (int i = 0; i < n; i++) {
+      if (i) fputs(", ", out);
+      if (a->u.darray.elem == ELEM_I1) fputs(a->u.darray.ints[i] ? "true" : "false", out);
+      else if (a->u.darray.ints) fprintf(out, "%" PRId64, a->u.darray.ints[i]);
+      else print_float_value(out, a->u.darray.elem, double_to_float_bits(a->u.darray.elem, a->u.darray.floats[i]));
+    }
+    if (generic) fprintf(out, "%s> : tensor<%dx%s>", n ? "]" : "", n, en);
+    else fputc('>', out);
+    return;
+  }
+  case ATTR_DENSE_RESOURCE:
+    fprintf(out, "dense_resource<%s> : ", a->u.resource.name);
+    print_type(out, a->type);
+    return;
+  case ATTR_ENUM:
+    if (!a->u.enm.dialect) fputs(a->u.enm.value, out);
+    else if (generic)
+      fprintf(out, "#%s<\"%s%s%s\">", a->u.enm.dialect, a->u.enm.enum_name ? a->u.enm.enum_name : "",
+              a->u.enm.enum_name ? " " : "", a->u.enm.value);
+    else
+      fprintf(out, "#%s<%s%s%s>", a->u.enm.dialect, a->u.enm.enum_name ? a->u.enm.enum_name : "",
+              a->u.enm.enum_name ? " " : "", a->u.enm.value);
+    return;
+  case ATTR_DIALECT:
+    fprintf(out, "#%s<", a->u.dialect.name);
+    for (int i = 0; i < a->u.dialect.n; i++) {
+      if (i) fputs(", ", out);
+      if (a->u.dialect.params[i].name) fprintf(out, "%s = ", a->u.dialect.params[i].name);
+      print_dialect_param(out, a->u.dialect.params[i].value, generic);
+    }
+    fputc('>', out);
+    return;
+  case ATTR_CONV_DIMS:
+    fputs("#stablehlo.conv<", out);
+    if (generic) {
+      /* The raw form: old parsers cannot balance '->' inside <...>. */
+      const ConvDims *d = &a->u.conv;
+      fprintf(out, "raw input_batch_dimension = %" PRId64 ", input_feature_dimension = %" PRId64
+                   ", input_spatial_dimensions = [", d->input_batch, d->input_feature);
+      print_i64s(out, d->nspatial, d->input_spatial);
+      fprintf(out, "], kernel_input_feature_dimension = %" PRId64 ", kernel_output_feature_dimension = %" PRId64
+                   ", kernel_spatial_dimensions = [", d->kernel_input_feature, d->kernel_output_feature);
+      print_i64s(out, d->nspatial, d->kernel_spatial);
+      fprintf(out, "], output_batch_dimension = %" PRId64 ", output_feature_dimension = %" PRId64
+                   ", output_spatial_dimensions = [", d->output_batch, d->output_feature);
+      print_i64s(out, d->nspatial, d->output_spatial);
+      fputc(']', out);
+    } else {
+      print_conv_dims(out, &a->u.conv);
+    }
+    fputc('>', out);
+    return;
+  case ATTR_INT_LIST:
+    fputc('[', out);
+    print_i64s(out, a->u.ilist.n, a->u.ilist.v);
+    fputc(']', out);
+    return;
+  case ATTR_OPAQUE: fwrite(a->u.str.s, 1, a->u.str.len, out); return;
+  }
+}
+
+void print_attr_name(FILE *out, const char *name) {
+  if (is_bare_identifier(name)) fputs(name, out);
+  else print_escaped_string(out, name, strlen(name));
+}
+
+static char *to_string(Context *c, void (*fn)(FILE *, const void *, bool), const void *p) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) die("open_memstream failed");
+  fn(f, p, false);
+  fclose(f);
+  char *s = arena_strndup(&c->arena, buf, len);
+  free(buf);
+  return s;
+}
+
+static void type_thunk(FILE *f, const void *p, bool g) {
+  (void)g;
+  print_type(f, p);
+}
+static void attr_thunk(FILE *f, const void *p, bool g) { print_attr(f, p, g); }
+
+char *type_to_string(Context *c, const Type *t) { return to_string(c, type_thunk, t); }
+char *attr_to_string(Context *c, const Attr *a) { return to_string(c, attr_thunk, a); }

@@ -1,0 +1,939 @@
+/* Printing of modules and ops: MLIR's generic form, and the pretty form
+ * driven by each op's format string (ir/syntax.h). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+#include "ir/print.h"
+#include "ir/syntax.h"
+
+/* Names of values while printing: a pointer-keyed open hash map. */
+typedef struct NameSlot {
+  const Value *v;
+  int id;    /* result-group id (%N) or argument id (%argN) */
+  bool arg;  /* block argument */
+} NameSlot;
+
+typedef struct Printer {
+  Context *c;
+  FILE *out;
+  bool generic;
+  int indent;
+  NameSlot *slots;
+  uint32_t cap, count;
+  int next_id, next_arg;
+  bool after_open; /* last thing written was ( [ or { : no space before next */
+} Printer;
+
+static void print_op(Printer *p, const Op *op);
+static void print_region(Printer *p, const Region *r, bool print_entry_args);
+
+static uint32_t ptr_hash(const void *v) {
+  uintptr_t x = (uintptr_t)v;
+  x ^= x >> 17;
+  x *= 0xed5ad4bbu;
+  x ^= x >> 11;
+  return (uint32_t)x;
+}
+
+static NameSlot *name_slot(Printer *p, const Value *v, bool create) {
+  if (create && (p->count + 1) * 2 > p->cap) {
+    uint32_t ncap = p->cap ? p->cap * 2 : 1024;
+    NameSlot *ns = calloc(ncap, sizeof(NameSlot));
+    if (!ns) die("out of memory");
+    for (uint32_t i = 0; i < p->cap; i++)
+      if (p->slots[i].v) {
+        uint32_t h = ptr_hash(p->slots[i].v) & (ncap - 1);
+        while (ns[h].v) h = (h + 1) & (ncap - 1);
+        ns[h] = p->slots[i];
+      }
+    free(p->slots);
+    p->slots = ns;
+    p->cap = ncap;
+  }
+  if (!p->cap) return NULL;
+  uint32_t h = ptr_hash(v) & (p->cap - 1);
+  while (p->slots[h].v) {
+    if (p->slots[h].v == v) return &p->slots[h];
+    h = (h + 1) & (p->cap - 1);
+  }
+  if (!create) return NULL;
+  p->slots[h].v = v;
+  p->count++;
+  return &p->slots[h];
+}
+
+static void name_arg(Printer *p, const Value *v, int id) {
+  NameSlot *s = name_slot(p, v, true);
+  s->id = id;
+  s->arg = true;
+}
+
+static void name_block_args(Printer *p, const Block *b) {
+  for (int i = 0; i < b->nargs; i++) name_arg(p, &b->args[i], p->next_arg++);
+}
+
+static void print_value(Printer *p, const Value *v) {
+  NameSlot *s = name_slot(p, v, false);
+  if (!s) {
+    fputs("%<<UNKNOWN SSA VALUE>>", p->out);
+    return;
+  }
+  if (s->arg) {
+    fprintf(p->out, "%%arg%d", s->id);
+    return;
+  }
+  fprintf(p->out, "%%%d", s->id);
+  if (v->def && v->def->nresults > 1) fprintf(p->out, "#%d", v->index);
+}
+
+static void print_indent(Printer *p) {
+  for (int i = 0; i < p->indent; i++) fputs("  ", p->out);
+}
+
+static void print_operand_list(Printer *p, const Op *op, int from, int to) {
+  for (int i = from; i < to; i++) {
+    if (i > from) fputs(", ", p->out);
+    print_value(p, op->operands[i]);
+  }
+}
+
+static void print_operand_types(Printer *p, const Op *op, int from, int to) {
+  for (int i = from; i < to; i++) {
+    if (i > from) fputs(", ", p->out);
+    print_type(p->out, op->operands[i]->type);
+  }
+}
+
+static void print_result_types(Printer *p, const Op *op) {
+  Type *types[op->nresults ? op->nresults : 1];
+  for (int i = 0; i < op->nresults; i++) types[i] = op->results[i].type;
+  print_type_list_results(p->out, op->nresults, types);
+}
+
+static void print_functional_type(Printer *p, const Op *op) {
+  fputc('(', p->out);
+  print_operand_types(p, op, 0, op->noperands);
+  fputs(") -> ", p->out);
+  print_result_types(p, op);
+}
+
+/* Print the attribute dictionary, skipping names for which skip() is true. */
+static void print_attr_dict(Printer *p, const NamedAttr *attrs, int n, const FmtTok *toks, int ntoks,
+                            const char *const *also_skip, bool leading_space) {
+  bool first = true;
+  for (int i = 0; i < n; i++) {
+    if (toks && fmt_names_attr(toks, ntoks, attrs[i].name)) continue;
+    bool skip = false;
+    for (const char *const *s = also_skip; s && *s; s++)
+      if (strcmp(*s, attrs[i].name) == 0) skip = true;
+    if (skip) continue;
+    fputs(first ? (leading_space ? " {" : "{") : ", ", p->out);
+    first = false;
+    print_attr_name(p->out, attrs[i].name);
+    if (attrs[i].value->kind != ATTR_UNIT) {
+      fputs(" = ", p->out);
+      print_attr(p->out, attrs[i].value, p->generic);
+    }
+  }
+  if (!first) fputc('}', p->out);
+}
+
+static void assign_result_names(Printer *p, const Op *op) {
+  if (!op->nresults) return;
+  int id = p->next_id++;
+  for (int i = 0; i < op->nresults; i++) {
+    NameSlot *s = name_slot(p, &op->results[i], true);
+    s->id = id;
+    s->arg = false;
+  }
+}
+
+static void print_result_prefix(Printer *p, const Op *op) {
+  if (!op->nresults) return;
+  NameSlot *s = name_slot(p, &op->results[0], false);
+  fprintf(p->out, "%%%d", s->id);
+  if (op->nresults > 1) fprintf(p->out, ":%d", op->nresults);
+  fputs(" = ", p->out);
+}
+
+/* ------------------------------------------------------------ generic form */
+
+static void print_block_header(Printer *p, const Block *b) {
+  print_indent(p);
+  if (b->nargs == 0) {
+    fputs("^bb0:\n", p->out);
+    return;
+  }
+  fputs("^bb0(", p->out);
+  for (int i = 0; i < b->nargs; i++) {
+    if (i) fputs(", ", p->out);
+    print_value(p, &b->args[i]);
+    fputs(": ", p->out);
+    print_type(p->out, b->args[i].type);
+  }
+  fputs("):\n", p->out);
+}
+
+static void print_block_ops(Printer *p, const Block *b) {
+  p->indent++;
+  for (const Op *op = b->first; op; op = op->next) print_op(p, op);
+  p->indent--;
+}
+
+static void print_region(Printer *p, const Region *r, bool print_entry_args) {
+  fputs("{\n", p->out);
+  for (int i = 0; i < r->nblocks; i++) {
+    const Block *b = r->blocks[i];
+    name_block_args(p, b);
+    /* An empty entry block needs its label, or it would read back as no block. */
+    if (i > 0 || (print_entry_args && b->nargs > 0) || !b->first) print_block_header(p, b);
+    print_block_ops(p, b);
+  }
+  print_indent(p);
+  fputc('}', p->out);
+}
+
+static void print_generic_op(Printer *p, const Op *op) {
+  fputc('"', p->out);
+  fputs(op->name, p->out);
+  fputs("\"(", p->out);
+  print_operand_list(p, op, 0, op->noperands);
+  fputc(')', p->out);
+  if (op->nregions) {
+    fputs(" (", p->out);
+    for (int i = 0; i < op->nregions; i++) {
+      if (i) fputs(", ", p->out);
+      print_region(p, &op->regions[i], true);
+    }
+    fputc(')', p->out);
+  }
+  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, NULL, true);
+  fputs(" : ", p->out);
+  print_functional_type(p, op);
+}
+
+/* ------------------------------------------------------------ pretty form */
+
+static bool attr_fits_style(const Attr *a, const char *style, Arena *scratch) {
+  int n;
+  const int64_t *v;
+  if (strcmp(style, "arr") == 0) return attr_as_i64_list(a, &n, &v, scratch);
+  if (strcmp(style, "i64") == 0 || strcmp(style, "i32") == 0) return a->kind == ATTR_INT;
+  if (strcmp(style, "f64") == 0) return a->kind == ATTR_FLOAT;
+  if (strcmp(style, "str") == 0) return a->kind == ATTR_STRING;
+  if (strcmp(style, "sym") == 0) return a->kind == ATTR_SYMREF;
+  if (strncmp(style, "enum.", 5) == 0)
+    return a->kind == ATTR_ENUM && a->u.enm.enum_name && strcmp(a->u.enm.enum_name, style + 5) == 0;
+  if (strcmp(style, "prec") == 0) {
+    if (a->kind != ATTR_ARRAY) return false;
+    for (int i = 0; i < a->u.array.n; i++)
+      if (a->u.array.items[i]->kind != ATTR_ENUM) return false;
+    return true;
+  }
+  if (strcmp(style, "conv") == 0) return a->kind == ATTR_CONV_DIMS;
+  if (strcmp(style, "dense") == 0) return a->kind == ATTR_DENSE || a->kind == ATTR_DENSE_RESOURCE;
+  return true; /* attr */
+}
+
+static bool hook_fits(const Op *op, const char *hook, Arena *scratch) {
+  int n;
+  const int64_t *v;
+  if (strcmp(hook, "slice_ranges") == 0) {
+    int n1, n2;
+    const int64_t *v1, *v2;
+    if (!attr_as_i64_list(op_attr(op, "start_indices"), &n, &v, scratch) ||
+        !attr_as_i64_list(op_attr(op, "limit_indices"), &n1, &v1, scratch))
+      return false;
+    if (n != n1) return false;
+    const Attr *st = op_attr(op, "strides");
+    if (st && (!attr_as_i64_list(st, &n2, &v2, scratch) || n2 != n)) return false;
+    return true;
+  }
+  if (strcmp(hook, "dot_dims") == 0) {
+    const Attr *d = op_attr(op, "dot_dimension_numbers");
+    if (!d || d->kind != ATTR_DIALECT || strcmp(d->u.dialect.name, "stablehlo.dot") != 0) return false;
+    for (int i = 0; i < d->u.dialect.n; i++) {
+      const char *k = d->u.dialect.params[i].name;
+      if (!k || d->u.dialect.params[i].value->kind != ATTR_INT_LIST) return false;
+      if (strcmp(k, "lhs_batching_dimensions") && strcmp(k, "rhs_batching_dimensions") &&
+          strcmp(k, "lhs_contracting_dimensions") && strcmp(k, "rhs_contracting_dimensions"))
+        return false;
+    }
+    return true;
+  }
+  if (strcmp(hook, "conv_window") == 0) {
+    static const char *const lists[] = {"window_strides", "lhs_dilation", "rhs_dilation"};
+    for (int i = 0; i < 3; i++) {
+      const Attr *a = op_attr(op, lists[i]);
+      if (a && !attr_as_i64_list(a, &n, &v, scratch)) return false;
+    }
+    const Attr *pad = op_attr(op, "padding");
+    if (pad && !(pad->kind == ATTR_DENSE && elem_is_int(pad->type->elem) && pad->type->rank == 2 &&
+                 pad->type->dims[1] == 2 && type_is_static(pad->type)))
+      return false;
+    const Attr *rev = op_attr(op, "window_reversal");
+    bool *bv;
+    if (rev && !attr_as_bool_list(rev, &n, &bv, scratch)) return false;
+    return true;
+  }
+  if (strcmp(hook, "rp_format") == 0) {
+    const Attr *e = op_attr(op, "exponent_bits"), *m = op_attr(op, "mantissa_bits");
+    return e && m && e->kind == ATTR_INT && m->kind == ATTR_INT;
+  }
+  return false;
+}
+
+static bool all_types_equal(const Op *op) {
+  const Type *t = op->noperands ? op->operands[0]->type : op->nresults ? op->results[0].type : NULL;
+  for (int i = 0; i < op->noperands; i++)
+    if (op->operands[i]->type != t) return false;
+  for (int i = 0; i < op->nresults; i++)
+    if (op->results[i].type != t) return false;
+  return true;
+}
+
+static bool types_fit(const Op *op, const char *dir) {
+  if (strcmp(dir, "select") == 0) return op->noperands == 3 && op->nresults == 1;
+  if (strcmp(dir, "tuple") == 0) {
+    if (op->nresults != 1 || op->results[0].type->kind != TY_TUPLE) return false;
+    const Type *t = op->results[0].type;
+    if (t->ninputs != op->noperands) return false;
+    for (int i = 0; i < op->noperands; i++)
+      if (op->operands[i]->type != t->inputs[i]) return false;
+    return true;
+  }
+  if (strcmp(dir, "pair") == 0) {
+    if (op->noperands != op->nresults) return false;
+    for (int i = 0; i < op->noperands; i++)
+      if (op->operands[i]->type != op->results[i].type) return false;
+    return true;
+  }
+  if (strcmp(dir, "res") == 0) return op->noperands == 0 && op->nresults >= 1;
+  if (strcmp(dir, "ops") == 0) return op->nresults == 0;
+  if (strcmp(dir, "same") == 0) return op->noperands + op->nresults > 0;
+  if (strcmp(dir, "complex") == 0) return op->noperands == 2 && op->nresults == 1;
+  return true;
+}
+
+/* Can this op be written with its format?  Checks operand counts, regions,
+ * required attributes and their kinds. */
+static bool pretty_fits(const Op *op, const FmtTok *t, int n, Arena *scratch) {
+  if (op->nregions) return false;
+  int depth = 0;
+  for (int i = 0; i < n; i++) {
+    switch (t[i].kind) {
+    case FMT_OPT_BEGIN: depth++; break;
+    case FMT_OPT_END: depth--; break;
+    case FMT_ATTR: {
+      const Attr *a = op_attr(op, t[i].text);
+      if (!a) {
+        if (depth == 0) return false;
+      } else if (!attr_fits_style(a, t[i].style, scratch)) {
+        return false;
+      }
+      if (strcmp(t[i].style, "dense") == 0 && (op->noperands != 1 || op->operands[0]->type != a->type))
+        return false;
+      break;
+    }
+    case FMT_HOOK:
+      if (!hook_fits(op, t[i].text, scratch)) return false;
+      break;
+    case FMT_TYPES:
+      if (!types_fit(op, t[i].text)) return false;
+      break;
+    default: break;
+    }
+  }
+  return true;
+}
+
+/* Write a separator before the next item, following MLIR's spacing. */
+static void sep(Printer *p, const char *next) {
+  bool tight = strcmp(next, ",") == 0 || strcmp(next, ")") == 0 || strcmp(next, "]") == 0 ||
+               strcmp(next, "}") == 0 || strcmp(next, "(") == 0 || strcmp(next, "[") == 0;
+  if (!tight && !p->after_open) fputc(' ', p->out);
+  p->after_open = strcmp(next, "(") == 0 || strcmp(next, "[") == 0 || strcmp(next, "{") == 0;
+}
+
+static void print_i64_list(Printer *p, int n, const int64_t *v) {
+  fputc('[', p->out);
+  for (int i = 0; i < n; i++) fprintf(p->out, i ? ", %" PRId64 : "%" PRId64, v[i]);
+  fputc(']', p->out);
+}
+
+static void print_styled_attr(Printer *p, const Attr *a, const char *style, Arena *scratch) {
+  int n;
+  const int64_t *v;
+  if (strcmp(style, "arr") == 0) {
+    attr_as_i64_list(a, &n, &v, scratch);
+    print_i64_list(p, n, v);
+  } else if (strcmp(style, "i64") == 0 || strcmp(style, "i32") == 0) {
+    fprintf(p->out, "%" PRId64, a->u.i);
+  } else if (strcmp(style, "f64") == 0) {
+    print_float_value(p->out, a->type->elem, a->u.f);
+  } else if (strncmp(style, "enum.", 5) == 0) {
+    fputs(a->u.enm.value, p->out);
+  } else if (strcmp(style, "prec") == 0) {
+    fputc('[', p->out);
+    for (int i = 0; i < a->u.array.n; i++) fprintf(p->out, i ? ", %s" : "%s", a->u.array.items[i]->u.enm.value);
+    fputc(']', p->out);
+  } else if (strcmp(style, "conv") == 0) {
+    print_conv_dims(p->out, &a->u.conv);
+  } else {
+    print_attr(p->out, a, false);
+  }
+}
+
+static const int64_t *dialect_list(const Attr *d, const char *key, int *n) {
+  const Attr *a = dialect_param(d, key);
+  *n = a ? a->u.ilist.n : 0;
+  return a ? a->u.ilist.v : NULL;
+}
+
+static void print_hook(Printer *p, const Op *op, const char *hook, Arena *scratch) {
+  FILE *out = p->out;
+  int n;
+  const int64_t *v;
+  if (strcmp(hook, "slice_ranges") == 0) {
+    int n1, n2 = 0;
+    const int64_t *lim, *st = NULL;
+    attr_as_i64_list(op_attr(op, "start_indices"), &n, &v, scratch);
+    attr_as_i64_list(op_attr(op, "limit_indices"), &n1, &lim, scratch);
+    if (op_attr(op, "strides")) attr_as_i64_list(op_attr(op, "strides"), &n2, &st, scratch);
+    fputs(" [", out);
+    for (int i = 0; i < n; i++) {
+      if (i) fputs(", ", out);
+      fprintf(out, "%" PRId64 ":%" PRId64, v[i], lim[i]);
+      if (st && st[i] != 1) fprintf(out, ":%" PRId64, st[i]);
+    }
+    fputc(']', out);
+  } else if (strcmp(hook, "dot_dims") == 0) {
+    const Attr *d = op_attr(op, "dot_dimension_numbers");
+    int nl, nr;
+    const int64_t *l = dialect_list(d, "lhs_batching_dimensions", &nl);
+    const int64_t *r = dialect_list(d, "rhs_batching_dimensions", &nr);
+    if (nl || nr) {
+      fputs("batching_dims = ", out);
+      print_i64_list(p, nl, l);
+      fputs(" x ", out);
+      print_i64_list(p, nr, r);
+      fputs(", ", out);
+    }
+    l = dialect_list(d, "lhs_contracting_dimensions", &nl);
+    r = dialect_list(d, "rhs_contracting_dimensions", &nr);
+    fputs("contracting_dims = ", out);
+    print_i64_list(p, nl, l);
+    fputs(" x ", out);
+    print_i64_list(p, nr, r);
+  } else if (strcmp(hook, "conv_window") == 0) {
+    static const char *const names[] = {"window_strides", "padding", "lhs_dilation", "rhs_dilation",
+                                        "window_reversal"};
+    static const char *const keys[] = {"stride", "pad", "lhs_dilate", "rhs_dilate", "reverse"};
+    bool first = true;
+    for (int k = 0; k < 5; k++) {
+      const Attr *a = op_attr(op, names[k]);
+      if (!a) continue;
+      fprintf(out, "%s%s = ", first ? "" : ", ", keys[k]);
+      first = false;
+      if (k == 1) {
+        fputc('[', out);
+        for (int64_t i = 0; i < a->type->dims[0]; i++)
+          fprintf(out, "%s[%" PRId64 ", %" PRId64 "]", i ? ", " : "", dense_get_int(a, 2 * i),
+                  dense_get_int(a, 2 * i + 1));
+        fputc(']', out);
+      } else if (k == 4) {
+        bool *bv;
+        attr_as_bool_list(a, &n, &bv, scratch);
+        fputc('[', out);
+        for (int i = 0; i < n; i++) fprintf(out, "%s%s", i ? ", " : "", bv[i] ? "true" : "false");
+        fputc(']', out);
+      } else {
+        attr_as_i64_list(a, &n, &v, scratch);
+        print_i64_list(p, n, v);
+      }
+    }
+  } else if (strcmp(hook, "rp_format") == 0) {
+    fprintf(out, "e%" PRId64 "m%" PRId64, op_attr(op, "exponent_bits")->u.i, op_attr(op, "mantissa_bits")->u.i);
+  }
+}
+
+static void print_types_directive(Printer *p, const Op *op, const char *dir) {
+  if (strcmp(dir, "same") == 0) {
+    if (all_types_equal(op)) print_type(p->out, op->noperands ? op->operands[0]->type : op->results[0].type);
+    else print_functional_type(p, op);
+  } else if (strcmp(dir, "fn") == 0) {
+    print_functional_type(p, op);
+  } else if (strcmp(dir, "res") == 0) {
+    for (int i = 0; i < op->nresults; i++) {
+      if (i) fputs(", ", p->out);
+      print_type(p->out, op->results[i].type);
+    }
+  } else if (strcmp(dir, "ops") == 0 || strcmp(dir, "pair") == 0) {
+    print_operand_types(p, op, 0, op->noperands);
+  } else if (strcmp(dir, "chlo") == 0) {
+    print_operand_types(p, op, 0, op->noperands);
+    fputs(" -> ", p->out);
+    print_result_types(p, op);
+  } else if (strcmp(dir, "select") == 0) {
+    const Type *t = op->operands[1]->type;
+    if (op->operands[2]->type == t && op->results[0].type == t) {
+      print_type(p->out, op->operands[0]->type);
+      fputs(", ", p->out);
+      print_type(p->out, t);
+    } else {
+      print_functional_type(p, op);
+    }
+  } else if (strcmp(dir, "tuple") == 0) {
+    print_type(p->out, op->results[0].type);
+  } else if (strcmp(dir, "complex") == 0) {
+    /* complex(re, im): one result type when the parts are its real type */
+    const Type *r = op->results[0].type;
+    if (r->kind == TY_TENSOR && elem_is_complex(r->elem) && op->operands[0]->type == op->operands[1]->type &&
+        op->operands[0]->type == type_tensor(p->c, elem_complex_part(r->elem), r->rank, r->dims, r->encoding))
+      print_type(p->out, r);
+    else
+      print_functional_type(p, op);
+  }
+}
+
+/* Is the optional group starting at t[i] present for this op? */
+static bool group_present(const Op *op, const FmtTok *t, int i, int n) {
+  for (int j = i + 1; j < n && t[j].kind != FMT_OPT_END; j++) {
+    if (t[j].kind == FMT_ATTR) return op_attr(op, t[j].text) != NULL;
+    if (t[j].kind == FMT_OPERANDS || t[j].kind == FMT_TYPES) return op->noperands > 0;
+  }
+  return true;
+}
+
+static void print_formatted(Printer *p, const Op *op, const FmtTok *t, int n, Arena *scratch) {
+  p->after_open = false;
+  for (int i = 0; i < n; i++) {
+    switch (t[i].kind) {
+    case FMT_OPT_BEGIN:
+      if (!group_present(op, t, i, n))
+        while (i < n && t[i].kind != FMT_OPT_END) i++;
+      break;
+    case FMT_OPT_END: break;
+    case FMT_LITERAL:
+      sep(p, t[i].text);
+      fputs(t[i].text, p->out);
+      break;
+    case FMT_OPERANDS:
+      if (!op->noperands) break;
+      sep(p, "%");
+      print_operand_list(p, op, 0, op->noperands);
+      break;
+    case FMT_ATTR_DICT: {
+      char *buf = NULL;
+      size_t len = 0;
+      FILE *saved = p->out;
+      p->out = open_memstream(&buf, &len);
+      print_attr_dict(p, op->attrs, op->nattrs, t, n, NULL, false);
+      fclose(p->out);
+      p->out = saved;
+      if (len) {
+        sep(p, "{");
+        p->after_open = false;
+        fputs(buf, p->out);
+      }
+      free(buf);
+      break;
+    }
+    case FMT_ATTR:
+      sep(p, "$");
+      print_styled_attr(p, op_attr(op, t[i].text), t[i].style, scratch);
+      break;
+    case FMT_TYPES:
+      sep(p, "!");
+      print_types_directive(p, op, t[i].text);
+      break;
+    case FMT_HOOK:
+      if (strcmp(t[i].text, "slice_ranges") != 0) sep(p, "@");
+      print_hook(p, op, t[i].text, scratch);
+      p->after_open = false;
+      break;
+    }
+  }
+}
+
+/* ------------------------------------------------------- whole-op hooks */
+
+static void print_func(Printer *p, const Op *op) {
+  const Attr *ft = op_attr(op, "function_type");
+  const Attr *vis = op_attr(op, "sym_visibility");
+  const Attr *arg_attrs = op_attr(op, "arg_attrs"), *res_attrs = op_attr(op, "res_attrs");
+  const Type *fty = ft->type;
+  fputs("func.func ", p->out);
+  if (vis) fprintf(p->out, "%s ", vis->u.str.s);
+  print_symbol(p->out, op_symbol_name(op));
+  fputc('(', p->out);
+  Block *body = op_body(op);
+  p->next_id = 0;
+  p->next_arg = 0;
+  if (body) name_block_args(p, body);
+  for (int i = 0; i < fty->ninputs; i++) {
+    if (i) fputs(", ", p->out);
+    if (body) {
+      print_value(p, &body->args[i]);
+      fputs(": ", p->out);
+    }
+    print_type(p->out, fty->inputs[i]);
+    if (arg_attrs && i < arg_attrs->u.array.n && arg_attrs->u.array.items[i]->u.dict.n) {
+      fputc(' ', p->out);
+      print_attr(p->out, arg_attrs->u.array.items[i], false);
+    }
+  }
+  fputc(')', p->out);
+  bool res_has_attrs = false;
+  for (int i = 0; res_attrs && i < res_attrs->u.array.n; i++)
+    if (res_attrs->u.array.items[i]->u.dict.n) res_has_attrs = true;
+  if (fty->nresults) {
+    fputs(" -> ", p->out);
+    bool parens = fty->nresults != 1 || res_has_attrs || fty->results[0]->kind == TY_FUNC;
+    if (parens) fputc('(', p->out);
+    for (int i = 0; i < fty->nresults; i++) {
+      if (i) fputs(", ", p->out);
+      print_type(p->out, fty->results[i]);
+      if (res_attrs && i < res_attrs->u.array.n && res_attrs->u.array.items[i]->u.dict.n) {
+        fputc(' ', p->out);
+        print_attr(p->out, res_attrs->u.array.items[i], false);
+      }
+    }
+    if (parens) fputc(')', p->out);
+  }
+  static const char *const func_attrs[] = {"sym_name", "function_type", "sym_visibility",
+                                           "arg_attrs", "res_attrs", NULL};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *saved = p->out;
+  p->out = open_memstream(&buf, &len);
+  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, func_attrs, false);
+  fclose(p->out);
+  p->out = saved;
+  if (len) fprintf(p->out, " attributes %s", buf);
+  free(buf);
+  if (body) {
+    fputs(" {\n", p->out);
+    print_block_ops(p, body);
+    print_indent(p);
+    fputc('}', p->out);
+  }
+}
+
+static bool func_prints_pretty(const Op *op) {
+  const Attr *ft = op_attr(op, "function_type"), *name = op_attr(op, "sym_name");
+  const Attr *vis = op_attr(op, "sym_visibility");
+  if (!ft || ft->kind != ATTR_TYPE || ft->type->kind != TY_FUNC || !name || name->kind != ATTR_STRING)
+    return false;
+  if (vis && vis->kind != ATTR_STRING) return false;
+  if (op->nregions != 1 || op->regions[0].nblocks > 1) return false;
+  Block *body = op_body(op);
+  if (body && body->nargs != ft->type->ninputs) return false;
+  for (int i = 0; body && i < body->nargs; i++)
+    if (body->args[i].type != ft->type->inputs[i]) return false;
+  const char *keys[] = {"arg_attrs", "res_attrs"};
+  int counts[] = {ft->type->ninputs, ft->type->nresults};
+  for (int k = 0; k < 2; k++) {
+    const Attr *a = op_attr(op, keys[k]);
+    if (!a) continue;
+    if (a->kind != ATTR_ARRAY || a->u.array.n != counts[k]) return false;
+    for (int i = 0; i < a->u.array.n; i++)
+      if (a->u.array.items[i]->kind != ATTR_DICT) return false;
+  }
+  return true;
+}
+
+static void print_module_op(Printer *p, const Op *op) {
+  fputs("module", p->out);
+  const char *name = op_symbol_name(op);
+  if (name) {
+    fputc(' ', p->out);
+    print_symbol(p->out, name);
+  }
+  static const char *const skip[] = {"sym_name", NULL};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *saved = p->out;
+  p->out = open_memstream(&buf, &len);
+  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, false);
+  fclose(p->out);
+  p->out = saved;
+  if (len) fprintf(p->out, " attributes %s", buf);
+  free(buf);
+  fputs(" {\n", p->out);
+  Block *b = op_body(op);
+  if (b) print_block_ops(p, b);
+  print_indent(p);
+  fputc('}', p->out);
+}
+
+/* The "applies" short form of reduce: one input and a body that is a single
+ * binary op on the two block arguments. */
+static const Op *reduce_short_form_op(const Op *op) {
+  if (op->noperands != 2 || op->nregions != 1 || op->regions[0].nblocks != 1) return NULL;
+  const Block *b = op->regions[0].blocks[0];
+  if (b->nargs != 2) return NULL;
+  const Op *inner = b->first;
+  if (!inner || !inner->next || inner->next->next) return NULL;
+  const Op *ret = inner->next;
+  if (ret->kind != OP_RETURN || ret->noperands != 1 || ret->operands[0] != &inner->results[0]) return NULL;
+  if (inner->kind == OP_UNKNOWN || inner->noperands != 2 || inner->nresults != 1 || inner->nattrs ||
+      inner->nregions || !op_info[inner->kind].format || strcmp(op_info[inner->kind].format, "%o %attrs : !same"))
+    return NULL;
+  if (inner->operands[0] != &b->args[0] || inner->operands[1] != &b->args[1]) return NULL;
+  const Type *t = b->args[0].type;
+  if (b->args[1].type != t || inner->results[0].type != t || t->kind != TY_TENSOR || t->rank != 0) return NULL;
+  if (op->operands[1]->type != t || op->nresults != 1) return NULL;
+  return inner;
+}
+
+static bool reduce_prints_pretty(const Op *op, Arena *scratch) {
+  int n;
+  const int64_t *v;
+  if (op->noperands % 2 || op->nregions != 1 || op->regions[0].nblocks != 1) return false;
+  if (!attr_as_i64_list(op_attr(op, "dimensions"), &n, &v, scratch)) return false;
+  const Block *b = op->regions[0].blocks[0];
+  return b->nargs == op->noperands;
+}
+
+static void print_reduce(Printer *p, const Op *op, Arena *scratch) {
+  int n, half = op->noperands / 2;
+  const int64_t *dims;
+  attr_as_i64_list(op_attr(op, "dimensions"), &n, &dims, scratch);
+  fputs(op->name, p->out);
+  for (int i = 0; i < half; i++) {
+    fputs(i ? ", (" : "(", p->out);
+    print_value(p, op->operands[i]);
+    fputs(" init: ", p->out);
+    print_value(p, op->operands[half + i]);
+    fputc(')', p->out);
+  }
+  const Op *inner = reduce_short_form_op(op);
+  if (inner) fprintf(p->out, " applies %s", inner->name);
+  fputs(" across dimensions = ", p->out);
+  print_i64_list(p, n, dims);
+  static const char *const skip[] = {"dimensions", NULL};
+  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, true);
+  fputs(" : ", p->out);
+  print_functional_type(p, op);
+  if (inner) return;
+  const Block *b = op->regions[0].blocks[0];
+  name_block_args(p, b);
+  fputc('\n', p->out);
+  print_indent(p);
+  fputs(" reducer", p->out);
+  for (int i = 0; i < half; i++) {
+    fputc('(', p->out);
+    print_value(p, &b->args[i]);
+    fputs(": ", p->out);
+    print_type(p->out, b->args[i].type);
+    fputs(", ", p->out);
+    print_value(p, &b->args[half + i]);
+    fputs(": ", p->out);
+    print_type(p->out, b->args[half + i].type);
+    fputs(") ", p->out);
+  }
+  fputs("{\n", p->out);
+  print_block_ops(p, b);
+  print_indent(p);
+  fputc('}', p->out);
+}
+
+static bool while_prints_pretty(const Op *op) {
+  if (op->nregions != 2) return false;
+  for (int r = 0; r < 2; r++) {
+    if (op->regions[r].nblocks != 1) return false;
+    const Block *b = op->regions[r].blocks[0];
+    if (b->nargs != op->noperands) return false;
+    for (int i = 0; i < b->nargs; i++)
+      if (b->args[i].type != op->operands[i]->type) return false;
+  }
+  if (op->nresults != op->noperands) return false;
+  for (int i = 0; i < op->nresults; i++)
+    if (op->results[i].type != op->operands[i]->type) return false;
+  return true;
+}
+
+static void print_while(Printer *p, const Op *op) {
+  const Block *cond = op->regions[0].blocks[0], *body = op->regions[1].blocks[0];
+  int first_arg = p->next_arg;
+  name_block_args(p, cond);
+  for (int i = 0; i < body->nargs; i++) name_arg(p, &body->args[i], first_arg + i);
+  fputs("stablehlo.while(", p->out);
+  for (int i = 0; i < op->noperands; i++) {
+    if (i) fputs(", ", p->out);
+    print_value(p, &cond->args[i]);
+    fputs(" = ", p->out);
+    print_value(p, op->operands[i]);
+  }
+  fputc(')', p->out);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *saved = p->out;
+  p->out = open_memstream(&buf, &len);
+  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, NULL, false);
+  fclose(p->out);
+  p->out = saved;
+  if (len) fprintf(p->out, " attributes %s", buf);
+  free(buf);
+  if (op->noperands) {
+    fputs(" : ", p->out);
+    print_operand_types(p, op, 0, op->noperands);
+  }
+  fputc('\n', p->out);
+  print_indent(p);
+  fputs(" cond {\n", p->out);
+  print_block_ops(p, cond);
+  print_indent(p);
+  fputs("} do {\n", p->out);
+  print_block_ops(p, body);
+  print_indent(p);
+  fputc('}', p->out);
+}
+
+static bool custom_call_prints_pretty(const Op *op) {
+  const Attr *t = op_attr(op, "call_target_name");
+  return t && t->kind == ATTR_STRING && op->nregions == 0 && strlen(t->u.str.s) == t->u.str.len;
+}
+
+static void print_custom_call(Printer *p, const Op *op) {
+  fputs("stablehlo.custom_call ", p->out);
+  print_symbol(p->out, op_attr(op, "call_target_name")->u.str.s);
+  fputc('(', p->out);
+  print_operand_list(p, op, 0, op->noperands);
+  fputc(')', p->out);
+  static const char *const skip[] = {"call_target_name", NULL};
+  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, true);
+  fputs(" : ", p->out);
+  print_functional_type(p, op);
+}
+
+static bool constant_prints_pretty(const Op *op) {
+  const Attr *v = op_attr(op, "value");
+  if (!v || op->nresults != 1 || op->noperands) return false;
+  if (v->kind != ATTR_DENSE && v->kind != ATTR_DENSE_RESOURCE) return false;
+  return v->type == op->results[0].type;
+}
+
+static void print_constant(Printer *p, const Op *op) {
+  fputs("stablehlo.constant", p->out);
+  static const char *const skip[] = {"value", NULL};
+  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, true);
+  fputc(' ', p->out);
+  print_attr(p->out, op_attr(op, "value"), false);
+}
+
+static bool scan_prints_pretty(const Op *op, Arena *scratch) {
+  int n;
+  const int64_t *seg;
+  const Attr *s = op_attr(op, "operandSegmentSizes");
+  if (!s || !attr_as_i64_list(s, &n, &seg, scratch) || n != 2 || seg[0] < 0 || seg[1] < 0 ||
+      seg[0] + seg[1] != op->noperands)
+    return false;
+  const Attr *d = op_attr(op, "dimension");
+  return d && d->kind == ATTR_INT && op->nregions == 1 && op->regions[0].nblocks == 1;
+}
+
+static void print_scan(Printer *p, const Op *op, Arena *scratch) {
+  int n;
+  const int64_t *seg;
+  attr_as_i64_list(op_attr(op, "operandSegmentSizes"), &n, &seg, scratch);
+  fputs("chlo.scan(", p->out);
+  print_operand_list(p, op, 0, (int)seg[0]);
+  fputs(") inits(", p->out);
+  print_operand_list(p, op, (int)seg[0], op->noperands);
+  fprintf(p->out, ") dimension=%" PRId64, op_attr(op, "dimension")->u.i);
+  static const char *const skip[] = {"operandSegmentSizes", "dimension", NULL};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *saved = p->out;
+  p->out = open_memstream(&buf, &len);
+  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, false);
+  fclose(p->out);
+  p->out = saved;
+  if (len) fprintf(p->out, " attributes %s", buf);
+  free(buf);
+  fputc(' ', p->out);
+  print_region(p, &op->regions[0], true);
+  fputs(" : ", p->out);
+  print_functional_type(p, op);
+}
+
+/* Print op in pretty form if its format allows, returning false if not. */
+static bool print_pretty_op(Printer *p, const Op *op) {
+  const char *fmt = op_info[op->kind].format;
+  if (op->kind == OP_UNKNOWN || !fmt) return false;
+  Arena scratch = {0};
+  bool done = true;
+  const char *hook = fmt_whole_hook(fmt);
+  if (hook) {
+    if (strcmp(hook, "module") == 0) print_module_op(p, op);
+    else if (strcmp(hook, "func") == 0 && func_prints_pretty(op)) print_func(p, op);
+    else if (strcmp(hook, "constant") == 0 && constant_prints_pretty(op)) print_constant(p, op);
+    else if (strcmp(hook, "reduce") == 0 && reduce_prints_pretty(op, &scratch)) print_reduce(p, op, &scratch);
+    else if (strcmp(hook, "while") == 0 && while_prints_pretty(op)) print_while(p, op);
+    else if (strcmp(hook, "custom_call") == 0 && custom_call_prints_pretty(op)) print_custom_call(p, op);
+    else if (strcmp(hook, "scan") == 0 && scan_prints_pretty(op, &scratch)) print_scan(p, op, &scratch);
+    else done = false;
+  } else {
+    FmtTok toks[FMT_MAX_TOKENS];
+    int n = fmt_tokenize(fmt, toks);
+    if (pretty_fits(op, toks, n, &scratch)) {
+      /* Short names inside functions, as MLIR's default dialect does. */
+      fputs(op->name, p->out);
+      print_formatted(p, op, toks, n, &scratch);
+    } else {
+      done = false;
+    }
+  }
+  arena_free_all(&scratch);
+  return done;
+}
+
+static void print_op(Printer *p, const Op *op) {
+  print_indent(p);
+  assign_result_names(p, op);
+  print_result_prefix(p, op);
+  if (p->generic || !print_pretty_op(p, op)) {
+    if (op->kind == OP_FUNC) {
+      p->next_id = 0;
+      p->next_arg = 0;
+    }
+    print_generic_op(p, op);
+  }
+  fputc('\n', p->out);
+}
+
+static void print_resources(Printer *p, const Module *m) {
+  bool any = false;
+  for (int i = 0; i < m->nresources; i++)
+    if (m->resources[i].hex) any = true;
+  if (!any) return;
+  fputs("\n{-#\n  dialect_resources: {\n    builtin: {\n", p->out);
+  bool first = true;
+  for (int i = 0; i < m->nresources; i++) {
+    if (!m->resources[i].hex) continue;
+    fprintf(p->out, "%s      %s: \"%s\"", first ? "" : ",\n", m->resources[i].name, m->resources[i].hex);
+    first = false;
+  }
+  fputs("\n    }\n  }\n#-}\n", p->out);
+}
+
+void print_module(Context *c, const Module *m, FILE *out, const PrintOptions *opts) {
+  Printer p = {.c = c, .out = out, .generic = opts && opts->generic};
+  print_op(&p, m->op);
+  print_resources(&p, m);
+  free(p.slots);
+}
+
+char *print_module_string(Context *c, const Module *m, const PrintOptions *opts) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) die("open_memstream failed");
+  print_module(c, m, f, opts);
+  fclose(f);
+  return buf;
+}

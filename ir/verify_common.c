@@ -1,0 +1,626 @@
+/* Per-op verification: dispatch, exact tensor sizes, and the helpers shared
+ * by the rule files (see ir/verify_ops.h). */
+#include <gmp.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/verify_ops.h"
+
+/* ------------------------------------------------------------------ */
+/* Dispatch. */
+
+void verify_op_rules(Context *c, Op *op) {
+  if (!op) return;
+  switch (op->kind) {
+  /* element-wise and friends */
+  case OP_ABS: case OP_CBRT: case OP_CEIL: case OP_CONVERT: case OP_COSINE:
+  case OP_COUNT_LEADING_ZEROS: case OP_EXPONENTIAL: case OP_EXPONENTIAL_MINUS_ONE:
+  case OP_FLOOR: case OP_IMAG: case OP_IS_FINITE: case OP_LOG: case OP_LOG_PLUS_ONE:
+  case OP_LOGISTIC: case OP_NEGATE: case OP_NOT: case OP_POPCNT: case OP_REAL:
+  case OP_ROUND_NEAREST_AFZ: case OP_ROUND_NEAREST_EVEN: case OP_RSQRT: case OP_SIGN:
+  case OP_SINE: case OP_SQRT: case OP_TAN: case OP_TANH:
+  case OP_ADD: case OP_AND: case OP_ATAN2: case OP_COMPLEX: case OP_DIVIDE:
+  case OP_MAXIMUM: case OP_MINIMUM: case OP_MULTIPLY: case OP_OR: case OP_POWER:
+  case OP_REMAINDER: case OP_SHIFT_LEFT: case OP_SHIFT_RIGHT_ARITHMETIC:
+  case OP_SHIFT_RIGHT_LOGICAL: case OP_SUBTRACT: case OP_XOR:
+  case OP_CLAMP: case OP_SELECT: case OP_COMPARE: case OP_MAP: case OP_REDUCE_PRECISION:
+  case OP_BITCAST_CONVERT:
+  case OP_CHLO_ACOS: case OP_CHLO_ACOSH: case OP_CHLO_ASIN: case OP_CHLO_ASINH:
+  case OP_CHLO_ATAN: case OP_CHLO_ATANH: case OP_CHLO_BESSEL_I1E: case OP_CHLO_CONJ:
+  case OP_CHLO_COSH: case OP_CHLO_DIGAMMA: case OP_CHLO_ERF: case OP_CHLO_ERF_INV:
+  case OP_CHLO_ERFC: case OP_CHLO_IS_INF: case OP_CHLO_IS_NEG_INF: case OP_CHLO_IS_POS_INF:
+  case OP_CHLO_LGAMMA: case OP_CHLO_SINH: case OP_CHLO_TAN: case OP_CHLO_NEXT_AFTER:
+  case OP_CHLO_POLYGAMMA: case OP_CHLO_ZETA:
+    verify_elementwise_rules(c, op);
+    return;
+
+  /* shapes */
+  case OP_IOTA: case OP_DYNAMIC_IOTA: case OP_BROADCAST: case OP_BROADCAST_IN_DIM:
+  case OP_DYNAMIC_BROADCAST_IN_DIM: case OP_CONCATENATE: case OP_DYNAMIC_RESHAPE:
+  case OP_DYNAMIC_SLICE: case OP_DYNAMIC_UPDATE_SLICE: case OP_DYNAMIC_PAD:
+  case OP_GET_DIMENSION_SIZE: case OP_PAD: case OP_REAL_DYNAMIC_SLICE: case OP_RESHAPE:
+  case OP_REVERSE: case OP_SLICE: case OP_TRANSPOSE: case OP_GATHER: case OP_DYNAMIC_GATHER:
+  case OP_SCATTER: case OP_TUPLE: case OP_GET_TUPLE_ELEMENT:
+    verify_shape_rules(c, op);
+    return;
+
+  /* reductions, contractions, linear algebra */
+  case OP_REDUCE: case OP_REDUCE_WINDOW: case OP_SELECT_AND_SCATTER: case OP_DOT:
+  case OP_DOT_GENERAL: case OP_CONVOLUTION: case OP_DYNAMIC_CONV: case OP_FFT:
+  case OP_CHOLESKY: case OP_TRIANGULAR_SOLVE: case OP_BATCH_NORM_GRAD:
+  case OP_BATCH_NORM_INFERENCE: case OP_BATCH_NORM_TRAINING: case OP_SORT: case OP_RNG:
+  case OP_RNG_BIT_GENERATOR:
+    verify_data_rules(c, op);
+    return;
+
+  /* control flow, collectives, calls, constants, checks */
+  case OP_WHILE: case OP_IF: case OP_CASE: case OP_OPTIMIZATION_BARRIER:
+  case OP_CUSTOM_CALL: case OP_COMPOSITE: case OP_CONSTANT: case OP_CREATE_TOKEN:
+  case OP_AFTER_ALL: case OP_REPLICA_ID: case OP_PARTITION_ID: case OP_INFEED:
+  case OP_OUTFEED: case OP_SEND: case OP_RECV: case OP_ALL_GATHER: case OP_ALL_REDUCE:
+  case OP_ALL_TO_ALL: case OP_COLLECTIVE_BROADCAST: case OP_COLLECTIVE_PERMUTE:
+  case OP_REDUCE_SCATTER: case OP_CROSS_REPLICA_SUM:
+  case OP_CHLO_TOP_K: case OP_CHLO_SCAN: case OP_CHLO_RAGGED_DOT:
+  case OP_CHECK_EXPECT_EQ: case OP_CHECK_EXPECT_EQ_CONST: case OP_CHECK_EXPECT_ALMOST_EQ:
+  case OP_CHECK_EXPECT_ALMOST_EQ_CONST: case OP_CHECK_EXPECT_CLOSE:
+  case OP_CHECK_EXPECT_SERIALIZED_EQ: case OP_INTERPRETER_PROBE:
+    verify_control_rules(c, op);
+    return;
+
+  default:
+    return;
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Tensor types: exact element and byte counts. */
+
+enum { TYPE_NEST_LIMIT = 64 };
+
+static void tensor_type_rec(Context *c, Loc loc, const Type *t, int depth) {
+  if (!t || depth > TYPE_NEST_LIMIT) return;
+  if (t->kind == TY_TUPLE) {
+    for (int i = 0; i < t->ninputs; i++) tensor_type_rec(c, loc, t->inputs[i], depth + 1);
+    return;
+  }
+  if (t->kind != TY_TENSOR || t->rank <= 0 || !t->dims) return;
+  bool bad = false, dynamic = false;
+  for (int i = 0; i < t->rank; i++) {
+    if (t->dims[i] == DIM_DYNAMIC) {
+      dynamic = true;
+    } else if (t->dims[i] < 0) {
+      diag_report(c, loc, SEV_ERROR, "tensor type '%s' has negative dimension size %" PRId64,
+                  vo_type_str(c, t), t->dims[i]);
+      bad = true;
+    }
+  }
+  if (bad) return;
+  mpz_t n, d, limit;
+  mpz_init_set_ui(n, 1);
+  mpz_init(d);
+  mpz_init(limit);
+  for (int i = 0; i < t->rank; i++) {
+    if (t->dims[i] == DIM_DYNAMIC) continue;
+    mpz_set_si(d, (long)t->dims[i]);
+    mpz_mul(n, n, d);
+  }
+  /* 2^63 - 1 */
+  mpz_set_ui(limit, 1);
+  mpz_mul_2exp(limit, limit, 63);
+  mpz_sub_ui(limit, limit, 1);
+  bool builtin = !t->elem_opaque && t->elem < ELEM_COUNT;
+  if (builtin) {
+    mpz_mul_ui(n, n, (unsigned long)elem_storage_bytes(t->elem));
+    if (mpz_cmp(n, limit) > 0) {
+      char *s = arena_alloc(&c->arena, mpz_sizeinbase(n, 10) + 2);
+      mpz_get_str(s, 10, n);
+      diag_report(c, loc, SEV_ERROR, "tensor type '%s' has %s%s bytes, more than the 2^63-1 supported",
+                  vo_type_str(c, t), dynamic ? "at least " : "", s);
+    }
+  } else if (mpz_cmp(n, limit) > 0) {
+    char *s = arena_alloc(&c->arena, mpz_sizeinbase(n, 10) + 2);
+    mpz_get_str(s, 10, n);
+    diag_report(c, loc, SEV_ERROR, "tensor type '%s' has %s%s elements, more than the 2^63-1 supported",
+                vo_type_str(c, t), dynamic ? "at least " : "", s);
+  }
+  mpz_clear(n);
+  mpz_clear(d);
+  mpz_clear(limit);
+}
+
+void verify_tensor_type(Context *c, Loc loc, const Type *t) { tensor_type_rec(c, loc, t, 0); }
+
+/* ------------------------------------------------------------------ */
+/* Types. */
+
+const Type *vo_operand_type(const Op *op, int i) {
+  if (!op || i < 0 || i >= op->noperands || !op->operands || !op->operands[i]) return NULL;
+  return op->operands[i]->type;
+}
+
+const Type *vo_result_type(const Op *op, int i) {
+  if (!op || i < 0 || i >= op->nresults || !op->results) return NULL;
+  return op->results[i].type;
+}
+
+bool vo_is_tensor(const Type *t) { return t && t->kind == TY_TENSOR; }
+bool vo_is_ranked(const Type *t) { return vo_is_tensor(t) && t->rank >= 0; }
+bool vo_builtin_elem(const Type *t) { return vo_is_tensor(t) && !t->elem_opaque && t->elem < ELEM_COUNT; }
+int vo_rank(const Type *t) { return vo_is_ranked(t) ? t->rank : -1; }
+ElemKind vo_elem(const Type *t) { return vo_builtin_elem(t) ? t->elem : ELEM_COUNT; }
+
+int64_t vo_dim(const Type *t, int i) {
+  if (!vo_is_ranked(t) || i < 0 || i >= t->rank || !t->dims) return DIM_DYNAMIC;
+  return t->dims[i];
+}
+
+bool vo_dim_known(int64_t d) { return d != DIM_DYNAMIC; }
+bool vo_dims_compatible(int64_t a, int64_t b) { return a == DIM_DYNAMIC || b == DIM_DYNAMIC || a == b; }
+
+bool vo_shapes_compatible(const Type *a, const Type *b) {
+  if (!vo_is_tensor(a) || !vo_is_tensor(b)) return true;
+  if (a->rank < 0 || b->rank < 0) return true;
+  if (a->rank != b->rank) return false;
+  for (int i = 0; i < a->rank; i++)
+    if (!vo_dims_compatible(a->dims[i], b->dims[i])) return false;
+  return true;
+}
+
+bool vo_elems_compatible(const Type *a, const Type *b) {
+  if (!vo_is_tensor(a) || !vo_is_tensor(b)) return true;
+  if (a->elem_opaque || b->elem_opaque) return true;
+  return a->elem == b->elem;
+}
+
+static bool types_compatible_rec(const Type *a, const Type *b, int depth) {
+  if (a == b) return true;
+  if (!a || !b) return true; /* missing values are reported elsewhere */
+  if (depth > TYPE_NEST_LIMIT) return true;
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+  case TY_TENSOR: return vo_shapes_compatible(a, b) && vo_elems_compatible(a, b);
+  case TY_TUPLE:
+    if (a->ninputs != b->ninputs) return false;
+    for (int i = 0; i < a->ninputs; i++)
+      if (!types_compatible_rec(a->inputs[i], b->inputs[i], depth + 1)) return false;
+    return true;
+  case TY_OPAQUE: return a->text && b->text && strcmp(a->text, b->text) == 0;
+  case TY_ELEM: return a->elem == b->elem;
+  default: return true; /* token, none: one each */
+  }
+}
+
+bool vo_types_compatible(const Type *a, const Type *b) { return types_compatible_rec(a, b, 0); }
+
+/* ------------------------------------------------------------------ */
+/* Element classes. */
+
+unsigned vo_elem_mask(ElemKind k) {
+  if (k >= ELEM_COUNT) return 0;
+  if (k == ELEM_I1) return EM_BOOL;
+  switch (elem_class(k)) {
+  case EC_INT:
+  case EC_SINT: return EM_SINT;
+  case EC_UINT: return EM_UINT;
+  case EC_FLOAT: return EM_FLOAT;
+  case EC_COMPLEX: return EM_COMPLEX;
+  case EC_INDEX: return EM_SINT; /* index behaves as a signless integer */
+  }
+  return 0;
+}
+
+const char *vo_mask_desc(unsigned mask) {
+  switch (mask) {
+  case EM_ANY: return "any";
+  case EM_BOOL: return "pred (AKA boolean or 1-bit integer)";
+  case EM_INT: return "integer";
+  case EM_BOOL | EM_INT: return "boolean or integer";
+  case EM_SINT | EM_FLOAT | EM_COMPLEX: return "signed integer, floating-point or complex";
+  case EM_SINT | EM_FLOAT: return "signed integer or floating-point";
+  case EM_FLOAT: return "floating-point";
+  case EM_COMPLEX: return "complex";
+  case EM_FLOAT | EM_COMPLEX: return "floating-point or complex";
+  case EM_INT | EM_FLOAT | EM_COMPLEX: return "integer, floating-point or complex";
+  case EM_INT | EM_FLOAT: return "integer or floating-point";
+  case EM_BOOL | EM_INT | EM_FLOAT: return "boolean, integer or floating-point";
+  default: return "supported";
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Strings. */
+
+enum { MAX_SHOWN = 160 };
+
+static const char *shorten(Context *c, const char *s) {
+  if (!s) return "<null>";
+  size_t n = strlen(s);
+  if (n <= MAX_SHOWN) return s;
+  return arena_printf(&c->arena, "%.*s...", MAX_SHOWN - 3, s);
+}
+
+const char *vo_type_str(Context *c, const Type *t) {
+  if (!t) return "<missing>";
+  return shorten(c, type_to_string(c, t));
+}
+
+const char *vo_attr_str(Context *c, const Attr *a) {
+  if (!a) return "<missing>";
+  return shorten(c, attr_to_string(c, a));
+}
+
+const char *vo_list_str(Context *c, int n, const int64_t *v) {
+  if (n <= 0 || !v) return "[]";
+  int shown = n > 24 ? 24 : n;
+  size_t cap = (size_t)shown * 22 + 16;
+  char *buf = arena_alloc(&c->arena, cap);
+  size_t len = 0;
+  buf[len++] = '[';
+  for (int i = 0; i < shown; i++) {
+    if (v[i] == DIM_DYNAMIC) len += (size_t)snprintf(buf + len, cap - len, "%s?", i ? ", " : "");
+    else len += (size_t)snprintf(buf + len, cap - len, "%s%" PRId64, i ? ", " : "", v[i]);
+  }
+  snprintf(buf + len, cap - len, "%s]", shown < n ? ", ..." : "");
+  return buf;
+}
+
+const char *vo_shape_str(Context *c, const Type *t) {
+  if (!vo_is_tensor(t)) return "<not a tensor>";
+  if (t->rank < 0) return "[*]";
+  return vo_list_str(c, t->rank, t->dims);
+}
+
+const char *vo_i128_str(Context *c, __int128 v) {
+  char tmp[48];
+  int i = (int)sizeof tmp - 1;
+  tmp[i] = 0;
+  bool neg = v < 0;
+  unsigned __int128 u = neg ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
+  do {
+    tmp[--i] = (char)('0' + (int)(u % 10));
+    u /= 10;
+  } while (u && i > 1);
+  if (neg) tmp[--i] = '-';
+  return arena_strdup(&c->arena, tmp + i);
+}
+
+/* ------------------------------------------------------------------ */
+/* Operand / result checks. */
+
+static bool check_value(Context *c, const Op *op, const char *what, int i, const Type *t, unsigned mask) {
+  if (!t) return false;
+  if (t->kind != TY_TENSOR) {
+    op_error(c, op, "%s #%d must be tensor of %s values, but got '%s'", what, i, vo_mask_desc(mask),
+             vo_type_str(c, t));
+    return false;
+  }
+  if (!vo_builtin_elem(t)) return true;
+  if (!(vo_elem_mask(t->elem) & mask)) {
+    op_error(c, op, "%s #%d must be tensor of %s values, but got '%s'", what, i, vo_mask_desc(mask),
+             vo_type_str(c, t));
+    return false;
+  }
+  return true;
+}
+
+bool vo_check_operand(Context *c, const Op *op, int i, unsigned mask) {
+  return check_value(c, op, "operand", i, vo_operand_type(op, i), mask);
+}
+
+bool vo_check_result(Context *c, const Op *op, int i, unsigned mask) {
+  return check_value(c, op, "result", i, vo_result_type(op, i), mask);
+}
+
+bool vo_require_tensor_operand(Context *c, const Op *op, int i) { return vo_check_operand(c, op, i, EM_ANY); }
+bool vo_require_tensor_result(Context *c, const Op *op, int i) { return vo_check_result(c, op, i, EM_ANY); }
+
+/* ------------------------------------------------------------------ */
+/* Attributes. */
+
+AttrRead vo_i64_list_attr(Context *c, const Op *op, const char *name, bool required, I64List *out) {
+  const Attr *a = op_attr(op, name);
+  if (!a) {
+    if (required) op_error(c, op, "requires attribute '%s'", name);
+    return AR_ABSENT;
+  }
+  int n = 0;
+  const int64_t *v = NULL;
+  if (!attr_as_i64_list(a, &n, &v, &c->arena) || n < 0) {
+    op_error(c, op, "attribute '%s' must be a 1-dimensional list of integers (array<i64: ...>), but got %s", name,
+             vo_attr_str(c, a));
+    return AR_BAD;
+  }
+  out->n = n;
+  out->v = v;
+  return AR_OK;
+}
+
+AttrRead vo_int_attr(Context *c, const Op *op, const char *name, bool required, int64_t *out) {
+  const Attr *a = op_attr(op, name);
+  if (!a) {
+    if (required) op_error(c, op, "requires attribute '%s'", name);
+    return AR_ABSENT;
+  }
+  if (!attr_as_int(a, out)) {
+    op_error(c, op, "attribute '%s' must be an integer, but got %s", name, vo_attr_str(c, a));
+    return AR_BAD;
+  }
+  return AR_OK;
+}
+
+AttrRead vo_bool_attr(Context *c, const Op *op, const char *name, bool required, bool *out) {
+  const Attr *a = op_attr(op, name);
+  if (!a) {
+    if (required) op_error(c, op, "requires attribute '%s'", name);
+    return AR_ABSENT;
+  }
+  if (a->kind == ATTR_BOOL) {
+    *out = a->u.b;
+    return AR_OK;
+  }
+  if (a->kind == ATTR_INT && a->type && a->type->kind == TY_ELEM && a->type->elem == ELEM_I1) {
+    *out = a->u.i != 0;
+    return AR_OK;
+  }
+  op_error(c, op, "attribute '%s' must be a bool (true or false), but got %s", name, vo_attr_str(c, a));
+  return AR_BAD;
+}
+
+AttrRead vo_bool_list_attr(Context *c, const Op *op, const char *name, bool required, int *n, bool **v) {
+  const Attr *a = op_attr(op, name);
+  if (!a) {
+    if (required) op_error(c, op, "requires attribute '%s'", name);
+    return AR_ABSENT;
+  }
+  if (!attr_as_bool_list(a, n, v, &c->arena)) {
+    op_error(c, op, "attribute '%s' must be a list of booleans (array<i1: ...>), but got %s", name,
+             vo_attr_str(c, a));
+    return AR_BAD;
+  }
+  return AR_OK;
+}
+
+AttrRead vo_pairs_attr(Context *c, const Op *op, const char *name, bool required, int *n, const int64_t **pairs) {
+  const Attr *a = op_attr(op, name);
+  if (!a) {
+    if (required) op_error(c, op, "requires attribute '%s'", name);
+    return AR_ABSENT;
+  }
+  if (a->kind == ATTR_DENSE && a->type && a->type->kind == TY_TENSOR && !a->type->elem_opaque &&
+      a->type->elem < ELEM_COUNT && elem_is_int(a->type->elem) && a->type->rank == 2 && a->type->dims &&
+      a->type->dims[1] == 2 && a->type->dims[0] >= 0 && a->type->dims[0] <= (1 << 20)) {
+    int64_t rows = a->type->dims[0];
+    int64_t *v = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(2 * rows + 1));
+    for (int64_t i = 0; i < 2 * rows; i++) v[i] = dense_get_int(a, i);
+    *n = (int)rows;
+    *pairs = v;
+    return AR_OK;
+  }
+  if (a->kind == ATTR_ARRAY && a->u.array.n <= (1 << 20)) {
+    int rows = a->u.array.n;
+    int64_t *v = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(2 * rows + 1));
+    bool ok = true;
+    for (int i = 0; i < rows && ok; i++) {
+      int m = 0;
+      const int64_t *pv = NULL;
+      if (!a->u.array.items[i] || !attr_as_i64_list(a->u.array.items[i], &m, &pv, &c->arena) || m != 2) ok = false;
+      else {
+        v[2 * i] = pv[0];
+        v[2 * i + 1] = pv[1];
+      }
+    }
+    if (ok) {
+      *n = rows;
+      *pairs = v;
+      return AR_OK;
+    }
+  }
+  op_error(c, op, "attribute '%s' must be a 2-dimensional Nx2 tensor of integers, but got %s", name,
+           vo_attr_str(c, a));
+  return AR_BAD;
+}
+
+AttrRead vo_enum_attr(Context *c, const Op *op, const char *name, const char *enum_name,
+                      const char *const *valid, bool required, const char **out) {
+  const Attr *a = op_attr(op, name);
+  if (!a) {
+    if (required) op_error(c, op, "requires attribute '%s'", name);
+    return AR_ABSENT;
+  }
+  const char *v = NULL;
+  if (a->kind == ATTR_ENUM && a->u.enm.value &&
+      (!a->u.enm.enum_name || !enum_name || strcmp(a->u.enm.enum_name, enum_name) == 0))
+    v = a->u.enm.value;
+  if (!v) {
+    op_error(c, op, "attribute '%s' must be a %s enum, but got %s", name, enum_name, vo_attr_str(c, a));
+    return AR_BAD;
+  }
+  for (const char *const *p = valid; *p; p++)
+    if (strcmp(*p, v) == 0) {
+      if (out) *out = v;
+      return AR_OK;
+    }
+  char buf[256];
+  size_t len = 0;
+  buf[0] = 0;
+  for (const char *const *p = valid; *p && len < sizeof buf - 40; p++)
+    len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", p == valid ? "" : ", ", *p);
+  op_error(c, op, "attribute '%s' has invalid %s value '%s' (expected one of %s)", name, enum_name, v, buf);
+  return AR_BAD;
+}
+
+AttrRead vo_dialect_attr(Context *c, const Op *op, const char *name, const char *dialect_name, bool required,
+                         const Attr **out) {
+  const Attr *a = op_attr(op, name);
+  if (!a) {
+    if (required) op_error(c, op, "requires attribute '%s'", name);
+    return AR_ABSENT;
+  }
+  if (a->kind != ATTR_DIALECT || !a->u.dialect.name || strcmp(a->u.dialect.name, dialect_name) != 0) {
+    op_error(c, op, "attribute '%s' must be a #%s<...> attribute, but got %s", name, dialect_name,
+             vo_attr_str(c, a));
+    return AR_BAD;
+  }
+  *out = a;
+  return AR_OK;
+}
+
+bool vo_dialect_list(Context *c, const Op *op, const Attr *d, const char *key, I64List *out) {
+  out->n = 0;
+  out->v = NULL;
+  const Attr *p = dialect_param(d, key);
+  if (!p) return true;
+  int n = 0;
+  const int64_t *v = NULL;
+  if (!attr_as_i64_list(p, &n, &v, &c->arena) || n < 0) {
+    op_error(c, op, "'%s' of %s must be a list of integers, but got %s", key, d->u.dialect.name,
+             vo_attr_str(c, p));
+    return false;
+  }
+  for (int i = 0; i < n; i++)
+    if (v[i] == DIM_DYNAMIC) {
+      op_error(c, op, "'%s' of %s must not contain '?'", key, d->u.dialect.name);
+      return false;
+    }
+  out->n = n;
+  out->v = v;
+  return true;
+}
+
+bool vo_dialect_int(Context *c, const Op *op, const Attr *d, const char *key, int64_t deflt, int64_t *out) {
+  const Attr *p = dialect_param(d, key);
+  *out = deflt;
+  if (!p) return true;
+  if (p->kind == ATTR_INT) {
+    *out = p->u.i;
+    return true;
+  }
+  /* [3] is accepted as well as 3 */
+  int n = 0;
+  const int64_t *v = NULL;
+  if (attr_as_i64_list(p, &n, &v, &c->arena) && n == 1 && v[0] != DIM_DYNAMIC) {
+    *out = v[0];
+    return true;
+  }
+  op_error(c, op, "'%s' of %s must be an integer, but got %s", key, d->u.dialect.name, vo_attr_str(c, p));
+  return false;
+}
+
+bool vo_check_dims(Context *c, const Op *op, const char *what, const I64List *l, int64_t bound, bool unique) {
+  bool ok = true;
+  for (int i = 0; i < l->n; i++) {
+    int64_t d = l->v[i];
+    if (d < 0 || d >= bound) {
+      if (d == DIM_DYNAMIC)
+        op_error(c, op, "%s must not contain '?'", what);
+      else
+        op_error(c, op, "%s contains out-of-range dimension %" PRId64 " (must be in [0, %" PRId64 "))", what, d,
+                 bound);
+      ok = false;
+      continue;
+    }
+    if (unique)
+      for (int j = 0; j < i; j++)
+        if (l->v[j] == d) {
+          op_error(c, op, "%s contains duplicate dimension %" PRId64, what, d);
+          ok = false;
+          break;
+        }
+  }
+  return ok;
+}
+
+bool vo_is_sorted(const I64List *l) {
+  for (int i = 1; i < l->n; i++)
+    if (l->v[i - 1] > l->v[i]) return false;
+  return true;
+}
+
+bool vo_list_contains(const I64List *l, int64_t v) {
+  for (int i = 0; i < l->n; i++)
+    if (l->v[i] == v) return true;
+  return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Regions. */
+
+Block *vo_region_block(const Op *op, int r) {
+  if (!op || r < 0 || r >= op->nregions || !op->regions) return NULL;
+  const Region *reg = &op->regions[r];
+  if (reg->nblocks < 1 || !reg->blocks) return NULL;
+  return reg->blocks[0];
+}
+
+const Op *vo_block_return(const Block *b) {
+  if (!b || !b->last) return NULL;
+  if (b->last->kind == OP_RETURN || b->last->kind == OP_FUNC_RETURN) return b->last;
+  return NULL;
+}
+
+bool vo_promotable(ElemKind x, ElemKind y) {
+  if (x >= ELEM_COUNT || y >= ELEM_COUNT) return true;
+  if (x == y) return true;
+  unsigned mx = vo_elem_mask(x), my = vo_elem_mask(y);
+  if (mx == EM_BOOL || my == EM_BOOL) return mx == my;
+  if ((mx & EM_INT) && (my & EM_INT)) return elem_bits(x) <= elem_bits(y);
+  if (mx == EM_FLOAT && my == EM_FLOAT) return elem_bits(x) <= elem_bits(y);
+  if (mx == EM_COMPLEX && my == EM_COMPLEX) return elem_bits(x) <= elem_bits(y);
+  return false;
+}
+
+bool vo_check_reducer(Context *c, const Op *op, int region, const char *what, int n, const Type *const *in_types,
+                      ElemKind *out_elems) {
+  for (int i = 0; i < n; i++) out_elems[i] = ELEM_COUNT;
+  Block *b = vo_region_block(op, region);
+  if (!b) return true; /* region structure is the generic verifier's job */
+  bool ok = true;
+  if (b->nargs != 2 * n) {
+    op_error(c, op, "%s must take %d parameters, but takes %d parameter(s)", what, 2 * n, b->nargs);
+    return false;
+  }
+  for (int i = 0; i < 2 * n; i++) {
+    const Type *t = b->args[i].type;
+    if (!t) continue;
+    if (t->kind != TY_TENSOR || t->rank > 0) {
+      op_error(c, op, "%s parameter #%d must be a 0-dimensional tensor, but got '%s'", what, i,
+               vo_type_str(c, t));
+      return false; /* the others usually share the mistake */
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    const Type *acc = b->args[i].type, *val = b->args[n + i].type;
+    if (acc && val && !vo_types_compatible(acc, val)) {
+      op_error(c, op, "%s parameters #%d and #%d must have the same type, but got '%s' and '%s'", what, i, n + i,
+               vo_type_str(c, acc), vo_type_str(c, val));
+      ok = false;
+    }
+    ElemKind e = vo_elem(acc);
+    ElemKind ie = vo_elem(in_types ? in_types[i] : NULL);
+    if (e < ELEM_COUNT && ie < ELEM_COUNT && !vo_promotable(ie, e)) {
+      op_error(c, op,
+               "element type of %s parameter #%d is expected to be promotable from the element type %s of "
+               "input #%d, but got %s",
+               what, i, elem_name(ie), i, elem_name(e));
+      ok = false;
+    }
+    out_elems[i] = e;
+  }
+  const Op *ret = vo_block_return(b);
+  if (!ret) return ok;
+  if (ret->noperands != n) {
+    op_error(c, op, "%s must return %d value(s), but returns %d", what, n, ret->noperands);
+    return false;
+  }
+  for (int i = 0; i < n; i++) {
+    const Type *rt = vo_operand_type(ret, i), *acc = b->args[i].type;
+    if (!rt || !acc) continue;
+    if (!vo_types_compatible(rt, acc)) {
+      op_error(c, op, "%s must return '%s' as value #%d (the type of parameter #%d), but returns '%s'", what,
+               vo_type_str(c, acc), i, i, vo_type_str(c, rt));
+      ok = false;
+    }
+  }
+  return ok;
+}

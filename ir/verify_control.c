@@ -1,0 +1,835 @@
+/* Verification rules of control flow (while, if, case, optimization_barrier),
+ * collectives, tokens and I/O, custom_call, composite, constant, the check
+ * and interpreter dialects, and the CHLO ops that are not element-wise.
+ * Spec: "Constraints" of each op in docs/spec.md; CHLO: docs/chlo.md. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "ir/verify_ops.h"
+
+/* ------------------------------------------------------------------ */
+/* Region signatures. */
+
+/* The arguments of region R's entry block must be compatible with TYPES
+ * (N of them). */
+static bool check_region_args(Context *c, const Op *op, int r, const char *what, int n, const Type *const *types,
+                              const char *from) {
+  Block *b = vo_region_block(op, r);
+  if (!b) return true;
+  if (b->nargs != n) {
+    op_error(c, op, "%s must take %d argument(s) (%s), but takes %d", what, n, from, b->nargs);
+    return false;
+  }
+  for (int i = 0; i < n; i++)
+    if (!vo_types_compatible(b->args[i].type, types[i])) {
+      op_error(c, op, "expects %s argument #%d to have type '%s' (%s), but got '%s'", what, i,
+               vo_type_str(c, types[i]), from, vo_type_str(c, b->args[i].type));
+      return false;
+    }
+  return true;
+}
+
+/* The return of region R must yield values compatible with TYPES. */
+static bool check_region_returns(Context *c, const Op *op, int r, const char *what, int n, const Type *const *types,
+                                 const char *from) {
+  const Op *ret = vo_block_return(vo_region_block(op, r));
+  if (!ret) return true;
+  if (ret->noperands != n) {
+    op_error(c, op, "%s must return %d value(s) (%s), but returns %d", what, n, from, ret->noperands);
+    return false;
+  }
+  for (int i = 0; i < n; i++)
+    if (!vo_types_compatible(vo_operand_type(ret, i), types[i])) {
+      op_error(c, op, "expects %s to return '%s' as value #%d (%s), but returns '%s'", what, vo_type_str(c, types[i]),
+               i, from, vo_type_str(c, vo_operand_type(ret, i)));
+      return false;
+    }
+  return true;
+}
+
+static const Type **operand_types(Context *c, const Op *op) {
+  const Type **t = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(op->noperands + 1));
+  for (int i = 0; i < op->noperands; i++) t[i] = vo_operand_type(op, i);
+  return t;
+}
+
+static const Type **result_types(Context *c, const Op *op) {
+  const Type **t = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(op->nresults + 1));
+  for (int i = 0; i < op->nresults; i++) t[i] = vo_result_type(op, i);
+  return t;
+}
+
+/* A 0-d tensor of element type ELEM (any builtin kind when ELEM_COUNT). */
+static bool is_scalar_of(const Type *t, ElemKind elem) {
+  if (!vo_is_tensor(t)) return false;
+  if (t->rank > 0) return false;
+  return elem == ELEM_COUNT || !vo_builtin_elem(t) || t->elem == elem;
+}
+
+/* ------------------------------------------------------------------ */
+/* while, if, case, optimization_barrier */
+
+static void verify_while(Context *c, Op *op) {
+  int n = op->noperands;
+  const Type **ops = operand_types(c, op);
+  if (op->nresults != n) {
+    op_error(c, op, "expects %d results (one per operand), but got %d", n, op->nresults);
+  } else {
+    for (int i = 0; i < n; i++)
+      if (!vo_types_compatible(ops[i], vo_result_type(op, i))) {
+        op_error(c, op, "expects result #%d to have the type of operand #%d, but got '%s' and '%s'", i, i,
+                 vo_type_str(c, vo_result_type(op, i)), vo_type_str(c, ops[i]));
+        break;
+      }
+  }
+  check_region_args(c, op, 0, "condition region", n, ops, "the operand types");
+  const Op *cret = vo_block_return(vo_region_block(op, 0));
+  if (cret) {
+    if (cret->noperands != 1)
+      op_error(c, op, "expect condition body returns a single value but got %d", cret->noperands);
+    else if (vo_operand_type(cret, 0) && !is_scalar_of(vo_operand_type(cret, 0), ELEM_I1))
+      op_error(c, op, "expect condition block return a zero-ranked tensor of i1 but got '%s'",
+               vo_type_str(c, vo_operand_type(cret, 0)));
+  }
+  check_region_args(c, op, 1, "body region", n, ops, "the operand types");
+  check_region_returns(c, op, 1, "body region", n, ops, "the operand types");
+}
+
+static void verify_if(Context *c, Op *op) {
+  const Type *p = vo_operand_type(op, 0);
+  if (p && !is_scalar_of(p, ELEM_I1))
+    op_error(c, op, "operand #0 must be a 0-dimensional tensor of i1 values, but got '%s'", vo_type_str(c, p));
+  const Type **res = result_types(c, op);
+  static const char *const names[] = {"true branch", "false branch"};
+  for (int r = 0; r < op->nregions && r < 2; r++) {
+    check_region_args(c, op, r, names[r], 0, NULL, "branches take no arguments");
+    check_region_returns(c, op, r, names[r], op->nresults, res, "the result types");
+  }
+}
+
+static void verify_case(Context *c, Op *op) {
+  const Type *idx = vo_operand_type(op, 0);
+  if (idx && (!is_scalar_of(idx, ELEM_COUNT) || (vo_builtin_elem(idx) && !(vo_elem_mask(idx->elem) & EM_INT))))
+    op_error(c, op, "operand #0 must be a 0-dimensional tensor of integer values, but got '%s'", vo_type_str(c, idx));
+  if (op->nregions < 1) {
+    op_error(c, op, "expects at least 1 branch");
+    return;
+  }
+  const Type **res = result_types(c, op);
+  for (int r = 0; r < op->nregions; r++) {
+    char what[32];
+    snprintf(what, sizeof what, "branch #%d", r);
+    check_region_args(c, op, r, what, 0, NULL, "branches take no arguments");
+    check_region_returns(c, op, r, what, op->nresults, res, "the result types");
+  }
+}
+
+static void verify_optimization_barrier(Context *c, Op *op) {
+  if (op->nresults != op->noperands) {
+    op_error(c, op, "expects %d results (one per operand), but got %d", op->noperands, op->nresults);
+    return;
+  }
+  for (int i = 0; i < op->noperands; i++)
+    if (!vo_types_compatible(vo_operand_type(op, i), vo_result_type(op, i))) {
+      op_error(c, op, "expects result #%d to have the type of operand #%d, but got '%s' and '%s'", i, i,
+               vo_type_str(c, vo_result_type(op, i)), vo_type_str(c, vo_operand_type(op, i)));
+      return;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* tokens and I/O */
+
+static bool is_token(const Type *t) { return t && t->kind == TY_TOKEN; }
+
+static void expect_token_result(Context *c, const Op *op, int i) {
+  const Type *t = vo_result_type(op, i);
+  if (t && !is_token(t)) op_error(c, op, "result #%d must be a token, but got '%s'", i, vo_type_str(c, t));
+}
+
+static void expect_token_operand(Context *c, const Op *op, int i) {
+  const Type *t = vo_operand_type(op, i);
+  if (t && !is_token(t)) op_error(c, op, "operand #%d must be a token, but got '%s'", i, vo_type_str(c, t));
+}
+
+static void verify_tokens_io(Context *c, Op *op) {
+  switch (op->kind) {
+  case OP_CREATE_TOKEN: expect_token_result(c, op, 0); return;
+  case OP_AFTER_ALL:
+    for (int i = 0; i < op->noperands; i++) expect_token_operand(c, op, i);
+    expect_token_result(c, op, 0);
+    return;
+  case OP_REPLICA_ID:
+  case OP_PARTITION_ID: {
+    const Type *t = vo_result_type(op, 0);
+    if (t && !is_scalar_of(t, ELEM_UI32))
+      op_error(c, op, "result #0 must be a 0-dimensional tensor of ui32 values, but got '%s'", vo_type_str(c, t));
+    return;
+  }
+  case OP_INFEED:
+  case OP_RECV:
+    /* C1-C3 of infeed: tensors, then a token */
+    if (op->noperands >= 1) expect_token_operand(c, op, 0);
+    if (op->nresults < 1) {
+      op_error(c, op, "expects at least 1 result (the token)");
+      return;
+    }
+    expect_token_result(c, op, op->nresults - 1);
+    for (int i = 0; i < op->nresults - 1; i++) {
+      const Type *t = vo_result_type(op, i);
+      if (t && t->kind != TY_TENSOR && t->kind != TY_TUPLE)
+        op_error(c, op, "result #%d must be a tensor, but got '%s'", i, vo_type_str(c, t));
+    }
+    return;
+  case OP_OUTFEED:
+  case OP_SEND:
+    if (op->noperands >= 1) expect_token_operand(c, op, op->noperands - 1);
+    expect_token_result(c, op, 0);
+    return;
+  default: return;
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* collectives */
+
+/* replica_groups: a 2-d integer dense attribute.  Values are unique and
+ * non-negative (-1 pads uneven groups).  *group_size receives the second
+ * dimension (or -1 when unknown). */
+static void check_replica_groups(Context *c, const Op *op, bool required, int64_t *group_size) {
+  *group_size = -1;
+  const Attr *a = op_attr(op, "replica_groups");
+  if (!a) {
+    if (required) op_error(c, op, "requires attribute 'replica_groups'");
+    return;
+  }
+  if (a->kind == ATTR_DIALECT) return; /* #stablehlo.replica_group_mesh_axes */
+  if (a->kind != ATTR_DENSE || !a->type || a->type->kind != TY_TENSOR || a->type->rank != 2 ||
+      !vo_builtin_elem(a->type) || !elem_is_int(a->type->elem) || !type_is_static(a->type)) {
+    op_error(c, op, "replica groups should be a rank 2 tensor of integers, but got %s", vo_attr_str(c, a));
+    return;
+  }
+  int64_t rows = a->type->dims[0], cols = a->type->dims[1];
+  int64_t total = dense_num_elements(a);
+  if (total < 0 || total > (1 << 22)) return;
+  *group_size = rows > 0 ? cols : -1;
+  for (int64_t i = 0; i < total; i++) {
+    int64_t v = dense_get_int(a, i);
+    if (v < -1) {
+      op_error(c, op, "replica groups contain invalid replica id %" PRId64, v);
+      return;
+    }
+    if (v == -1) continue;
+    for (int64_t j = 0; j < i; j++)
+      if (dense_get_int(a, j) == v) {
+        op_error(c, op, "replica id #%" PRId64 " seen more than once", v);
+        return;
+      }
+  }
+}
+
+/* C: use_global_device_ids requires a positive channel id. */
+static void check_channel(Context *c, const Op *op) {
+  bool global = false;
+  if (vo_bool_attr(c, op, "use_global_device_ids", false, &global) == AR_OK && global) {
+    const Attr *ch = op_attr(op, "channel_handle");
+    const Attr *h = ch && ch->kind == ATTR_DIALECT ? dialect_param(ch, "handle") : NULL;
+    if (!h || h->kind != ATTR_INT || h->u.i <= 0)
+      op_error(c, op, "channel_id must be positive when using global device ids");
+  }
+}
+
+static bool same_count(Context *c, const Op *op) {
+  if (op->nresults == op->noperands) return true;
+  op_error(c, op, "expects %d results (one per operand), but got %d", op->noperands, op->nresults);
+  return false;
+}
+
+static void verify_all_gather(Context *c, Op *op) {
+  int64_t gs, dim;
+  check_replica_groups(c, op, true, &gs);
+  check_channel(c, op);
+  AttrRead ad = vo_int_attr(c, op, "all_gather_dim", true, &dim);
+  bool ok = same_count(c, op);
+  for (int i = 0; i < op->noperands; i++) ok &= vo_require_tensor_operand(c, op, i);
+  for (int i = 0; i < op->nresults; i++) ok &= vo_require_tensor_result(c, op, i);
+  if (!ok) return;
+  for (int i = 0; i < op->noperands; i++) {
+    const Type *in = vo_operand_type(op, i), *res = vo_result_type(op, i);
+    if (!vo_elems_compatible(in, res))
+      op_error(c, op, "expects result #%d to have the element type of operand #%d, but got '%s' and '%s'", i, i,
+               vo_type_str(c, res), vo_type_str(c, in));
+    if (ad != AR_OK || !vo_is_ranked(in)) continue;
+    if (dim < 0 || dim >= in->rank) {
+      op_error(c, op, "all_gather_dim %" PRId64 " is out of range for operand #%d of rank %d", dim, i, in->rank);
+      return;
+    }
+    if (!vo_is_ranked(res)) continue;
+    if (res->rank != in->rank) {
+      op_error(c, op, "expects result #%d to have rank %d, but got '%s'", i, in->rank, vo_type_str(c, res));
+      continue;
+    }
+    for (int k = 0; k < in->rank; k++) {
+      int64_t a = in->dims[k], b = res->dims[k];
+      if (!vo_dim_known(a) || !vo_dim_known(b)) continue;
+      bool good;
+      if (k != dim) good = a == b;
+      else if (gs >= 0) good = (__int128)a * gs == b;
+      else good = a == 0 ? b == 0 : b % a == 0;
+      if (!good) {
+        op_error(c, op, "result #%d '%s' does not match operand '%s' gathered along dimension %" PRId64
+                 " (group size %s)", i, vo_type_str(c, res), vo_type_str(c, in), dim,
+                 gs >= 0 ? vo_i128_str(c, gs) : "unknown");
+        break;
+      }
+    }
+  }
+}
+
+static void verify_all_reduce(Context *c, Op *op) {
+  int64_t gs;
+  check_replica_groups(c, op, false, &gs);
+  check_channel(c, op);
+  bool ok = same_count(c, op);
+  for (int i = 0; i < op->noperands; i++) ok &= vo_require_tensor_operand(c, op, i);
+  for (int i = 0; i < op->nresults; i++) ok &= vo_require_tensor_result(c, op, i);
+  if (!ok || op->noperands < 1) return;
+  const Type *in_types[1] = {vo_operand_type(op, 0)};
+  ElemKind e;
+  bool body_ok = vo_check_reducer(c, op, 0, "computation", 1, in_types, &e);
+  for (int i = 0; i < op->noperands; i++) {
+    const Type *in = vo_operand_type(op, i), *res = vo_result_type(op, i);
+    if (!vo_shapes_compatible(in, res))
+      op_error(c, op, "expects result #%d to have the shape of operand #%d, but got '%s' and '%s'", i, i,
+               vo_type_str(c, res), vo_type_str(c, in));
+    if (body_ok && e < ELEM_COUNT && vo_builtin_elem(in) && !vo_promotable(in->elem, e))
+      op_error(c, op, "operand #%d element type %s is not promotable to the computation's %s", i,
+               elem_name(in->elem), elem_name(e));
+    if (body_ok && e < ELEM_COUNT && vo_builtin_elem(res) && res->elem != e)
+      op_error(c, op, "expects result #%d to have element type %s (from the computation), but got '%s'", i,
+               elem_name(e), vo_type_str(c, res));
+  }
+}
+
+static void verify_reduce_scatter(Context *c, Op *op) {
+  int64_t gs, dim;
+  check_replica_groups(c, op, true, &gs);
+  check_channel(c, op);
+  AttrRead ad = vo_int_attr(c, op, "scatter_dimension", true, &dim);
+  bool ok = vo_require_tensor_operand(c, op, 0);
+  ok &= vo_require_tensor_result(c, op, 0);
+  if (!ok) return;
+  const Type *in = vo_operand_type(op, 0), *res = vo_result_type(op, 0);
+  const Type *in_types[1] = {in};
+  ElemKind e;
+  if (vo_check_reducer(c, op, 0, "computation", 1, in_types, &e) && e < ELEM_COUNT && vo_builtin_elem(res) &&
+      res->elem != e)
+    op_error(c, op, "expects the result to have element type %s (from the computation), but got '%s'", elem_name(e),
+             vo_type_str(c, res));
+  if (ad != AR_OK || !vo_is_ranked(in)) return;
+  if (dim < 0 || dim >= in->rank) {
+    op_error(c, op, "scatter dim should be less than operand rank (%d), but got %" PRId64, in->rank, dim);
+    return;
+  }
+  if (!vo_is_ranked(res)) return;
+  if (res->rank != in->rank) {
+    op_error(c, op, "expects the result to have rank %d, but got '%s'", in->rank, vo_type_str(c, res));
+    return;
+  }
+  for (int k = 0; k < in->rank; k++) {
+    int64_t a = in->dims[k], b = res->dims[k];
+    if (!vo_dim_known(a) || !vo_dim_known(b)) continue;
+    if (k != dim && a != b) {
+      op_error(c, op, "non scatter dimensions should be same for operand (%" PRId64 ") and result (%" PRId64 ")", a,
+               b);
+      return;
+    }
+    if (k == dim && gs > 0) {
+      if (a % gs != 0)
+        op_error(c, op, "operand scatter dimension has size %" PRId64 ", expected to be a multiple of the group size "
+                 "%" PRId64, a, gs);
+      else if (a / gs != b)
+        op_error(c, op, "result scatter dimension has size %" PRId64 ", expected %" PRId64, b, a / gs);
+    }
+  }
+}
+
+static void verify_all_to_all(Context *c, Op *op) {
+  int64_t gs, sd, cd, sc;
+  check_replica_groups(c, op, true, &gs);
+  AttrRead as = vo_int_attr(c, op, "split_dimension", true, &sd);
+  AttrRead ac = vo_int_attr(c, op, "concat_dimension", true, &cd);
+  AttrRead an = vo_int_attr(c, op, "split_count", true, &sc);
+  bool ok = same_count(c, op);
+  for (int i = 0; i < op->noperands; i++) ok &= vo_require_tensor_operand(c, op, i);
+  for (int i = 0; i < op->nresults; i++) ok &= vo_require_tensor_result(c, op, i);
+  if (an == AR_OK && sc <= 0) {
+    op_error(c, op, "split_count must be positive, but got %" PRId64, sc);
+    an = AR_BAD;
+  }
+  if (an == AR_OK && gs >= 0 && gs != sc)
+    op_error(c, op, "group size of replica_groups must be split_count %" PRId64 ", but got %" PRId64, sc, gs);
+  if (!ok || as != AR_OK || ac != AR_OK || an != AR_OK) return;
+  for (int i = 0; i < op->noperands; i++) {
+    const Type *in = vo_operand_type(op, i), *res = vo_result_type(op, i);
+    if (!vo_elems_compatible(in, res))
+      op_error(c, op, "expects result #%d to have the element type of operand #%d, but got '%s' and '%s'", i, i,
+               vo_type_str(c, res), vo_type_str(c, in));
+    if (!vo_is_ranked(in)) continue;
+    if (sd < 0 || sd >= in->rank || cd < 0 || cd >= in->rank) {
+      op_error(c, op, "split_dimension (%" PRId64 ") and concat_dimension (%" PRId64 ") must be in [0, %d)", sd, cd,
+               in->rank);
+      return;
+    }
+    if (vo_dim_known(in->dims[sd]) && in->dims[sd] % sc != 0) {
+      op_error(c, op, "split dimension has size %" PRId64 ", expected to be a multiple of split_count %" PRId64,
+               in->dims[sd], sc);
+      return;
+    }
+    int64_t *d = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(in->rank + 1));
+    for (int k = 0; k < in->rank; k++) d[k] = in->dims[k];
+    if (sd != cd) {
+      if (vo_dim_known(d[sd])) d[sd] /= sc;
+      if (vo_dim_known(d[cd])) {
+        if ((__int128)d[cd] * sc > INT64_MAX) d[cd] = DIM_DYNAMIC;
+        else d[cd] *= sc;
+      }
+    }
+    if (!vo_is_ranked(res)) continue;
+    bool good = res->rank == in->rank;
+    for (int k = 0; good && k < in->rank; k++) good = vo_dims_compatible(res->dims[k], d[k]);
+    if (!good)
+      op_error(c, op, "expects result #%d to have shape %s, but got '%s'", i, vo_list_str(c, in->rank, d),
+               vo_type_str(c, res));
+  }
+}
+
+static void verify_collective_permute(Context *c, Op *op) {
+  int n = 0;
+  const int64_t *p = NULL;
+  if (vo_pairs_attr(c, op, "source_target_pairs", true, &n, &p) == AR_OK) {
+    bool bad = false;
+    for (int i = 0; i < n && !bad; i++) {
+      if (p[2 * i] < 0 || p[2 * i + 1] < 0) {
+        op_error(c, op, "replica ids in source_target_pairs must be >= 0, but got [%" PRId64 ", %" PRId64 "]",
+                 p[2 * i], p[2 * i + 1]);
+        bad = true;
+      }
+      for (int j = 0; j < i && !bad; j++) {
+        if (p[2 * j] == p[2 * i]) {
+          op_error(c, op, "duplicate sources not allowed: %" PRId64, p[2 * i]);
+          bad = true;
+        } else if (p[2 * j + 1] == p[2 * i + 1]) {
+          op_error(c, op, "duplicate targets not allowed: %" PRId64, p[2 * i + 1]);
+          bad = true;
+        }
+      }
+    }
+  }
+  if (!same_count(c, op)) return;
+  for (int i = 0; i < op->noperands; i++)
+    if (!vo_types_compatible(vo_operand_type(op, i), vo_result_type(op, i)))
+      op_error(c, op, "expects result #%d to have the type of operand #%d, but got '%s' and '%s'", i, i,
+               vo_type_str(c, vo_result_type(op, i)), vo_type_str(c, vo_operand_type(op, i)));
+}
+
+static void verify_collective_broadcast(Context *c, Op *op) {
+  int64_t gs;
+  check_replica_groups(c, op, true, &gs);
+  if (!same_count(c, op)) return;
+  for (int i = 0; i < op->noperands; i++)
+    if (!vo_types_compatible(vo_operand_type(op, i), vo_result_type(op, i)))
+      op_error(c, op, "expects result #%d to have the type of operand #%d, but got '%s' and '%s'", i, i,
+               vo_type_str(c, vo_result_type(op, i)), vo_type_str(c, vo_operand_type(op, i)));
+}
+
+/* ------------------------------------------------------------------ */
+/* custom_call, composite, constant */
+
+/* The module op containing OP, or NULL. */
+static const Op *enclosing_module(const Op *op) {
+  for (int depth = 0; op && depth < 100000; depth++) {
+    if (op->kind == OP_MODULE) return op;
+    const Block *b = op->parent;
+    const Region *r = b ? b->parent : NULL;
+    op = r ? r->parent : NULL;
+  }
+  return NULL;
+}
+
+static const Op *lookup_func(const Op *from, const char *name) {
+  const Op *m = enclosing_module(from);
+  const Block *b = m ? op_body(m) : NULL;
+  if (!b || !name) return NULL;
+  for (const Op *o = b->first; o; o = o->next) {
+    const char *n = op_symbol_name(o);
+    if (o->kind == OP_FUNC && n && strcmp(n, name) == 0) return o;
+  }
+  return NULL;
+}
+
+static const char *const check_targets[] = {"check.expect_eq", "check.expect_almost_eq", "check.expect_close", NULL};
+
+static void verify_custom_call(Context *c, Op *op) {
+  const Attr *t = op_attr(op, "call_target_name");
+  const char *target = NULL;
+  if (!t) op_error(c, op, "requires attribute 'call_target_name'");
+  else if (t->kind != ATTR_STRING && t->kind != ATTR_SYMREF)
+    op_error(c, op, "attribute 'call_target_name' must be a string, but got %s", vo_attr_str(c, t));
+  else target = t->u.str.s;
+  bool flag;
+  vo_bool_attr(c, op, "has_side_effect", false, &flag);
+  int64_t api = 0;
+  AttrRead aa = vo_int_attr(c, op, "api_version", false, &api);
+  if (aa == AR_OK && (api < 0 || api > 4))
+    op_error(c, op, "api_version must be between 0 and 4, but got %" PRId64, api);
+  const Attr *bc = op_attr(op, "backend_config");
+  if (bc && bc->kind != ATTR_STRING && bc->kind != ATTR_DICT)
+    op_error(c, op, "backend_config must be a string or a dictionary, but got %s", vo_attr_str(c, bc));
+  const Attr *cc = op_attr(op, "called_computations");
+  if (cc) {
+    if (cc->kind != ATTR_ARRAY)
+      op_error(c, op, "called_computations must be an array of symbol references, but got %s", vo_attr_str(c, cc));
+    else
+      for (int i = 0; i < cc->u.array.n; i++)
+        if (!cc->u.array.items[i] || cc->u.array.items[i]->kind != ATTR_SYMREF) {
+          op_error(c, op, "called_computations must be an array of symbol references, but got %s",
+                   vo_attr_str(c, cc));
+          break;
+        }
+  }
+  if (!target) return;
+  /* custom_call @check.expect_*(%actual, %expected): two values of one type */
+  for (const char *const *p = check_targets; *p; p++) {
+    if (strcmp(*p, target) != 0) continue;
+    if (op->noperands != 2) {
+      op_error(c, op, "custom_call @%s expects 2 operands (actual, expected), but got %d", target, op->noperands);
+      return;
+    }
+    if (op->nresults != 0) {
+      op_error(c, op, "custom_call @%s has no results, but got %d", target, op->nresults);
+      return;
+    }
+    if (!vo_types_compatible(vo_operand_type(op, 0), vo_operand_type(op, 1)))
+      op_error(c, op, "custom_call @%s expects operands of the same type, but got '%s' and '%s'", target,
+               vo_type_str(c, vo_operand_type(op, 0)), vo_type_str(c, vo_operand_type(op, 1)));
+    return;
+  }
+}
+
+/* Input and result types of a func.func: function_type if present, else the
+ * entry block arguments and the func.return of its body. */
+static bool func_signature(const Op *f, int *nin, Type *const **in, int *nout, Type *const **out) {
+  const Attr *ft = op_attr(f, "function_type");
+  if (ft && ft->kind == ATTR_TYPE && ft->type && ft->type->kind == TY_FUNC) {
+    *nin = ft->type->ninputs;
+    *in = ft->type->inputs;
+    *nout = ft->type->nresults;
+    *out = ft->type->results;
+    return true;
+  }
+  return false;
+}
+
+static void verify_composite(Context *c, Op *op) {
+  const Attr *name = op_attr(op, "name");
+  if (!name) op_error(c, op, "requires attribute 'name'");
+  else if (name->kind != ATTR_STRING)
+    op_error(c, op, "attribute 'name' must be a string, but got %s", vo_attr_str(c, name));
+  else {
+    const char *s = name->u.str.s, *dot = strchr(s, '.');
+    if (!dot || dot == s || dot[1] == 0)
+      op_error(c, op, "name '%s' must be a namespaced op name (dialect.op)", s);
+  }
+  const Attr *ca = op_attr(op, "composite_attributes");
+  if (ca && ca->kind != ATTR_DICT)
+    op_error(c, op, "attribute 'composite_attributes' must be a dictionary, but got %s", vo_attr_str(c, ca));
+  int64_t version;
+  AttrRead av = vo_int_attr(c, op, "version", false, &version);
+  if (av == AR_OK && version < 0) op_error(c, op, "version must be non-negative, but got %" PRId64, version);
+  const Attr *dec = op_attr(op, "decomposition");
+  if (!dec) {
+    op_error(c, op, "requires attribute 'decomposition'");
+    return;
+  }
+  if (dec->kind != ATTR_SYMREF) {
+    op_error(c, op, "attribute 'decomposition' must be a symbol reference, but got %s", vo_attr_str(c, dec));
+    return;
+  }
+  const Op *f = lookup_func(op, dec->u.str.s);
+  if (!f) {
+    op_error(c, op, "'%s' does not reference a valid function", dec->u.str.s);
+    return;
+  }
+  const Block *body = op_body(f);
+  int nin = 0, nout = 0;
+  Type *const *in = NULL, *const *out = NULL;
+  bool have_sig = func_signature(f, &nin, &in, &nout, &out);
+  if (!have_sig && body) nin = body->nargs;
+  if (nin != op->noperands) {
+    op_error(c, op, "has %d operand(s), but the decomposition @%s takes %d", op->noperands, dec->u.str.s, nin);
+    return;
+  }
+  for (int i = 0; i < nin; i++) {
+    const Type *want = have_sig ? in[i] : (body ? body->args[i].type : NULL);
+    if (!vo_types_compatible(vo_operand_type(op, i), want)) {
+      op_error(c, op, "operand #%d has type '%s', but the decomposition @%s expects '%s'", i,
+               vo_type_str(c, vo_operand_type(op, i)), dec->u.str.s, vo_type_str(c, want));
+      return;
+    }
+  }
+  if (!have_sig) return;
+  if (nout != op->nresults) {
+    op_error(c, op, "has %d result(s), but the decomposition @%s returns %d", op->nresults, dec->u.str.s, nout);
+    return;
+  }
+  for (int i = 0; i < nout; i++)
+    if (!vo_types_compatible(vo_result_type(op, i), out[i])) {
+      op_error(c, op, "result #%d has type '%s', but the decomposition @%s returns '%s'", i,
+               vo_type_str(c, vo_result_type(op, i)), dec->u.str.s, vo_type_str(c, out[i]));
+      return;
+    }
+}
+
+static void verify_constant(Context *c, Op *op) {
+  const Attr *v = op_attr(op, "value");
+  if (!v) {
+    op_error(c, op, "requires attribute 'value'");
+    return;
+  }
+  const Type *res = vo_result_type(op, 0);
+  if (v->kind != ATTR_DENSE && v->kind != ATTR_DENSE_RESOURCE) return; /* sparse / opaque literals */
+  if (!v->type || !res) return;
+  if (!vo_types_compatible(v->type, res))
+    op_error(c, op, "inferred type(s) '%s' are incompatible with return type(s) of operation '%s'",
+             vo_type_str(c, v->type), vo_type_str(c, res));
+}
+
+/* ------------------------------------------------------------------ */
+/* check and interpreter dialects */
+
+static void verify_check(Context *c, Op *op) {
+  switch (op->kind) {
+  case OP_CHECK_EXPECT_EQ:
+  case OP_CHECK_EXPECT_ALMOST_EQ:
+  case OP_CHECK_EXPECT_CLOSE:
+    for (int i = 0; i < op->noperands && i < 2; i++) vo_require_tensor_operand(c, op, i);
+    if (op->noperands == 2 && vo_is_tensor(vo_operand_type(op, 0)) && vo_is_tensor(vo_operand_type(op, 1)) &&
+        !vo_types_compatible(vo_operand_type(op, 0), vo_operand_type(op, 1)))
+      op_error(c, op, "expects operands of the same type, but got '%s' and '%s'",
+               vo_type_str(c, vo_operand_type(op, 0)), vo_type_str(c, vo_operand_type(op, 1)));
+    break;
+  case OP_CHECK_EXPECT_EQ_CONST:
+  case OP_CHECK_EXPECT_ALMOST_EQ_CONST: {
+    vo_require_tensor_operand(c, op, 0);
+    const Attr *v = op_attr(op, "value");
+    if (!v) op_error(c, op, "requires attribute 'value'");
+    else if (v->kind != ATTR_DENSE && v->kind != ATTR_DENSE_RESOURCE)
+      op_error(c, op, "attribute 'value' must be a dense elements attribute, but got %s", vo_attr_str(c, v));
+    else if (v->type && vo_operand_type(op, 0) && !vo_types_compatible(v->type, vo_operand_type(op, 0)))
+      op_error(c, op, "expects the constant of type '%s' to have the operand type '%s'", vo_type_str(c, v->type),
+               vo_type_str(c, vo_operand_type(op, 0)));
+    break;
+  }
+  case OP_CHECK_EXPECT_SERIALIZED_EQ:
+  case OP_INTERPRETER_PROBE: {
+    const Attr *id = op_attr(op, "probe_id");
+    if (!id) op_error(c, op, "requires attribute 'probe_id'");
+    else if (id->kind != ATTR_STRING)
+      op_error(c, op, "attribute 'probe_id' must be a string, but got %s", vo_attr_str(c, id));
+    if (op->kind == OP_INTERPRETER_PROBE && op->nresults == 1 &&
+        !vo_types_compatible(vo_operand_type(op, 0), vo_result_type(op, 0)))
+      op_error(c, op, "expects the result to have the operand type, but got '%s' and '%s'",
+               vo_type_str(c, vo_result_type(op, 0)), vo_type_str(c, vo_operand_type(op, 0)));
+    break;
+  }
+  default: break;
+  }
+  /* tolerances and ULP bounds */
+  const Attr *tol = op_attr(op, "tolerance");
+  if (tol && tol->kind != ATTR_FLOAT && tol->kind != ATTR_INT)
+    op_error(c, op, "attribute 'tolerance' must be a float, but got %s", vo_attr_str(c, tol));
+  if (op->kind == OP_CHECK_EXPECT_CLOSE) {
+    int64_t mx = 0, mn = 0;
+    AttrRead ax = vo_int_attr(c, op, "max_ulp_difference", true, &mx);
+    AttrRead an = vo_int_attr(c, op, "min_ulp_difference", false, &mn);
+    if (ax == AR_OK && mx < 0) op_error(c, op, "max_ulp_difference must be non-negative, but got %" PRId64, mx);
+    if (an == AR_OK && mn < 0) op_error(c, op, "min_ulp_difference must be non-negative, but got %" PRId64, mn);
+    if (ax == AR_OK && an == AR_OK && mn > mx)
+      op_error(c, op, "min_ulp_difference (%" PRId64 ") must not exceed max_ulp_difference (%" PRId64 ")", mn, mx);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* CHLO: top_k, scan, ragged_dot */
+
+static void verify_top_k(Context *c, Op *op) {
+  int64_t k;
+  AttrRead ak = vo_int_attr(c, op, "k", true, &k);
+  bool ok = vo_require_tensor_operand(c, op, 0);
+  ok &= vo_require_tensor_result(c, op, 0);
+  ok &= vo_check_result(c, op, 1, EM_INT);
+  if (!ok) return;
+  const Type *in = vo_operand_type(op, 0), *vals = vo_result_type(op, 0), *idx = vo_result_type(op, 1);
+  if (ak == AR_OK && k < 0) {
+    op_error(c, op, "k must be non-negative, but got %" PRId64, k);
+    return;
+  }
+  if (!vo_elems_compatible(in, vals))
+    op_error(c, op, "expects values to have the operand element type, but got '%s' and '%s'", vo_type_str(c, vals),
+             vo_type_str(c, in));
+  if (vo_builtin_elem(idx) && idx->elem != ELEM_I32)
+    op_error(c, op, "expects indices of element type i32, but got '%s'", vo_type_str(c, idx));
+  if (!vo_is_ranked(in)) return;
+  if (in->rank < 1) {
+    op_error(c, op, "operand's rank must be at least 1");
+    return;
+  }
+  int64_t last = in->dims[in->rank - 1];
+  if (ak == AR_OK && vo_dim_known(last) && last < k) {
+    op_error(c, op, "operand's last dimension must be at least %" PRId64, k);
+    return;
+  }
+  int64_t *d = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(in->rank + 1));
+  for (int i = 0; i < in->rank; i++) d[i] = in->dims[i];
+  d[in->rank - 1] = ak == AR_OK ? k : DIM_DYNAMIC;
+  for (int r = 0; r < 2; r++) {
+    const Type *t = vo_result_type(op, r);
+    if (!vo_is_ranked(t)) continue;
+    bool good = t->rank == in->rank;
+    for (int i = 0; good && i < in->rank; i++) good = vo_dims_compatible(t->dims[i], d[i]);
+    if (!good)
+      op_error(c, op, "expects result #%d to have shape %s, but got '%s'", r, vo_list_str(c, in->rank, d),
+               vo_type_str(c, t));
+  }
+}
+
+static void verify_scan(Context *c, Op *op) {
+  int64_t dim;
+  AttrRead ad = vo_int_attr(c, op, "dimension", true, &dim);
+  for (int i = 0; i < op->noperands; i++) vo_require_tensor_operand(c, op, i);
+  const Type *in0 = vo_operand_type(op, 0);
+  if (ad == AR_OK && vo_is_ranked(in0) && (dim < 0 || dim >= in0->rank))
+    op_error(c, op, "dimension %" PRId64 " is out of range for the input rank %d", dim, in0->rank);
+}
+
+static void verify_ragged_dot(Context *c, Op *op) {
+  bool ok = vo_require_tensor_operand(c, op, 0);
+  ok &= vo_require_tensor_operand(c, op, 1);
+  ok &= vo_check_operand(c, op, 2, EM_INT);
+  ok &= vo_require_tensor_result(c, op, 0);
+  const Attr *dn = NULL;
+  AttrRead ad = vo_dialect_attr(c, op, "ragged_dot_dimension_numbers", "chlo.ragged_dot", true, &dn);
+  if (!ok || ad != AR_OK) return;
+  const Type *l = vo_operand_type(op, 0), *r = vo_operand_type(op, 1), *g = vo_operand_type(op, 2);
+  if (!vo_elems_compatible(l, r))
+    op_error(c, op, "expects lhs and rhs to have the same element type, but got '%s' and '%s'", vo_type_str(c, l),
+             vo_type_str(c, r));
+  I64List lb, rb, lc, rc, lr, rg;
+  if (!vo_dialect_list(c, op, dn, "lhs_batching_dimensions", &lb) ||
+      !vo_dialect_list(c, op, dn, "rhs_batching_dimensions", &rb) ||
+      !vo_dialect_list(c, op, dn, "lhs_contracting_dimensions", &lc) ||
+      !vo_dialect_list(c, op, dn, "rhs_contracting_dimensions", &rc) ||
+      !vo_dialect_list(c, op, dn, "lhs_ragged_dimensions", &lr) ||
+      !vo_dialect_list(c, op, dn, "rhs_group_dimensions", &rg))
+    return;
+  if (!vo_is_ranked(l) || !vo_is_ranked(r)) return;
+  bool good = true;
+  if (lb.n != rb.n || lc.n != rc.n) {
+    op_error(c, op, "lhs and rhs must have the same number of batching (%d vs %d) and contracting (%d vs %d) "
+             "dimensions", lb.n, rb.n, lc.n, rc.n);
+    good = false;
+  }
+  good &= vo_check_dims(c, op, "lhs_batching_dimensions", &lb, l->rank, true);
+  good &= vo_check_dims(c, op, "lhs_contracting_dimensions", &lc, l->rank, true);
+  good &= vo_check_dims(c, op, "rhs_batching_dimensions", &rb, r->rank, true);
+  good &= vo_check_dims(c, op, "rhs_contracting_dimensions", &rc, r->rank, true);
+  good &= vo_check_dims(c, op, "lhs_ragged_dimensions", &lr, l->rank, true);
+  good &= vo_check_dims(c, op, "rhs_group_dimensions", &rg, r->rank, true);
+  if (lr.n != 1) {
+    op_error(c, op, "there must be exactly one ragged dimension in the lhs, but got %d", lr.n);
+    good = false;
+  }
+  if (rg.n > 1) {
+    op_error(c, op, "there must be at most one group dimension in the rhs, but got %d", rg.n);
+    good = false;
+  }
+  if (!good) return;
+  for (int i = 0; i < lb.n; i++)
+    if (!vo_dims_compatible(l->dims[lb.v[i]], r->dims[rb.v[i]])) {
+      op_error(c, op, "batching dimension sizes must match for lhs/rhs (dimensions %" PRId64 " and %" PRId64 ")",
+               lb.v[i], rb.v[i]);
+      return;
+    }
+  for (int i = 0; i < lc.n; i++)
+    if (!vo_dims_compatible(l->dims[lc.v[i]], r->dims[rc.v[i]])) {
+      op_error(c, op, "contracting dimension sizes must match for lhs/rhs (dimensions %" PRId64 " and %" PRId64 ")",
+               lc.v[i], rc.v[i]);
+      return;
+    }
+  int64_t ragged = lr.v[0];
+  bool mode2 = vo_list_contains(&lc, ragged), mode3 = vo_list_contains(&lb, ragged);
+  bool mode1 = !mode2 && !mode3;
+  if (mode1 && rg.n != 1) {
+    op_error(c, op, "the rhs must have a group dimension when the lhs ragged dimension is a non-contracting "
+             "dimension");
+    return;
+  }
+  if (!mode1 && rg.n != 0) {
+    op_error(c, op, "the rhs must not have a group dimension when the lhs ragged dimension is a %s dimension",
+             mode2 ? "contracting" : "batching");
+    return;
+  }
+  int64_t *d = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(l->rank + r->rank + 2));
+  int k = 0;
+  if (mode2) d[k++] = vo_rank(g) >= 1 ? g->dims[g->rank - 1] : DIM_DYNAMIC;
+  for (int i = 0; i < lb.n; i++) d[k++] = l->dims[lb.v[i]];
+  for (int i = 0; i < l->rank; i++)
+    if (!vo_list_contains(&lb, i) && !vo_list_contains(&lc, i)) d[k++] = l->dims[i];
+  for (int i = 0; i < r->rank; i++)
+    if (!vo_list_contains(&rb, i) && !vo_list_contains(&rc, i) && !vo_list_contains(&rg, i)) d[k++] = r->dims[i];
+  const Type *res = vo_result_type(op, 0);
+  if (!vo_is_ranked(res)) return;
+  bool match = res->rank == k;
+  for (int i = 0; match && i < k; i++) match = vo_dims_compatible(res->dims[i], d[i]);
+  if (!match)
+    op_error(c, op, "inferred shape %s is incompatible with the result type '%s'", vo_list_str(c, k, d),
+             vo_type_str(c, res));
+}
+
+void verify_control_rules(Context *c, Op *op) {
+  switch (op->kind) {
+  case OP_WHILE: verify_while(c, op); return;
+  case OP_IF: verify_if(c, op); return;
+  case OP_CASE: verify_case(c, op); return;
+  case OP_OPTIMIZATION_BARRIER: verify_optimization_barrier(c, op); return;
+  case OP_CREATE_TOKEN:
+  case OP_AFTER_ALL:
+  case OP_REPLICA_ID:
+  case OP_PARTITION_ID:
+  case OP_INFEED:
+  case OP_OUTFEED:
+  case OP_SEND:
+  case OP_RECV: verify_tokens_io(c, op); return;
+  case OP_ALL_GATHER: verify_all_gather(c, op); return;
+  case OP_ALL_REDUCE: verify_all_reduce(c, op); return;
+  case OP_REDUCE_SCATTER: verify_reduce_scatter(c, op); return;
+  case OP_ALL_TO_ALL: verify_all_to_all(c, op); return;
+  case OP_COLLECTIVE_PERMUTE: verify_collective_permute(c, op); return;
+  case OP_COLLECTIVE_BROADCAST: verify_collective_broadcast(c, op); return;
+  case OP_CUSTOM_CALL: verify_custom_call(c, op); return;
+  case OP_COMPOSITE: verify_composite(c, op); return;
+  case OP_CONSTANT: verify_constant(c, op); return;
+  case OP_CHECK_EXPECT_EQ:
+  case OP_CHECK_EXPECT_EQ_CONST:
+  case OP_CHECK_EXPECT_ALMOST_EQ:
+  case OP_CHECK_EXPECT_ALMOST_EQ_CONST:
+  case OP_CHECK_EXPECT_CLOSE:
+  case OP_CHECK_EXPECT_SERIALIZED_EQ:
+  case OP_INTERPRETER_PROBE: verify_check(c, op); return;
+  case OP_CHLO_TOP_K: verify_top_k(c, op); return;
+  case OP_CHLO_SCAN: verify_scan(c, op); return;
+  case OP_CHLO_RAGGED_DOT: verify_ragged_dot(c, op); return;
+  default: return;
+  }
+}

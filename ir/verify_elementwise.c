@@ -1,0 +1,357 @@
+/* Verification rules of element-wise ops: unary and binary arithmetic,
+ * compare, convert, select, clamp, bitcast_convert, map, reduce_precision,
+ * and the element-wise CHLO ops.  Spec: "Constraints" of each op in
+ * docs/spec.md; CHLO: docs/chlo.md. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "ir/verify_ops.h"
+
+/* Allowed operand element classes of the ops that keep one type. */
+static unsigned same_type_mask(OpKind k) {
+  switch (k) {
+  case OP_CBRT: case OP_COSINE: case OP_EXPONENTIAL: case OP_EXPONENTIAL_MINUS_ONE:
+  case OP_LOG: case OP_LOG_PLUS_ONE: case OP_LOGISTIC: case OP_RSQRT: case OP_SINE:
+  case OP_SQRT: case OP_TAN: case OP_TANH: case OP_ATAN2:
+  case OP_CHLO_ACOS: case OP_CHLO_ACOSH: case OP_CHLO_ASIN: case OP_CHLO_ASINH:
+  case OP_CHLO_ATAN: case OP_CHLO_ATANH: case OP_CHLO_BESSEL_I1E: case OP_CHLO_CONJ:
+  case OP_CHLO_COSH: case OP_CHLO_SINH: case OP_CHLO_TAN:
+    return EM_FLOAT | EM_COMPLEX;
+  case OP_CEIL: case OP_FLOOR: case OP_ROUND_NEAREST_AFZ: case OP_ROUND_NEAREST_EVEN:
+  case OP_REDUCE_PRECISION:
+  case OP_CHLO_DIGAMMA: case OP_CHLO_ERF: case OP_CHLO_ERF_INV: case OP_CHLO_ERFC:
+  case OP_CHLO_LGAMMA: case OP_CHLO_NEXT_AFTER: case OP_CHLO_POLYGAMMA: case OP_CHLO_ZETA:
+    return EM_FLOAT;
+  case OP_COUNT_LEADING_ZEROS: case OP_POPCNT:
+  case OP_SHIFT_LEFT: case OP_SHIFT_RIGHT_ARITHMETIC: case OP_SHIFT_RIGHT_LOGICAL:
+    return EM_INT;
+  case OP_NOT: case OP_AND: case OP_OR: case OP_XOR:
+    return EM_BOOL | EM_INT;
+  case OP_NEGATE: case OP_SUBTRACT: case OP_DIVIDE: case OP_REMAINDER: case OP_POWER:
+    return EM_INT | EM_FLOAT | EM_COMPLEX;
+  case OP_SIGN:
+    return EM_SINT | EM_FLOAT | EM_COMPLEX;
+  case OP_ADD: case OP_MAXIMUM: case OP_MINIMUM: case OP_MULTIPLY:
+    return EM_ANY;
+  default:
+    return 0;
+  }
+}
+
+/* All tensor operands and results have one shape ("?" compatible). */
+static bool check_same_shape(Context *c, const Op *op) {
+  const Type *first = NULL;
+  for (int i = 0; i < op->noperands + op->nresults; i++) {
+    const Type *t = i < op->noperands ? vo_operand_type(op, i) : vo_result_type(op, i - op->noperands);
+    if (!vo_is_ranked(t)) continue;
+    if (!first) {
+      first = t;
+      continue;
+    }
+    if (!vo_shapes_compatible(first, t)) {
+      op_error(c, op, "requires the same shape for all operands and results");
+      return false;
+    }
+  }
+  return true;
+}
+
+/* All tensor operands and results have one element type. */
+static bool check_same_elem(Context *c, const Op *op) {
+  const Type *first = NULL;
+  for (int i = 0; i < op->noperands + op->nresults; i++) {
+    const Type *t = i < op->noperands ? vo_operand_type(op, i) : vo_result_type(op, i - op->noperands);
+    if (!vo_builtin_elem(t)) continue;
+    if (!first) {
+      first = t;
+      continue;
+    }
+    if (first->elem != t->elem) {
+      op_error(c, op, "requires the same element type for all operands and results");
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Every operand and result is a tensor of MASK; shapes and element types
+ * agree. */
+static void verify_same_type(Context *c, Op *op, unsigned mask) {
+  /* one report for the first bad value: they share one type */
+  for (int i = 0; i < op->noperands; i++)
+    if (!vo_check_operand(c, op, i, mask)) return;
+  for (int i = 0; i < op->nresults; i++)
+    if (!vo_check_result(c, op, i, mask)) return;
+  check_same_shape(c, op);
+  check_same_elem(c, op);
+}
+
+static void expect_result_elem(Context *c, const Op *op, int i, ElemKind want) {
+  const Type *t = vo_result_type(op, i);
+  if (!vo_builtin_elem(t) || want >= ELEM_COUNT) return;
+  if (t->elem != want)
+    op_error(c, op, "expects result #%d to have element type %s, but got '%s'", i, elem_name(want),
+             vo_type_str(c, t));
+}
+
+/* abs: the result of a complex operand is its real element type (C2). */
+static void verify_abs(Context *c, Op *op) {
+  bool ok = vo_check_operand(c, op, 0, EM_SINT | EM_FLOAT | EM_COMPLEX);
+  ok &= vo_check_result(c, op, 0, EM_SINT | EM_FLOAT | EM_COMPLEX);
+  if (!ok) return;
+  check_same_shape(c, op);
+  const Type *in = vo_operand_type(op, 0);
+  const Type *res = vo_result_type(op, 0);
+  if (!vo_builtin_elem(in) || !vo_builtin_elem(res)) return;
+  ElemKind want = elem_is_complex(in->elem) ? elem_complex_part(in->elem) : in->elem;
+  /* a complex result of a complex operand is what older producers wrote */
+  if (res->elem != want && res->elem != in->elem) expect_result_elem(c, op, 0, want);
+}
+
+/* real / imag: complex -> its part type, float -> float (C1, C2). */
+static void verify_real_imag(Context *c, Op *op) {
+  bool ok = vo_check_operand(c, op, 0, EM_FLOAT | EM_COMPLEX);
+  ok &= vo_check_result(c, op, 0, EM_FLOAT);
+  if (!ok) return;
+  check_same_shape(c, op);
+  const Type *in = vo_operand_type(op, 0);
+  if (!vo_builtin_elem(in)) return;
+  expect_result_elem(c, op, 0, elem_is_complex(in->elem) ? elem_complex_part(in->elem) : in->elem);
+}
+
+/* is_finite, chlo.is_inf / is_neg_inf / is_pos_inf: float -> i1. */
+static void verify_float_predicate(Context *c, Op *op) {
+  bool ok = vo_check_operand(c, op, 0, EM_FLOAT);
+  ok &= vo_check_result(c, op, 0, EM_BOOL);
+  if (ok) check_same_shape(c, op);
+}
+
+/* complex: (f32, f32) -> complex<f32>, (f64, f64) -> complex<f64>. */
+static void verify_complex(Context *c, Op *op) {
+  bool ok = vo_check_operand(c, op, 0, EM_FLOAT);
+  ok &= vo_check_operand(c, op, 1, EM_FLOAT);
+  ok &= vo_check_result(c, op, 0, EM_COMPLEX);
+  if (!ok) return;
+  check_same_shape(c, op);
+  const Type *l = vo_operand_type(op, 0), *r = vo_operand_type(op, 1);
+  if (vo_builtin_elem(l) && vo_builtin_elem(r) && l->elem != r->elem) {
+    op_error(c, op, "requires the same element type for both operands, but got '%s' and '%s'", vo_type_str(c, l),
+             vo_type_str(c, r));
+    return;
+  }
+  if (!vo_builtin_elem(l)) return;
+  if (l->elem != ELEM_F32 && l->elem != ELEM_F64) {
+    op_error(c, op, "operand #0 must be tensor of f32 or f64 values, but got '%s'", vo_type_str(c, l));
+    return;
+  }
+  expect_result_elem(c, op, 0, l->elem == ELEM_F32 ? ELEM_C64 : ELEM_C128);
+}
+
+/* convert: any element types, same shape (C1). */
+static void verify_convert(Context *c, Op *op) {
+  bool ok = vo_require_tensor_operand(c, op, 0);
+  ok &= vo_require_tensor_result(c, op, 0);
+  if (ok) check_same_shape(c, op);
+}
+
+static const char *const comparison_directions[] = {"EQ", "NE", "GE", "GT", "LE", "LT", NULL};
+static const char *const comparison_types[] = {"NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED", NULL};
+
+/* compare: same operand types, i1 result of their shape, a valid direction
+ * and a compare_type that suits the element type (C1-C3). */
+static void verify_compare(Context *c, Op *op) {
+  vo_enum_attr(c, op, "comparison_direction", "comparison_direction", comparison_directions, true, NULL);
+  const char *ct = NULL;
+  vo_enum_attr(c, op, "compare_type", "comparison_type", comparison_types, false, &ct);
+  bool ok = vo_require_tensor_operand(c, op, 0);
+  ok &= vo_require_tensor_operand(c, op, 1);
+  ok &= vo_check_result(c, op, 0, EM_BOOL);
+  if (!ok) return;
+  check_same_shape(c, op);
+  const Type *l = vo_operand_type(op, 0), *r = vo_operand_type(op, 1);
+  if (!vo_elems_compatible(l, r)) {
+    op_error(c, op, "requires the same element type for both operands, but got '%s' and '%s'", vo_type_str(c, l),
+             vo_type_str(c, r));
+    return;
+  }
+  if (!ct || !vo_builtin_elem(l) || strcmp(ct, "NOTYPE") == 0) return;
+  unsigned m = vo_elem_mask(l->elem);
+  bool fits;
+  if (m == EM_SINT) fits = strcmp(ct, "SIGNED") == 0;
+  else if (m == EM_UINT || m == EM_BOOL) fits = strcmp(ct, "UNSIGNED") == 0;
+  else if (m == EM_FLOAT) fits = strcmp(ct, "FLOAT") == 0 || strcmp(ct, "TOTALORDER") == 0;
+  else if (m == EM_COMPLEX) fits = strcmp(ct, "FLOAT") == 0;
+  else fits = true;
+  if (!fits)
+    op_error(c, op, "compare_type %s is not valid for operands of element type %s", ct, elem_name(l->elem));
+}
+
+/* select: pred is i1, a scalar or of the shape of the branches; branches and
+ * result share one type (C1, C2). */
+static void verify_select(Context *c, Op *op) {
+  bool ok = vo_check_operand(c, op, 0, EM_BOOL);
+  ok &= vo_require_tensor_operand(c, op, 1);
+  ok &= vo_require_tensor_operand(c, op, 2);
+  ok &= vo_require_tensor_result(c, op, 0);
+  if (!ok) return;
+  const Type *p = vo_operand_type(op, 0), *t = vo_operand_type(op, 1), *f = vo_operand_type(op, 2),
+             *res = vo_result_type(op, 0);
+  if (vo_rank(p) > 0 && !vo_shapes_compatible(p, t))
+    op_error(c, op, "requires the predicate to be a scalar or to have the shape of on_true, but got '%s' and '%s'",
+             vo_type_str(c, p), vo_type_str(c, t));
+  if (!vo_types_compatible(t, f) || !vo_types_compatible(t, res))
+    op_error(c, op, "requires compatible types for on_true, on_false and the result, but got '%s', '%s' and '%s'",
+             vo_type_str(c, t), vo_type_str(c, f), vo_type_str(c, res));
+}
+
+/* clamp: min and max scalar or of the operand's shape, all of one element
+ * type, result of the operand's type (C1-C4). */
+static void verify_clamp(Context *c, Op *op) {
+  bool ok = true;
+  for (int i = 0; i < 3; i++) ok &= vo_require_tensor_operand(c, op, i);
+  ok &= vo_require_tensor_result(c, op, 0);
+  if (!ok) return;
+  const Type *mn = vo_operand_type(op, 0), *x = vo_operand_type(op, 1), *mx = vo_operand_type(op, 2),
+             *res = vo_result_type(op, 0);
+  if (vo_rank(mn) > 0 && !vo_shapes_compatible(mn, x))
+    op_error(c, op, "min shape %s is not scalar and is not compatible with operand shape %s", vo_shape_str(c, mn),
+             vo_shape_str(c, x));
+  if (vo_rank(mx) > 0 && !vo_shapes_compatible(mx, x))
+    op_error(c, op, "max shape %s is not scalar and is not compatible with operand shape %s", vo_shape_str(c, mx),
+             vo_shape_str(c, x));
+  if (!vo_elems_compatible(mn, x) || !vo_elems_compatible(mx, x))
+    op_error(c, op, "requires the same element type for min, operand and max, but got '%s', '%s' and '%s'",
+             vo_type_str(c, mn), vo_type_str(c, x), vo_type_str(c, mx));
+  if (!vo_types_compatible(x, res))
+    op_error(c, op, "requires the result type '%s' to match the operand type '%s'", vo_type_str(c, res),
+             vo_type_str(c, x));
+}
+
+/* bitcast_convert: shapes follow the bit widths (C1); complex only to and
+ * from complex (C2). */
+static void verify_bitcast_convert(Context *c, Op *op) {
+  bool ok = vo_require_tensor_operand(c, op, 0);
+  ok &= vo_require_tensor_result(c, op, 0);
+  if (!ok) return;
+  const Type *in = vo_operand_type(op, 0), *out = vo_result_type(op, 0);
+  if (!vo_builtin_elem(in) || !vo_builtin_elem(out)) return;
+  if (elem_is_complex(in->elem) != elem_is_complex(out->elem)) {
+    op_error(c, op, "cannot convert between real and complex types, but got '%s' and '%s'", vo_type_str(c, in),
+             vo_type_str(c, out));
+    return;
+  }
+  if (!vo_is_ranked(in) || !vo_is_ranked(out)) return;
+  int bi = elem_bits(in->elem), bo = elem_bits(out->elem);
+  int r = in->rank;
+  if (bi == bo) {
+    if (!vo_shapes_compatible(in, out))
+      op_error(c, op, "requires the same shape for operand and result when the bit widths match, but got %s and %s",
+               vo_shape_str(c, in), vo_shape_str(c, out));
+    return;
+  }
+  const Type *small = bi < bo ? in : out, *big = bi < bo ? out : in;
+  int bs = bi < bo ? bi : bo, bb = bi < bo ? bo : bi;
+  if (small->rank != big->rank + 1) {
+    op_error(c, op, "requires the %s to have one more dimension than the %s when converting %d-bit to %d-bit "
+             "elements, but got shapes %s and %s",
+             bi < bo ? "operand" : "result", bi < bo ? "result" : "operand", bi, bo, vo_shape_str(c, in),
+             vo_shape_str(c, out));
+    return;
+  }
+  (void)r;
+  for (int i = 0; i < big->rank; i++)
+    if (!vo_dims_compatible(small->dims[i], big->dims[i])) {
+      op_error(c, op, "requires dimension %d of operand and result to match, but got shapes %s and %s", i,
+               vo_shape_str(c, in), vo_shape_str(c, out));
+      return;
+    }
+  int64_t last = small->dims[small->rank - 1];
+  if (bs > 0 && bb % bs == 0 && vo_dim_known(last) && last != bb / bs)
+    op_error(c, op, "requires the last dimension of the %s to be %d (%d / %d bits), but got %" PRId64,
+             bi < bo ? "operand" : "result", bb / bs, bb, bs, last);
+}
+
+/* map: inputs and result share a shape, dimensions = range(rank), and the
+ * computation maps scalars of the input element types to one scalar of the
+ * result element type (C1-C4). */
+static void verify_map(Context *c, Op *op) {
+  bool ok = true;
+  for (int i = 0; i < op->noperands; i++) ok &= vo_require_tensor_operand(c, op, i);
+  ok &= vo_require_tensor_result(c, op, 0);
+  if (!ok) return;
+  check_same_shape(c, op);
+  const Type *in0 = vo_operand_type(op, 0);
+  I64List dims;
+  if (vo_i64_list_attr(c, op, "dimensions", false, &dims) == AR_OK && vo_is_ranked(in0)) {
+    bool iota = dims.n == in0->rank;
+    for (int i = 0; iota && i < dims.n; i++) iota = dims.v[i] == i;
+    if (!iota)
+      op_error(c, op, "requires monotonically increasing dimension numbers covering the operand rank %d, but got %s",
+               in0->rank, vo_list_str(c, dims.n, dims.v));
+  }
+  Block *b = vo_region_block(op, 0);
+  if (!b) return;
+  if (b->nargs != op->noperands) {
+    op_error(c, op, "computation must take %d parameters, but takes %d parameter(s)", op->noperands, b->nargs);
+    return;
+  }
+  for (int i = 0; i < b->nargs; i++) {
+    const Type *t = b->args[i].type, *in = vo_operand_type(op, i);
+    if (!t) continue;
+    if (!vo_is_tensor(t) || t->rank > 0) {
+      op_error(c, op, "computation parameter #%d must be a 0-dimensional tensor, but got '%s'", i,
+               vo_type_str(c, t));
+      continue;
+    }
+    if (!vo_elems_compatible(t, in))
+      op_error(c, op, "computation parameter #%d must have the element type of operand #%d, but got '%s' and '%s'", i,
+               i, vo_type_str(c, t), vo_type_str(c, in));
+  }
+  const Op *ret = vo_block_return(b);
+  if (!ret) return;
+  if (ret->noperands != 1) {
+    op_error(c, op, "computation must return 1 value, but returns %d", ret->noperands);
+    return;
+  }
+  const Type *rt = vo_operand_type(ret, 0), *res = vo_result_type(op, 0);
+  if (rt && (!vo_is_tensor(rt) || rt->rank > 0))
+    op_error(c, op, "computation must return a 0-dimensional tensor, but returns '%s'", vo_type_str(c, rt));
+  else if (rt && !vo_elems_compatible(rt, res))
+    op_error(c, op, "computation returns '%s', but the result element type is that of '%s'", vo_type_str(c, rt),
+             vo_type_str(c, res));
+}
+
+/* reduce_precision: 1 <= exponent_bits, 0 <= mantissa_bits (C2, C3). */
+static void verify_reduce_precision(Context *c, Op *op) {
+  verify_same_type(c, op, EM_FLOAT);
+  int64_t e, m;
+  if (vo_int_attr(c, op, "exponent_bits", true, &e) == AR_OK && e < 1)
+    op_error(c, op, "exponent_bits must be at least 1, but got %" PRId64, e);
+  if (vo_int_attr(c, op, "mantissa_bits", true, &m) == AR_OK && m < 0)
+    op_error(c, op, "mantissa_bits must be non-negative, but got %" PRId64, m);
+}
+
+void verify_elementwise_rules(Context *c, Op *op) {
+  switch (op->kind) {
+  case OP_ABS: verify_abs(c, op); return;
+  case OP_REAL:
+  case OP_IMAG: verify_real_imag(c, op); return;
+  case OP_IS_FINITE:
+  case OP_CHLO_IS_INF:
+  case OP_CHLO_IS_NEG_INF:
+  case OP_CHLO_IS_POS_INF: verify_float_predicate(c, op); return;
+  case OP_COMPLEX: verify_complex(c, op); return;
+  case OP_CONVERT: verify_convert(c, op); return;
+  case OP_COMPARE: verify_compare(c, op); return;
+  case OP_SELECT: verify_select(c, op); return;
+  case OP_CLAMP: verify_clamp(c, op); return;
+  case OP_BITCAST_CONVERT: verify_bitcast_convert(c, op); return;
+  case OP_MAP: verify_map(c, op); return;
+  case OP_REDUCE_PRECISION: verify_reduce_precision(c, op); return;
+  default: {
+    unsigned mask = same_type_mask(op->kind);
+    if (mask) verify_same_type(c, op, mask);
+    return;
+  }
+  }
+}
