@@ -43,11 +43,9 @@ static Module *load(Context *c, const char *name, const char *text, size_t len, 
 
 static bool check_chunk(const char *path, const SourceFile *file, SourceChunk ch, FILE *generic_out, Result *r) {
   Context *c = ctx_new();
-  FILE *diag = open_memstream(&(char *){NULL}, &(size_t){0});
   char *diag_buf = NULL;
   size_t diag_len = 0;
-  fclose(diag);
-  diag = open_memstream(&diag_buf, &diag_len);
+  FILE *diag = open_memstream(&diag_buf, &diag_len);
   c->diag.out = diag;
   c->diag.show_source = false;
   bool ok = false;

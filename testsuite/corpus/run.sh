@@ -19,10 +19,13 @@ if [ ! -d "$CONF/stablehlo/testdata" ]; then
 fi
 
 passed=0 failed=0
-tally() { # parse "N passed, N failed" from the last line of file $1
+tally() { # parse "N passed, N failed" from the last line of log $1; $2 is the exit status
   local line; line=$(tail -n 1 "$1")
-  local p=${line%% passed*} f=${line#*, }; f=${f%% failed*}
-  passed=$((passed + p)); failed=$((failed + f))
+  if [[ ! $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]] || [ "$2" -gt 1 ]; then
+    echo "corpus_check crashed or printed no summary (exit status $2):"; tail -n 20 "$1"
+    failed=$((failed + 1)); return
+  fi
+  passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
 }
 
 shopt -s nullglob
@@ -30,15 +33,17 @@ testdata=("$CONF"/stablehlo/testdata/*.mlir)
 models=("$MODELS"/*.mlir)
 interpret=("$CONF"/stablehlo/interpret/*.mlir)
 
-"$BUILD/corpus_check" --generic-out="$out/generic-testdata.mlir" "${testdata[@]}" "${models[@]}" > "$out/testdata.log"
+"$BUILD/corpus_check" --generic-out="$out/generic-testdata.mlir" "${testdata[@]}" "${models[@]}" > "$out/testdata.log" 2>&1
+st=$?
 grep -v '^[0-9]* passed' "$out/testdata.log"
 echo "testdata + models: $(tail -n 1 "$out/testdata.log")"
-tally "$out/testdata.log"
+tally "$out/testdata.log" $st
 
-"$BUILD/corpus_check" --split-input-file --generic-out="$out/generic-interpret.mlir" "${interpret[@]}" > "$out/interpret.log"
+"$BUILD/corpus_check" --split-input-file --generic-out="$out/generic-interpret.mlir" "${interpret[@]}" > "$out/interpret.log" 2>&1
+st=$?
 grep -v '^[0-9]* passed' "$out/interpret.log"
 echo "interpret (split): $(tail -n 1 "$out/interpret.log")"
-tally "$out/interpret.log"
+tally "$out/interpret.log" $st
 
 # mlir-opt-14 reads the generic form of every module that uses no post-14
 # feature.  Modules are separated by '// -----' lines, each followed by a
