@@ -26,6 +26,12 @@ static void advance(Lexer *lx, size_t n) {
   }
 }
 
+/* Advance over n characters known not to contain a newline. */
+static void advance_inline(Lexer *lx, const char *to) {
+  lx->col += (uint32_t)(to - lx->p);
+  lx->p = to;
+}
+
 void lexer_skip_space(Lexer *lx) {
   while (lx->p < lx->end) {
     char ch = *lx->p;
@@ -57,19 +63,21 @@ static Token make(Lexer *lx, TokKind k, const char *start, Loc loc) {
   return t;
 }
 
-/* Scan a quoted string starting at lx->p ('"'); false if unterminated. */
+/* Scan a quoted string starting at lx->p ('"'); false if unterminated.
+ * Strings never span lines. */
 static bool scan_string(Lexer *lx) {
-  advance(lx, 1);
-  while (lx->p < lx->end) {
-    char ch = *lx->p;
+  const char *q = lx->p + 1, *e = lx->end;
+  while (q < e) {
+    char ch = *q;
     if (ch == '"') {
-      advance(lx, 1);
+      advance_inline(lx, q + 1);
       return true;
     }
-    if (ch == '\n') return false;
-    if (ch == '\\' && lx->p + 1 < lx->end) advance(lx, 1);
-    advance(lx, 1);
+    if (ch == '\n') break;
+    if (ch == '\\' && q + 1 < e && q[1] != '\n') q++;
+    q++;
   }
+  advance_inline(lx, q);
   return false;
 }
 
@@ -82,7 +90,9 @@ Token lexer_next(Lexer *lx) {
   const char *e = lx->end;
 
   if (is_id_start(ch)) {
-    while (lx->p < e && is_id_char(*lx->p)) advance(lx, 1);
+    const char *q = lx->p + 1;
+    while (q < e && is_id_char(*q)) q++;
+    advance_inline(lx, q);
     return make(lx, TOK_IDENT, s, loc);
   }
   if (isdigit((unsigned char)ch)) {
@@ -91,7 +101,9 @@ Token lexer_next(Lexer *lx) {
       while (lx->p < e && isxdigit((unsigned char)*lx->p)) advance(lx, 1);
       return make(lx, TOK_INT, s, loc);
     }
-    while (lx->p < e && isdigit((unsigned char)*lx->p)) advance(lx, 1);
+    const char *q = lx->p;
+    while (q < e && isdigit((unsigned char)*q)) q++;
+    advance_inline(lx, q);
     bool is_float = false;
     if (lx->p < e && *lx->p == '.') {
       is_float = true;
@@ -121,11 +133,13 @@ Token lexer_next(Lexer *lx) {
       return make(lx, TOK_AT, s, loc);
     }
     if (lx->p >= e || !is_suffix_char(*lx->p)) return make(lx, TOK_ERROR, s, loc);
-    while (lx->p < e && is_suffix_char(*lx->p)) {
+    const char *q = lx->p;
+    while (q < e && is_suffix_char(*q)) {
       /* '-' only inside names like #stablehlo.cross-replica-sum, not '->' */
-      if (*lx->p == '-' && (lx->p + 1 >= e || lx->p[1] == '>')) break;
-      advance(lx, 1);
+      if (*q == '-' && (q + 1 >= e || q[1] == '>')) break;
+      q++;
     }
+    advance_inline(lx, q);
     if (k == TOK_PERCENT && lx->p + 1 < e && *lx->p == '#' && isdigit((unsigned char)lx->p[1])) {
       advance(lx, 1);
       while (lx->p < e && isdigit((unsigned char)*lx->p)) advance(lx, 1);
@@ -144,17 +158,22 @@ Token lexer_next(Lexer *lx) {
     advance(lx, 3);
     return make(lx, TOK_PUNCT, s, loc);
   }
-  if (ch && strchr("()[]{}<>,:=+-*?", ch)) {
-    advance(lx, 1);
+  switch (ch) {
+  case '(': case ')': case '[': case ']': case '{': case '}': case '<': case '>':
+  case ',': case ':': case '=': case '+': case '-': case '*': case '?':
+    advance_inline(lx, lx->p + 1);
     return make(lx, TOK_PUNCT, s, loc);
+  default: break;
   }
   advance(lx, 1);
   return make(lx, TOK_ERROR, s, loc);
 }
 
 bool tok_is(const Token *t, const char *text) {
-  size_t n = strlen(text);
-  return (t->kind == TOK_PUNCT || t->kind == TOK_IDENT) && t->len == n && memcmp(t->text, text, n) == 0;
+  if (t->len == 0 || t->text[0] != text[0] || (t->kind != TOK_PUNCT && t->kind != TOK_IDENT)) return false;
+  for (size_t i = 1; i < t->len; i++)
+    if (t->text[i] != text[i]) return false;
+  return text[t->len] == 0;
 }
 
 static int hexval(char c) {

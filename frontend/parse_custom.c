@@ -553,17 +553,29 @@ static Op *parse_module_hook(Parser *p, Loc loc, OpParts *o) {
   region_add_block(p->c, &op->regions[0], b);
   if (!p_expect(p, "{")) return NULL;
   scope_push(p);
-  while (!p_is(p, "}") && !p->error) {
+  bool failed = false;
+  while (!p_is(p, "}")) {
     if (p->tok.kind == TOK_EOF) {
-      p_error_here(p, "expected '}' to close the module");
+      if (!failed) p_error_here(p, "expected '}' to close the module");
+      failed = true;
       break;
     }
     Op *inner = parse_op(p);
-    if (!inner) break;
-    op_append(b, inner);
+    if (inner) {
+      op_append(b, inner);
+      continue;
+    }
+    /* Report the errors of the following functions too. */
+    failed = true;
+    recover_to_next_item(p);
+    p->error = false;
   }
   scope_pop(p);
-  if (p->error || !p_expect(p, "}")) return NULL;
+  if (failed) {
+    p->error = true;
+    return NULL;
+  }
+  if (!p_expect(p, "}")) return NULL;
   return op;
 }
 
@@ -594,17 +606,10 @@ static Op *parse_func_hook(Parser *p, Loc loc, OpParts *o) {
         if (!d) goto out;
         if (d->u.dict.n) any_arg_attrs = true;
       }
-      if (p->tok.kind == TOK_IDENT && tok_is(&p->tok, "loc")) {
-        p_next(p);
-        int depth = 0;
-        do {
-          if (p_is(p, "(")) depth++;
-          else if (p_is(p, ")")) depth--;
-          else if (p->tok.kind == TOK_EOF) goto out;
-          p_next(p);
-        } while (depth > 0);
-      }
-      if ((name == NULL) != (arg_names.len == 0 && arg_types.len == 0 ? name == NULL : arg_names.len == 0)) {
+      skip_loc(p, NULL);
+      if (p->error) goto out;
+      bool first_arg = arg_types.len == 0, named_so_far = arg_names.len > 0;
+      if (!first_arg && (name != NULL) != named_so_far) {
         p_error_here(p, "function arguments must be all named or all unnamed");
         goto out;
       }
@@ -762,16 +767,8 @@ static Op *parse_reduce_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
     }
     p_next(p);
   }
-  if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "across"))) {
-    p_error_here(p, "expected 'across dimensions = [...]'");
-    goto out;
-  }
-  p_next(p);
-  if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "dimensions"))) {
-    p_error_here(p, "expected 'dimensions'");
-    goto out;
-  }
-  p_next(p);
+  if (!p_expect(p, "across")) goto out;
+  if (!p_expect(p, "dimensions")) goto out;
   if (!p_expect(p, "=")) goto out;
   Attr *dims = parse_styled_attr(p, "arr");
   if (!dims) goto out;
@@ -895,17 +892,9 @@ out:
 static Op *parse_scan_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
   if (!p_expect(p, "(") || !parse_operand_list(p, o) || !p_expect(p, ")")) return NULL;
   int ninputs = o->operands.len;
-  if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "inits"))) {
-    p_error_here(p, "expected 'inits'");
-    return NULL;
-  }
-  p_next(p);
+  if (!p_expect(p, "inits")) return NULL;
   if (!p_expect(p, "(") || !parse_operand_list(p, o) || !p_expect(p, ")")) return NULL;
-  if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "dimension"))) {
-    p_error_here(p, "expected 'dimension'");
-    return NULL;
-  }
-  p_next(p);
+  if (!p_expect(p, "dimension")) return NULL;
   if (!p_expect(p, "=")) return NULL;
   Attr *dim = parse_styled_attr(p, "i64");
   if (!dim) return NULL;

@@ -26,6 +26,13 @@ typedef struct AttrAlias {
   Attr *value;
 } AttrAlias;
 
+/* Memo of tensor type spellings already parsed: "tensor<2x3xf32>" -> type. */
+typedef struct TypeMemo {
+  const char *text;
+  size_t len;
+  Type *type;
+} TypeMemo;
+
 typedef struct Parser {
   Context *c;
   Lexer lex;
@@ -36,6 +43,8 @@ typedef struct Parser {
   PtrVec aliases;    /* AttrAlias* */
   bool error;        /* a syntax error occurred in the current top-level item */
   int depth;         /* nesting depth guard */
+  TypeMemo *memo;    /* open-addressing table, memo_cap slots */
+  uint32_t memo_cap, memo_count;
 } Parser;
 
 enum { PARSE_MAX_DEPTH = 200 };
@@ -64,6 +73,10 @@ void parse_resource_section(Parser *p);
 
 /* Ops (parse_op.c, parse_custom.c). */
 Op *parse_op(Parser *p);
+/* Skip a trailing loc(...) if present, keeping its text on op (may be NULL). */
+void skip_loc(Parser *p, Op *op);
+/* After a syntax error: skip to the next line that starts a top-level item. */
+void recover_to_next_item(Parser *p);
 bool parse_region(Parser *p, Region *r, int nargs, Type **arg_types, Value **named_args_out);
 Value *parse_value_use(Parser *p);
 void scope_push(Parser *p);

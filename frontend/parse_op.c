@@ -147,6 +147,7 @@ Value *parse_value_use(Parser *p) {
 
 /* ------------------------------------------------------------ regions */
 
+
 /* '(' %a: type {attrs}? loc? , ... ')' of a block header. */
 static bool parse_block_args(Parser *p, PtrVec *names, PtrVec *types) {
   if (!p_expect(p, "(")) return false;
@@ -162,17 +163,8 @@ static bool parse_block_args(Parser *p, PtrVec *names, PtrVec *types) {
     Type *t = parse_type(p);
     if (!t) return false;
     if (p_is(p, "{") && !parse_attr_dict(p)) return false;
-    if (p->tok.kind == TOK_IDENT && tok_is(&p->tok, "loc")) {
-      /* loc(...) on a block argument: skip it */
-      p_next(p);
-      int depth = 0;
-      do {
-        if (p_is(p, "(")) depth++;
-        else if (p_is(p, ")")) depth--;
-        else if (p->tok.kind == TOK_EOF) return p_expect(p, ")");
-        p_next(p);
-      } while (depth > 0);
-    }
+    skip_loc(p, NULL); /* loc(...) on a block argument */
+    if (p->error) return false;
     vec_push(names, name);
     vec_push(types, t);
   } while (p_accept(p, ","));
@@ -240,7 +232,7 @@ bool parse_region(Parser *p, Region *r, int nargs, Type **arg_types, Value **nam
 
 /* ------------------------------------------------------------ ops */
 
-static void skip_loc(Parser *p, Op *op) {
+void skip_loc(Parser *p, Op *op) {
   if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "loc"))) return;
   Token start = p->tok;
   p_next(p);
@@ -425,6 +417,11 @@ Op *parse_op(Parser *p) {
     op = NULL;
     goto out;
   }
+  if (op->nresults != nresults) {
+    p_error(p, loc, "operation defines %d results but was provided %d to bind", op->nresults, nresults);
+    op = NULL;
+    goto out;
+  }
   /* Bind result names. */
   int base = 0;
   for (int i = 0; i < names.len; i++) {
@@ -443,23 +440,22 @@ out:
 
 /* ------------------------------------------------------------ top level */
 
-/* After a syntax error, skip to the next top-level item (a line starting
- * with func.func / module / '}' at depth 0). */
-static void recover_to_top_level(Parser *p, int target_depth) {
-  int depth = target_depth + 1;
+/* Is the current token the first on its line? */
+static bool tok_starts_line(const Parser *p) {
+  const char *q = p->tok.text;
+  while (q > p->file->text && (q[-1] == ' ' || q[-1] == '\t')) q--;
+  return q == p->file->text || q[-1] == '\n';
+}
+
+void recover_to_next_item(Parser *p) {
+  /* Skip the token that failed, then up to a line that starts a function, a
+   * module, an alias or the resource section. */
+  if (p->tok.kind != TOK_EOF) p_next(p);
   while (p->tok.kind != TOK_EOF) {
-    if (p->tok.kind == TOK_ERROR) {
-      p_next(p);
-      continue;
-    }
-    if (p_is(p, "{") || p_is(p, "(") || p_is(p, "[")) depth++;
-    else if (p_is(p, "}") || p_is(p, ")") || p_is(p, "]")) depth--;
-    if (depth <= target_depth) {
-      if (p_is(p, "}")) p_next(p);
-      return;
-    }
-    if (depth == target_depth + 1 && p->tok.loc.col <= 3 && p->tok.kind == TOK_IDENT &&
-        (tok_is(&p->tok, "func.func") || tok_is(&p->tok, "module")))
+    if (tok_starts_line(p) &&
+        ((p->tok.kind == TOK_IDENT && (tok_is(&p->tok, "func.func") || tok_is(&p->tok, "module"))) ||
+         (p->tok.kind == TOK_STRING && p->tok.len == 11 && memcmp(p->tok.text, "\"func.func\"", 11) == 0) ||
+         p_is(p, "{-#") || (p->tok.kind == TOK_HASH && p->tok.loc.col == 1)))
       return;
     p_next(p);
   }
@@ -495,7 +491,7 @@ static void parse_top_level_items(Parser *p, Block *body, bool nested) {
       p->tok = t;
       if (is_def) {
         define_alias(p);
-        if (p->error) recover_to_top_level(p, nested ? 1 : 0);
+        if (p->error) recover_to_next_item(p);
         continue;
       }
     }
@@ -511,7 +507,7 @@ static void parse_top_level_items(Parser *p, Block *body, bool nested) {
     const char *before = p->tok.text;
     Op *op = parse_op(p);
     if (op) op_append(body, op);
-    else if (p->error) recover_to_top_level(p, 0);
+    else if (p->error) recover_to_next_item(p);
     else break;
     if (!op && p->tok.text == before && p->tok.kind != TOK_EOF) p_next(p); /* always make progress */
   }
@@ -592,6 +588,7 @@ Module *parse_module(Context *c, const SourceFile *file, const char *start, cons
   for (int i = 0; i < p.resources.len; i++) m->resources[i] = *(Resource *)p.resources.items[i];
   vec_free(&p.resources);
   vec_free(&p.aliases);
+  free(p.memo);
   if (c->diag.nerrors > errors_before || !module_op) return NULL;
   return m;
 }

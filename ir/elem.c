@@ -41,7 +41,8 @@ ElemKind elem_complex_part(ElemKind k) { return k == ELEM_C128 ? ELEM_F64 : ELEM
 
 bool elem_from_name(const char *s, size_t n, ElemKind *out) {
   for (int k = 0; k < ELEM_COUNT; k++) {
-    if (strlen(elem_table[k].name) == n && memcmp(elem_table[k].name, s, n) == 0) {
+    const char *name = elem_table[k].name;
+    if (name[0] == s[0] && strncmp(name, s, n) == 0 && name[n] == 0) {
       *out = (ElemKind)k;
       return true;
     }

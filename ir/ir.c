@@ -5,17 +5,17 @@
 #include "ir/ir.h"
 
 const OpInfo op_info[OP_COUNT] = {
-#define OP(id, name, fmt, mino, maxo, nres, nreg, traits, summary) {name, fmt, mino, maxo, nres, nreg, traits, summary},
+#define OP(id, name, fmt, mino, maxo, nres, nreg, traits, summary) {name, sizeof(name) - 1, fmt, mino, maxo, nres, nreg, traits, summary},
 #include "ir/ops.def"
 #undef OP
 };
 
 OpKind op_kind_from_name(const char *name, size_t len) {
-  /* Linear scan over ~150 names is cheap next to parsing the op itself,
-   * but the parser calls this per op, so remember the last hits. */
+  /* ~150 names: a linear scan that rejects on length and the character after
+   * the dialect prefix costs less than parsing the op itself. */
   for (int k = 1; k < OP_COUNT; k++) {
     const char *n = op_info[k].name;
-    if (strncmp(n, name, len) == 0 && n[len] == 0) return (OpKind)k;
+    if (op_info[k].name_len == len && n[len - 1] == name[len - 1] && memcmp(n, name, len) == 0) return (OpKind)k;
   }
   return OP_UNKNOWN;
 }

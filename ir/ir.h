@@ -324,6 +324,7 @@ typedef enum OpKind {
  * small language described in ir/syntax.h. */
 typedef struct OpInfo {
   const char *name;    /* "stablehlo.add" */
+  size_t name_len;
   const char *format;  /* pretty syntax; NULL: printed and parsed generically */
   int min_operands;    /* -1 for no check */
   int max_operands;    /* -1 for variadic */
@@ -386,6 +387,7 @@ struct Op {
   Region *regions;
   Block *parent;
   Op *prev, *next;
+  uint32_t order; /* position in the parent block, as last numbered (verifier) */
 };
 
 struct Block {

@@ -15,6 +15,13 @@ typedef struct NameSlot {
   bool arg;  /* block argument */
 } NameSlot;
 
+/* Printed spelling of a type, cached: types are interned and repeat a lot. */
+typedef struct TypeText {
+  const Type *type;
+  char *text;
+  size_t len;
+} TypeText;
+
 typedef struct Printer {
   Context *c;
   FILE *out;
@@ -24,6 +31,8 @@ typedef struct Printer {
   uint32_t cap, count;
   int next_id, next_arg;
   bool after_open; /* last thing written was ( [ or { : no space before next */
+  TypeText *type_text;
+  uint32_t type_cap, type_count;
 } Printer;
 
 static void print_op(Printer *p, const Op *op);
@@ -64,6 +73,36 @@ static NameSlot *name_slot(Printer *p, const Value *v, bool create) {
   return &p->slots[h];
 }
 
+static TypeText *type_text_slot(Printer *p, const Type *t) {
+  uint32_t h = ptr_hash(t) & (p->type_cap - 1);
+  while (p->type_text[h].type && p->type_text[h].type != t) h = (h + 1) & (p->type_cap - 1);
+  return &p->type_text[h];
+}
+
+/* print_type through the cache. */
+static void put_type(Printer *p, const Type *t) {
+  if ((p->type_count + 1) * 2 > p->type_cap) {
+    uint32_t old_cap = p->type_cap;
+    TypeText *old = p->type_text;
+    p->type_cap = old_cap ? old_cap * 2 : 256;
+    p->type_text = calloc(p->type_cap, sizeof(TypeText));
+    if (!p->type_text) die("out of memory");
+    for (uint32_t i = 0; i < old_cap; i++)
+      if (old[i].type) *type_text_slot(p, old[i].type) = old[i];
+    free(old);
+  }
+  TypeText *slot = type_text_slot(p, t);
+  if (!slot->type) {
+    FILE *f = open_memstream(&slot->text, &slot->len);
+    if (!f) die("open_memstream failed");
+    print_type(f, t);
+    fclose(f);
+    slot->type = t;
+    p->type_count++;
+  }
+  fwrite(slot->text, 1, slot->len, p->out);
+}
+
 static void name_arg(Printer *p, const Value *v, int id) {
   NameSlot *s = name_slot(p, v, true);
   s->id = id;
@@ -74,18 +113,27 @@ static void name_block_args(Printer *p, const Block *b) {
   for (int i = 0; i < b->nargs; i++) name_arg(p, &b->args[i], p->next_arg++);
 }
 
+/* Write a non-negative integer without printf. */
+static void put_uint(FILE *out, unsigned v) {
+  char buf[16];
+  int n = 0;
+  do buf[n++] = (char)('0' + v % 10);
+  while ((v /= 10) && n < 16);
+  while (n) fputc_unlocked(buf[--n], out);
+}
+
 static void print_value(Printer *p, const Value *v) {
   NameSlot *s = name_slot(p, v, false);
   if (!s) {
     fputs("%<<UNKNOWN SSA VALUE>>", p->out);
     return;
   }
-  if (s->arg) {
-    fprintf(p->out, "%%arg%d", s->id);
-    return;
+  fputs_unlocked(s->arg ? "%arg" : "%", p->out);
+  put_uint(p->out, (unsigned)s->id);
+  if (!s->arg && v->def && v->def->nresults > 1) {
+    fputc_unlocked('#', p->out);
+    put_uint(p->out, (unsigned)v->index);
   }
-  fprintf(p->out, "%%%d", s->id);
-  if (v->def && v->def->nresults > 1) fprintf(p->out, "#%d", v->index);
 }
 
 static void print_indent(Printer *p) {
@@ -102,14 +150,18 @@ static void print_operand_list(Printer *p, const Op *op, int from, int to) {
 static void print_operand_types(Printer *p, const Op *op, int from, int to) {
   for (int i = from; i < to; i++) {
     if (i > from) fputs(", ", p->out);
-    print_type(p->out, op->operands[i]->type);
+    put_type(p, op->operands[i]->type);
   }
 }
 
 static void print_result_types(Printer *p, const Op *op) {
-  Type *types[op->nresults ? op->nresults : 1];
-  for (int i = 0; i < op->nresults; i++) types[i] = op->results[i].type;
-  print_type_list_results(p->out, op->nresults, types);
+  bool parens = op->nresults != 1 || op->results[0].type->kind == TY_FUNC;
+  if (parens) fputc('(', p->out);
+  for (int i = 0; i < op->nresults; i++) {
+    if (i) fputs(", ", p->out);
+    put_type(p, op->results[i].type);
+  }
+  if (parens) fputc(')', p->out);
 }
 
 static void print_functional_type(Printer *p, const Op *op) {
@@ -153,9 +205,13 @@ static void assign_result_names(Printer *p, const Op *op) {
 static void print_result_prefix(Printer *p, const Op *op) {
   if (!op->nresults) return;
   NameSlot *s = name_slot(p, &op->results[0], false);
-  fprintf(p->out, "%%%d", s->id);
-  if (op->nresults > 1) fprintf(p->out, ":%d", op->nresults);
-  fputs(" = ", p->out);
+  fputc_unlocked('%', p->out);
+  put_uint(p->out, (unsigned)s->id);
+  if (op->nresults > 1) {
+    fputc_unlocked(':', p->out);
+    put_uint(p->out, (unsigned)op->nresults);
+  }
+  fputs_unlocked(" = ", p->out);
 }
 
 /* ------------------------------------------------------------ generic form */
@@ -171,7 +227,7 @@ static void print_block_header(Printer *p, const Block *b) {
     if (i) fputs(", ", p->out);
     print_value(p, &b->args[i]);
     fputs(": ", p->out);
-    print_type(p->out, b->args[i].type);
+    put_type(p, b->args[i].type);
   }
   fputs("):\n", p->out);
 }
@@ -461,14 +517,14 @@ static void print_hook(Printer *p, const Op *op, const char *hook, Arena *scratc
 
 static void print_types_directive(Printer *p, const Op *op, const char *dir) {
   if (strcmp(dir, "same") == 0) {
-    if (all_types_equal(op)) print_type(p->out, op->noperands ? op->operands[0]->type : op->results[0].type);
+    if (all_types_equal(op)) put_type(p, op->noperands ? op->operands[0]->type : op->results[0].type);
     else print_functional_type(p, op);
   } else if (strcmp(dir, "fn") == 0) {
     print_functional_type(p, op);
   } else if (strcmp(dir, "res") == 0) {
     for (int i = 0; i < op->nresults; i++) {
       if (i) fputs(", ", p->out);
-      print_type(p->out, op->results[i].type);
+      put_type(p, op->results[i].type);
     }
   } else if (strcmp(dir, "ops") == 0 || strcmp(dir, "pair") == 0) {
     print_operand_types(p, op, 0, op->noperands);
@@ -479,20 +535,20 @@ static void print_types_directive(Printer *p, const Op *op, const char *dir) {
   } else if (strcmp(dir, "select") == 0) {
     const Type *t = op->operands[1]->type;
     if (op->operands[2]->type == t && op->results[0].type == t) {
-      print_type(p->out, op->operands[0]->type);
+      put_type(p, op->operands[0]->type);
       fputs(", ", p->out);
-      print_type(p->out, t);
+      put_type(p, t);
     } else {
       print_functional_type(p, op);
     }
   } else if (strcmp(dir, "tuple") == 0) {
-    print_type(p->out, op->results[0].type);
+    put_type(p, op->results[0].type);
   } else if (strcmp(dir, "complex") == 0) {
     /* complex(re, im): one result type when the parts are its real type */
     const Type *r = op->results[0].type;
     if (r->kind == TY_TENSOR && elem_is_complex(r->elem) && op->operands[0]->type == op->operands[1]->type &&
         op->operands[0]->type == type_tensor(p->c, elem_complex_part(r->elem), r->rank, r->dims, r->encoding))
-      print_type(p->out, r);
+      put_type(p, r);
     else
       print_functional_type(p, op);
   }
@@ -560,6 +616,19 @@ static void print_formatted(Printer *p, const Op *op, const FmtTok *t, int n, Ar
 
 /* ------------------------------------------------------- whole-op hooks */
 
+/* " attributes {..}" with the op's attributes not in skip, if any. */
+static void print_attributes_keyword(Printer *p, const Op *op, const char *const *skip) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *saved = p->out;
+  p->out = open_memstream(&buf, &len);
+  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, false);
+  fclose(p->out);
+  p->out = saved;
+  if (len) fprintf(p->out, " attributes %s", buf);
+  free(buf);
+}
+
 static void print_func(Printer *p, const Op *op) {
   const Attr *ft = op_attr(op, "function_type");
   const Attr *vis = op_attr(op, "sym_visibility");
@@ -579,7 +648,7 @@ static void print_func(Printer *p, const Op *op) {
       print_value(p, &body->args[i]);
       fputs(": ", p->out);
     }
-    print_type(p->out, fty->inputs[i]);
+    put_type(p, fty->inputs[i]);
     if (arg_attrs && i < arg_attrs->u.array.n && arg_attrs->u.array.items[i]->u.dict.n) {
       fputc(' ', p->out);
       print_attr(p->out, arg_attrs->u.array.items[i], false);
@@ -595,7 +664,7 @@ static void print_func(Printer *p, const Op *op) {
     if (parens) fputc('(', p->out);
     for (int i = 0; i < fty->nresults; i++) {
       if (i) fputs(", ", p->out);
-      print_type(p->out, fty->results[i]);
+      put_type(p, fty->results[i]);
       if (res_attrs && i < res_attrs->u.array.n && res_attrs->u.array.items[i]->u.dict.n) {
         fputc(' ', p->out);
         print_attr(p->out, res_attrs->u.array.items[i], false);
@@ -605,15 +674,7 @@ static void print_func(Printer *p, const Op *op) {
   }
   static const char *const func_attrs[] = {"sym_name", "function_type", "sym_visibility",
                                            "arg_attrs", "res_attrs", NULL};
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *saved = p->out;
-  p->out = open_memstream(&buf, &len);
-  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, func_attrs, false);
-  fclose(p->out);
-  p->out = saved;
-  if (len) fprintf(p->out, " attributes %s", buf);
-  free(buf);
+  print_attributes_keyword(p, op, func_attrs);
   if (body) {
     fputs(" {\n", p->out);
     print_block_ops(p, body);
@@ -653,15 +714,7 @@ static void print_module_op(Printer *p, const Op *op) {
     print_symbol(p->out, name);
   }
   static const char *const skip[] = {"sym_name", NULL};
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *saved = p->out;
-  p->out = open_memstream(&buf, &len);
-  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, false);
-  fclose(p->out);
-  p->out = saved;
-  if (len) fprintf(p->out, " attributes %s", buf);
-  free(buf);
+  print_attributes_keyword(p, op, skip);
   fputs(" {\n", p->out);
   Block *b = op_body(op);
   if (b) print_block_ops(p, b);
@@ -728,11 +781,11 @@ static void print_reduce(Printer *p, const Op *op, Arena *scratch) {
     fputc('(', p->out);
     print_value(p, &b->args[i]);
     fputs(": ", p->out);
-    print_type(p->out, b->args[i].type);
+    put_type(p, b->args[i].type);
     fputs(", ", p->out);
     print_value(p, &b->args[half + i]);
     fputs(": ", p->out);
-    print_type(p->out, b->args[half + i].type);
+    put_type(p, b->args[half + i].type);
     fputs(") ", p->out);
   }
   fputs("{\n", p->out);
@@ -769,15 +822,7 @@ static void print_while(Printer *p, const Op *op) {
     print_value(p, op->operands[i]);
   }
   fputc(')', p->out);
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *saved = p->out;
-  p->out = open_memstream(&buf, &len);
-  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, NULL, false);
-  fclose(p->out);
-  p->out = saved;
-  if (len) fprintf(p->out, " attributes %s", buf);
-  free(buf);
+  print_attributes_keyword(p, op, NULL);
   if (op->noperands) {
     fputs(" : ", p->out);
     print_operand_types(p, op, 0, op->noperands);
@@ -846,15 +891,7 @@ static void print_scan(Printer *p, const Op *op, Arena *scratch) {
   print_operand_list(p, op, (int)seg[0], op->noperands);
   fprintf(p->out, ") dimension=%" PRId64, op_attr(op, "dimension")->u.i);
   static const char *const skip[] = {"operandSegmentSizes", "dimension", NULL};
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *saved = p->out;
-  p->out = open_memstream(&buf, &len);
-  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, false);
-  fclose(p->out);
-  p->out = saved;
-  if (len) fprintf(p->out, " attributes %s", buf);
-  free(buf);
+  print_attributes_keyword(p, op, skip);
   fputc(' ', p->out);
   print_region(p, &op->regions[0], true);
   fputs(" : ", p->out);
@@ -926,6 +963,8 @@ void print_module(Context *c, const Module *m, FILE *out, const PrintOptions *op
   print_op(&p, m->op);
   print_resources(&p, m);
   free(p.slots);
+  for (uint32_t i = 0; i < p.type_cap; i++) free(p.type_text[i].text);
+  free(p.type_text);
 }
 
 char *print_module_string(Context *c, const Module *m, const PrintOptions *opts) {

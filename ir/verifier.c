@@ -1,15 +1,75 @@
 /* The verifier: structural rules common to all ops (counts from the op
  * table, terminators, symbols, calls, returns, SSA dominance) here; per-op
  * type and shape rules in ir/verify_*.c. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/ir.h"
 #include "ir/verify_ops.h"
 
+/* Pointer-keyed open hash table: functions by name, checked types. */
+typedef struct Slot {
+  const void *key;
+  size_t len; /* for string keys */
+  void *value;
+} Slot;
+
+typedef struct Table {
+  Slot *slots;
+  uint32_t cap, count;
+} Table;
+
 typedef struct Verifier {
   Context *c;
   Module *m;
+  Table funcs; /* sym_name -> func op */
+  Table types; /* tensor types already checked */
 } Verifier;
+
+static uint32_t hash_bytes(const void *p, size_t n) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++) h = (h ^ ((const unsigned char *)p)[i]) * 16777619u;
+  return h;
+}
+
+/* Find (or with insert, add) key; string keys when len > 0. */
+static Slot *table_find(Table *t, const void *key, size_t len, bool insert) {
+  if (insert && (t->count + 1) * 2 > t->cap) {
+    uint32_t ncap = t->cap ? t->cap * 2 : 64;
+    Slot *ns = calloc(ncap, sizeof(Slot));
+    if (!ns) die("out of memory");
+    for (uint32_t i = 0; i < t->cap; i++) {
+      if (!t->slots[i].key) continue;
+      const Slot *o = &t->slots[i];
+      uint32_t h = (o->len ? hash_bytes(o->key, o->len) : hash_bytes(&o->key, sizeof o->key)) & (ncap - 1);
+      while (ns[h].key) h = (h + 1) & (ncap - 1);
+      ns[h] = *o;
+    }
+    free(t->slots);
+    t->slots = ns;
+    t->cap = ncap;
+  }
+  if (!t->cap) return NULL;
+  uint32_t h = (len ? hash_bytes(key, len) : hash_bytes(&key, sizeof key)) & (t->cap - 1);
+  while (t->slots[h].key) {
+    Slot *s = &t->slots[h];
+    if (len ? (s->len == len && memcmp(s->key, key, len) == 0) : s->key == key) return s;
+    h = (h + 1) & (t->cap - 1);
+  }
+  if (!insert) return NULL;
+  t->slots[h] = (Slot){key, len, NULL};
+  t->count++;
+  return &t->slots[h];
+}
+
+/* Check each distinct tensor type once (types are interned). */
+static void check_type_once(Verifier *v, Loc loc, const Type *t) {
+  if (t->kind != TY_TENSOR) return;
+  Slot *s = table_find(&v->types, t, 0, true);
+  if (s->value) return;
+  s->value = (void *)t;
+  verify_tensor_type(v->c, loc, t);
+}
 
 static void verify_region(Verifier *v, Op *parent, Region *r);
 
@@ -19,11 +79,7 @@ static bool dominates(const Value *v, const Op *user) {
   for (const Op *o = user; o; o = o->parent && o->parent->parent ? o->parent->parent->parent : NULL) {
     if (o->parent == def_block) {
       if (!v->def) return true;
-      for (const Op *q = def_block->first; q; q = q->next) {
-        if (q == v->def) return true;
-        if (q == o) return false;
-      }
-      return false;
+      return v->def->order < o->order;
     }
   }
   return false;
@@ -126,7 +182,8 @@ static void verify_call(Verifier *v, Op *op) {
     op_error(v->c, op, "requires a 'callee' symbol reference attribute");
     return;
   }
-  Op *f = module_lookup_func(v->m, callee->u.str.s);
+  Slot *slot = table_find(&v->funcs, callee->u.str.s, callee->u.str.len ? callee->u.str.len : 1, false);
+  Op *f = slot ? slot->value : NULL;
   if (!f) {
     op_error(v->c, op, "'%s' does not reference a valid function", callee->u.str.s);
     return;
@@ -167,7 +224,7 @@ static void verify_op(Verifier *v, Op *op) {
     }
   }
   for (int i = 0; i < op->nresults; i++)
-    if (op->results[i].type->kind == TY_TENSOR) verify_tensor_type(v->c, op->loc, op->results[i].type);
+    check_type_once(v, op->loc, op->results[i].type);
   Block *parent = op->parent;
   bool is_terminator = op_info[op->kind].traits & TRAIT_TERMINATOR;
   if (is_terminator && parent && parent->last != op)
@@ -198,7 +255,9 @@ static void verify_region(Verifier *v, Op *parent, Region *r) {
   for (int b = 0; b < r->nblocks; b++) {
     Block *blk = r->blocks[b];
     for (int i = 0; i < blk->nargs; i++)
-      if (blk->args[i].type->kind == TY_TENSOR) verify_tensor_type(v->c, parent->loc, blk->args[i].type);
+      check_type_once(v, parent->loc, blk->args[i].type);
+    uint32_t order = 0;
+    for (Op *op = blk->first; op; op = op->next) op->order = order++;
     if (parent->kind != OP_MODULE && parent->kind != OP_FUNC) {
       if (!blk->last || !(op_info[blk->last->kind].traits & TRAIT_TERMINATOR))
         op_error(v->c, blk->last ? blk->last : parent, "%s",
@@ -211,20 +270,23 @@ static void verify_region(Verifier *v, Op *parent, Region *r) {
 
 bool verify_module(Context *c, Module *m) {
   int before = c->diag.nerrors;
-  Verifier v = {c, m};
+  Verifier v = {.c = c, .m = m};
   Block *body = op_body(m->op);
   /* Symbols must be unique. */
   for (Op *a = body ? body->first : NULL; a; a = a->next) {
-    const char *na = op_symbol_name(a);
-    if (!na) continue;
-    for (Op *b = body->first; b != a; b = b->next) {
-      const char *nb = op_symbol_name(b);
-      if (nb && strcmp(na, nb) == 0) {
-        op_error(c, a, "redefinition of symbol named '%s'", na);
-        break;
-      }
-    }
+    const char *name = op_symbol_name(a);
+    if (!name) continue;
+    size_t len = strlen(name);
+    Slot *s = table_find(&v.funcs, name, len ? len : 1, true);
+    if (s->value) op_error(c, a, "redefinition of symbol named '%s'", name);
+    else s->value = a;
+  }
+  if (body) {
+    uint32_t order = 0;
+    for (Op *op = body->first; op; op = op->next) op->order = order++;
   }
   verify_op(&v, m->op);
+  free(v.funcs.slots);
+  free(v.types.slots);
   return c->diag.nerrors == before;
 }

@@ -10,8 +10,20 @@
 /* ------------------------------------------------------------------ */
 /* Dispatch. */
 
+/* Ranks beyond this are not checked per op (the rules are quadratic in the
+ * rank in places); no real program comes near it. */
+enum { RULES_MAX_RANK = 1 << 14 };
+
+static bool has_extreme_rank(const Op *op) {
+  for (int i = 0; i < op->noperands + op->nresults; i++) {
+    const Type *t = i < op->noperands ? vo_operand_type(op, i) : vo_result_type(op, i - op->noperands);
+    if (t && t->kind == TY_TENSOR && t->rank > RULES_MAX_RANK) return true;
+  }
+  return false;
+}
+
 void verify_op_rules(Context *c, Op *op) {
-  if (!op) return;
+  if (!op || has_extreme_rank(op)) return;
   switch (op->kind) {
   /* element-wise and friends */
   case OP_ABS: case OP_CBRT: case OP_CEIL: case OP_CONVERT: case OP_COSINE:
@@ -359,6 +371,10 @@ AttrRead vo_bool_attr(Context *c, const Op *op, const char *name, bool required,
     *out = a->u.b;
     return AR_OK;
   }
+  if (a->kind == ATTR_UNIT) { /* a bare flag: {use_global_device_ids} */
+    *out = true;
+    return AR_OK;
+  }
   if (a->kind == ATTR_INT && a->type && a->type->kind == TY_ELEM && a->type->elem == ELEM_I1) {
     *out = a->u.i != 0;
     return AR_OK;
@@ -478,6 +494,11 @@ bool vo_dialect_list(Context *c, const Op *op, const Attr *d, const char *key, I
              vo_attr_str(c, p));
     return false;
   }
+  if (n > RULES_MAX_RANK) {
+    op_error(c, op, "'%s' of %s has %d entries, more than the %d supported", key, d->u.dialect.name, n,
+             RULES_MAX_RANK);
+    return false;
+  }
   for (int i = 0; i < n; i++)
     if (v[i] == DIM_DYNAMIC) {
       op_error(c, op, "'%s' of %s must not contain '?'", key, d->u.dialect.name);
@@ -507,8 +528,32 @@ bool vo_dialect_int(Context *c, const Op *op, const Attr *d, const char *key, in
   return false;
 }
 
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
 bool vo_check_dims(Context *c, const Op *op, const char *what, const I64List *l, int64_t bound, bool unique) {
   bool ok = true;
+  if (l->n > 64) { /* long lists: sort a copy instead of the quadratic scan */
+    int64_t *v = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)l->n);
+    memcpy(v, l->v, sizeof(int64_t) * (size_t)l->n);
+    qsort(v, (size_t)l->n, sizeof(int64_t), cmp_i64);
+    if (v[0] < 0 || v[l->n - 1] >= bound) {
+      int64_t d = v[0] < 0 ? v[0] : v[l->n - 1];
+      if (d == DIM_DYNAMIC) op_error(c, op, "%s must not contain '?'", what);
+      else
+        op_error(c, op, "%s contains out-of-range dimension %" PRId64 " (must be in [0, %" PRId64 "))", what, d,
+                 bound);
+      return false;
+    }
+    for (int i = 1; unique && i < l->n; i++)
+      if (v[i] == v[i - 1]) {
+        op_error(c, op, "%s contains duplicate dimension %" PRId64, what, v[i]);
+        return false;
+      }
+    return true;
+  }
   for (int i = 0; i < l->n; i++) {
     int64_t d = l->v[i];
     if (d < 0 || d >= bound) {

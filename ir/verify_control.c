@@ -3,6 +3,7 @@
  * and interpreter dialects, and the CHLO ops that are not element-wise.
  * Spec: "Constraints" of each op in docs/spec.md; CHLO: docs/chlo.md. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/verify_ops.h"
@@ -193,6 +194,11 @@ static void verify_tokens_io(Context *c, Op *op) {
 /* ------------------------------------------------------------------ */
 /* collectives */
 
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
 /* replica_groups: a 2-d integer dense attribute.  Values are unique and
  * non-negative (-1 pads uneven groups).  *group_size receives the second
  * dimension (or -1 when unknown). */
@@ -213,19 +219,22 @@ static void check_replica_groups(Context *c, const Op *op, bool required, int64_
   int64_t total = dense_num_elements(a);
   if (total < 0 || total > (1 << 22)) return;
   *group_size = rows > 0 ? cols : -1;
+  int64_t *ids = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(total + 1));
+  int64_t n = 0;
   for (int64_t i = 0; i < total; i++) {
     int64_t v = dense_get_int(a, i);
     if (v < -1) {
       op_error(c, op, "replica groups contain invalid replica id %" PRId64, v);
       return;
     }
-    if (v == -1) continue;
-    for (int64_t j = 0; j < i; j++)
-      if (dense_get_int(a, j) == v) {
-        op_error(c, op, "replica id #%" PRId64 " seen more than once", v);
-        return;
-      }
+    if (v != -1) ids[n++] = v;
   }
+  qsort(ids, (size_t)n, sizeof(int64_t), cmp_i64);
+  for (int64_t i = 1; i < n; i++)
+    if (ids[i] == ids[i - 1]) {
+      op_error(c, op, "replica id #%" PRId64 " seen more than once", ids[i]);
+      return;
+    }
 }
 
 /* C: use_global_device_ids requires a positive channel id. */
@@ -237,6 +246,18 @@ static void check_channel(Context *c, const Op *op) {
     if (!h || h->kind != ATTR_INT || h->u.i <= 0)
       op_error(c, op, "channel_id must be positive when using global device ids");
   }
+}
+
+/* Is the process group exactly a replica group?  True in cross_replica mode
+ * (no channel) and flattened_ids mode (use_global_device_ids); in
+ * cross_replica_and_partition mode each group also spans every partition, a
+ * count the op does not know. */
+static bool groups_exact(const Op *op) {
+  const Attr *ch = op_attr(op, "channel_handle");
+  const Attr *h = ch && ch->kind == ATTR_DIALECT ? dialect_param(ch, "handle") : NULL;
+  if (!h || h->kind != ATTR_INT || h->u.i <= 0) return true;
+  const Attr *g = op_attr(op, "use_global_device_ids");
+  return g && (g->kind == ATTR_UNIT || (g->kind == ATTR_BOOL && g->u.b));
 }
 
 static bool same_count(Context *c, const Op *op) {
@@ -254,6 +275,7 @@ static void verify_all_gather(Context *c, Op *op) {
   for (int i = 0; i < op->noperands; i++) ok &= vo_require_tensor_operand(c, op, i);
   for (int i = 0; i < op->nresults; i++) ok &= vo_require_tensor_result(c, op, i);
   if (!ok) return;
+  bool exact = groups_exact(op);
   for (int i = 0; i < op->noperands; i++) {
     const Type *in = vo_operand_type(op, i), *res = vo_result_type(op, i);
     if (!vo_elems_compatible(in, res))
@@ -274,12 +296,13 @@ static void verify_all_gather(Context *c, Op *op) {
       if (!vo_dim_known(a) || !vo_dim_known(b)) continue;
       bool good;
       if (k != dim) good = a == b;
-      else if (gs >= 0) good = (__int128)a * gs == b;
+      else if (gs >= 0 && exact) good = (__int128)a * gs == b;
+      else if (gs > 0) good = a == 0 ? b == 0 : b % ((__int128)a * gs) == 0;
       else good = a == 0 ? b == 0 : b % a == 0;
       if (!good) {
         op_error(c, op, "result #%d '%s' does not match operand '%s' gathered along dimension %" PRId64
-                 " (group size %s)", i, vo_type_str(c, res), vo_type_str(c, in), dim,
-                 gs >= 0 ? vo_i128_str(c, gs) : "unknown");
+                 " (group size %s%s)", i, vo_type_str(c, res), vo_type_str(c, in), dim,
+                 gs >= 0 ? vo_i128_str(c, gs) : "unknown", gs >= 0 && !exact ? " times the partitions" : "");
         break;
       }
     }
@@ -348,8 +371,10 @@ static void verify_reduce_scatter(Context *c, Op *op) {
       if (a % gs != 0)
         op_error(c, op, "operand scatter dimension has size %" PRId64 ", expected to be a multiple of the group size "
                  "%" PRId64, a, gs);
-      else if (a / gs != b)
+      else if (groups_exact(op) && a / gs != b)
         op_error(c, op, "result scatter dimension has size %" PRId64 ", expected %" PRId64, b, a / gs);
+      else if (!groups_exact(op) && (b == 0 ? a != 0 : (a / gs) % b != 0))
+        op_error(c, op, "result scatter dimension has size %" PRId64 ", which does not divide %" PRId64, b, a / gs);
     }
   }
 }
@@ -409,21 +434,30 @@ static void verify_collective_permute(Context *c, Op *op) {
   const int64_t *p = NULL;
   if (vo_pairs_attr(c, op, "source_target_pairs", true, &n, &p) == AR_OK) {
     bool bad = false;
+    int64_t *src = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *dst = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(n + 1));
     for (int i = 0; i < n && !bad; i++) {
       if (p[2 * i] < 0 || p[2 * i + 1] < 0) {
         op_error(c, op, "replica ids in source_target_pairs must be >= 0, but got [%" PRId64 ", %" PRId64 "]",
                  p[2 * i], p[2 * i + 1]);
         bad = true;
       }
-      for (int j = 0; j < i && !bad; j++) {
-        if (p[2 * j] == p[2 * i]) {
-          op_error(c, op, "duplicate sources not allowed: %" PRId64, p[2 * i]);
-          bad = true;
-        } else if (p[2 * j + 1] == p[2 * i + 1]) {
-          op_error(c, op, "duplicate targets not allowed: %" PRId64, p[2 * i + 1]);
+      src[i] = p[2 * i];
+      dst[i] = p[2 * i + 1];
+    }
+    if (!bad) {
+      qsort(src, (size_t)n, sizeof(int64_t), cmp_i64);
+      qsort(dst, (size_t)n, sizeof(int64_t), cmp_i64);
+      for (int i = 1; i < n && !bad; i++)
+        if (src[i] == src[i - 1]) {
+          op_error(c, op, "duplicate sources not allowed: %" PRId64, src[i]);
           bad = true;
         }
-      }
+      for (int i = 1; i < n && !bad; i++)
+        if (dst[i] == dst[i - 1]) {
+          op_error(c, op, "duplicate targets not allowed: %" PRId64, dst[i]);
+          bad = true;
+        }
     }
   }
   if (!same_count(c, op)) return;

@@ -96,8 +96,8 @@ static void expect_result_elem(Context *c, const Op *op, int i, ElemKind want) {
 
 /* abs: the result of a complex operand is its real element type (C2). */
 static void verify_abs(Context *c, Op *op) {
-  bool ok = vo_check_operand(c, op, 0, EM_SINT | EM_FLOAT | EM_COMPLEX);
-  ok &= vo_check_result(c, op, 0, EM_SINT | EM_FLOAT | EM_COMPLEX);
+  bool ok = vo_check_operand(c, op, 0, EM_SINT | EM_FLOAT | EM_COMPLEX) &&
+            vo_check_result(c, op, 0, EM_SINT | EM_FLOAT | EM_COMPLEX);
   if (!ok) return;
   check_same_shape(c, op);
   const Type *in = vo_operand_type(op, 0);
@@ -110,8 +110,7 @@ static void verify_abs(Context *c, Op *op) {
 
 /* real / imag: complex -> its part type, float -> float (C1, C2). */
 static void verify_real_imag(Context *c, Op *op) {
-  bool ok = vo_check_operand(c, op, 0, EM_FLOAT | EM_COMPLEX);
-  ok &= vo_check_result(c, op, 0, EM_FLOAT);
+  bool ok = vo_check_operand(c, op, 0, EM_FLOAT | EM_COMPLEX) && vo_check_result(c, op, 0, EM_FLOAT);
   if (!ok) return;
   check_same_shape(c, op);
   const Type *in = vo_operand_type(op, 0);
@@ -121,16 +120,14 @@ static void verify_real_imag(Context *c, Op *op) {
 
 /* is_finite, chlo.is_inf / is_neg_inf / is_pos_inf: float -> i1. */
 static void verify_float_predicate(Context *c, Op *op) {
-  bool ok = vo_check_operand(c, op, 0, EM_FLOAT);
-  ok &= vo_check_result(c, op, 0, EM_BOOL);
+  bool ok = vo_check_operand(c, op, 0, EM_FLOAT) && vo_check_result(c, op, 0, EM_BOOL);
   if (ok) check_same_shape(c, op);
 }
 
 /* complex: (f32, f32) -> complex<f32>, (f64, f64) -> complex<f64>. */
 static void verify_complex(Context *c, Op *op) {
-  bool ok = vo_check_operand(c, op, 0, EM_FLOAT);
-  ok &= vo_check_operand(c, op, 1, EM_FLOAT);
-  ok &= vo_check_result(c, op, 0, EM_COMPLEX);
+  bool ok = vo_check_operand(c, op, 0, EM_FLOAT) && vo_check_operand(c, op, 1, EM_FLOAT) &&
+            vo_check_result(c, op, 0, EM_COMPLEX);
   if (!ok) return;
   check_same_shape(c, op);
   const Type *l = vo_operand_type(op, 0), *r = vo_operand_type(op, 1);
