@@ -29,7 +29,7 @@ void *arena_alloc(Arena *a, size_t n) {
   if (!c || c->size - c->used < n) {
     size_t size = n > ARENA_CHUNK_MIN ? n : ARENA_CHUNK_MIN;
     if (c && c->size * 2 > size && c->size < (64u << 20)) size = c->size * 2 > n ? c->size * 2 : n;
-    c = malloc(sizeof(ArenaChunk) + size);
+    c = calloc(1, sizeof(ArenaChunk) + size); /* fresh chunks are zero: no memset */
     if (!c) die("out of memory allocating %zu bytes", size);
     c->size = size;
     c->used = 0;
@@ -39,7 +39,6 @@ void *arena_alloc(Arena *a, size_t n) {
   }
   void *p = c->data + c->used;
   c->used += n;
-  memset(p, 0, n);
   return p;
 }
 

@@ -15,40 +15,40 @@
 
 void print_type(FILE *out, const Type *t) {
   switch (t->kind) {
-  case TY_ELEM: fputs(elem_name(t->elem), out); return;
+  case TY_ELEM: fputs_unlocked(elem_name(t->elem), out); return;
   case TY_TENSOR:
-    fputs("tensor<", out);
-    if (t->rank < 0) fputs("*x", out);
+    fputs_unlocked("tensor<", out);
+    if (t->rank < 0) fputs_unlocked("*x", out);
     for (int i = 0; i < t->rank; i++) {
-      if (t->dims[i] == DIM_DYNAMIC) fputs("?x", out);
+      if (t->dims[i] == DIM_DYNAMIC) fputs_unlocked("?x", out);
       else fprintf(out, "%" PRId64 "x", t->dims[i]);
     }
     if (t->elem_opaque) print_type(out, t->elem_opaque);
-    else fputs(elem_name(t->elem), out);
+    else fputs_unlocked(elem_name(t->elem), out);
     if (t->encoding) {
-      fputs(", ", out);
+      fputs_unlocked(", ", out);
       print_attr(out, t->encoding, false);
     }
-    fputc('>', out);
+    fputc_unlocked('>', out);
     return;
   case TY_TUPLE:
-    fputs("tuple<", out);
+    fputs_unlocked("tuple<", out);
     for (int i = 0; i < t->ninputs; i++) {
-      if (i) fputs(", ", out);
+      if (i) fputs_unlocked(", ", out);
       print_type(out, t->inputs[i]);
     }
-    fputc('>', out);
+    fputc_unlocked('>', out);
     return;
-  case TY_TOKEN: fputs("!stablehlo.token", out); return;
-  case TY_NONE: fputs("none", out); return;
-  case TY_OPAQUE: fputs(t->text, out); return;
+  case TY_TOKEN: fputs_unlocked("!stablehlo.token", out); return;
+  case TY_NONE: fputs_unlocked("none", out); return;
+  case TY_OPAQUE: fputs_unlocked(t->text, out); return;
   case TY_FUNC:
-    fputc('(', out);
+    fputc_unlocked('(', out);
     for (int i = 0; i < t->ninputs; i++) {
-      if (i) fputs(", ", out);
+      if (i) fputs_unlocked(", ", out);
       print_type(out, t->inputs[i]);
     }
-    fputs(") -> ", out);
+    fputs_unlocked(") -> ", out);
     print_type_list_results(out, t->nresults, t->results);
     return;
   }
@@ -56,25 +56,25 @@ void print_type(FILE *out, const Type *t) {
 
 void print_type_list_results(FILE *out, int n, Type *const *types) {
   bool parens = n != 1 || types[0]->kind == TY_FUNC;
-  if (parens) fputc('(', out);
+  if (parens) fputc_unlocked('(', out);
   for (int i = 0; i < n; i++) {
-    if (i) fputs(", ", out);
+    if (i) fputs_unlocked(", ", out);
     print_type(out, types[i]);
   }
-  if (parens) fputc(')', out);
+  if (parens) fputc_unlocked(')', out);
 }
 
 void print_escaped_string(FILE *out, const char *s, size_t len) {
-  fputc('"', out);
+  fputc_unlocked('"', out);
   for (size_t i = 0; i < len; i++) {
     unsigned char ch = (unsigned char)s[i];
     if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
-    else if (ch == '\n') fputs("\\n", out);
-    else if (ch == '\t') fputs("\\t", out);
-    else if (ch >= 0x20 && ch < 0x7f) fputc(ch, out);
+    else if (ch == '\n') fputs_unlocked("\\n", out);
+    else if (ch == '\t') fputs_unlocked("\\t", out);
+    else if (ch >= 0x20 && ch < 0x7f) fputc_unlocked(ch, out);
     else fprintf(out, "\\%02X", ch);
   }
-  fputc('"', out);
+  fputc_unlocked('"', out);
 }
 
 static bool is_bare_identifier(const char *s) {
@@ -85,8 +85,8 @@ static bool is_bare_identifier(const char *s) {
 }
 
 void print_symbol(FILE *out, const char *name) {
-  fputc('@', out);
-  if (is_bare_identifier(name)) fputs(name, out);
+  fputc_unlocked('@', out);
+  if (is_bare_identifier(name)) fputs_unlocked(name, out);
   else print_escaped_string(out, name, strlen(name));
 }
 
@@ -115,14 +115,14 @@ void print_float_value(FILE *out, ElemKind k, uint64_t bits) {
     snprintf(tmp, sizeof tmp, "%.*s.0%s", (int)(e - buf), buf, e);
     strcpy(buf, tmp);
   }
-  fputs(buf, out);
+  fputs_unlocked(buf, out);
 }
 
 /* Print one element of a dense attribute (no brackets). */
 static void print_dense_element(FILE *out, const Attr *a, int64_t i) {
   ElemKind k = a->type->elem;
   if (k == ELEM_I1) {
-    fputs(dense_get_int(a, i) ? "true" : "false", out);
+    fputs_unlocked(dense_get_int(a, i) ? "true" : "false", out);
   } else if (elem_is_int(k) || k == ELEM_INDEX) {
     int64_t v = dense_get_int(a, i);
     if (elem_is_unsigned(k)) fprintf(out, "%" PRIu64, (uint64_t)v);
@@ -136,11 +136,11 @@ static void print_dense_element(FILE *out, const Attr *a, int64_t i) {
     uint64_t re = 0, im = 0;
     memcpy(&re, p, (size_t)half);
     memcpy(&im, p + half, (size_t)half);
-    fputc('(', out);
+    fputc_unlocked('(', out);
     print_float_value(out, part, re);
-    fputs(", ", out);
+    fputs_unlocked(", ", out);
     print_float_value(out, part, im);
-    fputc(')', out);
+    fputc_unlocked(')', out);
   }
 }
 
@@ -151,12 +151,12 @@ static void print_dense_nested(FILE *out, const Attr *a, int dim, int64_t *index
     (*index)++;
     return;
   }
-  fputc('[', out);
+  fputc_unlocked('[', out);
   for (int64_t i = 0; i < t->dims[dim]; i++) {
-    if (i) fputs(", ", out);
+    if (i) fputs_unlocked(", ", out);
     print_dense_nested(out, a, dim + 1, index);
   }
-  fputc(']', out);
+  fputc_unlocked(']', out);
 }
 
 /* MLIR 14 packs i1 hex data in bits; the generic form writes i1 as a list. */
@@ -167,9 +167,9 @@ static void print_dense_body(FILE *out, const Attr *a, bool generic) {
   } else if (n == 0) {
     /* dense<> */
   } else if (a->u.dense.form == DENSE_HEX && !(generic && a->type->elem == ELEM_I1)) {
-    fputs("\"0x", out);
+    fputs_unlocked("\"0x", out);
     for (size_t i = 0; i < a->u.dense.nbytes; i++) fprintf(out, "%02X", a->u.dense.data[i]);
-    fputc('"', out);
+    fputc_unlocked('"', out);
   } else {
     int64_t index = 0;
     print_dense_nested(out, a, 0, &index);
@@ -182,12 +182,12 @@ static void print_dialect_param(FILE *out, const Attr *a, bool generic) {
   switch (a->kind) {
   case ATTR_INT: fprintf(out, "%" PRId64, a->u.i); return;
   case ATTR_ARRAY:
-    fputc('[', out);
+    fputc_unlocked('[', out);
     for (int i = 0; i < a->u.array.n; i++) {
-      if (i) fputs(", ", out);
+      if (i) fputs_unlocked(", ", out);
       print_dialect_param(out, a->u.array.items[i], generic);
     }
-    fputc(']', out);
+    fputc_unlocked(']', out);
     return;
   default: print_attr(out, a, generic); return;
   }
@@ -195,8 +195,8 @@ static void print_dialect_param(FILE *out, const Attr *a, bool generic) {
 
 static void print_i64s(FILE *out, int n, const int64_t *v) {
   for (int i = 0; i < n; i++) {
-    if (i) fputs(", ", out);
-    if (v[i] == DIM_DYNAMIC) fputc('?', out);
+    if (i) fputs_unlocked(", ", out);
+    if (v[i] == DIM_DYNAMIC) fputc_unlocked('?', out);
     else fprintf(out, "%" PRId64, v[i]);
   }
 }
@@ -204,94 +204,94 @@ static void print_i64s(FILE *out, int n, const int64_t *v) {
 /* [b, 0, 1, f] style list: spatial dims by position, named dims by letter. */
 static void print_conv_layout(FILE *out, int rank, int64_t d0, char c0, int64_t d1, char c1, int nsp,
                               const int64_t *sp) {
-  fputc('[', out);
+  fputc_unlocked('[', out);
   for (int pos = 0; pos < rank; pos++) {
-    if (pos) fputs(", ", out);
-    if (pos == d0) fputc(c0, out);
-    else if (pos == d1) fputc(c1, out);
+    if (pos) fputs_unlocked(", ", out);
+    if (pos == d0) fputc_unlocked(c0, out);
+    else if (pos == d1) fputc_unlocked(c1, out);
     else {
       int found = -1;
       for (int s = 0; s < nsp; s++)
         if (sp[s] == pos) found = s;
       if (found >= 0) fprintf(out, "%d", found);
-      else fputc('?', out);
+      else fputc_unlocked('?', out);
     }
   }
-  fputc(']', out);
+  fputc_unlocked(']', out);
 }
 
 void print_conv_dims(FILE *out, const ConvDims *d) {
   int rank = d->nspatial + 2;
   print_conv_layout(out, rank, d->input_batch, 'b', d->input_feature, 'f', d->nspatial, d->input_spatial);
-  fputc('x', out);
+  fputc_unlocked('x', out);
   print_conv_layout(out, rank, d->kernel_input_feature, 'i', d->kernel_output_feature, 'o', d->nspatial,
                     d->kernel_spatial);
-  fputs("->", out);
+  fputs_unlocked("->", out);
   print_conv_layout(out, rank, d->output_batch, 'b', d->output_feature, 'f', d->nspatial, d->output_spatial);
 }
 
 void print_attr(FILE *out, const Attr *a, bool generic) {
   switch (a->kind) {
-  case ATTR_UNIT: fputs("unit", out); return;
-  case ATTR_BOOL: fputs(a->u.b ? "true" : "false", out); return;
+  case ATTR_UNIT: fputs_unlocked("unit", out); return;
+  case ATTR_BOOL: fputs_unlocked(a->u.b ? "true" : "false", out); return;
   case ATTR_INT:
     if (a->type->elem == ELEM_I1 && a->type->kind == TY_ELEM) {
-      fputs(a->u.i ? "true" : "false", out);
+      fputs_unlocked(a->u.i ? "true" : "false", out);
       return;
     }
     if (elem_is_unsigned(a->type->elem)) fprintf(out, "%" PRIu64, (uint64_t)a->u.i);
     else fprintf(out, "%" PRId64, a->u.i);
-    fputs(" : ", out);
+    fputs_unlocked(" : ", out);
     print_type(out, a->type);
     return;
   case ATTR_FLOAT:
     print_float_value(out, a->type->elem, a->u.f);
-    fputs(" : ", out);
+    fputs_unlocked(" : ", out);
     print_type(out, a->type);
     return;
   case ATTR_STRING: print_escaped_string(out, a->u.str.s, a->u.str.len); return;
   case ATTR_TYPE: print_type(out, a->type); return;
   case ATTR_SYMREF: print_symbol(out, a->u.str.s); return;
   case ATTR_ARRAY:
-    fputc('[', out);
+    fputc_unlocked('[', out);
     for (int i = 0; i < a->u.array.n; i++) {
-      if (i) fputs(", ", out);
+      if (i) fputs_unlocked(", ", out);
       print_attr(out, a->u.array.items[i], generic);
     }
-    fputc(']', out);
+    fputc_unlocked(']', out);
     return;
   case ATTR_DICT:
-    fputc('{', out);
+    fputc_unlocked('{', out);
     for (int i = 0; i < a->u.dict.n; i++) {
-      if (i) fputs(", ", out);
+      if (i) fputs_unlocked(", ", out);
       print_attr_name(out, a->u.dict.items[i].name);
       if (a->u.dict.items[i].value->kind != ATTR_UNIT) {
-        fputs(" = ", out);
+        fputs_unlocked(" = ", out);
         print_attr(out, a->u.dict.items[i].value, generic);
       }
     }
-    fputc('}', out);
+    fputc_unlocked('}', out);
     return;
   case ATTR_DENSE:
-    fputs("dense<", out);
+    fputs_unlocked("dense<", out);
     print_dense_body(out, a, generic);
-    fputs("> : ", out);
+    fputs_unlocked("> : ", out);
     print_type(out, a->type);
     return;
   case ATTR_DENSE_ARRAY: {
     const char *en = elem_name(a->u.darray.elem);
     int n = a->u.darray.n;
-    if (generic) fputs("dense<", out);
+    if (generic) fputs_unlocked("dense<", out);
     else fprintf(out, "array<%s%s", en, n ? ": " : "");
-    if (generic && n) fputc('[', out);
+    if (generic && n) fputc_unlocked('[', out);
     for (int i = 0; i < n; i++) {
-      if (i) fputs(", ", out);
-      if (a->u.darray.elem == ELEM_I1) fputs(a->u.darray.ints[i] ? "true" : "false", out);
+      if (i) fputs_unlocked(", ", out);
+      if (a->u.darray.elem == ELEM_I1) fputs_unlocked(a->u.darray.ints[i] ? "true" : "false", out);
       else if (a->u.darray.ints) fprintf(out, "%" PRId64, a->u.darray.ints[i]);
       else print_float_value(out, a->u.darray.elem, double_to_float_bits(a->u.darray.elem, a->u.darray.floats[i]));
     }
     if (generic) fprintf(out, "%s> : tensor<%dx%s>", n ? "]" : "", n, en);
-    else fputc('>', out);
+    else fputc_unlocked('>', out);
     return;
   }
   case ATTR_DENSE_RESOURCE:
@@ -299,7 +299,7 @@ void print_attr(FILE *out, const Attr *a, bool generic) {
     print_type(out, a->type);
     return;
   case ATTR_ENUM:
-    if (!a->u.enm.dialect) fputs(a->u.enm.value, out);
+    if (!a->u.enm.dialect) fputs_unlocked(a->u.enm.value, out);
     else if (generic)
       fprintf(out, "#%s<\"%s%s%s\">", a->u.enm.dialect, a->u.enm.enum_name ? a->u.enm.enum_name : "",
               a->u.enm.enum_name ? " " : "", a->u.enm.value);
@@ -310,14 +310,14 @@ void print_attr(FILE *out, const Attr *a, bool generic) {
   case ATTR_DIALECT:
     fprintf(out, "#%s<", a->u.dialect.name);
     for (int i = 0; i < a->u.dialect.n; i++) {
-      if (i) fputs(", ", out);
+      if (i) fputs_unlocked(", ", out);
       if (a->u.dialect.params[i].name) fprintf(out, "%s = ", a->u.dialect.params[i].name);
       print_dialect_param(out, a->u.dialect.params[i].value, generic);
     }
-    fputc('>', out);
+    fputc_unlocked('>', out);
     return;
   case ATTR_CONV_DIMS:
-    fputs("#stablehlo.conv<", out);
+    fputs_unlocked("#stablehlo.conv<", out);
     if (generic) {
       /* The raw form: old parsers cannot balance '->' inside <...>. */
       const ConvDims *d = &a->u.conv;
@@ -330,23 +330,23 @@ void print_attr(FILE *out, const Attr *a, bool generic) {
       fprintf(out, "], output_batch_dimension = %" PRId64 ", output_feature_dimension = %" PRId64
                    ", output_spatial_dimensions = [", d->output_batch, d->output_feature);
       print_i64s(out, d->nspatial, d->output_spatial);
-      fputc(']', out);
+      fputc_unlocked(']', out);
     } else {
       print_conv_dims(out, &a->u.conv);
     }
-    fputc('>', out);
+    fputc_unlocked('>', out);
     return;
   case ATTR_INT_LIST:
-    fputc('[', out);
+    fputc_unlocked('[', out);
     print_i64s(out, a->u.ilist.n, a->u.ilist.v);
-    fputc(']', out);
+    fputc_unlocked(']', out);
     return;
-  case ATTR_OPAQUE: fwrite(a->u.str.s, 1, a->u.str.len, out); return;
+  case ATTR_OPAQUE: fwrite_unlocked(a->u.str.s, 1, a->u.str.len, out); return;
   }
 }
 
 void print_attr_name(FILE *out, const char *name) {
-  if (is_bare_identifier(name)) fputs(name, out);
+  if (is_bare_identifier(name)) fputs_unlocked(name, out);
   else print_escaped_string(out, name, strlen(name));
 }
 

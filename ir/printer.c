@@ -100,7 +100,7 @@ static void put_type(Printer *p, const Type *t) {
     slot->type = t;
     p->type_count++;
   }
-  fwrite(slot->text, 1, slot->len, p->out);
+  fwrite_unlocked(slot->text, 1, slot->len, p->out);
 }
 
 static void name_arg(Printer *p, const Value *v, int id) {
@@ -125,7 +125,7 @@ static void put_uint(FILE *out, unsigned v) {
 static void print_value(Printer *p, const Value *v) {
   NameSlot *s = name_slot(p, v, false);
   if (!s) {
-    fputs("%<<UNKNOWN SSA VALUE>>", p->out);
+    fputs_unlocked("%<<UNKNOWN SSA VALUE>>", p->out);
     return;
   }
   fputs_unlocked(s->arg ? "%arg" : "%", p->out);
@@ -137,37 +137,37 @@ static void print_value(Printer *p, const Value *v) {
 }
 
 static void print_indent(Printer *p) {
-  for (int i = 0; i < p->indent; i++) fputs("  ", p->out);
+  for (int i = 0; i < p->indent; i++) fputs_unlocked("  ", p->out);
 }
 
 static void print_operand_list(Printer *p, const Op *op, int from, int to) {
   for (int i = from; i < to; i++) {
-    if (i > from) fputs(", ", p->out);
+    if (i > from) fputs_unlocked(", ", p->out);
     print_value(p, op->operands[i]);
   }
 }
 
 static void print_operand_types(Printer *p, const Op *op, int from, int to) {
   for (int i = from; i < to; i++) {
-    if (i > from) fputs(", ", p->out);
+    if (i > from) fputs_unlocked(", ", p->out);
     put_type(p, op->operands[i]->type);
   }
 }
 
 static void print_result_types(Printer *p, const Op *op) {
   bool parens = op->nresults != 1 || op->results[0].type->kind == TY_FUNC;
-  if (parens) fputc('(', p->out);
+  if (parens) fputc_unlocked('(', p->out);
   for (int i = 0; i < op->nresults; i++) {
-    if (i) fputs(", ", p->out);
+    if (i) fputs_unlocked(", ", p->out);
     put_type(p, op->results[i].type);
   }
-  if (parens) fputc(')', p->out);
+  if (parens) fputc_unlocked(')', p->out);
 }
 
 static void print_functional_type(Printer *p, const Op *op) {
-  fputc('(', p->out);
+  fputc_unlocked('(', p->out);
   print_operand_types(p, op, 0, op->noperands);
-  fputs(") -> ", p->out);
+  fputs_unlocked(") -> ", p->out);
   print_result_types(p, op);
 }
 
@@ -181,15 +181,15 @@ static void print_attr_dict(Printer *p, const NamedAttr *attrs, int n, const Fmt
     for (const char *const *s = also_skip; s && *s; s++)
       if (strcmp(*s, attrs[i].name) == 0) skip = true;
     if (skip) continue;
-    fputs(first ? (leading_space ? " {" : "{") : ", ", p->out);
+    fputs_unlocked(first ? (leading_space ? " {" : "{") : ", ", p->out);
     first = false;
     print_attr_name(p->out, attrs[i].name);
     if (attrs[i].value->kind != ATTR_UNIT) {
-      fputs(" = ", p->out);
+      fputs_unlocked(" = ", p->out);
       print_attr(p->out, attrs[i].value, p->generic);
     }
   }
-  if (!first) fputc('}', p->out);
+  if (!first) fputc_unlocked('}', p->out);
 }
 
 static void assign_result_names(Printer *p, const Op *op) {
@@ -219,17 +219,17 @@ static void print_result_prefix(Printer *p, const Op *op) {
 static void print_block_header(Printer *p, const Block *b) {
   print_indent(p);
   if (b->nargs == 0) {
-    fputs("^bb0:\n", p->out);
+    fputs_unlocked("^bb0:\n", p->out);
     return;
   }
-  fputs("^bb0(", p->out);
+  fputs_unlocked("^bb0(", p->out);
   for (int i = 0; i < b->nargs; i++) {
-    if (i) fputs(", ", p->out);
+    if (i) fputs_unlocked(", ", p->out);
     print_value(p, &b->args[i]);
-    fputs(": ", p->out);
+    fputs_unlocked(": ", p->out);
     put_type(p, b->args[i].type);
   }
-  fputs("):\n", p->out);
+  fputs_unlocked("):\n", p->out);
 }
 
 static void print_block_ops(Printer *p, const Block *b) {
@@ -239,7 +239,7 @@ static void print_block_ops(Printer *p, const Block *b) {
 }
 
 static void print_region(Printer *p, const Region *r, bool print_entry_args) {
-  fputs("{\n", p->out);
+  fputs_unlocked("{\n", p->out);
   for (int i = 0; i < r->nblocks; i++) {
     const Block *b = r->blocks[i];
     name_block_args(p, b);
@@ -248,25 +248,25 @@ static void print_region(Printer *p, const Region *r, bool print_entry_args) {
     print_block_ops(p, b);
   }
   print_indent(p);
-  fputc('}', p->out);
+  fputc_unlocked('}', p->out);
 }
 
 static void print_generic_op(Printer *p, const Op *op) {
-  fputc('"', p->out);
-  fputs(op->name, p->out);
-  fputs("\"(", p->out);
+  fputc_unlocked('"', p->out);
+  fputs_unlocked(op->name, p->out);
+  fputs_unlocked("\"(", p->out);
   print_operand_list(p, op, 0, op->noperands);
-  fputc(')', p->out);
+  fputc_unlocked(')', p->out);
   if (op->nregions) {
-    fputs(" (", p->out);
+    fputs_unlocked(" (", p->out);
     for (int i = 0; i < op->nregions; i++) {
-      if (i) fputs(", ", p->out);
+      if (i) fputs_unlocked(", ", p->out);
       print_region(p, &op->regions[i], true);
     }
-    fputc(')', p->out);
+    fputc_unlocked(')', p->out);
   }
   print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, NULL, true);
-  fputs(" : ", p->out);
+  fputs_unlocked(" : ", p->out);
   print_functional_type(p, op);
 }
 
@@ -409,14 +409,14 @@ static bool pretty_fits(const Op *op, const FmtTok *t, int n, Arena *scratch) {
 static void sep(Printer *p, const char *next) {
   bool tight = strcmp(next, ",") == 0 || strcmp(next, ")") == 0 || strcmp(next, "]") == 0 ||
                strcmp(next, "}") == 0 || strcmp(next, "(") == 0 || strcmp(next, "[") == 0;
-  if (!tight && !p->after_open) fputc(' ', p->out);
+  if (!tight && !p->after_open) fputc_unlocked(' ', p->out);
   p->after_open = strcmp(next, "(") == 0 || strcmp(next, "[") == 0 || strcmp(next, "{") == 0;
 }
 
 static void print_i64_list(Printer *p, int n, const int64_t *v) {
-  fputc('[', p->out);
+  fputc_unlocked('[', p->out);
   for (int i = 0; i < n; i++) fprintf(p->out, i ? ", %" PRId64 : "%" PRId64, v[i]);
-  fputc(']', p->out);
+  fputc_unlocked(']', p->out);
 }
 
 static void print_styled_attr(Printer *p, const Attr *a, const char *style, Arena *scratch) {
@@ -430,11 +430,11 @@ static void print_styled_attr(Printer *p, const Attr *a, const char *style, Aren
   } else if (strcmp(style, "f64") == 0) {
     print_float_value(p->out, a->type->elem, a->u.f);
   } else if (strncmp(style, "enum.", 5) == 0) {
-    fputs(a->u.enm.value, p->out);
+    fputs_unlocked(a->u.enm.value, p->out);
   } else if (strcmp(style, "prec") == 0) {
-    fputc('[', p->out);
+    fputc_unlocked('[', p->out);
     for (int i = 0; i < a->u.array.n; i++) fprintf(p->out, i ? ", %s" : "%s", a->u.array.items[i]->u.enm.value);
-    fputc(']', p->out);
+    fputc_unlocked(']', p->out);
   } else if (strcmp(style, "conv") == 0) {
     print_conv_dims(p->out, &a->u.conv);
   } else {
@@ -458,30 +458,30 @@ static void print_hook(Printer *p, const Op *op, const char *hook, Arena *scratc
     attr_as_i64_list(op_attr(op, "start_indices"), &n, &v, scratch);
     attr_as_i64_list(op_attr(op, "limit_indices"), &n1, &lim, scratch);
     if (op_attr(op, "strides")) attr_as_i64_list(op_attr(op, "strides"), &n2, &st, scratch);
-    fputs(" [", out);
+    fputs_unlocked(" [", out);
     for (int i = 0; i < n; i++) {
-      if (i) fputs(", ", out);
+      if (i) fputs_unlocked(", ", out);
       fprintf(out, "%" PRId64 ":%" PRId64, v[i], lim[i]);
       if (st && st[i] != 1) fprintf(out, ":%" PRId64, st[i]);
     }
-    fputc(']', out);
+    fputc_unlocked(']', out);
   } else if (strcmp(hook, "dot_dims") == 0) {
     const Attr *d = op_attr(op, "dot_dimension_numbers");
     int nl, nr;
     const int64_t *l = dialect_list(d, "lhs_batching_dimensions", &nl);
     const int64_t *r = dialect_list(d, "rhs_batching_dimensions", &nr);
     if (nl || nr) {
-      fputs("batching_dims = ", out);
+      fputs_unlocked("batching_dims = ", out);
       print_i64_list(p, nl, l);
-      fputs(" x ", out);
+      fputs_unlocked(" x ", out);
       print_i64_list(p, nr, r);
-      fputs(", ", out);
+      fputs_unlocked(", ", out);
     }
     l = dialect_list(d, "lhs_contracting_dimensions", &nl);
     r = dialect_list(d, "rhs_contracting_dimensions", &nr);
-    fputs("contracting_dims = ", out);
+    fputs_unlocked("contracting_dims = ", out);
     print_i64_list(p, nl, l);
-    fputs(" x ", out);
+    fputs_unlocked(" x ", out);
     print_i64_list(p, nr, r);
   } else if (strcmp(hook, "conv_window") == 0) {
     static const char *const names[] = {"window_strides", "padding", "lhs_dilation", "rhs_dilation",
@@ -494,17 +494,17 @@ static void print_hook(Printer *p, const Op *op, const char *hook, Arena *scratc
       fprintf(out, "%s%s = ", first ? "" : ", ", keys[k]);
       first = false;
       if (k == 1) {
-        fputc('[', out);
+        fputc_unlocked('[', out);
         for (int64_t i = 0; i < a->type->dims[0]; i++)
           fprintf(out, "%s[%" PRId64 ", %" PRId64 "]", i ? ", " : "", dense_get_int(a, 2 * i),
                   dense_get_int(a, 2 * i + 1));
-        fputc(']', out);
+        fputc_unlocked(']', out);
       } else if (k == 4) {
         bool *bv;
         attr_as_bool_list(a, &n, &bv, scratch);
-        fputc('[', out);
+        fputc_unlocked('[', out);
         for (int i = 0; i < n; i++) fprintf(out, "%s%s", i ? ", " : "", bv[i] ? "true" : "false");
-        fputc(']', out);
+        fputc_unlocked(']', out);
       } else {
         attr_as_i64_list(a, &n, &v, scratch);
         print_i64_list(p, n, v);
@@ -523,20 +523,20 @@ static void print_types_directive(Printer *p, const Op *op, const char *dir) {
     print_functional_type(p, op);
   } else if (strcmp(dir, "res") == 0) {
     for (int i = 0; i < op->nresults; i++) {
-      if (i) fputs(", ", p->out);
+      if (i) fputs_unlocked(", ", p->out);
       put_type(p, op->results[i].type);
     }
   } else if (strcmp(dir, "ops") == 0 || strcmp(dir, "pair") == 0) {
     print_operand_types(p, op, 0, op->noperands);
   } else if (strcmp(dir, "chlo") == 0) {
     print_operand_types(p, op, 0, op->noperands);
-    fputs(" -> ", p->out);
+    fputs_unlocked(" -> ", p->out);
     print_result_types(p, op);
   } else if (strcmp(dir, "select") == 0) {
     const Type *t = op->operands[1]->type;
     if (op->operands[2]->type == t && op->results[0].type == t) {
       put_type(p, op->operands[0]->type);
-      fputs(", ", p->out);
+      fputs_unlocked(", ", p->out);
       put_type(p, t);
     } else {
       print_functional_type(p, op);
@@ -574,7 +574,7 @@ static void print_formatted(Printer *p, const Op *op, const FmtTok *t, int n, Ar
     case FMT_OPT_END: break;
     case FMT_LITERAL:
       sep(p, t[i].text);
-      fputs(t[i].text, p->out);
+      fputs_unlocked(t[i].text, p->out);
       break;
     case FMT_OPERANDS:
       if (!op->noperands) break;
@@ -592,7 +592,7 @@ static void print_formatted(Printer *p, const Op *op, const FmtTok *t, int n, Ar
       if (len) {
         sep(p, "{");
         p->after_open = false;
-        fputs(buf, p->out);
+        fputs_unlocked(buf, p->out);
       }
       free(buf);
       break;
@@ -634,52 +634,52 @@ static void print_func(Printer *p, const Op *op) {
   const Attr *vis = op_attr(op, "sym_visibility");
   const Attr *arg_attrs = op_attr(op, "arg_attrs"), *res_attrs = op_attr(op, "res_attrs");
   const Type *fty = ft->type;
-  fputs("func.func ", p->out);
+  fputs_unlocked("func.func ", p->out);
   if (vis) fprintf(p->out, "%s ", vis->u.str.s);
   print_symbol(p->out, op_symbol_name(op));
-  fputc('(', p->out);
+  fputc_unlocked('(', p->out);
   Block *body = op_body(op);
   p->next_id = 0;
   p->next_arg = 0;
   if (body) name_block_args(p, body);
   for (int i = 0; i < fty->ninputs; i++) {
-    if (i) fputs(", ", p->out);
+    if (i) fputs_unlocked(", ", p->out);
     if (body) {
       print_value(p, &body->args[i]);
-      fputs(": ", p->out);
+      fputs_unlocked(": ", p->out);
     }
     put_type(p, fty->inputs[i]);
     if (arg_attrs && i < arg_attrs->u.array.n && arg_attrs->u.array.items[i]->u.dict.n) {
-      fputc(' ', p->out);
+      fputc_unlocked(' ', p->out);
       print_attr(p->out, arg_attrs->u.array.items[i], false);
     }
   }
-  fputc(')', p->out);
+  fputc_unlocked(')', p->out);
   bool res_has_attrs = false;
   for (int i = 0; res_attrs && i < res_attrs->u.array.n; i++)
     if (res_attrs->u.array.items[i]->u.dict.n) res_has_attrs = true;
   if (fty->nresults) {
-    fputs(" -> ", p->out);
+    fputs_unlocked(" -> ", p->out);
     bool parens = fty->nresults != 1 || res_has_attrs || fty->results[0]->kind == TY_FUNC;
-    if (parens) fputc('(', p->out);
+    if (parens) fputc_unlocked('(', p->out);
     for (int i = 0; i < fty->nresults; i++) {
-      if (i) fputs(", ", p->out);
+      if (i) fputs_unlocked(", ", p->out);
       put_type(p, fty->results[i]);
       if (res_attrs && i < res_attrs->u.array.n && res_attrs->u.array.items[i]->u.dict.n) {
-        fputc(' ', p->out);
+        fputc_unlocked(' ', p->out);
         print_attr(p->out, res_attrs->u.array.items[i], false);
       }
     }
-    if (parens) fputc(')', p->out);
+    if (parens) fputc_unlocked(')', p->out);
   }
   static const char *const func_attrs[] = {"sym_name", "function_type", "sym_visibility",
                                            "arg_attrs", "res_attrs", NULL};
   print_attributes_keyword(p, op, func_attrs);
   if (body) {
-    fputs(" {\n", p->out);
+    fputs_unlocked(" {\n", p->out);
     print_block_ops(p, body);
     print_indent(p);
-    fputc('}', p->out);
+    fputc_unlocked('}', p->out);
   }
 }
 
@@ -707,19 +707,19 @@ static bool func_prints_pretty(const Op *op) {
 }
 
 static void print_module_op(Printer *p, const Op *op) {
-  fputs("module", p->out);
+  fputs_unlocked("module", p->out);
   const char *name = op_symbol_name(op);
   if (name) {
-    fputc(' ', p->out);
+    fputc_unlocked(' ', p->out);
     print_symbol(p->out, name);
   }
   static const char *const skip[] = {"sym_name", NULL};
   print_attributes_keyword(p, op, skip);
-  fputs(" {\n", p->out);
+  fputs_unlocked(" {\n", p->out);
   Block *b = op_body(op);
   if (b) print_block_ops(p, b);
   print_indent(p);
-  fputc('}', p->out);
+  fputc_unlocked('}', p->out);
 }
 
 /* The "applies" short form of reduce: one input and a body that is a single
@@ -755,43 +755,43 @@ static void print_reduce(Printer *p, const Op *op, Arena *scratch) {
   int n, half = op->noperands / 2;
   const int64_t *dims;
   attr_as_i64_list(op_attr(op, "dimensions"), &n, &dims, scratch);
-  fputs(op->name, p->out);
+  fputs_unlocked(op->name, p->out);
   for (int i = 0; i < half; i++) {
-    fputs(i ? ", (" : "(", p->out);
+    fputs_unlocked(i ? ", (" : "(", p->out);
     print_value(p, op->operands[i]);
-    fputs(" init: ", p->out);
+    fputs_unlocked(" init: ", p->out);
     print_value(p, op->operands[half + i]);
-    fputc(')', p->out);
+    fputc_unlocked(')', p->out);
   }
   const Op *inner = reduce_short_form_op(op);
   if (inner) fprintf(p->out, " applies %s", inner->name);
-  fputs(" across dimensions = ", p->out);
+  fputs_unlocked(" across dimensions = ", p->out);
   print_i64_list(p, n, dims);
   static const char *const skip[] = {"dimensions", NULL};
   print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, true);
-  fputs(" : ", p->out);
+  fputs_unlocked(" : ", p->out);
   print_functional_type(p, op);
   if (inner) return;
   const Block *b = op->regions[0].blocks[0];
   name_block_args(p, b);
-  fputc('\n', p->out);
+  fputc_unlocked('\n', p->out);
   print_indent(p);
-  fputs(" reducer", p->out);
+  fputs_unlocked(" reducer", p->out);
   for (int i = 0; i < half; i++) {
-    fputc('(', p->out);
+    fputc_unlocked('(', p->out);
     print_value(p, &b->args[i]);
-    fputs(": ", p->out);
+    fputs_unlocked(": ", p->out);
     put_type(p, b->args[i].type);
-    fputs(", ", p->out);
+    fputs_unlocked(", ", p->out);
     print_value(p, &b->args[half + i]);
-    fputs(": ", p->out);
+    fputs_unlocked(": ", p->out);
     put_type(p, b->args[half + i].type);
-    fputs(") ", p->out);
+    fputs_unlocked(") ", p->out);
   }
-  fputs("{\n", p->out);
+  fputs_unlocked("{\n", p->out);
   print_block_ops(p, b);
   print_indent(p);
-  fputc('}', p->out);
+  fputc_unlocked('}', p->out);
 }
 
 static bool while_prints_pretty(const Op *op) {
@@ -814,28 +814,28 @@ static void print_while(Printer *p, const Op *op) {
   int first_arg = p->next_arg;
   name_block_args(p, cond);
   for (int i = 0; i < body->nargs; i++) name_arg(p, &body->args[i], first_arg + i);
-  fputs("stablehlo.while(", p->out);
+  fputs_unlocked("stablehlo.while(", p->out);
   for (int i = 0; i < op->noperands; i++) {
-    if (i) fputs(", ", p->out);
+    if (i) fputs_unlocked(", ", p->out);
     print_value(p, &cond->args[i]);
-    fputs(" = ", p->out);
+    fputs_unlocked(" = ", p->out);
     print_value(p, op->operands[i]);
   }
-  fputc(')', p->out);
+  fputc_unlocked(')', p->out);
   print_attributes_keyword(p, op, NULL);
   if (op->noperands) {
-    fputs(" : ", p->out);
+    fputs_unlocked(" : ", p->out);
     print_operand_types(p, op, 0, op->noperands);
   }
-  fputc('\n', p->out);
+  fputc_unlocked('\n', p->out);
   print_indent(p);
-  fputs(" cond {\n", p->out);
+  fputs_unlocked(" cond {\n", p->out);
   print_block_ops(p, cond);
   print_indent(p);
-  fputs("} do {\n", p->out);
+  fputs_unlocked("} do {\n", p->out);
   print_block_ops(p, body);
   print_indent(p);
-  fputc('}', p->out);
+  fputc_unlocked('}', p->out);
 }
 
 static bool custom_call_prints_pretty(const Op *op) {
@@ -844,14 +844,14 @@ static bool custom_call_prints_pretty(const Op *op) {
 }
 
 static void print_custom_call(Printer *p, const Op *op) {
-  fputs("stablehlo.custom_call ", p->out);
+  fputs_unlocked("stablehlo.custom_call ", p->out);
   print_symbol(p->out, op_attr(op, "call_target_name")->u.str.s);
-  fputc('(', p->out);
+  fputc_unlocked('(', p->out);
   print_operand_list(p, op, 0, op->noperands);
-  fputc(')', p->out);
+  fputc_unlocked(')', p->out);
   static const char *const skip[] = {"call_target_name", NULL};
   print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, true);
-  fputs(" : ", p->out);
+  fputs_unlocked(" : ", p->out);
   print_functional_type(p, op);
 }
 
@@ -863,10 +863,10 @@ static bool constant_prints_pretty(const Op *op) {
 }
 
 static void print_constant(Printer *p, const Op *op) {
-  fputs("stablehlo.constant", p->out);
+  fputs_unlocked("stablehlo.constant", p->out);
   static const char *const skip[] = {"value", NULL};
   print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, true);
-  fputc(' ', p->out);
+  fputc_unlocked(' ', p->out);
   print_attr(p->out, op_attr(op, "value"), false);
 }
 
@@ -885,16 +885,16 @@ static void print_scan(Printer *p, const Op *op, Arena *scratch) {
   int n;
   const int64_t *seg;
   attr_as_i64_list(op_attr(op, "operandSegmentSizes"), &n, &seg, scratch);
-  fputs("chlo.scan(", p->out);
+  fputs_unlocked("chlo.scan(", p->out);
   print_operand_list(p, op, 0, (int)seg[0]);
-  fputs(") inits(", p->out);
+  fputs_unlocked(") inits(", p->out);
   print_operand_list(p, op, (int)seg[0], op->noperands);
   fprintf(p->out, ") dimension=%" PRId64, op_attr(op, "dimension")->u.i);
   static const char *const skip[] = {"operandSegmentSizes", "dimension", NULL};
   print_attributes_keyword(p, op, skip);
-  fputc(' ', p->out);
+  fputc_unlocked(' ', p->out);
   print_region(p, &op->regions[0], true);
-  fputs(" : ", p->out);
+  fputs_unlocked(" : ", p->out);
   print_functional_type(p, op);
 }
 
@@ -919,7 +919,7 @@ static bool print_pretty_op(Printer *p, const Op *op) {
     int n = fmt_tokenize(fmt, toks);
     if (pretty_fits(op, toks, n, &scratch)) {
       /* Short names inside functions, as MLIR's default dialect does. */
-      fputs(op->name, p->out);
+      fputs_unlocked(op->name, p->out);
       print_formatted(p, op, toks, n, &scratch);
     } else {
       done = false;
@@ -940,7 +940,7 @@ static void print_op(Printer *p, const Op *op) {
     }
     print_generic_op(p, op);
   }
-  fputc('\n', p->out);
+  fputc_unlocked('\n', p->out);
 }
 
 static void print_resources(Printer *p, const Module *m) {
@@ -948,14 +948,14 @@ static void print_resources(Printer *p, const Module *m) {
   for (int i = 0; i < m->nresources; i++)
     if (m->resources[i].hex) any = true;
   if (!any) return;
-  fputs("\n{-#\n  dialect_resources: {\n    builtin: {\n", p->out);
+  fputs_unlocked("\n{-#\n  dialect_resources: {\n    builtin: {\n", p->out);
   bool first = true;
   for (int i = 0; i < m->nresources; i++) {
     if (!m->resources[i].hex) continue;
     fprintf(p->out, "%s      %s: \"%s\"", first ? "" : ",\n", m->resources[i].name, m->resources[i].hex);
     first = false;
   }
-  fputs("\n    }\n  }\n#-}\n", p->out);
+  fputs_unlocked("\n    }\n  }\n#-}\n", p->out);
 }
 
 void print_module(Context *c, const Module *m, FILE *out, const PrintOptions *opts) {

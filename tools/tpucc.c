@@ -1,5 +1,6 @@
 /* tpucc: the StableHLO compiler driver.  See `tpucc --help`. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,7 +99,10 @@ static char *read_file(const char *path, size_t *len) {
     fprintf(stderr, "tpucc: cannot open '%s': %s\n", path, strerror(errno));
     return NULL;
   }
+  /* Regular files are read in one go; pipes grow the buffer. */
+  struct stat st;
   size_t cap = 1 << 16, n = 0;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) cap = (size_t)st.st_size + 1;
   char *buf = malloc(cap);
   for (;;) {
     if (n == cap) {
@@ -144,6 +148,11 @@ int main(int argc, char **argv) {
       return EXIT_BAD_FILE;
     }
   }
+  char *out_buffer = NULL;
+  if (out != stdout) {
+    out_buffer = malloc(1 << 16);
+    if (out_buffer) setvbuf(out, out_buffer, _IOFBF, 1 << 16);
+  }
   SourceChunk *chunks;
   int nchunks;
   if (o.split) {
@@ -169,9 +178,13 @@ int main(int argc, char **argv) {
   }
   free(chunks);
   free(text);
-  if (out != stdout && fclose(out) != 0) {
-    fprintf(stderr, "tpucc: error writing '%s'\n", o.output);
-    return EXIT_BAD_FILE;
+  if (out != stdout) {
+    int closed = fclose(out);
+    free(out_buffer);
+    if (closed != 0) {
+      fprintf(stderr, "tpucc: error writing '%s'\n", o.output);
+      return EXIT_BAD_FILE;
+    }
   }
   if (out == stdout && fflush(stdout) != 0) return EXIT_BAD_FILE;
   return failed ? EXIT_REJECTED : EXIT_OK;
