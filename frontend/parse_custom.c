@@ -174,7 +174,7 @@ static Attr *parse_styled_attr(Parser *p, const char *style) {
   if (strcmp(style, "arr") == 0) {
     int n;
     int64_t *v;
-    if (!parse_i64_list(p, NULL, &n, &v)) return NULL;
+    if (!parse_i64_list(p, &n, &v)) return NULL;
     return attr_dense_i64_array(p->c, n, v);
   }
   if (strcmp(style, "i64") == 0 || strcmp(style, "i32") == 0) {
@@ -279,13 +279,13 @@ static bool parse_slice_ranges(Parser *p, OpParts *o) {
 static bool parse_dims_pair(Parser *p, PtrVec *params, const char *lhs, const char *rhs) {
   int nl, nr;
   int64_t *l, *r;
-  if (!p_expect(p, "=") || !parse_i64_list(p, NULL, &nl, &l)) return false;
+  if (!p_expect(p, "=") || !parse_i64_list(p, &nl, &l)) return false;
   if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "x"))) {
     p_error_here(p, "expected 'x' between lhs and rhs dimensions");
     return false;
   }
   p_next(p);
-  if (!parse_i64_list(p, NULL, &nr, &r)) return false;
+  if (!parse_i64_list(p, &nr, &r)) return false;
   if (nl) {
     NamedAttr *na = arena_alloc(&p->c->arena, sizeof(NamedAttr));
     *na = (NamedAttr){lhs, attr_int_list(p->c, nl, l)};
@@ -402,7 +402,7 @@ static bool parse_conv_window(Parser *p, OpParts *o) {
       }
       int n;
       int64_t *v;
-      if (!parse_i64_list(p, NULL, &n, &v)) return false;
+      if (!parse_i64_list(p, &n, &v)) return false;
       add_attr(p, o, name, attr_dense_i64_array(p->c, n, v));
     }
   } while (p_accept(p, ","));

@@ -64,7 +64,7 @@ Type *parse_function_type(Parser *p);
 Attr *parse_attr(Parser *p);
 Attr *parse_attr_dict(Parser *p);  /* { k = v, ... }; the current token is '{' */
 bool parse_int64(Parser *p, int64_t *out); /* optional leading '-' */
-bool parse_i64_list(Parser *p, PtrVec *tmp, int *n, int64_t **v); /* [1, 2] */
+bool parse_i64_list(Parser *p, int *n, int64_t **v); /* [1, 2] */
 Attr *parse_dense_body_with_type(Parser *p, Loc loc, bool is_dense); /* after 'dense' */
 Attr *parse_conv_dims_body(Parser *p);
 Attr *parse_float_literal(Parser *p, ElemKind k); /* 1.5, -2, 0x7FC00000: no type */ /* [b, 0, 1, f]x[...]->[...] */

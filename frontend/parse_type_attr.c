@@ -295,8 +295,7 @@ bool parse_int64(Parser *p, int64_t *out) {
   return true;
 }
 
-bool parse_i64_list(Parser *p, PtrVec *tmp, int *n, int64_t **v) {
-  (void)tmp;
+bool parse_i64_list(Parser *p, int *n, int64_t **v) {
   if (!p_expect(p, "[")) return false;
   int cap = 8, len = 0;
   int64_t *buf = malloc(sizeof(int64_t) * (size_t)cap);

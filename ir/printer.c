@@ -732,8 +732,9 @@ static const Op *reduce_short_form_op(const Op *op) {
   if (!inner || !inner->next || inner->next->next) return NULL;
   const Op *ret = inner->next;
   if (ret->kind != OP_RETURN || ret->noperands != 1 || ret->operands[0] != &inner->results[0]) return NULL;
+  const OpInfo *info = &op_info[inner->kind];
   if (inner->kind == OP_UNKNOWN || inner->noperands != 2 || inner->nresults != 1 || inner->nattrs ||
-      inner->nregions || !op_info[inner->kind].format || strcmp(op_info[inner->kind].format, "%o %attrs : !same"))
+      inner->nregions || info->min_operands != 2 || info->max_operands != 2 || !(info->traits & TRAIT_SAME_TYPE))
     return NULL;
   if (inner->operands[0] != &b->args[0] || inner->operands[1] != &b->args[1]) return NULL;
   const Type *t = b->args[0].type;
