@@ -439,14 +439,21 @@ static bool parse_fragment_hook(Parser *p, OpParts *o, const char *hook) {
   die("unknown format hook @%s", hook);
 }
 
-/* Does the next token start optional group toks[i] (an OPT_BEGIN)? */
+/* Does the input start optional group toks[i] (an OPT_BEGIN)?  The group's
+ * leading literals (up to two: ", precision") must all match, so groups that
+ * both start with ',' are told apart. */
 static bool group_starts(Parser *p, const FmtTok *toks, int i, int n) {
-  for (int j = i + 1; j < n && toks[j].kind != FMT_OPT_END; j++) {
-    if (toks[j].kind == FMT_LITERAL) return p_is(p, toks[j].text);
-    if (toks[j].kind == FMT_OPERANDS) return p->tok.kind == TOK_PERCENT;
-    return false;
-  }
-  return false;
+  int j = i + 1;
+  if (j < n && toks[j].kind == FMT_OPERANDS) return p->tok.kind == TOK_PERCENT;
+  if (j >= n || toks[j].kind != FMT_LITERAL || !p_is(p, toks[j].text)) return false;
+  if (j + 1 >= n || toks[j + 1].kind != FMT_LITERAL) return true;
+  Lexer save = p->lex;
+  Token first = p->tok;
+  p_next(p);
+  bool match = p_is(p, toks[j + 1].text);
+  p->lex = save;
+  p->tok = first;
+  return match;
 }
 
 static bool parse_formatted(Parser *p, OpParts *o, const char *fmt, int nresults) {
@@ -582,7 +589,7 @@ static Op *parse_module_hook(Parser *p, Loc loc, OpParts *o) {
 static Op *parse_func_hook(Parser *p, Loc loc, OpParts *o) {
   if (p->tok.kind == TOK_IDENT &&
       (tok_is(&p->tok, "public") || tok_is(&p->tok, "private") || tok_is(&p->tok, "nested"))) {
-    if (!tok_is(&p->tok, "public")) add_attr(p, o, "sym_visibility", attr_string(p->c, p->tok.text, p->tok.len));
+    add_attr(p, o, "sym_visibility", attr_string(p->c, p->tok.text, p->tok.len));
     p_next(p);
   }
   if (!parse_symbol_name(p, o, "sym_name")) return NULL;

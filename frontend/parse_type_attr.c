@@ -26,10 +26,20 @@ static Type *parse_tensor_body(Parser *p, Loc loc) {
     lexer_skip_space(lx);
     const char *s = lx->p;
     if (s < lx->end && *s == '*' && s + 1 < lx->end && s[1] == 'x') {
+      if (unranked || rank > 0) {
+        p_error(p, lexer_loc(lx), "'*' (unranked) must be the only dimension of a tensor type");
+        return NULL;
+      }
       unranked = true;
       lx->p += 2;
       lx->col += 2;
       continue;
+    }
+    if ((s < lx->end && *s == '?') || (s < lx->end && isdigit((unsigned char)*s))) {
+      if (unranked) {
+        p_error(p, lexer_loc(lx), "an unranked tensor type cannot have dimensions");
+        return NULL;
+      }
     }
     if (s < lx->end && *s == '?' && s + 1 < lx->end && s[1] == 'x') {
       if (rank == 64) break;
@@ -77,19 +87,44 @@ static Type *parse_tensor_body(Parser *p, Loc loc) {
   return NULL;
 }
 
-/* Text of a balanced <...> starting at the current token '<'. */
+/* Skip the balanced <...> text starting at the current token '<', at the
+ * character level as MLIR does for dialect types and attributes: any text is
+ * allowed inside, '->' does not close, strings are skipped whole. */
 static bool skip_balanced_angles(Parser *p, const char **end_text) {
+  const char *q = p->tok.text, *e = p->lex.end;
+  Loc start = p->tok.loc;
   int depth = 0;
-  do {
-    if (p->tok.kind == TOK_EOF || p->tok.kind == TOK_ERROR) {
-      p_error_here(p, "unbalanced '<' in dialect type or attribute");
-      return false;
+  for (; q < e; q++) {
+    char ch = *q;
+    if (ch == '"') {
+      for (q++; q < e && *q != '"' && *q != '\n'; q++)
+        if (*q == '\\' && q + 1 < e) q++;
+      if (q >= e || *q != '"') break;
+    } else if (ch == '<') {
+      depth++;
+    } else if (ch == '>' && !(q > p->tok.text && q[-1] == '-')) {
+      if (--depth == 0) break;
+    } else if (ch == 0) {
+      break;
     }
-    if (p_is(p, "<")) depth++;
-    else if (p_is(p, ">")) depth--;
-    *end_text = p->tok.text + p->tok.len;
-    p_next(p);
-  } while (depth > 0);
+  }
+  if (q >= e || *q != '>') {
+    p_error(p, start, "unbalanced '<' in dialect type or attribute");
+    return false;
+  }
+  *end_text = q + 1;
+  /* Re-sync the lexer after the closing '>' (the text may span lines). */
+  lexer_reset_to(&p->lex, &p->tok);
+  for (const char *r = p->tok.text; r <= q; r++) {
+    if (*r == '\n') {
+      p->lex.line++;
+      p->lex.col = 1;
+    } else {
+      p->lex.col++;
+    }
+  }
+  p->lex.p = q + 1;
+  p_next(p);
   return true;
 }
 
@@ -285,7 +320,8 @@ bool parse_int64(Parser *p, int64_t *out) {
     return false;
   }
   errno = 0;
-  unsigned long long v = strtoull(p->tok.text, NULL, 0);
+  bool hex = p->tok.len > 2 && p->tok.text[1] == 'x';
+  unsigned long long v = strtoull(p->tok.text, NULL, hex ? 16 : 10);
   if (errno == ERANGE || v > (unsigned long long)INT64_MAX + (neg ? 1 : 0)) {
     p_error_here(p, "integer does not fit in 64 bits");
     return false;

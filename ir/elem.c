@@ -84,6 +84,17 @@ static bool float_format(ElemKind k, FloatFormat *f) {
   }
 }
 
+/* Largest finite encoding of a small format (without sign). */
+static uint64_t max_finite_bits(const FloatFormat *f) {
+  uint64_t emask = (1u << f->ebits) - 1, mmask = (1u << f->mbits) - 1;
+  switch (f->style) {
+  case FS_IEEE: return ((emask - 1) << f->mbits) | mmask;
+  case FS_FN: return (emask << f->mbits) | (mmask - 1);
+  case FS_E8M0: return emask - 1;
+  default: return (emask << f->mbits) | mmask;
+  }
+}
+
 double float_bits_to_double(ElemKind k, uint64_t bits) {
   if (k == ELEM_F64) {
     double d;
@@ -148,14 +159,7 @@ uint64_t double_to_float_bits(ElemKind k, double v) {
   case FS_E8M0: nan_bits = emask; break;
   default: nan_bits = 0; break;
   }
-  /* Largest finite encoding (without sign). */
-  uint64_t max_bits;
-  switch (f.style) {
-  case FS_IEEE: max_bits = ((emask - 1) << f.mbits) | mmask; break;
-  case FS_FN: max_bits = (emask << f.mbits) | (mmask - 1); break;
-  case FS_E8M0: max_bits = emask - 1; break;
-  default: max_bits = (emask << f.mbits) | mmask; break;
-  }
+  uint64_t max_bits = max_finite_bits(&f);
   if (isnan(v)) return f.style == FS_IEEE || f.style == FS_FN ? nan_bits | sign : nan_bits;
   double a = fabs(v);
   if (f.style == FS_E8M0 && a == 0) return nan_bits;
@@ -190,4 +194,20 @@ uint64_t double_to_float_bits(ElemKind k, double v) {
   }
   if (f.style == FS_FNUZ && bits == 0) return 0;
   return sign | bits;
+}
+
+double elem_float_max(ElemKind k) {
+  switch (k) {
+  case ELEM_F64: return 1.7976931348623157e308;
+  case ELEM_F32: return 3.4028234663852886e38;
+  default: break;
+  }
+  FloatFormat f;
+  if (!float_format(k, &f)) die("elem_float_max on non-float kind %s", elem_name(k));
+  return float_bits_to_double(k, max_finite_bits(&f));
+}
+
+bool elem_float_saturates(ElemKind k) {
+  FloatFormat f;
+  return float_format(k, &f) && f.style == FS_FINITE;
 }

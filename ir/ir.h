@@ -125,6 +125,8 @@ bool elem_from_name(const char *s, size_t n, ElemKind *out);
  * and double (exact for every kind narrower than f64), round to nearest even. */
 double float_bits_to_double(ElemKind k, uint64_t bits);
 uint64_t double_to_float_bits(ElemKind k, double v);
+double elem_float_max(ElemKind k); /* largest finite value of a float kind */
+bool elem_float_saturates(ElemKind k); /* overflow clamps to the max (no inf, no NaN) */
 
 /* ------------------------------------------------------------------ */
 /* Types (interned: compare with ==). */

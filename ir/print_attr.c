@@ -104,7 +104,10 @@ void print_float_value(FILE *out, ElemKind k, uint64_t bits) {
   for (int prec = 1; prec <= 17; prec++) {
     snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
     double back = strtod(buf, NULL);
-    if (double_to_float_bits(k, back) == bits) break;
+    /* Formats without inf and NaN saturate: a candidate beyond the largest
+     * finite value would read back only by clamping. */
+    if (double_to_float_bits(k, back) == bits && !(elem_float_saturates(k) && fabs(back) > elem_float_max(k)))
+      break;
   }
   /* buf is d.ddde[+-]XX: write it as MLIR does (1.500000e+00 style is not
    * required; keep the shortest digits but a fixed exponent form). */
@@ -180,7 +183,10 @@ static void print_dense_body(FILE *out, const Attr *a, bool generic) {
  * their type, lists as [..], keywords bare. */
 static void print_dialect_param(FILE *out, const Attr *a, bool generic) {
   switch (a->kind) {
-  case ATTR_INT: fprintf(out, "%" PRId64, a->u.i); return;
+  case ATTR_INT:
+    if (a->u.i == DIM_DYNAMIC) fputc_unlocked('?', out);
+    else fprintf(out, "%" PRId64, a->u.i);
+    return;
   case ATTR_ARRAY:
     fputc_unlocked('[', out);
     for (int i = 0; i < a->u.array.n; i++) {

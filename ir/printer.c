@@ -276,8 +276,10 @@ static bool attr_fits_style(const Attr *a, const char *style, Arena *scratch) {
   int n;
   const int64_t *v;
   if (strcmp(style, "arr") == 0) return attr_as_i64_list(a, &n, &v, scratch);
-  if (strcmp(style, "i64") == 0 || strcmp(style, "i32") == 0) return a->kind == ATTR_INT;
-  if (strcmp(style, "f64") == 0) return a->kind == ATTR_FLOAT;
+  /* The pretty form implies the type: only that type fits. */
+  if (strcmp(style, "i64") == 0 || strcmp(style, "i32") == 0)
+    return a->kind == ATTR_INT && a->type->kind == TY_ELEM && a->type->elem == (style[1] == '3' ? ELEM_I32 : ELEM_I64);
+  if (strcmp(style, "f64") == 0) return a->kind == ATTR_FLOAT && a->type->kind == TY_ELEM && a->type->elem == ELEM_F64;
   if (strcmp(style, "str") == 0) return a->kind == ATTR_STRING;
   if (strcmp(style, "sym") == 0) return a->kind == ATTR_SYMREF;
   if (strncmp(style, "enum.", 5) == 0)
@@ -303,9 +305,9 @@ static bool hook_fits(const Op *op, const char *hook, Arena *scratch) {
         !attr_as_i64_list(op_attr(op, "limit_indices"), &n1, &v1, scratch))
       return false;
     if (n != n1) return false;
+    /* The pretty form always implies strides: without them, print generic. */
     const Attr *st = op_attr(op, "strides");
-    if (st && (!attr_as_i64_list(st, &n2, &v2, scratch) || n2 != n)) return false;
-    return true;
+    return st && attr_as_i64_list(st, &n2, &v2, scratch) && n2 == n;
   }
   if (strcmp(hook, "dot_dims") == 0) {
     const Attr *d = op_attr(op, "dot_dimension_numbers");

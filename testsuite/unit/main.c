@@ -1,0 +1,14 @@
+/* build/unit_tests: runs every cmocka group of testsuite/unit/ and exits
+ * non-zero if any test failed.  Run with CMOCKA_MESSAGE_OUTPUT=stdout to get
+ * the plain report that testsuite/run_all.sh counts. */
+#include "testsuite/unit/unit_tests.h"
+
+int main(void) {
+  int (*const groups[])(void) = {
+      run_lexer_tests,  run_types_tests,   run_elem_tests,     run_attrs_tests,
+      run_parser_tests, run_printer_tests, run_verifier_tests,
+  };
+  int failed = 0;
+  for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) failed += groups[i]();
+  return failed ? 1 : 0;
+}
