@@ -102,31 +102,38 @@ static void check_precision_config(Context *c, const Op *op) {
 }
 
 /* ------------------------------------------------------------------ */
-/* reduce */
+/* reduce / reduce_window: N inputs, then N init values */
 
-static void verify_reduce(Context *c, Op *op) {
+/* Returns N after checking that the operands and results are tensors (*OK),
+ * or -1 after reporting an odd number of operands. */
+static int reduce_arity(Context *c, const Op *op, bool *ok) {
   int nops = op->noperands;
   if (nops < 2 || nops % 2) {
     op_error(c, op, "expects an even number of operands (inputs and init values), but got %d", nops);
-    return;
+    return -1;
   }
-  int n = nops / 2;
-  bool ok = true;
-  for (int i = 0; i < nops; i++) ok &= vo_require_tensor_operand(c, op, i);
-  for (int i = 0; i < op->nresults; i++) ok &= vo_require_tensor_result(c, op, i);
-  I64List dims;
-  AttrRead ad = vo_i64_list_attr(c, op, "dimensions", true, &dims);
-  if (op->nresults != n) {
-    op_error(c, op, "expects %d results (one per input), but got %d", n, op->nresults);
-    ok = false;
-  }
-  if (!ok) return;
+  *ok = true;
+  for (int i = 0; i < nops; i++) *ok &= vo_require_tensor_operand(c, op, i);
+  for (int i = 0; i < op->nresults; i++) *ok &= vo_require_tensor_result(c, op, i);
+  return nops / 2;
+}
+
+static bool one_result_per_input(Context *c, const Op *op, int n) {
+  if (op->nresults == n) return true;
+  op_error(c, op, "expects %d results (one per input), but got %d", n, op->nresults);
+  return false;
+}
+
+/* Inputs of compatible shapes, 0-d init values of their element types, and
+ * a reduction body giving the result element types.  Returns false when the
+ * input shapes differ (the caller stops there). */
+static bool check_reduce_inputs(Context *c, const Op *op, int n) {
   const Type *in0 = vo_operand_type(op, 0);
   for (int i = 1; i < n; i++)
     if (!vo_shapes_compatible(in0, vo_operand_type(op, i))) {
       op_error(c, op, "expects all inputs to have compatible shapes, but got '%s' and '%s'", vo_type_str(c, in0),
                vo_type_str(c, vo_operand_type(op, i)));
-      return;
+      return false;
     }
   for (int i = 0; i < n; i++) {
     const Type *in = vo_operand_type(op, i), *init = vo_operand_type(op, n + i);
@@ -146,6 +153,21 @@ static void verify_reduce(Context *c, Op *op) {
         op_error(c, op, "expects result #%d to have element type %s (from the reduction body), but got '%s'", i,
                  elem_name(elems[i]), vo_type_str(c, res));
     }
+  return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* reduce */
+
+static void verify_reduce(Context *c, Op *op) {
+  bool ok;
+  int n = reduce_arity(c, op, &ok);
+  if (n < 0) return;
+  I64List dims;
+  AttrRead ad = vo_i64_list_attr(c, op, "dimensions", true, &dims);
+  ok &= one_result_per_input(c, op, n);
+  if (!ok || !check_reduce_inputs(c, op, n)) return;
+  const Type *in0 = vo_operand_type(op, 0);
   if (ad != AR_OK || !vo_is_ranked(in0)) return;
   if (!vo_check_dims(c, op, "dimensions", &dims, in0->rank, true)) return;
   int rank = in0->rank - dims.n;
@@ -159,47 +181,14 @@ static void verify_reduce(Context *c, Op *op) {
 /* reduce_window */
 
 static void verify_reduce_window(Context *c, Op *op) {
-  int nops = op->noperands;
-  if (nops < 2 || nops % 2) {
-    op_error(c, op, "expects an even number of operands (inputs and init values), but got %d", nops);
-    return;
-  }
-  int n = nops / 2;
-  bool ok = true;
-  for (int i = 0; i < nops; i++) ok &= vo_require_tensor_operand(c, op, i);
-  for (int i = 0; i < op->nresults; i++) ok &= vo_require_tensor_result(c, op, i);
-  if (op->nresults != n) {
-    op_error(c, op, "expects %d results (one per input), but got %d", n, op->nresults);
-    ok = false;
-  }
+  bool ok;
+  int n = reduce_arity(c, op, &ok);
+  if (n < 0) return;
+  ok &= one_result_per_input(c, op, n);
   I64List wd;
   AttrRead aw = vo_i64_list_attr(c, op, "window_dimensions", true, &wd);
-  if (!ok) return;
+  if (!ok || !check_reduce_inputs(c, op, n)) return;
   const Type *in0 = vo_operand_type(op, 0);
-  for (int i = 1; i < n; i++)
-    if (!vo_shapes_compatible(in0, vo_operand_type(op, i))) {
-      op_error(c, op, "expects all inputs to have compatible shapes, but got '%s' and '%s'", vo_type_str(c, in0),
-               vo_type_str(c, vo_operand_type(op, i)));
-      return;
-    }
-  for (int i = 0; i < n; i++) {
-    const Type *in = vo_operand_type(op, i), *init = vo_operand_type(op, n + i);
-    if (vo_rank(init) > 0)
-      op_error(c, op, "expects init value #%d to be a 0-dimensional tensor, but got '%s'", i, vo_type_str(c, init));
-    else if (!vo_elems_compatible(in, init))
-      op_error(c, op, "expects input #%d and init value #%d to have the same element type, but got '%s' and '%s'", i,
-               i, vo_type_str(c, in), vo_type_str(c, init));
-  }
-  const Type **in_types = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(n + 1));
-  for (int i = 0; i < n; i++) in_types[i] = vo_operand_type(op, i);
-  ElemKind *elems = arena_alloc(&c->arena, sizeof(ElemKind) * (size_t)(n + 1));
-  if (vo_check_reducer(c, op, 0, "reduction body", n, in_types, elems))
-    for (int i = 0; i < n; i++) {
-      const Type *res = vo_result_type(op, i);
-      if (vo_builtin_elem(res) && elems[i] < ELEM_COUNT && res->elem != elems[i])
-        op_error(c, op, "expects result #%d to have element type %s (from the reduction body), but got '%s'", i,
-                 elem_name(elems[i]), vo_type_str(c, res));
-    }
   int rank = vo_is_ranked(in0) ? in0->rank : (aw == AR_OK ? wd.n : -1);
   if (aw == AR_OK && rank >= 0 && wd.n != rank) {
     op_error(c, op, "window_dimensions should have %d elements (the input rank), but has %d elements", rank, wd.n);
@@ -375,33 +364,27 @@ static bool check_dot_dims(Context *c, const Op *op, const Type *l, const Type *
   good &= vo_check_dims(c, op, "rhs_batching_dimensions", rb, rbound, true);
   good &= vo_check_dims(c, op, "lhs_contracting_dimensions", lc, lbound, true);
   good &= vo_check_dims(c, op, "rhs_contracting_dimensions", rc, rbound, true);
-  for (int i = 0; i < lc->n; i++)
-    if (vo_list_contains(lb, lc->v[i])) {
-      op_error(c, op, "has duplicated dimension %" PRId64 " in lhs_batching_dimensions and lhs_contracting_dimensions",
-               lc->v[i]);
-      good = false;
-    }
-  for (int i = 0; i < rc->n; i++)
-    if (vo_list_contains(rb, rc->v[i])) {
-      op_error(c, op, "has duplicated dimension %" PRId64 " in rhs_batching_dimensions and rhs_contracting_dimensions",
-               rc->v[i]);
-      good = false;
-    }
-  if (!good) return false;
-  for (int i = 0; i < lb->n; i++) {
-    int64_t a = vo_dim(l, (int)lb->v[i]), b = vo_dim(r, (int)rb->v[i]);
-    if (!vo_dims_compatible(a, b)) {
-      op_error(c, op, "batching dimension sizes must match for lhs/rhs: lhs dimension %" PRId64 " has size %" PRId64
-               ", rhs dimension %" PRId64 " has size %" PRId64, lb->v[i], a, rb->v[i], b);
-      good = false;
-    }
+  for (int s = 0; s < 2; s++) { /* lhs, rhs */
+    const I64List *batch = s ? rb : lb, *contr = s ? rc : lc;
+    const char *side = s ? "rhs" : "lhs";
+    for (int i = 0; i < contr->n; i++)
+      if (vo_list_contains(batch, contr->v[i])) {
+        op_error(c, op, "has duplicated dimension %" PRId64 " in %s_batching_dimensions and %s_contracting_dimensions",
+                 contr->v[i], side, side);
+        good = false;
+      }
   }
-  for (int i = 0; i < lc->n; i++) {
-    int64_t a = vo_dim(l, (int)lc->v[i]), b = vo_dim(r, (int)rc->v[i]);
-    if (!vo_dims_compatible(a, b)) {
-      op_error(c, op, "contracting dimension sizes must match for lhs/rhs: lhs dimension %" PRId64 " has size %" PRId64
-               ", rhs dimension %" PRId64 " has size %" PRId64, lc->v[i], a, rc->v[i], b);
-      good = false;
+  if (!good) return false;
+  for (int k = 0; k < 2; k++) { /* batching, contracting */
+    const I64List *ld = k ? lc : lb, *rd = k ? rc : rb;
+    for (int i = 0; i < ld->n; i++) {
+      int64_t a = vo_dim(l, (int)ld->v[i]), b = vo_dim(r, (int)rd->v[i]);
+      if (!vo_dims_compatible(a, b)) {
+        op_error(c, op, "%s dimension sizes must match for lhs/rhs: lhs dimension %" PRId64 " has size %" PRId64
+                 ", rhs dimension %" PRId64 " has size %" PRId64, k ? "contracting" : "batching", ld->v[i], a,
+                 rd->v[i], b);
+        good = false;
+      }
     }
   }
   return good;

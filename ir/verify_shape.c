@@ -64,6 +64,31 @@ static bool check_shape_operand(Context *c, const Op *op, int i, int64_t *size) 
 
 /* ------------------------------------------------------------------ */
 
+/* broadcast_in_dim / dynamic_broadcast_in_dim: the result rank and
+ * broadcast_dimensions (AR: how reading it went). */
+static void check_broadcast_dims(Context *c, const Op *op, const Type *in, const Type *res, AttrRead ar,
+                                 const I64List *dims) {
+  if (vo_is_ranked(in) && vo_is_ranked(res) && res->rank < in->rank) {
+    op_error(c, op, "result rank (%d) is less than operand rank (%d)", res->rank, in->rank);
+    return;
+  }
+  if (ar != AR_OK) return;
+  if (vo_is_ranked(in) && dims->n != in->rank) {
+    op_error(c, op, "broadcast_dimensions size (%d) does not match operand rank (%d)", dims->n, in->rank);
+    return;
+  }
+  if (!vo_is_ranked(res)) return;
+  if (!vo_check_dims(c, op, "broadcast_dimensions", dims, res->rank, true) || !vo_is_ranked(in)) return;
+  for (int i = 0; i < in->rank; i++) {
+    int64_t od = in->dims[i], rd = res->dims[dims->v[i]];
+    if (vo_dim_known(od) && vo_dim_known(rd) && od != 1 && od != rd)
+      op_error(c, op,
+               "size of operand dimension %d (%" PRId64 ") is not equal to 1 or size of result dimension %" PRId64
+               " (%" PRId64 ")",
+               i, od, dims->v[i], rd);
+  }
+}
+
 static void verify_broadcast_in_dim(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_result(c, op, 0);
@@ -72,26 +97,7 @@ static void verify_broadcast_in_dim(Context *c, Op *op) {
   if (!ok) return;
   const Type *in = vo_operand_type(op, 0), *res = vo_result_type(op, 0);
   same_elem(c, op, in, res, "operand");
-  if (vo_is_ranked(in) && vo_is_ranked(res) && res->rank < in->rank) {
-    op_error(c, op, "result rank (%d) is less than operand rank (%d)", res->rank, in->rank);
-    return;
-  }
-  if (ar != AR_OK) return;
-  if (vo_is_ranked(in) && dims.n != in->rank) {
-    op_error(c, op, "broadcast_dimensions size (%d) does not match operand rank (%d)", dims.n, in->rank);
-    return;
-  }
-  if (!vo_is_ranked(res)) return;
-  if (!vo_check_dims(c, op, "broadcast_dimensions", &dims, res->rank, true)) return;
-  if (!vo_is_ranked(in)) return;
-  for (int i = 0; i < in->rank; i++) {
-    int64_t od = in->dims[i], rd = res->dims[dims.v[i]];
-    if (vo_dim_known(od) && vo_dim_known(rd) && od != 1 && od != rd)
-      op_error(c, op,
-               "size of operand dimension %d (%" PRId64 ") is not equal to 1 or size of result dimension %" PRId64
-               " (%" PRId64 ")",
-               i, od, dims.v[i], rd);
-  }
+  check_broadcast_dims(c, op, in, res, ar, &dims);
 }
 
 static void verify_broadcast(Context *c, Op *op) {
@@ -142,25 +148,7 @@ static void verify_dynamic_broadcast_in_dim(Context *c, Op *op) {
           break;
         }
   }
-  if (vo_is_ranked(in) && vo_is_ranked(res) && res->rank < in->rank) {
-    op_error(c, op, "result rank (%d) is less than operand rank (%d)", res->rank, in->rank);
-    return;
-  }
-  if (ar != AR_OK) return;
-  if (vo_is_ranked(in) && dims.n != in->rank) {
-    op_error(c, op, "broadcast_dimensions size (%d) does not match operand rank (%d)", dims.n, in->rank);
-    return;
-  }
-  if (!vo_is_ranked(res)) return;
-  if (!vo_check_dims(c, op, "broadcast_dimensions", &dims, res->rank, true) || !vo_is_ranked(in)) return;
-  for (int i = 0; i < in->rank; i++) {
-    int64_t od = in->dims[i], rd = res->dims[dims.v[i]];
-    if (vo_dim_known(od) && vo_dim_known(rd) && od != 1 && od != rd)
-      op_error(c, op,
-               "size of operand dimension %d (%" PRId64 ") is not equal to 1 or size of result dimension %" PRId64
-               " (%" PRId64 ")",
-               i, od, dims.v[i], rd);
-  }
+  check_broadcast_dims(c, op, in, res, ar, &dims);
 }
 
 /* Exact element count of a static tensor type. */
@@ -455,6 +443,17 @@ static void verify_concatenate(Context *c, Op *op) {
   expect_shape(c, op, res, rank, d);
 }
 
+/* pad / dynamic_pad: a 0-d padding value PV, and the result RES, of the
+ * element type of the operand IN. */
+static void check_pad_types(Context *c, const Op *op, const Type *in, const Type *pv, const Type *res) {
+  if (vo_rank(pv) > 0)
+    op_error(c, op, "padding value type should be a rank-0 tensor, is rank %d", pv->rank);
+  if (vo_builtin_elem(in) && vo_builtin_elem(pv) && in->elem != pv->elem)
+    op_error(c, op, "expects the padding value to have the element type of the operand, but got '%s' and '%s'",
+             vo_type_str(c, pv), vo_type_str(c, in));
+  same_elem(c, op, in, res, "operand");
+}
+
 static void verify_pad(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_operand(c, op, 1);
@@ -465,12 +464,7 @@ static void verify_pad(Context *c, Op *op) {
   AttrRead ai = vo_i64_list_attr(c, op, "interior_padding", true, &in_pad);
   if (!ok) return;
   const Type *in = vo_operand_type(op, 0), *pv = vo_operand_type(op, 1), *res = vo_result_type(op, 0);
-  if (vo_rank(pv) > 0)
-    op_error(c, op, "padding value type should be a rank-0 tensor, is rank %d", pv->rank);
-  if (vo_builtin_elem(in) && vo_builtin_elem(pv) && in->elem != pv->elem)
-    op_error(c, op, "expects the padding value to have the element type of the operand, but got '%s' and '%s'",
-             vo_type_str(c, pv), vo_type_str(c, in));
-  same_elem(c, op, in, res, "operand");
+  check_pad_types(c, op, in, pv, res);
   if (al != AR_OK || ah != AR_OK || ai != AR_OK) return;
   int rank = vo_is_ranked(in) ? in->rank : lo.n;
   if (lo.n != rank || hi.n != rank || in_pad.n != rank) {
@@ -513,12 +507,7 @@ static void verify_dynamic_pad(Context *c, Op *op) {
   for (int i = 0; i < 3; i++) ok &= check_shape_operand(c, op, 2 + i, &sz[i]);
   if (!ok) return;
   const Type *in = vo_operand_type(op, 0), *pv = vo_operand_type(op, 1), *res = vo_result_type(op, 0);
-  if (vo_rank(pv) > 0)
-    op_error(c, op, "padding value type should be a rank-0 tensor, is rank %d", pv->rank);
-  if (vo_builtin_elem(in) && vo_builtin_elem(pv) && in->elem != pv->elem)
-    op_error(c, op, "expects the padding value to have the element type of the operand, but got '%s' and '%s'",
-             vo_type_str(c, pv), vo_type_str(c, in));
-  same_elem(c, op, in, res, "operand");
+  check_pad_types(c, op, in, pv, res);
   if (vo_is_ranked(in))
     for (int i = 0; i < 3; i++)
       if (vo_dim_known(sz[i]) && sz[i] != in->rank) {
@@ -595,6 +584,123 @@ static void verify_real_dynamic_slice(Context *c, Op *op) {
 }
 
 /* ------------------------------------------------------------------ */
+/* gather / dynamic_gather / scatter: dimension numbers */
+
+/* What gather and scatter call the fields of their dimension numbers, and
+ * the words their messages use for the operand and the indices. */
+typedef struct IndexDimNames {
+  const char *window;       /* offset_dims / update_window_dims */
+  const char *collapsed;    /* collapsed_slice_dims / inserted_window_dims */
+  const char *obatch;       /* operand_batching_dims / input_batching_dims */
+  const char *ibatch;       /* start_indices_batching_dims / scatter_indices_batching_dims */
+  const char *index_map;    /* start_index_map / scatter_dims_to_operand_dims */
+  const char *operand;      /* "operand" / "input" */
+  const char *indices;      /* "start indices" / "scatter indices" */
+  const char *indices_name; /* "start_indices" / "scatter_indices" */
+} IndexDimNames;
+
+static const IndexDimNames gather_names = {
+    "offset_dims",     "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims",
+    "start_index_map", "operand",              "start indices",         "start_indices"};
+static const IndexDimNames scatter_names = {
+    "update_window_dims",           "inserted_window_dims", "input_batching_dims", "scatter_indices_batching_dims",
+    "scatter_dims_to_operand_dims", "input",                "scatter indices",     "scatter_indices"};
+
+/* The fields of a #stablehlo.gather / #stablehlo.scatter attribute. */
+typedef struct IndexDims {
+  I64List window, collapsed, obatch, ibatch, index_map;
+  int64_t ivd; /* index_vector_dim */
+} IndexDims;
+
+static bool expect_sorted(Context *c, const Op *op, const char *name, const I64List *l) {
+  if (vo_is_sorted(l)) return true;
+  op_error(c, op, "expects %s to be sorted, got: %s", name, vo_list_str(c, l->n, l->v));
+  return false;
+}
+
+/* Reads the dimension numbers DN (field names NM) and checks them against the
+ * operand IN, the indices IDX and R_WIN, the rank of the tensor that holds the
+ * window dimensions (gather: result, scatter: updates; -1 when unranked).
+ * Returns false when the caller should stop: a field could not be read or the
+ * lists are inconsistent.  Otherwise *SIZES_OK tells whether the operand and
+ * indices batching dimensions have the same sizes. */
+static bool check_index_dims(Context *c, const Op *op, const Attr *dn, const IndexDimNames *nm, const Type *in,
+                             const Type *idx, int r_win, IndexDims *d, bool *sizes_ok) {
+  if (!vo_dialect_list(c, op, dn, nm->window, &d->window) ||
+      !vo_dialect_list(c, op, dn, nm->collapsed, &d->collapsed) ||
+      !vo_dialect_list(c, op, dn, nm->obatch, &d->obatch) || !vo_dialect_list(c, op, dn, nm->ibatch, &d->ibatch) ||
+      !vo_dialect_list(c, op, dn, nm->index_map, &d->index_map) ||
+      !vo_dialect_int(c, op, dn, "index_vector_dim", 0, &d->ivd))
+    return false;
+  const I64List *win = &d->window, *col = &d->collapsed, *ob = &d->obatch, *ib = &d->ibatch, *map = &d->index_map;
+  int64_t ivd = d->ivd;
+  int r_in = vo_rank(in), r_idx = vo_rank(idx);
+  int64_t bound_in = r_in >= 0 ? r_in : INT64_MAX;
+  bool good = true;
+  /* gather C4, C5; scatter C7, C8: window dimensions */
+  good &= expect_sorted(c, op, nm->window, win);
+  good &= vo_check_dims(c, op, nm->window, win, r_win >= 0 ? r_win : INT64_MAX, true);
+  /* gather C6-C12; scatter C9-C13: collapsed / inserted and batching dimensions */
+  good &= expect_sorted(c, op, nm->collapsed, col);
+  good &= expect_sorted(c, op, nm->obatch, ob);
+  good &= vo_check_dims(c, op, nm->collapsed, col, bound_in, true);
+  good &= vo_check_dims(c, op, nm->obatch, ob, bound_in, true);
+  for (int i = 0; i < ob->n; i++)
+    if (vo_list_contains(col, ob->v[i])) {
+      op_error(c, op, "has duplicated dimension %" PRId64 " in %s and %s", ob->v[i], nm->collapsed, nm->obatch);
+      good = false;
+    }
+  /* gather C18, C19; scatter C20, C21: the index map */
+  good &= vo_check_dims(c, op, nm->index_map, map, bound_in, true);
+  for (int i = 0; i < map->n; i++)
+    if (vo_list_contains(ob, map->v[i])) {
+      op_error(c, op, "has duplicated dimension %" PRId64 " in %s and %s", map->v[i], nm->index_map, nm->obatch);
+      good = false;
+    }
+  /* gather C1; scatter C2 */
+  if (r_in >= 0 && (int64_t)win->n + col->n + ob->n != r_in) {
+    op_error(c, op, "%s size (%d) plus %s size (%d) plus %s size (%d) is not equal to %s rank (%d)", nm->window,
+             win->n, nm->collapsed, col->n, nm->obatch, ob->n, nm->operand, r_in);
+    good = false;
+  }
+  /* gather C2, C3, C13-C16; scatter C14-C17, C19, C22: the indices */
+  if (r_idx >= 0) {
+    if (ivd < 0 || ivd > r_idx) {
+      op_error(c, op, "index_vector_dim %" PRId64 " is out of bounds for %s with rank %d", ivd, nm->indices, r_idx);
+      good = false;
+    } else {
+      int64_t want = ivd < r_idx ? idx->dims[ivd] : 1;
+      if (vo_dim_known(want) && map->n != want) {
+        op_error(c, op, "%s size (%d) is not equal to size of index dimension (%" PRId64 ") of %s (%" PRId64 ")",
+                 nm->index_map, map->n, ivd, nm->indices_name, want);
+        good = false;
+      }
+    }
+    good &= vo_check_dims(c, op, nm->ibatch, ib, r_idx, true);
+  }
+  if (vo_list_contains(ib, ivd)) {
+    op_error(c, op, "expects %s not to include index_vector_dim %" PRId64, nm->ibatch, ivd);
+    good = false;
+  }
+  if (ob->n != ib->n) {
+    op_error(c, op, "%s size (%d) is not equal to %s size (%d)", nm->obatch, ob->n, nm->ibatch, ib->n);
+    good = false;
+  }
+  if (!good) return false;
+  /* gather C17; scatter C18 */
+  for (int i = 0; i < ob->n; i++) {
+    int64_t a = vo_dim(in, (int)ob->v[i]), b = vo_dim(idx, (int)ib->v[i]);
+    if (!vo_dims_compatible(a, b)) {
+      op_error(c, op, "%s batching dimension %" PRId64 " (size %" PRId64 ") and %s batching dimension %" PRId64
+               " (size %" PRId64 ") must have the same size", nm->operand, ob->v[i], a, nm->indices, ib->v[i], b);
+      good = false;
+    }
+  }
+  *sizes_ok = good;
+  return true;
+}
+
+/* ------------------------------------------------------------------ */
 /* gather / dynamic_gather */
 
 static void verify_gather(Context *c, Op *op) {
@@ -618,90 +724,12 @@ static void verify_gather(Context *c, Op *op) {
   const Type *in = vo_operand_type(op, 0), *idx = vo_operand_type(op, 1), *res = vo_result_type(op, 0);
   same_elem(c, op, in, res, "operand");
   if (ad != AR_OK) return;
-  I64List offset, collapsed, obatch, ibatch, sim;
-  int64_t ivd;
-  if (!vo_dialect_list(c, op, dn, "offset_dims", &offset) ||
-      !vo_dialect_list(c, op, dn, "collapsed_slice_dims", &collapsed) ||
-      !vo_dialect_list(c, op, dn, "operand_batching_dims", &obatch) ||
-      !vo_dialect_list(c, op, dn, "start_indices_batching_dims", &ibatch) ||
-      !vo_dialect_list(c, op, dn, "start_index_map", &sim) || !vo_dialect_int(c, op, dn, "index_vector_dim", 0, &ivd))
-    return;
-  bool good = true;
-  int r_in = vo_rank(in), r_idx = vo_rank(idx), r_res = vo_rank(res);
-
-  /* C4, C5: offset_dims */
-  if (!vo_is_sorted(&offset)) {
-    op_error(c, op, "expects offset_dims to be sorted, got: %s", vo_list_str(c, offset.n, offset.v));
-    good = false;
-  }
-  if (!vo_check_dims(c, op, "offset_dims", &offset, r_res >= 0 ? r_res : INT64_MAX, true)) good = false;
-  /* C6-C12: collapsed_slice_dims, operand_batching_dims */
-  if (!vo_is_sorted(&collapsed)) {
-    op_error(c, op, "expects collapsed_slice_dims to be sorted, got: %s", vo_list_str(c, collapsed.n, collapsed.v));
-    good = false;
-  }
-  if (!vo_is_sorted(&obatch)) {
-    op_error(c, op, "expects operand_batching_dims to be sorted, got: %s", vo_list_str(c, obatch.n, obatch.v));
-    good = false;
-  }
-  int64_t bound_in = r_in >= 0 ? r_in : INT64_MAX;
-  if (!vo_check_dims(c, op, "collapsed_slice_dims", &collapsed, bound_in, true)) good = false;
-  if (!vo_check_dims(c, op, "operand_batching_dims", &obatch, bound_in, true)) good = false;
-  for (int i = 0; i < obatch.n; i++)
-    if (vo_list_contains(&collapsed, obatch.v[i])) {
-      op_error(c, op, "has duplicated dimension %" PRId64 " in collapsed_slice_dims and operand_batching_dims",
-               obatch.v[i]);
-      good = false;
-    }
-  /* C18, C19: start_index_map */
-  if (!vo_check_dims(c, op, "start_index_map", &sim, bound_in, true)) good = false;
-  for (int i = 0; i < sim.n; i++)
-    if (vo_list_contains(&obatch, sim.v[i])) {
-      op_error(c, op, "has duplicated dimension %" PRId64 " in start_index_map and operand_batching_dims", sim.v[i]);
-      good = false;
-    }
-  /* C1 */
-  if (r_in >= 0 && (int64_t)offset.n + collapsed.n + obatch.n != r_in) {
-    op_error(c, op,
-             "offset_dims size (%d) plus collapsed_slice_dims size (%d) plus operand_batching_dims size (%d) is not "
-             "equal to operand rank (%d)",
-             offset.n, collapsed.n, obatch.n, r_in);
-    good = false;
-  }
-  /* C2, C3, C13-C16: start indices */
-  if (r_idx >= 0) {
-    if (ivd < 0 || ivd > r_idx) {
-      op_error(c, op, "index_vector_dim %" PRId64 " is out of bounds for start indices with rank %d", ivd, r_idx);
-      good = false;
-    } else {
-      int64_t want = ivd < r_idx ? idx->dims[ivd] : 1;
-      if (vo_dim_known(want) && sim.n != want) {
-        op_error(c, op, "start_index_map size (%d) is not equal to size of index dimension (%" PRId64
-                 ") of start_indices (%" PRId64 ")", sim.n, ivd, want);
-        good = false;
-      }
-    }
-    if (!vo_check_dims(c, op, "start_indices_batching_dims", &ibatch, r_idx, true)) good = false;
-  }
-  if (vo_list_contains(&ibatch, ivd)) {
-    op_error(c, op, "expects start_indices_batching_dims not to include index_vector_dim %" PRId64, ivd);
-    good = false;
-  }
-  if (obatch.n != ibatch.n) {
-    op_error(c, op, "operand_batching_dims size (%d) is not equal to start_indices_batching_dims size (%d)", obatch.n,
-             ibatch.n);
-    good = false;
-  }
-  if (!good) return;
-  /* C17 */
-  for (int i = 0; i < obatch.n; i++) {
-    int64_t a = vo_dim(in, (int)obatch.v[i]), b = vo_dim(idx, (int)ibatch.v[i]);
-    if (!vo_dims_compatible(a, b)) {
-      op_error(c, op, "operand batching dimension %" PRId64 " (size %" PRId64 ") and start indices batching dimension %"
-               PRId64 " (size %" PRId64 ") must have the same size", obatch.v[i], a, ibatch.v[i], b);
-      good = false;
-    }
-  }
+  IndexDims dims;
+  bool good;
+  if (!check_index_dims(c, op, dn, &gather_names, in, idx, vo_rank(res), &dims, &good)) return;
+  I64List offset = dims.window, collapsed = dims.collapsed, obatch = dims.obatch;
+  int64_t ivd = dims.ivd;
+  int r_in = vo_rank(in), r_idx = vo_rank(idx);
   if (dynamic || as != AR_OK) return;
   /* C20, C21, C9, C12 */
   if (r_in >= 0 && slice.n != r_in) {
@@ -811,90 +839,13 @@ static void verify_scatter(Context *c, Op *op) {
                  elem_name(elems[i]), vo_type_str(c, res));
     }
   if (ad != AR_OK) return;
-  I64List uwd, iwd, ibd, sibd, sdod;
-  int64_t ivd;
-  if (!vo_dialect_list(c, op, dn, "update_window_dims", &uwd) ||
-      !vo_dialect_list(c, op, dn, "inserted_window_dims", &iwd) ||
-      !vo_dialect_list(c, op, dn, "input_batching_dims", &ibd) ||
-      !vo_dialect_list(c, op, dn, "scatter_indices_batching_dims", &sibd) ||
-      !vo_dialect_list(c, op, dn, "scatter_dims_to_operand_dims", &sdod) ||
-      !vo_dialect_int(c, op, dn, "index_vector_dim", 0, &ivd))
-    return;
-  int r_in = vo_rank(in0), r_idx = vo_rank(idx), r_upd = vo_rank(upd0);
-  int64_t bound_in = r_in >= 0 ? r_in : INT64_MAX;
-  bool good = true;
-  /* C7, C8 */
-  if (!vo_is_sorted(&uwd)) {
-    op_error(c, op, "expects update_window_dims to be sorted, got: %s", vo_list_str(c, uwd.n, uwd.v));
-    good = false;
-  }
-  if (!vo_check_dims(c, op, "update_window_dims", &uwd, r_upd >= 0 ? r_upd : INT64_MAX, true)) good = false;
-  /* C9-C13 */
-  if (!vo_is_sorted(&iwd)) {
-    op_error(c, op, "expects inserted_window_dims to be sorted, got: %s", vo_list_str(c, iwd.n, iwd.v));
-    good = false;
-  }
-  if (!vo_is_sorted(&ibd)) {
-    op_error(c, op, "expects input_batching_dims to be sorted, got: %s", vo_list_str(c, ibd.n, ibd.v));
-    good = false;
-  }
-  if (!vo_check_dims(c, op, "inserted_window_dims", &iwd, bound_in, true)) good = false;
-  if (!vo_check_dims(c, op, "input_batching_dims", &ibd, bound_in, true)) good = false;
-  for (int i = 0; i < ibd.n; i++)
-    if (vo_list_contains(&iwd, ibd.v[i])) {
-      op_error(c, op, "has duplicated dimension %" PRId64 " in inserted_window_dims and input_batching_dims", ibd.v[i]);
-      good = false;
-    }
-  /* C20, C21 */
-  if (!vo_check_dims(c, op, "scatter_dims_to_operand_dims", &sdod, bound_in, true)) good = false;
-  for (int i = 0; i < sdod.n; i++)
-    if (vo_list_contains(&ibd, sdod.v[i])) {
-      op_error(c, op, "has duplicated dimension %" PRId64 " in scatter_dims_to_operand_dims and input_batching_dims",
-               sdod.v[i]);
-      good = false;
-    }
-  /* C2 */
-  if (r_in >= 0 && (int64_t)uwd.n + iwd.n + ibd.n != r_in) {
-    op_error(c, op,
-             "update_window_dims size (%d) plus inserted_window_dims size (%d) plus input_batching_dims size (%d) is "
-             "not equal to input rank (%d)",
-             uwd.n, iwd.n, ibd.n, r_in);
-    good = false;
-  }
-  /* C14-C17, C19, C22 */
-  if (r_idx >= 0) {
-    if (ivd < 0 || ivd > r_idx) {
-      op_error(c, op, "index_vector_dim %" PRId64 " is out of bounds for scatter indices with rank %d", ivd, r_idx);
-      good = false;
-    } else {
-      int64_t want = ivd < r_idx ? idx->dims[ivd] : 1;
-      if (vo_dim_known(want) && sdod.n != want) {
-        op_error(c, op, "scatter_dims_to_operand_dims size (%d) is not equal to size of index dimension (%" PRId64
-                 ") of scatter_indices (%" PRId64 ")", sdod.n, ivd, want);
-        good = false;
-      }
-    }
-    if (!vo_check_dims(c, op, "scatter_indices_batching_dims", &sibd, r_idx, true)) good = false;
-  }
-  if (vo_list_contains(&sibd, ivd)) {
-    op_error(c, op, "expects scatter_indices_batching_dims not to include index_vector_dim %" PRId64, ivd);
-    good = false;
-  }
-  if (ibd.n != sibd.n) {
-    op_error(c, op, "input_batching_dims size (%d) is not equal to scatter_indices_batching_dims size (%d)", ibd.n,
-             sibd.n);
-    good = false;
-  }
-  if (!good) return;
-  /* C18 */
-  for (int i = 0; i < ibd.n; i++) {
-    int64_t a = vo_dim(in0, (int)ibd.v[i]), b = vo_dim(idx, (int)sibd.v[i]);
-    if (!vo_dims_compatible(a, b)) {
-      op_error(c, op, "input batching dimension %" PRId64 " (size %" PRId64 ") and scatter indices batching dimension %"
-               PRId64 " (size %" PRId64 ") must have the same size", ibd.v[i], a, sibd.v[i], b);
-      good = false;
-    }
-  }
+  IndexDims dims;
+  bool good;
+  int r_upd = vo_rank(upd0);
+  if (!check_index_dims(c, op, dn, &scatter_names, in0, idx, r_upd, &dims, &good)) return;
+  I64List uwd = dims.window, iwd = dims.collapsed, ibd = dims.obatch;
+  int64_t ivd = dims.ivd;
+  int r_in = vo_rank(in0), r_idx = vo_rank(idx);
   if (!good || r_idx < 0 || r_upd < 0 || ivd < 0 || ivd > r_idx) return;
   /* C4: shape of the updates */
   int nscatter = r_idx - (ivd < r_idx ? 1 : 0);

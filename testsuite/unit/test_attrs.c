@@ -3,16 +3,6 @@
 
 #include "testsuite/unit/unit_tests.h"
 
-/* The parse of the current test, freed by teardown. */
-static Parsed *cur;
-
-static int teardown(void **state) {
-  (void)state;
-  parsed_free(cur);
-  cur = NULL;
-  return 0;
-}
-
 /* Parse `module attributes {a = TEXT} {}` and return attribute a (NULL if
  * the module was rejected). */
 static const Attr *attr_of(const char *text) {
@@ -857,7 +847,7 @@ static void test_float_shortest_printing(void **state) {
 }
 
 int run_attrs_tests(void) {
-#define T(f) cmocka_unit_test_teardown(f, teardown)
+#define T(f) cmocka_unit_test_teardown(f, parsed_teardown)
   const struct CMUnitTest tests[] = {
       T(test_int_default_i64),
       T(test_int_ui64_max),

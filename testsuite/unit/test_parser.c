@@ -2,15 +2,6 @@
  * '// -----' splitter, and syntax errors (count and message text). */
 #include "testsuite/unit/unit_tests.h"
 
-static Parsed *cur;
-
-static int teardown(void **state) {
-  (void)state;
-  parsed_free(cur);
-  cur = NULL;
-  return 0;
-}
-
 static Parsed *parse(const char *text) {
   parsed_free(cur);
   cur = parse_text(text);
@@ -824,16 +815,8 @@ static void test_error_limit(void **state) {
   for (int i = 0; i < 10; i++)
     len += (size_t)snprintf(text + len, cap - len, "func.func @f%d() {\n  %%0 = stablehlo.abs %%x : tensor<f32>\n}\n", i);
   parsed_free(cur);
-  Parsed *p = calloc(1, sizeof *p);
-  p->c = ctx_new();
-  p->diag_out = open_memstream(&p->diag, &p->diag_len);
-  p->c->diag.out = p->diag_out;
-  p->c->diag.show_source = false;
-  p->c->diag.max_errors = 3;
-  p->text = text;
-  p->file = (SourceFile){"test.mlir", text, len};
-  p->m = parse_module(p->c, &p->file, text, text + len, 1);
-  cur = p;
+  Parsed *p = cur = parse_file_text("test.mlir", text, len, 3, false);
+  free(text);
   assert_null(p->m);
   assert_int_equal(p->c->diag.nerrors, 10); /* all counted */
   assert_true(p->c->diag.suppressed);
@@ -847,14 +830,8 @@ static void test_error_limit(void **state) {
 static void test_error_source_line_and_caret(void **state) {
   (void)state;
   parsed_free(cur);
-  cur = calloc(1, sizeof *cur);
   static const char text[] = "func.func @f() {\n  %0 = stablehlo.abs %x : tensor<f32>\n}\n";
-  cur->c = ctx_new();
-  cur->diag_out = open_memstream(&cur->diag, &cur->diag_len);
-  cur->c->diag.out = cur->diag_out;
-  cur->text = strdup(text);
-  cur->file = (SourceFile){"t.mlir", cur->text, strlen(text)};
-  cur->m = parse_module(cur->c, &cur->file, cur->text, cur->text + cur->file.len, 1);
+  cur = parse_file_text("t.mlir", text, sizeof text - 1, 20, true); /* the Context defaults */
   assert_null(cur->m);
   assert_string_equal(parsed_diags(cur), "t.mlir:2:22: error: use of undeclared SSA value name '%x'\n"
                                          "  %0 = stablehlo.abs %x : tensor<f32>\n"
@@ -875,7 +852,7 @@ static void test_deeply_nested_regions(void **state) {
 }
 
 int run_parser_tests(void) {
-#define T(f) cmocka_unit_test_teardown(f, teardown)
+#define T(f) cmocka_unit_test_teardown(f, parsed_teardown)
   const struct CMUnitTest tests[] = {
       T(test_implicit_module),
       T(test_named_module_with_attributes),

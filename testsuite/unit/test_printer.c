@@ -622,23 +622,8 @@ static void test_print_built_module(void **state) {
   (void)state;
   /* A module built with the IR API prints and reads back. */
   Context *c = ctx_new();
-  Loc nowhere = {0};
-  Op *mod = op_create(c, OP_MODULE, NULL, nowhere, 0, NULL, 0, NULL, 0, NULL, 1);
-  Block *mb = block_create(c, &mod->regions[0], 0, NULL);
-  region_add_block(c, &mod->regions[0], mb);
   Type *t = type_tensor(c, ELEM_F32, 1, (int64_t[]){3}, NULL);
-  Type *ft = type_func(c, 1, &t, 1, &t);
-  NamedAttr fa[2] = {{"sym_name", attr_string(c, "neg", 3)}, {"function_type", attr_type(c, ft)}};
-  Op *fn = op_create(c, OP_FUNC, NULL, nowhere, 0, NULL, 0, NULL, 2, fa, 1);
-  op_append(mb, fn);
-  Block *fb = block_create(c, &fn->regions[0], 1, &t);
-  region_add_block(c, &fn->regions[0], fb);
-  Value *arg = &fb->args[0];
-  Op *neg = op_create(c, OP_NEGATE, NULL, nowhere, 1, &arg, 1, &t, 0, NULL, 0);
-  op_append(fb, neg);
-  Value *r = &neg->results[0];
-  op_append(fb, op_create(c, OP_FUNC_RETURN, NULL, nowhere, 1, &r, 0, NULL, 0, NULL, 0));
-  Module m = {.op = mod};
+  Module m = build_unary_module(c, "neg", OP_NEGATE, t, NULL, NULL);
   assert_true(verify_module(c, &m));
   char *s = print_module_string(c, &m, &(PrintOptions){0});
   assert_string_equal(s, "module {\n"

@@ -3,15 +3,6 @@
  * with the IR API. */
 #include "testsuite/unit/unit_tests.h"
 
-static Parsed *cur;
-
-static int teardown(void **state) {
-  (void)state;
-  parsed_free(cur);
-  cur = NULL;
-  return 0;
-}
-
 /* Parse text (which must parse) and verify it. */
 static bool verify_text(const char *text) {
   parsed_free(cur);
@@ -422,23 +413,12 @@ static void test_api_built_module(void **state) {
   size_t len = 0;
   c->diag.out = open_memstream(&buf, &len);
   Loc nowhere = {0};
-  Op *mod = op_create(c, OP_MODULE, NULL, nowhere, 0, NULL, 0, NULL, 0, NULL, 1);
-  Block *mb = block_create(c, &mod->regions[0], 0, NULL);
-  region_add_block(c, &mod->regions[0], mb);
   Type *t = type_scalar_tensor(c, ELEM_F32), *ti = type_scalar_tensor(c, ELEM_I32);
-  Type *ft = type_func(c, 1, &t, 1, &t);
-  NamedAttr fa[2] = {{"sym_name", attr_string(c, "f", 1)}, {"function_type", attr_type(c, ft)}};
-  Op *fn = op_create(c, OP_FUNC, NULL, nowhere, 0, NULL, 0, NULL, 2, fa, 1);
-  op_append(mb, fn);
-  Block *fb = block_create(c, &fn->regions[0], 1, &t);
-  region_add_block(c, &fn->regions[0], fb);
+  Op *fn, *abs;
+  Module m = build_unary_module(c, "f", OP_ABS, t, &fn, &abs);
+  Block *fb = abs->parent;
   Value *arg = &fb->args[0];
-  Op *abs = op_create(c, OP_ABS, NULL, nowhere, 1, &arg, 1, &t, 0, NULL, 0);
-  op_append(fb, abs);
-  Value *r = &abs->results[0];
-  Op *ret = op_create(c, OP_FUNC_RETURN, NULL, nowhere, 1, &r, 0, NULL, 0, NULL, 0);
-  op_append(fb, ret);
-  Module m = {.op = mod};
+  Op *ret = abs->next;
   assert_true(verify_module(c, &m));
   assert_ptr_equal(module_lookup_func(&m, "f"), fn);
   /* a result of the wrong type: the return no longer matches */
@@ -501,7 +481,7 @@ static void test_op_table_consistency(void **state) {
 }
 
 int run_verifier_tests(void) {
-#define T(f) cmocka_unit_test_teardown(f, teardown)
+#define T(f) cmocka_unit_test_teardown(f, parsed_teardown)
   const struct CMUnitTest tests[] = {
       T(test_missing_func_return),
       T(test_empty_function_body),

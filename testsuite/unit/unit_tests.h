@@ -40,20 +40,28 @@ typedef struct Parsed {
   FILE *diag_out;
 } Parsed;
 
-/* Parse len bytes of text (which may contain NUL bytes) as a module. */
-static inline Parsed *parse_text_n(const char *text, size_t len) {
+/* Parse len bytes of text (which may contain NUL bytes) as a module read
+ * from file NAME, stopping after MAX_ERRORS errors; SHOW_SOURCE: quote the
+ * source line under each diagnostic. */
+static inline Parsed *parse_file_text(const char *name, const char *text, size_t len, int max_errors,
+                                      bool show_source) {
   Parsed *p = calloc(1, sizeof *p);
   p->c = ctx_new();
   p->diag_out = open_memstream(&p->diag, &p->diag_len);
   p->c->diag.out = p->diag_out;
-  p->c->diag.show_source = false;
-  p->c->diag.max_errors = 1000;
+  p->c->diag.show_source = show_source;
+  p->c->diag.max_errors = max_errors;
   p->text = malloc(len + 1);
   memcpy(p->text, text, len);
   p->text[len] = 0;
-  p->file = (SourceFile){"test.mlir", p->text, len};
+  p->file = (SourceFile){name, p->text, len};
   p->m = parse_module(p->c, &p->file, p->text, p->text + len, 1);
   return p;
+}
+
+/* Parse len bytes of text (which may contain NUL bytes) as a module. */
+static inline Parsed *parse_text_n(const char *text, size_t len) {
+  return parse_file_text("test.mlir", text, len, 1000, false);
 }
 
 static inline Parsed *parse_text(const char *text) { return parse_text_n(text, strlen(text)); }
@@ -83,6 +91,15 @@ static inline char *parsed_print(Parsed *p, bool generic) {
   PrintOptions o = {.generic = generic};
   return print_module_string(p->c, p->m, &o);
 }
+
+/* The parse of the current test (helpers.c), freed by parsed_teardown. */
+extern Parsed *cur;
+int parsed_teardown(void **state);
+
+/* A module built with the IR API, without source locations:
+ *   func.func @NAME(%arg0: T) -> T { %0 = KIND %arg0 : T; func.return %0 }
+ * *fn and *unary (unless NULL) receive the function and the op of kind KIND. */
+Module build_unary_module(Context *c, const char *name, OpKind kind, Type *t, Op **fn, Op **unary);
 
 /* The first func.func of the module and its body. */
 static inline Op *first_func(const Module *m) {
