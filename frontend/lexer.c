@@ -73,8 +73,8 @@ static bool scan_string(Lexer *lx) {
       advance_inline(lx, q + 1);
       return true;
     }
-    if (ch == '\n') break;
-    if (ch == '\\' && q + 1 < e && q[1] != '\n') q++;
+    if (ch == '\n' || ch == 0) break; /* no NUL bytes in strings: output never has them */
+    if (ch == '\\' && q + 1 < e && q[1] != '\n' && q[1] != 0) q++;
     q++;
   }
   advance_inline(lx, q);

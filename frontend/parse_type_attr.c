@@ -97,8 +97,8 @@ static bool skip_balanced_angles(Parser *p, const char **end_text) {
   for (; q < e; q++) {
     char ch = *q;
     if (ch == '"') {
-      for (q++; q < e && *q != '"' && *q != '\n'; q++)
-        if (*q == '\\' && q + 1 < e) q++;
+      for (q++; q < e && *q != '"' && *q != '\n' && *q != 0; q++)
+        if (*q == '\\' && q + 1 < e && q[1] != 0) q++;
       if (q >= e || *q != '"') break;
     } else if (ch == '<') {
       depth++;
