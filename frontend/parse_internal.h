@@ -4,20 +4,18 @@
 
 #include "frontend/lexer.h"
 #include "frontend/parser.h"
+#include "ir/table.h"
 
-/* One SSA name scope (a region): name -> value group. */
+/* A name bound in an SSA scope: count consecutive values (an op's results). */
 typedef struct ScopeEntry {
-  const char *name;
-  size_t len;
-  Value *values; /* first value of the group (results are contiguous) */
-  Value **arg;   /* for block arguments: the single value */
+  Value *values;
   int count;
 } ScopeEntry;
 
+/* One SSA name scope (a region): name (without '%') -> ScopeEntry*. */
 typedef struct Scope {
   struct Scope *parent;
-  ScopeEntry *slots;
-  uint32_t cap, count;
+  Table names;
 } Scope;
 
 typedef struct AttrAlias {
@@ -25,13 +23,6 @@ typedef struct AttrAlias {
   size_t len;
   Attr *value;
 } AttrAlias;
-
-/* Memo of tensor type spellings already parsed: "tensor<2x3xf32>" -> type. */
-typedef struct TypeMemo {
-  const char *text;
-  size_t len;
-  Type *type;
-} TypeMemo;
 
 typedef struct Parser {
   Context *c;
@@ -43,8 +34,7 @@ typedef struct Parser {
   PtrVec aliases;    /* AttrAlias* */
   bool error;        /* a syntax error occurred in the current top-level item */
   int depth;         /* nesting depth guard */
-  TypeMemo *memo;    /* open-addressing table, memo_cap slots */
-  uint32_t memo_cap, memo_count;
+  Table type_memo;   /* tensor type spelling ("tensor<2x3xf32>") -> Type* */
 } Parser;
 
 enum { PARSE_MAX_DEPTH = 200 };

@@ -49,12 +49,6 @@ void p_error_here(Parser *p, const char *fmt, ...) {
 
 /* ------------------------------------------------------------ scopes */
 
-static uint32_t str_hash(const char *s, size_t n) {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
-  return h;
-}
-
 void scope_push(Parser *p) {
   Scope *s = calloc(1, sizeof(Scope));
   if (!s) die("out of memory");
@@ -65,53 +59,31 @@ void scope_push(Parser *p) {
 void scope_pop(Parser *p) {
   Scope *s = p->scope;
   p->scope = s->parent;
-  free(s->slots);
+  table_free(&s->names, NULL);
   free(s);
 }
 
-static ScopeEntry *scope_find(Scope *s, const char *name, size_t len) {
-  if (!s->cap) return NULL;
-  uint32_t h = str_hash(name, len) & (s->cap - 1);
-  while (s->slots[h].name) {
-    if (s->slots[h].len == len && memcmp(s->slots[h].name, name, len) == 0) return &s->slots[h];
-    h = (h + 1) & (s->cap - 1);
+static ScopeEntry *scope_lookup(const Parser *p, const char *name, size_t len) {
+  for (Scope *sc = p->scope; sc; sc = sc->parent) {
+    void **e = table_get(&sc->names, name, len);
+    if (e) return *e;
   }
   return NULL;
-}
-
-static void scope_insert(Scope *s, ScopeEntry e) {
-  if ((s->count + 1) * 2 > s->cap) {
-    uint32_t ncap = s->cap ? s->cap * 2 : 64;
-    ScopeEntry *ns = calloc(ncap, sizeof(ScopeEntry));
-    if (!ns) die("out of memory");
-    for (uint32_t i = 0; i < s->cap; i++)
-      if (s->slots[i].name) {
-        uint32_t h = str_hash(s->slots[i].name, s->slots[i].len) & (ncap - 1);
-        while (ns[h].name) h = (h + 1) & (ncap - 1);
-        ns[h] = s->slots[i];
-      }
-    free(s->slots);
-    s->slots = ns;
-    s->cap = ncap;
-  }
-  uint32_t h = str_hash(e.name, e.len) & (s->cap - 1);
-  while (s->slots[h].name) h = (h + 1) & (s->cap - 1);
-  s->slots[h] = e;
-  s->count++;
 }
 
 /* Define %name (token text includes '%') as count consecutive values. */
 bool scope_define(Parser *p, const Token *name, Value *values, int count) {
   const char *s = name->text + 1;
   size_t len = name->len - 1;
-  for (Scope *sc = p->scope; sc; sc = sc->parent)
-    if (scope_find(sc, s, len)) {
-      p_error(p, name->loc, "redefinition of SSA value '%.*s'", (int)name->len, name->text);
-      return false;
-    }
+  if (scope_lookup(p, s, len)) {
+    p_error(p, name->loc, "redefinition of SSA value '%.*s'", (int)name->len, name->text);
+    return false;
+  }
   for (int i = 0; i < count; i++)
     if (!values[i].name_hint) values[i].name_hint = arena_strndup(&p->c->arena, name->text, name->len);
-  scope_insert(p->scope, (ScopeEntry){s, len, values, NULL, count});
+  ScopeEntry *e = arena_alloc(&p->c->arena, sizeof(ScopeEntry));
+  *e = (ScopeEntry){values, count};
+  *table_put(&p->scope->names, s, len) = e;
   return true;
 }
 
@@ -128,12 +100,12 @@ Value *parse_value_use(Parser *p) {
   int index = 0;
   const char *hash = memchr(s, '#', len);
   if (hash) {
-    index = atoi(hash + 1);
+    long long n = strtoll(hash + 1, NULL, 10);
+    index = n > INT32_MAX ? INT32_MAX : (int)n;
     len = (size_t)(hash - s);
   }
-  for (Scope *sc = p->scope; sc; sc = sc->parent) {
-    ScopeEntry *e = scope_find(sc, s, len);
-    if (!e) continue;
+  ScopeEntry *e = scope_lookup(p, s, len);
+  if (e) {
     if (index >= e->count) {
       p_error(p, t.loc, "result number %d of '%%%.*s' out of range (it has %d results)", index, (int)len, s,
               e->count);
@@ -588,7 +560,7 @@ Module *parse_module(Context *c, const SourceFile *file, const char *start, cons
   for (int i = 0; i < p.resources.len; i++) m->resources[i] = *(Resource *)p.resources.items[i];
   vec_free(&p.resources);
   vec_free(&p.aliases);
-  free(p.memo);
+  table_free(&p.type_memo, NULL);
   if (c->diag.nerrors > errors_before || !module_op) return NULL;
   return m;
 }

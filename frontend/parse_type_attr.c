@@ -169,35 +169,6 @@ bool parse_type_list_parens(Parser *p, PtrVec *out) {
   return p_expect(p, ")");
 }
 
-static uint32_t memo_hash(const char *s, size_t n) {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
-  return h;
-}
-
-static TypeMemo *memo_slot(Parser *p, const char *text, size_t len) {
-  uint32_t h = memo_hash(text, len) & (p->memo_cap - 1);
-  while (p->memo[h].text && !(p->memo[h].len == len && memcmp(p->memo[h].text, text, len) == 0))
-    h = (h + 1) & (p->memo_cap - 1);
-  return &p->memo[h];
-}
-
-static void memo_insert(Parser *p, const char *text, size_t len, Type *t) {
-  if ((p->memo_count + 1) * 2 > p->memo_cap) {
-    uint32_t old_cap = p->memo_cap;
-    TypeMemo *old = p->memo;
-    p->memo_cap = old_cap ? old_cap * 2 : 256;
-    p->memo = calloc(p->memo_cap, sizeof(TypeMemo));
-    if (!p->memo) die("out of memory");
-    for (uint32_t i = 0; i < old_cap; i++)
-      if (old[i].text) *memo_slot(p, old[i].text, old[i].len) = old[i];
-    free(old);
-  }
-  TypeMemo *m = memo_slot(p, text, len);
-  if (!m->text) p->memo_count++;
-  *m = (TypeMemo){text, len, t};
-}
-
 /* Length of the one-line "tensor<...>" spelling at s, or 0. */
 static size_t tensor_spelling_len(const char *s, const char *end) {
   if (end - s < 8 || s[6] != '<') return 0;
@@ -215,13 +186,13 @@ Type *parse_type(Parser *p) {
   /* Most of a StableHLO file is tensor types: reuse each spelling's type. */
   size_t span = t.kind == TOK_IDENT && t.len == 6 && memcmp(t.text, "tensor", 6) == 0
                     ? tensor_spelling_len(t.text, p->lex.end) : 0;
-  if (span && p->memo_cap) {
-    TypeMemo *m = memo_slot(p, t.text, span);
-    if (m->text) {
+  if (span) {
+    void **known = table_get(&p->type_memo, t.text, span);
+    if (known) {
       p->lex.p = t.text + span;
       p->lex.col = t.loc.col + (uint32_t)span;
       p_next(p);
-      return m->type;
+      return *known;
     }
   }
   Type *parsed = parse_type_uncached(p);
@@ -229,7 +200,7 @@ Type *parse_type(Parser *p) {
     bool only_space = true;
     for (const char *q = t.text + span; q < p->tok.text; q++)
       if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r') only_space = false;
-    if (only_space) memo_insert(p, t.text, span, parsed);
+    if (only_space) *table_put(&p->type_memo, t.text, span) = parsed;
   }
   return parsed;
 }

@@ -7,107 +7,52 @@
 #include "ir/ir.h"
 #include "ir/print.h"
 #include "ir/syntax.h"
-
-/* Names of values while printing: a pointer-keyed open hash map. */
-typedef struct NameSlot {
-  const Value *v;
-  int id;    /* result-group id (%N) or argument id (%argN) */
-  bool arg;  /* block argument */
-} NameSlot;
-
-/* Printed spelling of a type, cached: types are interned and repeat a lot. */
-typedef struct TypeText {
-  const Type *type;
-  char *text;
-  size_t len;
-} TypeText;
+#include "ir/table.h"
 
 typedef struct Printer {
   Context *c;
   FILE *out;
   bool generic;
   int indent;
-  NameSlot *slots;
-  uint32_t cap, count;
+  Table names; /* Value* -> encoded name (see set_name) */
   int next_id, next_arg;
   bool after_open; /* last thing written was ( [ or { : no space before next */
-  TypeText *type_text;
-  uint32_t type_cap, type_count;
+  Table type_text; /* Type* -> its printed spelling (types are interned and repeat a lot) */
 } Printer;
 
 static void print_op(Printer *p, const Op *op);
 static void print_region(Printer *p, const Region *r, bool print_entry_args);
 
-static uint32_t ptr_hash(const void *v) {
-  uintptr_t x = (uintptr_t)v;
-  x ^= x >> 17;
-  x *= 0xed5ad4bbu;
-  x ^= x >> 11;
-  return (uint32_t)x;
+/* A value prints as %<id> (op result group) or %arg<id> (block argument). */
+static void set_name(Printer *p, const Value *v, int id, bool arg) {
+  *table_put(&p->names, v, 0) = (void *)((uintptr_t)id * 2 + (arg ? 1 : 0) + 1);
 }
 
-static NameSlot *name_slot(Printer *p, const Value *v, bool create) {
-  if (create && (p->count + 1) * 2 > p->cap) {
-    uint32_t ncap = p->cap ? p->cap * 2 : 1024;
-    NameSlot *ns = calloc(ncap, sizeof(NameSlot));
-    if (!ns) die("out of memory");
-    for (uint32_t i = 0; i < p->cap; i++)
-      if (p->slots[i].v) {
-        uint32_t h = ptr_hash(p->slots[i].v) & (ncap - 1);
-        while (ns[h].v) h = (h + 1) & (ncap - 1);
-        ns[h] = p->slots[i];
-      }
-    free(p->slots);
-    p->slots = ns;
-    p->cap = ncap;
-  }
-  if (!p->cap) return NULL;
-  uint32_t h = ptr_hash(v) & (p->cap - 1);
-  while (p->slots[h].v) {
-    if (p->slots[h].v == v) return &p->slots[h];
-    h = (h + 1) & (p->cap - 1);
-  }
-  if (!create) return NULL;
-  p->slots[h].v = v;
-  p->count++;
-  return &p->slots[h];
-}
-
-static TypeText *type_text_slot(Printer *p, const Type *t) {
-  uint32_t h = ptr_hash(t) & (p->type_cap - 1);
-  while (p->type_text[h].type && p->type_text[h].type != t) h = (h + 1) & (p->type_cap - 1);
-  return &p->type_text[h];
+static bool get_name(const Printer *p, const Value *v, int *id, bool *arg) {
+  void **slot = table_get(&p->names, v, 0);
+  if (!slot) return false;
+  uintptr_t x = (uintptr_t)*slot - 1;
+  *id = (int)(x / 2);
+  *arg = x & 1;
+  return true;
 }
 
 /* print_type through the cache. */
 static void put_type(Printer *p, const Type *t) {
-  if ((p->type_count + 1) * 2 > p->type_cap) {
-    uint32_t old_cap = p->type_cap;
-    TypeText *old = p->type_text;
-    p->type_cap = old_cap ? old_cap * 2 : 256;
-    p->type_text = calloc(p->type_cap, sizeof(TypeText));
-    if (!p->type_text) die("out of memory");
-    for (uint32_t i = 0; i < old_cap; i++)
-      if (old[i].type) *type_text_slot(p, old[i].type) = old[i];
-    free(old);
-  }
-  TypeText *slot = type_text_slot(p, t);
-  if (!slot->type) {
-    FILE *f = open_memstream(&slot->text, &slot->len);
+  void **slot = table_put(&p->type_text, t, 0);
+  if (!*slot) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
     if (!f) die("open_memstream failed");
     print_type(f, t);
     fclose(f);
-    slot->type = t;
-    p->type_count++;
+    *slot = text;
   }
-  fwrite_unlocked(slot->text, 1, slot->len, p->out);
+  fputs_unlocked(*slot, p->out);
 }
 
-static void name_arg(Printer *p, const Value *v, int id) {
-  NameSlot *s = name_slot(p, v, true);
-  s->id = id;
-  s->arg = true;
-}
+static void name_arg(Printer *p, const Value *v, int id) { set_name(p, v, id, true); }
 
 static void name_block_args(Printer *p, const Block *b) {
   for (int i = 0; i < b->nargs; i++) name_arg(p, &b->args[i], p->next_arg++);
@@ -123,14 +68,15 @@ static void put_uint(FILE *out, unsigned v) {
 }
 
 static void print_value(Printer *p, const Value *v) {
-  NameSlot *s = name_slot(p, v, false);
-  if (!s) {
+  int id;
+  bool arg;
+  if (!get_name(p, v, &id, &arg)) {
     fputs_unlocked("%<<UNKNOWN SSA VALUE>>", p->out);
     return;
   }
-  fputs_unlocked(s->arg ? "%arg" : "%", p->out);
-  put_uint(p->out, (unsigned)s->id);
-  if (!s->arg && v->def && v->def->nresults > 1) {
+  fputs_unlocked(arg ? "%arg" : "%", p->out);
+  put_uint(p->out, (unsigned)id);
+  if (!arg && v->def && v->def->nresults > 1) {
     fputc_unlocked('#', p->out);
     put_uint(p->out, (unsigned)v->index);
   }
@@ -195,18 +141,16 @@ static void print_attr_dict(Printer *p, const NamedAttr *attrs, int n, const Fmt
 static void assign_result_names(Printer *p, const Op *op) {
   if (!op->nresults) return;
   int id = p->next_id++;
-  for (int i = 0; i < op->nresults; i++) {
-    NameSlot *s = name_slot(p, &op->results[i], true);
-    s->id = id;
-    s->arg = false;
-  }
+  for (int i = 0; i < op->nresults; i++) set_name(p, &op->results[i], id, false);
 }
 
 static void print_result_prefix(Printer *p, const Op *op) {
   if (!op->nresults) return;
-  NameSlot *s = name_slot(p, &op->results[0], false);
+  int id = 0;
+  bool arg;
+  get_name(p, &op->results[0], &id, &arg);
   fputc_unlocked('%', p->out);
-  put_uint(p->out, (unsigned)s->id);
+  put_uint(p->out, (unsigned)id);
   if (op->nresults > 1) {
     fputc_unlocked(':', p->out);
     put_uint(p->out, (unsigned)op->nresults);
@@ -965,9 +909,8 @@ void print_module(Context *c, const Module *m, FILE *out, const PrintOptions *op
   Printer p = {.c = c, .out = out, .generic = opts && opts->generic};
   print_op(&p, m->op);
   print_resources(&p, m);
-  free(p.slots);
-  for (uint32_t i = 0; i < p.type_cap; i++) free(p.type_text[i].text);
-  free(p.type_text);
+  table_free(&p.names, NULL);
+  table_free(&p.type_text, free);
 }
 
 char *print_module_string(Context *c, const Module *m, const PrintOptions *opts) {

@@ -5,19 +5,8 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ir/table.h"
 #include "ir/verify_ops.h"
-
-/* Pointer-keyed open hash table: functions by name, checked types. */
-typedef struct Slot {
-  const void *key;
-  size_t len; /* for string keys */
-  void *value;
-} Slot;
-
-typedef struct Table {
-  Slot *slots;
-  uint32_t cap, count;
-} Table;
 
 typedef struct Verifier {
   Context *c;
@@ -26,48 +15,12 @@ typedef struct Verifier {
   Table types; /* tensor types already checked */
 } Verifier;
 
-static uint32_t hash_bytes(const void *p, size_t n) {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < n; i++) h = (h ^ ((const unsigned char *)p)[i]) * 16777619u;
-  return h;
-}
-
-/* Find (or with insert, add) key; string keys when len > 0. */
-static Slot *table_find(Table *t, const void *key, size_t len, bool insert) {
-  if (insert && (t->count + 1) * 2 > t->cap) {
-    uint32_t ncap = t->cap ? t->cap * 2 : 64;
-    Slot *ns = calloc(ncap, sizeof(Slot));
-    if (!ns) die("out of memory");
-    for (uint32_t i = 0; i < t->cap; i++) {
-      if (!t->slots[i].key) continue;
-      const Slot *o = &t->slots[i];
-      uint32_t h = (o->len ? hash_bytes(o->key, o->len) : hash_bytes(&o->key, sizeof o->key)) & (ncap - 1);
-      while (ns[h].key) h = (h + 1) & (ncap - 1);
-      ns[h] = *o;
-    }
-    free(t->slots);
-    t->slots = ns;
-    t->cap = ncap;
-  }
-  if (!t->cap) return NULL;
-  uint32_t h = (len ? hash_bytes(key, len) : hash_bytes(&key, sizeof key)) & (t->cap - 1);
-  while (t->slots[h].key) {
-    Slot *s = &t->slots[h];
-    if (len ? (s->len == len && memcmp(s->key, key, len) == 0) : s->key == key) return s;
-    h = (h + 1) & (t->cap - 1);
-  }
-  if (!insert) return NULL;
-  t->slots[h] = (Slot){key, len, NULL};
-  t->count++;
-  return &t->slots[h];
-}
-
 /* Check each distinct tensor type once (types are interned). */
 static void check_type_once(Verifier *v, Loc loc, const Type *t) {
   if (t->kind != TY_TENSOR) return;
-  Slot *s = table_find(&v->types, t, 0, true);
-  if (s->value) return;
-  s->value = (void *)t;
+  void **seen = table_put(&v->types, t, 0);
+  if (*seen) return;
+  *seen = (void *)t;
   verify_tensor_type(v->c, loc, t);
 }
 
@@ -182,8 +135,8 @@ static void verify_call(Verifier *v, Op *op) {
     op_error(v->c, op, "requires a 'callee' symbol reference attribute");
     return;
   }
-  Slot *slot = table_find(&v->funcs, callee->u.str.s, callee->u.str.len ? callee->u.str.len : 1, false);
-  Op *f = slot ? slot->value : NULL;
+  void **slot = table_get(&v->funcs, callee->u.str.s, callee->u.str.len ? callee->u.str.len : 1);
+  Op *f = slot ? *slot : NULL;
   if (!f) {
     op_error(v->c, op, "'%s' does not reference a valid function", callee->u.str.s);
     return;
@@ -277,16 +230,16 @@ bool verify_module(Context *c, Module *m) {
     const char *name = op_symbol_name(a);
     if (!name) continue;
     size_t len = strlen(name);
-    Slot *s = table_find(&v.funcs, name, len ? len : 1, true);
-    if (s->value) op_error(c, a, "redefinition of symbol named '%s'", name);
-    else s->value = a;
+    void **s = table_put(&v.funcs, name, len ? len : 1);
+    if (*s) op_error(c, a, "redefinition of symbol named '%s'", name);
+    else *s = a;
   }
   if (body) {
     uint32_t order = 0;
     for (Op *op = body->first; op; op = op->next) op->order = order++;
   }
   verify_op(&v, m->op);
-  free(v.funcs.slots);
-  free(v.types.slots);
+  table_free(&v.funcs, NULL);
+  table_free(&v.types, NULL);
   return c->diag.nerrors == before;
 }

@@ -48,7 +48,7 @@ static Type *ptype(TCtx *t, const char *text) {
   bool trailing = ty && p.tok.kind != TOK_EOF;
   if (trailing) diag_report(t->c, p.tok.loc, SEV_ERROR, "trailing tokens after type");
   bool error = p.error;
-  free(p.memo);
+  table_free(&p.type_memo, NULL);
   vec_free(&p.resources);
   vec_free(&p.aliases);
   return error || trailing ? NULL : ty;
