@@ -1,16 +1,19 @@
-/* The hash table of ir/table.h: FNV-1a over the key bytes, linear probing. */
+/* The hash table of ir/table.h: XXH3 over string keys, a multiplicative mix
+ * of pointer keys, linear probing. */
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "ir/ir.h"
 #include "ir/table.h"
 
 static uint32_t key_hash(const void *key, size_t len) {
-  const unsigned char *p = len ? key : (const unsigned char *)&key;
-  size_t n = len ? len : sizeof key;
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
-  return h;
+  if (len) return (uint32_t)XXH3_64bits(key, len);
+  uint64_t x = (uint64_t)(uintptr_t)key;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return (uint32_t)x;
 }
 
 static TableSlot *find(const Table *t, const void *key, size_t len) {
