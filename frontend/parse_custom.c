@@ -341,7 +341,6 @@ static bool parse_conv_window(Parser *p, OpParts *o) {
     if (!p_expect(p, "=")) return false;
     if (tok_is(&key, "pad")) {
       if (!p_expect(p, "[")) return false;
-      PtrVec pairs = {0};
       int64_t n = 0;
       int cap = 8;
       int64_t *v = malloc(sizeof(int64_t) * 2 * (size_t)cap);
@@ -368,7 +367,6 @@ static bool parse_conv_window(Parser *p, OpParts *o) {
         add_attr(p, o, "padding", a);
       }
       free(v);
-      vec_free(&pairs);
       if (!ok) return false;
     } else if (tok_is(&key, "reverse")) {
       if (!p_expect(p, "[")) return false;

@@ -233,7 +233,7 @@ static Op *parse_generic_op(Parser *p, Loc loc, int nresults) {
   size_t nlen;
   char *name = tok_string_value(&p->c->arena, &name_tok, &nlen);
   p_next(p);
-  PtrVec operands = {0}, attrs = {0}, regions = {0};
+  PtrVec operands = {0}, attrs = {0};
   Op *op = NULL;
   if (!p_expect(p, "(")) goto out;
   if (!p_is(p, ")")) {
@@ -324,7 +324,6 @@ static Op *parse_generic_op(Parser *p, Loc loc, int nresults) {
 out:
   vec_free(&operands);
   vec_free(&attrs);
-  vec_free(&regions);
   return op;
 }
 
@@ -486,7 +485,6 @@ static void parse_top_level_items(Parser *p, Block *body, bool nested) {
 }
 
 int split_input_file(const SourceFile *file, SourceChunk **out) {
-  PtrVec starts = {0};
   const char *s = file->text, *end = file->text + file->len;
   int cap = 16, n = 0;
   SourceChunk *chunks = malloc(sizeof(SourceChunk) * (size_t)cap);
@@ -510,7 +508,6 @@ int split_input_file(const SourceFile *file, SourceChunk **out) {
   }
   if (n == cap) chunks = realloc(chunks, sizeof(SourceChunk) * (size_t)(cap + 1));
   chunks[n++] = (SourceChunk){chunk_start, end, chunk_line};
-  vec_free(&starts);
   *out = chunks;
   return n;
 }

@@ -11,8 +11,8 @@ const OpInfo op_info[OP_COUNT] = {
 };
 
 OpKind op_kind_from_name(const char *name, size_t len) {
-  /* ~150 names: a linear scan that rejects on length and the character after
-   * the dialect prefix costs less than parsing the op itself. */
+  /* ~150 names: a linear scan that rejects on length and last character
+   * first costs less than parsing the op itself. */
   for (int k = 1; k < OP_COUNT; k++) {
     const char *n = op_info[k].name;
     if (op_info[k].name_len == len && n[len - 1] == name[len - 1] && memcmp(n, name, len) == 0) return (OpKind)k;
