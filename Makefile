@@ -1,11 +1,13 @@
 # tpucc — build and test (GNU make).  See DESIGN.md §1, §6, §7.
 #
 #   make               install missing build deps, build tpucc (and tpurun)
-#   make run           build, then print examples/mlp.mlir as optimized MLIR
+#   make run           build, compile and run examples/transformer_block.mlir
 #   make check         everything a change must keep passing
 #   make sanitize      `make check` under ASan+UBSan (clang-14, build-asan/)
 #   make unit          cmocka unit tests only (build/unit_tests)
 #   make fuzz-parser   libFuzzer on the parser, FUZZ_SECONDS (default 60)
+#   make fuzz-loader   libFuzzer on the .tpub loader and the VM
+#   make conformance   every corpus program under tpurun --check
 #   make bench         benchmarks (never part of check)
 #   make clean
 
@@ -29,9 +31,10 @@ present      = $(foreach d,$(1),$(if $(wildcard $(d)/*.c),$(d)))
 lib          = $(patsubst %,$(BUILD)/lib%.a,$(call present,$(1)))
 obj          = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
-# The VM never links the front end (DESIGN.md §1).
+# libvm.a never needs the front end (DESIGN.md §1; testsuite/tools/layering.sh
+# checks its symbols); the tpurun tool links the compiler to accept .mlir.
 TPUCC_LIBS  := $(call lib,frontend cache backend passes ir)
-TPURUN_LIBS := $(call lib,vm)
+TPURUN_LIBS := $(call lib,frontend cache backend passes vm ir)
 UNIT_LIBS   := $(call lib,$(LIBDIRS))
 UNIT_SRCS   := $(wildcard testsuite/unit/*.c)
 
@@ -41,10 +44,10 @@ PROGRAMS := $(BUILD)/tpucc $(if $(wildcard tools/tpurun.c),$(BUILD)/tpurun)
 # Phony, so it runs once per make invocation; objects wait for it through an
 # order-only prerequisite (it never forces a rebuild).  Test-like goals ask
 # for the test package set, everything else for the build set.
-TEST_GOALS := check sanitize unit fuzz-parser bench
+TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader bench conformance
 DEPS_SET   := $(if $(filter $(TEST_GOALS),$(MAKECMDGOALS)),test,build)
 
-.PHONY: all deps run check sanitize unit fuzz-parser bench clean
+.PHONY: all deps run check sanitize unit fuzz-parser fuzz-loader bench conformance clean
 all: deps $(PROGRAMS)
 
 deps:
@@ -64,10 +67,10 @@ $(BUILD)/lib%.a: $$(call obj,$$(wildcard $$*/*.c))
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/tpucc: $(call obj,tools/tpucc.c) $(TPUCC_LIBS)
+$(BUILD)/tpucc: $(call obj,tools/tpucc.c tools/driver.c) $(TPUCC_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tpurun: $(call obj,tools/tpurun.c) $(TPURUN_LIBS)
+$(BUILD)/tpurun: $(call obj,tools/tpurun.c tools/driver.c) $(TPURUN_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/unit_tests: $(call obj,$(UNIT_SRCS)) $(UNIT_LIBS)
@@ -80,14 +83,25 @@ $(BUILD)/corpus_check: $(call obj,testsuite/corpus/corpus_check.c) $(call lib,fr
 -include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d)
 
 # ---------------------------------------------------------------- goals
+# One transformer block (examples/transformer_block.mlir): compile to bytecode,
+# run on 8 token ids and seeded random weights in [-1, 1), print the 8x32 result.
 run: all
-	$(BUILD)/tpucc examples/mlp.mlir --emit=mlir
+	$(BUILD)/tpucc examples/transformer_block.mlir -o $(BUILD)/transformer_block.tpub
+	$(BUILD)/tpurun $(BUILD)/transformer_block.tpub \
+	    --input=8xi32=3,14,15,9,26,5,35,8 \
+	    --input=random:1 --input=random:2 --input=random:3 --input=random:4 \
+	    --input=random:5 --input=random:6 --input=random:7 --input=random:8 \
+	    --input=random:9
 
 unit: deps $(if $(UNIT_SRCS),$(BUILD)/unit_tests)
 	@$(if $(UNIT_SRCS),:,echo "no unit tests in testsuite/unit/")
 
 check: deps all unit $(BUILD)/corpus_check
 	testsuite/run_all.sh $(BUILD)
+
+# Every corpus program under tpurun --check: PASS / FAIL / UNSUPPORTED per file.
+conformance: all
+	testsuite/conformance/run.sh $(BUILD)
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
        -fno-sanitize-recover=all
@@ -134,6 +148,25 @@ fuzz-parser: deps $(FUZZ_BUILD)/fuzz_parser
 	$(FUZZ_BUILD)/fuzz_parser $(FUZZ_CORPUS) $(FUZZ_DICT) \
 	    -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
 	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_BUILD)/
+
+# The loader and VM on arbitrary bytes (testsuite/fuzz/fuzz_loader.c), seeded
+# with the bytecode of the examples and a sample of the corpus.
+LOADER_FUZZ_SRCS   := testsuite/fuzz/fuzz_loader.c $(wildcard vm/*.c)
+LOADER_FUZZ_OBJS   := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(LOADER_FUZZ_SRCS))
+LOADER_FUZZ_CORPUS := $(FUZZ_BUILD)/corpus-loader
+
+$(FUZZ_BUILD)/fuzz_loader: $(LOADER_FUZZ_OBJS)
+	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+
+fuzz-loader: deps all $(FUZZ_BUILD)/fuzz_loader
+	@mkdir -p $(LOADER_FUZZ_CORPUS)
+	@for f in examples/*.mlir $$(ls $${TPU_CONFORMANCE_DIR:-../shared/conformance}/stablehlo/testdata/*.mlir 2>/dev/null | awk 'NR % 40 == 1'); do \
+	    $(BUILD)/tpucc "$$f" -o "$(LOADER_FUZZ_CORPUS)/seed-$$(basename "$$f" .mlir).tpub" 2>/dev/null || true; \
+	done
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(FUZZ_BUILD)/fuzz_loader $(LOADER_FUZZ_CORPUS) \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_BUILD)/loader-
 
 clean:
 	rm -rf $(sort build build-asan $(FUZZ_BUILD) $(BUILD))

@@ -10,8 +10,8 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=${1:?usage: bench/run.sh BUILD_DIR}
 
-# Add new benchmarks here (e.g. numpy, vm) as bench/NAME.sh.
-BENCHES=(parser)
+# Add new benchmarks here as bench/NAME.sh.
+BENCHES=(parser vm)
 
 failed=()
 for b in "${BENCHES[@]}"; do

@@ -108,6 +108,26 @@ else
   echo "  skipped: no testsuite/corpus/run.sh"
 fi
 
+# ---------------------------------------------------------------- conformance
+echo "== conformance (tpurun --check over the corpus) =="
+if [ -x "$BUILD/tpurun" ]; then
+  log=$LOGS/conformance.log
+  timeout "$CORPUS_TIMEOUT" bash testsuite/conformance/run.sh "$BUILD" >"$log" 2>&1
+  rc=$?
+  last=$(tail -n 1 "$log")
+  grep -vE '^(PASS|XFAIL|UNSUPPORTED .*several chips)' "$log" | sed 's/^/  /' | tail -n 60
+  if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+    p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then echo "  conformance/run.sh exited with status $rc"; f=1; fi
+  else
+    echo "  conformance/run.sh (status $rc) did not end with 'N passed, N failed'"
+    p=0 f=1
+  fi
+  suite_result conformance "$p" "$f"
+else
+  echo "  skipped: $BUILD/tpurun not built"
+fi
+
 # ---------------------------------------------------------------- tools
 echo "== tools =="
 p=0 f=0 ran=0

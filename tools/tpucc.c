@@ -4,23 +4,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "frontend/parser.h"
 #include "ir/ir.h"
-
-#define TPUCC_VERSION "0.1.0"
+#include "tools/driver.h"
 
 static const char usage_text[] =
     "usage: tpucc [options] INPUT.mlir\n"
     "\n"
-    "Reads StableHLO text (as JAX, PyTorch/XLA and StableHLO's own tests write it),\n"
-    "verifies it, and prints it back.\n"
+    "Compiles StableHLO text (as JAX, PyTorch/XLA and StableHLO's own tests write\n"
+    "it) to bytecode for tpurun.\n"
     "\n"
     "options:\n"
-    "  --emit=mlir            print the verified IR in MLIR's pretty form (default)\n"
-    "  --emit=mlir-generic    print MLIR's generic op form (readable by mlir-opt-14\n"
+    "  --emit=tpub            bytecode (default)\n"
+    "  --emit=asm             a readable disassembly of the bytecode\n"
+    "  --emit=mlir            the verified IR in MLIR's pretty form\n"
+    "  --emit=mlir-generic    MLIR's generic op form (readable by mlir-opt-14\n"
     "                         --allow-unregistered-dialect)\n"
-    "  --emit=tpub|asm        bytecode and its disassembly (not available yet)\n"
-    "  -o FILE                write the output to FILE (default: standard output)\n"
+    "  -o FILE                output path (default: INPUT with .tpub for bytecode,\n"
+    "                         standard output for the text forms)\n"
+    "  -O0, -O1, -O2          optimization level (default -O2)\n"
+    "  --target=NAME          v4, v5e (default), v5p, v6e, v7x\n"
     "  --verify-only          parse and verify, print diagnostics, emit nothing\n"
     "  --split-input-file     treat '// -----' separated chunks as separate modules\n"
     "  --max-errors=N         stop reporting after N errors (default 20)\n"
@@ -30,13 +34,14 @@ static const char usage_text[] =
     "exit status: 0 success, 1 bad usage, 2 input rejected (diagnostics printed),\n"
     "             3 unreadable input file, 70 internal error\n";
 
-typedef enum Emit { EMIT_MLIR, EMIT_MLIR_GENERIC, EMIT_NONE } Emit;
+typedef enum Emit { EMIT_TPUB, EMIT_ASM, EMIT_MLIR, EMIT_MLIR_GENERIC, EMIT_NONE } Emit;
 
 typedef struct Options {
   const char *input, *output;
   Emit emit;
   bool split;
   int max_errors;
+  CompileOptions compile;
 } Options;
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -48,8 +53,10 @@ static int usage_error(const char *fmt, const char *arg) {
 
 /* Parse argv into opts; returns -1 to continue, else an exit code. */
 static int parse_args(int argc, char **argv, Options *o) {
-  o->emit = EMIT_MLIR;
+  o->emit = EMIT_TPUB;
   o->max_errors = 20;
+  o->compile.target = "v5e";
+  o->compile.opt_level = 2;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -64,9 +71,14 @@ static int parse_args(int argc, char **argv, Options *o) {
       const char *e = a + 7;
       if (strcmp(e, "mlir") == 0) o->emit = EMIT_MLIR;
       else if (strcmp(e, "mlir-generic") == 0) o->emit = EMIT_MLIR_GENERIC;
-      else if (strcmp(e, "tpub") == 0 || strcmp(e, "asm") == 0)
-        return usage_error("--emit=%s: bytecode emission is not available in this version yet", e);
-      else return usage_error("unknown --emit kind '%s' (expected mlir or mlir-generic)", e);
+      else if (strcmp(e, "tpub") == 0) o->emit = EMIT_TPUB;
+      else if (strcmp(e, "asm") == 0) o->emit = EMIT_ASM;
+      else return usage_error("unknown --emit kind '%s' (expected tpub, asm, mlir or mlir-generic)", e);
+    } else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0) {
+      o->compile.opt_level = a[2] - '0';
+    } else if (strncmp(a, "--target=", 9) == 0) {
+      if (!driver_target_known(a + 9)) return usage_error("unknown target '%s' (v4, v5e, v5p, v6e, v7x)", a + 9);
+      o->compile.target = a + 9;
     } else if (strcmp(a, "--verify-only") == 0) {
       o->emit = EMIT_NONE;
     } else if (strcmp(a, "--split-input-file") == 0) {
@@ -92,67 +104,44 @@ static int parse_args(int argc, char **argv, Options *o) {
   return -1;
 }
 
-/* Read a whole file (or stdin for "-"); NULL with a message on failure. */
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "tpucc: cannot open '%s': %s\n", path, strerror(errno));
-    return NULL;
+/* The default output of --emit=tpub: INPUT with its extension replaced. */
+static char *default_output(const char *input) {
+  size_t n = strlen(input);
+  const char *dot = strrchr(input, '.'), *slash = strrchr(input, '/');
+  if (dot && (!slash || dot > slash)) n = (size_t)(dot - input);
+  char *out = malloc(n + 6);
+  if (out) {
+    memcpy(out, input, n);
+    strcpy(out + n, ".tpub");
   }
-  /* Regular files are read in one go; pipes grow the buffer. */
-  struct stat st;
-  size_t cap = 1 << 16, n = 0;
-  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) cap = (size_t)st.st_size + 1;
-  char *buf = malloc(cap);
-  for (;;) {
-    if (n == cap) {
-      cap *= 2;
-      char *nb = realloc(buf, cap);
-      if (!nb) {
-        free(buf);
-        fprintf(stderr, "tpucc: '%s' is too large to read\n", path);
-        if (f != stdin) fclose(f);
-        return NULL;
-      }
-      buf = nb;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
+  return out;
+}
+
+/* Opens the output of --emit; NULL after a message. */
+static FILE *open_output(const Options *o, char **path_out) {
+  *path_out = NULL;
+  if (o->emit == EMIT_NONE) return NULL;
+  const char *path = o->output;
+  if (!path && o->emit == EMIT_TPUB) {
+    if (strcmp(o->input, "-") == 0) return stdout;
+    path = *path_out = default_output(o->input);
   }
-  bool err = ferror(f);
-  if (f != stdin) fclose(f);
-  if (err) {
-    fprintf(stderr, "tpucc: error reading '%s'\n", path);
-    free(buf);
-    return NULL;
-  }
-  *len = n;
-  return buf;
+  if (!path || strcmp(path, "-") == 0) return stdout;
+  FILE *f = fopen(path, o->emit == EMIT_TPUB ? "wb" : "w");
+  if (!f) fprintf(stderr, "tpucc: cannot write '%s': %s\n", path, strerror(errno));
+  return f;
 }
 
 int main(int argc, char **argv) {
   Options o = {0};
   int rc = parse_args(argc, argv, &o);
   if (rc >= 0) return rc;
+  if (o.split && o.emit == EMIT_TPUB)
+    return usage_error("%s", "--split-input-file writes several programs: use it with --emit=asm, mlir or mlir-generic");
   size_t len;
-  char *text = read_file(o.input, &len);
+  char *text = driver_read_file("tpucc", o.input, &len);
   if (!text) return EXIT_BAD_FILE;
   SourceFile file = {strcmp(o.input, "-") == 0 ? "<stdin>" : o.input, text, len};
-  FILE *out = stdout;
-  if (o.output && o.emit != EMIT_NONE) {
-    out = fopen(o.output, "w");
-    if (!out) {
-      fprintf(stderr, "tpucc: cannot write '%s': %s\n", o.output, strerror(errno));
-      free(text);
-      return EXIT_BAD_FILE;
-    }
-  }
-  char *out_buffer = NULL;
-  if (out != stdout) {
-    out_buffer = malloc(1 << 16);
-    if (out_buffer) setvbuf(out, out_buffer, _IOFBF, 1 << 16);
-  }
   SourceChunk *chunks;
   int nchunks;
   if (o.split) {
@@ -162,30 +151,46 @@ int main(int argc, char **argv) {
     chunks[0] = (SourceChunk){text, text + len, 1};
     nchunks = 1;
   }
+  /* The output is opened at the first successful chunk, so a rejected
+   * program leaves no output file. */
   bool failed = false;
-  for (int i = 0; i < nchunks; i++) {
+  char *path = NULL;
+  FILE *out = NULL;
+  rc = EXIT_OK;
+  for (int i = 0; i < nchunks && rc == EXIT_OK; i++) {
     Context *c = ctx_new();
     c->diag.max_errors = o.max_errors;
     Module *m = parse_module(c, &file, chunks[i].start, chunks[i].end, chunks[i].first_line);
     bool ok = m && verify_module(c, m);
-    if (!ok) failed = true;
-    if (ok && o.emit != EMIT_NONE) {
-      if (i > 0) fputs("// -----\n", out);
-      PrintOptions po = {.generic = o.emit == EMIT_MLIR_GENERIC};
-      print_module(c, m, out, &po);
+    uint8_t *img = NULL;
+    size_t n = 0;
+    if (ok && (o.emit == EMIT_TPUB || o.emit == EMIT_ASM)) {
+      BackendOptions bo = {.target = o.compile.target, .compiler_version = TPUCC_VERSION};
+      ok = backend_compile(c, m, &bo, &img, &n);
     }
+    if (ok && o.emit != EMIT_NONE && !out && !(out = open_output(&o, &path))) rc = EXIT_BAD_FILE;
+    if (ok && out) {
+      if (i > 0 && o.emit != EMIT_TPUB) fputs("// -----\n", out);
+      if (o.emit == EMIT_TPUB) {
+        fwrite(img, 1, n, out);
+      } else if (o.emit == EMIT_ASM) {
+        backend_disassemble(img, n, out);
+      } else {
+        PrintOptions po = {.generic = o.emit == EMIT_MLIR_GENERIC};
+        print_module(c, m, out, &po);
+      }
+    }
+    free(img);
+    if (!ok) failed = true;
     ctx_free(c);
   }
+  if (out && (out == stdout ? fflush(out) : fclose(out)) != 0) {
+    fprintf(stderr, "tpucc: error writing '%s'\n", path ? path : o.output ? o.output : "<stdout>");
+    rc = EXIT_BAD_FILE;
+  }
+  if (rc == EXIT_OK && failed) rc = EXIT_REJECTED;
+  free(path);
   free(chunks);
   free(text);
-  if (out != stdout) {
-    int closed = fclose(out);
-    free(out_buffer);
-    if (closed != 0) {
-      fprintf(stderr, "tpucc: error writing '%s'\n", o.output);
-      return EXIT_BAD_FILE;
-    }
-  }
-  if (out == stdout && fflush(stdout) != 0) return EXIT_BAD_FILE;
-  return failed ? EXIT_REJECTED : EXIT_OK;
+  return rc;
 }

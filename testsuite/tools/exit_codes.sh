@@ -12,5 +12,7 @@ expect_status 3 "$TPUCC" "$TMP";              # a directory is unreadable as a f
 printf 'func.func @f() {\n  %%0 = stablehlo.bogus : tensor<f32>\n  return\n}\n' > "$TMP/bad.mlir"
 expect_status 2 "$TPUCC" "$TMP/bad.mlir";     expect_in "$TMP/err" "bad.mlir:2:8: error: custom op 'stablehlo.bogus' is unknown"
 expect_in "$TMP/err" "^"
-expect_status 0 "$TPUCC" "$ROOT/examples/mlp.mlir"
+expect_status 0 "$TPUCC" "$ROOT/examples/mlp.mlir" -o "$TMP/mlp.tpub"
+[ -s "$TMP/mlp.tpub" ] || fail "no bytecode written"
+expect_status 1 "$TPUCC" --target=v9 "$ROOT/examples/mlp.mlir"; expect_in "$TMP/err" "unknown target"
 exit 0

@@ -6,7 +6,7 @@ for f in "$ROOT"/testsuite/fuzz/regressions/*; do
   timeout 20 "$TPUCC" --verify-only "$f" > /dev/null 2> "$TMP/err"
   st=$?
   [ $st -eq 0 ] || [ $st -eq 2 ] || fail "$(basename "$f"): exit status $st: $(head -c 300 "$TMP/err")"
-  timeout 20 "$TPUCC" --split-input-file "$f" > /dev/null 2> "$TMP/err"
+  timeout 20 "$TPUCC" --emit=mlir --split-input-file "$f" > /dev/null 2> "$TMP/err"
   st=$?
   [ $st -eq 0 ] || [ $st -eq 2 ] || fail "$(basename "$f") (split): exit status $st"
 done

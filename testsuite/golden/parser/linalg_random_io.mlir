@@ -1,6 +1,6 @@
-// RUN: %tpucc %s | FileCheck %s
-// RUN: %tpucc --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
-// RUN: %tpucc %s | %tpucc - | FileCheck %s
+// RUN: %tpucc --emit=mlir %s | FileCheck %s
+// RUN: %tpucc --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
+// RUN: %tpucc --emit=mlir %s | %tpucc --emit=mlir - | FileCheck %s
 // Linear algebra, FFT, random numbers, quantization and I/O ops.
 
 // CHECK-LABEL: func.func @linalg

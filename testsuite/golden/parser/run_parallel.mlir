@@ -1,6 +1,6 @@
-// RUN: %tpucc %s | FileCheck %s
-// RUN: %tpucc --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
-// RUN: %tpucc %s | %tpucc - | FileCheck %s
+// RUN: %tpucc --emit=mlir %s | FileCheck %s
+// RUN: %tpucc --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
+// RUN: %tpucc --emit=mlir %s | %tpucc --emit=mlir - | FileCheck %s
 // interpreter.run_parallel and the collective and process ops it runs.
 
 // CHECK-LABEL: func.func @ids() -> (tensor<ui32>, tensor<ui32>) {

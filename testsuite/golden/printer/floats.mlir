@@ -1,5 +1,5 @@
-// RUN: %tpucc %s | FileCheck %s
-// RUN: %tpucc %s | %tpucc - | FileCheck %s
+// RUN: %tpucc --emit=mlir %s | FileCheck %s
+// RUN: %tpucc --emit=mlir %s | %tpucc --emit=mlir - | FileCheck %s
 // Floats print as the shortest decimal that reads back to the same bits of
 // their own kind, always with '.' and an exponent (d.ddde+XX); non-finite
 // values print as their bit pattern in hex.

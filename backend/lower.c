@@ -1,0 +1,920 @@
+/* Lowering of verified IR to bytecode: one bytecode function per func.func
+ * and per region (a region's free values become extra parameters), one
+ * instruction per op, registers for SSA values, and kill lists from
+ * liveness so the VM frees every buffer right after its last use and runs
+ * element-wise ops in place when the operand dies there. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/emit.h"
+
+/* One instruction before serialization. */
+typedef struct Instr {
+  uint16_t opcode, flags;
+  uint32_t attrs, nattrs, loc;
+  uint32_t nin, nout, nuse;
+  uint32_t *in, *out;
+  uint32_t *use; /* in + captured registers of its regions */
+} Instr;
+
+typedef struct FuncBuilder {
+  Emitter *e;
+  struct FuncBuilder *outer;
+  Table regs; /* Value * -> register + 1 */
+  uint32_t nregs, regcap;
+  int64_t *reg_types;
+  uint32_t ninstrs, instrcap;
+  Instr *instrs;
+  /* Captures of the region fields of the instruction being built. */
+  uint32_t ncaps_pending, capcap;
+  uint32_t *caps_pending;
+} FuncBuilder;
+
+static void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q) {
+    fprintf(stderr, "tpucc: out of memory lowering to bytecode\n");
+    exit(70);
+  }
+  return q;
+}
+
+static uint32_t new_reg(FuncBuilder *fb, const Type *t, const Op *where) {
+  if (fb->nregs == fb->regcap) {
+    fb->regcap = fb->regcap ? fb->regcap * 2 : 64;
+    fb->reg_types = xrealloc(fb->reg_types, fb->regcap * sizeof(int64_t));
+  }
+  uint32_t ty = emit_type(fb->e, t, where);
+  fb->reg_types[fb->nregs] = ty == UINT32_MAX ? 0 : ty;
+  return fb->nregs++;
+}
+
+static uint32_t bind_value(FuncBuilder *fb, Value *v, const Op *where) {
+  uint32_t r = new_reg(fb, v->type, where);
+  *table_put(&fb->regs, v, 0) = (void *)(uintptr_t)(r + 1);
+  return r;
+}
+
+static uint32_t reg_of(FuncBuilder *fb, Value *v) {
+  void **slot = table_get(&fb->regs, v, 0);
+  if (!slot) die("value used before its definition reached the back end");
+  return (uint32_t)(uintptr_t)*slot - 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fields: written to the buffer of the op being lowered (e->fields) and
+ * moved to the INTS pool when its instruction is emitted, so that types
+ * and region bodies lowered meanwhile do not interleave with them. */
+
+static void fint(Emitter *e, int64_t v) { bytes_append(e->fields, &v, sizeof v); }
+
+static void field_list(Emitter *e, int n, const int64_t *v) {
+  fint(e, n);
+  bytes_append(e->fields, v, sizeof(int64_t) * (size_t)n);
+}
+
+static void field_f64(Emitter *e, double d) {
+  int64_t bits;
+  memcpy(&bits, &d, sizeof bits);
+  fint(e, bits);
+}
+
+/* A list attribute of any encoding (array<i64>, dense<..>, [..]; also
+ * rank-2 dense padding, flattened); def when absent. */
+static bool attr_ints(Emitter *e, const Op *op, const char *name, int *n, const int64_t **v) {
+  const Attr *a = op_attr(op, name);
+  if (!a) return false;
+  if (a->kind == ATTR_DENSE && elem_is_int(a->type->elem)) {
+    int64_t cnt = dense_num_elements(a);
+    if (cnt < 0 || cnt > 1 << 20) return false;
+    int64_t *out = arena_alloc(&e->c->arena, sizeof(int64_t) * (size_t)(cnt + 1));
+    for (int64_t i = 0; i < cnt; i++) out[i] = dense_get_int(a, a->u.dense.splat ? 0 : i);
+    *n = (int)cnt;
+    *v = out;
+    return true;
+  }
+  if (a->kind == ATTR_DENSE_ARRAY && a->u.darray.elem == ELEM_I1) {
+    bool *b;
+    if (!attr_as_bool_list(a, n, &b, &e->c->arena)) return false;
+    int64_t *out = arena_alloc(&e->c->arena, sizeof(int64_t) * (size_t)(*n + 1));
+    for (int i = 0; i < *n; i++) out[i] = b[i];
+    *v = out;
+    return true;
+  }
+  if (a->kind == ATTR_ARRAY) { /* [true, false] or [1, 2] */
+    int64_t *out = arena_alloc(&e->c->arena, sizeof(int64_t) * (size_t)(a->u.array.n + 1));
+    for (int i = 0; i < a->u.array.n; i++) {
+      const Attr *it = a->u.array.items[i];
+      if (it->kind == ATTR_BOOL) out[i] = it->u.b;
+      else if (it->kind == ATTR_INT) out[i] = it->u.i;
+      else return false;
+    }
+    *n = a->u.array.n;
+    *v = out;
+    return true;
+  }
+  return attr_as_i64_list(a, n, v, &e->c->arena);
+}
+
+/* Emits a list field from attribute `name`, or n_def copies of def. */
+static void field_attr_list(Emitter *e, const Op *op, const char *name, int n_def, int64_t def) {
+  int n;
+  const int64_t *v;
+  if (attr_ints(e, op, name, &n, &v)) {
+    field_list(e, n, v);
+    return;
+  }
+  fint(e, n_def);
+  for (int i = 0; i < n_def; i++) fint(e, def);
+}
+
+/* A list parameter of a #stablehlo.gather<...>-style dialect attribute. */
+static void field_dialect_list(Emitter *e, const Attr *d, const char *key) {
+  const Attr *p = dialect_param(d, key);
+  int n = 0;
+  const int64_t *v = NULL;
+  if (p && !attr_as_i64_list(p, &n, &v, &e->c->arena)) n = 0;
+  field_list(e, n, v);
+}
+
+static int64_t dialect_int(const Attr *d, const char *key, int64_t def) {
+  const Attr *p = dialect_param(d, key);
+  int64_t v;
+  return attr_as_int(p, &v) ? v : def;
+}
+
+static int64_t attr_int_or(const Op *op, const char *name, int64_t def) {
+  const Attr *a = op_attr(op, name);
+  int64_t v;
+  if (a && a->kind == ATTR_BOOL) return a->u.b;
+  return attr_as_int(a, &v) ? v : def;
+}
+
+/* Index of an enum attribute's value in names, or def. */
+static int64_t attr_enum_index(const Op *op, const char *name, const char *const *names, int64_t def) {
+  const char *v = attr_enum_value(op_attr(op, name));
+  if (!v) return def;
+  for (int i = 0; names[i]; i++)
+    if (strcmp(names[i], v) == 0) return i;
+  return def;
+}
+
+static void field_precision(Emitter *e, const Op *op) {
+  static const char *const precisions[] = {"DEFAULT", "HIGH", "HIGHEST", NULL};
+  const Attr *a = op_attr(op, "precision_config");
+  int64_t v[8];
+  int n = 0;
+  if (a && a->kind == ATTR_ARRAY)
+    for (int i = 0; i < a->u.array.n && n < 8; i++) {
+      const char *s = attr_enum_value(a->u.array.items[i]);
+      int64_t idx = 0;
+      for (int k = 0; s && precisions[k]; k++)
+        if (strcmp(precisions[k], s) == 0) idx = k;
+      v[n++] = idx;
+    }
+  field_list(e, n, v);
+}
+
+/* ------------------------------------------------------------------ */
+/* Instructions. */
+
+static Instr *push_instr(FuncBuilder *fb, const Op *op, int opcode) {
+  if (fb->ninstrs == fb->instrcap) {
+    fb->instrcap = fb->instrcap ? fb->instrcap * 2 : 64;
+    fb->instrs = xrealloc(fb->instrs, fb->instrcap * sizeof(Instr));
+  }
+  Instr *in = &fb->instrs[fb->ninstrs++];
+  memset(in, 0, sizeof *in);
+  in->opcode = (uint16_t)opcode;
+  size_t nwords = fb->e->fields->n / sizeof(int64_t);
+  in->attrs = emit_ints(fb->e, (const int64_t *)fb->e->fields->p, nwords);
+  in->nattrs = (uint32_t)nwords;
+  fb->e->fields->n = 0;
+  in->loc = emit_loc(fb->e, op->loc, op->name);
+  return in;
+}
+
+/* Emits opcode with explicit operand / result registers. */
+static Instr *emit_regs(FuncBuilder *fb, const Op *op, int opcode, uint32_t nin,
+                        const uint32_t *in, uint32_t nout, const uint32_t *out) {
+  Instr *ins = push_instr(fb, op, opcode);
+  ins->nin = nin;
+  ins->nout = nout;
+  ins->in = xrealloc(NULL, (nin + 1) * sizeof(uint32_t));
+  ins->out = xrealloc(NULL, (nout + 1) * sizeof(uint32_t));
+  memcpy(ins->in, in, nin * sizeof(uint32_t));
+  memcpy(ins->out, out, nout * sizeof(uint32_t));
+  ins->nuse = nin + fb->ncaps_pending;
+  ins->use = xrealloc(NULL, (ins->nuse + 1) * sizeof(uint32_t));
+  memcpy(ins->use, in, nin * sizeof(uint32_t));
+  memcpy(ins->use + nin, fb->caps_pending, fb->ncaps_pending * sizeof(uint32_t));
+  fb->ncaps_pending = 0;
+  return ins;
+}
+
+/* Emits opcode over the op's operands [first, first + n) and all results. */
+static Instr *emit_op_range(FuncBuilder *fb, const Op *op, int opcode, int first, int n) {
+  uint32_t *in = xrealloc(NULL, (size_t)(n + 1) * sizeof(uint32_t));
+  uint32_t *out = xrealloc(NULL, (size_t)(op->nresults + 1) * sizeof(uint32_t));
+  for (int i = 0; i < n; i++) in[i] = reg_of(fb, op->operands[first + i]);
+  for (int i = 0; i < op->nresults; i++) out[i] = bind_value(fb, &op->results[i], op);
+  Instr *ins = emit_regs(fb, op, opcode, (uint32_t)n, in, (uint32_t)op->nresults, out);
+  free(in);
+  free(out);
+  return ins;
+}
+
+static Instr *emit_op(FuncBuilder *fb, const Op *op, int opcode) {
+  return emit_op_range(fb, op, opcode, 0, op->noperands);
+}
+
+/* ------------------------------------------------------------------ */
+/* Functions and regions. */
+
+static void lower_block(FuncBuilder *fb, Block *b);
+static void finish_func(FuncBuilder *fb, uint32_t index, const char *name, uint32_t flags,
+                        uint32_t nparams, int nresults, Type *const *result_types, Loc loc);
+
+/* Adds v to the capture list unless it is defined inside the region
+ * (recorded in `inside`). */
+static void note_capture(Table *inside, PtrVec *caps, Table *seen, Value *v) {
+  if (table_get(inside, v, 0) || table_get(seen, v, 0)) return;
+  *table_put(seen, v, 0) = v;
+  vec_push(caps, v);
+}
+
+static void collect_defs(Table *inside, Region *r) {
+  for (int bi = 0; bi < r->nblocks; bi++) {
+    Block *b = r->blocks[bi];
+    for (int i = 0; i < b->nargs; i++) *table_put(inside, &b->args[i], 0) = &b->args[i];
+    for (Op *op = b->first; op; op = op->next) {
+      for (int i = 0; i < op->nresults; i++) *table_put(inside, &op->results[i], 0) = &op->results[i];
+      for (int k = 0; k < op->nregions; k++) collect_defs(inside, &op->regions[k]);
+    }
+  }
+}
+
+static void collect_uses(Table *inside, PtrVec *caps, Table *seen, Region *r) {
+  for (int bi = 0; bi < r->nblocks; bi++)
+    for (Op *op = r->blocks[bi]->first; op; op = op->next) {
+      for (int i = 0; i < op->noperands; i++) note_capture(inside, caps, seen, op->operands[i]);
+      for (int k = 0; k < op->nregions; k++) collect_uses(inside, caps, seen, &op->regions[k]);
+    }
+}
+
+/* Lowers region r of op into a new function and emits its field (function
+ * index and the outer registers it captures). */
+static void field_region(FuncBuilder *fb, const Op *op, Region *r) {
+  Emitter *e = fb->e;
+  if (r->nblocks != 1) {
+    op_error(e->c, op, "regions with %d blocks are not supported by the tpurun back end", r->nblocks);
+    e->failed = true;
+    fint(e, 0);
+    fint(e, 0);
+    return;
+  }
+  Table inside = {0}, seen = {0};
+  PtrVec caps = {0};
+  collect_defs(&inside, r);
+  collect_uses(&inside, &caps, &seen, r);
+
+  uint32_t index = emit_func_reserve(e);
+  FuncBuilder sub = {.e = e, .outer = fb};
+  Block *b = r->blocks[0];
+  for (int i = 0; i < b->nargs; i++) bind_value(&sub, &b->args[i], op);
+  for (int i = 0; i < caps.len; i++) bind_value(&sub, caps.items[i], op);
+  uint32_t nparams = sub.nregs;
+  lower_block(&sub, b);
+  /* The result types are those of the terminator's operands. */
+  Op *term = b->last;
+  int nres = term ? term->noperands : 0;
+  Type **rt = arena_alloc(&e->c->arena, sizeof(Type *) * (size_t)(nres + 1));
+  for (int i = 0; i < nres; i++) rt[i] = term->operands[i]->type;
+  char name[64];
+  snprintf(name, sizeof name, "%s.region", op->name);
+  finish_func(&sub, index, name, TPUB_FUNC_REGION, nparams, nres, rt, op->loc);
+
+  fint(e, index);
+  fint(e, caps.len);
+  for (int i = 0; i < caps.len; i++) {
+    uint32_t reg = reg_of(fb, caps.items[i]);
+    fint(e, reg);
+    if (fb->ncaps_pending == fb->capcap) {
+      fb->capcap = fb->capcap ? fb->capcap * 2 : 16;
+      fb->caps_pending = xrealloc(fb->caps_pending, fb->capcap * sizeof(uint32_t));
+    }
+    fb->caps_pending[fb->ncaps_pending++] = reg;
+  }
+  vec_free(&caps);
+  table_free(&inside, NULL);
+  table_free(&seen, NULL);
+}
+
+/* Writes the instructions of fb with kill lists and in-place flags, and
+ * the function record. */
+static void finish_func(FuncBuilder *fb, uint32_t index, const char *name, uint32_t flags,
+                        uint32_t nparams, int nresults, Type *const *result_types, Loc loc) {
+  Emitter *e = fb->e;
+  /* Last use of every register; -1 if never used. */
+  int64_t *last = xrealloc(NULL, (fb->nregs + 1) * sizeof(int64_t));
+  int64_t *def = xrealloc(NULL, (fb->nregs + 1) * sizeof(int64_t));
+  for (uint32_t r = 0; r < fb->nregs; r++) last[r] = -1, def[r] = 0;
+  for (uint32_t i = 0; i < fb->ninstrs; i++) {
+    Instr *in = &fb->instrs[i];
+    for (uint32_t k = 0; k < in->nuse; k++) last[in->use[k]] = i;
+    for (uint32_t k = 0; k < in->nout; k++) def[in->out[k]] = i;
+  }
+  /* Kill lists: each register dies at its last use, or where it is
+   * defined when never used; bucketed by instruction (counting sort). */
+  uint32_t *kill_start = xrealloc(NULL, (fb->ninstrs + 2) * sizeof(uint32_t));
+  uint32_t *kills = xrealloc(NULL, (fb->nregs + 1) * sizeof(uint32_t));
+  memset(kill_start, 0, (fb->ninstrs + 2) * sizeof(uint32_t));
+  for (uint32_t r = 0; r < fb->nregs && fb->ninstrs; r++) kill_start[(last[r] >= 0 ? last[r] : def[r]) + 1]++;
+  for (uint32_t i = 0; i < fb->ninstrs; i++) kill_start[i + 1] += kill_start[i];
+  uint32_t *fill = xrealloc(NULL, (fb->ninstrs + 1) * sizeof(uint32_t));
+  memcpy(fill, kill_start, (fb->ninstrs + 1) * sizeof(uint32_t));
+  for (uint32_t r = 0; r < fb->nregs && fb->ninstrs; r++) kills[fill[last[r] >= 0 ? last[r] : def[r]]++] = r;
+  free(fill);
+  uint32_t code_start = (uint32_t)(e->code.n / sizeof(uint32_t));
+  VmOpInfo info;
+  for (uint32_t i = 0; i < fb->ninstrs; i++) {
+    Instr *in = &fb->instrs[i];
+    vm_op_describe(in->opcode, &info);
+    uint32_t flagsw = 0;
+    if ((info.flags & VMF_ELEMENTWISE) && in->nout == 1) {
+      const TpubType *ot = (const TpubType *)e->types.p + fb->reg_types[in->out[0]];
+      for (uint32_t k = 0; k < in->nin && k < 128; k++) {
+        const TpubType *it = (const TpubType *)e->types.p + fb->reg_types[in->in[k]];
+        if (last[in->in[k]] == (int64_t)i && it->elem == ot->elem && it->rank == ot->rank &&
+            memcmp(e->ints.p + it->dims * 8, e->ints.p + ot->dims * 8, it->rank * 8u) == 0) {
+          flagsw = TPUB_INSTR_INPLACE | k;
+          break;
+        }
+      }
+    }
+    uint32_t head[TPUB_INSTR_HEADER_WORDS] = {in->opcode | flagsw << 16, in->nin, in->nout,
+                                              in->attrs, in->nattrs, in->loc};
+    bytes_append(&e->code, head, sizeof head);
+    bytes_append(&e->code, in->in, in->nin * sizeof(uint32_t));
+    bytes_append(&e->code, in->out, in->nout * sizeof(uint32_t));
+    uint32_t nkill = kill_start[i + 1] - kill_start[i];
+    bytes_append(&e->code, &nkill, sizeof nkill);
+    bytes_append(&e->code, kills + kill_start[i], nkill * sizeof(uint32_t));
+  }
+  int64_t *rtypes = xrealloc(NULL, (size_t)(nresults + 1) * sizeof(int64_t));
+  for (int i = 0; i < nresults; i++) {
+    uint32_t t = emit_type(e, result_types[i], NULL);
+    rtypes[i] = t == UINT32_MAX ? 0 : t;
+  }
+  TpubFunc f = {
+      .name = emit_string(e, name),
+      .flags = flags,
+      .n_params = nparams,
+      .n_results = (uint32_t)nresults,
+      .n_regs = fb->nregs,
+      .reg_types = emit_ints(e, fb->reg_types, fb->nregs),
+      .result_types = emit_ints(e, rtypes, (size_t)nresults),
+      .code = code_start,
+      .code_words = (uint32_t)(e->code.n / sizeof(uint32_t)) - code_start,
+      .loc = emit_loc(e, loc, "func.func"),
+  };
+  emit_func_set(e, index, &f);
+  free(rtypes);
+  free(last);
+  free(def);
+  free(kill_start);
+  free(kills);
+  for (uint32_t i = 0; i < fb->ninstrs; i++) {
+    free(fb->instrs[i].in);
+    free(fb->instrs[i].out);
+    free(fb->instrs[i].use);
+  }
+  free(fb->instrs);
+  free(fb->reg_types);
+  free(fb->caps_pending);
+  table_free(&fb->regs, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Ops. */
+
+static bool unsupported(FuncBuilder *fb, const Op *op, const char *what) {
+  op_error(fb->e->c, op, "%s is not supported by the tpurun back end", what);
+  fb->e->failed = true;
+  return false;
+}
+
+/* IR ops that map one-to-one onto an opcode without fields. */
+static int direct_opcode(OpKind k) {
+  switch (k) {
+  case OP_ABS: return VM_OP_ABS;
+  case OP_CBRT: return VM_OP_CBRT;
+  case OP_CEIL: return VM_OP_CEIL;
+  case OP_CONVERT: return VM_OP_CONVERT;
+  case OP_COSINE: return VM_OP_COS;
+  case OP_COUNT_LEADING_ZEROS: return VM_OP_CLZ;
+  case OP_EXPONENTIAL: return VM_OP_EXP;
+  case OP_EXPONENTIAL_MINUS_ONE: return VM_OP_EXPM1;
+  case OP_FLOOR: return VM_OP_FLOOR;
+  case OP_IMAG: return VM_OP_IMAG;
+  case OP_IS_FINITE: return VM_OP_IS_FINITE;
+  case OP_LOG: return VM_OP_LOG;
+  case OP_LOG_PLUS_ONE: return VM_OP_LOG1P;
+  case OP_LOGISTIC: return VM_OP_LOGISTIC;
+  case OP_NEGATE: return VM_OP_NEGATE;
+  case OP_NOT: return VM_OP_NOT;
+  case OP_POPCNT: return VM_OP_POPCNT;
+  case OP_REAL: return VM_OP_REAL;
+  case OP_ROUND_NEAREST_AFZ: return VM_OP_ROUND_AFZ;
+  case OP_ROUND_NEAREST_EVEN: return VM_OP_ROUND_EVEN;
+  case OP_RSQRT: return VM_OP_RSQRT;
+  case OP_SIGN: return VM_OP_SIGN;
+  case OP_SINE: return VM_OP_SIN;
+  case OP_SQRT: return VM_OP_SQRT;
+  case OP_TAN: return VM_OP_TAN;
+  case OP_TANH: return VM_OP_TANH;
+  case OP_ADD: return VM_OP_ADD;
+  case OP_AND: return VM_OP_AND;
+  case OP_ATAN2: return VM_OP_ATAN2;
+  case OP_COMPLEX: return VM_OP_COMPLEX;
+  case OP_DIVIDE: return VM_OP_DIV;
+  case OP_MAXIMUM: return VM_OP_MAX;
+  case OP_MINIMUM: return VM_OP_MIN;
+  case OP_MULTIPLY: return VM_OP_MUL;
+  case OP_OR: return VM_OP_OR;
+  case OP_POWER: return VM_OP_POW;
+  case OP_REMAINDER: return VM_OP_REM;
+  case OP_SHIFT_LEFT: return VM_OP_SHL;
+  case OP_SHIFT_RIGHT_ARITHMETIC: return VM_OP_SHR_A;
+  case OP_SHIFT_RIGHT_LOGICAL: return VM_OP_SHR_L;
+  case OP_SUBTRACT: return VM_OP_SUB;
+  case OP_XOR: return VM_OP_XOR;
+  case OP_CLAMP: return VM_OP_CLAMP;
+  case OP_SELECT: return VM_OP_SELECT;
+  case OP_BITCAST_CONVERT: return VM_OP_BITCAST_CONVERT;
+  case OP_RESHAPE: return VM_OP_RESHAPE;
+  case OP_DYNAMIC_UPDATE_SLICE: return VM_OP_DYNAMIC_UPDATE_SLICE;
+  case OP_TUPLE: return VM_OP_TUPLE;
+  case OP_OPTIMIZATION_BARRIER: return VM_OP_COPY;
+  case OP_CREATE_TOKEN: return VM_OP_TOKEN;
+  case OP_AFTER_ALL: return VM_OP_TOKEN;
+  case OP_CHLO_ACOS: return VM_OP_ACOS;
+  case OP_CHLO_ACOSH: return VM_OP_ACOSH;
+  case OP_CHLO_ASIN: return VM_OP_ASIN;
+  case OP_CHLO_ASINH: return VM_OP_ASINH;
+  case OP_CHLO_ATAN: return VM_OP_ATAN;
+  case OP_CHLO_ATANH: return VM_OP_ATANH;
+  case OP_CHLO_BESSEL_I1E: return VM_OP_BESSEL_I1E;
+  case OP_CHLO_CONJ: return VM_OP_CONJ;
+  case OP_CHLO_COSH: return VM_OP_COSH;
+  case OP_CHLO_DIGAMMA: return VM_OP_DIGAMMA;
+  case OP_CHLO_ERF: return VM_OP_ERF;
+  case OP_CHLO_ERF_INV: return VM_OP_ERF_INV;
+  case OP_CHLO_ERFC: return VM_OP_ERFC;
+  case OP_CHLO_IS_INF: return VM_OP_IS_INF;
+  case OP_CHLO_IS_NEG_INF: return VM_OP_IS_NEG_INF;
+  case OP_CHLO_IS_POS_INF: return VM_OP_IS_POS_INF;
+  case OP_CHLO_LGAMMA: return VM_OP_LGAMMA;
+  case OP_CHLO_SINH: return VM_OP_SINH;
+  case OP_CHLO_TAN: return VM_OP_TAN;
+  case OP_CHLO_NEXT_AFTER: return VM_OP_NEXT_AFTER;
+  case OP_CHLO_POLYGAMMA: return VM_OP_POLYGAMMA;
+  case OP_CHLO_ZETA: return VM_OP_ZETA;
+  default: return -1;
+  }
+}
+
+/* Canonical VM storage of a dense attribute's elements (see vm/tpub.h). */
+static void lower_constant(FuncBuilder *fb, const Op *op, const Attr *a) {
+  Emitter *e = fb->e;
+  int64_t flags = 0, nbytes = 0;
+  uint64_t off = 0;
+  if (a && a->kind == ATTR_DENSE) {
+    ElemKind k = a->type->elem;
+    int sz = elem_storage_bytes(k);
+    int64_t count = a->u.dense.splat ? 1 : dense_num_elements(a);
+    nbytes = count * sz;
+    uint8_t *buf = xrealloc(NULL, (size_t)nbytes + 1);
+    if (elem_is_int(k)) {
+      for (int64_t i = 0; i < count; i++) {
+        int64_t v = dense_get_int(a, i);
+        int bits = elem_bits(k);
+        if (k == ELEM_I1 || k == ELEM_UI1) v &= 1;
+        else if (bits < 64 && elem_is_unsigned(k)) v &= (int64_t)((1ull << bits) - 1);
+        else if (bits < 64) v = (int64_t)((uint64_t)v << (64 - bits)) >> (64 - bits);
+        memcpy(buf + i * sz, &v, (size_t)sz);
+      }
+    } else {
+      memcpy(buf, a->u.dense.data, (size_t)nbytes);
+    }
+    off = emit_const_bytes(e, buf, (size_t)nbytes);
+    free(buf);
+    if (a->u.dense.splat) flags |= 1;
+  } else if (a && a->kind == ATTR_DENSE_RESOURCE) {
+    const Resource *res = NULL;
+    for (int i = 0; i < e->m->nresources; i++)
+      if (strcmp(e->m->resources[i].name, a->u.resource.name) == 0) res = &e->m->resources[i];
+    int64_t count;
+    if (!type_tensor_num_elements(a->type, &count)) count = -1;
+    int64_t want = count * elem_storage_bytes(type_elem_kind(a->type));
+    if (res && res->data && (int64_t)res->nbytes == want) {
+      off = emit_const_bytes(e, res->data, res->nbytes);
+      nbytes = want;
+    } else {
+      flags |= 2; /* elided or missing: random data at load time */
+    }
+  } else {
+    unsupported(fb, op, "this constant value");
+    return;
+  }
+  fint(e, (int64_t)off);
+  fint(e, nbytes);
+  fint(e, flags);
+  emit_op(fb, op, VM_OP_CONSTANT);
+}
+
+static const char *const cmp_dirs[] = {"EQ", "NE", "GE", "GT", "LE", "LT", NULL};
+static const char *const cmp_types[] = {"NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED", NULL};
+
+/* check ops: kind 0 eq, 1 almost_eq, 2 close. */
+static void lower_check(FuncBuilder *fb, const Op *op, int kind, double tol, int64_t min_ulp,
+                        int64_t max_ulp, const Attr *expected) {
+  Emitter *e = fb->e;
+  fint(e, kind);
+  field_f64(e, tol);
+  fint(e, min_ulp);
+  fint(e, max_ulp);
+  if (!expected) {
+    emit_op(fb, op, VM_OP_CHECK2);
+    return;
+  }
+  /* The expected constant, canonicalized like a stablehlo.constant. */
+  int sz = elem_storage_bytes(expected->type->elem);
+  int64_t count = expected->u.dense.splat ? 1 : dense_num_elements(expected);
+  uint8_t *buf = xrealloc(NULL, (size_t)(count * sz) + 1);
+  for (int64_t i = 0; i < count; i++) {
+    if (elem_is_int(expected->type->elem)) {
+      int64_t v = dense_get_int(expected, i);
+      memcpy(buf + i * sz, &v, (size_t)sz);
+    } else {
+      memcpy(buf + i * sz, expected->u.dense.data + i * sz, (size_t)sz);
+    }
+  }
+  uint64_t off = emit_const_bytes(e, buf, (size_t)(count * sz));
+  free(buf);
+  fint(e, (int64_t)off);
+  fint(e, count * sz);
+  fint(e, expected->u.dense.splat ? 1 : 0);
+  emit_op(fb, op, VM_OP_CHECK);
+}
+
+static double attr_f64_or(const Op *op, const char *name, double def) {
+  const Attr *a = op_attr(op, name);
+  if (!a || a->kind != ATTR_FLOAT) return def;
+  return float_bits_to_double(type_elem_kind(a->type), a->u.f);
+}
+
+static void lower_custom_call(FuncBuilder *fb, const Op *op) {
+  const Attr *t = op_attr(op, "call_target_name");
+  const char *name = t && t->kind == ATTR_STRING ? t->u.str.s : "";
+  if (op->noperands == 2 && op->nresults == 0) {
+    if (strcmp(name, "check.expect_eq") == 0) return lower_check(fb, op, 0, 0, 0, 0, NULL);
+    if (strcmp(name, "check.expect_almost_eq") == 0) return lower_check(fb, op, 1, 1e-3, 0, 0, NULL);
+    if (strcmp(name, "check.expect_close") == 0) return lower_check(fb, op, 2, 0, 0, 3, NULL);
+  }
+  char what[160];
+  snprintf(what, sizeof what, "custom_call @%.100s", name);
+  unsupported(fb, op, what);
+}
+
+static void lower_op_fields(FuncBuilder *fb, Op *op);
+
+/* Lowers one op with its own field buffer. */
+static void lower_op(FuncBuilder *fb, Op *op) {
+  Emitter *e = fb->e;
+  Bytes fields = {0}, *saved = e->fields;
+  e->fields = &fields;
+  lower_op_fields(fb, op);
+  e->fields = saved;
+  bytes_free(&fields);
+}
+
+static void lower_op_fields(FuncBuilder *fb, Op *op) {
+  Emitter *e = fb->e;
+  int direct = direct_opcode(op->kind);
+  if (direct >= 0) {
+    if (op->kind >= OP_CHLO_ACOS && op->nresults == 1 && op->noperands == 2) {
+      /* CHLO binary ops broadcast implicitly: make the shapes explicit. */
+      uint32_t in[2];
+      const Type *rt = op->results[0].type;
+      for (int i = 0; i < 2; i++) {
+        const Type *t = op->operands[i]->type;
+        in[i] = reg_of(fb, op->operands[i]);
+        if (t->kind == TY_TENSOR && t->rank >= 0 && rt->rank >= 0 && t != rt &&
+            (t->rank != rt->rank || memcmp(t->dims, rt->dims, sizeof(int64_t) * (size_t)t->rank))) {
+          int64_t dims[TPUB_MAX_RANK];
+          for (int d = 0; d < t->rank && d < TPUB_MAX_RANK; d++) dims[d] = rt->rank - t->rank + d;
+          field_list(e, t->rank, dims);
+          Type *bt = type_tensor(e->c, t->elem, rt->rank, rt->dims, NULL);
+          uint32_t r = new_reg(fb, bt, op);
+          emit_regs(fb, op, VM_OP_BROADCAST_IN_DIM, 1, &in[i], 1, &r);
+          in[i] = r;
+        }
+      }
+      uint32_t out = bind_value(fb, &op->results[0], op);
+      emit_regs(fb, op, direct, 2, in, 1, &out);
+      return;
+    }
+    emit_op(fb, op, direct);
+    return;
+  }
+  switch (op->kind) {
+  case OP_FUNC_RETURN:
+  case OP_RETURN: emit_op(fb, op, VM_OP_RETURN); return;
+  case OP_FUNC_CALL: {
+    const Attr *callee = op_attr(op, "callee");
+    void **slot = callee ? table_get(&e->func_index, callee->u.str.s, strlen(callee->u.str.s)) : NULL;
+    if (!slot) {
+      unsupported(fb, op, "a call to an unknown function");
+      return;
+    }
+    fint(e, (int64_t)(uintptr_t)*slot - 1);
+    fint(e, 0);
+    emit_op(fb, op, VM_OP_CALL);
+    return;
+  }
+  case OP_CONSTANT: lower_constant(fb, op, op_attr(op, "value")); return;
+  case OP_COMPARE:
+    fint(e, attr_enum_index(op, "comparison_direction", cmp_dirs, 0));
+    fint(e, attr_enum_index(op, "compare_type", cmp_types, 0));
+    emit_op(fb, op, VM_OP_COMPARE);
+    return;
+  case OP_REDUCE_PRECISION:
+    fint(e, attr_int_or(op, "exponent_bits", 8));
+    fint(e, attr_int_or(op, "mantissa_bits", 23));
+    emit_op(fb, op, VM_OP_REDUCE_PRECISION);
+    return;
+  case OP_BROADCAST_IN_DIM: field_attr_list(e, op, "broadcast_dimensions", 0, 0); break;
+  case OP_BROADCAST: {
+    const Type *t = op->operands[0]->type, *rt = op->results[0].type;
+    int64_t dims[TPUB_MAX_RANK];
+    int r = t->rank < TPUB_MAX_RANK ? t->rank : TPUB_MAX_RANK;
+    for (int d = 0; d < r; d++) dims[d] = rt->rank - t->rank + d;
+    field_list(e, r, dims);
+    emit_op(fb, op, VM_OP_BROADCAST_IN_DIM);
+    return;
+  }
+  case OP_TRANSPOSE: field_attr_list(e, op, "permutation", 0, 0); break;
+  case OP_SLICE: {
+    int rank = op->operands[0]->type->rank;
+    field_attr_list(e, op, "start_indices", rank, 0);
+    field_attr_list(e, op, "limit_indices", rank, 0);
+    field_attr_list(e, op, "strides", rank, 1);
+    emit_op(fb, op, VM_OP_SLICE);
+    return;
+  }
+  case OP_DYNAMIC_SLICE: field_attr_list(e, op, "slice_sizes", 0, 0); break;
+  case OP_CONCATENATE: fint(e, attr_int_or(op, "dimension", 0)); break;
+  case OP_PAD: {
+    int rank = op->operands[0]->type->rank;
+    field_attr_list(e, op, "edge_padding_low", rank, 0);
+    field_attr_list(e, op, "edge_padding_high", rank, 0);
+    field_attr_list(e, op, "interior_padding", rank, 0);
+    emit_op(fb, op, VM_OP_PAD);
+    return;
+  }
+  case OP_IOTA: fint(e, attr_int_or(op, "iota_dimension", 0)); break;
+  case OP_REVERSE: field_attr_list(e, op, "dimensions", 0, 0); break;
+  case OP_GET_TUPLE_ELEMENT: fint(e, attr_int_or(op, "index", 0)); break;
+  case OP_GATHER: {
+    const Attr *d = op_attr(op, "dimension_numbers");
+    field_dialect_list(e, d, "offset_dims");
+    field_dialect_list(e, d, "collapsed_slice_dims");
+    field_dialect_list(e, d, "operand_batching_dims");
+    field_dialect_list(e, d, "start_indices_batching_dims");
+    field_dialect_list(e, d, "start_index_map");
+    fint(e, dialect_int(d, "index_vector_dim", 0));
+    field_attr_list(e, op, "slice_sizes", 0, 0);
+    fint(e, attr_int_or(op, "indices_are_sorted", 0));
+    break;
+  }
+  case OP_SCATTER: {
+    const Attr *d = op_attr(op, "scatter_dimension_numbers");
+    field_dialect_list(e, d, "update_window_dims");
+    field_dialect_list(e, d, "inserted_window_dims");
+    field_dialect_list(e, d, "input_batching_dims");
+    field_dialect_list(e, d, "scatter_indices_batching_dims");
+    field_dialect_list(e, d, "scatter_dims_to_operand_dims");
+    fint(e, dialect_int(d, "index_vector_dim", 0));
+    fint(e, attr_int_or(op, "indices_are_sorted", 0));
+    fint(e, attr_int_or(op, "unique_indices", 0));
+    field_region(fb, op, &op->regions[0]);
+    break;
+  }
+  case OP_REDUCE:
+    field_attr_list(e, op, "dimensions", 0, 0);
+    field_region(fb, op, &op->regions[0]);
+    break;
+  case OP_REDUCE_WINDOW: {
+    int rank = op->operands[0]->type->rank;
+    field_attr_list(e, op, "window_dimensions", rank, 1);
+    field_attr_list(e, op, "window_strides", rank, 1);
+    field_attr_list(e, op, "base_dilations", rank, 1);
+    field_attr_list(e, op, "window_dilations", rank, 1);
+    field_attr_list(e, op, "padding", 2 * rank, 0);
+    field_region(fb, op, &op->regions[0]);
+    break;
+  }
+  case OP_SELECT_AND_SCATTER: {
+    int rank = op->operands[0]->type->rank;
+    field_attr_list(e, op, "window_dimensions", rank, 1);
+    field_attr_list(e, op, "window_strides", rank, 1);
+    field_attr_list(e, op, "padding", 2 * rank, 0);
+    field_region(fb, op, &op->regions[0]);
+    field_region(fb, op, &op->regions[1]);
+    break;
+  }
+  case OP_SORT:
+    fint(e, attr_int_or(op, "dimension", -1));
+    fint(e, attr_int_or(op, "is_stable", 0));
+    field_region(fb, op, &op->regions[0]);
+    break;
+  case OP_MAP:
+    field_attr_list(e, op, "dimensions", 0, 0);
+    field_region(fb, op, &op->regions[0]);
+    break;
+  case OP_CHLO_TOP_K: fint(e, attr_int_or(op, "k", 1)); emit_op(fb, op, VM_OP_TOP_K); return;
+  case OP_DOT_GENERAL: {
+    const Attr *d = op_attr(op, "dot_dimension_numbers");
+    field_dialect_list(e, d, "lhs_batching_dimensions");
+    field_dialect_list(e, d, "rhs_batching_dimensions");
+    field_dialect_list(e, d, "lhs_contracting_dimensions");
+    field_dialect_list(e, d, "rhs_contracting_dimensions");
+    field_precision(e, op);
+    break;
+  }
+  case OP_DOT: {
+    int64_t lc = op->operands[0]->type->rank - 1, rc = 0;
+    field_list(e, 0, NULL);
+    field_list(e, 0, NULL);
+    field_list(e, 1, &lc);
+    field_list(e, 1, &rc);
+    field_precision(e, op);
+    emit_op(fb, op, VM_OP_DOT_GENERAL);
+    return;
+  }
+  case OP_CONVOLUTION: {
+    const Attr *dn = op_attr(op, "dimension_numbers");
+    if (!dn || dn->kind != ATTR_CONV_DIMS) {
+      unsupported(fb, op, "a convolution without #stablehlo.conv dimension numbers");
+      return;
+    }
+    const ConvDims *cd = &dn->u.conv;
+    int ns = cd->nspatial;
+    field_attr_list(e, op, "window_strides", ns, 1);
+    field_attr_list(e, op, "padding", 2 * ns, 0);
+    field_attr_list(e, op, "lhs_dilation", ns, 1);
+    field_attr_list(e, op, "rhs_dilation", ns, 1);
+    field_attr_list(e, op, "window_reversal", ns, 0);
+    fint(e, cd->input_batch);
+    fint(e, cd->input_feature);
+    field_list(e, ns, cd->input_spatial);
+    fint(e, cd->kernel_input_feature);
+    fint(e, cd->kernel_output_feature);
+    field_list(e, ns, cd->kernel_spatial);
+    fint(e, cd->output_batch);
+    fint(e, cd->output_feature);
+    field_list(e, ns, cd->output_spatial);
+    fint(e, attr_int_or(op, "feature_group_count", 1));
+    fint(e, attr_int_or(op, "batch_group_count", 1));
+    field_precision(e, op);
+    break;
+  }
+  case OP_FFT: {
+    static const char *const fft_types[] = {"FFT", "IFFT", "RFFT", "IRFFT", NULL};
+    fint(e, attr_enum_index(op, "fft_type", fft_types, 0));
+    field_attr_list(e, op, "fft_length", 0, 0);
+    break;
+  }
+  case OP_TRIANGULAR_SOLVE: {
+    static const char *const transposes[] = {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT", NULL};
+    fint(e, attr_int_or(op, "left_side", 0));
+    fint(e, attr_int_or(op, "lower", 0));
+    fint(e, attr_int_or(op, "unit_diagonal", 0));
+    fint(e, attr_enum_index(op, "transpose_a", transposes, 0));
+    break;
+  }
+  case OP_CHOLESKY: fint(e, attr_int_or(op, "lower", 0)); break;
+  case OP_RNG_BIT_GENERATOR: {
+    static const char *const algs[] = {"DEFAULT", "THREE_FRY", "PHILOX", NULL};
+    fint(e, attr_enum_index(op, "rng_algorithm", algs, 0));
+    break;
+  }
+  case OP_WHILE:
+    field_region(fb, op, &op->regions[0]);
+    field_region(fb, op, &op->regions[1]);
+    break;
+  case OP_IF:
+    field_region(fb, op, &op->regions[0]);
+    field_region(fb, op, &op->regions[1]);
+    break;
+  case OP_CASE:
+    fint(e, op->nregions);
+    for (int i = 0; i < op->nregions; i++) field_region(fb, op, &op->regions[i]);
+    break;
+  case OP_CUSTOM_CALL: lower_custom_call(fb, op); return;
+  case OP_CHECK_EXPECT_EQ: lower_check(fb, op, 0, 0, 0, 0, NULL); return;
+  case OP_CHECK_EXPECT_ALMOST_EQ:
+    lower_check(fb, op, 1, attr_f64_or(op, "tolerance", 1e-4), 0, 0, NULL);
+    return;
+  case OP_CHECK_EXPECT_CLOSE:
+    lower_check(fb, op, 2, 0, attr_int_or(op, "min_ulp_difference", 0),
+                attr_int_or(op, "max_ulp_difference", 0), NULL);
+    return;
+  case OP_CHECK_EXPECT_EQ_CONST: lower_check(fb, op, 0, 0, 0, 0, op_attr(op, "value")); return;
+  case OP_CHECK_EXPECT_ALMOST_EQ_CONST:
+    lower_check(fb, op, 1, attr_f64_or(op, "tolerance", 1e-4), 0, 0, op_attr(op, "value"));
+    return;
+  case OP_INTERPRETER_PROBE: emit_op(fb, op, VM_OP_COPY); return;
+  default: {
+    char what[160];
+    snprintf(what, sizeof what, "'%s'", op->name);
+    unsupported(fb, op, what);
+    return;
+  }
+  }
+  /* The cases that break emit the op's own opcode with the fields written. */
+  static const struct {
+    OpKind ir;
+    int vm;
+  } with_fields[] = {
+      {OP_BROADCAST_IN_DIM, VM_OP_BROADCAST_IN_DIM}, {OP_TRANSPOSE, VM_OP_TRANSPOSE},
+      {OP_DYNAMIC_SLICE, VM_OP_DYNAMIC_SLICE},       {OP_CONCATENATE, VM_OP_CONCATENATE},
+      {OP_IOTA, VM_OP_IOTA},                         {OP_REVERSE, VM_OP_REVERSE},
+      {OP_GET_TUPLE_ELEMENT, VM_OP_GET_TUPLE_ELEMENT}, {OP_GATHER, VM_OP_GATHER},
+      {OP_SCATTER, VM_OP_SCATTER},                   {OP_REDUCE, VM_OP_REDUCE},
+      {OP_REDUCE_WINDOW, VM_OP_REDUCE_WINDOW},       {OP_SELECT_AND_SCATTER, VM_OP_SELECT_AND_SCATTER},
+      {OP_SORT, VM_OP_SORT},                         {OP_MAP, VM_OP_MAP},
+      {OP_DOT_GENERAL, VM_OP_DOT_GENERAL},           {OP_CONVOLUTION, VM_OP_CONVOLUTION},
+      {OP_FFT, VM_OP_FFT},                           {OP_TRIANGULAR_SOLVE, VM_OP_TRIANGULAR_SOLVE},
+      {OP_CHOLESKY, VM_OP_CHOLESKY},                 {OP_RNG_BIT_GENERATOR, VM_OP_RNG_BIT_GENERATOR},
+      {OP_WHILE, VM_OP_WHILE},                       {OP_IF, VM_OP_IF},
+      {OP_CASE, VM_OP_CASE},
+  };
+  for (size_t i = 0; i < sizeof with_fields / sizeof with_fields[0]; i++)
+    if (with_fields[i].ir == op->kind) {
+      emit_op(fb, op, with_fields[i].vm);
+      return;
+    }
+  die("back end case without an opcode");
+}
+
+static void lower_block(FuncBuilder *fb, Block *b) {
+  for (Op *op = b->first; op; op = op->next) {
+    if (fb->e->failed && fb->e->c->diag.nerrors > 0 && fb->e->c->diag.suppressed) return;
+    lower_op(fb, op);
+  }
+}
+
+bool backend_compile(Context *c, const Module *m, const BackendOptions *o, uint8_t **out,
+                     size_t *outlen) {
+  Emitter e = {.c = c, .m = m, .opts = o};
+  Block *body = op_body(m->op);
+  /* Module functions get the first indices, in order, so calls can name
+   * functions defined later. */
+  for (Op *f = body ? body->first : NULL; f; f = f->next) {
+    if (f->kind != OP_FUNC) continue;
+    const char *name = op_symbol_name(f);
+    uint32_t index = emit_func_reserve(&e);
+    *table_put(&e.func_index, name, strlen(name)) = (void *)(uintptr_t)(index + 1);
+  }
+  uint32_t index = 0;
+  for (Op *f = body ? body->first : NULL; f; f = f->next) {
+    if (f->kind != OP_FUNC) continue;
+    Block *fbody = op_body(f);
+    const Type *ft = NULL;
+    const Attr *fta = op_attr(f, "function_type");
+    if (fta && fta->kind == ATTR_TYPE) ft = fta->type;
+    if (!fbody || !ft) {
+      op_error(c, f, "a function without a body is not supported by the tpurun back end");
+      e.failed = true;
+      index++;
+      continue;
+    }
+    FuncBuilder fb = {.e = &e};
+    for (int i = 0; i < fbody->nargs; i++) bind_value(&fb, &fbody->args[i], f);
+    lower_block(&fb, fbody);
+    const Attr *vis = op_attr(f, "sym_visibility");
+    bool private_ = vis && vis->kind == ATTR_STRING && strcmp(vis->u.str.s, "private") == 0;
+    finish_func(&fb, index, op_symbol_name(f), private_ ? 0 : TPUB_FUNC_PUBLIC, (uint32_t)fbody->nargs,
+                ft->nresults, ft->results, f->loc);
+    index++;
+  }
+  if (e.failed) {
+    emit_free(&e);
+    return false;
+  }
+  emit_finish(&e, out, outlen);
+  emit_free(&e);
+  return true;
+}

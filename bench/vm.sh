@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# bench/vm.sh BUILD_DIR — the VM's array-at-a-time kernels against NumPy
+# (OpenBLAS for the matmul), measured in the same run on the same machine:
+#   chain:  five f32 element-wise ops (multiply, add, maximum, multiply,
+#           subtract) over 2^24 elements, unfused in both;
+#   matmul: a 1024x1024x1024 f32 dot_general.
+# Both sides time the computation only (inputs already in memory): tpurun
+# with --benchmark=N (median of N runs after a warm-up), NumPy with the
+# median of N runs of the same expression.  Ratios > 1 mean tpurun is faster.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+BUILD=${1:?usage: bench/vm.sh BUILD_DIR}
+TPURUN="$BUILD/tpurun"
+PY=/usr/bin/python3
+N=${BENCH_REPEAT:-5}
+[ -x "$TPURUN" ] || { echo "bench: $TPURUN not built (run make)" >&2; exit 1; }
+"$PY" -c 'import numpy' 2>/dev/null || { echo "bench: python3-numpy missing" >&2; exit 1; }
+dir="$BUILD/bench"
+mkdir -p "$dir"
+
+cat > "$dir/chain.mlir" <<'MLIR'
+func.func @main(%x: tensor<16777216xf32>, %y: tensor<16777216xf32>) -> tensor<16777216xf32> {
+  %0 = stablehlo.multiply %x, %y : tensor<16777216xf32>
+  %1 = stablehlo.add %0, %x : tensor<16777216xf32>
+  %2 = stablehlo.maximum %1, %y : tensor<16777216xf32>
+  %3 = stablehlo.multiply %2, %2 : tensor<16777216xf32>
+  %4 = stablehlo.subtract %3, %x : tensor<16777216xf32>
+  return %4 : tensor<16777216xf32>
+}
+MLIR
+cat > "$dir/matmul.mlir" <<'MLIR'
+func.func @main(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<1024x1024xf32>, tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  return %0 : tensor<1024x1024xf32>
+}
+MLIR
+
+# tpurun_ms NAME: median ms of @main over N runs.
+tpurun_ms() {
+  "$TPURUN" "$dir/$1.mlir" --input=random:1 --input=random:2 --benchmark="$N" >"$dir/$1.out" 2>&1 ||
+    { cat "$dir/$1.out" >&2; return 1; }
+  sed -n 's/^benchmark: .* median \([0-9.]*\) ms.*/\1/p' "$dir/$1.out"
+}
+
+numpy_ms() {
+  "$PY" - "$1" "$N" <<'PY'
+import sys, time, numpy as np
+which, n = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(0)
+if which == "chain":
+    x = rng.uniform(-1, 1, 1 << 24).astype(np.float32); y = rng.uniform(-1, 1, 1 << 24).astype(np.float32)
+    def f():
+        t = np.maximum(x * y + x, y)
+        return t * t - x
+else:
+    a = rng.uniform(-1, 1, (1024, 1024)).astype(np.float32); b = rng.uniform(-1, 1, (1024, 1024)).astype(np.float32)
+    f = lambda: a @ b
+f()
+ts = []
+for _ in range(n):
+    t0 = time.perf_counter(); f(); ts.append(time.perf_counter() - t0)
+ts.sort()
+print("%.3f" % (ts[len(ts) // 2] * 1e3))
+PY
+}
+
+printf '%-8s %14s %14s %10s\n' bench "tpurun ms" "numpy ms" "ratio"
+status=0
+for b in chain matmul; do
+  t=$(tpurun_ms "$b") || { status=1; continue; }
+  p=$(numpy_ms "$b") || { status=1; continue; }
+  r=$(awk -v a="$p" -v b="$t" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "n/a" }')
+  printf '%-8s %14s %14s %10s\n' "$b" "$t" "$p" "$r"
+done
+echo "(ratio = numpy time / tpurun time; medians of $N runs; numpy $("$PY" -c 'import numpy; print(numpy.__version__)'), single process each)"
+exit $status

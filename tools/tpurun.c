@@ -1,0 +1,324 @@
+/* tpurun: runs a .tpub (or compiles and runs a .mlir) on a simulated TPU
+ * chip.  See `tpurun --help` and DESIGN.md §4. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tools/driver.h"
+#include "vm/io.h"
+#include "vm/vm.h"
+
+#define EXIT_CHECK EXIT_CHECK_FAILED
+
+static const char usage_text[] =
+    "usage: tpurun [options] PROGRAM.tpub|PROGRAM.mlir\n"
+    "\n"
+    "Runs a compiled program (or compiles a StableHLO .mlir first) on a simulated\n"
+    "TPU chip and prints its results.\n"
+    "\n"
+    "options:\n"
+    "  --function=NAME        entry point (default main)\n"
+    "  --input=SPEC           an argument, repeat in order: 2x3xf32=1,2,3,4,5,6\n"
+    "                         f32=1.5  2x2xi32=[[1 2][3 4]]  @file.npy  random  random:SEED\n"
+    "  --output=SPEC          what to do with each result, in order: - prints,\n"
+    "                         @file.npy writes (default: print all)\n"
+    "  --check                evaluate check ops and custom_call @check.*: run @main, or\n"
+    "                         every argument-free function when there is no @main;\n"
+    "                         print PASS/FAIL per check\n"
+    "  --split-input-file     treat '// -----' separated chunks as separate programs\n"
+    "  --seed=N               seed for random inputs and elided weights (default 0)\n"
+    "  --benchmark=N          run the function N more times after a warm-up run and\n"
+    "                         print the median and minimum wall time of a run\n"
+    "  --target=NAME          v4, v5e (default), v5p, v6e, v7x: for .mlir input\n"
+    "  -O0, -O1, -O2          optimization level for .mlir input\n"
+    "  --version, --help\n"
+    "\n"
+    "exit status: 0 success, 1 a check failed or bad usage, 2 program rejected,\n"
+    "             3 unreadable or invalid file (bad bytecode, bad .npy),\n"
+    "             4 runtime error (trap, out of HBM), 70 internal error\n";
+
+typedef struct Options {
+  const char *program;
+  const char *function;
+  const char **inputs, **outputs;
+  int ninputs, noutputs;
+  bool check, split;
+  uint64_t seed;
+  int benchmark; /* timed repetitions, 0: off */
+  CompileOptions compile;
+} Options;
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "tpurun: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\nrun 'tpurun --help' for usage\n");
+  return EXIT_USAGE;
+}
+
+/* HBM capacity of each preset, DESIGN.md §2. */
+static uint64_t hbm_bytes_of(const char *target) {
+  static const struct {
+    const char *name;
+    uint64_t gib;
+  } presets[] = {{"v4", 32}, {"v5e", 16}, {"v5p", 95}, {"v6e", 32}, {"v7x", 192}};
+  for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+    if (strcmp(presets[i].name, target) == 0) return presets[i].gib << 30;
+  return 16ull << 30;
+}
+
+static int parse_args(int argc, char **argv, Options *o) {
+  o->function = NULL;
+  o->compile.target = "v5e";
+  o->compile.opt_level = 2;
+  o->inputs = calloc((size_t)argc, sizeof(char *));
+  o->outputs = calloc((size_t)argc, sizeof(char *));
+  if (!o->inputs || !o->outputs) return usage_error("%s", "out of memory");
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(usage_text, stdout);
+      return EXIT_OK;
+    }
+    if (strcmp(a, "--version") == 0) {
+      printf("tpurun %s (bytecode format %d)\n", TPUCC_VERSION, TPUB_FORMAT_VERSION);
+      return EXIT_OK;
+    }
+    if (strncmp(a, "--function=", 11) == 0) o->function = a + 11;
+    else if (strncmp(a, "--input=", 8) == 0) o->inputs[o->ninputs++] = a + 8;
+    else if (strncmp(a, "--output=", 9) == 0) o->outputs[o->noutputs++] = a + 9;
+    else if (strcmp(a, "--check") == 0) o->check = true;
+    else if (strncmp(a, "--benchmark=", 12) == 0) {
+      char *end;
+      long n = strtol(a + 12, &end, 10);
+      if (*end || n < 1 || n > 100000) return usage_error("invalid --benchmark count '%s'", a + 12);
+      o->benchmark = (int)n;
+    }
+    else if (strcmp(a, "--split-input-file") == 0) o->split = true;
+    else if (strncmp(a, "--seed=", 7) == 0) {
+      char *end;
+      o->seed = strtoull(a + 7, &end, 10);
+      if (*end || !a[7]) return usage_error("invalid --seed value '%s'", a + 7);
+    } else if (strncmp(a, "--target=", 9) == 0) {
+      if (!driver_target_known(a + 9)) return usage_error("unknown target '%s' (v4, v5e, v5p, v6e, v7x)", a + 9);
+      o->compile.target = a + 9;
+    } else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0) {
+      o->compile.opt_level = a[2] - '0';
+    } else if (a[0] == '-' && a[1]) {
+      return usage_error("unknown option '%s'", a);
+    } else {
+      if (o->program) return usage_error("more than one program given ('%s')", a);
+      o->program = a;
+    }
+  }
+  if (!o->program) return usage_error("%s", "no program file");
+  return -1;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Prints or writes the results as --output asks. */
+static int emit_results(const Options *o, const VmFunc *fn, VmValue *res) {
+  for (uint32_t i = 0; i < fn->n_results; i++) {
+    const char *spec = (int)i < o->noutputs ? o->outputs[i] : (o->noutputs ? NULL : "-");
+    if (!spec) continue;
+    if (strcmp(spec, "-") == 0) {
+      printf("result[%u]: ", i);
+      vm_print_value(stdout, &res[i]);
+      printf("\n");
+    } else if (spec[0] == '@') {
+      char err[512];
+      int rc = vm_npy_write(spec + 1, &res[i], err, sizeof err);
+      if (rc != VM_IO_OK) {
+        fprintf(stderr, "tpurun: %s: %s\n", spec + 1, err);
+        return rc;
+      }
+    } else {
+      fprintf(stderr, "tpurun: --output=%s: expected '-' or '@FILE.npy'\n", spec);
+      return EXIT_USAGE;
+    }
+  }
+  return EXIT_OK;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* --benchmark: n timed runs after the first; prints median and minimum. */
+static int benchmark(const Options *o, VmExec *x, int fi, const VmValue *args, const VmFunc *fn) {
+  double *t = calloc((size_t)o->benchmark, sizeof(double));
+  VmValue *res = calloc(fn->n_results + 1, sizeof(VmValue));
+  int rc = EXIT_OK;
+  for (int k = 0; k < o->benchmark && t && res; k++) {
+    double t0 = now_seconds();
+    if (vm_run(x, fi, args, (int)fn->n_params, res) != VM_OK) {
+      fprintf(stderr, "%s\n", vm_error(x));
+      rc = EXIT_RUNTIME;
+      break;
+    }
+    t[k] = now_seconds() - t0;
+    for (uint32_t i = 0; i < fn->n_results; i++) vm_value_free(&res[i]);
+  }
+  if (rc == EXIT_OK && t) {
+    qsort(t, (size_t)o->benchmark, sizeof(double), compare_doubles);
+    printf("benchmark: @%s median %.3f ms, min %.3f ms over %d runs\n", fn->name, t[o->benchmark / 2] * 1e3,
+           t[0] * 1e3, o->benchmark);
+  }
+  free(t);
+  free(res);
+  return rc;
+}
+
+/* Runs function fi with the --input arguments. */
+static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi) {
+  const VmFunc *fn = &p->funcs[fi];
+  if (!o->check && (uint32_t)o->ninputs != fn->n_params) {
+    fprintf(stderr, "tpurun: @%s takes %u arguments, %d --input given\n", fn->name, fn->n_params, o->ninputs);
+    return EXIT_USAGE;
+  }
+  VmValue *args = calloc(fn->n_params + 1, sizeof(VmValue));
+  VmValue *res = calloc(fn->n_results + 1, sizeof(VmValue));
+  int rc = EXIT_OK;
+  if (!args || !res) {
+    fprintf(stderr, "tpurun: out of memory\n");
+    rc = 70;
+  }
+  for (uint32_t i = 0; i < fn->n_params && rc == EXIT_OK; i++) {
+    char err[512];
+    char spec[64];
+    const char *s = (int)i < o->ninputs ? o->inputs[i] : NULL;
+    if (!s) {
+      snprintf(spec, sizeof spec, "random:%llu", (unsigned long long)o->seed);
+      s = spec;
+    } else if (strcmp(s, "random") == 0) {
+      snprintf(spec, sizeof spec, "random:%llu", (unsigned long long)o->seed);
+      s = spec;
+    }
+    int st = vm_parse_input(s, fn->reg_types[i], (int)i, &args[i], err, sizeof err);
+    if (st != VM_IO_OK) {
+      fprintf(stderr, "tpurun: --input %u: %s\n", i, err);
+      rc = st;
+    }
+  }
+  if (rc == EXIT_OK) {
+    if (vm_run(x, fi, args, (int)fn->n_params, res) != VM_OK) {
+      fprintf(stderr, "%s\n", vm_error(x));
+      rc = EXIT_RUNTIME;
+    } else if (o->benchmark) {
+      rc = benchmark(o, x, fi, args, fn);
+    } else if (!o->check) {
+      rc = emit_results(o, fn, res);
+    }
+  }
+  for (uint32_t i = 0; args && i < fn->n_params; i++) vm_value_free(&args[i]);
+  for (uint32_t i = 0; res && i < fn->n_results; i++) vm_value_free(&res[i]);
+  free(args);
+  free(res);
+  return rc;
+}
+
+/* Loads and runs one program image; name is for messages. */
+static int run_image(const Options *o, const char *name, const uint8_t *bytes, size_t n, VmCheckStats *stats) {
+  char err[512];
+  VmProgram *p = vm_program_load(bytes, n, err, sizeof err);
+  if (!p) {
+    fprintf(stderr, "tpurun: %s: bad bytecode: %s\n", name, err);
+    return EXIT_BAD_FILE;
+  }
+  VmOptions vo = {.hbm_bytes = hbm_bytes_of(p->target[0] ? p->target : o->compile.target),
+                  .run_checks = o->check,
+                  .seed = o->seed};
+  VmExec *x = vm_exec_new(p, &vo);
+  int rc = EXIT_OK;
+  if (!x) {
+    fprintf(stderr, "tpurun: out of memory\n");
+    rc = 70;
+  } else if (o->function || !o->check || vm_program_find(p, "main") >= 0) {
+    const char *fname = o->function ? o->function : "main";
+    int fi = vm_program_find(p, fname);
+    if (fi < 0) {
+      fprintf(stderr, "tpurun: %s: no function @%s\n", name, fname);
+      rc = EXIT_USAGE;
+    } else {
+      rc = run_function(o, x, p, fi);
+    }
+  } else {
+    /* --check without @main: every argument-free public function. */
+    for (uint32_t f = 0; f < p->n_funcs && rc == EXIT_OK; f++)
+      if ((p->funcs[f].flags & TPUB_FUNC_PUBLIC) && p->funcs[f].n_params == 0) rc = run_function(o, x, p, (int)f);
+  }
+  if (x) {
+    VmCheckStats s = vm_check_stats(x);
+    stats->passed += s.passed;
+    stats->failed += s.failed;
+  }
+  vm_exec_free(x);
+  vm_program_free(p);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  Options o = {0};
+  int rc = parse_args(argc, argv, &o);
+  if (rc >= 0) {
+    free(o.inputs);
+    free(o.outputs);
+    return rc;
+  }
+  size_t len;
+  char *text = driver_read_file("tpurun", o.program, &len);
+  if (!text) {
+    free(o.inputs);
+    free(o.outputs);
+    return EXIT_BAD_FILE;
+  }
+  VmCheckStats stats = {0};
+  bool is_tpub = len >= 8 && memcmp(text, TPUB_MAGIC, 8) == 0;
+  if (is_tpub || ends_with(o.program, ".tpub")) {
+    rc = run_image(&o, o.program, (const uint8_t *)text, len, &stats);
+  } else {
+    SourceFile file = {strcmp(o.program, "-") == 0 ? "<stdin>" : o.program, text, len};
+    SourceChunk *chunks;
+    int nchunks;
+    if (o.split) {
+      nchunks = split_input_file(&file, &chunks);
+    } else {
+      chunks = malloc(sizeof(SourceChunk));
+      chunks[0] = (SourceChunk){text, text + len, 1};
+      nchunks = 1;
+    }
+    rc = EXIT_OK;
+    for (int i = 0; i < nchunks; i++) {
+      uint8_t *img;
+      size_t n;
+      int crc = driver_compile(&file, &chunks[i], &o.compile, &img, &n);
+      if (crc != 0) {
+        if (rc == EXIT_OK) rc = EXIT_REJECTED;
+        continue;
+      }
+      int r = run_image(&o, file.name, img, n, &stats);
+      free(img);
+      if (r != EXIT_OK && (rc == EXIT_OK || rc == EXIT_CHECK)) rc = r;
+    }
+    free(chunks);
+  }
+  if (o.check) {
+    printf("checks: %d passed, %d failed\n", stats.passed, stats.failed);
+    if (rc == EXIT_OK && stats.failed) rc = EXIT_CHECK;
+  }
+  free(text);
+  free(o.inputs);
+  free(o.outputs);
+  if (fflush(stdout) != 0 && rc == EXIT_OK) rc = EXIT_BAD_FILE;
+  return rc;
+}

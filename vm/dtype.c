@@ -1,0 +1,584 @@
+/* Element types of the VM: static facts generated from TPUB_ELEMS, and
+ * exact conversions between every storage format and the compute types
+ * (double, float, int64) that kernels work in.  Float encodings follow the
+ * same rules as the compiler's ir/elem.c, so constants and computed values
+ * agree bit for bit. */
+#include <math.h>
+#include <string.h>
+
+#include "vm/dtype.h"
+#include "vm/vm.h"
+
+typedef struct ElemFacts {
+  const char *name;
+  int bits, bytes, cls;
+} ElemFacts;
+
+static const ElemFacts elem_facts[TPUB_ELEM_COUNT] = {
+#define X(id, name, bits, bytes, cls) {name, bits, bytes, TPUB_CLASS_##cls},
+    TPUB_ELEMS(X)
+#undef X
+};
+
+static bool elem_valid(int elem) { return elem >= 0 && elem < TPUB_ELEM_COUNT; }
+
+int vm_elem_bits(int elem) { return elem_valid(elem) ? elem_facts[elem].bits : 0; }
+int vm_elem_bytes(int elem) { return elem_valid(elem) ? elem_facts[elem].bytes : 0; }
+int vm_elem_class(int elem) { return elem_valid(elem) ? elem_facts[elem].cls : -1; }
+const char *vm_elem_name(int elem) { return elem_valid(elem) ? elem_facts[elem].name : "?"; }
+bool vm_elem_is_float(int elem) { return vm_elem_class(elem) == TPUB_CLASS_FLOAT; }
+bool vm_elem_is_int(int elem) {
+  int c = vm_elem_class(elem);
+  return c == TPUB_CLASS_INT || c == TPUB_CLASS_UINT;
+}
+bool vm_elem_is_unsigned(int elem) { return vm_elem_class(elem) == TPUB_CLASS_UINT; }
+int vm_elem_complex_part(int elem) { return elem == TPUB_C128 ? TPUB_F64 : TPUB_F32; }
+
+/* ------------------------------------------------------------------ */
+/* f16, bf16 <-> f32 (the hot conversions: branch-light bit arithmetic). */
+
+static inline uint32_t f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+static inline float bits_f32(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+float vm_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t em = h & 0x7fffu;
+  uint32_t bits;
+  if (em >= 0x7c00u) bits = 0x7f800000u | ((em & 0x3ffu) << 13);
+  else if (em >= 0x400u) bits = (em << 13) + ((127u - 15u) << 23);
+  else bits = f32_bits((float)em * 0x1p-24f);
+  return bits_f32(bits | sign);
+}
+
+/* Round to nearest even (F. Giesen's float_to_half_fast3_rtne). */
+uint16_t vm_f32_to_f16(float f) {
+  uint32_t x = f32_bits(f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t ax = x & 0x7fffffffu;
+  uint32_t o;
+  if (ax >= 0x47800000u) { /* >= 2^16: inf, or NaN (kept quiet with its payload) */
+    o = ax > 0x7f800000u ? 0x7e00u | ((ax >> 13) & 0x3ffu) : 0x7c00u;
+  } else if (ax < 0x38800000u) { /* below 2^-14: subnormal, rounded by the FPU */
+    o = f32_bits(bits_f32(ax) + 0.5f) - 0x3f000000u;
+  } else {
+    uint32_t mant_odd = (ax >> 13) & 1u;
+    ax += ((uint32_t)(15 - 127) << 23) + 0xfffu + mant_odd;
+    o = ax >> 13;
+  }
+  return (uint16_t)(o | sign);
+}
+
+float vm_bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
+
+uint16_t vm_f32_to_bf16(float f) {
+  uint32_t x = f32_bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
+  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+/* ------------------------------------------------------------------ */
+/* Generic small float formats (as ir/elem.c). */
+
+typedef enum FloatStyle {
+  FS_IEEE,   /* top exponent: inf (mantissa 0) or NaN */
+  FS_FN,     /* no inf; all-ones exponent and mantissa is NaN */
+  FS_FNUZ,   /* no inf, no -0; the pattern of -0 is the only NaN */
+  FS_FINITE, /* neither inf nor NaN (f4/f6): overflow saturates */
+  FS_E8M0,   /* unsigned exponent only; all ones is NaN */
+} FloatStyle;
+
+typedef struct FloatFormat {
+  int ebits, mbits, bias;
+  FloatStyle style;
+} FloatFormat;
+
+static bool float_format(int elem, FloatFormat *f) {
+  switch (elem) {
+  case TPUB_F16: *f = (FloatFormat){5, 10, 15, FS_IEEE}; return true;
+  case TPUB_BF16: *f = (FloatFormat){8, 7, 127, FS_IEEE}; return true;
+  case TPUB_TF32: *f = (FloatFormat){8, 10, 127, FS_IEEE}; return true;
+  case TPUB_F8E5M2: *f = (FloatFormat){5, 2, 15, FS_IEEE}; return true;
+  case TPUB_F8E4M3: *f = (FloatFormat){4, 3, 7, FS_IEEE}; return true;
+  case TPUB_F8E3M4: *f = (FloatFormat){3, 4, 3, FS_IEEE}; return true;
+  case TPUB_F8E4M3FN: *f = (FloatFormat){4, 3, 7, FS_FN}; return true;
+  case TPUB_F8E4M3FNUZ: *f = (FloatFormat){4, 3, 8, FS_FNUZ}; return true;
+  case TPUB_F8E5M2FNUZ: *f = (FloatFormat){5, 2, 16, FS_FNUZ}; return true;
+  case TPUB_F8E4M3B11FNUZ: *f = (FloatFormat){4, 3, 11, FS_FNUZ}; return true;
+  case TPUB_F8E8M0FNU: *f = (FloatFormat){8, 0, 127, FS_E8M0}; return true;
+  case TPUB_F4E2M1FN: *f = (FloatFormat){2, 1, 1, FS_FINITE}; return true;
+  case TPUB_F6E2M3FN: *f = (FloatFormat){2, 3, 1, FS_FINITE}; return true;
+  case TPUB_F6E3M2FN: *f = (FloatFormat){3, 2, 3, FS_FINITE}; return true;
+  default: return false;
+  }
+}
+
+/* Largest finite encoding of a small format (without sign). */
+static uint64_t max_finite_bits(const FloatFormat *f) {
+  uint64_t emask = (1u << f->ebits) - 1, mmask = (1u << f->mbits) - 1;
+  switch (f->style) {
+  case FS_IEEE: return ((emask - 1) << f->mbits) | mmask;
+  case FS_FN: return (emask << f->mbits) | (mmask - 1);
+  case FS_E8M0: return emask - 1;
+  default: return (emask << f->mbits) | mmask;
+  }
+}
+
+double vm_float_bits_to_f64(int elem, uint64_t bits) {
+  switch (elem) {
+  case TPUB_F64: {
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+  }
+  case TPUB_F32: return bits_f32((uint32_t)bits);
+  case TPUB_F16: return vm_f16_to_f32((uint16_t)bits);
+  case TPUB_BF16: return vm_bf16_to_f32((uint16_t)bits);
+  default: break;
+  }
+  FloatFormat f;
+  if (!float_format(elem, &f)) return NAN;
+  uint64_t emask = (1u << f.ebits) - 1, mmask = (1u << f.mbits) - 1;
+  bool has_sign = f.style != FS_E8M0;
+  int sign = has_sign ? (int)((bits >> (f.ebits + f.mbits)) & 1) : 0;
+  uint64_t e = (bits >> f.mbits) & emask, m = bits & mmask;
+  switch (f.style) {
+  case FS_IEEE:
+    if (e == emask) return m ? (sign ? -NAN : NAN) : (sign ? -INFINITY : INFINITY);
+    break;
+  case FS_FN:
+    if (e == emask && m == mmask) return sign ? -NAN : NAN;
+    break;
+  case FS_FNUZ:
+    if (sign && e == 0 && m == 0) return NAN;
+    break;
+  case FS_E8M0:
+    if (e == emask) return NAN;
+    return ldexp(1.0, (int)e - f.bias);
+  case FS_FINITE: break;
+  }
+  double v = e == 0 ? ldexp((double)m, 1 - f.bias - f.mbits)
+                    : ldexp((double)(m | (1ull << f.mbits)), (int)e - f.bias - f.mbits);
+  return sign ? -v : v;
+}
+
+uint64_t vm_f64_to_float_bits(int elem, double v) {
+  switch (elem) {
+  case TPUB_F64: {
+    uint64_t b;
+    memcpy(&b, &v, 8);
+    return b;
+  }
+  case TPUB_F32: return f32_bits((float)v);
+  default: break;
+  }
+  FloatFormat f;
+  if (!float_format(elem, &f)) return 0;
+  uint64_t emask = (1u << f.ebits) - 1, mmask = (1u << f.mbits) - 1;
+  int total = f.ebits + f.mbits;
+  bool has_sign = f.style != FS_E8M0;
+  uint64_t sign = (has_sign && signbit(v)) ? (1ull << total) : 0;
+  uint64_t nan_bits;
+  switch (f.style) {
+  case FS_IEEE: nan_bits = (emask << f.mbits) | (1ull << (f.mbits ? f.mbits - 1 : 0)); break;
+  case FS_FN: nan_bits = (emask << f.mbits) | mmask; break;
+  case FS_FNUZ: nan_bits = 1ull << total; break;
+  case FS_E8M0: nan_bits = emask; break;
+  default: nan_bits = 0; break;
+  }
+  uint64_t max_bits = max_finite_bits(&f);
+  if (isnan(v)) return f.style == FS_IEEE || f.style == FS_FN ? nan_bits | sign : nan_bits;
+  double a = fabs(v);
+  if (f.style == FS_E8M0 && a == 0) return nan_bits;
+  if (a == 0) return f.style == FS_FNUZ ? 0 : sign;
+  uint64_t bits;
+  if (isinf(a)) {
+    bits = UINT64_MAX;
+  } else {
+    int x;
+    frexp(a, &x);
+    int exp = x - 1; /* a = 1.m * 2^exp */
+    int emin = f.style == FS_E8M0 ? -f.bias : 1 - f.bias;
+    if (exp < emin) {
+      double q = nearbyint(ldexp(a, f.bias - 1 + f.mbits));
+      bits = (uint64_t)q;
+      if (f.style == FS_E8M0) bits = 0; /* below 2^-127: the smallest value */
+    } else {
+      double q = nearbyint(ldexp(a, f.mbits - exp));
+      if (exp + f.bias + 1 > 4096) bits = UINT64_MAX;
+      else bits = ((uint64_t)(exp + f.bias - 1) << f.mbits) + (uint64_t)q;
+      if (f.style == FS_E8M0) bits = (uint64_t)(exp + f.bias) + (q >= 2 ? 1 : 0);
+    }
+  }
+  if (bits > max_bits) {
+    switch (f.style) {
+    case FS_IEEE: return sign | (emask << f.mbits);
+    case FS_FINITE: return sign | max_bits;
+    case FS_FN: return sign | nan_bits;
+    default: return nan_bits;
+    }
+  }
+  if (f.style == FS_FNUZ && bits == 0) return 0;
+  return sign | bits;
+}
+
+/* ------------------------------------------------------------------ */
+/* Integers. */
+
+int64_t vm_wrap_int(int elem, int64_t v) {
+  switch (elem) {
+  case TPUB_I1:
+  case TPUB_U1: return v & 1;
+  case TPUB_I2: return (int64_t)((uint64_t)v << 62) >> 62;
+  case TPUB_I4: return (int64_t)((uint64_t)v << 60) >> 60;
+  case TPUB_I8: return (int8_t)v;
+  case TPUB_I16: return (int16_t)v;
+  case TPUB_I32: return (int32_t)v;
+  case TPUB_U2: return v & 3;
+  case TPUB_U4: return v & 15;
+  case TPUB_U8: return (uint8_t)v;
+  case TPUB_U16: return (uint16_t)v;
+  case TPUB_U32: return (uint32_t)v;
+  default: return v;
+  }
+}
+
+/* Float -> integer of elem: truncation toward zero, saturation, NaN -> 0;
+ * i1 is v != 0. */
+int64_t vm_f64_to_int(int elem, double v) {
+  if (elem == TPUB_I1 || elem == TPUB_U1) return v != 0;
+  if (v != v) return 0;
+  int bits = vm_elem_bits(elem);
+  if (vm_elem_is_unsigned(elem)) {
+    if (v <= 0) return 0;
+    if (bits == 64) return v >= 0x1p64 ? (int64_t)UINT64_MAX : (int64_t)(uint64_t)v;
+    double hi = ldexp(1.0, bits) - 1;
+    return v >= hi ? (int64_t)hi : (int64_t)v;
+  }
+  double lim = ldexp(1.0, bits - 1);
+  if (v >= lim) return bits == 64 ? INT64_MAX : (int64_t)lim - 1;
+  if (v <= -lim) return bits == 64 ? INT64_MIN : -(int64_t)lim;
+  return (int64_t)v;
+}
+
+/* Integer (as int64, or its uint64 bits when is_unsigned) -> double, rounded
+ * to odd beyond 53 bits so that a later rounding to any narrower format is
+ * correctly rounded (no double rounding). */
+static double int_to_f64_odd(int64_t v, bool is_unsigned) {
+  bool neg = !is_unsigned && v < 0;
+  uint64_t m = neg ? 0 - (uint64_t)v : (uint64_t)v;
+  if (m < (1ull << 53)) return neg ? -(double)m : (double)m;
+  int shift = 0;
+  while ((m >> shift) >= (1ull << 53)) shift++;
+  uint64_t top = m >> shift;
+  if (m & ((1ull << shift) - 1)) top |= 1;
+  double d = ldexp((double)top, shift);
+  return neg ? -d : d;
+}
+
+/* Integer -> float element bits, correctly rounded. */
+uint64_t vm_int_to_float_bits(int elem, int64_t v, bool is_unsigned) {
+  if (elem == TPUB_F64) {
+    double d = is_unsigned ? (double)(uint64_t)v : (double)v;
+    uint64_t b;
+    memcpy(&b, &d, 8);
+    return b;
+  }
+  if (elem == TPUB_F32) return f32_bits(is_unsigned ? (float)(uint64_t)v : (float)v);
+  return vm_f64_to_float_bits(elem, int_to_f64_odd(v, is_unsigned));
+}
+
+/* ------------------------------------------------------------------ */
+/* Scalar access. */
+
+static uint64_t load_bits(int elem, const void *data, int64_t i) {
+  const unsigned char *p = data;
+  switch (vm_elem_bytes(elem)) {
+  case 1: return p[i];
+  case 2: {
+    uint16_t v;
+    memcpy(&v, p + i * 2, 2);
+    return v;
+  }
+  case 4: {
+    uint32_t v;
+    memcpy(&v, p + i * 4, 4);
+    return v;
+  }
+  default: {
+    uint64_t v;
+    memcpy(&v, p + i * vm_elem_bytes(elem), 8);
+    return v;
+  }
+  }
+}
+
+static void store_bits(int elem, void *data, int64_t i, uint64_t bits) {
+  unsigned char *p = data;
+  switch (vm_elem_bytes(elem)) {
+  case 1: p[i] = (unsigned char)bits; break;
+  case 2: {
+    uint16_t v = (uint16_t)bits;
+    memcpy(p + i * 2, &v, 2);
+    break;
+  }
+  case 4: {
+    uint32_t v = (uint32_t)bits;
+    memcpy(p + i * 4, &v, 4);
+    break;
+  }
+  default: memcpy(p + i * vm_elem_bytes(elem), &bits, 8); break;
+  }
+}
+
+double vm_load_f64(int elem, const void *data, int64_t i) {
+  switch (vm_elem_class(elem)) {
+  case TPUB_CLASS_FLOAT: return vm_float_bits_to_f64(elem, load_bits(elem, data, i));
+  case TPUB_CLASS_COMPLEX:
+    if (elem == TPUB_C64) return ((const float *)data)[2 * i];
+    return ((const double *)data)[2 * i];
+  case TPUB_CLASS_UINT: return (double)(uint64_t)vm_load_i64(elem, data, i);
+  default: return (double)vm_load_i64(elem, data, i);
+  }
+}
+
+void vm_store_f64(int elem, void *data, int64_t i, double v) {
+  switch (vm_elem_class(elem)) {
+  case TPUB_CLASS_FLOAT: store_bits(elem, data, i, vm_f64_to_float_bits(elem, v)); break;
+  case TPUB_CLASS_COMPLEX:
+    if (elem == TPUB_C64) {
+      float *p = data;
+      p[2 * i] = (float)v;
+      p[2 * i + 1] = 0;
+    } else {
+      double *p = data;
+      p[2 * i] = v;
+      p[2 * i + 1] = 0;
+    }
+    break;
+  default: vm_store_i64(elem, data, i, vm_f64_to_int(elem, v)); break;
+  }
+}
+
+int64_t vm_load_i64(int elem, const void *data, int64_t i) {
+  switch (vm_elem_class(elem)) {
+  case TPUB_CLASS_INT:
+  case TPUB_CLASS_UINT: {
+    const unsigned char *p = data;
+    switch (elem) {
+    case TPUB_I1:
+    case TPUB_U1: return p[i] & 1;
+    case TPUB_I2:
+    case TPUB_I4:
+    case TPUB_I8: return (int8_t)p[i];
+    case TPUB_U2:
+    case TPUB_U4:
+    case TPUB_U8: return p[i];
+    case TPUB_I16: return (int16_t)load_bits(elem, data, i);
+    case TPUB_I32: return (int32_t)load_bits(elem, data, i);
+    default: return (int64_t)load_bits(elem, data, i);
+    }
+  }
+  default: return vm_f64_to_int(TPUB_I64, vm_load_f64(elem, data, i));
+  }
+}
+
+void vm_store_i64(int elem, void *data, int64_t i, int64_t v) {
+  switch (vm_elem_class(elem)) {
+  case TPUB_CLASS_INT:
+  case TPUB_CLASS_UINT: store_bits(elem, data, i, (uint64_t)vm_wrap_int(elem, v)); break;
+  case TPUB_CLASS_FLOAT: store_bits(elem, data, i, vm_int_to_float_bits(elem, v, false)); break;
+  default: vm_store_f64(elem, data, i, (double)v); break;
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Bulk conversions. */
+
+void vm_to_f64(int elem, const void *src, int64_t i0, int64_t n, double *dst) {
+  switch (elem) {
+  case TPUB_F64: memcpy(dst, (const double *)src + i0, (size_t)n * 8); return;
+  case TPUB_F32: {
+    const float *s = (const float *)src + i0;
+    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
+    return;
+  }
+  case TPUB_F16: {
+    const uint16_t *s = (const uint16_t *)src + i0;
+    for (int64_t i = 0; i < n; i++) dst[i] = vm_f16_to_f32(s[i]);
+    return;
+  }
+  case TPUB_BF16: {
+    const uint16_t *s = (const uint16_t *)src + i0;
+    for (int64_t i = 0; i < n; i++) dst[i] = vm_bf16_to_f32(s[i]);
+    return;
+  }
+  case TPUB_I32: {
+    const int32_t *s = (const int32_t *)src + i0;
+    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
+    return;
+  }
+  case TPUB_I64: {
+    const int64_t *s = (const int64_t *)src + i0;
+    for (int64_t i = 0; i < n; i++) dst[i] = (double)s[i];
+    return;
+  }
+  default:
+    for (int64_t i = 0; i < n; i++) dst[i] = vm_load_f64(elem, src, i0 + i);
+    return;
+  }
+}
+
+void vm_from_f64(int elem, void *dst, int64_t i0, int64_t n, const double *src) {
+  switch (elem) {
+  case TPUB_F64: memmove((double *)dst + i0, src, (size_t)n * 8); return;
+  case TPUB_F32: {
+    float *d = (float *)dst + i0;
+    for (int64_t i = 0; i < n; i++) d[i] = (float)src[i];
+    return;
+  }
+  default:
+    for (int64_t i = 0; i < n; i++) vm_store_f64(elem, dst, i0 + i, src[i]);
+    return;
+  }
+}
+
+void vm_to_f32(int elem, const void *src, int64_t i0, int64_t n, float *dst) {
+  switch (elem) {
+  case TPUB_F32: memmove(dst, (const float *)src + i0, (size_t)n * 4); return;
+  case TPUB_F16: {
+    const uint16_t *s = (const uint16_t *)src + i0;
+    for (int64_t i = 0; i < n; i++) dst[i] = vm_f16_to_f32(s[i]);
+    return;
+  }
+  case TPUB_BF16: {
+    const uint16_t *s = (const uint16_t *)src + i0;
+    for (int64_t i = 0; i < n; i++) dst[i] = vm_bf16_to_f32(s[i]);
+    return;
+  }
+  case TPUB_F64: {
+    const double *s = (const double *)src + i0;
+    for (int64_t i = 0; i < n; i++) dst[i] = (float)s[i];
+    return;
+  }
+  case TPUB_I32: {
+    const int32_t *s = (const int32_t *)src + i0;
+    for (int64_t i = 0; i < n; i++) dst[i] = (float)s[i];
+    return;
+  }
+  default:
+    if (vm_elem_is_int(elem)) {
+      bool uns = vm_elem_is_unsigned(elem);
+      for (int64_t i = 0; i < n; i++) {
+        int64_t v = vm_load_i64(elem, src, i0 + i);
+        dst[i] = uns ? (float)(uint64_t)v : (float)v;
+      }
+      return;
+    }
+    for (int64_t i = 0; i < n; i++) dst[i] = (float)vm_load_f64(elem, src, i0 + i);
+    return;
+  }
+}
+
+void vm_from_f32(int elem, void *dst, int64_t i0, int64_t n, const float *src) {
+  switch (elem) {
+  case TPUB_F32: memmove((float *)dst + i0, src, (size_t)n * 4); return;
+  case TPUB_F16: {
+    uint16_t *d = (uint16_t *)dst + i0;
+    for (int64_t i = 0; i < n; i++) d[i] = vm_f32_to_f16(src[i]);
+    return;
+  }
+  case TPUB_BF16: {
+    uint16_t *d = (uint16_t *)dst + i0;
+    for (int64_t i = 0; i < n; i++) d[i] = vm_f32_to_bf16(src[i]);
+    return;
+  }
+  case TPUB_F64: {
+    double *d = (double *)dst + i0;
+    for (int64_t i = 0; i < n; i++) d[i] = src[i];
+    return;
+  }
+  default:
+    for (int64_t i = 0; i < n; i++) vm_store_f64(elem, dst, i0 + i, src[i]);
+    return;
+  }
+}
+
+void vm_to_i64(int elem, const void *src, int64_t i0, int64_t n, int64_t *dst) {
+  switch (elem) {
+  case TPUB_I64:
+  case TPUB_U64: memcpy(dst, (const int64_t *)src + i0, (size_t)n * 8); return;
+  case TPUB_I32: {
+    const int32_t *s = (const int32_t *)src + i0;
+    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
+    return;
+  }
+  case TPUB_U32: {
+    const uint32_t *s = (const uint32_t *)src + i0;
+    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
+    return;
+  }
+  case TPUB_I16: {
+    const int16_t *s = (const int16_t *)src + i0;
+    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
+    return;
+  }
+  case TPUB_U16: {
+    const uint16_t *s = (const uint16_t *)src + i0;
+    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
+    return;
+  }
+  case TPUB_I8:
+  case TPUB_I4:
+  case TPUB_I2: {
+    const int8_t *s = (const int8_t *)src + i0;
+    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
+    return;
+  }
+  case TPUB_U8:
+  case TPUB_U4:
+  case TPUB_U2: {
+    const uint8_t *s = (const uint8_t *)src + i0;
+    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
+    return;
+  }
+  default:
+    for (int64_t i = 0; i < n; i++) dst[i] = vm_load_i64(elem, src, i0 + i);
+    return;
+  }
+}
+
+void vm_from_i64(int elem, void *dst, int64_t i0, int64_t n, const int64_t *src) {
+  switch (elem) {
+  case TPUB_I64:
+  case TPUB_U64: memmove((int64_t *)dst + i0, src, (size_t)n * 8); return;
+  case TPUB_I32:
+  case TPUB_U32: {
+    uint32_t *d = (uint32_t *)dst + i0;
+    for (int64_t i = 0; i < n; i++) d[i] = (uint32_t)src[i];
+    return;
+  }
+  case TPUB_I16:
+  case TPUB_U16: {
+    uint16_t *d = (uint16_t *)dst + i0;
+    for (int64_t i = 0; i < n; i++) d[i] = (uint16_t)src[i];
+    return;
+  }
+  case TPUB_I8:
+  case TPUB_U8: {
+    uint8_t *d = (uint8_t *)dst + i0;
+    for (int64_t i = 0; i < n; i++) d[i] = (uint8_t)src[i];
+    return;
+  }
+  default:
+    for (int64_t i = 0; i < n; i++) vm_store_i64(elem, dst, i0 + i, src[i]);
+    return;
+  }
+}

@@ -1,0 +1,597 @@
+/* The interpreter: frames of registers holding reference-counted buffers,
+ * the control opcodes (constants, calls, while/if/case, tuples, checks)
+ * and dispatch of every other opcode to its kernel.  All value memory goes
+ * through one accounted allocator, bounded by the simulated HBM. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vm/dtype.h"
+#include "vm/internal.h"
+#include "vm/io.h"
+#include "vm/opinfo.h"
+
+enum BufFlags {
+  BUF_CONST = 1,    /* data points into the program: never written or freed */
+  BUF_BORROWED = 2, /* data owned by a kernel (region arguments) */
+  BUF_TUPLE = 4,
+};
+
+/* A value: tensor bytes, a tuple of values, or a token (no bytes). */
+typedef struct VmBuf {
+  int64_t refs;
+  uint64_t nbytes;
+  uint32_t flags;
+  uint32_t nmembers;
+  struct VmBuf **members;
+  void *data;
+} VmBuf;
+
+struct VmExec {
+  const VmProgram *prog;
+  VmOptions opts;
+  uint64_t live_bytes, peak_bytes;
+  bool hbm_refused; /* the last failed allocation exceeded the HBM */
+  VmCheckStats checks;
+  char error[1024];
+  /* The frame and instruction being executed (for traps and region calls). */
+  VmBuf **regs;
+  const VmFunc *func;
+  const VmInstr *ins;
+  int depth;
+  uint64_t steps; /* instructions executed, for max_instructions */
+  /* Expanded splat / elided constants, per function and instruction. */
+  VmBuf ***const_cache;
+  bool warned_elided;
+};
+
+/* ------------------------------------------------------------------ */
+/* Memory. */
+
+static void *default_realloc(void *ud, void *p, size_t old, size_t n) {
+  (void)ud;
+  (void)old;
+  if (n == 0) {
+    free(p);
+    return NULL;
+  }
+  return realloc(p, n);
+}
+
+/* The one allocator of the VM: accounted against the simulated HBM. */
+static void *vm_mem(VmExec *x, void *p, size_t old, size_t n) {
+  x->hbm_refused = n > old && x->opts.hbm_bytes && x->live_bytes + (n - old) > x->opts.hbm_bytes;
+  if (x->hbm_refused) return NULL;
+  void *q = x->opts.realloc_fn(x->opts.realloc_ud, p, old, n);
+  if (n && !q) return NULL;
+  x->live_bytes = x->live_bytes - old + n;
+  if (x->live_bytes > x->peak_bytes) x->peak_bytes = x->live_bytes;
+  return q;
+}
+
+void *vm_scratch_alloc(VmExec *x, size_t n) { return vm_mem(x, NULL, 0, n ? n : 1); }
+void vm_scratch_free(VmExec *x, void *p, size_t n) {
+  if (p) vm_mem(x, p, n ? n : 1, 0);
+}
+
+static VmBuf *buf_new(VmExec *x, uint64_t nbytes) {
+  VmBuf *b = vm_mem(x, NULL, 0, sizeof(VmBuf) + nbytes + 16);
+  if (!b) return NULL;
+  memset(b, 0, sizeof *b);
+  b->refs = 1;
+  b->nbytes = nbytes;
+  b->data = (void *)(((uintptr_t)(b + 1) + 15) & ~(uintptr_t)15);
+  return b;
+}
+
+static VmBuf *buf_wrap(VmExec *x, void *data, uint64_t nbytes, uint32_t flags) {
+  VmBuf *b = vm_mem(x, NULL, 0, sizeof(VmBuf));
+  if (!b) return NULL;
+  memset(b, 0, sizeof *b);
+  b->refs = 1;
+  b->nbytes = nbytes;
+  b->flags = flags;
+  b->data = data;
+  return b;
+}
+
+static void buf_release(VmExec *x, VmBuf *b) {
+  if (!b || --b->refs > 0) return;
+  for (uint32_t i = 0; i < b->nmembers; i++) buf_release(x, b->members[i]);
+  if (b->members) vm_mem(x, b->members, sizeof(VmBuf *) * b->nmembers, 0);
+  bool owns_data = !(b->flags & (BUF_CONST | BUF_BORROWED | BUF_TUPLE)) && b->data;
+  vm_mem(x, b, sizeof(VmBuf) + (owns_data ? b->nbytes + 16 : 0), 0);
+}
+
+static VmBuf *buf_ref(VmBuf *b) {
+  b->refs++;
+  return b;
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors. */
+
+static int trap_at(VmExec *x, const VmInstr *ins, const char *fmt, va_list ap) {
+  char msg[768];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  if (ins) {
+    const VmLoc *l = &x->prog->locs[ins->loc];
+    snprintf(x->error, sizeof x->error, "%s:%u:%u: error: '%s' op %s", l->file[0] ? l->file : "<unknown>", l->line,
+             l->col, l->op, msg);
+  } else {
+    snprintf(x->error, sizeof x->error, "error: %s", msg);
+  }
+  return VM_TRAP;
+}
+
+int vm_trap(VmExec *x, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  trap_at(x, x->ins, fmt, ap);
+  va_end(ap);
+  return VM_TRAP;
+}
+
+static int trapf(VmExec *x, const VmInstr *ins, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int trapf(VmExec *x, const VmInstr *ins, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  trap_at(x, ins, fmt, ap);
+  va_end(ap);
+  return VM_TRAP;
+}
+
+static int oom(VmExec *x, const VmInstr *ins, uint64_t n) {
+  if (x->hbm_refused)
+    return trapf(x, ins, "out of memory: %llu more bytes with %llu live exceeds the chip's %llu-byte HBM",
+                 (unsigned long long)n, (unsigned long long)x->live_bytes, (unsigned long long)x->opts.hbm_bytes);
+  return trapf(x, ins, "out of host memory allocating %llu bytes", (unsigned long long)n);
+}
+
+const char *vm_error(const VmExec *x) { return x->error; }
+VmCheckStats vm_check_stats(const VmExec *x) { return x->checks; }
+uint64_t vm_peak_bytes(const VmExec *x) { return x->peak_bytes; }
+const VmProgram *vm_exec_program(const VmExec *x) { return x->prog; }
+const VmFunc *vm_region_func(const VmExec *x, const VmRegion *r) { return &x->prog->funcs[r->func]; }
+
+/* ------------------------------------------------------------------ */
+/* Setup. */
+
+VmExec *vm_exec_new(const VmProgram *p, const VmOptions *opts) {
+  VmExec *x = calloc(1, sizeof *x);
+  if (!x) return NULL;
+  x->prog = p;
+  if (opts) x->opts = *opts;
+  if (!x->opts.realloc_fn) x->opts.realloc_fn = default_realloc;
+  if (!x->opts.check_out) x->opts.check_out = stdout;
+  if (!x->opts.warn_out) x->opts.warn_out = stderr;
+  x->const_cache = calloc(p->n_funcs + 1, sizeof(VmBuf **));
+  if (!x->const_cache) {
+    free(x);
+    return NULL;
+  }
+  return x;
+}
+
+void vm_exec_free(VmExec *x) {
+  if (!x) return;
+  for (uint32_t f = 0; f < x->prog->n_funcs; f++) {
+    if (!x->const_cache[f]) continue;
+    for (uint32_t i = 0; i < x->prog->funcs[f].n_instrs; i++) buf_release(x, x->const_cache[f][i]);
+    free(x->const_cache[f]);
+  }
+  free(x->const_cache);
+  free(x);
+}
+
+/* ------------------------------------------------------------------ */
+/* Execution. */
+
+static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, VmBuf **results);
+
+/* Arguments of a region: explicit values, then the captured registers. */
+static int call_region(VmExec *x, const VmRegion *r, VmBuf **explicit_args, uint32_t n, VmBuf **results) {
+  VmBuf *stack_args[16];
+  uint32_t total = n + r->ncaps;
+  VmBuf **args = total <= 16 ? stack_args : malloc(sizeof(VmBuf *) * total);
+  if (!args) return trapf(x, x->ins, "out of host memory");
+  for (uint32_t i = 0; i < n; i++) args[i] = explicit_args[i];
+  for (uint32_t i = 0; i < r->ncaps; i++) args[n + i] = x->regs[r->caps[i]];
+  int rc = run_func(x, r->func, args, total, results);
+  if (args != stack_args) free(args);
+  return rc;
+}
+
+int vm_call_region(VmExec *x, const VmRegion *r, const VmTensor *args, int nargs, VmTensor *results) {
+  const VmFunc *fn = &x->prog->funcs[r->func];
+  VmBuf *argbufs[64], *resbufs[64];
+  if (nargs > 64 || fn->n_results > 64) return vm_trap(x, "region with more than 64 values");
+  int rc = VM_OK;
+  int made = 0;
+  for (; made < nargs; made++) {
+    argbufs[made] = buf_wrap(x, args[made].data, (uint64_t)fn->reg_types[made]->nbytes, BUF_BORROWED);
+    if (!argbufs[made]) {
+      rc = oom(x, x->ins, sizeof(VmBuf));
+      break;
+    }
+  }
+  if (rc == VM_OK) rc = call_region(x, r, argbufs, (uint32_t)nargs, resbufs);
+  for (int i = 0; i < made; i++) buf_release(x, argbufs[i]);
+  if (rc != VM_OK) return rc;
+  for (uint32_t i = 0; i < fn->n_results; i++) {
+    results[i].type = fn->result_types[i];
+    if (resbufs[i]->data && results[i].data != resbufs[i]->data)
+      memcpy(results[i].data, resbufs[i]->data, resbufs[i]->nbytes);
+    buf_release(x, resbufs[i]);
+  }
+  return VM_OK;
+}
+
+int vm_region_binary_op(const VmExec *x, const VmRegion *r) {
+  const VmFunc *fn = &x->prog->funcs[r->func];
+  if (r->ncaps || fn->n_params != 2 || fn->n_results != 1 || fn->n_instrs != 2) return -1;
+  const VmInstr *op = &fn->instrs[0], *ret = &fn->instrs[1];
+  if (op->n_in != 2 || op->n_out != 1 || ret->n_in != 1 || ret->in[0] != op->out[0]) return -1;
+  if (!((op->in[0] == 0 && op->in[1] == 1) || (op->in[0] == 1 && op->in[1] == 0))) return -1;
+  switch (op->opcode) {
+  case VM_OP_ADD:
+  case VM_OP_MUL:
+  case VM_OP_MAX:
+  case VM_OP_MIN:
+  case VM_OP_AND:
+  case VM_OP_OR:
+  case VM_OP_XOR: return op->opcode;
+  default: return -1;
+  }
+}
+
+/* A value for a constant instruction: the program's bytes, or (splat,
+ * elided) an expanded copy cached per instruction. */
+static VmBuf *constant_value(VmExec *x, uint32_t fi, uint32_t ii, const VmInstr *ins, const VmType *t) {
+  const VmField *f = &ins->fields[0];
+  if (!(f->flags & (VM_CONST_SPLAT | VM_CONST_ELIDED)))
+    return buf_wrap(x, (void *)f->data, (uint64_t)t->nbytes, BUF_CONST);
+  if (!x->const_cache[fi]) {
+    x->const_cache[fi] = calloc(x->prog->funcs[fi].n_instrs, sizeof(VmBuf *));
+    if (!x->const_cache[fi]) return NULL;
+  }
+  VmBuf **slot = &x->const_cache[fi][ii];
+  if (!*slot) {
+    VmBuf *b = buf_new(x, (uint64_t)t->nbytes);
+    if (!b) return NULL;
+    if (f->flags & VM_CONST_ELIDED) {
+      if (!x->warned_elided) {
+        fprintf(x->opts.warn_out,
+                "warning: dense_resource<__elided__> weights are filled with seeded random data (seed %llu)\n",
+                (unsigned long long)x->opts.seed);
+        x->warned_elided = true;
+      }
+      vm_fill_random(t->elem, b->data, t->count, x->opts.seed * 0x9E3779B97F4A7C15ull + fi * 65537u + ii);
+    } else {
+      size_t es = (size_t)vm_elem_bytes(t->elem);
+      for (int64_t i = 0; i < t->count; i++) memcpy((char *)b->data + (size_t)i * es, f->data, es);
+    }
+    b->flags |= BUF_CONST; /* shared: never written in place */
+    *slot = b;
+  }
+  return buf_ref(*slot);
+}
+
+static const char *check_name(int64_t kind) {
+  return kind == 0 ? "expect_eq" : kind == 1 ? "expect_almost_eq" : "expect_close";
+}
+
+static int run_check(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
+  if (!x->opts.run_checks) return VM_OK;
+  const VmType *t = fn->reg_types[ins->in[0]];
+  VmTensor actual = {t, x->regs[ins->in[0]]->data}, expected = {t, NULL};
+  void *expanded = NULL;
+  if (ins->opcode == VM_OP_CHECK2) {
+    expected.data = x->regs[ins->in[1]]->data;
+  } else if (ins->fields[4].flags & VM_CONST_SPLAT) {
+    expanded = vm_scratch_alloc(x, (size_t)t->nbytes);
+    if (!expanded) return oom(x, ins, (uint64_t)t->nbytes);
+    size_t es = (size_t)vm_elem_bytes(t->elem);
+    for (int64_t i = 0; i < t->count; i++) memcpy((char *)expanded + (size_t)i * es, ins->fields[4].data, es);
+    expected.data = expanded;
+  } else {
+    expected.data = (void *)ins->fields[4].data;
+  }
+  char detail[512] = "";
+  int64_t kind = vm_field_int(ins, 0);
+  bool ok = vm_compare((int)kind, vm_field_f64(ins, 1), vm_field_int(ins, 2), vm_field_int(ins, 3), &actual,
+                       &expected, detail, sizeof detail);
+  vm_scratch_free(x, expanded, (size_t)t->nbytes);
+  const VmLoc *l = &x->prog->locs[ins->loc];
+  if (ok) {
+    x->checks.passed++;
+    fprintf(x->opts.check_out, "PASS %s at %s:%u:%u\n", check_name(kind), l->file, l->line, l->col);
+  } else {
+    x->checks.failed++;
+    fprintf(x->opts.check_out, "FAIL %s at %s:%u:%u: %s\n", check_name(kind), l->file, l->line, l->col, detail);
+  }
+  return VM_OK;
+}
+
+typedef int (*ExecFn)(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out);
+static const ExecFn exec_table[VM_OP_COUNT] = {
+#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) [VM_OP_##id] = exec,
+#include "vm/opcodes.def"
+#undef OPC
+};
+static const unsigned flags_table[VM_OP_COUNT] = {
+#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) [VM_OP_##id] = flags,
+#include "vm/opcodes.def"
+#undef OPC
+};
+
+int exec_control(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
+  (void)in;
+  (void)out;
+  return trapf(x, ins, "internal error: control opcode %u dispatched to a kernel", ins->opcode);
+}
+
+/* Runs a kernel: operand tensors, result buffers (in place or aliased
+ * where allowed), then the kernel. */
+static int run_kernel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
+  VmTensor in_stack[16], out_stack[8];
+  VmTensor *in = ins->n_in <= 16 ? in_stack : malloc(sizeof(VmTensor) * ins->n_in);
+  VmTensor *out = ins->n_out <= 8 ? out_stack : malloc(sizeof(VmTensor) * ins->n_out);
+  int rc = VM_OK;
+  if (!in || !out) {
+    rc = trapf(x, ins, "out of host memory");
+    goto done;
+  }
+  for (uint32_t i = 0; i < ins->n_in; i++) in[i] = (VmTensor){fn->reg_types[ins->in[i]], x->regs[ins->in[i]]->data};
+  unsigned flags = flags_table[ins->opcode];
+  if ((flags & VMF_ALIAS) && ins->n_out == 1 && fn->reg_types[ins->out[0]]->nbytes == in[0].type->nbytes) {
+    x->regs[ins->out[0]] = buf_ref(x->regs[ins->in[0]]);
+    goto done;
+  }
+  for (uint32_t i = 0; i < ins->n_out; i++) {
+    const VmType *t = fn->reg_types[ins->out[i]];
+    VmBuf *b = NULL;
+    if (i == 0 && (ins->flags & TPUB_INSTR_INPLACE)) {
+      VmBuf *src = x->regs[ins->in[ins->flags & 0xff]];
+      if (src->refs == 1 && !(src->flags & (BUF_CONST | BUF_BORROWED)) && src->nbytes == (uint64_t)t->nbytes)
+        b = buf_ref(src);
+    }
+    if (!b && !(b = buf_new(x, (uint64_t)t->nbytes))) {
+      rc = oom(x, ins, (uint64_t)t->nbytes);
+      goto done;
+    }
+    x->regs[ins->out[i]] = b;
+    out[i] = (VmTensor){t, b->data};
+  }
+  x->ins = ins;
+  rc = exec_table[ins->opcode](x, ins, in, out);
+done:
+  if (in && in != in_stack) free(in);
+  if (out && out != out_stack) free(out);
+  return rc;
+}
+
+static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, VmBuf **results) {
+  const VmFunc *fn = &x->prog->funcs[fi];
+  if (nargs != fn->n_params) return trapf(x, x->ins, "internal error: %s called with %u arguments", fn->name, nargs);
+  if (x->depth >= TPUB_MAX_CALL_DEPTH) return trapf(x, x->ins, "calls nested deeper than %d", TPUB_MAX_CALL_DEPTH);
+  VmBuf **regs = calloc(fn->n_regs + 1, sizeof(VmBuf *));
+  if (!regs) return trapf(x, x->ins, "out of host memory");
+  for (uint32_t i = 0; i < nargs; i++) regs[i] = buf_ref(args[i]);
+  VmBuf **saved_regs = x->regs;
+  const VmFunc *saved_func = x->func;
+  const VmInstr *saved_ins = x->ins;
+  x->regs = regs;
+  x->func = fn;
+  x->depth++;
+  int rc = VM_OK;
+  VmBuf *tmp_stack[16];
+  for (uint32_t ii = 0; ii < fn->n_instrs && rc == VM_OK; ii++) {
+    const VmInstr *ins = &fn->instrs[ii];
+    x->ins = ins;
+    if (x->opts.max_instructions && ++x->steps > x->opts.max_instructions) {
+      rc = trapf(x, ins, "instruction limit of %llu reached", (unsigned long long)x->opts.max_instructions);
+      break;
+    }
+    switch (ins->opcode) {
+    case VM_OP_CONSTANT:
+      if (!(regs[ins->out[0]] = constant_value(x, fi, ii, ins, fn->reg_types[ins->out[0]])))
+        rc = oom(x, ins, (uint64_t)fn->reg_types[ins->out[0]]->nbytes);
+      break;
+    case VM_OP_CALL: {
+      VmBuf **a = ins->n_in <= 16 ? tmp_stack : malloc(sizeof(VmBuf *) * ins->n_in);
+      if (!a) {
+        rc = trapf(x, ins, "out of host memory");
+        break;
+      }
+      for (uint32_t i = 0; i < ins->n_in; i++) a[i] = regs[ins->in[i]];
+      VmBuf **res = malloc(sizeof(VmBuf *) * (ins->n_out + 1));
+      if (!res) rc = trapf(x, ins, "out of host memory");
+      else rc = call_region(x, &ins->fields[0].regions[0], a, ins->n_in, res);
+      if (rc == VM_OK)
+        for (uint32_t i = 0; i < ins->n_out; i++) regs[ins->out[i]] = res[i];
+      free(res);
+      if (a != tmp_stack) free(a);
+      break;
+    }
+    case VM_OP_WHILE: {
+      uint32_t n = ins->n_in;
+      VmBuf **state = malloc(sizeof(VmBuf *) * (n + 1)), **next = malloc(sizeof(VmBuf *) * (n + 1));
+      if (!state || !next) {
+        free(state);
+        free(next);
+        rc = trapf(x, ins, "out of host memory");
+        break;
+      }
+      for (uint32_t i = 0; i < n; i++) state[i] = buf_ref(regs[ins->in[i]]);
+      for (;;) {
+        VmBuf *pred;
+        x->ins = ins;
+        if ((rc = call_region(x, &ins->fields[0].regions[0], state, n, &pred)) != VM_OK) break;
+        bool go = *(const uint8_t *)pred->data != 0;
+        buf_release(x, pred);
+        if (!go) break;
+        x->ins = ins;
+        if ((rc = call_region(x, &ins->fields[1].regions[0], state, n, next)) != VM_OK) break;
+        for (uint32_t i = 0; i < n; i++) {
+          buf_release(x, state[i]);
+          state[i] = next[i];
+        }
+      }
+      if (rc == VM_OK)
+        for (uint32_t i = 0; i < n; i++) regs[ins->out[i]] = state[i];
+      else
+        for (uint32_t i = 0; i < n; i++) buf_release(x, state[i]);
+      free(state);
+      free(next);
+      break;
+    }
+    case VM_OP_IF:
+    case VM_OP_CASE: {
+      const VmType *pt = fn->reg_types[ins->in[0]];
+      const VmRegion *r;
+      if (ins->opcode == VM_OP_IF) {
+        r = &ins->fields[*(const uint8_t *)regs[ins->in[0]]->data ? 0 : 1].regions[0];
+      } else {
+        int64_t idx = vm_load_i64(pt->elem, regs[ins->in[0]]->data, 0);
+        int64_t nb = ins->fields[0].n;
+        if (vm_elem_is_unsigned(pt->elem) && idx < 0) idx = nb - 1;
+        if (idx < 0 || idx >= nb) idx = nb - 1; /* out of range runs the last branch */
+        r = &ins->fields[0].regions[idx];
+      }
+      VmBuf **res = malloc(sizeof(VmBuf *) * (ins->n_out + 1));
+      if (!res) {
+        rc = trapf(x, ins, "out of host memory");
+        break;
+      }
+      rc = call_region(x, r, NULL, 0, res);
+      if (rc == VM_OK)
+        for (uint32_t i = 0; i < ins->n_out; i++) regs[ins->out[i]] = res[i];
+      free(res);
+      break;
+    }
+    case VM_OP_RETURN:
+      for (uint32_t i = 0; i < ins->n_in; i++) results[i] = buf_ref(regs[ins->in[i]]);
+      break;
+    case VM_OP_TUPLE: {
+      VmBuf *t = buf_wrap(x, NULL, 0, BUF_TUPLE);
+      VmBuf **m = t ? vm_mem(x, NULL, 0, sizeof(VmBuf *) * (ins->n_in + 1)) : NULL;
+      if (!m) {
+        if (t) buf_release(x, t);
+        rc = oom(x, ins, sizeof(VmBuf *) * ins->n_in);
+        break;
+      }
+      for (uint32_t i = 0; i < ins->n_in; i++) m[i] = buf_ref(regs[ins->in[i]]);
+      t->members = m;
+      t->nmembers = ins->n_in;
+      regs[ins->out[0]] = t;
+      break;
+    }
+    case VM_OP_GET_TUPLE_ELEMENT:
+      regs[ins->out[0]] = buf_ref(regs[ins->in[0]]->members[vm_field_int(ins, 0)]);
+      break;
+    case VM_OP_COPY:
+      for (uint32_t i = 0; i < ins->n_in; i++) regs[ins->out[i]] = buf_ref(regs[ins->in[i]]);
+      break;
+    case VM_OP_TOKEN:
+      if (!(regs[ins->out[0]] = buf_wrap(x, NULL, 0, BUF_TUPLE))) rc = oom(x, ins, sizeof(VmBuf));
+      break;
+    case VM_OP_CHECK:
+    case VM_OP_CHECK2: rc = run_check(x, fn, ins); break;
+    default: rc = run_kernel(x, fn, ins); break;
+    }
+    for (uint32_t k = 0; k < ins->n_kill; k++) {
+      buf_release(x, regs[ins->kill[k]]);
+      regs[ins->kill[k]] = NULL;
+    }
+  }
+  if (rc != VM_OK)
+    for (uint32_t r = 0; r < fn->n_regs; r++) buf_release(x, regs[r]);
+  free(regs);
+  x->regs = saved_regs;
+  x->func = saved_func;
+  x->ins = saved_ins;
+  x->depth--;
+  return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The host interface. */
+
+static VmBuf *value_to_buf(VmExec *x, const VmValue *v, const VmType *t) {
+  if (t->kind == TPUB_TY_TUPLE) {
+    VmBuf *b = buf_wrap(x, NULL, 0, BUF_TUPLE);
+    if (!b) return NULL;
+    b->members = vm_mem(x, NULL, 0, sizeof(VmBuf *) * ((size_t)t->nmembers + 1));
+    if (!b->members) {
+      buf_release(x, b);
+      return NULL;
+    }
+    for (int i = 0; i < t->nmembers; i++) {
+      if (!(b->members[i] = value_to_buf(x, &v->members[i], t->members[i]))) {
+        buf_release(x, b);
+        return NULL;
+      }
+      b->nmembers = (uint32_t)i + 1;
+    }
+    return b;
+  }
+  if (t->kind == TPUB_TY_TOKEN) return buf_wrap(x, NULL, 0, BUF_TUPLE);
+  VmBuf *b = buf_new(x, (uint64_t)t->nbytes);
+  if (b && t->nbytes) memcpy(b->data, v->data, (size_t)t->nbytes);
+  return b;
+}
+
+static bool buf_to_value(const VmBuf *b, const VmType *t, VmValue *v) {
+  memset(v, 0, sizeof *v);
+  v->type = t;
+  if (t->kind == TPUB_TY_TUPLE) {
+    v->members = calloc((size_t)t->nmembers + 1, sizeof(VmValue));
+    if (!v->members) return false;
+    v->nmembers = t->nmembers;
+    for (int i = 0; i < t->nmembers; i++)
+      if (!buf_to_value(b->members[i], t->members[i], &v->members[i])) return false;
+    return true;
+  }
+  if (t->kind == TPUB_TY_TOKEN) return true;
+  v->data = malloc((size_t)t->nbytes + 1);
+  if (!v->data) return false;
+  if (t->nbytes) memcpy(v->data, b->data, (size_t)t->nbytes);
+  return true;
+}
+
+void vm_value_free(VmValue *v) {
+  if (!v) return;
+  for (int i = 0; i < v->nmembers; i++) vm_value_free(&v->members[i]);
+  free(v->members);
+  free(v->data);
+  memset(v, 0, sizeof *v);
+}
+
+int vm_run(VmExec *x, int fi, const VmValue *args, int nargs, VmValue *results) {
+  x->error[0] = '\0';
+  x->ins = NULL;
+  if (fi < 0 || (uint32_t)fi >= x->prog->n_funcs) return trapf(x, NULL, "no function %d", fi);
+  const VmFunc *fn = &x->prog->funcs[fi];
+  if ((uint32_t)nargs != fn->n_params)
+    return trapf(x, NULL, "@%s takes %u arguments, %d given", fn->name, fn->n_params, nargs);
+  for (int i = 0; i < nargs; i++)
+    if (!vm_type_equal(args[i].type, fn->reg_types[i]))
+      return trapf(x, NULL, "argument %d of @%s has the wrong type", i, fn->name);
+  VmBuf **a = calloc((size_t)nargs + 1, sizeof(VmBuf *));
+  VmBuf **r = calloc(fn->n_results + 1, sizeof(VmBuf *));
+  int rc = VM_OK;
+  if (!a || !r) rc = trapf(x, NULL, "out of host memory");
+  for (int i = 0; i < nargs && rc == VM_OK; i++)
+    if (!(a[i] = value_to_buf(x, &args[i], fn->reg_types[i]))) rc = oom(x, NULL, (uint64_t)fn->reg_types[i]->nbytes);
+  if (rc == VM_OK) rc = run_func(x, (uint32_t)fi, a, (uint32_t)nargs, r);
+  for (int i = 0; a && i < nargs; i++) buf_release(x, a[i]);
+  if (rc == VM_OK) {
+    for (uint32_t i = 0; i < fn->n_results; i++)
+      if (!buf_to_value(r[i], fn->result_types[i], &results[i])) rc = trapf(x, NULL, "out of host memory");
+    for (uint32_t i = 0; i < fn->n_results; i++) buf_release(x, r[i]);
+  }
+  free(a);
+  free(r);
+  return rc;
+}

@@ -1,0 +1,58 @@
+/* Matrix-multiply engine shared by dot_general (vm/k_linalg.c) and
+ * convolution (vm/k_conv.c): compute kinds, element conversion into and out
+ * of a compute array, strided permuted copies and C = A * B on strided
+ * matrices (vm/k_gemm.c; the f32/f64 kernels are in vm/k_gemm_kernel.inc). */
+#ifndef VM_K_GEMM_H
+#define VM_K_GEMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vm/vm.h"
+
+/* The arithmetic a product is computed in, chosen from the result type:
+ * f64 for f64; f32 for every other real float (f16/bf16/minifloats round
+ * once at the end); complex of the result's precision; int64 with wrap for
+ * integers; or/and for i1. */
+typedef enum GemmKind { GK_F32, GK_F64, GK_C64, GK_C128, GK_I64, GK_BOOL } GemmKind;
+
+/* The kind for a result element type and operand element types; -1 when the
+ * combination is not supported (e.g. a complex operand with a real result). */
+int gemm_kind_for(int result_elem, int lhs_elem, int rhs_elem);
+/* Bytes of one compute element. */
+int gemm_kind_bytes(GemmKind k);
+/* True when elements of `elem` are stored exactly as the compute array of k
+ * (no conversion needed). */
+bool gemm_is_native(GemmKind k, int elem);
+
+/* n elements of type elem at src -> compute array dst (and back, rounding or
+ * wrapping to elem). */
+void gemm_load(GemmKind k, int elem, const void *src, int64_t n, void *dst);
+void gemm_store(GemmKind k, int elem, const void *src, int64_t n, void *dst);
+
+/* dst (contiguous, row-major over sizes[0..rank)) = src[sum i_d * strides[d]]
+ * for elements of es bytes; strides are in elements and may be negative. */
+void gemm_strided_copy(int es, int rank, const int64_t *sizes, const int64_t *strides,
+                       const void *src, void *dst);
+
+/* Reusable packing buffers of one operation. */
+typedef struct GemmWork {
+  VmExec *x;
+  GemmKind kind;
+  bool avx2; /* use the AVX2 kernels (same results bit for bit) */
+  void *apack, *bpack;
+  size_t abytes, bbytes;
+} GemmWork;
+
+void gemm_work_init(GemmWork *w, VmExec *x, GemmKind kind);
+void gemm_work_free(GemmWork *w);
+
+/* C[i*ldc + j] = sum_p A[i*rsa + p*csa] * B[p*rsb + j*csb] for i < M, j < N,
+ * in the compute kind of w (strides in elements).  C is overwritten and must
+ * not overlap A or B.  Returns VM_OK, or a trap when scratch memory is
+ * refused. */
+int gemm_run(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_t rsa,
+             int64_t csa, const void *B, int64_t rsb, int64_t csb, void *C, int64_t ldc);
+
+#endif

@@ -1,0 +1,54 @@
+/* The kernel interface: one loader-time validator (CHECK) and one executor
+ * (EXEC) per opcode, as named in vm/opcodes.def.  Internal to vm/. */
+#ifndef VM_KERNELS_H
+#define VM_KERNELS_H
+
+#include "vm/vm.h"
+
+/* What a validator sees.  The loader has already checked the operand and
+ * result counts against the table, every register index, every field's
+ * kind and bounds, and every region's function index and capture
+ * registers.  A validator checks everything else EXEC relies on (shapes,
+ * element types, field lengths and ranges) so that no .tpub can make EXEC
+ * read or write out of bounds. */
+typedef struct VmCheck {
+  const VmProgram *prog;
+  const VmFunc *func;
+  const VmInstr *ins;
+  char *err; /* reason, written by vm_check_fail */
+  size_t errlen;
+} VmCheck;
+
+/* Writes the reason and returns false. */
+bool vm_check_fail(VmCheck *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const VmType *vm_check_in(const VmCheck *c, uint32_t i);  /* type of operand i */
+const VmType *vm_check_out(const VmCheck *c, uint32_t i); /* type of result i */
+/* Region field f must take nargs arguments (plus captures) and give nres
+ * results; arg_types / res_types may be NULL to skip the type test, else
+ * each must be a tensor of the same element type and shape. */
+bool vm_check_region(VmCheck *c, int f, int nargs, const VmType *const *arg_types, int nres,
+                     const VmType *const *res_types);
+/* Helpers shared by validators. */
+bool vm_type_is_tensor(const VmType *t);
+bool vm_type_same_shape(const VmType *a, const VmType *b);
+bool vm_type_equal(const VmType *a, const VmType *b); /* same element type and shape */
+bool vm_type_is_scalar(const VmType *t);              /* rank-0 tensor */
+
+/* If region r computes `return op(arg0, arg1)` (either operand order) with
+ * one element-wise binary opcode and no captures, returns that opcode
+ * (VM_OP_ADD, VM_OP_MAX, ...), else -1: kernels use it to pick a fast,
+ * vectorized path instead of calling the region per element. */
+int vm_region_binary_op(const VmExec *x, const VmRegion *r);
+
+#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) \
+  bool check(VmCheck *c);
+#include "vm/opcodes.def"
+#undef OPC
+
+typedef int (*VmExecFn)(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out);
+#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) \
+  int exec(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out);
+#include "vm/opcodes.def"
+#undef OPC
+
+#endif

@@ -1,0 +1,564 @@
+/* The .tpub loader: checks the whole file before anything runs (header,
+ * checksum, section bounds, types, functions, every instruction's
+ * registers, fields, regions and per-opcode shape rules, register
+ * liveness, the call graph) and decodes it into a VmProgram. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "vm/internal.h"
+#include "vm/opinfo.h"
+
+void *pool_alloc(Pool *p, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  if (!p->head || p->head->cap - p->head->used < n) {
+    size_t cap = n > 65536 ? n : 65536;
+    PoolBlock *b = malloc(sizeof *b + cap);
+    if (!b) return NULL;
+    b->next = p->head;
+    b->used = 0;
+    b->cap = cap;
+    p->head = b;
+    p->total += cap;
+  }
+  void *r = p->head->data + p->head->used;
+  p->head->used += n;
+  memset(r, 0, n);
+  return r;
+}
+
+void pool_free(Pool *p) {
+  for (PoolBlock *b = p->head, *next; b; b = next) {
+    next = b->next;
+    free(b);
+  }
+  p->head = NULL;
+}
+
+/* Loader state. */
+typedef struct Loader {
+  VmProgramImpl *prog;
+  const uint8_t *bytes;
+  size_t n;
+  const TpubSection *sec[TPUB_SEC_COUNT];
+  const int64_t *ints;
+  uint64_t nints;
+  char *err;
+  size_t errlen;
+} Loader;
+
+static bool fail(Loader *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(Loader *l, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(l->err, l->errlen, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+bool vm_check_fail(VmCheck *c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->err, c->errlen, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+const VmType *vm_check_in(const VmCheck *c, uint32_t i) {
+  return c->func->reg_types[c->ins->in[i]];
+}
+const VmType *vm_check_out(const VmCheck *c, uint32_t i) {
+  return c->func->reg_types[c->ins->out[i]];
+}
+
+bool vm_type_is_tensor(const VmType *t) { return t->kind == TPUB_TY_TENSOR; }
+bool vm_type_same_shape(const VmType *a, const VmType *b) {
+  if (a->kind != TPUB_TY_TENSOR || b->kind != TPUB_TY_TENSOR || a->rank != b->rank) return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+bool vm_type_equal(const VmType *a, const VmType *b) {
+  if (a == b) return true;
+  if (a->kind != b->kind) return false;
+  if (a->kind == TPUB_TY_TOKEN) return true;
+  if (a->kind == TPUB_TY_TUPLE) {
+    if (a->nmembers != b->nmembers) return false;
+    for (int i = 0; i < a->nmembers; i++)
+      if (!vm_type_equal(a->members[i], b->members[i])) return false;
+    return true;
+  }
+  return a->elem == b->elem && vm_type_same_shape(a, b);
+}
+bool vm_type_is_scalar(const VmType *t) { return t->kind == TPUB_TY_TENSOR && t->rank == 0; }
+
+bool vm_check_region(VmCheck *c, int f, int nargs, const VmType *const *arg_types, int nres,
+                     const VmType *const *res_types) {
+  const VmField *fld = &c->ins->fields[f];
+  for (int64_t k = 0; k < fld->n; k++) {
+    const VmRegion *r = &fld->regions[k];
+    const VmFunc *fn = &c->prog->funcs[r->func];
+    if (fn->n_params != (uint32_t)nargs + r->ncaps)
+      return vm_check_fail(c, "region %s takes %u parameters, expected %d arguments and %u captures",
+                           fn->name, fn->n_params, nargs, r->ncaps);
+    if (fn->n_results != (uint32_t)nres)
+      return vm_check_fail(c, "region %s returns %u values, expected %d", fn->name, fn->n_results, nres);
+    for (uint32_t i = 0; i < r->ncaps; i++)
+      if (!vm_type_equal(c->func->reg_types[r->caps[i]], fn->reg_types[nargs + i]))
+        return vm_check_fail(c, "region %s: capture %u has the wrong type", fn->name, i);
+    for (int i = 0; arg_types && i < nargs; i++)
+      if (arg_types[i] && !vm_type_equal(arg_types[i], fn->reg_types[i]))
+        return vm_check_fail(c, "region %s: parameter %d has the wrong type", fn->name, i);
+    for (int i = 0; res_types && i < nres; i++)
+      if (res_types[i] && !vm_type_equal(res_types[i], fn->result_types[i]))
+        return vm_check_fail(c, "region %s: result %d has the wrong type", fn->name, i);
+  }
+  return true;
+}
+
+static const char *str_at(Loader *l, uint64_t off) {
+  if (off >= l->prog->strtab_size) return NULL;
+  return l->prog->strtab + off;
+}
+
+/* ------------------------------------------------------------------ */
+/* Header and sections. */
+
+static bool load_sections(Loader *l) {
+  static const size_t rec_size[TPUB_SEC_COUNT] = {
+      [TPUB_SEC_STRTAB] = 1,           [TPUB_SEC_INTS] = 8, [TPUB_SEC_TYPES] = sizeof(TpubType),
+      [TPUB_SEC_CONSTS] = 1,           [TPUB_SEC_FUNCS] = sizeof(TpubFunc),
+      [TPUB_SEC_CODE] = sizeof(uint32_t), [TPUB_SEC_LOCS] = sizeof(TpubLoc)};
+  static const char *const sec_name[TPUB_SEC_COUNT] = {
+      [TPUB_SEC_STRTAB] = "STRTAB", [TPUB_SEC_INTS] = "INTS",   [TPUB_SEC_TYPES] = "TYPES",
+      [TPUB_SEC_CONSTS] = "CONSTS", [TPUB_SEC_FUNCS] = "FUNCS", [TPUB_SEC_CODE] = "CODE",
+      [TPUB_SEC_LOCS] = "LOCS"};
+  if (l->n < sizeof(TpubHeader))
+    return fail(l, "truncated: %zu bytes is shorter than the %zu-byte header", l->n, sizeof(TpubHeader));
+  TpubHeader h;
+  memcpy(&h, l->bytes, sizeof h);
+  if (memcmp(h.magic, TPUB_MAGIC, 8) != 0) return fail(l, "not a .tpub file (bad magic)");
+  if (h.format_version != TPUB_FORMAT_VERSION)
+    return fail(l, "format version %u, this tpurun reads version %d", h.format_version, TPUB_FORMAT_VERSION);
+  if (h.header_size != sizeof h) return fail(l, "header size %u, expected %zu", h.header_size, sizeof h);
+  if (h.file_size != l->n)
+    return fail(l, "truncated or padded: header says %llu bytes, file has %zu",
+                (unsigned long long)h.file_size, l->n);
+  uint64_t sum = h.checksum;
+  ((TpubHeader *)l->bytes)->checksum = 0; /* our private copy */
+  uint64_t actual = XXH3_64bits(l->bytes, l->n);
+  ((TpubHeader *)l->bytes)->checksum = sum;
+  if (actual != sum)
+    return fail(l, "checksum mismatch (stored %016llx, computed %016llx): the file is corrupt",
+                (unsigned long long)sum, (unsigned long long)actual);
+  VmProgram *p = &l->prog->pub;
+  memcpy(p->compiler_version, h.compiler_version, 16);
+  memcpy(p->target, h.target, 8);
+  p->format_version = h.format_version;
+  if (h.section_count > 64) return fail(l, "%u sections is more than the format allows", h.section_count);
+  if (sizeof h + (uint64_t)h.section_count * sizeof(TpubSection) > l->n)
+    return fail(l, "truncated section table");
+  const TpubSection *tab = (const TpubSection *)(l->bytes + sizeof h);
+  for (uint32_t i = 0; i < h.section_count; i++) {
+    const TpubSection *s = &tab[i];
+    if (s->kind == 0 || s->kind >= TPUB_SEC_COUNT) return fail(l, "section %u has unknown kind %u", i, s->kind);
+    if (l->sec[s->kind]) return fail(l, "section %s appears twice", sec_name[s->kind]);
+    if (s->offset % 16) return fail(l, "section %s is not 16-byte aligned", sec_name[s->kind]);
+    uint64_t bytes = (uint64_t)s->count * rec_size[s->kind];
+    if (s->offset > l->n || bytes > l->n - s->offset)
+      return fail(l, "section %s (offset %llu, %llu bytes) extends past the end of the file",
+                  sec_name[s->kind], (unsigned long long)s->offset, (unsigned long long)bytes);
+    l->sec[s->kind] = s;
+  }
+  for (int k = 1; k < TPUB_SEC_COUNT; k++)
+    if (!l->sec[k]) return fail(l, "section %s is missing", sec_name[k]);
+  l->prog->strtab = (const char *)l->bytes + l->sec[TPUB_SEC_STRTAB]->offset;
+  l->prog->strtab_size = l->sec[TPUB_SEC_STRTAB]->count;
+  if (l->prog->strtab_size == 0 || l->prog->strtab[l->prog->strtab_size - 1] != '\0')
+    return fail(l, "string table is empty or not NUL-terminated");
+  l->ints = (const int64_t *)(l->bytes + l->sec[TPUB_SEC_INTS]->offset);
+  l->nints = l->sec[TPUB_SEC_INTS]->count;
+  l->prog->consts = l->bytes + l->sec[TPUB_SEC_CONSTS]->offset;
+  l->prog->consts_size = l->sec[TPUB_SEC_CONSTS]->count;
+  return true;
+}
+
+static bool ints_range(Loader *l, uint64_t at, uint64_t n) { return at <= l->nints && n <= l->nints - at; }
+
+static bool load_types(Loader *l) {
+  const TpubType *rec = (const TpubType *)(l->bytes + l->sec[TPUB_SEC_TYPES]->offset);
+  uint32_t n = l->sec[TPUB_SEC_TYPES]->count;
+  VmType *types = pool_alloc(&l->prog->pool, sizeof(VmType) * (n + 1));
+  if (!types) return fail(l, "out of memory");
+  for (uint32_t i = 0; i < n; i++) {
+    VmType *t = &types[i];
+    t->kind = rec[i].kind;
+    if (t->kind == TPUB_TY_TOKEN) continue;
+    if (t->kind == TPUB_TY_TUPLE) {
+      if (!ints_range(l, rec[i].dims, rec[i].rank)) return fail(l, "type %u: members out of bounds", i);
+      const VmType **m = pool_alloc(&l->prog->pool, sizeof(VmType *) * (rec[i].rank + 1u));
+      if (!m) return fail(l, "out of memory");
+      for (uint32_t k = 0; k < rec[i].rank; k++) {
+        int64_t ti = l->ints[rec[i].dims + k];
+        if (ti < 0 || (uint64_t)ti >= i) return fail(l, "type %u: member %u is not an earlier type", i, k);
+        m[k] = &types[ti];
+      }
+      t->nmembers = rec[i].rank;
+      t->members = m;
+      continue;
+    }
+    if (t->kind != TPUB_TY_TENSOR) return fail(l, "type %u has unknown kind %u", i, t->kind);
+    if (rec[i].elem >= TPUB_ELEM_COUNT) return fail(l, "type %u has unknown element type %u", i, rec[i].elem);
+    if (rec[i].rank > TPUB_MAX_RANK) return fail(l, "type %u has rank %u (at most %d)", i, rec[i].rank, TPUB_MAX_RANK);
+    if (!ints_range(l, rec[i].dims, rec[i].rank)) return fail(l, "type %u: dims out of bounds", i);
+    t->elem = rec[i].elem;
+    t->rank = rec[i].rank;
+    t->dims = l->ints + rec[i].dims;
+    int64_t count = 1;
+    for (int d = 0; d < t->rank; d++) {
+      int64_t dim = t->dims[d];
+      if (dim < 0) return fail(l, "type %u: negative dimension %lld", i, (long long)dim);
+      if (dim && count > ((int64_t)1 << 50) / dim)
+        return fail(l, "type %u: more than 2^50 elements", i);
+      count *= dim;
+    }
+    t->count = count;
+    t->nbytes = count * vm_elem_bytes(t->elem);
+  }
+  l->prog->pub.types = types;
+  l->prog->pub.n_types = n;
+  return true;
+}
+
+static const VmType *type_at(Loader *l, int64_t i) {
+  if (i < 0 || (uint64_t)i >= l->prog->pub.n_types) return NULL;
+  return &l->prog->pub.types[i];
+}
+
+static bool load_locs(Loader *l) {
+  const TpubLoc *rec = (const TpubLoc *)(l->bytes + l->sec[TPUB_SEC_LOCS]->offset);
+  uint32_t n = l->sec[TPUB_SEC_LOCS]->count;
+  VmLoc *locs = pool_alloc(&l->prog->pool, sizeof(VmLoc) * (n + 1));
+  if (!locs) return fail(l, "out of memory");
+  for (uint32_t i = 0; i < n; i++) {
+    locs[i].file = str_at(l, rec[i].file);
+    locs[i].op = str_at(l, rec[i].op);
+    if (!locs[i].file || !locs[i].op) return fail(l, "location %u names a string out of bounds", i);
+    locs[i].line = rec[i].line;
+    locs[i].col = rec[i].col;
+  }
+  l->prog->pub.locs = locs;
+  l->prog->pub.n_locs = n;
+  return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Functions and code. */
+
+static bool decode_region(Loader *l, const VmFunc *fn, const int64_t **w, const int64_t *end, VmRegion *r,
+                          uint32_t nfuncs) {
+  if (end - *w < 2) return false;
+  int64_t f = (*w)[0], ncaps = (*w)[1];
+  if (f < 0 || (uint64_t)f >= nfuncs || ncaps < 0 || ncaps > end - *w - 2) return false;
+  uint32_t *caps = pool_alloc(&l->prog->pool, sizeof(uint32_t) * ((size_t)ncaps + 1));
+  if (!caps) return false;
+  for (int64_t i = 0; i < ncaps; i++) {
+    int64_t reg = (*w)[2 + i];
+    if (reg < 0 || (uint64_t)reg >= fn->n_regs) return false;
+    caps[i] = (uint32_t)reg;
+  }
+  r->func = (uint32_t)f;
+  r->ncaps = (uint32_t)ncaps;
+  r->caps = caps;
+  *w += 2 + ncaps;
+  return true;
+}
+
+/* Decodes the fields of ins from INTS[attrs .. attrs + n). */
+static bool decode_fields(Loader *l, const VmFunc *fn, VmInstr *ins, const VmOpInfo *info, uint32_t attrs,
+                          uint32_t n, uint32_t nfuncs) {
+  if (!ints_range(l, attrs, n)) return fail(l, "attributes out of bounds");
+  const int64_t *w = l->ints + attrs, *end = w + n;
+  VmField *fields = pool_alloc(&l->prog->pool, sizeof(VmField) * ((size_t)info->nfields + 1));
+  if (!fields) return fail(l, "out of memory");
+  for (int f = 0; f < info->nfields; f++) {
+    VmField *fld = &fields[f];
+    const char *name = info->field_name[f];
+    switch (info->field_kind[f]) {
+    case VM_FIELD_INT:
+    case VM_FIELD_F64:
+      if (end - w < 1) return fail(l, "field %s missing", name);
+      fld->n = 1;
+      fld->v = w++;
+      break;
+    case VM_FIELD_LIST:
+      if (end - w < 1 || w[0] < 0 || w[0] > end - w - 1) return fail(l, "list field %s out of bounds", name);
+      fld->n = w[0];
+      fld->v = w + 1;
+      w += 1 + w[0];
+      break;
+    case VM_FIELD_STR:
+      if (end - w < 1 || !(fld->str = str_at(l, (uint64_t)w[0]))) return fail(l, "string field %s out of bounds", name);
+      fld->n = 1;
+      fld->v = w++;
+      break;
+    case VM_FIELD_CONST: {
+      if (end - w < 3) return fail(l, "constant field %s missing", name);
+      int64_t off = w[0], nb = w[1], flags = w[2];
+      if (off < 0 || nb < 0 || (uint64_t)off > l->prog->consts_size ||
+          (uint64_t)nb > l->prog->consts_size - (uint64_t)off || flags < 0 || flags > 7)
+        return fail(l, "constant field %s out of bounds", name);
+      fld->v = w;
+      fld->n = nb;
+      fld->data = l->prog->consts + off;
+      fld->flags = (uint32_t)flags;
+      w += 3;
+      break;
+    }
+    case VM_FIELD_REGION: {
+      VmRegion *r = pool_alloc(&l->prog->pool, sizeof(VmRegion));
+      if (!r || !decode_region(l, fn, &w, end, r, nfuncs)) return fail(l, "region field %s is invalid", name);
+      fld->n = 1;
+      fld->regions = r;
+      break;
+    }
+    case VM_FIELD_REGIONS: {
+      if (end - w < 1 || w[0] < 0 || w[0] > end - w) return fail(l, "region list %s out of bounds", name);
+      int64_t cnt = *w++;
+      VmRegion *r = pool_alloc(&l->prog->pool, sizeof(VmRegion) * ((size_t)cnt + 1));
+      if (!r) return fail(l, "out of memory");
+      for (int64_t k = 0; k < cnt; k++)
+        if (!decode_region(l, fn, &w, end, &r[k], nfuncs)) return fail(l, "region %lld of %s is invalid", (long long)k, name);
+      fld->n = cnt;
+      fld->regions = r;
+      break;
+    }
+    default: return fail(l, "internal: opcode table field kind '%c'", info->field_kind[f]);
+    }
+  }
+  if (w != end) return fail(l, "%td extra attribute words", end - w);
+  ins->fields = fields;
+  return true;
+}
+
+static bool read_regs(Loader *l, const VmFunc *fn, const uint32_t *w, uint32_t n, const char *what,
+                      const uint32_t **out) {
+  for (uint32_t i = 0; i < n; i++)
+    if (w[i] >= fn->n_regs) return fail(l, "%s register %u out of range (%u registers)", what, w[i], fn->n_regs);
+  *out = w;
+  return true;
+}
+
+/* Decodes and checks the instructions of function fi. */
+static bool load_code(Loader *l, VmFunc *fn, const TpubFunc *rec, uint32_t nfuncs) {
+  const uint32_t *code = (const uint32_t *)(l->bytes + l->sec[TPUB_SEC_CODE]->offset);
+  uint64_t ncode = l->sec[TPUB_SEC_CODE]->count;
+  if (rec->code > ncode || rec->code_words > ncode - rec->code) return fail(l, "code out of bounds");
+  const uint32_t *w = code + rec->code, *end = w + rec->code_words;
+  /* Count instructions first. */
+  uint32_t count = 0;
+  for (const uint32_t *p = w; p < end; count++) {
+    if (end - p < TPUB_INSTR_HEADER_WORDS) return fail(l, "truncated instruction at word %td", p - w);
+    uint64_t len = (uint64_t)TPUB_INSTR_HEADER_WORDS + p[1] + p[2];
+    if (len >= (uint64_t)(end - p)) return fail(l, "truncated instruction at word %td", p - w);
+    len += 1 + (uint64_t)p[len];
+    if (len > (uint64_t)(end - p)) return fail(l, "truncated instruction at word %td", p - w);
+    p += len;
+  }
+  if (count == 0) return fail(l, "empty function");
+  VmInstr *instrs = pool_alloc(&l->prog->pool, sizeof(VmInstr) * count);
+  if (!instrs) return fail(l, "out of memory");
+  VmOpInfo info;
+  const uint32_t *p = w;
+  for (uint32_t i = 0; i < count; i++) {
+    VmInstr *ins = &instrs[i];
+    ins->pc = (uint32_t)(p - w);
+    uint32_t opcode = p[0] & 0xffff;
+    ins->flags = (uint16_t)(p[0] >> 16);
+    if (opcode >= VM_OP_COUNT) return fail(l, "pc %u: unknown opcode %u", ins->pc, opcode);
+    ins->opcode = (uint16_t)opcode;
+    vm_op_describe((int)opcode, &info);
+    ins->n_in = p[1];
+    ins->n_out = p[2];
+    if ((info.n_in >= 0 && ins->n_in != (uint32_t)info.n_in) || (info.n_out >= 0 && ins->n_out != (uint32_t)info.n_out))
+      return fail(l, "pc %u: %s with %u operands and %u results", ins->pc, info.name, ins->n_in, ins->n_out);
+    ins->loc = p[5];
+    if (ins->loc >= l->prog->pub.n_locs) return fail(l, "pc %u: location %u out of range", ins->pc, ins->loc);
+    const uint32_t *regs = p + TPUB_INSTR_HEADER_WORDS;
+    if (!read_regs(l, fn, regs, ins->n_in, "operand", &ins->in)) return false;
+    if (!read_regs(l, fn, regs + ins->n_in, ins->n_out, "result", &ins->out)) return false;
+    ins->n_kill = regs[ins->n_in + ins->n_out];
+    if (!read_regs(l, fn, regs + ins->n_in + ins->n_out + 1, ins->n_kill, "kill", &ins->kill)) return false;
+    if ((ins->flags & TPUB_INSTR_INPLACE) &&
+        (!(info.flags & VMF_ELEMENTWISE) || (ins->flags & 0xff) >= ins->n_in || ins->n_out != 1))
+      return fail(l, "pc %u: bad in-place flag", ins->pc);
+    if (ins->flags & ~(TPUB_INSTR_INPLACE | 0xffu)) return fail(l, "pc %u: unknown flags", ins->pc);
+    if (!decode_fields(l, fn, ins, &info, p[3], p[4], nfuncs)) return false;
+    p = regs + ins->n_in + ins->n_out + 1 + ins->n_kill;
+  }
+  if (instrs[count - 1].opcode != VM_OP_RETURN) return fail(l, "function does not end with return");
+  fn->instrs = instrs;
+  fn->n_instrs = count;
+  return true;
+}
+
+/* Registers: every operand is live (defined, not yet killed); results are
+ * not live when written; kills name live registers; a return comes last. */
+static bool check_liveness(Loader *l, const VmFunc *fn) {
+  uint8_t *live = calloc(fn->n_regs + 1, 1);
+  if (!live) return fail(l, "out of memory");
+  bool ok = true;
+  for (uint32_t r = 0; r < fn->n_params; r++) live[r] = 1;
+  for (uint32_t i = 0; i < fn->n_instrs && ok; i++) {
+    const VmInstr *ins = &fn->instrs[i];
+    VmOpInfo info;
+    vm_op_describe(ins->opcode, &info);
+    for (uint32_t k = 0; k < ins->n_in && ok; k++)
+      if (!live[ins->in[k]]) ok = fail(l, "pc %u: operand register %u is not live", ins->pc, ins->in[k]);
+    for (int f = 0; f < info.nfields && ok; f++)
+      for (int64_t k = 0; (info.field_kind[f] == 'r' || info.field_kind[f] == 'R') && k < ins->fields[f].n && ok; k++)
+        for (uint32_t c = 0; c < ins->fields[f].regions[k].ncaps && ok; c++)
+          if (!live[ins->fields[f].regions[k].caps[c]]) ok = fail(l, "pc %u: captured register is not live", ins->pc);
+    for (uint32_t k = 0; k < ins->n_out && ok; k++) {
+      if (live[ins->out[k]]) ok = fail(l, "pc %u: result register %u is written twice", ins->pc, ins->out[k]);
+      live[ins->out[k]] = 1;
+    }
+    for (uint32_t k = 0; k < ins->n_kill && ok; k++) {
+      if (!live[ins->kill[k]]) ok = fail(l, "pc %u: killed register %u is not live", ins->pc, ins->kill[k]);
+      live[ins->kill[k]] = 0;
+    }
+    if (ins->opcode == VM_OP_RETURN && i + 1 != fn->n_instrs) ok = fail(l, "pc %u: return before the end", ins->pc);
+  }
+  free(live);
+  return ok;
+}
+
+/* The call graph (calls and regions) must be acyclic and at most
+ * TPUB_MAX_CALL_DEPTH deep.  depth[f]: 0 unvisited, -1 in progress. */
+static bool check_calls(Loader *l, uint32_t f, int *depth) {
+  const VmFunc *fn = &l->prog->pub.funcs[f];
+  if (depth[f] == -1) return fail(l, "function %s calls itself (recursion is not allowed)", fn->name);
+  if (depth[f] > 0) return true;
+  depth[f] = -1;
+  int d = 1;
+  VmOpInfo info;
+  for (uint32_t i = 0; i < fn->n_instrs; i++) {
+    const VmInstr *ins = &fn->instrs[i];
+    vm_op_describe(ins->opcode, &info);
+    for (int k = 0; k < info.nfields; k++) {
+      if (info.field_kind[k] != 'r' && info.field_kind[k] != 'R') continue;
+      for (int64_t j = 0; j < ins->fields[k].n; j++) {
+        uint32_t g = ins->fields[k].regions[j].func;
+        if (!check_calls(l, g, depth)) return false;
+        if (depth[g] + 1 > d) d = depth[g] + 1;
+      }
+    }
+  }
+  if (d > TPUB_MAX_CALL_DEPTH) return fail(l, "calls nest deeper than %d", TPUB_MAX_CALL_DEPTH);
+  depth[f] = d;
+  return true;
+}
+
+typedef bool (*CheckFn)(VmCheck *c);
+static const CheckFn check_table[VM_OP_COUNT] = {
+#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) [VM_OP_##id] = check,
+#include "vm/opcodes.def"
+#undef OPC
+};
+
+static bool load_funcs(Loader *l) {
+  const TpubFunc *rec = (const TpubFunc *)(l->bytes + l->sec[TPUB_SEC_FUNCS]->offset);
+  uint32_t n = l->sec[TPUB_SEC_FUNCS]->count;
+  if (n == 0) return fail(l, "no functions");
+  VmFunc *funcs = pool_alloc(&l->prog->pool, sizeof(VmFunc) * n);
+  if (!funcs) return fail(l, "out of memory");
+  l->prog->pub.funcs = funcs;
+  l->prog->pub.n_funcs = n;
+  for (uint32_t i = 0; i < n; i++) {
+    VmFunc *fn = &funcs[i];
+    const TpubFunc *r = &rec[i];
+    if (!(fn->name = str_at(l, r->name))) return fail(l, "function %u: name out of bounds", i);
+    fn->flags = r->flags;
+    if (r->n_params > r->n_regs) return fail(l, "function %s: more parameters than registers", fn->name);
+    if (r->n_regs > (1u << 24) || r->n_results > (1u << 16)) return fail(l, "function %s: too many registers", fn->name);
+    if (!ints_range(l, r->reg_types, r->n_regs) || !ints_range(l, r->result_types, r->n_results))
+      return fail(l, "function %s: type lists out of bounds", fn->name);
+    const VmType **rt = pool_alloc(&l->prog->pool, sizeof(VmType *) * (r->n_regs + 1u));
+    const VmType **res = pool_alloc(&l->prog->pool, sizeof(VmType *) * (r->n_results + 1u));
+    if (!rt || !res) return fail(l, "out of memory");
+    for (uint32_t k = 0; k < r->n_regs; k++)
+      if (!(rt[k] = type_at(l, l->ints[r->reg_types + k]))) return fail(l, "function %s: register %u has a bad type", fn->name, k);
+    for (uint32_t k = 0; k < r->n_results; k++)
+      if (!(res[k] = type_at(l, l->ints[r->result_types + k]))) return fail(l, "function %s: result %u has a bad type", fn->name, k);
+    fn->n_params = r->n_params;
+    fn->n_results = r->n_results;
+    fn->n_regs = r->n_regs;
+    fn->reg_types = rt;
+    fn->result_types = res;
+    if (r->loc >= l->prog->pub.n_locs) return fail(l, "function %s: location out of range", fn->name);
+    fn->loc = r->loc;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    char sub[200];
+    if (!load_code(l, &funcs[i], &rec[i], n) || !check_liveness(l, &funcs[i])) {
+      snprintf(sub, sizeof sub, "%s", l->err);
+      return fail(l, "function %s: %s", funcs[i].name, sub);
+    }
+  }
+  /* Per-opcode rules, once every function's signature is known. */
+  for (uint32_t i = 0; i < n; i++) {
+    VmFunc *fn = &funcs[i];
+    for (uint32_t k = 0; k < fn->n_instrs; k++) {
+      char reason[256] = "";
+      VmCheck c = {&l->prog->pub, fn, &fn->instrs[k], reason, sizeof reason};
+      if (!check_table[fn->instrs[k].opcode](&c)) {
+        VmOpInfo info;
+        vm_op_describe(fn->instrs[k].opcode, &info);
+        return fail(l, "function %s, pc %u (%s): %s", fn->name, fn->instrs[k].pc, info.name,
+                    reason[0] ? reason : "invalid");
+      }
+    }
+  }
+  int *depth = calloc(n, sizeof(int));
+  if (!depth) return fail(l, "out of memory");
+  bool ok = true;
+  for (uint32_t i = 0; i < n && ok; i++) ok = check_calls(l, i, depth);
+  free(depth);
+  return ok;
+}
+
+VmProgram *vm_program_load(const void *bytes, size_t n, char *err, size_t errlen) {
+  VmProgramImpl *prog = calloc(1, sizeof *prog);
+  if (!prog) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  uint8_t *copy = pool_alloc(&prog->pool, n + 1);
+  if (!copy) {
+    snprintf(err, errlen, "out of memory (%zu bytes)", n);
+    free(prog);
+    return NULL;
+  }
+  memcpy(copy, bytes, n);
+  Loader l = {.prog = prog, .bytes = copy, .n = n, .err = err, .errlen = errlen};
+  if (!load_sections(&l) || !load_types(&l) || !load_locs(&l) || !load_funcs(&l)) {
+    pool_free(&prog->pool);
+    free(prog);
+    return NULL;
+  }
+  return &prog->pub;
+}
+
+void vm_program_free(VmProgram *p) {
+  if (!p) return;
+  VmProgramImpl *impl = (VmProgramImpl *)p;
+  pool_free(&impl->pool);
+  free(impl);
+}
+
+int vm_program_find(const VmProgram *p, const char *name) {
+  for (uint32_t i = 0; i < p->n_funcs; i++)
+    if (!(p->funcs[i].flags & TPUB_FUNC_REGION) && strcmp(p->funcs[i].name, name) == 0) return (int)i;
+  return -1;
+}

@@ -1,0 +1,149 @@
+/* The .tpub bytecode container: the one header shared by the back end (which
+ * writes it) and the VM (which loads it).  See docs/bytecode.md.
+ *
+ * Layout, all little-endian:
+ *   TpubHeader            64 bytes
+ *   TpubSection[n]        16 bytes each
+ *   section payloads      each 16-byte aligned, in section-table order
+ * The checksum is XXH3-64 of the whole file with the checksum field zeroed.
+ *
+ * Sections:
+ *   STRTAB  NUL-terminated strings, referenced by byte offset
+ *   INTS    int64 pool: dims, type lists, attribute words, register lists
+ *   TYPES   TpubType[]
+ *   CONSTS  raw constant bytes (host layout), 16-byte aligned blobs
+ *   FUNCS   TpubFunc[]
+ *   CODE    uint32 instruction words (see TpubInstr below)
+ *   LOCS    TpubLoc[]: source locations; instructions refer to them by index
+ */
+#ifndef TPUB_H
+#define TPUB_H
+
+#include <stdint.h>
+
+#define TPUB_MAGIC "TPUB\x89\r\n\x1a" /* 8 bytes; the \r\n\x1a catch text-mode damage */
+#define TPUB_FORMAT_VERSION 1
+#define TPUB_MAX_RANK 16     /* deeper tensors are refused by the loader */
+#define TPUB_MAX_CALL_DEPTH 256
+
+/* Element types: ID, name, bits, storage bytes, class.  Integers are stored
+ * in the smallest byte container, sign-extended (signless/signed) or
+ * zero-extended (unsigned); i1 is 0 or 1.  Minifloats keep their bit
+ * pattern in the low bits of one byte; complex is (re, im). */
+#define TPUB_ELEMS(X)                                 \
+  X(I1, "i1", 1, 1, INT)                              \
+  X(I2, "i2", 2, 1, INT)                              \
+  X(I4, "i4", 4, 1, INT)                              \
+  X(I8, "i8", 8, 1, INT)                              \
+  X(I16, "i16", 16, 2, INT)                           \
+  X(I32, "i32", 32, 4, INT)                           \
+  X(I64, "i64", 64, 8, INT)                           \
+  X(U1, "ui1", 1, 1, UINT)                            \
+  X(U2, "ui2", 2, 1, UINT)                            \
+  X(U4, "ui4", 4, 1, UINT)                            \
+  X(U8, "ui8", 8, 1, UINT)                            \
+  X(U16, "ui16", 16, 2, UINT)                         \
+  X(U32, "ui32", 32, 4, UINT)                         \
+  X(U64, "ui64", 64, 8, UINT)                         \
+  X(F4E2M1FN, "f4E2M1FN", 4, 1, FLOAT)                \
+  X(F6E2M3FN, "f6E2M3FN", 6, 1, FLOAT)                \
+  X(F6E3M2FN, "f6E3M2FN", 6, 1, FLOAT)                \
+  X(F8E3M4, "f8E3M4", 8, 1, FLOAT)                    \
+  X(F8E4M3, "f8E4M3", 8, 1, FLOAT)                    \
+  X(F8E4M3FN, "f8E4M3FN", 8, 1, FLOAT)                \
+  X(F8E4M3FNUZ, "f8E4M3FNUZ", 8, 1, FLOAT)            \
+  X(F8E4M3B11FNUZ, "f8E4M3B11FNUZ", 8, 1, FLOAT)      \
+  X(F8E5M2, "f8E5M2", 8, 1, FLOAT)                    \
+  X(F8E5M2FNUZ, "f8E5M2FNUZ", 8, 1, FLOAT)            \
+  X(F8E8M0FNU, "f8E8M0FNU", 8, 1, FLOAT)              \
+  X(BF16, "bf16", 16, 2, FLOAT)                       \
+  X(F16, "f16", 16, 2, FLOAT)                         \
+  X(TF32, "tf32", 32, 4, FLOAT)                       \
+  X(F32, "f32", 32, 4, FLOAT)                         \
+  X(F64, "f64", 64, 8, FLOAT)                         \
+  X(C64, "complex<f32>", 64, 8, COMPLEX)              \
+  X(C128, "complex<f64>", 128, 16, COMPLEX)
+
+typedef enum TpubElem {
+#define X(id, name, bits, bytes, cls) TPUB_##id,
+  TPUB_ELEMS(X)
+#undef X
+  TPUB_ELEM_COUNT
+} TpubElem;
+
+enum { TPUB_CLASS_INT, TPUB_CLASS_UINT, TPUB_CLASS_FLOAT, TPUB_CLASS_COMPLEX };
+
+enum TpubSectionKind {
+  TPUB_SEC_STRTAB = 1,
+  TPUB_SEC_INTS,
+  TPUB_SEC_TYPES,
+  TPUB_SEC_CONSTS,
+  TPUB_SEC_FUNCS,
+  TPUB_SEC_CODE,
+  TPUB_SEC_LOCS,
+  TPUB_SEC_COUNT /* one past the last kind */
+};
+
+typedef struct TpubHeader {
+  char magic[8];
+  uint32_t format_version;
+  uint32_t header_size;       /* sizeof(TpubHeader) */
+  char compiler_version[16];  /* NUL padded, e.g. "0.2.0" */
+  char target[8];             /* NUL padded preset name, e.g. "v5e" */
+  uint32_t section_count;
+  uint32_t flags;             /* 0 */
+  uint64_t file_size;
+  uint64_t checksum;          /* XXH3-64, computed with this field zero */
+} TpubHeader;
+_Static_assert(sizeof(TpubHeader) == 64, "header layout");
+
+typedef struct TpubSection {
+  uint32_t kind;   /* TpubSectionKind; each kind at most once */
+  uint32_t count;  /* number of records (bytes for STRTAB/CONSTS) */
+  uint64_t offset; /* from the start of the file, 16-byte aligned */
+} TpubSection;
+_Static_assert(sizeof(TpubSection) == 16, "section layout");
+
+enum TpubTypeKind { TPUB_TY_TENSOR = 1, TPUB_TY_TUPLE, TPUB_TY_TOKEN };
+
+typedef struct TpubType {
+  uint8_t kind;   /* TpubTypeKind */
+  uint8_t elem;   /* TpubElem (tensors) */
+  uint16_t rank;  /* tensors: rank; tuples: member count */
+  uint32_t dims;  /* INTS index of rank dims, or of the member type indices */
+} TpubType;
+_Static_assert(sizeof(TpubType) == 8, "type layout");
+
+enum TpubFuncFlags { TPUB_FUNC_PUBLIC = 1, TPUB_FUNC_REGION = 2 };
+
+typedef struct TpubFunc {
+  uint32_t name;       /* STRTAB offset */
+  uint32_t flags;      /* TpubFuncFlags */
+  uint32_t n_params;   /* registers 0..n_params-1 hold the arguments */
+  uint32_t n_results;
+  uint32_t n_regs;
+  uint32_t reg_types;  /* INTS index of n_regs type indices */
+  uint32_t result_types; /* INTS index of n_results type indices */
+  uint32_t code;       /* CODE word index of the first instruction */
+  uint32_t code_words; /* length; the last instruction is RETURN */
+  uint32_t loc;        /* LOCS index of the function */
+} TpubFunc;
+_Static_assert(sizeof(TpubFunc) == 40, "func layout");
+
+typedef struct TpubLoc {
+  uint32_t file; /* STRTAB offset of the file name */
+  uint32_t line, col;
+  uint32_t op;   /* STRTAB offset of the StableHLO op name */
+} TpubLoc;
+_Static_assert(sizeof(TpubLoc) == 16, "loc layout");
+
+/* An instruction in CODE is a run of uint32 words:
+ *   opcode | flags << 16, n_in, n_out, attrs (INTS index), n_attrs, loc,
+ *   in[n_in], out[n_out], n_kill, kill[n_kill]
+ * in/out/kill are registers of the enclosing function.  kill lists the
+ * registers whose last use is this instruction (freed after it).  The flag
+ * TPUB_INSTR_INPLACE(k) says out[0] may reuse the buffer of in[k]. */
+#define TPUB_INSTR_HEADER_WORDS 6
+#define TPUB_INSTR_INPLACE 0x8000u /* bits 0-7 of the flags: operand index */
+
+#endif

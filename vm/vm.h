@@ -1,0 +1,238 @@
+/* The VM's public interface: loading a .tpub, running a function, and the
+ * runtime types the kernels work on.  The VM links only vm/ (DESIGN.md §1). */
+#ifndef VM_H
+#define VM_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vm/tpub.h"
+
+/* ------------------------------------------------------------------ */
+/* Opcodes, from vm/opcodes.def. */
+typedef enum VmOpcode {
+#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) VM_OP_##id,
+#include "vm/opcodes.def"
+#undef OPC
+  VM_OP_COUNT
+} VmOpcode;
+
+enum VmOpFlags {
+  VMF_ELEMENTWISE = 1, /* same-shape element-wise: out[0] may reuse a dying operand */
+  VMF_ALIAS = 2,       /* result holds the operand's bytes unchanged: may share its buffer */
+};
+
+/* Field kinds of the fields strings in vm/opcodes.def. */
+enum VmFieldKind {
+  VM_FIELD_INT = 'i',
+  VM_FIELD_F64 = 'f',
+  VM_FIELD_LIST = 'l',
+  VM_FIELD_STR = 's',
+  VM_FIELD_CONST = 'c',
+  VM_FIELD_REGION = 'r',
+  VM_FIELD_REGIONS = 'R',
+};
+
+#define VM_MAX_FIELDS 24
+
+/* Static facts about an opcode, from the table (vm/opinfo.h fills it). */
+typedef struct VmOpInfo {
+  const char *name;
+  int n_in, n_out; /* -1: variadic */
+  unsigned flags;  /* VMF_* */
+  const char *doc;
+  int nfields;
+  char field_kind[VM_MAX_FIELDS];      /* VmFieldKind */
+  char field_name[VM_MAX_FIELDS][40];  /* e.g. "window_strides" */
+} VmOpInfo;
+
+/* ------------------------------------------------------------------ */
+/* Element types. */
+int vm_elem_bits(int elem);
+int vm_elem_bytes(int elem);
+int vm_elem_class(int elem); /* TPUB_CLASS_* */
+const char *vm_elem_name(int elem);
+bool vm_elem_is_float(int elem);  /* real floating point (not complex) */
+bool vm_elem_is_int(int elem);    /* signed, signless or unsigned integer, incl. i1 */
+bool vm_elem_is_unsigned(int elem);
+int vm_elem_complex_part(int elem); /* C64 -> F32, C128 -> F64 */
+
+/* ------------------------------------------------------------------ */
+/* Loaded program. */
+typedef struct VmType VmType;
+struct VmType {
+  uint8_t kind; /* TpubTypeKind */
+  uint8_t elem; /* TpubElem, tensors */
+  int rank;     /* tensors */
+  const int64_t *dims;
+  int64_t count;  /* elements */
+  int64_t nbytes; /* count * element bytes */
+  int nmembers;   /* tuples */
+  const VmType *const *members;
+};
+
+typedef struct VmRegion {
+  uint32_t func;        /* function index */
+  uint32_t ncaps;       /* captured registers of the enclosing function, */
+  const uint32_t *caps; /* passed after the explicit arguments */
+} VmRegion;
+
+/* One decoded attribute field.  INT and F64: n = 1, v[0] (F64 as bits);
+ * LIST: n, v; STR: str; CONST: data, n = bytes, flags (VM_CONST_*);
+ * REGION: n = 1, regions[0]; REGIONS: n, regions. */
+typedef struct VmField {
+  int64_t n;
+  const int64_t *v;
+  const VmRegion *regions;
+  const char *str;
+  const void *data;
+  uint32_t flags;
+} VmField;
+
+enum VmConstFlags {
+  VM_CONST_SPLAT = 1,  /* data holds one element, repeated */
+  VM_CONST_ELIDED = 2, /* dense_resource<__elided__>: filled with seeded random data */
+  VM_CONST_NONE = 4,   /* an absent constant (n = 0) */
+};
+
+typedef struct VmInstr {
+  uint16_t opcode;
+  uint16_t flags; /* TPUB_INSTR_* */
+  uint32_t n_in, n_out, n_kill;
+  const uint32_t *in, *out, *kill; /* registers */
+  uint32_t loc;                    /* index into VmProgram.locs */
+  const VmField *fields;           /* one per field of the opcode (vm/opinfo.h) */
+  uint32_t pc;                     /* word offset in the function, for messages */
+} VmInstr;
+
+typedef struct VmFunc {
+  const char *name;
+  uint32_t flags; /* TPUB_FUNC_* */
+  uint32_t n_params, n_results, n_regs;
+  const VmType *const *reg_types;
+  const VmType *const *result_types;
+  uint32_t n_instrs;
+  const VmInstr *instrs;
+  uint32_t loc;
+} VmFunc;
+
+typedef struct VmLoc {
+  const char *file;
+  uint32_t line, col;
+  const char *op;
+} VmLoc;
+
+typedef struct VmProgram VmProgram;
+struct VmProgram {
+  char compiler_version[17];
+  char target[9];
+  uint32_t format_version;
+  uint32_t n_types, n_funcs, n_locs;
+  const VmType *types;
+  const VmFunc *funcs;
+  const VmLoc *locs;
+};
+
+/* Loads and verifies a whole .tpub image (the bytes are copied).  On
+ * failure returns NULL and writes the reason (without the file name) to
+ * err. */
+VmProgram *vm_program_load(const void *bytes, size_t n, char *err, size_t errlen);
+void vm_program_free(VmProgram *p);
+int vm_program_find(const VmProgram *p, const char *name); /* function index or -1 */
+
+/* ------------------------------------------------------------------ */
+/* Execution. */
+
+/* A tensor as a kernel sees it: the static type and row-major host data. */
+typedef struct VmTensor {
+  const VmType *type;
+  void *data;
+} VmTensor;
+
+typedef struct VmExec VmExec;
+
+/* Memory allocator hook: every byte the VM allocates for values goes
+ * through it (Lua's debug_realloc idea); tests can make it fail. */
+typedef void *(*VmReallocFn)(void *ud, void *p, size_t old, size_t n);
+
+typedef struct VmOptions {
+  uint64_t hbm_bytes;  /* capacity of the simulated chip's HBM; 0: unlimited */
+  bool run_checks;     /* evaluate check ops (otherwise they are no-ops) */
+  FILE *check_out;     /* PASS/FAIL lines (default stdout) */
+  FILE *warn_out;      /* warnings (default stderr) */
+  uint64_t seed;       /* seed for elided constants */
+  uint64_t max_instructions; /* trap after this many instructions; 0: no limit (fuzzing) */
+  VmReallocFn realloc_fn; /* NULL: the C library */
+  void *realloc_ud;
+} VmOptions;
+
+VmExec *vm_exec_new(const VmProgram *p, const VmOptions *opts);
+void vm_exec_free(VmExec *x);
+
+/* Host values passed in and out of vm_run. */
+typedef struct VmValue {
+  const VmType *type;
+  void *data;           /* tensors: nbytes, owned by the caller */
+  int nmembers;         /* tuples */
+  struct VmValue *members;
+} VmValue;
+
+enum VmStatus { VM_OK = 0, VM_TRAP = -1 };
+
+/* Runs function fn with args (their types must match the parameters:
+ * vm_run checks).  On success fills results (n_results values whose data
+ * the caller frees with vm_value_free).  On a trap returns VM_TRAP;
+ * vm_error() then holds "file:line:col: 'stablehlo.op' message". */
+int vm_run(VmExec *x, int fn, const VmValue *args, int nargs, VmValue *results);
+const char *vm_error(const VmExec *x);
+void vm_value_free(VmValue *v);
+
+/* Check statistics of the runs so far. */
+typedef struct VmCheckStats {
+  int passed, failed;
+} VmCheckStats;
+VmCheckStats vm_check_stats(const VmExec *x);
+
+/* Peak and current bytes of live values. */
+uint64_t vm_peak_bytes(const VmExec *x);
+
+/* ------------------------------------------------------------------ */
+/* Services for kernels. */
+
+/* Records a runtime error of the current instruction; returns VM_TRAP. */
+int vm_trap(VmExec *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Accounted scratch memory (counts toward HBM); NULL when refused, after
+ * which the kernel returns vm_trap(x, "...").  Free with the same size. */
+void *vm_scratch_alloc(VmExec *x, size_t n);
+void vm_scratch_free(VmExec *x, void *p, size_t n);
+
+/* Calls a region: args are the region's explicit arguments (the captures
+ * are appended by the VM); results[i].data must point to caller-owned
+ * storage of the region's i-th result type, into which the result is
+ * copied.  results[i].type is set by the call. */
+int vm_call_region(VmExec *x, const VmRegion *r, const VmTensor *args, int nargs,
+                   VmTensor *results);
+
+/* The function a region runs (for pattern matching a body). */
+const VmFunc *vm_region_func(const VmExec *x, const VmRegion *r);
+const VmProgram *vm_exec_program(const VmExec *x);
+
+/* Field accessors. */
+static inline int64_t vm_field_int(const VmInstr *ins, int f) { return ins->fields[f].v[0]; }
+static inline double vm_field_f64(const VmInstr *ins, int f) {
+  union {
+    int64_t i;
+    double d;
+  } u = {ins->fields[f].v[0]};
+  return u.d;
+}
+static inline const int64_t *vm_field_list(const VmInstr *ins, int f, int64_t *n) {
+  *n = ins->fields[f].n;
+  return ins->fields[f].v;
+}
+
+#endif
