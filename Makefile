@@ -7,6 +7,7 @@
 #   make unit          cmocka unit tests only (build/unit_tests)
 #   make fuzz-parser   libFuzzer on the parser, FUZZ_SECONDS (default 60)
 #   make fuzz-loader   libFuzzer on the .tpub loader and the VM
+#   make fuzz-npy      libFuzzer on the .npy reader and --input specs
 #   make conformance   every corpus program under tpurun --check
 #   make bench         benchmarks (never part of check)
 #   make clean
@@ -44,10 +45,10 @@ PROGRAMS := $(BUILD)/tpucc $(if $(wildcard tools/tpurun.c),$(BUILD)/tpurun)
 # Phony, so it runs once per make invocation; objects wait for it through an
 # order-only prerequisite (it never forces a rebuild).  Test-like goals ask
 # for the test package set, everything else for the build set.
-TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader bench conformance
+TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader fuzz-npy bench conformance
 DEPS_SET   := $(if $(filter $(TEST_GOALS),$(MAKECMDGOALS)),test,build)
 
-.PHONY: all deps run check sanitize unit fuzz-parser fuzz-loader bench conformance clean
+.PHONY: all deps run check sanitize unit fuzz-parser fuzz-loader fuzz-npy bench conformance clean
 all: deps $(PROGRAMS)
 
 deps:
@@ -167,6 +168,18 @@ fuzz-loader: deps all $(FUZZ_BUILD)/fuzz_loader
 	$(FUZZ_BUILD)/fuzz_loader $(LOADER_FUZZ_CORPUS) \
 	    -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_BUILD)/loader-
+
+# The .npy reader and the --input parser (testsuite/fuzz/fuzz_npy.c).
+NPY_FUZZ_SRCS := testsuite/fuzz/fuzz_npy.c vm/literal.c vm/npy.c vm/compare.c vm/dtype.c
+$(FUZZ_BUILD)/fuzz_npy: $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(NPY_FUZZ_SRCS))
+	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+
+fuzz-npy: deps $(FUZZ_BUILD)/fuzz_npy
+	@mkdir -p $(FUZZ_BUILD)/corpus-npy
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(FUZZ_BUILD)/fuzz_npy $(FUZZ_BUILD)/corpus-npy \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_BUILD)/npy-
 
 clean:
 	rm -rf $(sort build build-asan $(FUZZ_BUILD) $(BUILD))

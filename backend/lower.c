@@ -207,7 +207,7 @@ static Instr *emit_regs(FuncBuilder *fb, const Op *op, int opcode, uint32_t nin,
   ins->nuse = nin + fb->ncaps_pending;
   ins->use = xrealloc(NULL, (ins->nuse + 1) * sizeof(uint32_t));
   memcpy(ins->use, in, nin * sizeof(uint32_t));
-  memcpy(ins->use + nin, fb->caps_pending, fb->ncaps_pending * sizeof(uint32_t));
+  if (fb->ncaps_pending) memcpy(ins->use + nin, fb->caps_pending, fb->ncaps_pending * sizeof(uint32_t));
   fb->ncaps_pending = 0;
   return ins;
 }
@@ -505,7 +505,7 @@ static void lower_constant(FuncBuilder *fb, const Op *op, const Attr *a) {
         memcpy(buf + i * sz, &v, (size_t)sz);
       }
     } else {
-      memcpy(buf, a->u.dense.data, (size_t)nbytes);
+      if (nbytes) memcpy(buf, a->u.dense.data, (size_t)nbytes);
     }
     off = emit_const_bytes(e, buf, (size_t)nbytes);
     free(buf);
@@ -531,6 +531,35 @@ static void lower_constant(FuncBuilder *fb, const Op *op, const Attr *a) {
   fint(e, nbytes);
   fint(e, flags);
   emit_op(fb, op, VM_OP_CONSTANT);
+}
+
+/* The integer values of v when a stablehlo.constant defines it (for the
+ * dynamic ops whose shape operands are compile-time constants). */
+static bool constant_ints(Emitter *e, const Value *v, int *n, const int64_t **out) {
+  if (!v->def || v->def->kind != OP_CONSTANT) return false;
+  const Attr *a = op_attr(v->def, "value");
+  if (!a || a->kind != ATTR_DENSE || !elem_is_int(a->type->elem)) return false;
+  int64_t cnt;
+  if (!type_tensor_num_elements(a->type, &cnt) || cnt > 1 << 20) return false;
+  int64_t *vals = arena_alloc(&e->c->arena, sizeof(int64_t) * (size_t)(cnt + 1));
+  for (int64_t i = 0; i < cnt; i++) vals[i] = dense_get_int(a, a->u.dense.splat ? 0 : i);
+  *n = (int)cnt;
+  *out = vals;
+  return true;
+}
+
+/* The callee of a symbol attribute, as a function index, or -1. */
+static int64_t callee_index(Emitter *e, const Attr *sym) {
+  if (!sym || (sym->kind != ATTR_SYMREF && sym->kind != ATTR_STRING)) return -1;
+  void **slot = table_get(&e->func_index, sym->u.str.s, strlen(sym->u.str.s));
+  return slot ? (int64_t)(uintptr_t)*slot - 1 : -1;
+}
+
+/* A call of function index fi with the op's operands and results. */
+static void lower_call_to(FuncBuilder *fb, const Op *op, int64_t fi) {
+  fint(fb->e, fi);
+  fint(fb->e, 0);
+  emit_op(fb, op, VM_OP_CALL);
 }
 
 static const char *const cmp_dirs[] = {"EQ", "NE", "GE", "GT", "LE", "LT", NULL};
@@ -631,16 +660,100 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
   switch (op->kind) {
   case OP_FUNC_RETURN:
   case OP_RETURN: emit_op(fb, op, VM_OP_RETURN); return;
-  case OP_FUNC_CALL: {
-    const Attr *callee = op_attr(op, "callee");
-    void **slot = callee ? table_get(&e->func_index, callee->u.str.s, strlen(callee->u.str.s)) : NULL;
-    if (!slot) {
+  case OP_FUNC_CALL:
+  case OP_COMPOSITE: {
+    int64_t fi = callee_index(e, op_attr(op, op->kind == OP_COMPOSITE ? "decomposition" : "callee"));
+    if (fi < 0) {
       unsupported(fb, op, "a call to an unknown function");
       return;
     }
-    fint(e, (int64_t)(uintptr_t)*slot - 1);
-    fint(e, 0);
-    emit_op(fb, op, VM_OP_CALL);
+    lower_call_to(fb, op, fi);
+    return;
+  }
+  case OP_INTERPRETER_RUN_PARALLEL: {
+    /* One program on one chip is a call; grids belong to the many-chips VM. */
+    const Attr *progs = op_attr(op, "programs");
+    if (progs && progs->kind == ATTR_ARRAY && progs->u.array.n == 1 &&
+        progs->u.array.items[0]->kind == ATTR_ARRAY && progs->u.array.items[0]->u.array.n == 1) {
+      int64_t fi = callee_index(e, progs->u.array.items[0]->u.array.items[0]);
+      if (fi >= 0) {
+        lower_call_to(fb, op, fi);
+        return;
+      }
+    }
+    unsupported(fb, op, "interpreter.run_parallel over several chips");
+    return;
+  }
+  case OP_OUTFEED: emit_op(fb, op, VM_OP_TOKEN); return;
+  case OP_DYNAMIC_IOTA:
+  case OP_DYNAMIC_RESHAPE:
+  case OP_DYNAMIC_BROADCAST_IN_DIM: {
+    /* The shape operand is redundant when the result type is static. */
+    Type *rt = op->results[0].type;
+    int64_t cnt;
+    if (!type_tensor_num_elements(rt, &cnt)) {
+      unsupported(fb, op, "a dynamically shaped result");
+      return;
+    }
+    if (op->kind == OP_DYNAMIC_IOTA) {
+      fint(e, attr_int_or(op, "iota_dimension", 0));
+      emit_op_range(fb, op, VM_OP_IOTA, 0, 0);
+    } else if (op->kind == OP_DYNAMIC_RESHAPE) {
+      emit_op_range(fb, op, VM_OP_RESHAPE, 0, 1);
+    } else {
+      field_attr_list(e, op, "broadcast_dimensions", 0, 0);
+      emit_op_range(fb, op, VM_OP_BROADCAST_IN_DIM, 0, 1);
+    }
+    return;
+  }
+  case OP_DYNAMIC_PAD: {
+    int n[3];
+    const int64_t *v[3];
+    for (int i = 0; i < 3; i++)
+      if (!constant_ints(e, op->operands[2 + i], &n[i], &v[i])) {
+        unsupported(fb, op, "dynamic_pad with padding amounts computed at run time");
+        return;
+      }
+    for (int i = 0; i < 3; i++) field_list(e, n[i], v[i]);
+    emit_op_range(fb, op, VM_OP_PAD, 0, 2);
+    return;
+  }
+  case OP_INTERPRETER_PROBE: {
+    const Attr *id = op_attr(op, "probe_id");
+    fint(e, emit_string(e, id && id->kind == ATTR_STRING ? id->u.str.s : ""));
+    emit_op(fb, op, VM_OP_PROBE);
+    return;
+  }
+  case OP_CHECK_EXPECT_SERIALIZED_EQ: {
+    const Attr *id = op_attr(op, "probe_id");
+    fint(e, emit_string(e, id && id->kind == ATTR_STRING ? id->u.str.s : ""));
+    fint(e, attr_int_or(op, "iter", 0));
+    emit_op(fb, op, VM_OP_CHECK_PROBE);
+    return;
+  }
+  case OP_CHLO_SCAN: {
+    int64_t ninputs = op->noperands;
+    const Attr *seg = op_attr(op, "operandSegmentSizes");
+    int nseg;
+    const int64_t *segv;
+    if (seg && attr_as_i64_list(seg, &nseg, &segv, &e->c->arena) && nseg == 2) ninputs = segv[0];
+    fint(e, attr_int_or(op, "dimension", 0));
+    fint(e, attr_int_or(op, "is_reverse", 0));
+    fint(e, ninputs);
+    field_region(fb, op, &op->regions[0]);
+    emit_op(fb, op, VM_OP_SCAN);
+    return;
+  }
+  case OP_CHLO_RAGGED_DOT: {
+    const Attr *d = op_attr(op, "ragged_dot_dimension_numbers");
+    field_dialect_list(e, d, "lhs_batching_dimensions");
+    field_dialect_list(e, d, "rhs_batching_dimensions");
+    field_dialect_list(e, d, "lhs_contracting_dimensions");
+    field_dialect_list(e, d, "rhs_contracting_dimensions");
+    field_dialect_list(e, d, "lhs_ragged_dimensions");
+    field_dialect_list(e, d, "rhs_group_dimensions");
+    field_precision(e, op);
+    emit_op(fb, op, VM_OP_RAGGED_DOT);
     return;
   }
   case OP_CONSTANT: lower_constant(fb, op, op_attr(op, "value")); return;
@@ -763,7 +876,8 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
     emit_op(fb, op, VM_OP_DOT_GENERAL);
     return;
   }
-  case OP_CONVOLUTION: {
+  case OP_CONVOLUTION:
+  case OP_DYNAMIC_CONV: {
     const Attr *dn = op_attr(op, "dimension_numbers");
     if (!dn || dn->kind != ATTR_CONV_DIMS) {
       unsupported(fb, op, "a convolution without #stablehlo.conv dimension numbers");
@@ -772,7 +886,17 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
     const ConvDims *cd = &dn->u.conv;
     int ns = cd->nspatial;
     field_attr_list(e, op, "window_strides", ns, 1);
-    field_attr_list(e, op, "padding", 2 * ns, 0);
+    if (op->kind == OP_DYNAMIC_CONV) {
+      int np;
+      const int64_t *pad;
+      if (!constant_ints(e, op->operands[2], &np, &pad)) {
+        unsupported(fb, op, "dynamic_conv with padding computed at run time");
+        return;
+      }
+      field_list(e, np, pad);
+    } else {
+      field_attr_list(e, op, "padding", 2 * ns, 0);
+    }
     field_attr_list(e, op, "lhs_dilation", ns, 1);
     field_attr_list(e, op, "rhs_dilation", ns, 1);
     field_attr_list(e, op, "window_reversal", ns, 0);
@@ -788,7 +912,8 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
     fint(e, attr_int_or(op, "feature_group_count", 1));
     fint(e, attr_int_or(op, "batch_group_count", 1));
     field_precision(e, op);
-    break;
+    emit_op_range(fb, op, VM_OP_CONVOLUTION, 0, 2);
+    return;
   }
   case OP_FFT: {
     static const char *const fft_types[] = {"FFT", "IFFT", "RFFT", "IRFFT", NULL};
@@ -835,7 +960,6 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
   case OP_CHECK_EXPECT_ALMOST_EQ_CONST:
     lower_check(fb, op, 1, attr_f64_or(op, "tolerance", 1e-4), 0, 0, op_attr(op, "value"));
     return;
-  case OP_INTERPRETER_PROBE: emit_op(fb, op, VM_OP_COPY); return;
   default: {
     char what[160];
     snprintf(what, sizeof what, "'%s'", op->name);

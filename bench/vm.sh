@@ -43,7 +43,7 @@ tpurun_ms() {
 }
 
 numpy_ms() {
-  "$PY" - "$1" "$N" <<'PY'
+  OPENBLAS_NUM_THREADS=${2:-} "$PY" - "$1" "$N" <<'PY'
 import sys, time, numpy as np
 which, n = sys.argv[1], int(sys.argv[2])
 rng = np.random.default_rng(0)
@@ -64,13 +64,16 @@ print("%.3f" % (ts[len(ts) // 2] * 1e3))
 PY
 }
 
-printf '%-8s %14s %14s %10s\n' bench "tpurun ms" "numpy ms" "ratio"
+printf '%-22s %12s %12s %8s\n' bench "tpurun ms" "numpy ms" "ratio"
 status=0
-for b in chain matmul; do
-  t=$(tpurun_ms "$b") || { status=1; continue; }
-  p=$(numpy_ms "$b") || { status=1; continue; }
-  r=$(awk -v a="$p" -v b="$t" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "n/a" }')
-  printf '%-8s %14s %14s %10s\n' "$b" "$t" "$p" "$r"
-done
+row() { # NAME TPURUN_MS NUMPY_MS
+  local r; r=$(awk -v a="$3" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "n/a" }')
+  printf '%-22s %12s %12s %8s\n' "$1" "$2" "$3" "$r"
+}
+t=$(tpurun_ms chain) && p=$(numpy_ms chain) && row "chain (5 ops, 2^24)" "$t" "$p" || status=1
+# tpurun's matmul runs on one thread; OpenBLAS uses every core unless told.
+t=$(tpurun_ms matmul) || status=1
+p=$(numpy_ms matmul) && row "matmul 1024^3" "$t" "$p" || status=1
+p=$(numpy_ms matmul 1) && row "matmul, BLAS 1 thread" "$t" "$p" || status=1
 echo "(ratio = numpy time / tpurun time; medians of $N runs; numpy $("$PY" -c 'import numpy; print(numpy.__version__)'), single process each)"
 exit $status

@@ -1,5 +1,6 @@
 /* tpurun: runs a .tpub (or compiles and runs a .mlir) on a simulated TPU
  * chip.  See `tpurun --help` and DESIGN.md §4. */
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,6 +28,7 @@ static const char usage_text[] =
     "                         print PASS/FAIL per check\n"
     "  --split-input-file     treat '// -----' separated chunks as separate programs\n"
     "  --seed=N               seed for random inputs and elided weights (default 0)\n"
+    "  --threads=N            host threads (a single simulated chip runs on one)\n"
     "  --benchmark=N          run the function N more times after a warm-up run and\n"
     "                         print the median and minimum wall time of a run\n"
     "  --target=NAME          v4, v5e (default), v5p, v6e, v7x: for .mlir input\n"
@@ -87,6 +89,11 @@ static int parse_args(int argc, char **argv, Options *o) {
     else if (strncmp(a, "--input=", 8) == 0) o->inputs[o->ninputs++] = a + 8;
     else if (strncmp(a, "--output=", 9) == 0) o->outputs[o->noutputs++] = a + 9;
     else if (strcmp(a, "--check") == 0) o->check = true;
+    else if (strncmp(a, "--threads=", 10) == 0) {
+      char *end;
+      long n = strtol(a + 10, &end, 10);
+      if (*end || n < 1 || n > 4096) return usage_error("invalid --threads count '%s'", a + 10);
+    }
     else if (strncmp(a, "--benchmark=", 12) == 0) {
       char *end;
       long n = strtol(a + 12, &end, 10);
@@ -132,7 +139,7 @@ static int emit_results(const Options *o, const VmFunc *fn, VmValue *res) {
       char err[512];
       int rc = vm_npy_write(spec + 1, &res[i], err, sizeof err);
       if (rc != VM_IO_OK) {
-        fprintf(stderr, "tpurun: %s: %s\n", spec + 1, err);
+        fprintf(stderr, "tpurun: %s\n", err);
         return rc;
       }
     } else {
@@ -206,7 +213,7 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
     }
     int st = vm_parse_input(s, fn->reg_types[i], (int)i, &args[i], err, sizeof err);
     if (st != VM_IO_OK) {
-      fprintf(stderr, "tpurun: --input %u: %s\n", i, err);
+      fprintf(stderr, "tpurun: %s\n", err);
       rc = st;
     }
   }
@@ -268,6 +275,10 @@ static int run_image(const Options *o, const char *name, const uint8_t *bytes, s
 }
 
 int main(int argc, char **argv) {
+  /* Tensors are large and short-lived: keep freed blocks in the heap
+   * instead of returning each one to the kernel and faulting it in again. */
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   Options o = {0};
   int rc = parse_args(argc, argv, &o);
   if (rc >= 0) {

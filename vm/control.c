@@ -129,3 +129,14 @@ bool check_check2(VmCheck *c) {
   if (!vm_type_equal(vm_check_in(c, 0), vm_check_in(c, 1))) return vm_check_fail(c, "compared values differ in type");
   return true;
 }
+
+bool check_probe(VmCheck *c) {
+  if (!vm_type_is_tensor(vm_check_in(c, 0))) return vm_check_fail(c, "probed value is not a tensor");
+  return same_types_in_out(c, 0, 1);
+}
+
+bool check_check_probe(VmCheck *c) {
+  if (!vm_type_is_tensor(vm_check_in(c, 0))) return vm_check_fail(c, "checked value is not a tensor");
+  if (vm_field_int(c->ins, 1) < 0) return vm_check_fail(c, "negative probe iteration");
+  return true;
+}

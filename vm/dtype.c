@@ -9,6 +9,12 @@
 #include "vm/dtype.h"
 #include "vm/vm.h"
 
+/* Let gcc -O2 vectorize the bulk conversion loops (it otherwise refuses
+ * loops that need a runtime alias check or an epilogue). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("-fvect-cost-model=dynamic")
+#endif
+
 typedef struct ElemFacts {
   const char *name;
   int bits, bytes, cls;

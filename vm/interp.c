@@ -2,6 +2,7 @@
  * the control opcodes (constants, calls, while/if/case, tuples, checks)
  * and dispatch of every other opcode to its kernel.  All value memory goes
  * through one accounted allocator, bounded by the simulated HBM. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,13 @@ struct VmExec {
   /* Expanded splat / elided constants, per function and instruction. */
   VmBuf ***const_cache;
   bool warned_elided;
+  /* Values recorded by probe instructions, in execution order. */
+  struct Probe {
+    const char *id;
+    const VmType *type;
+    void *data;
+  } *probes;
+  uint32_t nprobes, probecap;
 };
 
 /* ------------------------------------------------------------------ */
@@ -181,6 +189,8 @@ void vm_exec_free(VmExec *x) {
     free(x->const_cache[f]);
   }
   free(x->const_cache);
+  for (uint32_t i = 0; i < x->nprobes; i++) vm_mem(x, x->probes[i].data, (size_t)x->probes[i].type->nbytes + 1, 0);
+  vm_mem(x, x->probes, sizeof *x->probes * x->probecap, 0);
   free(x);
 }
 
@@ -245,6 +255,21 @@ int vm_region_binary_op(const VmExec *x, const VmRegion *r) {
   }
 }
 
+/* Makes random stand-in weights keep a network's activations finite:
+ * vectors (biases, norm scales, variances) become positive, near 1;
+ * matrices and kernels get variance 1/fan_in, fan_in being all dims but
+ * the last (HWIO kernels, [in, out] matrices). */
+static void scale_like_weights(const VmType *t, void *data) {
+  if (!vm_elem_is_float(t->elem)) return;
+  int64_t last = t->rank ? t->dims[t->rank - 1] : 1;
+  double fan_in = last > 0 ? (double)t->count / (double)last : 1;
+  double scale = sqrt(3.0 / (fan_in > 1 ? fan_in : 1));
+  for (int64_t i = 0; i < t->count; i++) {
+    double v = vm_load_f64(t->elem, data, i);
+    vm_store_f64(t->elem, data, i, t->rank <= 1 ? 1.0 + 0.5 * v : v * scale);
+  }
+}
+
 /* A value for a constant instruction: the program's bytes, or (splat,
  * elided) an expanded copy cached per instruction. */
 static VmBuf *constant_value(VmExec *x, uint32_t fi, uint32_t ii, const VmInstr *ins, const VmType *t) {
@@ -262,11 +287,12 @@ static VmBuf *constant_value(VmExec *x, uint32_t fi, uint32_t ii, const VmInstr 
     if (f->flags & VM_CONST_ELIDED) {
       if (!x->warned_elided) {
         fprintf(x->opts.warn_out,
-                "warning: dense_resource<__elided__> weights are filled with seeded random data (seed %llu)\n",
+                "warning: dense_resource<__elided__> weights are filled with seeded random data (seed %llu; vectors near 1, kernels with variance 1/fan-in)\n",
                 (unsigned long long)x->opts.seed);
         x->warned_elided = true;
       }
       vm_fill_random(t->elem, b->data, t->count, x->opts.seed * 0x9E3779B97F4A7C15ull + fi * 65537u + ii);
+      scale_like_weights(t, b->data);
     } else {
       size_t es = (size_t)vm_elem_bytes(t->elem);
       for (int64_t i = 0; i < t->count; i++) memcpy((char *)b->data + (size_t)i * es, f->data, es);
@@ -313,6 +339,51 @@ static int run_check(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
   return VM_OK;
 }
 
+/* interpreter.probe: keep a copy of the value under its id. */
+static int record_probe(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
+  const VmType *t = fn->reg_types[ins->in[0]];
+  if (x->nprobes == x->probecap) {
+    uint32_t cap = x->probecap ? x->probecap * 2 : 8;
+    void *p = vm_mem(x, x->probes, sizeof *x->probes * x->probecap, sizeof *x->probes * cap);
+    if (!p) return oom(x, ins, sizeof *x->probes * cap);
+    x->probes = p;
+    x->probecap = cap;
+  }
+  void *copy = vm_mem(x, NULL, 0, (size_t)t->nbytes + 1);
+  if (!copy) return oom(x, ins, (uint64_t)t->nbytes);
+  memcpy(copy, x->regs[ins->in[0]]->data, (size_t)t->nbytes);
+  x->probes[x->nprobes++] = (struct Probe){ins->fields[0].str, t, copy};
+  x->regs[ins->out[0]] = buf_ref(x->regs[ins->in[0]]);
+  return VM_OK;
+}
+
+/* check.expect_serialized_eq: the iter-th value probed under the id. */
+static int check_probe_value(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
+  if (!x->opts.run_checks) return VM_OK;
+  const VmType *t = fn->reg_types[ins->in[0]];
+  const char *id = ins->fields[0].str;
+  int64_t iter = vm_field_int(ins, 1), seen = 0;
+  const struct Probe *found = NULL;
+  for (uint32_t i = 0; i < x->nprobes && !found; i++)
+    if (strcmp(x->probes[i].id, id) == 0 && seen++ == iter) found = &x->probes[i];
+  char detail[512] = "";
+  bool ok = false;
+  if (!found) {
+    snprintf(detail, sizeof detail, "no value probed as \"%s\" at iteration %lld", id, (long long)iter);
+  } else if (!vm_type_equal(found->type, t)) {
+    snprintf(detail, sizeof detail, "the value probed as \"%s\" has another type", id);
+  } else {
+    VmTensor actual = {t, x->regs[ins->in[0]]->data}, expected = {t, found->data};
+    ok = vm_compare(VM_CMP_EQ, 0, 0, 0, &actual, &expected, detail, sizeof detail);
+  }
+  const VmLoc *l = &x->prog->locs[ins->loc];
+  if (ok) x->checks.passed++;
+  else x->checks.failed++;
+  fprintf(x->opts.check_out, ok ? "PASS %s at %s:%u:%u\n" : "FAIL %s at %s:%u:%u: %s\n", "expect_serialized_eq",
+          l->file, l->line, l->col, detail);
+  return VM_OK;
+}
+
 typedef int (*ExecFn)(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out);
 static const ExecFn exec_table[VM_OP_COUNT] = {
 #define OPC(id, name, nin, nout, fields, check, exec, flags, doc) [VM_OP_##id] = exec,
@@ -324,6 +395,16 @@ static const unsigned flags_table[VM_OP_COUNT] = {
 #include "vm/opcodes.def"
 #undef OPC
 };
+
+/* The bytes of a value of type a are also a valid value of type b (so an
+ * aliasing opcode may share the buffer): same size, and either the same
+ * element type or element types that fill their containers exactly (a
+ * sub-byte type's bytes hold an extension that a bitcast must redo). */
+static bool same_bytes(const VmType *a, const VmType *b) {
+  if (a->nbytes != b->nbytes) return false;
+  if (a->elem == b->elem) return true;
+  return vm_elem_bits(a->elem) == 8 * vm_elem_bytes(a->elem) && vm_elem_bits(b->elem) == 8 * vm_elem_bytes(b->elem);
+}
 
 int exec_control(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   (void)in;
@@ -344,7 +425,7 @@ static int run_kernel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
   }
   for (uint32_t i = 0; i < ins->n_in; i++) in[i] = (VmTensor){fn->reg_types[ins->in[i]], x->regs[ins->in[i]]->data};
   unsigned flags = flags_table[ins->opcode];
-  if ((flags & VMF_ALIAS) && ins->n_out == 1 && fn->reg_types[ins->out[0]]->nbytes == in[0].type->nbytes) {
+  if ((flags & VMF_ALIAS) && ins->n_out == 1 && same_bytes(fn->reg_types[ins->out[0]], in[0].type)) {
     x->regs[ins->out[0]] = buf_ref(x->regs[ins->in[0]]);
     goto done;
   }
@@ -498,6 +579,8 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, VmBuf 
       break;
     case VM_OP_CHECK:
     case VM_OP_CHECK2: rc = run_check(x, fn, ins); break;
+    case VM_OP_PROBE: rc = record_probe(x, fn, ins); break;
+    case VM_OP_CHECK_PROBE: rc = check_probe_value(x, fn, ins); break;
     default: rc = run_kernel(x, fn, ins); break;
     }
     for (uint32_t k = 0; k < ins->n_kill; k++) {
@@ -537,9 +620,8 @@ static VmBuf *value_to_buf(VmExec *x, const VmValue *v, const VmType *t) {
     return b;
   }
   if (t->kind == TPUB_TY_TOKEN) return buf_wrap(x, NULL, 0, BUF_TUPLE);
-  VmBuf *b = buf_new(x, (uint64_t)t->nbytes);
-  if (b && t->nbytes) memcpy(b->data, v->data, (size_t)t->nbytes);
-  return b;
+  /* Arguments are borrowed, not copied: the VM never writes them. */
+  return buf_wrap(x, v->data, (uint64_t)t->nbytes, BUF_BORROWED);
 }
 
 static bool buf_to_value(const VmBuf *b, const VmType *t, VmValue *v) {

@@ -278,16 +278,16 @@ static inline uint64_t width_mask(int width) {
     switch (op) {                                                                                  \
     case VM_OP_ADD: EACH(o[i] = (T)((U)a[i] + (U)b[i]));                                           \
     case VM_OP_SUB: EACH(o[i] = (T)((U)a[i] - (U)b[i]));                                           \
-    case VM_OP_MUL: EACH(o[i] = (T)((U)a[i] * (U)b[i]));                                           \
+    case VM_OP_MUL: EACH(o[i] = (T)(1u * (U)a[i] * (U)b[i])); /* unsigned: no int overflow */     \
     case VM_OP_DIV:                                                                                \
       EACH(T x_ = a[i]; T y_ = b[i];                                                               \
            o[i] = y_ == 0 ? (T)-1 : (sgn && y_ == (T)-1 && x_ == tmin) ? x_ : (T)(x_ / y_));        \
     case VM_OP_REM:                                                                                \
       EACH(T x_ = a[i]; T y_ = b[i]; o[i] = y_ == 0 ? x_ : (sgn && y_ == (T)-1) ? 0 : (T)(x_ % y_)); \
-    case VM_OP_POW:                                                                                \
+    case VM_OP_POW: /* negative exponent: 1 for 1, +-1 for -1, else 0 */                         \
       EACH(T x_ = a[i]; T y_ = b[i];                                                               \
-           o[i] = (sgn && (S)y_ < 0) ? (x_ == 1 ? (T)1 : x_ == (T)-1 ? ((y_ & 1) ? (T)-1 : (T)1) : (T)0) \
-                                  : (T)ipow_u64((uint64_t)x_, (uint64_t)y_));                      \
+           T neg_ = x_ == 1 ? (T)1 : x_ == (T)-1 ? ((y_ & 1) ? (T)-1 : (T)1) : (T)0;               \
+           o[i] = (sgn && (S)y_ < 0) ? neg_ : (T)ipow_u64((uint64_t)x_, (uint64_t)y_));           \
     case VM_OP_MAX: EACH(o[i] = a[i] >= b[i] ? a[i] : b[i]);                                       \
     case VM_OP_MIN: EACH(o[i] = a[i] <= b[i] ? a[i] : b[i]);                                       \
     case VM_OP_AND: EACH(o[i] = a[i] & b[i]);                                                      \
@@ -310,7 +310,8 @@ static inline uint64_t width_mask(int width) {
     switch (op) {                                                                                  \
     case VM_OP_ABS: EACH(o[i] = (sgn && (S)a[i] < 0) ? (T)(0 - (U)a[i]) : a[i]);                      \
     case VM_OP_NEGATE: EACH(o[i] = (T)(0 - (U)a[i]));                                              \
-    case VM_OP_SIGN: EACH(o[i] = sgn ? (T)(((S)a[i] > 0) - ((S)a[i] < 0)) : (T)(a[i] != 0));             \
+    case VM_OP_SIGN:                                                                               \
+      EACH(o[i] = sgn ? (T)(((S)a[i] > 0) - ((S)a[i] < 0)) : (T)(a[i] != 0));                      \
     case VM_OP_NOT: EACH(o[i] = (T)~a[i]);                                                         \
     case VM_OP_POPCNT: EACH(o[i] = (T)__builtin_popcountll((uint64_t)(U)a[i] & mask));             \
     case VM_OP_CLZ:                                                                                \
@@ -516,34 +517,30 @@ static uint64_t reduce_precision_bits(uint64_t x, int nbits, int src_e, int src_
 }
 
 static void reduce_precision(int elem, const void *a, void *o, int64_t n, int64_t e, int64_t m) {
+  int nbits = 0, src_e = 0, src_m = 0;
   switch (elem) {
-  case TPUB_F64:
-    for (int64_t i = 0; i < n; i++) store_raw(elem, o, i, reduce_precision_bits(raw_bits(elem, a, i), 64, 11, 52, e, m));
-    return;
-  case TPUB_F32:
-    for (int64_t i = 0; i < n; i++) store_raw(elem, o, i, reduce_precision_bits(raw_bits(elem, a, i), 32, 8, 23, e, m));
-    return;
-  case TPUB_F16:
-    for (int64_t i = 0; i < n; i++) store_raw(elem, o, i, reduce_precision_bits(raw_bits(elem, a, i), 16, 5, 10, e, m));
-    return;
-  case TPUB_BF16:
-    for (int64_t i = 0; i < n; i++) store_raw(elem, o, i, reduce_precision_bits(raw_bits(elem, a, i), 16, 8, 7, e, m));
-    return;
-  default: {
-    float buf[CHUNK];
-    for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
-      int64_t k = min64(CHUNK, n - i0);
-      vm_to_f32(elem, a, i0, k, buf);
-      for (int64_t i = 0; i < k; i++) {
-        uint32_t bits;
-        memcpy(&bits, &buf[i], 4);
-        bits = (uint32_t)reduce_precision_bits(bits, 32, 8, 23, e, m);
-        memcpy(&buf[i], &bits, 4);
-      }
-      vm_from_f32(elem, o, i0, k, buf);
-    }
+  case TPUB_F64: nbits = 64, src_e = 11, src_m = 52; break;
+  case TPUB_F32: nbits = 32, src_e = 8, src_m = 23; break;
+  case TPUB_F16: nbits = 16, src_e = 5, src_m = 10; break;
+  case TPUB_BF16: nbits = 16, src_e = 8, src_m = 7; break;
+  default: break;
+  }
+  if (nbits) {
+    for (int64_t i = 0; i < n; i++)
+      store_raw(elem, o, i, reduce_precision_bits(raw_bits(elem, a, i), nbits, src_e, src_m, e, m));
     return;
   }
+  float buf[CHUNK]; /* other real types: exact in f32 */
+  for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
+    int64_t k = min64(CHUNK, n - i0);
+    vm_to_f32(elem, a, i0, k, buf);
+    for (int64_t i = 0; i < k; i++) {
+      uint32_t bits;
+      memcpy(&bits, &buf[i], 4);
+      bits = (uint32_t)reduce_precision_bits(bits, 32, 8, 23, e, m);
+      memcpy(&buf[i], &bits, 4);
+    }
+    vm_from_f32(elem, o, i0, k, buf);
   }
 }
 
@@ -1340,7 +1337,8 @@ bool check_clamp(VmCheck *c) {
     if (bounds[k]->elem != tx->elem)
       return vm_check_fail(c, "clamp: %s element type differs from the operand's", k ? "max" : "min");
     if (!vm_type_is_scalar(bounds[k]) && !vm_type_same_shape(bounds[k], tx))
-      return vm_check_fail(c, "clamp: %s must be a scalar or have the operand's shape", k ? "max" : "min");
+      return vm_check_fail(c, "clamp: %s must be a scalar or have the operand's shape",
+                           k ? "max" : "min");
   }
   return true;
 }

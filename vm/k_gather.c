@@ -73,14 +73,14 @@ static bool check_index_dims(VmCheck *c, const IndexDims *d, const VmType *op, c
   if (d->n_window + d->n_collapsed + d->n_obatch != r)
     return vm_check_fail(c, "%s: %s, %s and %s have %" PRId64 " entries in all, but the %s has rank %d", opn,
                          names[F_WINDOW], names[F_COLLAPSED], names[F_OPERAND_BATCH],
-                         d->n_window + d->n_collapsed + d->n_obatch, c->ins->opcode == VM_OP_GATHER ? "operand" : "input",
-                         r);
+                         d->n_window + d->n_collapsed + d->n_obatch,
+                         c->ins->opcode == VM_OP_GATHER ? "operand" : "input", r);
   if (d->ivd < 0 || d->ivd > ri)
     return vm_check_fail(c, "%s: index_vector_dim %" PRId64 " is out of range for indices of rank %d", opn, d->ivd, ri);
   int64_t vec = d->ivd < ri ? idx->dims[d->ivd] : 1;
   if (d->n_map != vec)
-    return vm_check_fail(c, "%s: %s has %" PRId64 " entries but the index vector has %" PRId64, opn,
-                         names[F_INDEX_MAP], d->n_map, vec);
+    return vm_check_fail(c, "%s: %s has %" PRId64 " entries but the index vector has %" PRId64, opn, names[F_INDEX_MAP],
+                         d->n_map, vec);
   if (!vm_shape_dim_list(c, names[F_INDICES_BATCH], d->ibatch, d->n_ibatch, ri, false)) return false;
   if (contains(d->ibatch, d->n_ibatch, d->ivd))
     return vm_check_fail(c, "%s: %s contains index_vector_dim %" PRId64, opn, names[F_INDICES_BATCH], d->ivd);
@@ -89,8 +89,9 @@ static bool check_index_dims(VmCheck *c, const IndexDims *d, const VmType *op, c
                          names[F_INDICES_BATCH]);
   for (int64_t i = 0; i < d->n_obatch; i++)
     if (op->dims[d->obatch[i]] != idx->dims[d->ibatch[i]])
-      return vm_check_fail(c, "%s: batching dimension %" PRId64 " (size %" PRId64 ") and indices dimension %" PRId64
-                              " (size %" PRId64 ") differ",
+      return vm_check_fail(c,
+                           "%s: batching dimension %" PRId64 " (size %" PRId64 ") and indices dimension %" PRId64
+                           " (size %" PRId64 ") differ",
                            opn, d->obatch[i], op->dims[d->obatch[i]], d->ibatch[i], idx->dims[d->ibatch[i]]);
   return true;
 }
@@ -123,9 +124,9 @@ bool check_gather(VmCheck *c) {
     return vm_check_fail(c, "gather: slice_sizes has %" PRId64 " entries for an operand of rank %d", n, op->rank);
   for (int i = 0; i < op->rank; i++) {
     if (ss[i] < 0 || ss[i] > op->dims[i])
-      return vm_check_fail(c, "gather: slice size %" PRId64 " is out of bounds for operand dimension %d (size %" PRId64
-                              ")",
-                           ss[i], i, op->dims[i]);
+      return vm_check_fail(
+          c, "gather: slice size %" PRId64 " is out of bounds for operand dimension %d (size %" PRId64 ")", ss[i], i,
+          op->dims[i]);
     if (outside_window(&d, i) && ss[i] > 1)
       return vm_check_fail(c, "gather: slice size of collapsed or batching dimension %d is %" PRId64 ", not <= 1", i,
                            ss[i]);
@@ -146,8 +147,8 @@ bool check_gather(VmCheck *c) {
       want = idx->dims[bi++];
     }
     if (out->dims[rd] != want)
-      return vm_check_fail(c, "gather: result dimension %d has size %" PRId64 ", expected %" PRId64, rd,
-                           out->dims[rd], want);
+      return vm_check_fail(c, "gather: result dimension %d has size %" PRId64 ", expected %" PRId64, rd, out->dims[rd],
+                           want);
   }
   if (out->count > 0 && op->count == 0)
     return vm_check_fail(c, "gather: non-empty result gathered from an empty operand");
@@ -296,16 +297,17 @@ bool check_scatter(VmCheck *c) {
     if (contains(d.window, d.n_window, ud)) {
       while (outside_window(&d, wi)) wi++;
       if (size > in0->dims[wi])
-        return vm_check_fail(c, "scatter: update window dimension %d (size %" PRId64
-                                ") is larger than input dimension %d (size %" PRId64 ")",
+        return vm_check_fail(c,
+                             "scatter: update window dimension %d (size %" PRId64
+                             ") is larger than input dimension %d (size %" PRId64 ")",
                              ud, size, wi, in0->dims[wi]);
       wi++;
     } else {
       if (si == d.ivd) si++;
       if (size != idx->dims[si])
-        return vm_check_fail(c, "scatter: update scatter dimension %d has size %" PRId64
-                                ", but indices dimension %d has %" PRId64,
-                             ud, size, si, idx->dims[si]);
+        return vm_check_fail(
+            c, "scatter: update scatter dimension %d has size %" PRId64 ", but indices dimension %d has %" PRId64, ud,
+            size, si, idx->dims[si]);
       si++;
     }
   }
@@ -340,46 +342,52 @@ typedef struct BinaryRun {
   const char *src;
 } BinaryRun;
 
-#define BIN_LOOP(T, EXPR)                                   \
-  do {                                                      \
-    T *d_ = (T *)b->dst + doff;                             \
-    const T *s_ = (const T *)b->src + soff;                 \
-    for (int64_t k = 0; k < n; k++) {                       \
-      T x_ = d_[k * ds], y_ = s_[k * ss];                   \
-      d_[k * ds] = (EXPR);                                  \
-    }                                                       \
+#define BIN_LOOP(T, EXPR)                   \
+  do {                                      \
+    T *d_ = (T *)b->dst + doff;             \
+    const T *s_ = (const T *)b->src + soff; \
+    if (ds == 1 && ss == 1)                 \
+      for (int64_t k = 0; k < n; k++) {     \
+        T x_ = d_[k], y_ = s_[k];           \
+        d_[k] = (EXPR);                     \
+      }                                     \
+    else                                    \
+      for (int64_t k = 0; k < n; k++) {     \
+        T x_ = d_[k * ds], y_ = s_[k * ss]; \
+        d_[k * ds] = (EXPR);                \
+      }                                     \
   } while (0)
 
 /* The max/min of XLA: NaN propagates; ties keep the current value. */
 #define PICK_MAX(a, c) ((a) >= (c) || (a) != (a))
 #define PICK_MIN(a, c) ((a) <= (c) || (a) != (a))
 
-#define INT_OPS(T)                                                      \
-  switch (b->op) {                                                      \
+#define INT_OPS(T)                                                       \
+  switch (b->op) {                                                       \
   case VM_OP_ADD: BIN_LOOP(T, (T)((uint64_t)x_ + (uint64_t)y_)); return; \
   case VM_OP_MUL: BIN_LOOP(T, (T)((uint64_t)x_ * (uint64_t)y_)); return; \
   case VM_OP_MAX: BIN_LOOP(T, x_ > y_ ? x_ : y_); return;                \
   case VM_OP_MIN: BIN_LOOP(T, x_ < y_ ? x_ : y_); return;                \
-  case VM_OP_AND: BIN_LOOP(T, x_ & y_); return;                          \
+  case VM_OP_AND: BIN_LOOP(T, (x_ & y_)); return;                        \
   case VM_OP_OR: BIN_LOOP(T, x_ | y_); return;                           \
   default: BIN_LOOP(T, x_ ^ y_); return;                                 \
   }
 
-#define FLOAT_OPS(T)                                              \
-  switch (b->op) {                                                \
-  case VM_OP_ADD: BIN_LOOP(T, x_ + y_); return;                   \
-  case VM_OP_MUL: BIN_LOOP(T, x_ * y_); return;                   \
+#define FLOAT_OPS(T)                                               \
+  switch (b->op) {                                                 \
+  case VM_OP_ADD: BIN_LOOP(T, x_ + y_); return;                    \
+  case VM_OP_MUL: BIN_LOOP(T, (x_ * y_)); return;                  \
   case VM_OP_MAX: BIN_LOOP(T, PICK_MAX(x_, y_) ? x_ : y_); return; \
-  default: BIN_LOOP(T, PICK_MIN(x_, y_) ? x_ : y_); return;       \
+  default: BIN_LOOP(T, PICK_MIN(x_, y_) ? x_ : y_); return;        \
   }
 
 /* Half floats: computed in f32 and rounded back. */
-#define HALF_OPS(TO_F32, FROM_F32)                                                      \
-  switch (b->op) {                                                                      \
-  case VM_OP_ADD: BIN_LOOP(uint16_t, FROM_F32(TO_F32(x_) + TO_F32(y_))); return;         \
-  case VM_OP_MUL: BIN_LOOP(uint16_t, FROM_F32(TO_F32(x_) * TO_F32(y_))); return;         \
+#define HALF_OPS(TO_F32, FROM_F32)                                                        \
+  switch (b->op) {                                                                        \
+  case VM_OP_ADD: BIN_LOOP(uint16_t, FROM_F32(TO_F32(x_) + TO_F32(y_))); return;          \
+  case VM_OP_MUL: BIN_LOOP(uint16_t, FROM_F32(TO_F32(x_) * TO_F32(y_))); return;          \
   case VM_OP_MAX: BIN_LOOP(uint16_t, PICK_MAX(TO_F32(x_), TO_F32(y_)) ? x_ : y_); return; \
-  default: BIN_LOOP(uint16_t, PICK_MIN(TO_F32(x_), TO_F32(y_)) ? x_ : y_); return;       \
+  default: BIN_LOOP(uint16_t, PICK_MIN(TO_F32(x_), TO_F32(y_)) ? x_ : y_); return;        \
   }
 
 typedef struct C64 {
@@ -391,12 +399,12 @@ typedef struct C128 {
 
 /* Complex max/min compare lexicographically (real part, then imaginary). */
 #define CPX_LESS(a, c) ((a).re < (c).re || ((a).re == (c).re && (a).im < (c).im))
-#define CPX_OPS(T)                                                                                   \
-  switch (b->op) {                                                                                   \
-  case VM_OP_ADD: BIN_LOOP(T, ((T){x_.re + y_.re, x_.im + y_.im})); return;                          \
+#define CPX_OPS(T)                                                                                          \
+  switch (b->op) {                                                                                          \
+  case VM_OP_ADD: BIN_LOOP(T, ((T){x_.re + y_.re, x_.im + y_.im})); return;                                 \
   case VM_OP_MUL: BIN_LOOP(T, ((T){x_.re * y_.re - x_.im * y_.im, x_.re * y_.im + x_.im * y_.re})); return; \
-  case VM_OP_MAX: BIN_LOOP(T, CPX_LESS(x_, y_) ? y_ : x_); return;                                   \
-  default: BIN_LOOP(T, CPX_LESS(y_, x_) ? y_ : x_); return;                                          \
+  case VM_OP_MAX: BIN_LOOP(T, CPX_LESS(x_, y_) ? y_ : x_); return;                                          \
+  default: BIN_LOOP(T, CPX_LESS(y_, x_) ? y_ : x_); return;                                                 \
   }
 
 /* Whether the fast path implements op on elem: add, mul, max, min on every
@@ -585,9 +593,7 @@ static bool scatter_window_base(const ScatterLayout *l, const VmTensor *indices,
 }
 
 /* Scratch for the region path: argument and result scalars of n inputs. */
-static size_t region_scratch_bytes(int n) {
-  return (size_t)n * (48 + 3 * sizeof(VmTensor) + sizeof(RegionInput));
-}
+static size_t region_scratch_bytes(int n) { return (size_t)n * (48 + 3 * sizeof(VmTensor) + sizeof(RegionInput)); }
 
 static int region_setup(VmExec *x, const VmRegion *r, int n, const VmTensor *in, VmTensor *out, void *mem,
                         RegionRun *g) {

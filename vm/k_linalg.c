@@ -261,8 +261,9 @@ int exec_dot_general(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor
 }
 
 /* ------------------------------------------------------------------ */
-/* triangular_solve and cholesky: computed in double (or complex double)
- * whatever the storage type, rounded once when stored. */
+/* triangular_solve and cholesky.  f32/f64 triangular solves reproduce XLA's
+ * algorithm and rounding; the other types are computed in double (or
+ * complex double) by substitution and rounded once when stored. */
 
 enum { TS_LEFT_SIDE, TS_LOWER, TS_UNIT_DIAGONAL, TS_TRANSPOSE_A };
 
@@ -330,12 +331,67 @@ bool check_triangular_solve(VmCheck *c) {
 DEFINE_TRSM(trsm_real, double)
 DEFINE_TRSM(trsm_complex, double complex)
 
+/* XLA's diagonal block size (TriangularSolveExpander's default). */
+#define TRSM_XLA_BLOCK 128
+
+/* Scratch elements of the XLA-compatible solver for one system. */
+static int64_t trsm_xla_scratch(int64_t m, int64_t rows, int64_t cols) {
+  int64_t bs = m < TRSM_XLA_BLOCK ? m : TRSM_XLA_BLOCK;
+  return m * m + 3 * bs * bs + 3 * rows * cols;
+}
+
+#define XT float
+#define XFMA fmaf
+#define XP 8
+#define XNAME(x) x##_xla_f32
+#include "vm/k_trsm_xla.inc"
+#undef XT
+#undef XFMA
+#undef XP
+#undef XNAME
+
+#define XT double
+#define XFMA fma
+#define XP 4
+#define XNAME(x) x##_xla_f64
+#include "vm/k_trsm_xla.inc"
+#undef XT
+#undef XFMA
+#undef XP
+#undef XNAME
+
+/* f32/f64: XLA's algorithm and rounding (see k_trsm_xla.inc). */
+static int triangular_solve_xla(VmExec *x, const VmTensor *in, VmTensor *out, bool left,
+                                bool lower, bool unit, bool trans) {
+  const VmType *at = in[0].type, *bt = in[1].type;
+  int r = at->rank;
+  int64_t m = at->dims[r - 1], rows = bt->dims[r - 2], cols = bt->dims[r - 1];
+  int64_t batches = bt->count / (rows * cols);
+  int es = vm_elem_bytes(bt->elem);
+  size_t wbytes = (size_t)trsm_xla_scratch(m, rows, cols) * es;
+  void *w = vm_scratch_alloc(x, wbytes);
+  if (!w) return vm_trap(x, "out of memory: triangular_solve");
+  memcpy(out[0].data, in[1].data, (size_t)bt->nbytes);
+  for (int64_t bi = 0; bi < batches; bi++) {
+    if (bt->elem == TPUB_F32)
+      trsm_xla_f32((const float *)in[0].data + bi * m * m, (float *)out[0].data + bi * rows * cols,
+                   m, rows, cols, left, lower, unit, trans, w);
+    else
+      trsm_xla_f64((const double *)in[0].data + bi * m * m, (double *)out[0].data + bi * rows * cols,
+                   m, rows, cols, left, lower, unit, trans, w);
+  }
+  vm_scratch_free(x, w, wbytes);
+  return VM_OK;
+}
+
 int exec_triangular_solve(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmType *at = in[0].type, *bt = in[1].type;
   if (bt->count == 0) return VM_OK;
   bool left = vm_field_int(ins, TS_LEFT_SIDE) != 0, lower = vm_field_int(ins, TS_LOWER) != 0;
   bool unit = vm_field_int(ins, TS_UNIT_DIAGONAL) != 0;
   int trans = (int)vm_field_int(ins, TS_TRANSPOSE_A);
+  if (at->elem == TPUB_F32 || at->elem == TPUB_F64)
+    return triangular_solve_xla(x, in, out, left, lower, unit, trans != 0);
   int r = at->rank;
   int64_t m = at->dims[r - 1], rows = bt->dims[r - 2], cols = bt->dims[r - 1];
   int64_t batches = bt->count / (rows * cols);

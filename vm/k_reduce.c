@@ -76,7 +76,7 @@ static void fill_elems(void *dst, const void *value, int64_t n, int bytes) {
 }
 
 /* Up to SCRATCH_SLOTS accounted allocations released together. */
-#define SCRATCH_SLOTS 40
+#define SCRATCH_SLOTS 64
 typedef struct Scratch {
   VmExec *x;
   int n;
@@ -192,9 +192,10 @@ static inline float round_to_f16(float f) { return vm_f16_to_f32(vm_f32_to_f16(f
 #define OP_XOR(a, b) ((a) ^ (b))
 #define OP_IMAX(a, b) ((a) > (b) ? (a) : (b))
 #define OP_IMIN(a, b) ((a) < (b) ? (a) : (b))
-/* NaN propagates; otherwise the larger (smaller) value. */
-#define OP_FMAX(a, b) ((b) != (b) ? (b) : ((a) >= (b) || (a) != (a)) ? (a) : (b))
-#define OP_FMIN(a, b) ((b) != (b) ? (b) : ((a) <= (b) || (a) != (a)) ? (a) : (b))
+/* XLA's NaN-propagating max/min; the first operand wins ties (as the
+ * element-wise kernels). */
+#define OP_FMAX(a, b) (((a) != (a) || (a) >= (b)) ? (a) : (b))
+#define OP_FMIN(a, b) (((a) != (a) || (a) <= (b)) ? (a) : (b))
 #define OP_ADD_BF16(a, b) round_to_bf16((a) + (b))
 #define OP_MUL_BF16(a, b) round_to_bf16((a) * (b))
 #define OP_ADD_F16(a, b) round_to_f16((a) + (b))
@@ -419,7 +420,7 @@ static uint64_t load_bits(int bytes, const void *data, int64_t i) {
  * -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN. */
 static int64_t total_order_key(int elem, uint64_t bits) {
   if (elem == TPUB_F8E8M0FNU) return (int64_t)bits; /* no sign bit */
-  int w = vm_elem_bits(elem);
+  int w = elem == TPUB_TF32 ? 19 : vm_elem_bits(elem); /* tf32: 19 bits in the low bits of 32 */
   uint64_t mag = bits & ((UINT64_C(1) << (w - 1)) - 1);
   return (bits >> (w - 1)) & 1 ? -1 - (int64_t)mag : (int64_t)mag;
 }
@@ -463,11 +464,13 @@ static void load_keys(int kind, int elem, const void *data, int64_t base, int64_
 /* ------------------------------------------------------------------ */
 /* Scalar evaluator.  Region bodies built only from constants, compare,
  * select, logic ops, integer arithmetic and f32/f64 add/sub/mul (JAX's sort
- * comparators, argmax reducers...) are evaluated here directly on scalars,
- * without a VM call per element.  A register holds its element's storage
- * bits (little-endian, up to 16 bytes). */
+ * comparators, argmax reducers...) are compiled to a small program that
+ * runs directly on scalars, without a VM call per element.  A register holds
+ * its element's storage bits (little-endian, up to 16 bytes). */
 
 #define MINI_MAX_REGS 256
+
+#define CMP3(a, b) (((a) > (b)) - ((a) < (b)))
 
 static int dir_holds(int dir, int cmp) {
   switch (dir) {
@@ -479,8 +482,6 @@ static int dir_holds(int dir, int cmp) {
   default: return cmp < 0;
   }
 }
-
-#define CMP3(a, b) (((a) > (b)) - ((a) < (b)))
 
 /* Value of a signed (sign-extended) integer container. */
 static int64_t mini_signed(int bytes, uint64_t v) {
@@ -507,179 +508,467 @@ static double mini_float(int elem, uint64_t v) {
   return vm_float_bits_to_f64(elem, v);
 }
 
-static uint64_t mini_float_bits(int elem, double d) {
-  if (elem == TPUB_F32) {
-    float f = (float)d;
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-  }
+static inline float bits_f32(uint64_t v) {
+  float f;
+  uint32_t u = (uint32_t)v;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static inline double bits_f64(uint64_t v) {
+  double d;
+  memcpy(&d, &v, 8);
+  return d;
+}
+
+static inline uint64_t f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+static inline uint64_t f64_bits(double d) {
   uint64_t u;
   memcpy(&u, &d, 8);
   return u;
 }
 
-/* Storage bits of integer value v of elem (wrapped to its width). */
-static uint64_t mini_int_bits(int elem, uint64_t v) {
+/* What a compiled instruction does. */
+enum MiniCode {
+  MC_CONST,
+  MC_SELECT,
+  MC_CMP_F32,    /* IEEE compare */
+  MC_CMP_F64,
+  MC_CMP_FLOAT,  /* IEEE compare of another float kind, through double */
+  MC_CMP_TOTAL,  /* totalOrder of a float's bits */
+  MC_CMP_SIGNED, /* sign-extended containers */
+  MC_CMP_UNSIGNED,
+  MC_AND,
+  MC_OR,
+  MC_XOR,
+  MC_NOT, /* xor with the value mask */
+  MC_ADD,
+  MC_SUB,
+  MC_MUL,
+  MC_MAX_S,
+  MC_MIN_S,
+  MC_MAX_U,
+  MC_MIN_U,
+  MC_ADD_F32,
+  MC_SUB_F32,
+  MC_MUL_F32,
+  MC_ADD_F64,
+  MC_SUB_F64,
+  MC_MUL_F64,
+  MC_WORD0, /* first 64 bits (real of complex<f64>, real of a real float) */
+  MC_WORD1, /* imag of complex<f64> */
+  MC_LO32,  /* real of complex<f32> */
+  MC_HI32,  /* imag of complex<f32> */
+  MC_ZERO,  /* imag of a real float */
+  MC_RETURN
+};
+
+typedef struct MiniOp {
+  uint8_t code, dir;
+  uint8_t holds;      /* compares: bit c+1 set when the direction holds for CMP3 = c */
+  uint8_t shift;      /* integers: 64 - bits, for sign extension of results */
+  bool sign;          /* integers: signed wrap */
+  int elem;           /* MC_CMP_FLOAT, MC_CMP_TOTAL */
+  uint32_t a, b, c, out;
+  uint64_t mask;      /* integers: value mask of the container; MC_XOR for not */
+  uint64_t k[2];      /* MC_CONST */
+} MiniOp;
+
+/* A compiled body: its instructions, argument sizes and returned registers. */
+typedef struct MiniProg {
+  uint32_t nops, nargs, nres, ncaps; /* nargs explicit arguments, then ncaps captures */
+  MiniOp *ops;
+  uint8_t *arg_bytes, *res_bytes;
+  uint64_t (*caps)[2]; /* the captured constants */
+  const uint32_t *ret; /* nres registers */
+} MiniProg;
+
+/* Storage mask of an integer element (wider than its width for signed). */
+static uint64_t int_container_mask(int elem) {
   int bytes = vm_elem_bytes(elem);
-  uint64_t w = (uint64_t)vm_wrap_int(elem, (int64_t)v);
-  return bytes == 8 ? w : w & ((UINT64_C(1) << (8 * bytes)) - 1);
+  return bytes == 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * bytes)) - 1;
 }
 
-/* compare(a, b) for a non-complex elem, as XLA: IEEE on floats unless
- * TOTALORDER, signedness from the element type. */
-static uint64_t mini_compare(int elem, int dir, int cmp_type, uint64_t a, uint64_t b) {
-  int c;
-  switch (vm_elem_class(elem)) {
-  case TPUB_CLASS_FLOAT:
-    if (cmp_type == CMP_TOTALORDER) {
-      int64_t ka = total_order_key(elem, a), kb = total_order_key(elem, b);
-      c = CMP3(ka, kb);
-    } else {
-      double da = mini_float(elem, a), db = mini_float(elem, b);
-      if (da != da || db != db) return dir == DIR_NE;
-      c = CMP3(da, db);
-    }
-    break;
-  case TPUB_CLASS_UINT: c = CMP3(a, b); break;
-  default:
-    if (elem == TPUB_I1) {
-      c = CMP3(a, b);
-    } else {
-      int64_t sa = mini_signed(vm_elem_bytes(elem), a), sb = mini_signed(vm_elem_bytes(elem), b);
-      c = CMP3(sa, sb);
-    }
-    break;
-  }
-  return (uint64_t)dir_holds(dir, c);
+/* Mask of an unsigned (or i1) element's value bits. */
+static uint64_t int_width_mask(int elem) {
+  int bits = vm_elem_bits(elem);
+  return bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
 }
 
-/* Binary arithmetic and logic on integer or f32/f64 storage bits. */
-static uint64_t mini_binary(int opcode, int elem, uint64_t a, uint64_t b) {
-  if (elem == TPUB_F32 || elem == TPUB_F64) {
-    double x = mini_float(elem, a), y = mini_float(elem, b), r;
-    if (elem == TPUB_F32) {
-      float fx = (float)x, fy = (float)y;
-      r = opcode == VM_OP_ADD ? fx + fy : opcode == VM_OP_SUB ? fx - fy : fx * fy;
-    } else {
-      r = opcode == VM_OP_ADD ? x + y : opcode == VM_OP_SUB ? x - y : x * y;
-    }
-    return mini_float_bits(elem, r);
+static bool int_signed(int elem) { return vm_elem_class(elem) == TPUB_CLASS_INT && elem != TPUB_I1; }
+
+/* Compiles one instruction; false when the evaluator cannot run it. */
+static bool mini_compile_op(const VmFunc *fn, const VmInstr *ins, MiniOp *op) {
+  memset(op, 0, sizeof *op);
+  int in_elem = ins->n_in ? fn->reg_types[ins->in[0]]->elem : -1;
+  int out_elem = ins->n_out ? fn->reg_types[ins->out[0]]->elem : -1;
+  op->a = ins->n_in > 0 ? ins->in[0] : 0;
+  op->b = ins->n_in > 1 ? ins->in[1] : 0;
+  op->c = ins->n_in > 2 ? ins->in[2] : 0;
+  op->out = ins->n_out ? ins->out[0] : 0;
+  bool is_int = in_elem >= 0 && vm_elem_is_int(in_elem);
+  if (is_int) {
+    op->sign = int_signed(in_elem);
+    op->shift = (uint8_t)(64 - vm_elem_bits(in_elem));
+    op->mask = op->sign ? int_container_mask(in_elem) : int_width_mask(in_elem);
   }
-  bool is_unsigned = vm_elem_class(elem) == TPUB_CLASS_UINT || elem == TPUB_I1;
-  int bytes = vm_elem_bytes(elem);
-  switch (opcode) {
-  case VM_OP_AND: return a & b;
-  case VM_OP_OR: return a | b;
-  case VM_OP_XOR: return a ^ b;
-  case VM_OP_ADD: return mini_int_bits(elem, a + b);
-  case VM_OP_SUB: return mini_int_bits(elem, a - b);
-  case VM_OP_MUL: return mini_int_bits(elem, a * b);
+  switch (ins->opcode) {
+  case VM_OP_CONSTANT: {
+    const VmField *f = &ins->fields[0];
+    int bytes = vm_elem_bytes(out_elem);
+    if (f->flags & (VM_CONST_ELIDED | VM_CONST_NONE) || f->n < bytes) return false;
+    op->code = MC_CONST;
+    memcpy(op->k, f->data, (size_t)bytes);
+    return true;
+  }
+  case VM_OP_COMPARE: {
+    op->dir = (uint8_t)vm_field_int(ins, 0);
+    for (int c = -1; c <= 1; c++) op->holds |= (uint8_t)(dir_holds(op->dir, c) << (c + 1));
+    op->elem = in_elem;
+    switch (vm_elem_class(in_elem)) {
+    case TPUB_CLASS_FLOAT:
+      if (vm_field_int(ins, 1) == CMP_TOTALORDER)
+        op->code = MC_CMP_TOTAL;
+      else
+        op->code = in_elem == TPUB_F32 ? MC_CMP_F32 : in_elem == TPUB_F64 ? MC_CMP_F64 : MC_CMP_FLOAT;
+      return true;
+    case TPUB_CLASS_COMPLEX: return false;
+    default: op->code = op->sign ? MC_CMP_SIGNED : MC_CMP_UNSIGNED; return true;
+    }
+  }
+  case VM_OP_SELECT: op->code = MC_SELECT; return true;
+  case VM_OP_REAL:
+  case VM_OP_IMAG: {
+    bool real = ins->opcode == VM_OP_REAL;
+    if (in_elem == TPUB_C64)
+      op->code = real ? MC_LO32 : MC_HI32;
+    else if (in_elem == TPUB_C128)
+      op->code = real ? MC_WORD0 : MC_WORD1;
+    else
+      op->code = real ? MC_WORD0 : MC_ZERO;
+    return true;
+  }
+  case VM_OP_NOT:
+    if (!is_int) return false;
+    op->code = MC_NOT;
+    return true;
+  case VM_OP_AND:
+  case VM_OP_OR:
+  case VM_OP_XOR:
   case VM_OP_MAX:
-  case VM_OP_MIN: {
-    bool a_greater = is_unsigned ? a > b : mini_signed(bytes, a) > mini_signed(bytes, b);
-    return (opcode == VM_OP_MAX) == a_greater ? a : b;
+  case VM_OP_MIN:
+    if (!is_int) return false;
+    switch (ins->opcode) {
+    case VM_OP_AND: op->code = MC_AND; break;
+    case VM_OP_OR: op->code = MC_OR; break;
+    case VM_OP_XOR: op->code = MC_XOR; break;
+    case VM_OP_MAX: op->code = op->sign ? MC_MAX_S : MC_MAX_U; break;
+    default: op->code = op->sign ? MC_MIN_S : MC_MIN_U; break;
+    }
+    return true;
+  case VM_OP_ADD:
+  case VM_OP_SUB:
+  case VM_OP_MUL: {
+    int k = ins->opcode == VM_OP_ADD ? 0 : ins->opcode == VM_OP_SUB ? 1 : 2;
+    if (is_int && in_elem != TPUB_I1)
+      op->code = (uint8_t)(MC_ADD + k);
+    else if (in_elem == TPUB_F32)
+      op->code = (uint8_t)(MC_ADD_F32 + k);
+    else if (in_elem == TPUB_F64)
+      op->code = (uint8_t)(MC_ADD_F64 + k);
+    else
+      return false;
+    return true;
   }
-  default: return 0;
+  default: return false;
   }
 }
 
-/* True when every instruction of region r is one the evaluator runs. */
-static bool mini_supported(const VmExec *x, const VmRegion *r) {
-  if (r->ncaps) return false;
+/* The function whose code holds instruction site, or NULL. */
+static const VmFunc *enclosing_func(const VmExec *x, const VmInstr *site) {
+  const VmProgram *prog = vm_exec_program(x);
+  uintptr_t at = (uintptr_t)site;
+  for (uint32_t f = 0; f < prog->n_funcs; f++) {
+    const VmFunc *fn = &prog->funcs[f];
+    uintptr_t begin = (uintptr_t)fn->instrs;
+    if (at >= begin && at < begin + fn->n_instrs * sizeof(VmInstr) && (at - begin) % sizeof(VmInstr) == 0) return fn;
+  }
+  return NULL;
+}
+
+/* The bits of register reg at instruction site when a constant instruction
+ * set it (function bodies are straight-line code: the last write before the
+ * site holds). */
+static bool constant_at(const VmFunc *fn, const VmInstr *site, uint32_t reg, int bytes, uint64_t v[2]) {
+  for (size_t i = (size_t)(site - fn->instrs); i-- > 0;) {
+    const VmInstr *k = &fn->instrs[i];
+    for (uint32_t j = 0; j < k->n_out; j++) {
+      if (k->out[j] != reg) continue;
+      const VmField *f = &k->fields[0];
+      if (k->opcode != VM_OP_CONSTANT || f->flags & (VM_CONST_ELIDED | VM_CONST_NONE) || f->n < bytes) return false;
+      v[0] = v[1] = 0;
+      memcpy(v, f->data, (size_t)bytes);
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Compiles region r of instruction site for mini_run; false when some
+ * instruction is not supported or a capture is not a known constant. */
+static bool mini_compile(const VmExec *x, const VmInstr *site, const VmRegion *r, Scratch *s, MiniProg *p) {
   const VmFunc *fn = vm_region_func(x, r);
-  if (fn->n_regs > MINI_MAX_REGS) return false;
+  if (fn->n_regs > MINI_MAX_REGS || fn->n_instrs == 0 || fn->n_params < r->ncaps) return false;
   for (uint32_t i = 0; i < fn->n_regs; i++)
     if (!vm_type_is_scalar(fn->reg_types[i])) return false;
+  const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
+  if (ret->opcode != VM_OP_RETURN || ret->n_in != fn->n_results) return false;
+  p->nops = fn->n_instrs - 1;
+  p->ncaps = r->ncaps;
+  p->nargs = fn->n_params - r->ncaps;
+  p->nres = fn->n_results;
+  p->ret = ret->in;
+  p->ops = scratch_get(s, p->nops, sizeof(MiniOp));
+  p->arg_bytes = scratch_get(s, p->nargs, 1);
+  p->res_bytes = scratch_get(s, p->nres, 1);
+  p->caps = scratch_get(s, p->ncaps, sizeof *p->caps);
+  if (!p->ops || !p->arg_bytes || !p->res_bytes || !p->caps) return false;
+  if (p->ncaps) {
+    const VmFunc *outer = enclosing_func(x, site);
+    if (!outer) return false;
+    for (uint32_t i = 0; i < p->ncaps; i++) {
+      int bytes = vm_elem_bytes(fn->reg_types[p->nargs + i]->elem);
+      if (r->caps[i] >= outer->n_regs || !vm_type_equal(outer->reg_types[r->caps[i]], fn->reg_types[p->nargs + i]) ||
+          !constant_at(outer, site, r->caps[i], bytes, p->caps[i]))
+        return false;
+    }
+  }
+  for (uint32_t k = 0; k < p->nops; k++)
+    if (!mini_compile_op(fn, &fn->instrs[k], &p->ops[k])) return false;
+  for (uint32_t i = 0; i < p->nargs; i++) p->arg_bytes[i] = (uint8_t)vm_elem_bytes(fn->reg_types[i]->elem);
+  for (uint32_t i = 0; i < p->nres; i++) p->res_bytes[i] = (uint8_t)vm_elem_bytes(fn->reg_types[p->ret[i]]->elem);
+  return true;
+}
+
+/* Wraps an integer result to its element's width and storage form. */
+static inline uint64_t mini_wrap(const MiniOp *op, uint64_t v) {
+  if (op->sign) return (uint64_t)((int64_t)(v << op->shift) >> op->shift) & op->mask;
+  return v & op->mask;
+}
+
+/* Runs a compiled body: args[i].data are the arguments, results go to
+ * res[i].data; or, when key_out is not NULL, the final bits of register
+ * key_reg go to *key_out instead. */
+static void mini_run(const MiniProg *p, const VmTensor *args, VmTensor *res, uint32_t key_reg, uint64_t *key_out) {
+  uint64_t reg[MINI_MAX_REGS][2];
+  for (uint32_t i = 0; i < p->nargs; i++) {
+    const void *src = args[i].data;
+    reg[i][1] = 0;
+    switch (p->arg_bytes[i]) {
+    case 1: reg[i][0] = *(const uint8_t *)src; break;
+    case 2: {
+      uint16_t v;
+      memcpy(&v, src, 2);
+      reg[i][0] = v;
+      break;
+    }
+    case 4: {
+      uint32_t v;
+      memcpy(&v, src, 4);
+      reg[i][0] = v;
+      break;
+    }
+    case 8: memcpy(&reg[i][0], src, 8); break;
+    default: memcpy(reg[i], src, 16); break;
+    }
+  }
+  for (uint32_t i = 0; i < p->ncaps; i++) {
+    reg[p->nargs + i][0] = p->caps[i][0];
+    reg[p->nargs + i][1] = p->caps[i][1];
+  }
+  for (uint32_t k = 0; k < p->nops; k++) {
+    const MiniOp *op = &p->ops[k];
+    uint64_t a = reg[op->a][0], b = reg[op->b][0], r0 = 0, r1 = 0;
+    switch (op->code) {
+    case MC_CONST:
+      r0 = op->k[0];
+      r1 = op->k[1];
+      break;
+    case MC_SELECT: {
+      const uint64_t *src = a & 1 ? reg[op->b] : reg[op->c];
+      r0 = src[0];
+      r1 = src[1];
+      break;
+    }
+    case MC_CMP_F32: {
+      float x = bits_f32(a), y = bits_f32(b);
+      r0 = x != x || y != y ? op->dir == DIR_NE : (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
+      break;
+    }
+    case MC_CMP_F64: {
+      double x = bits_f64(a), y = bits_f64(b);
+      r0 = x != x || y != y ? op->dir == DIR_NE : (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
+      break;
+    }
+    case MC_CMP_FLOAT: {
+      double x = mini_float(op->elem, a), y = mini_float(op->elem, b);
+      r0 = x != x || y != y ? op->dir == DIR_NE : (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
+      break;
+    }
+    case MC_CMP_TOTAL: {
+      int64_t x = total_order_key(op->elem, a), y = total_order_key(op->elem, b);
+      r0 = (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
+      break;
+    }
+    case MC_CMP_SIGNED: {
+      int64_t x = (int64_t)(a << op->shift) >> op->shift, y = (int64_t)(b << op->shift) >> op->shift;
+      r0 = (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
+      break;
+    }
+    case MC_CMP_UNSIGNED: r0 = (uint64_t)(op->holds >> (CMP3(a, b) + 1) & 1); break;
+    case MC_AND: r0 = a & b; break;
+    case MC_OR: r0 = a | b; break;
+    case MC_XOR: r0 = a ^ b; break;
+    case MC_NOT: r0 = a ^ op->mask; break;
+    case MC_ADD: r0 = mini_wrap(op, a + b); break;
+    case MC_SUB: r0 = mini_wrap(op, a - b); break;
+    case MC_MUL: r0 = mini_wrap(op, a * b); break;
+    case MC_MAX_S:
+    case MC_MIN_S: {
+      bool a_greater = (int64_t)(a << op->shift) > (int64_t)(b << op->shift);
+      r0 = (op->code == MC_MAX_S) == a_greater ? a : b;
+      break;
+    }
+    case MC_MAX_U: r0 = a > b ? a : b; break;
+    case MC_MIN_U: r0 = a < b ? a : b; break;
+    case MC_ADD_F32: r0 = f32_bits(bits_f32(a) + bits_f32(b)); break;
+    case MC_SUB_F32: r0 = f32_bits(bits_f32(a) - bits_f32(b)); break;
+    case MC_MUL_F32: r0 = f32_bits(bits_f32(a) * bits_f32(b)); break;
+    case MC_ADD_F64: r0 = f64_bits(bits_f64(a) + bits_f64(b)); break;
+    case MC_SUB_F64: r0 = f64_bits(bits_f64(a) - bits_f64(b)); break;
+    case MC_MUL_F64: r0 = f64_bits(bits_f64(a) * bits_f64(b)); break;
+    case MC_WORD0: r0 = a; break;
+    case MC_WORD1: r0 = reg[op->a][1]; break;
+    case MC_LO32: r0 = a & 0xffffffffu; break;
+    case MC_HI32: r0 = a >> 32; break;
+    default: break; /* MC_ZERO */
+    }
+    reg[op->out][0] = r0;
+    reg[op->out][1] = r1;
+  }
+  if (key_out) {
+    *key_out = reg[key_reg][0];
+    return;
+  }
+  for (uint32_t i = 0; i < p->nres; i++) memcpy(res[i].data, reg[p->ret[i]], p->res_bytes[i]);
+}
+
+/* Comparators of the form `return compare(g(arg0), g(arg1))`, with g one
+ * computation applied to each argument (JAX canonicalises -0 and NaN this
+ * way before a TOTALORDER compare), sort by the keys g(x): computed once per
+ * element, they give exactly the comparator's answers. */
+typedef struct KeyFunction {
+  uint32_t reg;     /* register holding g(arg0) */
+  int dir;          /* compare direction for (g(a), g(b)) */
+  int cmp_type;
+  int elem;         /* element type of g's result */
+} KeyFunction;
+
+#define ISO_BUDGET 1024
+
+/* The instruction defining each register (-1 for parameters and captures)
+ * and which of arg0 (bit 0), arg1 (bit 1) and the other arguments (bit 2)
+ * it depends on; false when a register is defined twice. */
+static bool def_use_masks(const VmFunc *fn, const MiniProg *p, int32_t *def, uint8_t *deps) {
+  for (uint32_t i = 0; i < fn->n_regs; i++) {
+    def[i] = -2;
+    deps[i] = 0;
+  }
+  for (uint32_t i = 0; i < fn->n_params; i++) {
+    def[i] = -1;
+    deps[i] = i == 0 ? 1 : i == 1 ? 2 : i < p->nargs ? 4 : 0;
+  }
   for (uint32_t k = 0; k < fn->n_instrs; k++) {
     const VmInstr *ins = &fn->instrs[k];
-    int in_elem = ins->n_in ? fn->reg_types[ins->in[0]]->elem : -1;
-    int out_elem = ins->n_out ? fn->reg_types[ins->out[0]]->elem : -1;
-    switch (ins->opcode) {
-    case VM_OP_CONSTANT:
-      if (ins->fields[0].flags & (VM_CONST_ELIDED | VM_CONST_NONE) || ins->fields[0].n < vm_elem_bytes(out_elem))
-        return false;
-      break;
-    case VM_OP_COMPARE:
-      if (vm_elem_class(in_elem) == TPUB_CLASS_COMPLEX) return false;
-      break;
-    case VM_OP_SELECT:
-    case VM_OP_REAL:
-    case VM_OP_IMAG: break;
-    case VM_OP_NOT:
-    case VM_OP_AND:
-    case VM_OP_OR:
-    case VM_OP_XOR:
-    case VM_OP_MAX:
-    case VM_OP_MIN:
-      if (!vm_elem_is_int(in_elem)) return false;
-      break;
-    case VM_OP_ADD:
-    case VM_OP_SUB:
-    case VM_OP_MUL:
-      if (in_elem == TPUB_I1 || !(vm_elem_is_int(in_elem) || in_elem == TPUB_F32 || in_elem == TPUB_F64)) return false;
-      break;
-    case VM_OP_RETURN:
-      if (k != fn->n_instrs - 1) return false;
-      break;
-    default: return false;
+    uint8_t m = 0;
+    for (uint32_t j = 0; j < ins->n_in; j++) {
+      if (def[ins->in[j]] == -2) return false;
+      m |= deps[ins->in[j]];
+    }
+    for (uint32_t j = 0; j < ins->n_out; j++) {
+      if (def[ins->out[j]] != -2) return false;
+      def[ins->out[j]] = (int32_t)k;
+      deps[ins->out[j]] = m;
     }
   }
   return true;
 }
 
-/* Runs a body accepted by mini_supported: args[i].data are the explicit
- * arguments, results go to res[i].data. */
-static void mini_run(const VmFunc *fn, const VmTensor *args, int nargs, VmTensor *res) {
-  uint64_t reg[MINI_MAX_REGS][2];
-  for (int i = 0; i < nargs; i++) {
-    reg[i][0] = reg[i][1] = 0;
-    memcpy(reg[i], args[i].data, (size_t)vm_elem_bytes(fn->reg_types[i]->elem));
+/* The bits of a register that holds a constant (captured or computed by a
+ * constant instruction). */
+static const uint64_t *register_constant(const VmFunc *fn, const MiniProg *p, const int32_t *def, uint32_t reg) {
+  if (reg >= p->nargs && reg < p->nargs + p->ncaps) return p->caps[reg - p->nargs];
+  if (def[reg] >= 0 && fn->instrs[def[reg]].opcode == VM_OP_CONSTANT) return p->ops[def[reg]].k;
+  return NULL;
+}
+
+/* Register q computes on arg1 what register p computes on arg0. */
+static bool same_computation(const VmFunc *fn, const MiniProg *mp, const int32_t *def, uint32_t p, uint32_t q,
+                             int *budget) {
+  if (--*budget < 0) return false;
+  if (p == q) return true; /* shared, argument-free value (deps checked by the caller) */
+  if (fn->reg_types[p]->elem != fn->reg_types[q]->elem) return false;
+  const uint64_t *kp = register_constant(fn, mp, def, p), *kq = register_constant(fn, mp, def, q);
+  if (kp || kq) return kp && kq && kp[0] == kq[0] && kp[1] == kq[1];
+  if (def[p] < 0 || def[q] < 0) return p == 0 && q == 1;
+  const VmInstr *a = &fn->instrs[def[p]], *b = &fn->instrs[def[q]];
+  if (a->opcode != b->opcode || a->n_in != b->n_in) return false;
+  if (a->opcode == VM_OP_COMPARE &&
+      (vm_field_int(a, 0) != vm_field_int(b, 0) || vm_field_int(a, 1) != vm_field_int(b, 1)))
+    return false;
+  for (uint32_t j = 0; j < a->n_in; j++)
+    if (!same_computation(fn, mp, def, a->in[j], b->in[j], budget)) return false;
+  return true;
+}
+
+/* Recognises a key-function comparator in a body compiled by mini_compile. */
+static bool comparator_key_function(const VmFunc *fn, const MiniProg *mp, KeyFunction *kf) {
+  if (mp->nargs < 2 || fn->n_instrs < 2) return false;
+  int32_t def[MINI_MAX_REGS];
+  uint8_t deps[MINI_MAX_REGS];
+  if (!def_use_masks(fn, mp, def, deps)) return false;
+  const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
+  if (ret->n_in != 1 || def[ret->in[0]] < 0) return false;
+  const VmInstr *cmp = &fn->instrs[def[ret->in[0]]];
+  if (cmp->opcode != VM_OP_COMPARE) return false;
+  uint32_t p = cmp->in[0], q = cmp->in[1];
+  int dir = (int)vm_field_int(cmp, 0);
+  if (deps[p] == 2 && deps[q] == 1) {
+    uint32_t t = p;
+    p = q;
+    q = t;
+    dir = swap_direction(dir);
   }
-  for (uint32_t k = 0; k < fn->n_instrs; k++) {
-    const VmInstr *ins = &fn->instrs[k];
-    const uint32_t *in = ins->in;
-    int in_elem = ins->n_in ? fn->reg_types[in[0]]->elem : -1;
-    uint64_t t[2] = {0, 0};
-    switch (ins->opcode) {
-    case VM_OP_CONSTANT: memcpy(t, ins->fields[0].data, (size_t)vm_elem_bytes(fn->reg_types[ins->out[0]]->elem)); break;
-    case VM_OP_COMPARE:
-      t[0] = mini_compare(in_elem, (int)vm_field_int(ins, 0), (int)vm_field_int(ins, 1), reg[in[0]][0], reg[in[1]][0]);
-      break;
-    case VM_OP_SELECT: {
-      const uint64_t *src = reg[in[0]][0] & 1 ? reg[in[1]] : reg[in[2]];
-      t[0] = src[0];
-      t[1] = src[1];
-      break;
-    }
-    case VM_OP_REAL:
-    case VM_OP_IMAG:
-      if (in_elem == TPUB_C64)
-        t[0] = ins->opcode == VM_OP_REAL ? reg[in[0]][0] & 0xffffffffu : reg[in[0]][0] >> 32;
-      else if (in_elem == TPUB_C128)
-        t[0] = reg[in[0]][ins->opcode == VM_OP_IMAG];
-      else if (ins->opcode == VM_OP_REAL)
-        t[0] = reg[in[0]][0];
-      break;
-    case VM_OP_NOT: {
-      uint64_t v = reg[in[0]][0];
-      int bytes = vm_elem_bytes(in_elem);
-      if (in_elem == TPUB_I1)
-        t[0] = v ^ 1;
-      else if (vm_elem_class(in_elem) == TPUB_CLASS_UINT)
-        t[0] = mini_int_bits(in_elem, ~v);
-      else
-        t[0] = bytes == 8 ? ~v : ~v & ((UINT64_C(1) << (8 * bytes)) - 1);
-      break;
-    }
-    case VM_OP_RETURN:
-      for (uint32_t i = 0; i < ins->n_in; i++)
-        memcpy(res[i].data, reg[in[i]], (size_t)vm_elem_bytes(fn->reg_types[in[i]]->elem));
-      return;
-    default: t[0] = mini_binary(ins->opcode, in_elem, reg[in[0]][0], reg[in[1]][0]); break;
-    }
-    reg[ins->out[0]][0] = t[0];
-    reg[ins->out[0]][1] = t[1];
+  int budget = ISO_BUDGET;
+  if (deps[p] != 1 || deps[q] != 2 || !same_computation(fn, mp, def, p, q, &budget)) return false;
+  kf->reg = p;
+  kf->dir = dir;
+  kf->cmp_type = (int)vm_field_int(cmp, 1);
+  kf->elem = fn->reg_types[p]->elem;
+  return true;
+}
+
+/* The sort key of storage bits of elem, as int_key / IEEE double. */
+static int64_t bits_key_i64(int elem, uint64_t bits) {
+  switch (vm_elem_class(elem)) {
+  case TPUB_CLASS_FLOAT: return total_order_key(elem, bits);
+  case TPUB_CLASS_UINT: return (int64_t)(bits ^ (UINT64_C(1) << 63));
+  default: return elem == TPUB_I1 ? (int64_t)bits : mini_signed(vm_elem_bytes(elem), bits);
   }
 }
 
@@ -695,15 +984,16 @@ typedef struct RegionCall {
   VmTensor *args, *res;
   char *res_store; /* 16 bytes per result */
   bool mini;       /* run by mini_run instead of the VM */
+  MiniProg prog;
 } RegionCall;
 
-static bool region_call_init(RegionCall *rc, Scratch *s, VmExec *x, const VmRegion *r) {
+static bool region_call_init(RegionCall *rc, Scratch *s, VmExec *x, const VmInstr *site, const VmRegion *r) {
   rc->x = x;
   rc->r = r;
   rc->fn = vm_region_func(x, r);
   rc->nargs = (int)(rc->fn->n_params - r->ncaps);
   rc->nres = (int)rc->fn->n_results;
-  rc->mini = mini_supported(x, r);
+  rc->mini = mini_compile(x, site, r, s, &rc->prog);
   rc->args = scratch_get(s, rc->nargs, sizeof(VmTensor));
   rc->res = scratch_get(s, rc->nres, sizeof(VmTensor));
   rc->res_store = scratch_get(s, rc->nres, 16);
@@ -721,7 +1011,7 @@ static bool region_call_init(RegionCall *rc, Scratch *s, VmExec *x, const VmRegi
 
 static inline int region_call(RegionCall *rc) {
   if (rc->mini) {
-    mini_run(rc->fn, rc->args, rc->nargs, rc->res);
+    mini_run(&rc->prog, rc->args, rc->res, 0, NULL);
     return VM_OK;
   }
   return vm_call_region(rc->x, rc->r, rc->args, rc->nargs, rc->res);
@@ -856,25 +1146,30 @@ static int reduce_generic(VmExec *x, const VmInstr *ins, const Merged *m, const 
   uint32_t n = ins->n_out;
   Scratch s = {.x = x};
   RegionCall rc;
-  if (!region_call_init(&rc, &s, x, &ins->fields[1].regions[0])) return scratch_fail(&s, "reduce");
+  int *bytes = scratch_get(&s, n, sizeof(int));
+  if (!bytes || !region_call_init(&rc, &s, x, ins, &ins->fields[1].regions[0])) return scratch_fail(&s, "reduce");
   int64_t out_count = out[0].type->count, in_count = in[0].type->count;
-  for (uint32_t i = 0; i < n; i++)
-    fill_elems(out[i].data, in[n + i].data, out_count, vm_elem_bytes(out[i].type->elem));
+  for (uint32_t i = 0; i < n; i++) {
+    bytes[i] = vm_elem_bytes(out[i].type->elem);
+    fill_elems(out[i].data, in[n + i].data, out_count, bytes[i]);
+  }
   int64_t idx[TPUB_MAX_RANK] = {0}, out_off = 0;
   for (int64_t e = 0; e < in_count; e++) {
     for (uint32_t i = 0; i < n; i++) {
-      int b = vm_elem_bytes(in[i].type->elem);
-      rc.args[i].data = (char *)out[i].data + out_off * b;
-      rc.args[n + i].data = (char *)in[i].data + e * b;
+      rc.args[i].data = (char *)out[i].data + out_off * bytes[i];
+      rc.args[n + i].data = (char *)in[i].data + e * bytes[i];
     }
-    int rcode = region_call(&rc);
-    if (rcode != VM_OK) {
-      scratch_release(&s);
-      return rcode;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-      int b = vm_elem_bytes(in[i].type->elem);
-      copy_elem((char *)out[i].data + out_off * b, rc.res[i].data, b);
+    if (rc.mini) {
+      /* The evaluator reads every argument before writing a result. */
+      for (uint32_t i = 0; i < n; i++) rc.res[i].data = rc.args[i].data;
+      mini_run(&rc.prog, rc.args, rc.res, 0, NULL);
+    } else {
+      int rcode = region_call(&rc);
+      if (rcode != VM_OK) {
+        scratch_release(&s);
+        return rcode;
+      }
+      for (uint32_t i = 0; i < n; i++) copy_elem(rc.args[i].data, rc.res[i].data, bytes[i]);
     }
     for (int d = m->n - 1; d >= 0; d--) {
       out_off += m->out_stride[d];
@@ -981,9 +1276,8 @@ static bool win_plan_build(Scratch *s, int rank, const WinDim *wd, WinPlan *p) {
       total += c;
       if (c > most) most = c;
     }
-    int64_t *start = scratch_get(s, wd[d].out + 1, sizeof(int64_t));
-    int64_t *taps = scratch_get(s, total, sizeof(int64_t));
-    if (!start || !taps) return false;
+    int64_t *start = scratch_get(s, wd[d].out + 1 + total, sizeof(int64_t)), *taps = start + wd[d].out + 1;
+    if (!start) return false;
     start[0] = 0;
     for (int64_t o = 0; o < wd[d].out; o++) start[o + 1] = start[o] + dim_taps(&wd[d], o, taps + start[o]);
     p->start[d] = start;
@@ -1102,7 +1396,7 @@ static int reduce_window_generic(VmExec *x, const VmInstr *ins, const WinPlan *p
   const VmType *ot = out[0].type;
   RegionCall rc;
   int64_t *offs = scratch_get(s, plan->max_taps, sizeof(int64_t));
-  if (!offs || !region_call_init(&rc, s, x, &ins->fields[RW_BODY].regions[0])) return scratch_fail(s, "reduce_window");
+  if (!offs || !region_call_init(&rc, s, x, ins, &ins->fields[RW_BODY].regions[0])) return scratch_fail(s, "reduce_window");
   int64_t o[TPUB_MAX_RANK] = {0};
   for (int64_t e = 0; e < ot->count; e++) {
     for (uint32_t i = 0; i < n; i++) {
@@ -1214,7 +1508,7 @@ static int select_in_windows(VmExec *x, const VmInstr *ins, const WinPlan *plan,
     ikeys = scratch_get(s, operand->type->count, sizeof(int64_t));
   else if (kind == KEYS_F64)
     fkeys = scratch_get(s, operand->type->count, sizeof(double));
-  if (kind == KEYS_NONE ? !region_call_init(&rc, s, x, r) : !ikeys && !fkeys) return scratch_fail(s, "select_and_scatter");
+  if (kind == KEYS_NONE ? !region_call_init(&rc, s, x, ins, r) : !ikeys && !fkeys) return scratch_fail(s, "select_and_scatter");
   if (kind != KEYS_NONE) load_keys(kind, elem, operand->data, 0, 1, operand->type->count, ikeys, fkeys);
   int b = vm_elem_bytes(elem);
   int64_t o[TPUB_MAX_RANK] = {0};
@@ -1278,7 +1572,7 @@ int exec_select_and_scatter(VmExec *x, const VmInstr *ins, const VmTensor *in, V
     vm_from_f32(elem, out->data, 0, ot->count, acc);
   } else {
     RegionCall rc;
-    if (!region_call_init(&rc, &s, x, scatter)) return scratch_fail(&s, "select_and_scatter");
+    if (!region_call_init(&rc, &s, x, ins, scatter)) return scratch_fail(&s, "select_and_scatter");
     for (int64_t e = 0; e < st->count; e++) {
       if (sel[e] < 0) continue;
       char *dst = (char *)out->data + sel[e] * b;
@@ -1441,6 +1735,35 @@ static void apply_perm(const VmTensor *in, VmTensor *out, uint32_t n, const int6
   }
 }
 
+/* Points the comparator's arguments (a_i, b_i both) at element t of a row. */
+static void point_args_at(SortCtx *ctx, int64_t t) {
+  for (uint32_t i = 0; i < ctx->n; i++) {
+    int eb = vm_elem_bytes(ctx->in[i].type->elem);
+    char *p = (char *)ctx->in[i].data + (ctx->base + t * ctx->stride) * eb;
+    ctx->rc.args[2 * i].data = p;
+    ctx->rc.args[2 * i + 1].data = p;
+  }
+}
+
+/* Sort keys of one row: operand 0's elements under the compare's order, or
+ * the comparator's key function evaluated per element. */
+static void sort_row_keys(SortCtx *ctx, int kind, const KeyFunction *kfn, int64_t len, int64_t *ikeys,
+                          double *fkeys) {
+  if (!kfn) {
+    load_keys(kind, ctx->in[0].type->elem, ctx->in[0].data, ctx->base, ctx->stride, len, ikeys, fkeys);
+    return;
+  }
+  for (int64_t t = 0; t < len; t++) {
+    uint64_t bits;
+    point_args_at(ctx, t);
+    mini_run(&ctx->rc.prog, ctx->rc.args, NULL, kfn->reg, &bits);
+    if (kind == KEYS_F64)
+      fkeys[t] = mini_float(kfn->elem, bits);
+    else
+      ikeys[t] = bits_key_i64(kfn->elem, bits);
+  }
+}
+
 int exec_sort(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmType *t = in[0].type;
   uint32_t n = ins->n_in;
@@ -1451,17 +1774,25 @@ int exec_sort(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) 
   for (int d = (int)dim + 1; d < t->rank; d++) stride *= t->dims[d];
   int64_t rows = t->count / len;
   const VmRegion *r = &ins->fields[SORT_CMP].regions[0];
-  int dir = 0, cmp_type = 0;
-  int kind = KEYS_NONE;
-  if (region_simple_compare(x, r, &dir, &cmp_type) && (dir == DIR_LT || dir == DIR_GT))
-    kind = key_kind(t->elem, cmp_type);
   Scratch s = {.x = x};
+  SortCtx ctx = {.in = in, .n = n, .stride = stride};
+  if (!region_call_init(&ctx.rc, &s, x, ins, r)) return scratch_fail(&s, "sort");
+  /* Keyed sorting when the comparator is a strict order on per-element keys. */
+  int dir = 0, cmp_type = 0, kind = KEYS_NONE;
+  KeyFunction kf_store, *kfn = NULL;
+  if (region_simple_compare(x, r, &dir, &cmp_type)) {
+    kind = key_kind(t->elem, cmp_type);
+  } else if (ctx.rc.mini && comparator_key_function(ctx.rc.fn, &ctx.rc.prog, &kf_store)) {
+    kfn = &kf_store;
+    dir = kfn->dir;
+    kind = key_kind(kfn->elem, kfn->cmp_type);
+  }
+  if (dir != DIR_LT && dir != DIR_GT) kind = KEYS_NONE;
   int64_t *perm = scratch_get(&s, len, sizeof(int64_t)), *tmp = scratch_get(&s, len, sizeof(int64_t));
   KeyI *ki = NULL, *ki_tmp = NULL;
   KeyF *kf = NULL, *kf_tmp = NULL;
   int64_t *ikeys = NULL;
   double *fkeys = NULL;
-  SortCtx ctx = {.in = in, .n = n, .stride = stride};
   bool ok = perm && tmp;
   if (ok && kind == KEYS_I64) {
     ki = scratch_get(&s, len, sizeof(KeyI));
@@ -1473,14 +1804,12 @@ int exec_sort(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) 
     kf_tmp = scratch_get(&s, len, sizeof(KeyF));
     fkeys = scratch_get(&s, len, sizeof(double));
     ok = kf && kf_tmp && fkeys;
-  } else if (ok) {
-    ok = region_call_init(&ctx.rc, &s, x, r);
   }
   if (!ok) return scratch_fail(&s, "sort");
   for (int64_t row = 0; row < rows; row++) {
-    int64_t base = row / stride * len * stride + row % stride;
+    ctx.base = row / stride * len * stride + row % stride;
     if (kind == KEYS_I64) {
-      load_keys(kind, t->elem, in[0].data, base, stride, len, ikeys, NULL);
+      sort_row_keys(&ctx, kind, kfn, len, ikeys, NULL);
       for (int64_t i = 0; i < len; i++) ki[i] = (KeyI){ikeys[i], i};
       if (dir == DIR_LT)
         sort_keyi_asc(ki, ki_tmp, len);
@@ -1488,7 +1817,7 @@ int exec_sort(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) 
         sort_keyi_desc(ki, ki_tmp, len);
       for (int64_t i = 0; i < len; i++) perm[i] = ki[i].idx;
     } else if (kind == KEYS_F64) {
-      load_keys(kind, t->elem, in[0].data, base, stride, len, NULL, fkeys);
+      sort_row_keys(&ctx, kind, kfn, len, NULL, fkeys);
       for (int64_t i = 0; i < len; i++) kf[i] = (KeyF){fkeys[i], i};
       if (dir == DIR_LT)
         sort_keyf_asc(kf, kf_tmp, len);
@@ -1497,14 +1826,13 @@ int exec_sort(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) 
       for (int64_t i = 0; i < len; i++) perm[i] = kf[i].idx;
     } else {
       for (int64_t i = 0; i < len; i++) perm[i] = i;
-      ctx.base = base;
       int rcode = sort_perm(perm, tmp, len, sort_less_region, &ctx);
       if (rcode != VM_OK) {
         scratch_release(&s);
         return rcode;
       }
     }
-    apply_perm(in, out, n, perm, len, base, stride);
+    apply_perm(in, out, n, perm, len, ctx.base, stride);
   }
   scratch_release(&s);
   return VM_OK;
@@ -1572,7 +1900,7 @@ int exec_map(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   }
   Scratch s = {.x = x};
   RegionCall rc;
-  if (!region_call_init(&rc, &s, x, r)) return scratch_fail(&s, "map");
+  if (!region_call_init(&rc, &s, x, ins, r)) return scratch_fail(&s, "map");
   int ob = vm_elem_bytes(out->type->elem);
   int rcode = VM_OK;
   for (int64_t e = 0; e < count && rcode == VM_OK; e++) {

@@ -88,14 +88,14 @@ void vm_copy_plan_init(VmCopyPlan *p, int esize, int rank, const int64_t *dims, 
   }
 }
 
-#define STRIDED_COPY(T)                                                    \
-  do {                                                                     \
-    T *d_ = (T *)dst;                                                      \
-    const T *s_ = (const T *)src;                                          \
-    if (ds == 1)                                                           \
-      for (int64_t k = 0; k < n; k++) d_[k] = s_[k * ss];                  \
-    else                                                                   \
-      for (int64_t k = 0; k < n; k++) d_[k * ds] = s_[k * ss];             \
+#define STRIDED_COPY(T)                                        \
+  do {                                                         \
+    T *d_ = (T *)dst;                                          \
+    const T *s_ = (const T *)src;                              \
+    if (ds == 1)                                               \
+      for (int64_t k = 0; k < n; k++) d_[k] = s_[k * ss];      \
+    else                                                       \
+      for (int64_t k = 0; k < n; k++) d_[k * ds] = s_[k * ss]; \
   } while (0)
 
 /* Copies n elements from src (step ss) to dst (step ds). */
@@ -119,16 +119,16 @@ static void copy_run(char *dst, int64_t ds, const char *src, int64_t ss, int64_t
 
 #define TILE 32
 
-#define TILED_COPY(T)                                                                     \
-  do {                                                                                    \
-    T *d_ = (T *)dst;                                                                     \
-    const T *s_ = (const T *)src;                                                         \
-    for (int64_t a0 = 0; a0 < na; a0 += TILE)                                             \
-      for (int64_t b0 = 0; b0 < nb; b0 += TILE) {                                         \
+#define TILED_COPY(T)                                                                       \
+  do {                                                                                      \
+    T *d_ = (T *)dst;                                                                       \
+    const T *s_ = (const T *)src;                                                           \
+    for (int64_t a0 = 0; a0 < na; a0 += TILE)                                               \
+      for (int64_t b0 = 0; b0 < nb; b0 += TILE) {                                           \
         int64_t a1 = a0 + TILE < na ? a0 + TILE : na, b1 = b0 + TILE < nb ? b0 + TILE : nb; \
-        for (int64_t a = a0; a < a1; a++)                                                 \
-          for (int64_t b = b0; b < b1; b++) d_[a * dsa + b] = s_[a + b * ssb];            \
-      }                                                                                   \
+        for (int64_t a = a0; a < a1; a++)                                                   \
+          for (int64_t b = b0; b < b1; b++) d_[a * dsa + b] = s_[a + b * ssb];              \
+      }                                                                                     \
   } while (0)
 
 /* A transposing 2-d copy in cache-sized tiles: dst[a * dsa + b] =
@@ -148,8 +148,7 @@ static void copy_tile(char *dst, int64_t dsa, const char *src, int64_t ssb, int6
  * dimension is contiguous in src.  -1 when there is none. */
 static int transpose_tile_dim(const VmCopyPlan *p) {
   int r = p->rank - 1;
-  if (r < 1 || p->dst_stride[r] != 1 || p->src_stride[r] == 1 || p->src_stride[r] == 0 || p->dims[r] < 8)
-    return -1;
+  if (r < 1 || p->dst_stride[r] != 1 || p->src_stride[r] == 1 || p->src_stride[r] == 0 || p->dims[r] < 8) return -1;
   for (int j = 0; j < r; j++)
     if (p->src_stride[j] == 1 && p->dims[j] >= 8) return j;
   return -1;
@@ -373,8 +372,7 @@ bool check_reshape(VmCheck *c) {
   if (!same_elem_io(c, 0)) return false;
   const VmType *in = vm_check_in(c, 0), *out = vm_check_out(c, 0);
   if (in->count != out->count)
-    return vm_check_fail(c, "reshape: operand has %" PRId64 " elements but the result %" PRId64, in->count,
-                         out->count);
+    return vm_check_fail(c, "reshape: operand has %" PRId64 " elements but the result %" PRId64, in->count, out->count);
   return true;
 }
 
@@ -424,9 +422,9 @@ bool check_slice(VmCheck *c) {
   if (!strides || !result_rank_is(c, out, in->rank)) return false;
   for (int d = 0; d < in->rank; d++) {
     if (start[d] < 0 || start[d] > limit[d] || limit[d] > in->dims[d])
-      return vm_check_fail(c, "slice: dimension %d: need 0 <= start (%" PRId64 ") <= limit (%" PRId64
-                              ") <= size (%" PRId64 ")",
-                           d, start[d], limit[d], in->dims[d]);
+      return vm_check_fail(
+          c, "slice: dimension %d: need 0 <= start (%" PRId64 ") <= limit (%" PRId64 ") <= size (%" PRId64 ")", d,
+          start[d], limit[d], in->dims[d]);
     if (strides[d] <= 0)
       return vm_check_fail(c, "slice: dimension %d: stride %" PRId64 " is not positive", d, strides[d]);
     int64_t span = limit[d] - start[d];
@@ -472,7 +470,8 @@ bool check_dynamic_slice(VmCheck *c) {
   if (!sizes || !result_rank_is(c, out, in->rank)) return false;
   for (int d = 0; d < in->rank; d++) {
     if (sizes[d] < 0 || sizes[d] > in->dims[d])
-      return vm_check_fail(c, "dynamic_slice: slice size %" PRId64 " is out of bounds for dimension %d of size %" PRId64,
+      return vm_check_fail(c,
+                           "dynamic_slice: slice size %" PRId64 " is out of bounds for dimension %d of size %" PRId64,
                            sizes[d], d, in->dims[d]);
     if (!result_dim_is(c, out, d, sizes[d])) return false;
   }
@@ -494,17 +493,18 @@ int exec_dynamic_slice(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTens
 bool check_dynamic_update_slice(VmCheck *c) {
   if (!same_elem_io(c, 0) || !same_elem_io(c, 1)) return false;
   const VmType *in = vm_check_in(c, 0), *upd = vm_check_in(c, 1), *out = vm_check_out(c, 0);
-  if (!vm_type_same_shape(in, out)) return vm_check_fail(c, "dynamic_update_slice: result shape differs from the operand's");
+  if (!vm_type_same_shape(in, out))
+    return vm_check_fail(c, "dynamic_update_slice: result shape differs from the operand's");
   if (upd->rank != in->rank)
     return vm_check_fail(c, "dynamic_update_slice: update has rank %d, the operand %d", upd->rank, in->rank);
   if (c->ins->n_in != 2 + (uint32_t)in->rank)
-    return vm_check_fail(c, "dynamic_update_slice: %u start index operands for an operand of rank %d",
-                         c->ins->n_in - 2, in->rank);
+    return vm_check_fail(c, "dynamic_update_slice: %u start index operands for an operand of rank %d", c->ins->n_in - 2,
+                         in->rank);
   for (int d = 0; d < in->rank; d++)
     if (upd->dims[d] > in->dims[d])
-      return vm_check_fail(c, "dynamic_update_slice: update dimension %d (size %" PRId64
-                              ") is larger than the operand's (%" PRId64 ")",
-                           d, upd->dims[d], in->dims[d]);
+      return vm_check_fail(
+          c, "dynamic_update_slice: update dimension %d (size %" PRId64 ") is larger than the operand's (%" PRId64 ")",
+          d, upd->dims[d], in->dims[d]);
   return scalar_int_operands(c, 2, in->rank);
 }
 
@@ -538,8 +538,8 @@ bool check_concatenate(VmCheck *c) {
       return vm_check_fail(c, "concatenate: operand %u has rank %d, the result %d", i, in->rank, out->rank);
     for (int d = 0; d < out->rank; d++)
       if (d != dim && in->dims[d] != out->dims[d])
-        return vm_check_fail(c, "concatenate: operand %u dimension %d has size %" PRId64 ", the result %" PRId64, i,
-                             d, in->dims[d], out->dims[d]);
+        return vm_check_fail(c, "concatenate: operand %u dimension %d has size %" PRId64 ", the result %" PRId64, i, d,
+                             in->dims[d], out->dims[d]);
     total += in->dims[dim];
     if (total > out->dims[dim]) break;
   }
@@ -583,7 +583,9 @@ bool check_pad(VmCheck *c) {
     if (size != out->dims[d])
       return vm_check_fail(c, "pad: result dimension %d has size %" PRId64 ", but the padding gives %s%" PRId64, d,
                            out->dims[d], size < INT64_MIN || size > INT64_MAX ? "about " : "",
-                           size < INT64_MIN ? INT64_MIN : size > INT64_MAX ? INT64_MAX : (int64_t)size);
+                           size < INT64_MIN   ? INT64_MIN
+                           : size > INT64_MAX ? INT64_MAX
+                                              : (int64_t)size);
   }
   return true;
 }

@@ -33,8 +33,7 @@ void vm_copy_plan_run(const VmCopyPlan *p, void *dst, int64_t dst_base, const vo
 
 /* Called once per innermost run of a plan: n elements at element offsets
  * dst_off + k * dst_step and src_off + k * src_step. */
-typedef void (*VmRunFn)(void *ctx, int64_t dst_off, int64_t src_off, int64_t n, int64_t dst_step,
-                        int64_t src_step);
+typedef void (*VmRunFn)(void *ctx, int64_t dst_off, int64_t src_off, int64_t n, int64_t dst_step, int64_t src_step);
 
 /* Walks the plan's innermost runs in row-major order of the box. */
 void vm_copy_plan_walk(const VmCopyPlan *p, int64_t dst_base, int64_t src_base, VmRunFn fn, void *ctx);

@@ -42,10 +42,13 @@ double vm_sf_digamma(double x) {
   }
   /* Asymptotic series: ln x - 1/2x - sum B_2k / (2k x^2k). */
   double f = 1 / (x * x);
-  double t = f * (-1 / 12.0 +
-                  f * (1 / 120.0 +
-                       f * (-1 / 252.0 +
-                            f * (1 / 240.0 + f * (-1 / 132.0 + f * (691 / 32760.0 + f * (-1 / 12.0)))))));
+  double t = -1 / 12.0;
+  t = 691 / 32760.0 + f * t;
+  t = -1 / 132.0 + f * t;
+  t = 1 / 240.0 + f * t;
+  t = -1 / 252.0 + f * t;
+  t = 1 / 120.0 + f * t;
+  t = f * (-1 / 12.0 + f * t);
   return result + log(x) - 0.5 / x + t;
 }
 

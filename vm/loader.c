@@ -470,8 +470,7 @@ static const CheckFn check_table[VM_OP_COUNT] = {
 static bool load_funcs(Loader *l) {
   const TpubFunc *rec = (const TpubFunc *)(l->bytes + l->sec[TPUB_SEC_FUNCS]->offset);
   uint32_t n = l->sec[TPUB_SEC_FUNCS]->count;
-  if (n == 0) return fail(l, "no functions");
-  VmFunc *funcs = pool_alloc(&l->prog->pool, sizeof(VmFunc) * n);
+  VmFunc *funcs = pool_alloc(&l->prog->pool, sizeof(VmFunc) * (n + 1));
   if (!funcs) return fail(l, "out of memory");
   l->prog->pub.funcs = funcs;
   l->prog->pub.n_funcs = n;
@@ -520,7 +519,7 @@ static bool load_funcs(Loader *l) {
       }
     }
   }
-  int *depth = calloc(n, sizeof(int));
+  int *depth = calloc(n + 1, sizeof(int));
   if (!depth) return fail(l, "out of memory");
   bool ok = true;
   for (uint32_t i = 0; i < n && ok; i++) ok = check_calls(l, i, depth);
