@@ -341,7 +341,12 @@ static void finish_func(FuncBuilder *fb, uint32_t index, const char *name, uint3
     Instr *in = &fb->instrs[i];
     vm_op_describe(in->opcode, &info);
     uint32_t flagsw = 0;
-    if ((info.flags & VMF_ELEMENTWISE) && in->nout == 1) {
+    if ((info.flags & VMF_UPDATE) && in->nin > 0 && in->nout > 0 && last[in->in[0]] == (int64_t)i &&
+        fb->reg_types[in->in[0]] == fb->reg_types[in->out[0]]) {
+      bool twice = false; /* an operand passed twice must not be overwritten */
+      for (uint32_t k = 1; k < in->nuse; k++) twice |= in->use[k] == in->in[0];
+      if (!twice) flagsw = TPUB_INSTR_INPLACE;
+    } else if ((info.flags & VMF_ELEMENTWISE) && in->nout == 1) {
       const TpubType *ot = (const TpubType *)e->types.p + fb->reg_types[in->out[0]];
       for (uint32_t k = 0; k < in->nin && k < 128; k++) {
         const TpubType *it = (const TpubType *)e->types.p + fb->reg_types[in->in[k]];

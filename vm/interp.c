@@ -197,17 +197,24 @@ void vm_exec_free(VmExec *x) {
 /* ------------------------------------------------------------------ */
 /* Execution. */
 
-static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, VmBuf **results);
+static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32_t nowned, VmBuf **results);
 
-/* Arguments of a region: explicit values, then the captured registers. */
-static int call_region(VmExec *x, const VmRegion *r, VmBuf **explicit_args, uint32_t n, VmBuf **results) {
+/* Arguments of a region: explicit values, then the captured registers.
+ * owned: the callee takes over the references of the explicit values (so
+ * a loop body can update its state in place); they are consumed even when
+ * the call fails. */
+static int call_region(VmExec *x, const VmRegion *r, VmBuf **explicit_args, uint32_t n, VmBuf **results,
+                       bool owned) {
   VmBuf *stack_args[16];
   uint32_t total = n + r->ncaps;
   VmBuf **args = total <= 16 ? stack_args : malloc(sizeof(VmBuf *) * total);
-  if (!args) return trapf(x, x->ins, "out of host memory");
+  if (!args) {
+    for (uint32_t i = 0; owned && i < n; i++) buf_release(x, explicit_args[i]);
+    return trapf(x, x->ins, "out of host memory");
+  }
   for (uint32_t i = 0; i < n; i++) args[i] = explicit_args[i];
   for (uint32_t i = 0; i < r->ncaps; i++) args[n + i] = x->regs[r->caps[i]];
-  int rc = run_func(x, r->func, args, total, results);
+  int rc = run_func(x, r->func, args, total, owned ? n : 0, results);
   if (args != stack_args) free(args);
   return rc;
 }
@@ -225,7 +232,7 @@ int vm_call_region(VmExec *x, const VmRegion *r, const VmTensor *args, int nargs
       break;
     }
   }
-  if (rc == VM_OK) rc = call_region(x, r, argbufs, (uint32_t)nargs, resbufs);
+  if (rc == VM_OK) rc = call_region(x, r, argbufs, (uint32_t)nargs, resbufs, false);
   for (int i = 0; i < made; i++) buf_release(x, argbufs[i]);
   if (rc != VM_OK) return rc;
   for (uint32_t i = 0; i < fn->n_results; i++) {
@@ -452,13 +459,18 @@ done:
   return rc;
 }
 
-static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, VmBuf **results) {
+/* Runs function fi; the first nowned arguments' references pass to the
+ * callee (released by it, even on failure), the others are borrowed. */
+static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32_t nowned, VmBuf **results) {
   const VmFunc *fn = &x->prog->funcs[fi];
-  if (nargs != fn->n_params) return trapf(x, x->ins, "internal error: %s called with %u arguments", fn->name, nargs);
-  if (x->depth >= TPUB_MAX_CALL_DEPTH) return trapf(x, x->ins, "calls nested deeper than %d", TPUB_MAX_CALL_DEPTH);
-  VmBuf **regs = calloc(fn->n_regs + 1, sizeof(VmBuf *));
-  if (!regs) return trapf(x, x->ins, "out of host memory");
-  for (uint32_t i = 0; i < nargs; i++) regs[i] = buf_ref(args[i]);
+  VmBuf **regs = NULL;
+  if (nargs != fn->n_params || x->depth >= TPUB_MAX_CALL_DEPTH || !(regs = calloc(fn->n_regs + 1, sizeof(VmBuf *)))) {
+    for (uint32_t i = 0; i < nowned; i++) buf_release(x, args[i]);
+    if (nargs != fn->n_params) return trapf(x, x->ins, "internal error: %s called with %u arguments", fn->name, nargs);
+    if (!regs && x->depth < TPUB_MAX_CALL_DEPTH) return trapf(x, x->ins, "out of host memory");
+    return trapf(x, x->ins, "calls nested deeper than %d", TPUB_MAX_CALL_DEPTH);
+  }
+  for (uint32_t i = 0; i < nargs; i++) regs[i] = i < nowned ? args[i] : buf_ref(args[i]);
   VmBuf **saved_regs = x->regs;
   const VmFunc *saved_func = x->func;
   const VmInstr *saved_ins = x->ins;
@@ -488,7 +500,7 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, VmBuf 
       for (uint32_t i = 0; i < ins->n_in; i++) a[i] = regs[ins->in[i]];
       VmBuf **res = malloc(sizeof(VmBuf *) * (ins->n_out + 1));
       if (!res) rc = trapf(x, ins, "out of host memory");
-      else rc = call_region(x, &ins->fields[0].regions[0], a, ins->n_in, res);
+      else rc = call_region(x, &ins->fields[0].regions[0], a, ins->n_in, res, false);
       if (rc == VM_OK)
         for (uint32_t i = 0; i < ins->n_out; i++) regs[ins->out[i]] = res[i];
       free(res);
@@ -508,16 +520,15 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, VmBuf 
       for (;;) {
         VmBuf *pred;
         x->ins = ins;
-        if ((rc = call_region(x, &ins->fields[0].regions[0], state, n, &pred)) != VM_OK) break;
+        if ((rc = call_region(x, &ins->fields[0].regions[0], state, n, &pred, false)) != VM_OK) break;
         bool go = *(const uint8_t *)pred->data != 0;
         buf_release(x, pred);
         if (!go) break;
         x->ins = ins;
-        if ((rc = call_region(x, &ins->fields[1].regions[0], state, n, next)) != VM_OK) break;
-        for (uint32_t i = 0; i < n; i++) {
-          buf_release(x, state[i]);
-          state[i] = next[i];
-        }
+        /* The body owns the state: it may update it in place. */
+        rc = call_region(x, &ins->fields[1].regions[0], state, n, next, true);
+        for (uint32_t i = 0; i < n; i++) state[i] = rc == VM_OK ? next[i] : NULL;
+        if (rc != VM_OK) break;
       }
       if (rc == VM_OK)
         for (uint32_t i = 0; i < n; i++) regs[ins->out[i]] = state[i];
@@ -545,7 +556,7 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, VmBuf 
         rc = trapf(x, ins, "out of host memory");
         break;
       }
-      rc = call_region(x, r, NULL, 0, res);
+      rc = call_region(x, r, NULL, 0, res, false);
       if (rc == VM_OK)
         for (uint32_t i = 0; i < ins->n_out; i++) regs[ins->out[i]] = res[i];
       free(res);
@@ -666,7 +677,7 @@ int vm_run(VmExec *x, int fi, const VmValue *args, int nargs, VmValue *results) 
   if (!a || !r) rc = trapf(x, NULL, "out of host memory");
   for (int i = 0; i < nargs && rc == VM_OK; i++)
     if (!(a[i] = value_to_buf(x, &args[i], fn->reg_types[i]))) rc = oom(x, NULL, (uint64_t)fn->reg_types[i]->nbytes);
-  if (rc == VM_OK) rc = run_func(x, (uint32_t)fi, a, (uint32_t)nargs, r);
+  if (rc == VM_OK) rc = run_func(x, (uint32_t)fi, a, (uint32_t)nargs, 0, r);
   for (int i = 0; a && i < nargs; i++) buf_release(x, a[i]);
   if (rc == VM_OK) {
     for (uint32_t i = 0; i < fn->n_results; i++)

@@ -1504,11 +1504,15 @@ static int select_in_windows(VmExec *x, const VmInstr *ins, const WinPlan *plan,
   int64_t *ikeys = NULL;
   double *fkeys = NULL;
   RegionCall rc;
-  if (kind == KEYS_I64)
-    ikeys = scratch_get(s, operand->type->count, sizeof(int64_t));
-  else if (kind == KEYS_F64)
-    fkeys = scratch_get(s, operand->type->count, sizeof(double));
-  if (kind == KEYS_NONE ? !region_call_init(&rc, s, x, ins, r) : !ikeys && !fkeys) return scratch_fail(s, "select_and_scatter");
+  bool ok;
+  if (kind == KEYS_I64) {
+    ok = (ikeys = scratch_get(s, operand->type->count, sizeof(int64_t))) != NULL;
+  } else if (kind == KEYS_F64) {
+    ok = (fkeys = scratch_get(s, operand->type->count, sizeof(double))) != NULL;
+  } else {
+    ok = region_call_init(&rc, s, x, ins, r);
+  }
+  if (!ok) return scratch_fail(s, "select_and_scatter");
   if (kind != KEYS_NONE) load_keys(kind, elem, operand->data, 0, 1, operand->type->count, ikeys, fkeys);
   int b = vm_elem_bytes(elem);
   int64_t o[TPUB_MAX_RANK] = {0};

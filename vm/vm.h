@@ -23,6 +23,7 @@ typedef enum VmOpcode {
 enum VmOpFlags {
   VMF_ELEMENTWISE = 1, /* same-shape element-wise: out[0] may reuse a dying operand */
   VMF_ALIAS = 2,       /* result holds the operand's bytes unchanged: may share its buffer */
+  VMF_UPDATE = 4,      /* result 0 is operand 0 with parts rewritten: may reuse it when it dies */
 };
 
 /* Field kinds of the fields strings in vm/opcodes.def. */
