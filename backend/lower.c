@@ -128,6 +128,10 @@ static void field_attr_list(Emitter *e, const Op *op, const char *name, int n_de
   for (int i = 0; i < n_def; i++) fint(e, def);
 }
 
+/* List parameters keys[0], keys[1], ... (NULL-terminated) of a dialect
+ * attribute, one list field each. */
+static void field_dialect_lists(Emitter *e, const Attr *d, const char *const *keys);
+
 /* A list parameter of a #stablehlo.gather<...>-style dialect attribute. */
 static void field_dialect_list(Emitter *e, const Attr *d, const char *key) {
   const Attr *p = dialect_param(d, key);
@@ -135,6 +139,10 @@ static void field_dialect_list(Emitter *e, const Attr *d, const char *key) {
   const int64_t *v = NULL;
   if (p && !attr_as_i64_list(p, &n, &v, &e->c->arena)) n = 0;
   field_list(e, n, v);
+}
+
+static void field_dialect_lists(Emitter *e, const Attr *d, const char *const *keys) {
+  for (; *keys; keys++) field_dialect_list(e, d, *keys);
 }
 
 static int64_t dialect_int(const Attr *d, const char *key, int64_t def) {
@@ -751,12 +759,11 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
   }
   case OP_CHLO_RAGGED_DOT: {
     const Attr *d = op_attr(op, "ragged_dot_dimension_numbers");
-    field_dialect_list(e, d, "lhs_batching_dimensions");
-    field_dialect_list(e, d, "rhs_batching_dimensions");
-    field_dialect_list(e, d, "lhs_contracting_dimensions");
-    field_dialect_list(e, d, "rhs_contracting_dimensions");
-    field_dialect_list(e, d, "lhs_ragged_dimensions");
-    field_dialect_list(e, d, "rhs_group_dimensions");
+    static const char *const keys[] = {"lhs_batching_dimensions",    "rhs_batching_dimensions",
+                                       "lhs_contracting_dimensions", "rhs_contracting_dimensions",
+                                       "lhs_ragged_dimensions",      "rhs_group_dimensions",
+                                       NULL};
+    field_dialect_lists(e, d, keys);
     field_precision(e, op);
     emit_op(fb, op, VM_OP_RAGGED_DOT);
     return;
@@ -806,11 +813,9 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
   case OP_GET_TUPLE_ELEMENT: fint(e, attr_int_or(op, "index", 0)); break;
   case OP_GATHER: {
     const Attr *d = op_attr(op, "dimension_numbers");
-    field_dialect_list(e, d, "offset_dims");
-    field_dialect_list(e, d, "collapsed_slice_dims");
-    field_dialect_list(e, d, "operand_batching_dims");
-    field_dialect_list(e, d, "start_indices_batching_dims");
-    field_dialect_list(e, d, "start_index_map");
+    static const char *const keys[] = {"offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+                                       "start_indices_batching_dims", "start_index_map", NULL};
+    field_dialect_lists(e, d, keys);
     fint(e, dialect_int(d, "index_vector_dim", 0));
     field_attr_list(e, op, "slice_sizes", 0, 0);
     fint(e, attr_int_or(op, "indices_are_sorted", 0));
@@ -818,11 +823,9 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
   }
   case OP_SCATTER: {
     const Attr *d = op_attr(op, "scatter_dimension_numbers");
-    field_dialect_list(e, d, "update_window_dims");
-    field_dialect_list(e, d, "inserted_window_dims");
-    field_dialect_list(e, d, "input_batching_dims");
-    field_dialect_list(e, d, "scatter_indices_batching_dims");
-    field_dialect_list(e, d, "scatter_dims_to_operand_dims");
+    static const char *const keys[] = {"update_window_dims", "inserted_window_dims", "input_batching_dims",
+                                       "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", NULL};
+    field_dialect_lists(e, d, keys);
     fint(e, dialect_int(d, "index_vector_dim", 0));
     fint(e, attr_int_or(op, "indices_are_sorted", 0));
     fint(e, attr_int_or(op, "unique_indices", 0));
@@ -864,10 +867,9 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
   case OP_CHLO_TOP_K: fint(e, attr_int_or(op, "k", 1)); emit_op(fb, op, VM_OP_TOP_K); return;
   case OP_DOT_GENERAL: {
     const Attr *d = op_attr(op, "dot_dimension_numbers");
-    field_dialect_list(e, d, "lhs_batching_dimensions");
-    field_dialect_list(e, d, "rhs_batching_dimensions");
-    field_dialect_list(e, d, "lhs_contracting_dimensions");
-    field_dialect_list(e, d, "rhs_contracting_dimensions");
+    static const char *const keys[] = {"lhs_batching_dimensions", "rhs_batching_dimensions",
+                                       "lhs_contracting_dimensions", "rhs_contracting_dimensions", NULL};
+    field_dialect_lists(e, d, keys);
     field_precision(e, op);
     break;
   }

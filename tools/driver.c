@@ -57,11 +57,27 @@ char *driver_read_file(const char *tool, const char *path, size_t *len) {
   return buf;
 }
 
-int driver_target_known(const char *name) {
+int driver_usage_error(const char *tool, const char *fmt, const char *arg) {
+  fprintf(stderr, "%s: ", tool);
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\nrun '%s --help' for usage\n", tool);
+  return 1;
+}
+
+int driver_compile_option(const char *tool, const char *arg, CompileOptions *o) {
   static const char *const targets[] = {"v4", "v5e", "v5p", "v6e", "v7x"};
+  if (strcmp(arg, "-O0") == 0 || strcmp(arg, "-O1") == 0 || strcmp(arg, "-O2") == 0) {
+    o->opt_level = arg[2] - '0';
+    return 1;
+  }
+  if (strncmp(arg, "--target=", 9) != 0) return 0;
   for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
-    if (strcmp(targets[i], name) == 0) return 1;
-  return 0;
+    if (strcmp(targets[i], arg + 9) == 0) {
+      o->target = targets[i];
+      return 1;
+    }
+  driver_usage_error(tool, "unknown target '%s' (v4, v5e, v5p, v6e, v7x)", arg + 9);
+  return -1;
 }
 
 int driver_compile(const SourceFile *file, const SourceChunk *chunk, const CompileOptions *o, uint8_t **out,

@@ -20,8 +20,12 @@ typedef struct CompileOptions {
   int max_errors;     /* diagnostics limit, 0: default */
 } CompileOptions;
 
-/* Is name a target preset of DESIGN.md §2? */
-int driver_target_known(const char *name);
+/* Prints "<tool>: <fmt with arg>" and the --help hint; returns exit code 1. */
+int driver_usage_error(const char *tool, const char *fmt, const char *arg);
+
+/* Parses an option both drivers share (-O0/-O1/-O2, --target=NAME) into o.
+ * Returns 1 if taken, 0 if not one of them, -1 after a usage error. */
+int driver_compile_option(const char *tool, const char *arg, CompileOptions *o);
 
 /* Parses, verifies and lowers one chunk of file to a .tpub image
  * (malloc'ed).  Diagnostics go to stderr.  Returns 0, or 2 when the

@@ -44,12 +44,7 @@ typedef struct Options {
   CompileOptions compile;
 } Options;
 
-static int usage_error(const char *fmt, const char *arg) {
-  fprintf(stderr, "tpucc: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\nrun 'tpucc --help' for usage\n");
-  return EXIT_USAGE;
-}
+static int usage_error(const char *fmt, const char *arg) { return driver_usage_error("tpucc", fmt, arg); }
 
 /* Parse argv into opts; returns -1 to continue, else an exit code. */
 static int parse_args(int argc, char **argv, Options *o) {
@@ -59,6 +54,7 @@ static int parse_args(int argc, char **argv, Options *o) {
   o->compile.opt_level = 2;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
+    int taken;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(usage_text, stdout);
       return EXIT_OK;
@@ -74,11 +70,6 @@ static int parse_args(int argc, char **argv, Options *o) {
       else if (strcmp(e, "tpub") == 0) o->emit = EMIT_TPUB;
       else if (strcmp(e, "asm") == 0) o->emit = EMIT_ASM;
       else return usage_error("unknown --emit kind '%s' (expected tpub, asm, mlir or mlir-generic)", e);
-    } else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0) {
-      o->compile.opt_level = a[2] - '0';
-    } else if (strncmp(a, "--target=", 9) == 0) {
-      if (!driver_target_known(a + 9)) return usage_error("unknown target '%s' (v4, v5e, v5p, v6e, v7x)", a + 9);
-      o->compile.target = a + 9;
     } else if (strcmp(a, "--verify-only") == 0) {
       o->emit = EMIT_NONE;
     } else if (strcmp(a, "--split-input-file") == 0) {
@@ -93,6 +84,8 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->output = argv[i];
     } else if (strncmp(a, "-o", 2) == 0 && a[2]) {
       o->output = a + 2;
+    } else if ((taken = driver_compile_option("tpucc", a, &o->compile)) != 0) {
+      if (taken < 0) return EXIT_USAGE;
     } else if (a[0] == '-' && a[1]) {
       return usage_error("unknown option '%s'", a);
     } else {

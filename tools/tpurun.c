@@ -50,12 +50,7 @@ typedef struct Options {
   CompileOptions compile;
 } Options;
 
-static int usage_error(const char *fmt, const char *arg) {
-  fprintf(stderr, "tpurun: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\nrun 'tpurun --help' for usage\n");
-  return EXIT_USAGE;
-}
+static int usage_error(const char *fmt, const char *arg) { return driver_usage_error("tpurun", fmt, arg); }
 
 /* HBM capacity of each preset, DESIGN.md §2. */
 static uint64_t hbm_bytes_of(const char *target) {
@@ -77,6 +72,7 @@ static int parse_args(int argc, char **argv, Options *o) {
   if (!o->inputs || !o->outputs) return usage_error("%s", "out of memory");
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
+    int taken;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(usage_text, stdout);
       return EXIT_OK;
@@ -105,11 +101,8 @@ static int parse_args(int argc, char **argv, Options *o) {
       char *end;
       o->seed = strtoull(a + 7, &end, 10);
       if (*end || !a[7]) return usage_error("invalid --seed value '%s'", a + 7);
-    } else if (strncmp(a, "--target=", 9) == 0) {
-      if (!driver_target_known(a + 9)) return usage_error("unknown target '%s' (v4, v5e, v5p, v6e, v7x)", a + 9);
-      o->compile.target = a + 9;
-    } else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0) {
-      o->compile.opt_level = a[2] - '0';
+    } else if ((taken = driver_compile_option("tpurun", a, &o->compile)) != 0) {
+      if (taken < 0) return EXIT_USAGE;
     } else if (a[0] == '-' && a[1]) {
       return usage_error("unknown option '%s'", a);
     } else {

@@ -123,9 +123,9 @@ static void scan_elements(Scan *s, int elem, const void *act, const void *exp, i
   if (cls == TPUB_CLASS_COMPLEX) {
     int part = vm_elem_complex_part(elem);
     for (int64_t i = 0; i < count; i++) {
-      Verdict re = compare_float(s, part, vm_io_load_bits(part, act, 2 * i), vm_io_load_bits(part, exp, 2 * i));
+      Verdict re = compare_float(s, part, vm_load_bits(part, act, 2 * i), vm_load_bits(part, exp, 2 * i));
       Verdict im =
-          compare_float(s, part, vm_io_load_bits(part, act, 2 * i + 1), vm_io_load_bits(part, exp, 2 * i + 1));
+          compare_float(s, part, vm_load_bits(part, act, 2 * i + 1), vm_load_bits(part, exp, 2 * i + 1));
       record(s, i, worse(re, im));
     }
   } else if (cls == TPUB_CLASS_FLOAT) {
@@ -136,13 +136,13 @@ static void scan_elements(Scan *s, int elem, const void *act, const void *exp, i
       return;
     }
     for (int64_t i = 0; i < count; i++)
-      record(s, i, compare_float(s, elem, vm_io_load_bits(elem, act, i), vm_io_load_bits(elem, exp, i)));
+      record(s, i, compare_float(s, elem, vm_load_bits(elem, act, i), vm_load_bits(elem, exp, i)));
   } else {
     bool is_signed = cls == TPUB_CLASS_INT;
     int bytes = vm_elem_bytes(elem);
     int shift = 64 - 8 * bytes;
     for (int64_t i = 0; i < count; i++) {
-      uint64_t a = vm_io_load_bits(elem, act, i), e = vm_io_load_bits(elem, exp, i);
+      uint64_t a = vm_load_bits(elem, act, i), e = vm_load_bits(elem, exp, i);
       uint64_t d;
       if (is_signed) {
         /* Sign-extend the container. */

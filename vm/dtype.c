@@ -304,7 +304,7 @@ uint64_t vm_int_to_float_bits(int elem, int64_t v, bool is_unsigned) {
 /* ------------------------------------------------------------------ */
 /* Scalar access. */
 
-static uint64_t load_bits(int elem, const void *data, int64_t i) {
+uint64_t vm_load_bits(int elem, const void *data, int64_t i) {
   const unsigned char *p = data;
   switch (vm_elem_bytes(elem)) {
   case 1: return p[i];
@@ -326,7 +326,7 @@ static uint64_t load_bits(int elem, const void *data, int64_t i) {
   }
 }
 
-static void store_bits(int elem, void *data, int64_t i, uint64_t bits) {
+void vm_store_bits(int elem, void *data, int64_t i, uint64_t bits) {
   unsigned char *p = data;
   switch (vm_elem_bytes(elem)) {
   case 1: p[i] = (unsigned char)bits; break;
@@ -346,7 +346,7 @@ static void store_bits(int elem, void *data, int64_t i, uint64_t bits) {
 
 double vm_load_f64(int elem, const void *data, int64_t i) {
   switch (vm_elem_class(elem)) {
-  case TPUB_CLASS_FLOAT: return vm_float_bits_to_f64(elem, load_bits(elem, data, i));
+  case TPUB_CLASS_FLOAT: return vm_float_bits_to_f64(elem, vm_load_bits(elem, data, i));
   case TPUB_CLASS_COMPLEX:
     if (elem == TPUB_C64) return ((const float *)data)[2 * i];
     return ((const double *)data)[2 * i];
@@ -357,7 +357,7 @@ double vm_load_f64(int elem, const void *data, int64_t i) {
 
 void vm_store_f64(int elem, void *data, int64_t i, double v) {
   switch (vm_elem_class(elem)) {
-  case TPUB_CLASS_FLOAT: store_bits(elem, data, i, vm_f64_to_float_bits(elem, v)); break;
+  case TPUB_CLASS_FLOAT: vm_store_bits(elem, data, i, vm_f64_to_float_bits(elem, v)); break;
   case TPUB_CLASS_COMPLEX:
     if (elem == TPUB_C64) {
       float *p = data;
@@ -387,9 +387,9 @@ int64_t vm_load_i64(int elem, const void *data, int64_t i) {
     case TPUB_U2:
     case TPUB_U4:
     case TPUB_U8: return p[i];
-    case TPUB_I16: return (int16_t)load_bits(elem, data, i);
-    case TPUB_I32: return (int32_t)load_bits(elem, data, i);
-    default: return (int64_t)load_bits(elem, data, i);
+    case TPUB_I16: return (int16_t)vm_load_bits(elem, data, i);
+    case TPUB_I32: return (int32_t)vm_load_bits(elem, data, i);
+    default: return (int64_t)vm_load_bits(elem, data, i);
     }
   }
   default: return vm_f64_to_int(TPUB_I64, vm_load_f64(elem, data, i));
@@ -399,8 +399,8 @@ int64_t vm_load_i64(int elem, const void *data, int64_t i) {
 void vm_store_i64(int elem, void *data, int64_t i, int64_t v) {
   switch (vm_elem_class(elem)) {
   case TPUB_CLASS_INT:
-  case TPUB_CLASS_UINT: store_bits(elem, data, i, (uint64_t)vm_wrap_int(elem, v)); break;
-  case TPUB_CLASS_FLOAT: store_bits(elem, data, i, vm_int_to_float_bits(elem, v, false)); break;
+  case TPUB_CLASS_UINT: vm_store_bits(elem, data, i, (uint64_t)vm_wrap_int(elem, v)); break;
+  case TPUB_CLASS_FLOAT: vm_store_bits(elem, data, i, vm_int_to_float_bits(elem, v, false)); break;
   default: vm_store_f64(elem, data, i, (double)v); break;
   }
 }

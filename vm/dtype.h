@@ -32,6 +32,11 @@ void vm_from_f32(int elem, void *dst, int64_t i0, int64_t n, const float *src);
 void vm_to_i64(int elem, const void *src, int64_t i0, int64_t n, int64_t *dst);
 void vm_from_i64(int elem, void *dst, int64_t i0, int64_t n, const int64_t *src);
 
+/* The raw bits of element i (elements of 1, 2, 4 or 8 bytes; for complex,
+ * pass the part type and index 2i or 2i+1), and their store. */
+uint64_t vm_load_bits(int elem, const void *data, int64_t i);
+void vm_store_bits(int elem, void *data, int64_t i, uint64_t bits);
+
 /* Wraps v to the element's width with its canonical extension. */
 int64_t vm_wrap_int(int elem, int64_t v);
 

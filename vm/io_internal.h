@@ -12,12 +12,6 @@
 /* Room for the text of any one element, complex included, NUL included. */
 #define VM_ELEM_TEXT_MAX 96
 
-/* The raw bits of element i in its storage container (1, 2, 4, 8 bytes),
- * zero-extended.  Not for complex types: address their parts with the part
- * type (vm_elem_complex_part) and index 2 * i + part. */
-uint64_t vm_io_load_bits(int elem, const void *data, int64_t i);
-void vm_io_store_bits(int elem, void *data, int64_t i, uint64_t bits);
-
 /* Significant bits of a real float type's encoding: the sign is bit
  * width - 1 (tf32 keeps its 19 bits in the low bits of its container). */
 int vm_io_float_width(int elem);

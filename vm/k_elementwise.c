@@ -71,47 +71,6 @@ static void wrap_subbyte(int elem, void *data, int64_t n) {
   }
 }
 
-/* Raw bits of element i (storage container of 1, 2, 4 or 8 bytes). */
-static uint64_t raw_bits(int elem, const void *data, int64_t i) {
-  const unsigned char *p = data;
-  switch (vm_elem_bytes(elem)) {
-  case 1: return p[i];
-  case 2: {
-    uint16_t v;
-    memcpy(&v, p + i * 2, 2);
-    return v;
-  }
-  case 4: {
-    uint32_t v;
-    memcpy(&v, p + i * 4, 4);
-    return v;
-  }
-  default: {
-    uint64_t v;
-    memcpy(&v, p + i * 8, 8);
-    return v;
-  }
-  }
-}
-
-static void store_raw(int elem, void *data, int64_t i, uint64_t bits) {
-  unsigned char *p = data;
-  switch (vm_elem_bytes(elem)) {
-  case 1: p[i] = (unsigned char)bits; break;
-  case 2: {
-    uint16_t v = (uint16_t)bits;
-    memcpy(p + i * 2, &v, 2);
-    break;
-  }
-  case 4: {
-    uint32_t v = (uint32_t)bits;
-    memcpy(p + i * 4, &v, 4);
-    break;
-  }
-  default: memcpy(p + i * 8, &bits, 8); break;
-  }
-}
-
 /* ------------------------------------------------------------------ */
 /* Real kernels, instantiated for float (M = MF: expf...) and double. */
 
@@ -527,7 +486,7 @@ static void reduce_precision(int elem, const void *a, void *o, int64_t n, int64_
   }
   if (nbits) {
     for (int64_t i = 0; i < n; i++)
-      store_raw(elem, o, i, reduce_precision_bits(raw_bits(elem, a, i), nbits, src_e, src_m, e, m));
+      vm_store_bits(elem, o, i, reduce_precision_bits(vm_load_bits(elem, a, i), nbits, src_e, src_m, e, m));
     return;
   }
   float buf[CHUNK]; /* other real types: exact in f32 */
@@ -583,7 +542,7 @@ static void complex_part(int op, int elem, const void *a, void *o, int64_t n) {
     if (o != a) memmove(o, a, (size_t)(n * vm_elem_bytes(elem)));
   } else {
     uint64_t zero = vm_f64_to_float_bits(elem, 0.0);
-    for (int64_t i = 0; i < n; i++) store_raw(elem, o, i, zero);
+    for (int64_t i = 0; i < n; i++) vm_store_bits(elem, o, i, zero);
   }
 }
 
@@ -673,14 +632,14 @@ static void next_after_bits(int elem, const void *a, const void *b, void *o, int
   const uint64_t nan_bits = vm_f64_to_float_bits(elem, NAN);
   const bool fnuz = vm_float_bits_to_f64(elem, sign_bit) != 0 && has_sign; /* -0 pattern is NaN */
   for (int64_t i = 0; i < n; i++) {
-    uint64_t xb = raw_bits(elem, a, i), yb = raw_bits(elem, b, i), r;
+    uint64_t xb = vm_load_bits(elem, a, i), yb = vm_load_bits(elem, b, i), r;
     double xv = vm_float_bits_to_f64(elem, xb), yv = vm_float_bits_to_f64(elem, yb);
     if (isnan(xv) || isnan(yv)) r = nan_bits;
     else if (xv == yv) r = yb;
     else if (xv == 0) r = (yv < 0 ? sign_bit : 0) | 1;
     else r = ((xv > yv) == (xv > 0)) ? xb - 1 : xb + 1;
     if (fnuz && r == sign_bit) r = 0;
-    store_raw(elem, o, i, r);
+    vm_store_bits(elem, o, i, r);
   }
 }
 
@@ -813,8 +772,8 @@ static void compare_total_order(int dir, int elem, const void *a, const void *b,
   for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
     int64_t k = min64(CHUNK, n - i0);
     for (int64_t i = 0; i < k; i++) {
-      ka[i] = total_order_key(elem, raw_bits(elem, a, i0 + i));
-      kb[i] = total_order_key(elem, raw_bits(elem, b, i0 + i));
+      ka[i] = total_order_key(elem, vm_load_bits(elem, a, i0 + i));
+      kb[i] = total_order_key(elem, vm_load_bits(elem, b, i0 + i));
     }
     compare_i64(dir, ka, kb, o + i0, k);
   }
@@ -963,7 +922,7 @@ static void convert_generic(int ie, int oe, const void *a, void *o, int64_t n) {
           for (int64_t i = 0; i < k; i++) iv[i] = iv[i] != 0;
         vm_from_i64(oe, o, i0, k, iv);
       } else if (oc == TPUB_CLASS_FLOAT) {
-        for (int64_t i = 0; i < k; i++) store_raw(oe, o, i0 + i, vm_int_to_float_bits(oe, iv[i], uns));
+        for (int64_t i = 0; i < k; i++) vm_store_bits(oe, o, i0 + i, vm_int_to_float_bits(oe, iv[i], uns));
       } else if (oe == TPUB_C64) {
         float *d = (float *)o + 2 * i0;
         for (int64_t i = 0; i < k; i++) {
@@ -1071,7 +1030,7 @@ static void store_canonical(int elem, void *o, int64_t i, uint64_t bits) {
   int w = vm_elem_bits(elem);
   if (vm_elem_class(elem) == TPUB_CLASS_INT && elem != TPUB_I1 && w < 64)
     bits = (uint64_t)((int64_t)(bits << (64 - w)) >> (64 - w));
-  store_raw(elem, o, i, bits);
+  vm_store_bits(elem, o, i, bits);
 }
 
 int exec_bitcast_convert(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
@@ -1089,18 +1048,18 @@ int exec_bitcast_convert(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTe
   const uint64_t in_mask = width_mask(ib), out_mask = width_mask(ob);
   if (ib == ob) {
     for (int64_t i = 0; i < in[0].type->count; i++)
-      store_canonical(oe, o, i, raw_bits(ie, a, i) & in_mask);
+      store_canonical(oe, o, i, vm_load_bits(ie, a, i) & in_mask);
   } else if (ib > ob) { /* each operand element splits into ib/ob results, low bits first */
     const int r = ib / ob;
     for (int64_t i = 0; i < in[0].type->count; i++) {
-      uint64_t w = raw_bits(ie, a, i) & in_mask;
+      uint64_t w = vm_load_bits(ie, a, i) & in_mask;
       for (int j = 0; j < r; j++) store_canonical(oe, o, i * r + j, (w >> (j * ob)) & out_mask);
     }
   } else { /* ob/ib operand elements join into one result */
     const int r = ob / ib;
     for (int64_t i = 0; i < out[0].type->count; i++) {
       uint64_t w = 0;
-      for (int j = 0; j < r; j++) w |= (raw_bits(ie, a, i * r + j) & in_mask) << (j * ib);
+      for (int j = 0; j < r; j++) w |= (vm_load_bits(ie, a, i * r + j) & in_mask) << (j * ib);
       store_canonical(oe, o, i, w);
     }
   }

@@ -1,9 +1,10 @@
 /* fft (complex and real, 1-3 trailing dims, any length) and
  * rng_bit_generator (XLA's Threefry-2x32 and Philox-4x32 bit generators).
  *
- * FFTs are computed in double whatever the storage precision: radix-2 for
- * powers of two, a direct DFT for short other lengths and Bluestein's chirp
- * z-transform (through a power-of-two FFT) for long ones. */
+ * FFTs reproduce XLA's CPU back end (DUCC, a descendant of pocketfft): the
+ * transforms run in the storage precision with pocketfft's passes and
+ * twiddles (vm/k_fft_pocket.inc).  Lengths with a prime factor above
+ * FFT_GENERIC_MAX use Bluestein's chirp z-transform in double instead. */
 #include <math.h>
 #include <string.h>
 
@@ -11,10 +12,15 @@
 #include "vm/k_gemm.h"
 #include "vm/kernels.h"
 
+/* Exact IEEE operations in the order written: no contraction into FMAs
+ * (GCC does not contract in ISO C mode). */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 enum { FFT_FORWARD, FFT_INVERSE, FFT_REAL_FORWARD, FFT_REAL_INVERSE };
 enum { FFT_TYPE, FFT_LENGTH };
 
-#define FFT_DIRECT_MAX 64 /* non-power-of-two lengths up to this use the O(n^2) DFT */
 
 typedef struct Cpx {
   double re, im;
@@ -73,28 +79,18 @@ bool check_fft(VmCheck *c) {
   return true;
 }
 
-/* ---- one-dimensional transforms ---- */
+/* ---- Bluestein's algorithm, in double, for lengths with large prime factors ---- */
 
 typedef struct FftPlan {
   int64_t n;
-  int64_t m;       /* Bluestein: power-of-two convolution length, else 0 */
-  Cpx *tw;         /* n twiddles exp(-2 pi i k / n) (m of them for Bluestein's inner FFT) */
-  Cpx *chirp;      /* Bluestein: exp(-pi i k^2 / n), k < n */
-  Cpx *chirp_fft;  /* Bluestein: FFT of the conjugate chirp sequence, m */
-  Cpx *work;       /* scratch of max(n, 2m) */
+  int64_t m;      /* power-of-two convolution length >= 2n - 1 */
+  Cpx *tw;        /* m twiddles exp(-2 pi i k / m) */
+  Cpx *chirp;     /* exp(-pi i k^2 / n), k < n */
+  Cpx *chirp_fft; /* FFT of the conjugate chirp sequence, m */
+  Cpx *work;      /* scratch of m */
   void *mem;
   size_t bytes;
 } FftPlan;
-
-static bool is_pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
-
-/* exp(-2 pi i k / n) for k < n, computed directly for accuracy. */
-static void fill_twiddles(Cpx *tw, int64_t n) {
-  for (int64_t k = 0; k < n; k++) {
-    double a = -2.0 * M_PI * (double)k / (double)n;
-    tw[k] = (Cpx){cos(a), sin(a)};
-  }
-}
 
 /* In-place forward radix-2 FFT of length n (a power of two) with twiddles
  * tw of length n. */
@@ -129,26 +125,19 @@ static void plan_free(VmExec *x, FftPlan *p) {
 static bool plan_init(VmExec *x, FftPlan *p, int64_t n) {
   memset(p, 0, sizeof *p);
   p->n = n;
-  bool blue = !is_pow2(n) && n > FFT_DIRECT_MAX;
-  if (blue) {
-    p->m = 1;
-    while (p->m < 2 * n - 1) p->m <<= 1;
-  }
-  int64_t ntw = blue ? p->m : n;
-  int64_t count = ntw + (blue ? n + p->m + 2 * p->m : n);
-  p->bytes = (size_t)count * sizeof(Cpx);
+  p->m = 1;
+  while (p->m < 2 * n - 1) p->m <<= 1;
+  p->bytes = (size_t)(n + 3 * p->m) * sizeof(Cpx);
   p->mem = vm_scratch_alloc(x, p->bytes);
   if (!p->mem) return false;
-  Cpx *m = p->mem;
-  p->tw = m;
-  fill_twiddles(p->tw, ntw);
-  if (!blue) {
-    p->work = m + ntw;
-    return true;
-  }
-  p->chirp = m + ntw;
+  p->tw = p->mem;
+  p->chirp = p->tw + p->m;
   p->chirp_fft = p->chirp + n;
   p->work = p->chirp_fft + p->m;
+  for (int64_t k = 0; k < p->m; k++) {
+    double a = -2.0 * M_PI * (double)k / (double)p->m;
+    p->tw[k] = (Cpx){cos(a), sin(a)};
+  }
   /* k^2 mod 2n, kept exact by updating (k+1)^2 = k^2 + 2k + 1 */
   int64_t sq = 0, mod = 2 * n;
   for (int64_t k = 0; k < n; k++) {
@@ -167,73 +156,132 @@ static bool plan_init(VmExec *x, FftPlan *p, int64_t n) {
   return true;
 }
 
-/* In-place forward DFT of x (length p->n), unscaled. */
-static void plan_forward(FftPlan *p, Cpx *x) {
-  int64_t n = p->n;
-  if (is_pow2(n)) {
-    fft_pow2(x, n, p->tw);
-  } else if (!p->m) {
-    Cpx *out = p->work;
-    for (int64_t k = 0; k < n; k++) {
-      double re = 0, im = 0;
-      int64_t idx = 0;
-      for (int64_t j = 0; j < n; j++) {
-        Cpx w = p->tw[idx], v = x[j];
-        re += v.re * w.re - v.im * w.im;
-        im += v.re * w.im + v.im * w.re;
-        idx += k;
-        if (idx >= n) idx -= n;
-      }
-      out[k] = (Cpx){re, im};
-    }
-    memcpy(x, out, sizeof(Cpx) * (size_t)n);
-  } else {
-    int64_t m = p->m;
-    Cpx *a = p->work;
-    for (int64_t k = 0; k < n; k++) a[k] = cmul(x[k], p->chirp[k]);
-    for (int64_t k = n; k < m; k++) a[k] = (Cpx){0, 0};
-    fft_pow2(a, m, p->tw);
-    /* inverse FFT of the product through conjugation */
-    for (int64_t k = 0; k < m; k++) {
-      Cpx v = cmul(a[k], p->chirp_fft[k]);
-      a[k] = (Cpx){v.re, -v.im};
-    }
-    fft_pow2(a, m, p->tw);
-    double scale = 1.0 / (double)m;
-    for (int64_t k = 0; k < n; k++) {
-      Cpx v = {a[k].re * scale, -a[k].im * scale};
-      x[k] = cmul(v, p->chirp[k]);
-    }
+/* In-place transform of x (length p->n), unscaled; the inverse through
+ * conjugation. */
+static void plan_run(FftPlan *p, Cpx *x, bool inverse) {
+  int64_t n = p->n, m = p->m;
+  Cpx *a = p->work;
+  for (int64_t k = 0; k < n; k++) a[k] = cmul((Cpx){x[k].re, inverse ? -x[k].im : x[k].im}, p->chirp[k]);
+  for (int64_t k = n; k < m; k++) a[k] = (Cpx){0, 0};
+  fft_pow2(a, m, p->tw);
+  for (int64_t k = 0; k < m; k++) {
+    Cpx v = cmul(a[k], p->chirp_fft[k]);
+    a[k] = (Cpx){v.re, -v.im};
+  }
+  fft_pow2(a, m, p->tw);
+  double scale = 1.0 / (double)m;
+  for (int64_t k = 0; k < n; k++) {
+    Cpx v = cmul((Cpx){a[k].re * scale, -a[k].im * scale}, p->chirp[k]);
+    x[k] = (Cpx){v.re, inverse ? -v.im : v.im};
   }
 }
 
-/* In-place transform of x; the inverse is unscaled (conjugate trick). */
-static void plan_run(FftPlan *p, Cpx *x, bool inverse) {
-  if (inverse)
-    for (int64_t k = 0; k < p->n; k++) x[k].im = -x[k].im;
-  plan_forward(p, x);
-  if (inverse)
-    for (int64_t k = 0; k < p->n; k++) x[k].im = -x[k].im;
+/* ---- pocketfft-compatible transforms ---- */
+
+#define FFT_MAX_FACTORS 64
+#define FFT_GENERIC_MAX 109 /* largest prime factor handled by the generic passes */
+
+/* Factors of n in pocketfft's order: 8s (complex only) and 4s, a 2 moved
+ * to the front, then odd factors ascending. */
+static int fft_factorize(int64_t n, bool complex_plan, int64_t *f) {
+  int nf = 0;
+  if (complex_plan)
+    while (n % 8 == 0) f[nf++] = 8, n /= 8;
+  while (n % 4 == 0) f[nf++] = 4, n /= 4;
+  if (n % 2 == 0) {
+    n /= 2;
+    f[nf++] = 2;
+    int64_t t = f[0];
+    f[0] = f[nf - 1];
+    f[nf - 1] = t;
+  }
+  for (int64_t d = 3; d * d <= n; d += 2)
+    while (n % d == 0) f[nf++] = d, n /= d;
+  if (n > 1) f[nf++] = n;
+  return nf;
 }
 
-/* Transforms every line of w (a row-major array of `total` elements) along
- * an axis of length n and stride `stride`; line is scratch of n. */
-static void transform_axis(FftPlan *p, Cpx *w, int64_t total, int64_t n, int64_t stride, bool inverse,
-                           Cpx *line) {
-  if (n <= 1 || total == 0) return;
-  int64_t block = n * stride;
-  for (int64_t o = 0; o < total; o += block)
-    for (int64_t i = 0; i < stride; i++) {
-      Cpx *base = w + o + i;
-      if (stride == 1) {
-        plan_run(p, base, inverse);
-        continue;
-      }
-      for (int64_t j = 0; j < n; j++) line[j] = base[j * stride];
-      plan_run(p, line, inverse);
-      for (int64_t j = 0; j < n; j++) base[j * stride] = line[j];
-    }
+static int64_t fft_largest_prime_factor(int64_t n) {
+  int64_t f[FFT_MAX_FACTORS], best = 1;
+  int nf = fft_factorize(n, false, f);
+  for (int i = 0; i < nf; i++) {
+    int64_t v = f[i] == 4 ? 2 : f[i];
+    best = v > best ? v : best;
+  }
+  return best;
 }
+
+/* DUCC's UnityRoots: exp(2 pi i k / n) as the product of two table entries
+ * v1[k & mask] * v2[k >> shift], each computed in double from an angle
+ * reduced to the first octant. */
+typedef struct FftRootPair {
+  double r, i;
+} FftRootPair;
+
+typedef struct FftRoots {
+  int64_t n, mask;
+  int shift;
+  FftRootPair *v1, *v2;
+  size_t bytes;
+} FftRoots;
+
+/* exp(2 pi i x / n) by octant symmetry, ang = pi / (4 n). */
+static FftRootPair fft_root_octant(int64_t x, int64_t n, double ang) {
+  x <<= 3;
+  if (x < 4 * n) {
+    if (x < 2 * n) {
+      if (x < n) return (FftRootPair){cos((double)x * ang), sin((double)x * ang)};
+      return (FftRootPair){sin((double)(2 * n - x) * ang), cos((double)(2 * n - x) * ang)};
+    }
+    x -= 2 * n;
+    if (x < n) return (FftRootPair){-sin((double)x * ang), cos((double)x * ang)};
+    return (FftRootPair){-cos((double)(2 * n - x) * ang), sin((double)(2 * n - x) * ang)};
+  }
+  x = 8 * n - x;
+  if (x < 2 * n) {
+    if (x < n) return (FftRootPair){cos((double)x * ang), -sin((double)x * ang)};
+    return (FftRootPair){sin((double)(2 * n - x) * ang), -cos((double)(2 * n - x) * ang)};
+  }
+  x -= 2 * n;
+  if (x < n) return (FftRootPair){-sin((double)x * ang), -cos((double)x * ang)};
+  return (FftRootPair){-cos((double)(2 * n - x) * ang), -sin((double)(2 * n - x) * ang)};
+}
+
+static bool fft_roots_init(VmExec *x, FftRoots *r, int64_t n) {
+  memset(r, 0, sizeof *r);
+  r->n = n;
+  double ang = (double)(0.25L * 3.141592653589793238462643383279502884197L / (long double)n);
+  int64_t nval = (n + 2) / 2;
+  r->shift = 1;
+  while (((int64_t)1 << r->shift) * ((int64_t)1 << r->shift) < nval) r->shift++;
+  r->mask = ((int64_t)1 << r->shift) - 1;
+  int64_t n1 = r->mask + 1, n2 = (nval + r->mask) / (r->mask + 1);
+  r->bytes = (size_t)(n1 + n2) * sizeof(FftRootPair);
+  r->v1 = vm_scratch_alloc(x, r->bytes);
+  if (!r->v1) return false;
+  r->v2 = r->v1 + n1;
+  r->v1[0] = r->v2[0] = (FftRootPair){1, 0};
+  for (int64_t i = 1; i < n1; i++) r->v1[i] = fft_root_octant(i, n, ang);
+  for (int64_t i = 1; i < n2; i++) r->v2[i] = fft_root_octant(i * (r->mask + 1), n, ang);
+  return true;
+}
+
+static void fft_roots_free(VmExec *x, FftRoots *r) {
+  if (r->v1) vm_scratch_free(x, r->v1, r->bytes);
+  r->v1 = NULL;
+}
+
+#define PT float
+#define PNAME(x) x##_f32
+#include "vm/k_fft_pocket.inc"
+#undef PT
+#undef PNAME
+
+#define PT double
+#define PNAME(x) x##_f64
+#include "vm/k_fft_pocket.inc"
+#undef PT
+#undef PNAME
 
 int exec_fft(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmType *it = in[0].type, *ot = out[0].type;
@@ -244,89 +292,8 @@ int exec_fft(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   int type = (int)vm_field_int(ins, FFT_TYPE);
   int64_t nl;
   const int64_t *len = vm_field_list(ins, FFT_LENGTH, &nl);
-  int r = it->rank;
-  bool inverse = type == FFT_INVERSE || type == FFT_REAL_INVERSE;
-  /* the complex work array has the complex side's shape */
-  const VmType *ct = type == FFT_REAL_FORWARD ? ot : it;
-  int64_t total = ct->count;
-  int64_t stride[TPUB_MAX_RANK], s = 1;
-  for (int d = r - 1; d >= 0; d--) stride[d] = s, s *= ct->dims[d];
-  int64_t maxlen = 1;
-  for (int64_t k = 0; k < nl; k++) maxlen = len[k] > maxlen ? len[k] : maxlen;
-  size_t wbytes = (size_t)total * sizeof(Cpx), lbytes = (size_t)maxlen * sizeof(Cpx);
-  Cpx *w = vm_scratch_alloc(x, wbytes), *line = vm_scratch_alloc(x, lbytes);
-  FftPlan plans[3];
-  int nplans = 0;
-  int status = VM_OK;
-  if (!w || !line) {
-    status = vm_trap(x, "out of memory: fft buffers");
-    goto done;
-  }
-  for (int64_t k = 0; k < nl; k++) {
-    plans[k].mem = NULL;
-    if (!plan_init(x, &plans[k], len[k])) {
-      status = vm_trap(x, "out of memory: fft plan");
-      goto done;
-    }
-    nplans++;
-  }
-  FftPlan *last = &plans[nl - 1];
-  int64_t L = len[nl - 1];
-  if (type == FFT_REAL_FORWARD) {
-    /* real rows of length L -> first L/2+1 coefficients */
-    int64_t rows = it->count / L, half = L / 2 + 1;
-    double *row = vm_scratch_alloc(x, (size_t)L * sizeof(double));
-    if (!row) {
-      status = vm_trap(x, "out of memory: fft buffers");
-      goto done;
-    }
-    for (int64_t i = 0; i < rows; i++) {
-      vm_to_f64(it->elem, in[0].data, i * L, L, row);
-      for (int64_t j = 0; j < L; j++) line[j] = (Cpx){row[j], 0};
-      plan_run(last, line, false);
-      memcpy(w + i * half, line, sizeof(Cpx) * (size_t)half);
-    }
-    vm_scratch_free(x, row, (size_t)L * sizeof(double));
-  } else {
-    gemm_load(GK_C128, it->elem, in[0].data, it->count, w);
-  }
-  /* complex transforms over the fft axes: all of them for FFT/IFFT, the
-   * leading ones for RFFT (after) and IRFFT (before the real step) */
-  int64_t ncomplex = (type == FFT_FORWARD || type == FFT_INVERSE) ? nl : nl - 1;
-  for (int64_t k = 0; k < ncomplex; k++) {
-    int d = r - (int)nl + (int)k;
-    transform_axis(&plans[k], w, total, ct->dims[d], stride[d], inverse, line);
-  }
-  double scale = 1;
-  if (inverse)
-    for (int64_t k = 0; k < nl; k++) scale *= (double)len[k];
-  if (type == FFT_REAL_INVERSE) {
-    /* Hermitian rows of L/2+1 coefficients -> L reals */
-    int64_t half = L / 2 + 1, rows = total / half;
-    double *res = vm_scratch_alloc(x, (size_t)L * sizeof(double));
-    if (!res) {
-      status = vm_trap(x, "out of memory: fft buffers");
-      goto done;
-    }
-    for (int64_t i = 0; i < rows; i++) {
-      const Cpx *src = w + i * half;
-      for (int64_t j = 0; j < half && j < L; j++) line[j] = src[j];
-      for (int64_t j = half; j < L; j++) line[j] = (Cpx){src[L - j].re, -src[L - j].im};
-      plan_run(last, line, true);
-      for (int64_t j = 0; j < L; j++) res[j] = line[j].re / scale;
-      vm_from_f64(ot->elem, out[0].data, i * L, L, res);
-    }
-    vm_scratch_free(x, res, (size_t)L * sizeof(double));
-  } else {
-    if (inverse)
-      for (int64_t i = 0; i < total; i++) w[i].re /= scale, w[i].im /= scale;
-    gemm_store(GK_C128, ot->elem, w, total, out[0].data);
-  }
-done:
-  for (int k = 0; k < nplans; k++) plan_free(x, &plans[k]);
-  if (w) vm_scratch_free(x, w, wbytes);
-  if (line) vm_scratch_free(x, line, lbytes);
-  return status;
+  bool dbl = it->elem == TPUB_F64 || it->elem == TPUB_C128;
+  return dbl ? fft_exec_f64(x, type, len, (int)nl, in, out) : fft_exec_f32(x, type, len, (int)nl, in, out);
 }
 
 /* ------------------------------------------------------------------ */

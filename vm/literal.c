@@ -32,68 +32,6 @@
 #define QUOTE_MAX 40
 
 /* ------------------------------------------------------------------ */
-/* Raw storage access. */
-
-uint64_t vm_io_load_bits(int elem, const void *data, int64_t i) {
-  const unsigned char *p = data;
-  switch (vm_elem_bytes(elem)) {
-  case 1:
-    return p[i];
-  case 2: {
-    uint16_t v;
-    memcpy(&v, p + 2 * i, sizeof v);
-    return v;
-  }
-  case 4: {
-    uint32_t v;
-    memcpy(&v, p + 4 * i, sizeof v);
-    return v;
-  }
-  default: {
-    uint64_t v;
-    memcpy(&v, p + 8 * i, sizeof v);
-    return v;
-  }
-  }
-}
-
-void vm_io_store_bits(int elem, void *data, int64_t i, uint64_t bits) {
-  unsigned char *p = data;
-  switch (vm_elem_bytes(elem)) {
-  case 1:
-    p[i] = (unsigned char)bits;
-    break;
-  case 2: {
-    uint16_t v = (uint16_t)bits;
-    memcpy(p + 2 * i, &v, sizeof v);
-    break;
-  }
-  case 4: {
-    uint32_t v = (uint32_t)bits;
-    memcpy(p + 4 * i, &v, sizeof v);
-    break;
-  }
-  default:
-    memcpy(p + 8 * i, &bits, sizeof bits);
-    break;
-  }
-}
-
-/* The signed value of a sign-extended integer container. */
-static int64_t signed_value(int elem, uint64_t bits) {
-  switch (vm_elem_bytes(elem)) {
-  case 1:
-    return (int8_t)(uint8_t)bits;
-  case 2:
-    return (int16_t)(uint16_t)bits;
-  case 4:
-    return (int32_t)(uint32_t)bits;
-  default:
-    return (int64_t)bits;
-  }
-}
-
-/* ------------------------------------------------------------------ */
 /* Floats. */
 
 static bool is_hex_digit_run(const char *s, size_t len) {
@@ -194,8 +132,8 @@ void vm_io_format_element(char buf[VM_ELEM_TEXT_MAX], int elem, const void *data
   case TPUB_CLASS_COMPLEX: {
     int part = vm_elem_complex_part(elem);
     char re[VM_ELEM_TEXT_MAX], im[VM_ELEM_TEXT_MAX];
-    vm_io_format_float(re, part, vm_io_load_bits(part, data, 2 * i));
-    vm_io_format_float(im, part, vm_io_load_bits(part, data, 2 * i + 1));
+    vm_io_format_float(re, part, vm_load_bits(part, data, 2 * i));
+    vm_io_format_float(im, part, vm_load_bits(part, data, 2 * i + 1));
     /* Each part is at most 24 characters ("-2.2250738585072014e-308"). */
     size_t nre = strnlen(re, 40), nim = strnlen(im, 40);
     buf[0] = '(';
@@ -207,16 +145,16 @@ void vm_io_format_element(char buf[VM_ELEM_TEXT_MAX], int elem, const void *data
     break;
   }
   case TPUB_CLASS_FLOAT:
-    vm_io_format_float(buf, elem, vm_io_load_bits(elem, data, i));
+    vm_io_format_float(buf, elem, vm_load_bits(elem, data, i));
     break;
   case TPUB_CLASS_UINT:
-    snprintf(buf, VM_ELEM_TEXT_MAX, "%" PRIu64, vm_io_load_bits(elem, data, i));
+    snprintf(buf, VM_ELEM_TEXT_MAX, "%" PRIu64, vm_load_bits(elem, data, i));
     break;
   default:
     if (elem == TPUB_I1)
-      strcpy(buf, vm_io_load_bits(elem, data, i) ? "true" : "false");
+      strcpy(buf, vm_load_bits(elem, data, i) ? "true" : "false");
     else
-      snprintf(buf, VM_ELEM_TEXT_MAX, "%" PRId64, signed_value(elem, vm_io_load_bits(elem, data, i)));
+      snprintf(buf, VM_ELEM_TEXT_MAX, "%" PRId64, vm_load_i64(elem, data, i));
     break;
   }
 }
@@ -401,7 +339,7 @@ static void fill_random_floats(int elem, void *data, int64_t n, uint64_t s[4]) {
   for (int64_t i = 0; i < n; i++) {
     uint64_t r = xoshiro_next(s);
     if (elem == TPUB_F8E8M0FNU) {
-      vm_io_store_bits(elem, data, i, vm_f64_to_float_bits(elem, ldexp(1.0, -(int)(r >> 61))));
+      vm_store_bits(elem, data, i, vm_f64_to_float_bits(elem, ldexp(1.0, -(int)(r >> 61))));
       continue;
     }
     double v = ldexp((double)(r >> (63 - m)), -m) - 1.0;
@@ -410,7 +348,7 @@ static void fill_random_floats(int elem, void *data, int64_t n, uint64_t s[4]) {
     } else if (elem == TPUB_F64) {
       ((double *)data)[i] = v;
     } else {
-      vm_io_store_bits(elem, data, i, vm_f64_to_float_bits(elem, v));
+      vm_store_bits(elem, data, i, vm_f64_to_float_bits(elem, v));
     }
   }
 }
@@ -442,7 +380,7 @@ void vm_fill_random(int elem, void *data, int64_t count, uint64_t seed) {
   }
   uint64_t span = (uint64_t)(hi - lo + 1);
   for (int64_t i = 0; i < count; i++)
-    vm_io_store_bits(elem, data, i, (uint64_t)(lo + (int64_t)random_below(s, span)));
+    vm_store_bits(elem, data, i, (uint64_t)(lo + (int64_t)random_below(s, span)));
 }
 
 /* The seed of parameter `index` for "random:SEED": parameters differ. */
@@ -647,8 +585,8 @@ static int parse_element(InputParse *ip, const char **sp, unsigned char *out) {
       if ((rc = parse_scalar(ip, part, s, n, &re))) return rc;
       s += n;
     }
-    vm_io_store_bits(part, out, 0, re);
-    vm_io_store_bits(part, out, 1, im);
+    vm_store_bits(part, out, 0, re);
+    vm_store_bits(part, out, 1, im);
     *sp = s;
     return VM_IO_OK;
   }
@@ -658,7 +596,7 @@ static int parse_element(InputParse *ip, const char **sp, unsigned char *out) {
   uint64_t bits;
   int rc = parse_scalar(ip, elem, s, n, &bits);
   if (rc) return rc;
-  vm_io_store_bits(elem, out, 0, bits);
+  vm_store_bits(elem, out, 0, bits);
   *sp = s + n;
   return VM_IO_OK;
 }

@@ -76,8 +76,8 @@ static void expect_round_trip(const VmType *t, const void *data) {
     char e_text[VM_ELEM_TEXT_MAX];
     vm_io_format_element(e_text, elem, data, i);
     fail_msg("%s element %lld (%s, bits 0x%llx) read back as 0x%llx", vm_elem_name(elem), (long long)i, e_text,
-             (unsigned long long)vm_io_load_bits(elem, data, i),
-             (unsigned long long)vm_io_load_bits(elem, back.data, i));
+             (unsigned long long)vm_load_bits(elem, data, i),
+             (unsigned long long)vm_load_bits(elem, back.data, i));
   }
   free(back.data);
   free(text);
@@ -250,7 +250,7 @@ static void exhaustive_round_trip(int elem) {
   unsigned char *data = malloc((size_t)t.nbytes);
   for (int64_t i = 0; i < n; i++) {
     uint64_t b = (uint64_t)i & (bits == 8 ? (1u << vm_io_float_width(elem)) - 1 : 0xffff);
-    vm_io_store_bits(elem, data, i, b);
+    vm_store_bits(elem, data, i, b);
   }
   expect_round_trip(&t, data);
   free(data);
@@ -330,7 +330,7 @@ static void test_parse_forms(void **state) {
   /* Bit patterns keep NaN payloads; hex floats are values. */
   VmType ts = tensor_type(TPUB_F32, 0, NULL);
   v = parse_ok("f32=0x7fc00001", &ts);
-  assert_int_equal(vm_io_load_bits(TPUB_F32, v.data, 0), 0x7fc00001);
+  assert_int_equal(vm_load_bits(TPUB_F32, v.data, 0), 0x7fc00001);
   free(v.data);
   v = parse_ok("f32=0x1.8p1", &ts);
   assert_true(*(float *)v.data == 3.0f);
