@@ -65,8 +65,8 @@ static bool check_list(VmCheck *c, const char *op, int f, const char *name, int6
   if (len != n) return vm_check_fail(c, "%s: %s has %" PRId64 " entries, expected %" PRId64, op, name, len, n);
   for (int64_t i = 0; i < n; i++)
     if (v[i] < lo || v[i] > hi)
-      return vm_check_fail(c, "%s: %s[%" PRId64 "] = %" PRId64 " is out of range [%" PRId64 ", %" PRId64 "]", op,
-                           name, i, v[i], lo, hi);
+      return vm_check_fail(c, "%s: %s[%" PRId64 "] = %" PRId64 " is out of range [%" PRId64 ", %" PRId64 "]", op, name,
+                           i, v[i], lo, hi);
   return true;
 }
 
@@ -114,41 +114,41 @@ static inline float round_to_f16(float f) { return vm_f16_to_f32(vm_f32_to_f16(f
 #define OP_ADD_F16(a, b) round_to_f16((a) + (b))
 #define OP_MUL_F16(a, b) round_to_f16((a) * (b))
 
-#define DEFINE_FOLD(NAME, T, OP)                                                                 \
-  static void vec_##NAME(void *acc_, const void *x_, int64_t n) {                                \
-    T *restrict acc = acc_;                                                                      \
-    const T *restrict x = x_;                                                                    \
-    for (int64_t j = 0; j < n; j++) acc[j] = OP(acc[j], x[j]);                                   \
-  }                                                                                              \
-  static void run_##NAME(void *acc_, const void *x_, int64_t n) {                                \
-    const T *restrict x = x_;                                                                    \
-    T a = *(T *)acc_;                                                                            \
-    for (int64_t j = 0; j < n; j++) a = OP(a, x[j]);                                             \
-    *(T *)acc_ = a;                                                                              \
-  }                                                                                              \
-  static void gather_##NAME(void *acc_, const void *x_, const int64_t *off, int64_t n) {         \
-    const T *restrict x = x_;                                                                    \
-    T a = *(T *)acc_;                                                                            \
-    for (int64_t j = 0; j < n; j++) a = OP(a, x[off[j]]);                                        \
-    *(T *)acc_ = a;                                                                              \
-  }                                                                                              \
-  static void scatter_##NAME(void *acc_, const void *x_, const int64_t *off, int64_t n) {        \
-    T *restrict acc = acc_;                                                                      \
-    const T *restrict x = x_;                                                                    \
-    for (int64_t j = 0; j < n; j++)                                                              \
-      if (off[j] >= 0) acc[off[j]] = OP(acc[off[j]], x[j]);                                      \
-  }                                                                                              \
+#define DEFINE_FOLD(NAME, T, OP)                                                                                       \
+  static void vec_##NAME(void *acc_, const void *x_, int64_t n) {                                                      \
+    T *restrict acc = acc_;                                                                                            \
+    const T *restrict x = x_;                                                                                          \
+    for (int64_t j = 0; j < n; j++) acc[j] = OP(acc[j], x[j]);                                                         \
+  }                                                                                                                    \
+  static void run_##NAME(void *acc_, const void *x_, int64_t n) {                                                      \
+    const T *restrict x = x_;                                                                                          \
+    T a = *(T *)acc_;                                                                                                  \
+    for (int64_t j = 0; j < n; j++) a = OP(a, x[j]);                                                                   \
+    *(T *)acc_ = a;                                                                                                    \
+  }                                                                                                                    \
+  static void gather_##NAME(void *acc_, const void *x_, const int64_t *off, int64_t n) {                               \
+    const T *restrict x = x_;                                                                                          \
+    T a = *(T *)acc_;                                                                                                  \
+    for (int64_t j = 0; j < n; j++) a = OP(a, x[off[j]]);                                                              \
+    *(T *)acc_ = a;                                                                                                    \
+  }                                                                                                                    \
+  static void scatter_##NAME(void *acc_, const void *x_, const int64_t *off, int64_t n) {                              \
+    T *restrict acc = acc_;                                                                                            \
+    const T *restrict x = x_;                                                                                          \
+    for (int64_t j = 0; j < n; j++)                                                                                    \
+      if (off[j] >= 0) acc[off[j]] = OP(acc[off[j]], x[j]);                                                            \
+  }                                                                                                                    \
   static const FoldOps fold_##NAME = {vec_##NAME, run_##NAME, gather_##NAME, scatter_##NAME};
 
-#define DEFINE_UINT_FOLDS(BITS, MUL)                 \
-  DEFINE_FOLD(add_u##BITS, uint##BITS##_t, OP_ADD)   \
-  DEFINE_FOLD(mul_u##BITS, uint##BITS##_t, MUL)      \
-  DEFINE_FOLD(and_u##BITS, uint##BITS##_t, OP_AND)   \
-  DEFINE_FOLD(or_u##BITS, uint##BITS##_t, OP_OR)     \
-  DEFINE_FOLD(xor_u##BITS, uint##BITS##_t, OP_XOR)   \
-  DEFINE_FOLD(max_u##BITS, uint##BITS##_t, OP_IMAX)  \
-  DEFINE_FOLD(min_u##BITS, uint##BITS##_t, OP_IMIN)  \
-  DEFINE_FOLD(max_s##BITS, int##BITS##_t, OP_IMAX)   \
+#define DEFINE_UINT_FOLDS(BITS, MUL)                                                                                   \
+  DEFINE_FOLD(add_u##BITS, uint##BITS##_t, OP_ADD)                                                                     \
+  DEFINE_FOLD(mul_u##BITS, uint##BITS##_t, MUL)                                                                        \
+  DEFINE_FOLD(and_u##BITS, uint##BITS##_t, OP_AND)                                                                     \
+  DEFINE_FOLD(or_u##BITS, uint##BITS##_t, OP_OR)                                                                       \
+  DEFINE_FOLD(xor_u##BITS, uint##BITS##_t, OP_XOR)                                                                     \
+  DEFINE_FOLD(max_u##BITS, uint##BITS##_t, OP_IMAX)                                                                    \
+  DEFINE_FOLD(min_u##BITS, uint##BITS##_t, OP_IMIN)                                                                    \
+  DEFINE_FOLD(max_s##BITS, int##BITS##_t, OP_IMAX)                                                                     \
   DEFINE_FOLD(min_s##BITS, int##BITS##_t, OP_IMIN)
 
 DEFINE_UINT_FOLDS(8, OP_MUL)
@@ -174,16 +174,16 @@ static bool computes_in_f32(int elem) { return elem == TPUB_BF16 || elem == TPUB
 /* Bytes of one element in the fast paths' compute representation. */
 static int compute_bytes(int elem) { return computes_in_f32(elem) ? 4 : vm_elem_bytes(elem); }
 
-#define PICK_INT(BITS, SIGNED)                                  \
-  switch (opcode) {                                             \
-  case VM_OP_ADD: return &fold_add_u##BITS;                     \
-  case VM_OP_MUL: return &fold_mul_u##BITS;                     \
-  case VM_OP_AND: return &fold_and_u##BITS;                     \
-  case VM_OP_OR: return &fold_or_u##BITS;                       \
-  case VM_OP_XOR: return &fold_xor_u##BITS;                     \
-  case VM_OP_MAX: return SIGNED ? &fold_max_s##BITS : &fold_max_u##BITS; \
-  case VM_OP_MIN: return SIGNED ? &fold_min_s##BITS : &fold_min_u##BITS; \
-  default: return NULL;                                         \
+#define PICK_INT(BITS, SIGNED)                                                                                         \
+  switch (opcode) {                                                                                                    \
+  case VM_OP_ADD: return &fold_add_u##BITS;                                                                            \
+  case VM_OP_MUL: return &fold_mul_u##BITS;                                                                            \
+  case VM_OP_AND: return &fold_and_u##BITS;                                                                            \
+  case VM_OP_OR: return &fold_or_u##BITS;                                                                              \
+  case VM_OP_XOR: return &fold_xor_u##BITS;                                                                            \
+  case VM_OP_MAX: return SIGNED ? &fold_max_s##BITS : &fold_max_u##BITS;                                               \
+  case VM_OP_MIN: return SIGNED ? &fold_min_s##BITS : &fold_min_u##BITS;                                               \
+  default: return NULL;                                                                                                \
   }
 
 /* The typed kernels of binary opcode `opcode` on elem, or NULL when the
@@ -254,6 +254,107 @@ static void to_compute(int elem, const void *src, void *dst) {
 }
 
 /* ------------------------------------------------------------------ */
+/* Reducer bodies (reduce, reduce_window) */
+
+/* The spec's is_promotable: a reducer over element type `to` may take
+ * inputs of element type `from` (same kind, no narrower). */
+static bool promotable(int from, int to) {
+  if (from == to) return true;
+  if (from == TPUB_I1 || to == TPUB_I1) return false;
+  int cf = vm_elem_class(from), ct = vm_elem_class(to);
+  bool int_from = cf == TPUB_CLASS_INT || cf == TPUB_CLASS_UINT, int_to = ct == TPUB_CLASS_INT || ct == TPUB_CLASS_UINT;
+  if (!(int_from && int_to) && cf != ct) return false;
+  return vm_elem_bits(from) <= vm_elem_bits(to);
+}
+
+/* Checks the inputs, init values, results and reducer region f of a
+ * reduction of N = n_out inputs: (acc_0..acc_N-1, x_0..x_N-1) -> acc_0..
+ * acc_N-1 over element types E_i promotable from the inputs'; result i is a
+ * tensor<out_dims x E_i>. */
+static bool check_reducer(VmCheck *c, const char *op, int f, int out_rank, const int64_t *out_dims) {
+  uint32_t n = c->ins->n_out;
+  const VmType *in0 = vm_check_in(c, 0);
+  if (!vm_check_region(c, f, (int)(2 * n), NULL, (int)n, NULL)) return false;
+  const VmFunc *fn = &c->prog->funcs[c->ins->fields[f].regions[0].func];
+  for (uint32_t i = 0; i < n; i++) {
+    const VmType *in = vm_check_in(c, i), *init = vm_check_in(c, n + i), *acc = fn->reg_types[i];
+    if (!vm_type_is_tensor(in) || !vm_type_same_shape(in, in0))
+      return vm_check_fail(c, "%s: input %u must have the shape of input 0", op, i);
+    if (!kr_is_scalar_of(init, in->elem))
+      return vm_check_fail(c, "%s: init value %u must be tensor<%s>", op, i, vm_elem_name(in->elem));
+    if (!vm_type_is_tensor(acc) || !promotable(in->elem, acc->elem))
+      return vm_check_fail(c, "%s: region argument %u must have an element type promotable from %s", op, i,
+                           vm_elem_name(in->elem));
+    int e = acc->elem;
+    if (!kr_check_region_param(c, op, f, (int)i, e) || !kr_check_region_param(c, op, f, (int)(n + i), e) ||
+        !kr_check_region_result(c, op, f, (int)i, e) || !kr_check_result_shape(c, op, i, e, out_rank, out_dims))
+      return false;
+  }
+  return true;
+}
+
+/* Converts n elements of a promotable pair of element types. */
+static void promote_elems(int from, const void *src, int to, void *dst, int64_t n) {
+  if (vm_elem_class(from) == TPUB_CLASS_COMPLEX) {
+    for (int64_t i = 0; i < 2 * n; i++) { /* complex<f32> -> complex<f64> */
+      double v = from == TPUB_C64 ? ((const float *)src)[i] : ((const double *)src)[i];
+      if (to == TPUB_C64)
+        ((float *)dst)[i] = (float)v;
+      else
+        ((double *)dst)[i] = v;
+    }
+    return;
+  }
+  bool ints = vm_elem_is_int(from);
+  int64_t ibuf[256];
+  double fbuf[256];
+  for (int64_t i0 = 0; i0 < n; i0 += 256) {
+    int64_t k = n - i0 < 256 ? n - i0 : 256;
+    if (ints) {
+      vm_to_i64(from, src, i0, k, ibuf);
+      vm_from_i64(to, dst, i0, k, ibuf);
+    } else {
+      vm_to_f64(from, src, i0, k, fbuf);
+      vm_from_f64(to, dst, i0, k, fbuf);
+    }
+  }
+}
+
+/* The operands (N inputs, N init values) of a reduction whose body works
+ * on wider element types, converted to them: *ops is `in` itself when no
+ * conversion is needed, else copies in s. */
+static bool promote_operands(Scratch *s, const VmInstr *ins, const VmRegion *body, const VmTensor *in,
+                             const VmTensor **ops) {
+  uint32_t n = ins->n_out;
+  const VmFunc *fn = vm_region_func(s->x, body);
+  *ops = in;
+  bool same = true;
+  for (uint32_t i = 0; i < n; i++) same = same && fn->reg_types[i]->elem == in[i].type->elem;
+  if (same) return true;
+  VmTensor *conv = kr_scratch_get(s, 2 * n, sizeof(VmTensor));
+  VmType *types = kr_scratch_get(s, n, sizeof(VmType));
+  if (!conv || !types) return false;
+  for (uint32_t i = 0; i < n; i++) {
+    const VmType *acc = fn->reg_types[i];
+    conv[i] = in[i];
+    conv[n + i] = in[n + i];
+    if (acc->elem == in[i].type->elem) continue;
+    types[i] = *in[i].type;
+    types[i].elem = acc->elem;
+    types[i].nbytes = types[i].count * vm_elem_bytes(acc->elem);
+    conv[i].type = &types[i];
+    conv[i].data = kr_scratch_get(s, types[i].count, (size_t)vm_elem_bytes(acc->elem));
+    conv[n + i].type = acc;
+    conv[n + i].data = kr_scratch_get(s, 1, 16);
+    if (!conv[i].data || !conv[n + i].data) return false;
+    promote_elems(in[i].type->elem, in[i].data, acc->elem, conv[i].data, types[i].count);
+    promote_elems(in[i].type->elem, in[n + i].data, acc->elem, conv[n + i].data, 1);
+  }
+  *ops = conv;
+  return true;
+}
+
+/* ------------------------------------------------------------------ */
 /* reduce */
 
 /* The input's dimensions with size-1 ones dropped and neighbours of the
@@ -292,7 +393,6 @@ bool check_reduce(VmCheck *c) {
   const VmInstr *ins = c->ins;
   if (ins->n_out == 0 || ins->n_in != 2 * ins->n_out)
     return vm_check_fail(c, "%s: expected N inputs, N init values and N results", op);
-  uint32_t n = ins->n_out;
   const VmType *in0 = vm_check_in(c, 0);
   if (!vm_type_is_tensor(in0)) return vm_check_fail(c, "%s: operand 0 is not a tensor", op);
   int64_t nd;
@@ -309,19 +409,7 @@ bool check_reduce(VmCheck *c) {
   int out_rank = 0;
   for (int d = 0; d < in0->rank; d++)
     if (!reduced[d]) out_dims[out_rank++] = in0->dims[d];
-  if (!vm_check_region(c, 1, (int)(2 * n), NULL, (int)n, NULL)) return false;
-  for (uint32_t i = 0; i < n; i++) {
-    const VmType *in = vm_check_in(c, i), *init = vm_check_in(c, n + i);
-    if (!vm_type_is_tensor(in) || !vm_type_same_shape(in, in0))
-      return vm_check_fail(c, "%s: input %u must have the shape of input 0", op, i);
-    if (!kr_is_scalar_of(init, in->elem))
-      return vm_check_fail(c, "%s: init value %u must be tensor<%s>", op, i, vm_elem_name(in->elem));
-    if (!kr_check_result_shape(c, op, i, in->elem, out_rank, out_dims)) return false;
-    if (!kr_check_region_param(c, op, 1, (int)i, in->elem) || !kr_check_region_param(c, op, 1, (int)(n + i), in->elem) ||
-        !kr_check_region_result(c, op, 1, (int)i, in->elem))
-      return false;
-  }
-  return true;
+  return check_reducer(c, op, 1, out_rank, out_dims);
 }
 
 /* N = 1 with a recognised reducer: typed loops over the merged dims. */
@@ -419,18 +507,21 @@ static int reduce_generic(VmExec *x, const VmInstr *ins, const Merged *m, const 
 }
 
 int exec_reduce(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
-  const VmType *t = in[0].type;
+  const VmRegion *body = &ins->fields[1].regions[0];
+  Scratch s = {.x = x};
+  const VmTensor *ops_in;
+  if (!promote_operands(&s, ins, body, in, &ops_in)) return kr_scratch_fail(&s, "reduce");
+  const VmType *t = ops_in[0].type;
   int64_t nd;
   const int64_t *dims = vm_field_list(ins, 0, &nd);
   bool reduced[TPUB_MAX_RANK] = {false};
   for (int64_t k = 0; k < nd; k++) reduced[dims[k]] = true;
   Merged m;
   merge_reduce_dims(t, reduced, &m);
-  if (ins->n_out == 1) {
-    const FoldOps *ops = region_fold_ops(x, &ins->fields[1].regions[0], t->elem);
-    if (ops) return reduce_fast(x, ops, &m, &in[0], &in[1], &out[0]);
-  }
-  return reduce_generic(x, ins, &m, in, out);
+  const FoldOps *ops = ins->n_out == 1 ? region_fold_ops(x, body, t->elem) : NULL;
+  int rcode = ops ? reduce_fast(x, ops, &m, &ops_in[0], &ops_in[1], &out[0]) : reduce_generic(x, ins, &m, ops_in, out);
+  kr_scratch_release(&s);
+  return rcode;
 }
 
 /* ------------------------------------------------------------------ */
@@ -561,7 +652,6 @@ bool check_reduce_window(VmCheck *c) {
   const VmInstr *ins = c->ins;
   if (ins->n_out == 0 || ins->n_in != 2 * ins->n_out)
     return vm_check_fail(c, "%s: expected N inputs, N init values and N results", op);
-  uint32_t n = ins->n_out;
   const VmType *in0 = vm_check_in(c, 0);
   if (!vm_type_is_tensor(in0)) return vm_check_fail(c, "%s: operand 0 is not a tensor", op);
   int rank = in0->rank;
@@ -580,20 +670,7 @@ bool check_reduce_window(VmCheck *c) {
     out_dims[d] = window_count(in0->dims[d], win[d], str[d], bd[d], wdl[d], pad[2 * d], pad[2 * d + 1]);
     if (out_dims[d] < 0) return vm_check_fail(c, "%s: padded size of dimension %d overflows", op, d);
   }
-  if (!vm_check_region(c, RW_BODY, (int)(2 * n), NULL, (int)n, NULL)) return false;
-  for (uint32_t i = 0; i < n; i++) {
-    const VmType *in = vm_check_in(c, i), *init = vm_check_in(c, n + i);
-    if (!vm_type_is_tensor(in) || !vm_type_same_shape(in, in0))
-      return vm_check_fail(c, "%s: input %u must have the shape of input 0", op, i);
-    if (!kr_is_scalar_of(init, in->elem))
-      return vm_check_fail(c, "%s: init value %u must be tensor<%s>", op, i, vm_elem_name(in->elem));
-    if (!kr_check_result_shape(c, op, i, in->elem, rank, out_dims)) return false;
-    if (!kr_check_region_param(c, op, RW_BODY, (int)i, in->elem) ||
-        !kr_check_region_param(c, op, RW_BODY, (int)(n + i), in->elem) ||
-        !kr_check_region_result(c, op, RW_BODY, (int)i, in->elem))
-      return false;
-  }
-  return true;
+  return check_reducer(c, op, RW_BODY, rank, out_dims);
 }
 
 static int reduce_window_fast(const FoldOps *ops, const WinPlan *plan, Scratch *s, const VmTensor *in,
@@ -632,7 +709,8 @@ static int reduce_window_generic(VmExec *x, const VmInstr *ins, const WinPlan *p
   const VmType *ot = out[0].type;
   RegionCall rc;
   int64_t *offs = kr_scratch_get(s, plan->max_taps, sizeof(int64_t));
-  if (!offs || !kr_region_call_init(&rc, s, x, ins, &ins->fields[RW_BODY].regions[0])) return kr_scratch_fail(s, "reduce_window");
+  if (!offs || !kr_region_call_init(&rc, s, x, ins, &ins->fields[RW_BODY].regions[0]))
+    return kr_scratch_fail(s, "reduce_window");
   int64_t o[TPUB_MAX_RANK] = {0};
   for (int64_t e = 0; e < ot->count; e++) {
     for (uint32_t i = 0; i < n; i++) {
@@ -664,10 +742,16 @@ static int reduce_window_generic(VmExec *x, const VmInstr *ins, const WinPlan *p
 
 int exec_reduce_window(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   uint32_t n = ins->n_out;
+  const VmRegion *body = &ins->fields[RW_BODY].regions[0];
   const VmType *it = in[0].type, *ot = out[0].type;
   if (ot->count == 0) return VM_OK;
+  Scratch s = {.x = x};
+  const VmTensor *ops_in;
+  if (!promote_operands(&s, ins, body, in, &ops_in)) return kr_scratch_fail(&s, "reduce_window");
   if (it->count == 0) {
-    for (uint32_t i = 0; i < n; i++) fill_elems(out[i].data, in[n + i].data, ot->count, vm_elem_bytes(it->elem));
+    for (uint32_t i = 0; i < n; i++)
+      fill_elems(out[i].data, ops_in[n + i].data, ot->count, vm_elem_bytes(out[i].type->elem));
+    kr_scratch_release(&s);
     return VM_OK;
   }
   int64_t k;
@@ -679,14 +763,11 @@ int exec_reduce_window(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTens
   WinDim wd[TPUB_MAX_RANK];
   for (int d = 0; d < it->rank; d++)
     wd[d] = (WinDim){it->dims[d], win[d], str[d], bd[d], wdl[d], pad[2 * d], ot->dims[d], in_strides[d]};
-  Scratch s = {.x = x};
   WinPlan plan;
   if (!win_plan_build(&s, it->rank, wd, &plan)) return kr_scratch_fail(&s, "reduce_window");
-  if (n == 1) {
-    const FoldOps *ops = region_fold_ops(x, &ins->fields[RW_BODY].regions[0], it->elem);
-    if (ops) return reduce_window_fast(ops, &plan, &s, &in[0], &in[1], &out[0]);
-  }
-  return reduce_window_generic(x, ins, &plan, &s, in, out);
+  const FoldOps *ops = n == 1 ? region_fold_ops(x, body, ot->elem) : NULL;
+  if (ops) return reduce_window_fast(ops, &plan, &s, &ops_in[0], &ops_in[1], &out[0]);
+  return reduce_window_generic(x, ins, &plan, &s, ops_in, out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -717,14 +798,18 @@ bool check_select_and_scatter(VmCheck *c) {
       return vm_check_fail(c, "%s: source dimension %d is %" PRId64 ", the number of windows is %" PRId64, op, d,
                            source->dims[d], windows);
   }
-  if (!kr_check_result_shape(c, op, 0, elem, rank, operand->dims)) return false;
   if (!vm_check_region(c, SS_SELECT, 2, NULL, 1, NULL) || !kr_check_region_param(c, op, SS_SELECT, 0, elem) ||
       !kr_check_region_param(c, op, SS_SELECT, 1, elem) || !kr_check_region_result(c, op, SS_SELECT, 0, TPUB_I1))
     return false;
-  if (!vm_check_region(c, SS_SCATTER, 2, NULL, 1, NULL) || !kr_check_region_param(c, op, SS_SCATTER, 0, elem) ||
-      !kr_check_region_param(c, op, SS_SCATTER, 1, elem) || !kr_check_region_result(c, op, SS_SCATTER, 0, elem))
-    return false;
-  return true;
+  /* The scatter region may work on a type promotable from the operand's. */
+  if (!vm_check_region(c, SS_SCATTER, 2, NULL, 1, NULL)) return false;
+  const VmType *acc = c->prog->funcs[c->ins->fields[SS_SCATTER].regions[0].func].reg_types[0];
+  if (!vm_type_is_tensor(acc) || !promotable(elem, acc->elem))
+    return vm_check_fail(c, "%s: scatter region must work on an element type promotable from %s", op,
+                         vm_elem_name(elem));
+  int e = acc->elem;
+  return kr_check_region_param(c, op, SS_SCATTER, 0, e) && kr_check_region_param(c, op, SS_SCATTER, 1, e) &&
+         kr_check_region_result(c, op, SS_SCATTER, 0, e) && kr_check_result_shape(c, op, 0, e, rank, operand->dims);
 }
 
 /* For each source element, the operand offset its window selects (-1 when
@@ -782,18 +867,33 @@ static int select_in_windows(VmExec *x, const VmInstr *ins, const WinPlan *plan,
 
 int exec_select_and_scatter(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmType *ot = in[0].type, *st = in[1].type;
-  int elem = ot->elem, b = vm_elem_bytes(elem);
+  int elem = out->type->elem, b = vm_elem_bytes(elem); /* the scatter region's type */
   if (ot->count == 0) return VM_OK;
-  fill_elems(out->data, in[2].data, ot->count, b);
-  if (st->count == 0) return VM_OK;
+  Scratch s = {.x = x};
+  const void *source = in[1].data;
+  if (elem != ot->elem) { /* promoted: init and source converted to the result type */
+    char init[16];
+    promote_elems(ot->elem, in[2].data, elem, init, 1);
+    fill_elems(out->data, init, ot->count, b);
+    void *conv = kr_scratch_get(&s, st->count, (size_t)b);
+    if (!conv) return kr_scratch_fail(&s, "select_and_scatter");
+    promote_elems(ot->elem, in[1].data, elem, conv, st->count);
+    source = conv;
+  } else {
+    fill_elems(out->data, in[2].data, ot->count, b);
+  }
+  if (st->count == 0) {
+    kr_scratch_release(&s);
+    return VM_OK;
+  }
   int64_t k;
   const int64_t *win = vm_field_list(ins, SS_WINDOW, &k), *str = vm_field_list(ins, SS_STRIDES, &k),
                 *pad = vm_field_list(ins, SS_PADDING, &k);
   int64_t strides[TPUB_MAX_RANK];
   row_major_strides(ot->rank, ot->dims, strides);
   WinDim wd[TPUB_MAX_RANK];
-  for (int d = 0; d < ot->rank; d++) wd[d] = (WinDim){ot->dims[d], win[d], str[d], 1, 1, pad[2 * d], st->dims[d], strides[d]};
-  Scratch s = {.x = x};
+  for (int d = 0; d < ot->rank; d++)
+    wd[d] = (WinDim){ot->dims[d], win[d], str[d], 1, 1, pad[2 * d], st->dims[d], strides[d]};
   WinPlan plan;
   int64_t *sel = kr_scratch_get(&s, st->count, sizeof(int64_t));
   if (!sel || !win_plan_build(&s, ot->rank, wd, &plan)) return kr_scratch_fail(&s, "select_and_scatter");
@@ -802,12 +902,12 @@ int exec_select_and_scatter(VmExec *x, const VmInstr *ins, const VmTensor *in, V
   const VmRegion *scatter = &ins->fields[SS_SCATTER].regions[0];
   const FoldOps *ops = region_fold_ops(x, scatter, elem);
   if (ops && !computes_in_f32(elem)) {
-    ops->scatter(out->data, in[1].data, sel, st->count);
+    ops->scatter(out->data, source, sel, st->count);
   } else if (ops) {
     float *acc = kr_scratch_get(&s, ot->count, 4), *src = kr_scratch_get(&s, st->count, 4);
     if (!acc || !src) return kr_scratch_fail(&s, "select_and_scatter");
     vm_to_f32(elem, out->data, 0, ot->count, acc);
-    vm_to_f32(elem, in[1].data, 0, st->count, src);
+    vm_to_f32(elem, source, 0, st->count, src);
     ops->scatter(acc, src, sel, st->count);
     vm_from_f32(elem, out->data, 0, ot->count, acc);
   } else {
@@ -817,7 +917,7 @@ int exec_select_and_scatter(VmExec *x, const VmInstr *ins, const VmTensor *in, V
       if (sel[e] < 0) continue;
       char *dst = (char *)out->data + sel[e] * b;
       rc.args[0].data = dst;
-      rc.args[1].data = (char *)in[1].data + e * b;
+      rc.args[1].data = (char *)source + e * b;
       rcode = kr_region_call(&rc);
       if (rcode != VM_OK) break;
       copy_elem(dst, rc.res[0].data, b);
@@ -893,8 +993,7 @@ int exec_map(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   int ob = vm_elem_bytes(out->type->elem);
   int rcode = VM_OK;
   for (int64_t e = 0; e < count && rcode == VM_OK; e++) {
-    for (uint32_t i = 0; i < n; i++)
-      rc.args[i].data = (char *)in[i].data + e * vm_elem_bytes(in[i].type->elem);
+    for (uint32_t i = 0; i < n; i++) rc.args[i].data = (char *)in[i].data + e * vm_elem_bytes(in[i].type->elem);
     rc.res[0].data = (char *)out->data + e * ob;
     rcode = kr_region_call(&rc);
   }

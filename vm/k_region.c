@@ -67,7 +67,8 @@ bool kr_check_result_shape(VmCheck *c, const char *op, uint32_t i, int elem, int
   if (ok) return true;
   char buf[256];
   int len = 0;
-  for (int d = 0; d < rank && len < 200; d++) len += snprintf(buf + len, sizeof buf - (size_t)len, "%" PRId64 "x", dims[d]);
+  for (int d = 0; d < rank && len < 200; d++)
+    len += snprintf(buf + len, sizeof buf - (size_t)len, "%" PRId64 "x", dims[d]);
   if (len >= 200) len = 200;
   snprintf(buf + len, sizeof buf - (size_t)len, "%s", vm_elem_name(elem));
   return vm_check_fail(c, "%s: result %u must be tensor<%s>", op, i, buf);
@@ -148,7 +149,7 @@ static uint64_t load_bits(int bytes, const void *data, int64_t i) {
 /* Key whose signed order is the IEEE totalOrder of a float encoding's bits:
  * -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN. */
 static int64_t total_order_key(int elem, uint64_t bits) {
-  if (elem == TPUB_F8E8M0FNU) return (int64_t)bits; /* no sign bit */
+  if (elem == TPUB_F8E8M0FNU) return (int64_t)bits;    /* no sign bit */
   int w = elem == TPUB_TF32 ? 19 : vm_elem_bits(elem); /* tf32: 19 bits in the low bits of 32 */
   uint64_t mag = bits & ((UINT64_C(1) << (w - 1)) - 1);
   return (bits >> (w - 1)) & 1 ? -1 - (int64_t)mag : (int64_t)mag;
@@ -166,7 +167,7 @@ static int64_t int_key(int elem, const void *data, int64_t i) {
 
 /* Keys of n elements at base + t * stride (t < n) into ikeys or fkeys. */
 void kr_load_keys(int kind, int elem, const void *data, int64_t base, int64_t stride, int64_t n, int64_t *ikeys,
-                      double *fkeys) {
+                  double *fkeys) {
   if (kind == KEYS_F64) {
     if (stride == 1)
       vm_to_f64(elem, data, base, n, fkeys);
@@ -257,7 +258,7 @@ static inline uint64_t f64_bits(double d) {
 enum MiniCode {
   MC_CONST,
   MC_SELECT,
-  MC_CMP_F32,    /* IEEE compare */
+  MC_CMP_F32, /* IEEE compare */
   MC_CMP_F64,
   MC_CMP_FLOAT,  /* IEEE compare of another float kind, through double */
   MC_CMP_TOTAL,  /* totalOrder of a float's bits */
@@ -290,13 +291,13 @@ enum MiniCode {
 
 struct MiniOp {
   uint8_t code, dir;
-  uint8_t holds;      /* compares: bit c+1 set when the direction holds for CMP3 = c */
-  uint8_t shift;      /* integers: 64 - bits, for sign extension of results */
-  bool sign;          /* integers: signed wrap */
-  int elem;           /* MC_CMP_FLOAT, MC_CMP_TOTAL */
+  uint8_t holds; /* compares: bit c+1 set when the direction holds for CMP3 = c */
+  uint8_t shift; /* integers: 64 - bits, for sign extension of results */
+  bool sign;     /* integers: signed wrap */
+  int elem;      /* MC_CMP_FLOAT, MC_CMP_TOTAL */
   uint32_t a, b, c, out;
-  uint64_t mask;      /* integers: value mask of the container; MC_XOR for not */
-  uint64_t k[2];      /* MC_CONST */
+  uint64_t mask; /* integers: value mask of the container; MC_XOR for not */
+  uint64_t k[2]; /* MC_CONST */
 };
 
 /* Storage mask of an integer element (wider than its width for signed). */
@@ -704,4 +705,3 @@ int kr_region_call(RegionCall *rc) {
   }
   return vm_call_region(rc->x, rc->r, rc->args, rc->nargs, rc->res);
 }
-

@@ -82,12 +82,12 @@ int64_t kr_bits_key_i64(int elem, uint64_t bits);
 double kr_bits_f64(int elem, uint64_t bits);
 
 /* compare(a, b) with direction dir on keys. */
-#define KEY_COMPARE(dir, a, b)         \
-  ((dir) == DIR_EQ   ? (a) == (b)      \
-   : (dir) == DIR_NE ? (a) != (b)      \
-   : (dir) == DIR_GE ? (a) >= (b)      \
-   : (dir) == DIR_GT ? (a) > (b)       \
-   : (dir) == DIR_LE ? (a) <= (b)      \
+#define KEY_COMPARE(dir, a, b)                                                                                         \
+  ((dir) == DIR_EQ   ? (a) == (b)                                                                                      \
+   : (dir) == DIR_NE ? (a) != (b)                                                                                      \
+   : (dir) == DIR_GE ? (a) >= (b)                                                                                      \
+   : (dir) == DIR_GT ? (a) > (b)                                                                                       \
+   : (dir) == DIR_LE ? (a) <= (b)                                                                                      \
                      : (a) < (b))
 
 /* ------------------------------------------------------------------ */
@@ -135,7 +135,7 @@ typedef struct KeyFunction {
   uint32_t reg; /* register holding g(arg0) */
   int dir;      /* compare direction for (g(a), g(b)) */
   int cmp_type;
-  int elem;     /* element type of g's result */
+  int elem; /* element type of g's result */
 } KeyFunction;
 
 /* Recognises a key-function comparator in a body compiled for the

@@ -19,31 +19,31 @@ typedef struct KeyF {
 
 /* Bottom-up stable merge sort of n records by LESS(a, b) ("a goes before
  * b"), with runs of 16 sorted by insertion; tmp holds n records. */
-#define DEFINE_MERGE_SORT(NAME, T, LESS)                                          \
-  static void NAME(T *v, T *tmp, int64_t n) {                                     \
-    for (int64_t lo = 0; lo < n; lo += 16) {                                      \
-      int64_t hi = lo + 16 < n ? lo + 16 : n;                                     \
-      for (int64_t i = lo + 1; i < hi; i++) {                                     \
-        T t = v[i];                                                               \
-        int64_t j = i;                                                            \
-        for (; j > lo && LESS(t, v[j - 1]); j--) v[j] = v[j - 1];                 \
-        v[j] = t;                                                                 \
-      }                                                                           \
-    }                                                                             \
-    T *src = v, *dst = tmp;                                                       \
-    for (int64_t w = 16; w < n; w *= 2) {                                         \
-      for (int64_t lo = 0; lo < n; lo += 2 * w) {                                 \
-        int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n; \
-        int64_t i = lo, j = mid, k = lo;                                          \
-        while (i < mid && j < hi) dst[k++] = LESS(src[j], src[i]) ? src[j++] : src[i++]; \
-        while (i < mid) dst[k++] = src[i++];                                      \
-        while (j < hi) dst[k++] = src[j++];                                       \
-      }                                                                           \
-      T *t = src;                                                                 \
-      src = dst;                                                                  \
-      dst = t;                                                                    \
-    }                                                                             \
-    if (src != v) memcpy(v, src, (size_t)n * sizeof(T));                          \
+#define DEFINE_MERGE_SORT(NAME, T, LESS)                                                                               \
+  static void NAME(T *v, T *tmp, int64_t n) {                                                                          \
+    for (int64_t lo = 0; lo < n; lo += 16) {                                                                           \
+      int64_t hi = lo + 16 < n ? lo + 16 : n;                                                                          \
+      for (int64_t i = lo + 1; i < hi; i++) {                                                                          \
+        T t = v[i];                                                                                                    \
+        int64_t j = i;                                                                                                 \
+        for (; j > lo && LESS(t, v[j - 1]); j--) v[j] = v[j - 1];                                                      \
+        v[j] = t;                                                                                                      \
+      }                                                                                                                \
+    }                                                                                                                  \
+    T *src = v, *dst = tmp;                                                                                            \
+    for (int64_t w = 16; w < n; w *= 2) {                                                                              \
+      for (int64_t lo = 0; lo < n; lo += 2 * w) {                                                                      \
+        int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;                                   \
+        int64_t i = lo, j = mid, k = lo;                                                                               \
+        while (i < mid && j < hi) dst[k++] = LESS(src[j], src[i]) ? src[j++] : src[i++];                               \
+        while (i < mid) dst[k++] = src[i++];                                                                           \
+        while (j < hi) dst[k++] = src[j++];                                                                            \
+      }                                                                                                                \
+      T *t = src;                                                                                                      \
+      src = dst;                                                                                                       \
+      dst = t;                                                                                                         \
+    }                                                                                                                  \
+    if (src != v) memcpy(v, src, (size_t)n * sizeof(T));                                                               \
   }
 
 #define LESS_ASC(a, b) ((a).key < (b).key)
@@ -114,7 +114,8 @@ bool check_sort(VmCheck *c) {
     const VmType *t = vm_check_in(c, i);
     if (!vm_type_is_tensor(t) || !vm_type_same_shape(t, in0))
       return vm_check_fail(c, "%s: operand %u must have the shape of operand 0", op, i);
-    if (!vm_type_equal(vm_check_out(c, i), t)) return vm_check_fail(c, "%s: result %u must have operand %u's type", op, i, i);
+    if (!vm_type_equal(vm_check_out(c, i), t))
+      return vm_check_fail(c, "%s: result %u must have operand %u's type", op, i, i);
     if (!kr_check_region_param(c, op, SORT_CMP, (int)(2 * i), t->elem) ||
         !kr_check_region_param(c, op, SORT_CMP, (int)(2 * i + 1), t->elem))
       return false;
@@ -150,7 +151,8 @@ static void apply_perm(const VmTensor *in, VmTensor *out, uint32_t n, const int6
     int eb = vm_elem_bytes(in[i].type->elem);
     const char *src = in[i].data;
     char *dst = out[i].data;
-    for (int64_t t = 0; t < len; t++) copy_elem(dst + (base + t * stride) * eb, src + (base + perm[t] * stride) * eb, eb);
+    for (int64_t t = 0; t < len; t++)
+      copy_elem(dst + (base + t * stride) * eb, src + (base + perm[t] * stride) * eb, eb);
   }
 }
 
@@ -166,8 +168,7 @@ static void point_args_at(SortCtx *ctx, int64_t t) {
 
 /* Sort keys of one row: operand 0's elements under the compare's order, or
  * the comparator's key function evaluated per element. */
-static void sort_row_keys(SortCtx *ctx, int kind, const KeyFunction *kfn, int64_t len, int64_t *ikeys,
-                          double *fkeys) {
+static void sort_row_keys(SortCtx *ctx, int kind, const KeyFunction *kfn, int64_t len, int64_t *ikeys, double *fkeys) {
   if (!kfn) {
     kr_load_keys(kind, ctx->in[0].type->elem, ctx->in[0].data, ctx->base, ctx->stride, len, ikeys, fkeys);
     return;
@@ -271,7 +272,8 @@ bool check_top_k(VmCheck *c) {
   int64_t dims[TPUB_MAX_RANK];
   memcpy(dims, t->dims, sizeof(int64_t) * (size_t)t->rank);
   dims[t->rank - 1] = k;
-  return kr_check_result_shape(c, op, 0, t->elem, t->rank, dims) && kr_check_result_shape(c, op, 1, TPUB_I32, t->rank, dims);
+  return kr_check_result_shape(c, op, 0, t->elem, t->rank, dims) &&
+         kr_check_result_shape(c, op, 1, TPUB_I32, t->rank, dims);
 }
 
 /* The k largest keys of a row (ties: lower index first) by insertion into a

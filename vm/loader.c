@@ -309,6 +309,7 @@ static bool decode_fields(Loader *l, const VmFunc *fn, VmInstr *ins, const VmOpI
       if (off < 0 || nb < 0 || (uint64_t)off > l->prog->consts_size ||
           (uint64_t)nb > l->prog->consts_size - (uint64_t)off || flags < 0 || flags > 7)
         return fail(l, "constant field %s out of bounds", name);
+      if (off % 16) return fail(l, "constant field %s is not 16-byte aligned", name);
       fld->v = w;
       fld->n = nb;
       fld->data = l->prog->consts + off;
