@@ -179,13 +179,13 @@ bool check_convolution(VmCheck *c) {
 /* Scratch buffers of one execution, freed together. */
 typedef struct ConvBufs {
   VmExec *x;
-  void *ptr[8];
-  size_t bytes[8];
+  void *ptr[12];
+  size_t bytes[12];
   int n;
 } ConvBufs;
 
 static void *bufs_alloc(ConvBufs *b, size_t bytes) {
-  if (b->n == 8) return NULL;
+  if (b->n == 12) return NULL;
   void *p = vm_scratch_alloc(b->x, bytes ? bytes : 1);
   if (p) {
     b->ptr[b->n] = p;
@@ -233,6 +233,19 @@ static const void *canonical_operand(ConvBufs *b, GemmKind kind, const VmTensor 
   return perm;
 }
 
+/* For output position y: tab[s][w] = offset (in elements of the canonical
+ * input) of window position w along spatial dim s, or -1 when it falls on
+ * padding or between dilated input elements. */
+static void conv_window_tables(const ConvPlan *p, const int64_t *y, const int64_t *in_stride,
+                               int64_t *const *tab) {
+  for (int s = 0; s < p->S; s++)
+    for (int64_t w = 0; w < p->win[s]; w++) {
+      int64_t pos = y[s] * p->stride[s] + w * p->rdil[s] - p->lo[s];
+      bool ok = pos >= 0 && pos < p->dilated_in[s] && pos % p->ldil[s] == 0;
+      tab[s][w] = ok ? pos / p->ldil[s] * in_stride[s + 1] : -1;
+    }
+}
+
 /* Fills rows [row0, row0 + nrows) of the patch matrix of group q: row
  * (n, y...) holds, for each window position w... and input feature c, the
  * canonical input at the window's position or zero. */
@@ -257,13 +270,7 @@ static void im2col_rows(const ConvPlan *p, int es, const char *in, int64_t q, in
   for (int64_t r = 0; r < nrows; r++) {
     char *row = a + (size_t)(r * kdim) * es;
     const char *base = in + (size_t)((nb + n_off) * batch_stride + c_off) * es;
-    /* per spatial dim: input offset of each window position, or -1 */
-    for (int s = 0; s < S; s++)
-      for (int64_t w = 0; w < p->win[s]; w++) {
-        int64_t pos = y[s] * p->stride[s] + w * p->rdil[s] - p->lo[s];
-        bool ok = pos >= 0 && pos < p->dilated_in[s] && pos % p->ldil[s] == 0;
-        tab[s][w] = ok ? pos / p->ldil[s] * in_stride[s + 1] : -1;
-      }
+    conv_window_tables(p, y, in_stride, tab);
     int64_t w[CV_MAX_SPATIAL] = {0};
     int64_t wlast = S > 0 ? p->win[S - 1] : 1;
     int64_t outer = 1;
@@ -297,6 +304,61 @@ static void im2col_rows(const ConvPlan *p, int es, const char *in, int64_t q, in
     if (S == 0) nb++;
   }
 }
+
+/* Grouped convolution computed directly (no patch matrix): for narrow
+ * groups (depthwise convolutions) one small product per group would waste
+ * most of the matrix kernel.  Each output row accumulates, over window
+ * positions then input features, in[position][group feature] * kernel. */
+#define DEFINE_CONV_DIRECT(NAME, T)                                                        \
+  static void NAME(const ConvPlan *p, const T *in, const T *ker, T *out, int64_t *tabs,    \
+                   T *acc, int64_t *fidx) {                                                \
+    int S = p->S;                                                                          \
+    int64_t O = p->feat_out, og = O / p->groups, ck = p->ck, yprod = 1, wprod = 1;         \
+    int64_t in_stride[CV_MAX_SPATIAL + 1], y[CV_MAX_SPATIAL] = {0}, nb = 0;                \
+    int64_t *tab[CV_MAX_SPATIAL], tab_off = 0;                                             \
+    for (int s = 0; s < S; s++) yprod *= p->out_sp[s], wprod *= p->win[s];                 \
+    in_stride[S] = p->feat_in;                                                             \
+    for (int s = S - 1; s >= 0; s--) in_stride[s] = in_stride[s + 1] * p->in_sp[s];       \
+    for (int s = 0; s < S; s++) tab[s] = tabs + tab_off, tab_off += p->win[s];            \
+    for (int64_t o = 0; o < O; o++) fidx[o] = o / og * ck;                                 \
+    for (int64_t r = 0; r < p->batch_out * yprod; r++) {                                   \
+      conv_window_tables(p, y, in_stride, tab);                                            \
+      for (int64_t o = 0; o < O; o++) acc[o] = 0;                                          \
+      const T *base = in + nb * in_stride[0];                                              \
+      int64_t w[CV_MAX_SPATIAL] = {0};                                                     \
+      for (int64_t wl = 0; wl < wprod; wl++) {                                             \
+        int64_t off = 0;                                                                   \
+        bool valid = true;                                                                 \
+        for (int s = 0; s < S; s++) {                                                      \
+          valid = valid && tab[s][w[s]] >= 0;                                              \
+          off += tab[s][w[s]];                                                             \
+        }                                                                                  \
+        if (valid) {                                                                       \
+          const T *ip = base + off, *kp = ker + wl * ck * O;                               \
+          if (ck == 1 && og == 1) {                                                        \
+            for (int64_t o = 0; o < O; o++) acc[o] += ip[o] * kp[o];                       \
+          } else {                                                                         \
+            for (int64_t c = 0; c < ck; c++)                                               \
+              for (int64_t o = 0; o < O; o++) acc[o] += ip[fidx[o] + c] * kp[c * O + o];  \
+          }                                                                                \
+        }                                                                                  \
+        for (int s = S - 1; s >= 0; s--) {                                                 \
+          if (++w[s] < p->win[s]) break;                                                   \
+          w[s] = 0;                                                                        \
+        }                                                                                  \
+      }                                                                                    \
+      memcpy(out + r * O, acc, sizeof(T) * (size_t)O);                                     \
+      int s = S - 1;                                                                       \
+      for (; s >= 0; s--) {                                                                \
+        if (++y[s] < p->out_sp[s]) break;                                                  \
+        y[s] = 0;                                                                          \
+      }                                                                                    \
+      if (s < 0) nb++;                                                                     \
+    }                                                                                      \
+  }
+
+DEFINE_CONV_DIRECT(conv_direct_f32, float)
+DEFINE_CONV_DIRECT(conv_direct_f64, double)
 
 int exec_convolution(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmType *lt = in[0].type, *rt = in[1].type, *ot = out[0].type;
@@ -332,7 +394,21 @@ int exec_convolution(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor
                 p.out_sp[s] == p.in_sp[s];
   }
   int64_t kdim = p.ck * wprod, rows = p.batch_out * yprod, og = p.feat_out / p.groups;
-  if (pointwise) {
+  bool direct = !p.batch_groups && p.groups > 1 && og < 16 && (kind == GK_F32 || kind == GK_F64);
+  if (direct) {
+    int64_t ntab = 1;
+    for (int s = 0; s < S; s++) ntab += p.win[s];
+    int64_t *tabs = bufs_alloc(&b, (size_t)(ntab + p.feat_out) * sizeof(int64_t));
+    void *acc = bufs_alloc(&b, (size_t)p.feat_out * es);
+    if (!tabs || !acc) {
+      status = vm_trap(x, "out of memory: convolution buffers");
+      goto done;
+    }
+    if (kind == GK_F32)
+      conv_direct_f32(&p, (const float *)inp, (const float *)ker, (float *)outc, tabs, acc, tabs + ntab);
+    else
+      conv_direct_f64(&p, (const double *)inp, (const double *)ker, (double *)outc, tabs, acc, tabs + ntab);
+  } else if (pointwise) {
     /* 1x1 window, no stride/padding/dilation: the canonical input is the patch matrix */
     for (int64_t q = 0; status == VM_OK && q < p.groups; q++) {
       const char *a = inp + (size_t)(p.batch_groups ? q * p.batch_out * iprod * p.feat_in : q * p.ck) * es;

@@ -21,7 +21,6 @@
 enum { FFT_FORWARD, FFT_INVERSE, FFT_REAL_FORWARD, FFT_REAL_INVERSE };
 enum { FFT_TYPE, FFT_LENGTH };
 
-
 typedef struct Cpx {
   double re, im;
 } Cpx;

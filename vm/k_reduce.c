@@ -673,6 +673,7 @@ bool check_reduce_window(VmCheck *c) {
   return check_reducer(c, op, RW_BODY, rank, out_dims);
 }
 
+/* N = 1 with a recognised reducer: a typed gather per window. */
 static int reduce_window_fast(const FoldOps *ops, const WinPlan *plan, Scratch *s, const VmTensor *in,
                               const VmTensor *init, VmTensor *out) {
   int elem = in->type->elem, csz = compute_bytes(elem);
@@ -703,6 +704,7 @@ static int reduce_window_fast(const FoldOps *ops, const WinPlan *plan, Scratch *
   return VM_OK;
 }
 
+/* Any N and body: the region per window element. */
 static int reduce_window_generic(VmExec *x, const VmInstr *ins, const WinPlan *plan, Scratch *s, const VmTensor *in,
                                  VmTensor *out) {
   uint32_t n = ins->n_out;
@@ -740,6 +742,101 @@ static int reduce_window_generic(VmExec *x, const VmInstr *ins, const WinPlan *p
   return VM_OK;
 }
 
+/* A reduce_window that is an inclusive scan along one dimension d (cumsum,
+ * cumprod, cummax... as JAX emits them): a window covering the dimension
+ * with stride 1, no dilation and padding (W-1, 0), the identity on the other
+ * dimensions.  Output i then folds init with x[0..i] in order, so one pass
+ * carrying the fold computes exactly the same combinations.  Padding
+ * (0, W-1) is the reverse scan.  Returns d, or -1. */
+static int scan_dimension(const VmInstr *ins, const VmType *it, bool *reverse) {
+  int64_t k;
+  const int64_t *win = vm_field_list(ins, RW_WINDOW, &k), *str = vm_field_list(ins, RW_STRIDES, &k),
+                *bd = vm_field_list(ins, RW_BASE_DIL, &k), *wdl = vm_field_list(ins, RW_WIN_DIL, &k),
+                *pad = vm_field_list(ins, RW_PADDING, &k);
+  int scan = -1;
+  for (int d = 0; d < it->rank; d++) {
+    if (str[d] != 1 || bd[d] != 1 || wdl[d] != 1) return -1;
+    if (win[d] == 1 && pad[2 * d] == 0 && pad[2 * d + 1] == 0) continue;
+    if (scan >= 0 || win[d] < it->dims[d]) return -1;
+    if (pad[2 * d] == win[d] - 1 && pad[2 * d + 1] == 0)
+      *reverse = false;
+    else if (pad[2 * d] == 0 && pad[2 * d + 1] == win[d] - 1)
+      *reverse = true;
+    else
+      return -1;
+    scan = d;
+  }
+  return scan;
+}
+
+/* The inclusive scan with a recognised reducer, a row of the scanned
+ * dimension at a time; reverse only for exactly associative and commutative
+ * ops (integers, logic), where folding from the end gives the same result. */
+static int reduce_window_scan_fast(VmExec *x, const FoldOps *ops, int d, bool reverse, const VmTensor *in,
+                                   const VmTensor *init, VmTensor *out) {
+  const VmType *t = in->type;
+  int elem = t->elem, csz = compute_bytes(elem);
+  int64_t n = t->dims[d], inner = 1;
+  for (int k = d + 1; k < t->rank; k++) inner *= t->dims[k];
+  int64_t outer = t->count / (n * inner);
+  Scratch s = {.x = x};
+  const char *src = in->data;
+  char *acc = out->data;
+  if (computes_in_f32(elem)) {
+    float *wide = kr_scratch_get(&s, t->count, 4);
+    acc = kr_scratch_get(&s, t->count, 4);
+    if (!wide || !acc) return kr_scratch_fail(&s, "reduce_window");
+    vm_to_f32(elem, in->data, 0, t->count, wide);
+    src = (const char *)wide;
+  }
+  char init_c[16];
+  to_compute(elem, init->data, init_c);
+  size_t row_bytes = (size_t)(inner * csz);
+  for (int64_t o = 0; o < outer; o++) {
+    for (int64_t step = 0; step < n; step++) {
+      int64_t i = reverse ? n - 1 - step : step, prev = reverse ? i + 1 : i - 1;
+      char *row = acc + (o * n + i) * inner * csz;
+      if (step == 0)
+        fill_elems(row, init_c, inner, csz);
+      else
+        memcpy(row, acc + (o * n + prev) * inner * csz, row_bytes);
+      ops->vec(row, src + (o * n + i) * inner * csz, inner);
+    }
+  }
+  if (computes_in_f32(elem)) vm_from_f32(elem, out->data, 0, t->count, (const float *)acc);
+  kr_scratch_release(&s);
+  return VM_OK;
+}
+
+/* The inclusive scan (forward) with any body: one region call per element. */
+static int reduce_window_scan_generic(VmExec *x, const VmInstr *ins, int d, const VmTensor *in, VmTensor *out) {
+  uint32_t nops = ins->n_out;
+  const VmType *t = in[0].type;
+  int64_t n = t->dims[d], inner = 1;
+  for (int k = d + 1; k < t->rank; k++) inner *= t->dims[k];
+  Scratch s = {.x = x};
+  RegionCall rc;
+  int *bytes = kr_scratch_get(&s, nops, sizeof(int));
+  if (!bytes || !kr_region_call_init(&rc, &s, x, ins, &ins->fields[RW_BODY].regions[0]))
+    return kr_scratch_fail(&s, "reduce_window");
+  for (uint32_t j = 0; j < nops; j++) bytes[j] = vm_elem_bytes(out[j].type->elem);
+  for (int64_t e = 0; e < t->count; e++) {
+    int64_t i = e / inner % n; /* position along d; the previous one is e - inner */
+    for (uint32_t j = 0; j < nops; j++) {
+      rc.args[j].data = i == 0 ? in[nops + j].data : (char *)out[j].data + (e - inner) * bytes[j];
+      rc.args[nops + j].data = (char *)in[j].data + e * bytes[j];
+    }
+    int rcode = kr_region_call(&rc);
+    if (rcode != VM_OK) {
+      kr_scratch_release(&s);
+      return rcode;
+    }
+    for (uint32_t j = 0; j < nops; j++) copy_elem((char *)out[j].data + e * bytes[j], rc.res[j].data, bytes[j]);
+  }
+  kr_scratch_release(&s);
+  return VM_OK;
+}
+
 int exec_reduce_window(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   uint32_t n = ins->n_out;
   const VmRegion *body = &ins->fields[RW_BODY].regions[0];
@@ -754,6 +851,19 @@ int exec_reduce_window(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTens
     kr_scratch_release(&s);
     return VM_OK;
   }
+  const FoldOps *ops = n == 1 ? region_fold_ops(x, body, ot->elem) : NULL;
+  bool reverse = false;
+  int scan = scan_dimension(ins, it, &reverse);
+  if (scan >= 0 && ops && (!reverse || vm_elem_is_int(ot->elem))) {
+    int rcode = reduce_window_scan_fast(x, ops, scan, reverse, &ops_in[0], &ops_in[1], &out[0]);
+    kr_scratch_release(&s);
+    return rcode;
+  }
+  if (scan >= 0 && !reverse && !ops) {
+    int rcode = reduce_window_scan_generic(x, ins, scan, ops_in, out);
+    kr_scratch_release(&s);
+    return rcode;
+  }
   int64_t k;
   const int64_t *win = vm_field_list(ins, RW_WINDOW, &k), *str = vm_field_list(ins, RW_STRIDES, &k),
                 *bd = vm_field_list(ins, RW_BASE_DIL, &k), *wdl = vm_field_list(ins, RW_WIN_DIL, &k),
@@ -765,7 +875,6 @@ int exec_reduce_window(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTens
     wd[d] = (WinDim){it->dims[d], win[d], str[d], bd[d], wdl[d], pad[2 * d], ot->dims[d], in_strides[d]};
   WinPlan plan;
   if (!win_plan_build(&s, it->rank, wd, &plan)) return kr_scratch_fail(&s, "reduce_window");
-  const FoldOps *ops = n == 1 ? region_fold_ops(x, body, ot->elem) : NULL;
   if (ops) return reduce_window_fast(ops, &plan, &s, &ops_in[0], &ops_in[1], &out[0]);
   return reduce_window_generic(x, ins, &plan, &s, ops_in, out);
 }

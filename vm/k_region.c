@@ -435,7 +435,8 @@ static bool constant_at(const VmFunc *fn, const VmInstr *site, uint32_t reg, int
  * instruction is not supported or a capture is not a known constant. */
 static bool mini_compile(const VmExec *x, const VmInstr *site, const VmRegion *r, Scratch *s, MiniProg *p) {
   const VmFunc *fn = vm_region_func(x, r);
-  if (fn->n_regs > MINI_MAX_REGS || fn->n_instrs == 0 || fn->n_params < r->ncaps) return false;
+  if (fn->n_regs > MINI_MAX_REGS || fn->n_params > fn->n_regs || fn->n_instrs == 0 || fn->n_params < r->ncaps)
+    return false;
   for (uint32_t i = 0; i < fn->n_regs; i++)
     if (!vm_type_is_scalar(fn->reg_types[i])) return false;
   const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];

@@ -53,6 +53,45 @@ DEFINE_MERGE_SORT(sort_keyi_desc, KeyI, LESS_DESC)
 DEFINE_MERGE_SORT(sort_keyf_asc, KeyF, LESS_ASC)
 DEFINE_MERGE_SORT(sort_keyf_desc, KeyF, LESS_DESC)
 
+/* Rows at least this long are radix sorted. */
+#define RADIX_MIN 256
+
+/* Stable LSD radix sort of n records by key, ascending or (desc)
+ * descending: 8 bits per pass over the keys' range.  Overwrites the keys. */
+static void radix_sort_keyi(KeyI *v, KeyI *tmp, int64_t n, bool desc) {
+  int64_t lo = v[0].key, hi = v[0].key;
+  for (int64_t i = 1; i < n; i++) {
+    lo = v[i].key < lo ? v[i].key : lo;
+    hi = v[i].key > hi ? v[i].key : hi;
+  }
+  uint64_t range = (uint64_t)hi - (uint64_t)lo;
+  if (range == 0) return;
+  for (int64_t i = 0; i < n; i++) /* rebased so that the order is ascending */
+    v[i].key = (int64_t)(desc ? (uint64_t)hi - (uint64_t)v[i].key : (uint64_t)v[i].key - (uint64_t)lo);
+  int bits = 64 - __builtin_clzll(range);
+  KeyI *src = v, *dst = tmp;
+  for (int shift = 0; shift < bits; shift += 8) {
+    int64_t count[257] = {0};
+    for (int64_t i = 0; i < n; i++) count[((uint64_t)src[i].key >> shift & 255) + 1]++;
+    for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+    for (int64_t i = 0; i < n; i++) dst[count[(uint64_t)src[i].key >> shift & 255]++] = src[i];
+    KeyI *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != v) memcpy(v, src, (size_t)n * sizeof(KeyI));
+}
+
+/* Sorts records stably by key, ascending or (desc) descending. */
+static void sort_keyi(KeyI *v, KeyI *tmp, int64_t n, bool desc) {
+  if (n >= RADIX_MIN)
+    radix_sort_keyi(v, tmp, n, desc);
+  else if (desc)
+    sort_keyi_desc(v, tmp, n);
+  else
+    sort_keyi_asc(v, tmp, n);
+}
+
 /* Comparator called by the generic sort: 1 when a goes before b, 0 when
  * not, a negative status on a trap. */
 typedef int (*LessFn)(void *ctx, int64_t a, int64_t b);
@@ -214,12 +253,13 @@ int exec_sort(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) 
   int64_t *ikeys = NULL;
   double *fkeys = NULL;
   bool ok = perm && tmp;
-  if (ok && kind == KEYS_I64) {
+  if (ok && kind != KEYS_NONE) {
     ki = kr_scratch_get(&s, len, sizeof(KeyI));
     ki_tmp = kr_scratch_get(&s, len, sizeof(KeyI));
     ikeys = kr_scratch_get(&s, len, sizeof(int64_t));
     ok = ki && ki_tmp && ikeys;
-  } else if (ok && kind == KEYS_F64) {
+  }
+  if (ok && kind == KEYS_F64) {
     kf = kr_scratch_get(&s, len, sizeof(KeyF));
     kf_tmp = kr_scratch_get(&s, len, sizeof(KeyF));
     fkeys = kr_scratch_get(&s, len, sizeof(double));
@@ -228,16 +268,25 @@ int exec_sort(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) 
   if (!ok) return kr_scratch_fail(&s, "sort");
   for (int64_t row = 0; row < rows; row++) {
     ctx.base = row / stride * len * stride + row % stride;
-    if (kind == KEYS_I64) {
+    bool nan = false;
+    if (kind == KEYS_F64) {
+      /* IEEE order: without NaNs it is the total order with -0 = +0. */
+      sort_row_keys(&ctx, kind, kfn, len, NULL, fkeys);
+      for (int64_t i = 0; i < len && !nan; i++) {
+        double d = fkeys[i] + 0.0;
+        uint64_t bits;
+        memcpy(&bits, &d, 8);
+        nan = d != d;
+        ikeys[i] = kr_bits_key_i64(TPUB_F64, bits);
+      }
+    } else if (kind == KEYS_I64) {
       sort_row_keys(&ctx, kind, kfn, len, ikeys, NULL);
+    }
+    if (kind != KEYS_NONE && !nan) {
       for (int64_t i = 0; i < len; i++) ki[i] = (KeyI){ikeys[i], i};
-      if (dir == DIR_LT)
-        sort_keyi_asc(ki, ki_tmp, len);
-      else
-        sort_keyi_desc(ki, ki_tmp, len);
+      sort_keyi(ki, ki_tmp, len, dir == DIR_GT);
       for (int64_t i = 0; i < len; i++) perm[i] = ki[i].idx;
     } else if (kind == KEYS_F64) {
-      sort_row_keys(&ctx, kind, kfn, len, NULL, fkeys);
       for (int64_t i = 0; i < len; i++) kf[i] = (KeyF){fkeys[i], i};
       if (dir == DIR_LT)
         sort_keyf_asc(kf, kf_tmp, len);
@@ -309,7 +358,7 @@ int exec_top_k(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out)
       top_k_insertion(keys, len, k, v);
     } else {
       for (int64_t i = 0; i < len; i++) v[i] = (KeyI){keys[i], i};
-      sort_keyi_desc(v, tmp, len);
+      sort_keyi(v, tmp, len, true);
     }
     for (int64_t j = 0; j < k; j++) {
       copy_elem(values + (row * k + j) * eb, src + (row * len + v[j].idx) * eb, eb);
