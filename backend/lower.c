@@ -210,11 +210,11 @@ static Instr *emit_regs(FuncBuilder *fb, const Op *op, int opcode, uint32_t nin,
   ins->nout = nout;
   ins->in = xrealloc(NULL, (nin + 1) * sizeof(uint32_t));
   ins->out = xrealloc(NULL, (nout + 1) * sizeof(uint32_t));
-  memcpy(ins->in, in, nin * sizeof(uint32_t));
-  memcpy(ins->out, out, nout * sizeof(uint32_t));
+  if (nin) memcpy(ins->in, in, nin * sizeof(uint32_t));
+  if (nout) memcpy(ins->out, out, nout * sizeof(uint32_t));
   ins->nuse = nin + fb->ncaps_pending;
   ins->use = xrealloc(NULL, (ins->nuse + 1) * sizeof(uint32_t));
-  memcpy(ins->use, in, nin * sizeof(uint32_t));
+  if (nin) memcpy(ins->use, in, nin * sizeof(uint32_t));
   if (fb->ncaps_pending) memcpy(ins->use + nin, fb->caps_pending, fb->ncaps_pending * sizeof(uint32_t));
   fb->ncaps_pending = 0;
   return ins;

@@ -244,6 +244,8 @@ int vm_call_region(VmExec *x, const VmRegion *r, const VmTensor *args, int nargs
   return VM_OK;
 }
 
+const void *vm_region_capture(const VmExec *x, const VmRegion *r, uint32_t i) { return x->regs[r->caps[i]]->data; }
+
 int vm_region_binary_op(const VmExec *x, const VmRegion *r) {
   const VmFunc *fn = &x->prog->funcs[r->func];
   if (r->ncaps || fn->n_params != 2 || fn->n_results != 1 || fn->n_instrs != 2) return -1;

@@ -86,6 +86,7 @@ typedef struct FoldOps {
   void (*scatter)(void *acc, const void *x, const int64_t *off, int64_t n);
 } FoldOps;
 
+/* f rounded to the nearest bf16 (ties to even), kept in f32. */
 static inline float round_to_bf16(float f) {
   uint32_t u, r;
   memcpy(&u, &f, 4);
@@ -95,6 +96,7 @@ static inline float round_to_bf16(float f) {
   return f;
 }
 
+/* f rounded to the nearest f16, kept in f32. */
 static inline float round_to_f16(float f) { return vm_f16_to_f32(vm_f32_to_f16(f)); }
 
 #define OP_ADD(a, b) ((a) + (b))
@@ -366,6 +368,7 @@ typedef struct Merged {
   int64_t out_stride[TPUB_MAX_RANK];
 } Merged;
 
+/* Builds the merged view of input type t given its reduced dimensions. */
 static void merge_reduce_dims(const VmType *t, const bool *reduced, Merged *m) {
   m->n = 0;
   for (int d = 0; d < t->rank; d++) {
@@ -471,7 +474,7 @@ static int reduce_generic(VmExec *x, const VmInstr *ins, const Merged *m, const 
   Scratch s = {.x = x};
   RegionCall rc;
   int *bytes = kr_scratch_get(&s, n, sizeof(int));
-  if (!bytes || !kr_region_call_init(&rc, &s, x, ins, &ins->fields[1].regions[0])) return kr_scratch_fail(&s, "reduce");
+  if (!bytes || !kr_region_call_init(&rc, &s, x, &ins->fields[1].regions[0])) return kr_scratch_fail(&s, "reduce");
   int64_t out_count = out[0].type->count, in_count = in[0].type->count;
   for (uint32_t i = 0; i < n; i++) {
     bytes[i] = vm_elem_bytes(out[i].type->elem);
@@ -506,6 +509,7 @@ static int reduce_generic(VmExec *x, const VmInstr *ins, const Merged *m, const 
   return VM_OK;
 }
 
+/* Promotes the operands if the body is wider, then the fast or generic path. */
 int exec_reduce(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmRegion *body = &ins->fields[1].regions[0];
   Scratch s = {.x = x};
@@ -593,6 +597,7 @@ typedef struct WinPlan {
   int64_t max_taps; /* most input elements one window reads */
 } WinPlan;
 
+/* Tabulates the taps of every window position of every dimension. */
 static bool win_plan_build(Scratch *s, int rank, const WinDim *wd, WinPlan *p) {
   p->rank = rank;
   p->max_taps = 1;
@@ -614,6 +619,7 @@ static bool win_plan_build(Scratch *s, int rank, const WinDim *wd, WinPlan *p) {
   return true;
 }
 
+/* Appends the offsets of window o from dimension d on, base included. */
 static void win_collect_dim(const WinPlan *p, const int64_t *o, int d, int64_t base, int64_t *offs, int64_t *n) {
   const int64_t *t = p->taps[d] + p->start[d][o[d]], *end = p->taps[d] + p->start[d][o[d] + 1];
   if (d == p->rank - 1) {
@@ -711,7 +717,7 @@ static int reduce_window_generic(VmExec *x, const VmInstr *ins, const WinPlan *p
   const VmType *ot = out[0].type;
   RegionCall rc;
   int64_t *offs = kr_scratch_get(s, plan->max_taps, sizeof(int64_t));
-  if (!offs || !kr_region_call_init(&rc, s, x, ins, &ins->fields[RW_BODY].regions[0]))
+  if (!offs || !kr_region_call_init(&rc, s, x, &ins->fields[RW_BODY].regions[0]))
     return kr_scratch_fail(s, "reduce_window");
   int64_t o[TPUB_MAX_RANK] = {0};
   for (int64_t e = 0; e < ot->count; e++) {
@@ -817,7 +823,7 @@ static int reduce_window_scan_generic(VmExec *x, const VmInstr *ins, int d, cons
   Scratch s = {.x = x};
   RegionCall rc;
   int *bytes = kr_scratch_get(&s, nops, sizeof(int));
-  if (!bytes || !kr_region_call_init(&rc, &s, x, ins, &ins->fields[RW_BODY].regions[0]))
+  if (!bytes || !kr_region_call_init(&rc, &s, x, &ins->fields[RW_BODY].regions[0]))
     return kr_scratch_fail(&s, "reduce_window");
   for (uint32_t j = 0; j < nops; j++) bytes[j] = vm_elem_bytes(out[j].type->elem);
   for (int64_t e = 0; e < t->count; e++) {
@@ -837,6 +843,7 @@ static int reduce_window_scan_generic(VmExec *x, const VmInstr *ins, int d, cons
   return VM_OK;
 }
 
+/* Scans in one pass; other windows through the tap tables. */
 int exec_reduce_window(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   uint32_t n = ins->n_out;
   const VmRegion *body = &ins->fields[RW_BODY].regions[0];
@@ -940,7 +947,7 @@ static int select_in_windows(VmExec *x, const VmInstr *ins, const WinPlan *plan,
   } else if (kind == KEYS_F64) {
     ok = (fkeys = kr_scratch_get(s, operand->type->count, sizeof(double))) != NULL;
   } else {
-    ok = kr_region_call_init(&rc, s, x, ins, r);
+    ok = kr_region_call_init(&rc, s, x, r);
   }
   if (!ok) return kr_scratch_fail(s, "select_and_scatter");
   if (kind != KEYS_NONE) kr_load_keys(kind, elem, operand->data, 0, 1, operand->type->count, ikeys, fkeys);
@@ -974,6 +981,8 @@ static int select_in_windows(VmExec *x, const VmInstr *ins, const WinPlan *plan,
   return VM_OK;
 }
 
+/* Selects one operand element per window, then scatters the source in
+ * source order (row-major) into the result initialised with init. */
 int exec_select_and_scatter(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmType *ot = in[0].type, *st = in[1].type;
   int elem = out->type->elem, b = vm_elem_bytes(elem); /* the scatter region's type */
@@ -1021,7 +1030,7 @@ int exec_select_and_scatter(VmExec *x, const VmInstr *ins, const VmTensor *in, V
     vm_from_f32(elem, out->data, 0, ot->count, acc);
   } else {
     RegionCall rc;
-    if (!kr_region_call_init(&rc, &s, x, ins, scatter)) return kr_scratch_fail(&s, "select_and_scatter");
+    if (!kr_region_call_init(&rc, &s, x, scatter)) return kr_scratch_fail(&s, "select_and_scatter");
     for (int64_t e = 0; e < st->count; e++) {
       if (sel[e] < 0) continue;
       char *dst = (char *)out->data + sel[e] * b;
@@ -1085,6 +1094,8 @@ static const VmInstr *region_single_elementwise(const VmExec *x, const VmRegion 
   return op;
 }
 
+/* A one-instruction element-wise body runs its own kernel on the whole
+ * tensors; any other body is called per element. */
 int exec_map(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   uint32_t n = ins->n_in;
   int64_t count = out->type->count;
@@ -1098,7 +1109,7 @@ int exec_map(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   }
   Scratch s = {.x = x};
   RegionCall rc;
-  if (!kr_region_call_init(&rc, &s, x, ins, r)) return kr_scratch_fail(&s, "map");
+  if (!kr_region_call_init(&rc, &s, x, r)) return kr_scratch_fail(&s, "map");
   int ob = vm_elem_bytes(out->type->elem);
   int rcode = VM_OK;
   for (int64_t e = 0; e < count && rcode == VM_OK; e++) {

@@ -193,6 +193,7 @@ void kr_load_keys(int kind, int elem, const void *data, int64_t base, int64_t st
 
 #define CMP3(a, b) (((a) > (b)) - ((a) < (b)))
 
+/* Whether direction dir holds for a three-way comparison result cmp. */
 static int dir_holds(int dir, int cmp) {
   switch (dir) {
   case DIR_EQ: return cmp == 0;
@@ -229,6 +230,7 @@ double kr_bits_f64(int elem, uint64_t v) {
   return vm_float_bits_to_f64(elem, v);
 }
 
+/* Reinterpretations between storage bits and f32/f64 values. */
 static inline float bits_f32(uint64_t v) {
   float f;
   uint32_t u = (uint32_t)v;
@@ -401,39 +403,9 @@ static bool mini_compile_op(const VmFunc *fn, const VmInstr *ins, MiniOp *op) {
   }
 }
 
-/* The function whose code holds instruction site, or NULL. */
-static const VmFunc *enclosing_func(const VmExec *x, const VmInstr *site) {
-  const VmProgram *prog = vm_exec_program(x);
-  uintptr_t at = (uintptr_t)site;
-  for (uint32_t f = 0; f < prog->n_funcs; f++) {
-    const VmFunc *fn = &prog->funcs[f];
-    uintptr_t begin = (uintptr_t)fn->instrs;
-    if (at >= begin && at < begin + fn->n_instrs * sizeof(VmInstr) && (at - begin) % sizeof(VmInstr) == 0) return fn;
-  }
-  return NULL;
-}
-
-/* The bits of register reg at instruction site when a constant instruction
- * set it (function bodies are straight-line code: the last write before the
- * site holds). */
-static bool constant_at(const VmFunc *fn, const VmInstr *site, uint32_t reg, int bytes, uint64_t v[2]) {
-  for (size_t i = (size_t)(site - fn->instrs); i-- > 0;) {
-    const VmInstr *k = &fn->instrs[i];
-    for (uint32_t j = 0; j < k->n_out; j++) {
-      if (k->out[j] != reg) continue;
-      const VmField *f = &k->fields[0];
-      if (k->opcode != VM_OP_CONSTANT || f->flags & (VM_CONST_ELIDED | VM_CONST_NONE) || f->n < bytes) return false;
-      v[0] = v[1] = 0;
-      memcpy(v, f->data, (size_t)bytes);
-      return true;
-    }
-  }
-  return false;
-}
-
-/* Compiles region r of instruction site for kr_mini_run; false when some
- * instruction is not supported or a capture is not a known constant. */
-static bool mini_compile(const VmExec *x, const VmInstr *site, const VmRegion *r, Scratch *s, MiniProg *p) {
+/* Compiles region r for kr_mini_run, with the current
+ * values of its captures; false when some instruction is not supported. */
+static bool mini_compile(const VmExec *x, const VmRegion *r, Scratch *s, MiniProg *p) {
   const VmFunc *fn = vm_region_func(x, r);
   if (fn->n_regs > MINI_MAX_REGS || fn->n_params > fn->n_regs || fn->n_instrs == 0 || fn->n_params < r->ncaps)
     return false;
@@ -451,15 +423,10 @@ static bool mini_compile(const VmExec *x, const VmInstr *site, const VmRegion *r
   p->res_bytes = kr_scratch_get(s, p->nres, 1);
   p->caps = kr_scratch_get(s, p->ncaps, sizeof *p->caps);
   if (!p->ops || !p->arg_bytes || !p->res_bytes || !p->caps) return false;
-  if (p->ncaps) {
-    const VmFunc *outer = enclosing_func(x, site);
-    if (!outer) return false;
-    for (uint32_t i = 0; i < p->ncaps; i++) {
-      int bytes = vm_elem_bytes(fn->reg_types[p->nargs + i]->elem);
-      if (r->caps[i] >= outer->n_regs || !vm_type_equal(outer->reg_types[r->caps[i]], fn->reg_types[p->nargs + i]) ||
-          !constant_at(outer, site, r->caps[i], bytes, p->caps[i]))
-        return false;
-    }
+  for (uint32_t i = 0; i < p->ncaps; i++) {
+    int bytes = vm_elem_bytes(fn->reg_types[p->nargs + i]->elem);
+    p->caps[i][0] = p->caps[i][1] = 0;
+    memcpy(p->caps[i], vm_region_capture(x, r, i), (size_t)bytes);
   }
   for (uint32_t k = 0; k < p->nops; k++)
     if (!mini_compile_op(fn, &fn->instrs[k], &p->ops[k])) return false;
@@ -677,13 +644,13 @@ int64_t kr_bits_key_i64(int elem, uint64_t bits) {
 /* ------------------------------------------------------------------ */
 /* Generic region calls on scalars. */
 
-bool kr_region_call_init(RegionCall *rc, Scratch *s, VmExec *x, const VmInstr *site, const VmRegion *r) {
+bool kr_region_call_init(RegionCall *rc, Scratch *s, VmExec *x, const VmRegion *r) {
   rc->x = x;
   rc->r = r;
   rc->fn = vm_region_func(x, r);
   rc->nargs = (int)(rc->fn->n_params - r->ncaps);
   rc->nres = (int)rc->fn->n_results;
-  rc->mini = mini_compile(x, site, r, s, &rc->prog);
+  rc->mini = mini_compile(x, r, s, &rc->prog);
   rc->args = kr_scratch_get(s, rc->nargs, sizeof(VmTensor));
   rc->res = kr_scratch_get(s, rc->nres, sizeof(VmTensor));
   rc->res_store = kr_scratch_get(s, rc->nres, 16);

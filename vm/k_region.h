@@ -116,9 +116,9 @@ typedef struct RegionCall {
   MiniProg prog;
 } RegionCall;
 
-/* Prepares calls of region r of instruction site (scratch from s); false
+/* Prepares calls of region r of the executing instruction (scratch from s); false
  * when out of memory.  The region's results must be scalars. */
-bool kr_region_call_init(RegionCall *rc, Scratch *s, VmExec *x, const VmInstr *site, const VmRegion *r);
+bool kr_region_call_init(RegionCall *rc, Scratch *s, VmExec *x, const VmRegion *r);
 int kr_region_call(RegionCall *rc);
 
 /* Runs a compiled body: args[i].data are the arguments, results go to

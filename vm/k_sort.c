@@ -170,6 +170,7 @@ typedef struct SortCtx {
   int64_t base, stride;
 } SortCtx;
 
+/* The comparator on row elements a and b (a LessFn). */
 static int sort_less_region(void *ctx_, int64_t a, int64_t b) {
   SortCtx *ctx = ctx_;
   for (uint32_t i = 0; i < ctx->n; i++) {
@@ -223,6 +224,8 @@ static void sort_row_keys(SortCtx *ctx, int kind, const KeyFunction *kfn, int64_
   }
 }
 
+/* Sorts each row along dim: keyed (radix or merge sort) when the comparator
+ * is a strict order of per-element keys, else a merge sort calling it. */
 int exec_sort(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmType *t = in[0].type;
   uint32_t n = ins->n_in;
@@ -235,7 +238,7 @@ int exec_sort(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) 
   const VmRegion *r = &ins->fields[SORT_CMP].regions[0];
   Scratch s = {.x = x};
   SortCtx ctx = {.in = in, .n = n, .stride = stride};
-  if (!kr_region_call_init(&ctx.rc, &s, x, ins, r)) return kr_scratch_fail(&s, "sort");
+  if (!kr_region_call_init(&ctx.rc, &s, x, r)) return kr_scratch_fail(&s, "sort");
   /* Keyed sorting when the comparator is a strict order on per-element keys. */
   int dir = 0, cmp_type = 0, kind = KEYS_NONE;
   KeyFunction kf_store, *kfn = NULL;
@@ -338,6 +341,8 @@ static void top_k_insertion(const int64_t *keys, int64_t len, int64_t k, KeyI *t
   }
 }
 
+/* Per row: the k largest in total order (NaN above +inf), lower index first
+ * among equals. */
 int exec_top_k(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmType *t = in->type;
   int64_t k = vm_field_int(ins, 0), len = t->dims[t->rank - 1];

@@ -40,6 +40,10 @@ bool vm_type_is_scalar(const VmType *t);              /* rank-0 tensor */
  * vectorized path instead of calling the region per element. */
 int vm_region_binary_op(const VmExec *x, const VmRegion *r);
 
+/* The current value of capture i of region r of the executing instruction
+ * (its type is the region function's parameter nargs + i). */
+const void *vm_region_capture(const VmExec *x, const VmRegion *r, uint32_t i);
+
 #define OPC(id, name, nin, nout, fields, check, exec, flags, doc) \
   bool check(VmCheck *c);
 #include "vm/opcodes.def"
