@@ -79,6 +79,16 @@ bool tpub_elem_of(ElemKind k, TpubElem *out) {
   return false;
 }
 
+/* How deep tuples nest in t (0 for a tensor). */
+static int tuple_depth(const Type *t) {
+  int d = 0;
+  for (int i = 0; t->kind == TY_TUPLE && i < t->ninputs; i++) {
+    int m = tuple_depth(t->inputs[i]);
+    if (m > d) d = m;
+  }
+  return t->kind == TY_TUPLE ? d + 1 : 0;
+}
+
 uint32_t emit_type(Emitter *e, const Type *t, const Op *where) {
   void **slot = table_get(&e->type_index, t, 0);
   if (slot) return (uint32_t)(uintptr_t)*slot - 1;
@@ -87,7 +97,7 @@ uint32_t emit_type(Emitter *e, const Type *t, const Op *where) {
     rec.kind = TPUB_TY_TOKEN;
   } else if (t->kind == TY_TUPLE) {
     int64_t members[256];
-    if (t->ninputs > 256) goto unsupported;
+    if (t->ninputs > 256 || tuple_depth(t) > TPUB_MAX_TUPLE_NESTING) goto unsupported;
     for (int i = 0; i < t->ninputs; i++) {
       uint32_t m = emit_type(e, t->inputs[i], where);
       if (m == UINT32_MAX) return UINT32_MAX;

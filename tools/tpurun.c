@@ -121,6 +121,10 @@ static bool ends_with(const char *s, const char *suffix) {
 
 /* Prints or writes the results as --output asks. */
 static int emit_results(const Options *o, const VmFunc *fn, VmValue *res) {
+  if ((uint32_t)o->noutputs > fn->n_results) {
+    fprintf(stderr, "tpurun: %d --output given, @%s has %u results\n", o->noutputs, fn->name, fn->n_results);
+    return EXIT_USAGE;
+  }
   for (uint32_t i = 0; i < fn->n_results; i++) {
     const char *spec = (int)i < o->noutputs ? o->outputs[i] : (o->noutputs ? NULL : "-");
     if (!spec) continue;

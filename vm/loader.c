@@ -190,7 +190,8 @@ static bool load_types(Loader *l) {
   const TpubType *rec = (const TpubType *)(l->bytes + l->sec[TPUB_SEC_TYPES]->offset);
   uint32_t n = l->sec[TPUB_SEC_TYPES]->count;
   VmType *types = pool_alloc(&l->prog->pool, sizeof(VmType) * (n + 1));
-  if (!types) return fail(l, "out of memory");
+  uint8_t *nesting = pool_alloc(&l->prog->pool, n + 1u); /* tuple depth of each type */
+  if (!types || !nesting) return fail(l, "out of memory");
   for (uint32_t i = 0; i < n; i++) {
     VmType *t = &types[i];
     t->kind = rec[i].kind;
@@ -203,7 +204,10 @@ static bool load_types(Loader *l) {
         int64_t ti = l->ints[rec[i].dims + k];
         if (ti < 0 || (uint64_t)ti >= i) return fail(l, "type %u: member %u is not an earlier type", i, k);
         m[k] = &types[ti];
+        if (nesting[ti] + 1 > nesting[i]) nesting[i] = nesting[ti] + 1;
       }
+      if (nesting[i] > TPUB_MAX_TUPLE_NESTING)
+        return fail(l, "type %u: tuples nest deeper than %d", i, TPUB_MAX_TUPLE_NESTING);
       t->nmembers = rec[i].rank;
       t->members = m;
       continue;
@@ -438,11 +442,13 @@ static bool check_liveness(Loader *l, const VmFunc *fn) {
 }
 
 /* The call graph (calls and regions) must be acyclic and at most
- * TPUB_MAX_CALL_DEPTH deep.  depth[f]: 0 unvisited, -1 in progress. */
-static bool check_calls(Loader *l, uint32_t f, int *depth) {
+ * TPUB_MAX_CALL_DEPTH deep.  depth[f]: 0 unvisited, -1 in progress; level
+ * bounds this recursion itself. */
+static bool check_calls(Loader *l, uint32_t f, int *depth, int level) {
   const VmFunc *fn = &l->prog->pub.funcs[f];
   if (depth[f] == -1) return fail(l, "function %s calls itself (recursion is not allowed)", fn->name);
   if (depth[f] > 0) return true;
+  if (level > TPUB_MAX_CALL_DEPTH) return fail(l, "calls nest deeper than %d", TPUB_MAX_CALL_DEPTH);
   depth[f] = -1;
   int d = 1;
   VmOpInfo info;
@@ -453,7 +459,7 @@ static bool check_calls(Loader *l, uint32_t f, int *depth) {
       if (info.field_kind[k] != 'r' && info.field_kind[k] != 'R') continue;
       for (int64_t j = 0; j < ins->fields[k].n; j++) {
         uint32_t g = ins->fields[k].regions[j].func;
-        if (!check_calls(l, g, depth)) return false;
+        if (!check_calls(l, g, depth, level + 1)) return false;
         if (depth[g] + 1 > d) d = depth[g] + 1;
       }
     }
@@ -525,7 +531,7 @@ static bool load_funcs(Loader *l) {
   int *depth = calloc(n + 1, sizeof(int));
   if (!depth) return fail(l, "out of memory");
   bool ok = true;
-  for (uint32_t i = 0; i < n && ok; i++) ok = check_calls(l, i, depth);
+  for (uint32_t i = 0; i < n && ok; i++) ok = check_calls(l, i, depth, 1);
   free(depth);
   return ok;
 }

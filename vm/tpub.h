@@ -25,6 +25,7 @@
 #define TPUB_FORMAT_VERSION 1
 #define TPUB_MAX_RANK 16     /* deeper tensors are refused by the loader */
 #define TPUB_MAX_CALL_DEPTH 256
+#define TPUB_MAX_TUPLE_NESTING 64 /* tuples of tuples, at most this deep */
 
 /* Element types: ID, name, bits, storage bytes, class.  Integers are stored
  * in the smallest byte container, sign-extended (signless/signed) or

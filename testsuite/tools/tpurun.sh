@@ -38,6 +38,8 @@ expect_status 1 "$TPURUN" "$TMP/f.tpub" --input=3x2xf32=1,2,3,4,5,6 --input=f32=
 expect_status 1 "$TPURUN" "$TMP/f.tpub" --input=2x2xf32=1,2,3 --input=f32=1
 expect_status 1 "$TPURUN" "$TMP/f.tpub" --function=twice --input=3xi8=1,2,300; expect_in "$TMP/err" "out of range"
 expect_status 1 "$TPURUN" "$TMP/f.tpub" --input=2x2xf32=1,2,3,4; expect_in "$TMP/err" "takes 2 arguments"
+expect_status 1 "$TPURUN" "$TMP/f.tpub" --input=2x2xf32=1,2,3,4 --input=f32=1 --output=- --output=- --output=-
+expect_in "$TMP/err" "3 --output given, @main has 2 results"
 # random inputs are seeded: the same seed gives the same bits.
 "$TPURUN" "$TMP/f.tpub" --input=random:3 --input=random:4 > "$TMP/r1" || fail "random run failed"
 "$TPURUN" "$TMP/f.tpub" --input=random:3 --input=random:4 > "$TMP/r2" || fail "random run failed"

@@ -240,11 +240,41 @@ static void test_allocation_failures(void **state) {
   free(img);
 }
 
+/* A chain of n functions, each calling the next: deeper than the VM's call
+ * limit is refused by the loader (before it could recurse that deep). */
+static void test_call_depth_limit(void **state) {
+  (void)state;
+  for (int n = 200; n <= 5000; n += 4800) {
+    size_t cap = (size_t)n * 200 + 256, len = 0;
+    char *text = malloc(cap);
+    for (int i = 0; i < n; i++)
+      len += (size_t)snprintf(text + len, cap - len,
+                              "func.func %s@f%d(%%a: tensor<f32>) -> tensor<f32> {\n"
+                              "  %%0 = call @f%d(%%a) : (tensor<f32>) -> tensor<f32>\n  return %%0 : tensor<f32>\n}\n",
+                              i ? "private " : "", i, i + 1);
+    snprintf(text + len, cap - len, "func.func private @f%d(%%a: tensor<f32>) -> tensor<f32> {\n  return %%a : tensor<f32>\n}\n", n);
+    size_t size;
+    uint8_t *img = compile_text(text, &size);
+    char err[256] = "";
+    VmProgram *p = vm_program_load(img, size, err, sizeof err);
+    if (n < 256) {
+      if (!p) fail_msg("a %d-deep call chain was refused: %s", n, err);
+      vm_program_free(p);
+    } else {
+      assert_null(p);
+      assert_non_null(strstr(err, "calls nest deeper than 256"));
+    }
+    free(img);
+    free(text);
+  }
+}
+
 int run_bytecode_tests(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),        cmocka_unit_test(test_deterministic),
       cmocka_unit_test(test_truncated),         cmocka_unit_test(test_corrupted_header),
       cmocka_unit_test(test_every_byte_flip),   cmocka_unit_test(test_allocation_failures),
+      cmocka_unit_test(test_call_depth_limit),
   };
   return cmocka_run_group_tests_name("bytecode", tests, NULL, NULL);
 }
