@@ -1,8 +1,11 @@
 /* The bytecode round trip: lowering, determinism, the loader's refusal of
  * truncated, corrupted and hostile images, and the VM's accounted memory. */
+#include <math.h>
 #include <xxhash.h>
 
 #include "backend/backend.h"
+#include "backend/emit.h"
+#include "vm/dtype.h"
 #include "testsuite/unit/unit_tests.h"
 #include "vm/vm.h"
 
@@ -269,12 +272,39 @@ static void test_call_depth_limit(void **state) {
   }
 }
 
+/* The compiler's float codecs (ir/elem.c, used for constants) and the VM's
+ * (vm/dtype.c, used when computing) are two copies, because the VM may not
+ * link the IR: they must agree on every bit pattern of every float kind up
+ * to 16 bits, and on rounding a spread of doubles into each kind. */
+static void test_codecs_agree(void **state) {
+  (void)state;
+  for (int k = 0; k < ELEM_COUNT; k++) {
+    TpubElem e;
+    if (!elem_is_float((ElemKind)k) || !tpub_elem_of((ElemKind)k, &e)) continue;
+    int bits = elem_bits((ElemKind)k);
+    if (bits <= 16)
+      for (uint64_t b = 0; b < (1ull << bits); b++) {
+        double x = float_bits_to_double((ElemKind)k, b), y = vm_float_bits_to_f64(e, b);
+        if (!(x == y || (x != x && y != y)) || (x == 0 && signbit(x) != signbit(y)))
+          fail_msg("%s bits 0x%llx: ir %g, vm %g", elem_name((ElemKind)k), (unsigned long long)b, x, y);
+      }
+    uint64_t seed = 12345;
+    for (int i = 0; i < 200000; i++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      double d = ldexp((double)(int64_t)(seed >> 11) / (double)(1ull << 52), (int)((seed >> 3) % 80) - 40);
+      uint64_t x = double_to_float_bits((ElemKind)k, d), y = vm_f64_to_float_bits(e, d);
+      if (x != y) fail_msg("%s from %.17g: ir 0x%llx, vm 0x%llx", elem_name((ElemKind)k), d, (unsigned long long)x,
+                           (unsigned long long)y);
+    }
+  }
+}
+
 int run_bytecode_tests(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),        cmocka_unit_test(test_deterministic),
       cmocka_unit_test(test_truncated),         cmocka_unit_test(test_corrupted_header),
       cmocka_unit_test(test_every_byte_flip),   cmocka_unit_test(test_allocation_failures),
-      cmocka_unit_test(test_call_depth_limit),
+      cmocka_unit_test(test_call_depth_limit),  cmocka_unit_test(test_codecs_agree),
   };
   return cmocka_run_group_tests_name("bytecode", tests, NULL, NULL);
 }
