@@ -37,7 +37,7 @@ obj          = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 TPUCC_LIBS  := $(call lib,frontend cache backend passes ir)
 TPURUN_LIBS := $(call lib,frontend cache backend passes vm ir)
 UNIT_LIBS   := $(call lib,$(LIBDIRS))
-UNIT_SRCS   := $(wildcard testsuite/unit/*.c)
+UNIT_SRCS   := $(wildcard testsuite/unit/*.c) testsuite/fuzz/fuzz_loader.c
 
 PROGRAMS := $(BUILD)/tpucc $(if $(wildcard tools/tpurun.c),$(BUILD)/tpurun)
 

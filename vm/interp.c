@@ -601,8 +601,9 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32
       regs[ins->kill[k]] = NULL;
     }
   }
-  if (rc != VM_OK)
-    for (uint32_t r = 0; r < fn->n_regs; r++) buf_release(x, regs[r]);
+  /* Registers still live (after a trap, or in a file whose kill lists
+   * leave some) are released here; results hold their own references. */
+  for (uint32_t r = 0; r < fn->n_regs; r++) buf_release(x, regs[r]);
   free(regs);
   x->regs = saved_regs;
   x->func = saved_func;

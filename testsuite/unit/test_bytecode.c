@@ -1,5 +1,6 @@
 /* The bytecode round trip: lowering, determinism, the loader's refusal of
  * truncated, corrupted and hostile images, and the VM's accounted memory. */
+#include <dirent.h>
 #include <math.h>
 #include <xxhash.h>
 
@@ -299,12 +300,40 @@ static void test_codecs_agree(void **state) {
   }
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Every input the loader fuzzer ever found a bug with, through the fuzz
+ * harness itself (testsuite/fuzz/fuzz_loader.c, linked in): under `make
+ * sanitize` a crash, UB or leak fails the run. */
+static void test_loader_fuzz_regressions(void **state) {
+  (void)state;
+  static const char dir[] = "testsuite/fuzz/loader-regressions";
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  int n = 0;
+  for (struct dirent *ent; (ent = readdir(d));) {
+    if (ent->d_name[0] == '.') continue;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    uint8_t buf[1 << 16];
+    size_t len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    assert_int_equal(LLVMFuzzerTestOneInput(buf, len), 0);
+    n++;
+  }
+  closedir(d);
+  assert_true(n > 0);
+}
+
 int run_bytecode_tests(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),        cmocka_unit_test(test_deterministic),
       cmocka_unit_test(test_truncated),         cmocka_unit_test(test_corrupted_header),
       cmocka_unit_test(test_every_byte_flip),   cmocka_unit_test(test_allocation_failures),
       cmocka_unit_test(test_call_depth_limit),  cmocka_unit_test(test_codecs_agree),
+      cmocka_unit_test(test_loader_fuzz_regressions),
   };
   return cmocka_run_group_tests_name("bytecode", tests, NULL, NULL);
 }
