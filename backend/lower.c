@@ -344,17 +344,16 @@ static void finish_func(FuncBuilder *fb, uint32_t index, const char *name, uint3
   for (uint32_t r = 0; r < fb->nregs && fb->ninstrs; r++) kills[fill[last[r] >= 0 ? last[r] : def[r]]++] = r;
   free(fill);
   uint32_t code_start = (uint32_t)(e->code.n / sizeof(uint32_t));
-  VmOpInfo info;
   for (uint32_t i = 0; i < fb->ninstrs; i++) {
     Instr *in = &fb->instrs[i];
-    vm_op_describe(in->opcode, &info);
+    unsigned opflags = vm_op_rows[in->opcode].flags;
     uint32_t flagsw = 0;
-    if ((info.flags & VMF_UPDATE) && in->nin > 0 && in->nout > 0 && last[in->in[0]] == (int64_t)i &&
+    if ((opflags & VMF_UPDATE) && in->nin > 0 && in->nout > 0 && last[in->in[0]] == (int64_t)i &&
         fb->reg_types[in->in[0]] == fb->reg_types[in->out[0]]) {
       bool twice = false; /* an operand passed twice must not be overwritten */
       for (uint32_t k = 1; k < in->nuse; k++) twice |= in->use[k] == in->in[0];
       if (!twice) flagsw = TPUB_INSTR_INPLACE;
-    } else if ((info.flags & VMF_ELEMENTWISE) && in->nout == 1) {
+    } else if ((opflags & VMF_ELEMENTWISE) && in->nout == 1) {
       const TpubType *ot = (const TpubType *)e->types.p + fb->reg_types[in->out[0]];
       for (uint32_t k = 0; k < in->nin && k < 128; k++) {
         const TpubType *it = (const TpubType *)e->types.p + fb->reg_types[in->in[k]];

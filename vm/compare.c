@@ -51,21 +51,7 @@ static int64_t monotone(int elem, uint64_t bits) {
 /* ULP distance of two real float encodings of type elem. */
 static uint64_t ulp_distance(int elem, uint64_t a, uint64_t b) {
   if (a == b) return 0;
-  double va, vb;
-  if (elem == TPUB_F32) {
-    float fa, fb;
-    uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
-    memcpy(&fa, &ua, sizeof fa);
-    memcpy(&fb, &ub, sizeof fb);
-    va = fa;
-    vb = fb;
-  } else if (elem == TPUB_F64) {
-    memcpy(&va, &a, sizeof va);
-    memcpy(&vb, &b, sizeof vb);
-  } else {
-    va = vm_float_bits_to_f64(elem, a);
-    vb = vm_float_bits_to_f64(elem, b);
-  }
+  double va = vm_float_bits_to_f64(elem, a), vb = vm_float_bits_to_f64(elem, b);
   if (isnan(va) || isnan(vb)) return isnan(va) && isnan(vb) ? 0 : ULP_INFINITE;
   if (isinf(va) || isinf(vb)) return va == vb ? 0 : ULP_INFINITE;
   return abs_distance_i64(monotone(elem, a), monotone(elem, b));

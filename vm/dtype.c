@@ -43,16 +43,6 @@ int vm_elem_complex_part(int elem) { return elem == TPUB_C128 ? TPUB_F64 : TPUB_
 /* ------------------------------------------------------------------ */
 /* f16, bf16 <-> f32 (the hot conversions: branch-light bit arithmetic). */
 
-static inline uint32_t f32_bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
-static inline float bits_f32(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
 
 float vm_f16_to_f32(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
@@ -60,20 +50,20 @@ float vm_f16_to_f32(uint16_t h) {
   uint32_t bits;
   if (em >= 0x7c00u) bits = 0x7f800000u | ((em & 0x3ffu) << 13);
   else if (em >= 0x400u) bits = (em << 13) + ((127u - 15u) << 23);
-  else bits = f32_bits((float)em * 0x1p-24f);
-  return bits_f32(bits | sign);
+  else bits = vm_f32_bits((float)em * 0x1p-24f);
+  return vm_bits_f32(bits | sign);
 }
 
 /* Round to nearest even (F. Giesen's float_to_half_fast3_rtne). */
 uint16_t vm_f32_to_f16(float f) {
-  uint32_t x = f32_bits(f);
+  uint32_t x = vm_f32_bits(f);
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t ax = x & 0x7fffffffu;
   uint32_t o;
   if (ax >= 0x47800000u) { /* >= 2^16: inf, or NaN (kept quiet with its payload) */
     o = ax > 0x7f800000u ? 0x7e00u | ((ax >> 13) & 0x3ffu) : 0x7c00u;
   } else if (ax < 0x38800000u) { /* below 2^-14: subnormal, rounded by the FPU */
-    o = f32_bits(bits_f32(ax) + 0.5f) - 0x3f000000u;
+    o = vm_f32_bits(vm_bits_f32(ax) + 0.5f) - 0x3f000000u;
   } else {
     uint32_t mant_odd = (ax >> 13) & 1u;
     ax += ((uint32_t)(15 - 127) << 23) + 0xfffu + mant_odd;
@@ -82,10 +72,10 @@ uint16_t vm_f32_to_f16(float f) {
   return (uint16_t)(o | sign);
 }
 
-float vm_bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
+float vm_bf16_to_f32(uint16_t h) { return vm_bits_f32((uint32_t)h << 16); }
 
 uint16_t vm_f32_to_bf16(float f) {
-  uint32_t x = f32_bits(f);
+  uint32_t x = vm_f32_bits(f);
   if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
   return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
@@ -139,12 +129,8 @@ static uint64_t max_finite_bits(const FloatFormat *f) {
 
 double vm_float_bits_to_f64(int elem, uint64_t bits) {
   switch (elem) {
-  case TPUB_F64: {
-    double d;
-    memcpy(&d, &bits, 8);
-    return d;
-  }
-  case TPUB_F32: return bits_f32((uint32_t)bits);
+  case TPUB_F64: return vm_bits_f64(bits);
+  case TPUB_F32: return vm_bits_f32((uint32_t)bits);
   case TPUB_F16: return vm_f16_to_f32((uint16_t)bits);
   case TPUB_BF16: return vm_bf16_to_f32((uint16_t)bits);
   default: break;
@@ -182,7 +168,7 @@ uint64_t vm_f64_to_float_bits(int elem, double v) {
     memcpy(&b, &v, 8);
     return b;
   }
-  case TPUB_F32: return f32_bits((float)v);
+  case TPUB_F32: return vm_f32_bits((float)v);
   default: break;
   }
   FloatFormat f;
@@ -297,7 +283,7 @@ uint64_t vm_int_to_float_bits(int elem, int64_t v, bool is_unsigned) {
     memcpy(&b, &d, 8);
     return b;
   }
-  if (elem == TPUB_F32) return f32_bits(is_unsigned ? (float)(uint64_t)v : (float)v);
+  if (elem == TPUB_F32) return vm_f32_bits(is_unsigned ? (float)(uint64_t)v : (float)v);
   return vm_f64_to_float_bits(elem, int_to_f64_odd(v, is_unsigned));
 }
 

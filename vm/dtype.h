@@ -6,6 +6,29 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+
+/* Bit patterns of f32 and f64 values, and back. */
+static inline uint32_t vm_f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+static inline float vm_bits_f32(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline uint64_t vm_f64_bits(double d) {
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return u;
+}
+static inline double vm_bits_f64(uint64_t u) {
+  double d;
+  memcpy(&d, &u, 8);
+  return d;
+}
 
 float vm_f16_to_f32(uint16_t h);
 uint16_t vm_f32_to_f16(float f); /* round to nearest even */

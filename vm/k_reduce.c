@@ -88,12 +88,9 @@ typedef struct FoldOps {
 
 /* f rounded to the nearest bf16 (ties to even), kept in f32. */
 static inline float round_to_bf16(float f) {
-  uint32_t u, r;
-  memcpy(&u, &f, 4);
-  r = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+  uint32_t u = vm_f32_bits(f), r = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
   if ((u & 0x7fffffffu) > 0x7f800000u) r = u; /* NaN: kept, quieted on the final store */
-  memcpy(&f, &r, 4);
-  return f;
+  return vm_bits_f32(r);
 }
 
 /* f rounded to the nearest f16, kept in f32. */

@@ -215,46 +215,7 @@ static int64_t mini_signed(int bytes, uint64_t v) {
   }
 }
 
-double kr_bits_f64(int elem, uint64_t v) {
-  if (elem == TPUB_F32) {
-    float f;
-    uint32_t u = (uint32_t)v;
-    memcpy(&f, &u, 4);
-    return f;
-  }
-  if (elem == TPUB_F64) {
-    double d;
-    memcpy(&d, &v, 8);
-    return d;
-  }
-  return vm_float_bits_to_f64(elem, v);
-}
 
-/* Reinterpretations between storage bits and f32/f64 values. */
-static inline float bits_f32(uint64_t v) {
-  float f;
-  uint32_t u = (uint32_t)v;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
-static inline double bits_f64(uint64_t v) {
-  double d;
-  memcpy(&d, &v, 8);
-  return d;
-}
-
-static inline uint64_t f32_bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
-
-static inline uint64_t f64_bits(double d) {
-  uint64_t u;
-  memcpy(&u, &d, 8);
-  return u;
-}
 
 /* What a compiled instruction does. */
 enum MiniCode {
@@ -486,17 +447,17 @@ void kr_mini_run(const MiniProg *p, const VmTensor *args, VmTensor *res, uint32_
       break;
     }
     case MC_CMP_F32: {
-      float x = bits_f32(a), y = bits_f32(b);
+      float x = vm_bits_f32(a), y = vm_bits_f32(b);
       r0 = x != x || y != y ? op->dir == DIR_NE : (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
       break;
     }
     case MC_CMP_F64: {
-      double x = bits_f64(a), y = bits_f64(b);
+      double x = vm_bits_f64(a), y = vm_bits_f64(b);
       r0 = x != x || y != y ? op->dir == DIR_NE : (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
       break;
     }
     case MC_CMP_FLOAT: {
-      double x = kr_bits_f64(op->elem, a), y = kr_bits_f64(op->elem, b);
+      double x = vm_float_bits_to_f64(op->elem, a), y = vm_float_bits_to_f64(op->elem, b);
       r0 = x != x || y != y ? op->dir == DIR_NE : (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
       break;
     }
@@ -526,12 +487,12 @@ void kr_mini_run(const MiniProg *p, const VmTensor *args, VmTensor *res, uint32_
     }
     case MC_MAX_U: r0 = a > b ? a : b; break;
     case MC_MIN_U: r0 = a < b ? a : b; break;
-    case MC_ADD_F32: r0 = f32_bits(bits_f32(a) + bits_f32(b)); break;
-    case MC_SUB_F32: r0 = f32_bits(bits_f32(a) - bits_f32(b)); break;
-    case MC_MUL_F32: r0 = f32_bits(bits_f32(a) * bits_f32(b)); break;
-    case MC_ADD_F64: r0 = f64_bits(bits_f64(a) + bits_f64(b)); break;
-    case MC_SUB_F64: r0 = f64_bits(bits_f64(a) - bits_f64(b)); break;
-    case MC_MUL_F64: r0 = f64_bits(bits_f64(a) * bits_f64(b)); break;
+    case MC_ADD_F32: r0 = vm_f32_bits(vm_bits_f32(a) + vm_bits_f32(b)); break;
+    case MC_SUB_F32: r0 = vm_f32_bits(vm_bits_f32(a) - vm_bits_f32(b)); break;
+    case MC_MUL_F32: r0 = vm_f32_bits(vm_bits_f32(a) * vm_bits_f32(b)); break;
+    case MC_ADD_F64: r0 = vm_f64_bits(vm_bits_f64(a) + vm_bits_f64(b)); break;
+    case MC_SUB_F64: r0 = vm_f64_bits(vm_bits_f64(a) - vm_bits_f64(b)); break;
+    case MC_MUL_F64: r0 = vm_f64_bits(vm_bits_f64(a) * vm_bits_f64(b)); break;
     case MC_WORD0: r0 = a; break;
     case MC_WORD1: r0 = reg[op->a][1]; break;
     case MC_LO32: r0 = a & 0xffffffffu; break;

@@ -77,9 +77,9 @@ int kr_key_kind(int elem, int cmp_type);
 /* Keys of n elements at base + t * stride (t < n) into ikeys or fkeys. */
 void kr_load_keys(int kind, int elem, const void *data, int64_t base, int64_t stride, int64_t n, int64_t *ikeys,
                   double *fkeys);
-/* The KEYS_I64 / KEYS_F64 key of an element's storage bits. */
+/* The KEYS_I64 key of an element's storage bits (the KEYS_F64 key is
+ * vm_float_bits_to_f64). */
 int64_t kr_bits_key_i64(int elem, uint64_t bits);
-double kr_bits_f64(int elem, uint64_t bits);
 
 /* compare(a, b) with direction dir on keys. */
 #define KEY_COMPARE(dir, a, b)                                                                                         \

@@ -218,7 +218,7 @@ static void sort_row_keys(SortCtx *ctx, int kind, const KeyFunction *kfn, int64_
     point_args_at(ctx, t);
     kr_mini_run(&ctx->rc.prog, ctx->rc.args, NULL, kfn->reg, &bits);
     if (kind == KEYS_F64)
-      fkeys[t] = kr_bits_f64(kfn->elem, bits);
+      fkeys[t] = vm_float_bits_to_f64(kfn->elem, bits);
     else
       ikeys[t] = kr_bits_key_i64(kfn->elem, bits);
   }

@@ -83,24 +83,8 @@ bool vm_io_parse_float(int elem, const char *text, size_t len, uint64_t *bits) {
   return end == buf + len;
 }
 
-/* The value of float bits of any real float type. */
-static double float_value(int elem, uint64_t bits) {
-  if (elem == TPUB_F32) {
-    uint32_t u = (uint32_t)bits;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-  }
-  if (elem == TPUB_F64) {
-    double d;
-    memcpy(&d, &bits, sizeof d);
-    return d;
-  }
-  return vm_float_bits_to_f64(elem, bits);
-}
-
 void vm_io_format_float(char buf[VM_ELEM_TEXT_MAX], int elem, uint64_t bits) {
-  double v = float_value(elem, bits);
+  double v = vm_float_bits_to_f64(elem, bits);
   if (isnan(v)) {
     strcpy(buf, "nan");
     return;

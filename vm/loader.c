@@ -344,6 +344,7 @@ static bool decode_fields(Loader *l, const VmFunc *fn, VmInstr *ins, const VmOpI
   }
   if (w != end) return fail(l, "%td extra attribute words", end - w);
   ins->fields = fields;
+  ins->nfields = (uint32_t)info->nfields;
   return true;
 }
 
@@ -419,12 +420,11 @@ static bool check_liveness(Loader *l, const VmFunc *fn) {
   for (uint32_t r = 0; r < fn->n_params; r++) live[r] = 1;
   for (uint32_t i = 0; i < fn->n_instrs && ok; i++) {
     const VmInstr *ins = &fn->instrs[i];
-    VmOpInfo info;
-    vm_op_describe(ins->opcode, &info);
     for (uint32_t k = 0; k < ins->n_in && ok; k++)
       if (!live[ins->in[k]]) ok = fail(l, "pc %u: operand register %u is not live", ins->pc, ins->in[k]);
-    for (int f = 0; f < info.nfields && ok; f++)
-      for (int64_t k = 0; (info.field_kind[f] == 'r' || info.field_kind[f] == 'R') && k < ins->fields[f].n && ok; k++)
+    /* Only region fields have regions. */
+    for (uint32_t f = 0; f < ins->nfields && ok; f++)
+      for (int64_t k = 0; ins->fields[f].regions && k < ins->fields[f].n && ok; k++)
         for (uint32_t c = 0; c < ins->fields[f].regions[k].ncaps && ok; c++)
           if (!live[ins->fields[f].regions[k].caps[c]]) ok = fail(l, "pc %u: captured register is not live", ins->pc);
     for (uint32_t k = 0; k < ins->n_out && ok; k++) {
@@ -451,12 +451,10 @@ static bool check_calls(Loader *l, uint32_t f, int *depth, int level) {
   if (level > TPUB_MAX_CALL_DEPTH) return fail(l, "calls nest deeper than %d", TPUB_MAX_CALL_DEPTH);
   depth[f] = -1;
   int d = 1;
-  VmOpInfo info;
   for (uint32_t i = 0; i < fn->n_instrs; i++) {
     const VmInstr *ins = &fn->instrs[i];
-    vm_op_describe(ins->opcode, &info);
-    for (int k = 0; k < info.nfields; k++) {
-      if (info.field_kind[k] != 'r' && info.field_kind[k] != 'R') continue;
+    for (uint32_t k = 0; k < ins->nfields; k++) {
+      if (!ins->fields[k].regions) continue;
       for (int64_t j = 0; j < ins->fields[k].n; j++) {
         uint32_t g = ins->fields[k].regions[j].func;
         if (!check_calls(l, g, depth, level + 1)) return false;

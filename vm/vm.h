@@ -106,6 +106,7 @@ typedef struct VmInstr {
   const uint32_t *in, *out, *kill; /* registers */
   uint32_t loc;                    /* index into VmProgram.locs */
   const VmField *fields;           /* one per field of the opcode (vm/opinfo.h) */
+  uint32_t nfields;
   uint32_t pc;                     /* word offset in the function, for messages */
 } VmInstr;
 
