@@ -138,9 +138,12 @@ const Attr *op_attr(const Op *op, const char *name) {
 }
 
 void op_set_attr(Context *c, Op *op, const char *name, Attr *value) {
+  /* Copy on write: clones share their attribute array (ir/rewrite.c). */
   for (int i = 0; i < op->nattrs; i++)
     if (strcmp(op->attrs[i].name, name) == 0) {
-      op->attrs[i].value = value;
+      NamedAttr *copy = arena_dup(&c->arena, op->attrs, sizeof(NamedAttr) * (size_t)op->nattrs);
+      copy[i].value = value;
+      op->attrs = copy;
       return;
     }
   NamedAttr *na = arena_alloc(&c->arena, sizeof(NamedAttr) * (size_t)(op->nattrs + 1));
@@ -149,6 +152,15 @@ void op_set_attr(Context *c, Op *op, const char *name, Attr *value) {
   Attr *d = attr_dict(c, op->nattrs + 1, na);
   op->attrs = d->u.dict.items;
   op->nattrs = d->u.dict.n;
+}
+
+void op_remove_attr(Context *c, Op *op, const char *name) {
+  NamedAttr *na = arena_alloc(&c->arena, sizeof(NamedAttr) * (size_t)(op->nattrs ? op->nattrs : 1));
+  int n = 0;
+  for (int i = 0; i < op->nattrs; i++)
+    if (strcmp(op->attrs[i].name, name) != 0) na[n++] = op->attrs[i];
+  op->attrs = na;
+  op->nattrs = n;
 }
 
 Block *op_body(const Op *op) {

@@ -429,9 +429,39 @@ Block *block_create(Context *c, Region *parent, int nargs, Type **arg_types);
 void region_add_block(Context *c, Region *r, Block *b);
 const Attr *op_attr(const Op *op, const char *name); /* NULL if absent */
 void op_set_attr(Context *c, Op *op, const char *name, Attr *value);
+void op_remove_attr(Context *c, Op *op, const char *name);
 Block *op_body(const Op *op); /* first block of region 0, or NULL */
 const char *op_symbol_name(const Op *op); /* sym_name of a func/module */
 Op *module_lookup_func(const Module *m, const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Rewriting (ir/rewrite.c): what passes use to change the IR.  Use lists
+ * stay exact. */
+int value_num_uses(const Value *v);
+bool op_results_unused(const Op *op);
+void value_replace_all_uses(Context *c, Value *from, Value *to);
+void op_unlink(Op *op);                    /* detach from its block (uses kept) */
+void op_insert_before(Op *before, Op *op); /* op must be detached */
+void op_insert_after(Op *after, Op *op);
+void op_erase(Op *op); /* unlink and drop its uses; its results must be unused */
+/* An op with one result (or none when result_type is NULL), not inserted. */
+Op *op_build(Context *c, OpKind kind, Loc loc, int noperands, Value **operands, Type *result_type, int nattrs,
+             NamedAttr *attrs);
+
+/* Value -> value map (open addressing, arena memory) for cloning. */
+typedef struct ValueMapEntry {
+  const Value *from;
+  Value *to;
+} ValueMapEntry;
+typedef struct ValueMap {
+  ValueMapEntry *entries;
+  size_t cap, count;
+} ValueMap;
+void value_map_put(Context *c, ValueMap *m, const Value *from, Value *to);
+Value *value_map_get(const ValueMap *m, const Value *from); /* NULL if absent */
+/* Deep copies; operands found in m are replaced, new values are added to m. */
+Op *op_clone(Context *c, const Op *op, ValueMap *m);
+void region_clone_into(Context *c, const Region *from, Region *to, ValueMap *m);
 
 /* ------------------------------------------------------------------ */
 /* Diagnostics. */

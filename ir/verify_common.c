@@ -76,7 +76,7 @@ void verify_op_rules(Context *c, Op *op) {
   case OP_CHLO_TOP_K: case OP_CHLO_SCAN: case OP_CHLO_RAGGED_DOT:
   case OP_CHECK_EXPECT_EQ: case OP_CHECK_EXPECT_EQ_CONST: case OP_CHECK_EXPECT_ALMOST_EQ:
   case OP_CHECK_EXPECT_ALMOST_EQ_CONST: case OP_CHECK_EXPECT_CLOSE:
-  case OP_CHECK_EXPECT_SERIALIZED_EQ: case OP_INTERPRETER_PROBE:
+  case OP_CHECK_EXPECT_SERIALIZED_EQ: case OP_INTERPRETER_PROBE: case OP_TPU_FUSION: case OP_TPU_YIELD:
     verify_control_rules(c, op);
     return;
 

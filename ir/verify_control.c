@@ -565,6 +565,46 @@ static bool func_signature(const Op *f, int *nin, Type *const **in, int *nout, T
   return false;
 }
 
+/* tpu.fusion: block arguments match the operands, tpu.yield the results,
+ * and `kind` names one of XLA's fusion kinds. */
+static void verify_fusion(Context *c, Op *op) {
+  static const char *const kinds[] = {"loop", "input", "output", "multi_output"};
+  const Attr *kind = op_attr(op, "kind");
+  bool known = false;
+  for (size_t i = 0; kind && kind->kind == ATTR_STRING && i < sizeof kinds / sizeof kinds[0]; i++)
+    known |= strcmp(kind->u.str.s, kinds[i]) == 0;
+  if (!known) op_error(c, op, "requires attribute 'kind', one of \"loop\", \"input\", \"output\", \"multi_output\"");
+  Block *b = vo_region_block(op, 0);
+  if (!b) return;
+  if (b->nargs != op->noperands) {
+    op_error(c, op, "region takes %d argument(s) but the op has %d operand(s)", b->nargs, op->noperands);
+    return;
+  }
+  for (int i = 0; i < b->nargs; i++)
+    if (b->args[i].type != op->operands[i]->type)
+      op_error(c, op, "region argument #%d has type '%s' but operand #%d has type '%s'", i,
+               vo_type_str(c, b->args[i].type), i, vo_type_str(c, op->operands[i]->type));
+  const Op *y = b->last;
+  if (!y || y->kind != OP_TPU_YIELD) {
+    op_error(c, op, "region must end with 'tpu.yield'");
+    return;
+  }
+  if (y->noperands != op->nresults) {
+    op_error(c, op, "'tpu.yield' gives %d value(s) but the op has %d result(s)", y->noperands, op->nresults);
+    return;
+  }
+  for (int i = 0; i < y->noperands; i++)
+    if (y->operands[i]->type != op->results[i].type)
+      op_error(c, op, "result #%d has type '%s' but 'tpu.yield' gives '%s'", i,
+               vo_type_str(c, op->results[i].type), vo_type_str(c, y->operands[i]->type));
+}
+
+static void verify_tpu_yield(Context *c, Op *op) {
+  const Block *b = op->parent;
+  const Op *owner = b && b->parent ? b->parent->parent : NULL;
+  if (!owner || owner->kind != OP_TPU_FUSION) op_error(c, op, "expects parent op 'tpu.fusion'");
+}
+
 static void verify_composite(Context *c, Op *op) {
   const Attr *name = op_attr(op, "name");
   if (!name) op_error(c, op, "requires attribute 'name'");
@@ -853,6 +893,8 @@ void verify_control_rules(Context *c, Op *op) {
   case OP_COLLECTIVE_BROADCAST: verify_collective_broadcast(c, op); return;
   case OP_CUSTOM_CALL: verify_custom_call(c, op); return;
   case OP_COMPOSITE: verify_composite(c, op); return;
+  case OP_TPU_FUSION: verify_fusion(c, op); return;
+  case OP_TPU_YIELD: verify_tpu_yield(c, op); return;
   case OP_CONSTANT: verify_constant(c, op); return;
   case OP_CHECK_EXPECT_EQ:
   case OP_CHECK_EXPECT_EQ_CONST:

@@ -64,20 +64,68 @@ int driver_usage_error(const char *tool, const char *fmt, const char *arg) {
   return 1;
 }
 
+void driver_compile_defaults(CompileOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->target = "v5e";
+  o->opt_level = 2;
+}
+
+const char driver_compile_help[] =
+    "  -O0, -O1, -O2          optimization level (default -O2)\n"
+    "  --target=NAME          v4, v5e (default), v5p, v6e, v7x\n"
+    "  --passes=a,b,c         run these passes instead of the -O pipeline:\n"
+#define PASS(id, name, fn, doc) "                           " name ": " doc "\n"
+#include "passes/passes.def"
+#undef PASS
+    "  --verify-each          run the verifier after every pass\n"
+    "  --print-ir-after-all   print the IR after every pass (to stderr)\n"
+    "  --print-ir-after=PASS  print the IR after PASS (to stderr)\n"
+    "  --time-passes          print the wall time of every pass (to stderr)\n";
+
 int driver_compile_option(const char *tool, const char *arg, CompileOptions *o) {
-  static const char *const targets[] = {"v4", "v5e", "v5p", "v6e", "v7x"};
   if (strcmp(arg, "-O0") == 0 || strcmp(arg, "-O1") == 0 || strcmp(arg, "-O2") == 0) {
     o->opt_level = arg[2] - '0';
     return 1;
   }
-  if (strncmp(arg, "--target=", 9) != 0) return 0;
-  for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
-    if (strcmp(targets[i], arg + 9) == 0) {
-      o->target = targets[i];
-      return 1;
+  if (strcmp(arg, "--verify-each") == 0) return o->pass_opts.verify_each = true, 1;
+  if (strcmp(arg, "--print-ir-after-all") == 0) return o->pass_opts.print_after_all = true, 1;
+  if (strcmp(arg, "--time-passes") == 0) return o->pass_opts.time_passes = true, 1;
+  if (strncmp(arg, "--print-ir-after=", 17) == 0) {
+    PassId id;
+    if (!pass_lookup(arg + 17, strlen(arg + 17), &id)) {
+      driver_usage_error(tool, "unknown pass '%s' in --print-ir-after", arg + 17);
+      return -1;
     }
+    o->pass_opts.print_after = pass_name(id);
+    return 1;
+  }
+  if (strncmp(arg, "--passes=", 9) == 0) {
+    char err[256];
+    if (!pipeline_parse(arg + 9, &o->passes, err, sizeof err)) {
+      driver_usage_error(tool, "%s", err);
+      return -1;
+    }
+    o->explicit_passes = true;
+    return 1;
+  }
+  if (strncmp(arg, "--target=", 9) != 0) return 0;
+  const Target *t = target_lookup(arg + 9);
+  if (t) {
+    o->target = t->name;
+    return 1;
+  }
   driver_usage_error(tool, "unknown target '%s' (v4, v5e, v5p, v6e, v7x)", arg + 9);
   return -1;
+}
+
+bool driver_optimize(Context *c, Module *m, const CompileOptions *o, PassContext *out) {
+  PassContext pc = {.c = c, .m = m, .target = target_lookup(o->target ? o->target : "v5e"),
+                    .opt_level = o->opt_level};
+  if (!pc.target) pc.target = target_default();
+  Pipeline p = o->explicit_passes ? o->passes : pipeline_for_level(o->opt_level);
+  bool ok = pipeline_run(&pc, &p, &o->pass_opts);
+  if (out) *out = pc;
+  return ok;
 }
 
 int driver_compile(const SourceFile *file, const SourceChunk *chunk, const CompileOptions *o, uint8_t **out,
@@ -85,7 +133,7 @@ int driver_compile(const SourceFile *file, const SourceChunk *chunk, const Compi
   Context *c = ctx_new();
   if (o->max_errors) c->diag.max_errors = o->max_errors;
   Module *m = parse_module(c, file, chunk->start, chunk->end, chunk->first_line);
-  bool ok = m && verify_module(c, m);
+  bool ok = m && verify_module(c, m) && driver_optimize(c, m, o, NULL);
   if (ok) {
     BackendOptions bo = {.target = o->target ? o->target : "v5e", .compiler_version = TPUCC_VERSION};
     ok = backend_compile(c, m, &bo, out, outlen);

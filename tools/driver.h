@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "frontend/parser.h"
+#include "passes/pass.h"
 
 #define TPUCC_VERSION "0.2.0"
 
@@ -18,16 +19,30 @@ typedef struct CompileOptions {
   const char *target; /* preset name, default "v5e" */
   int opt_level;      /* 0..2 */
   int max_errors;     /* diagnostics limit, 0: default */
+  bool explicit_passes; /* --passes given: `passes` replaces the -O pipeline */
+  Pipeline passes;
+  PassOptions pass_opts; /* --verify-each, --print-ir-after*, --time-passes */
 } CompileOptions;
+
+/* Defaults: v5e, -O2. */
+void driver_compile_defaults(CompileOptions *o);
 
 /* Prints "<tool>: <fmt with arg>" and the --help hint; returns exit code 1. */
 int driver_usage_error(const char *tool, const char *fmt, const char *arg);
 
-/* Parses an option both drivers share (-O0/-O1/-O2, --target=NAME) into o.
+/* Parses an option both drivers share (-O0/-O1/-O2, --target=NAME,
+ * --passes=LIST and the pass instrumentation) into o.
  * Returns 1 if taken, 0 if not one of them, -1 after a usage error. */
 int driver_compile_option(const char *tool, const char *arg, CompileOptions *o);
 
-/* Parses, verifies and lowers one chunk of file to a .tpub image
+/* Help text of the shared options. */
+extern const char driver_compile_help[];
+
+/* Runs the optimization pipeline of o over a verified module; false after
+ * diagnostics.  pc (may be NULL) receives the analyses' results. */
+bool driver_optimize(Context *c, Module *m, const CompileOptions *o, PassContext *pc);
+
+/* Parses, verifies, optimizes and lowers one chunk of file to a .tpub image
  * (malloc'ed).  Diagnostics go to stderr.  Returns 0, or 2 when the
  * program is rejected. */
 int driver_compile(const SourceFile *file, const SourceChunk *chunk, const CompileOptions *o, uint8_t **out,

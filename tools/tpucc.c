@@ -23,8 +23,7 @@ static const char usage_text[] =
     "                         --allow-unregistered-dialect)\n"
     "  -o FILE                output path (default: INPUT with .tpub for bytecode,\n"
     "                         standard output for the text forms)\n"
-    "  -O0, -O1, -O2          optimization level (default -O2)\n"
-    "  --target=NAME          v4, v5e (default), v5p, v6e, v7x\n"
+    "%s"
     "  --verify-only          parse and verify, print diagnostics, emit nothing\n"
     "  --split-input-file     treat '// -----' separated chunks as separate modules\n"
     "  --max-errors=N         stop reporting after N errors (default 20)\n"
@@ -50,13 +49,12 @@ static int usage_error(const char *fmt, const char *arg) { return driver_usage_e
 static int parse_args(int argc, char **argv, Options *o) {
   o->emit = EMIT_TPUB;
   o->max_errors = 20;
-  o->compile.target = "v5e";
-  o->compile.opt_level = 2;
+  driver_compile_defaults(&o->compile);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int taken;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(usage_text, stdout);
+      printf(usage_text, driver_compile_help);
       return EXIT_OK;
     }
     if (strcmp(a, "--version") == 0) {
@@ -154,7 +152,7 @@ int main(int argc, char **argv) {
     Context *c = ctx_new();
     c->diag.max_errors = o.max_errors;
     Module *m = parse_module(c, &file, chunks[i].start, chunks[i].end, chunks[i].first_line);
-    bool ok = m && verify_module(c, m);
+    bool ok = m && verify_module(c, m) && (o.emit == EMIT_NONE || driver_optimize(c, m, &o.compile, NULL));
     uint8_t *img = NULL;
     size_t n = 0;
     if (ok && (o.emit == EMIT_TPUB || o.emit == EMIT_ASM)) {

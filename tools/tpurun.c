@@ -31,8 +31,7 @@ static const char usage_text[] =
     "  --threads=N            host threads (a single simulated chip runs on one)\n"
     "  --benchmark=N          run the function N more times after a warm-up run and\n"
     "                         print the median and minimum wall time of a run\n"
-    "  --target=NAME          v4, v5e (default), v5p, v6e, v7x: for .mlir input\n"
-    "  -O0, -O1, -O2          optimization level for .mlir input\n"
+    "compiling a .mlir input:\n%s"
     "  --version, --help\n"
     "\n"
     "exit status: 0 success, 1 a check failed or bad usage, 2 program rejected,\n"
@@ -52,21 +51,15 @@ typedef struct Options {
 
 static int usage_error(const char *fmt, const char *arg) { return driver_usage_error("tpurun", fmt, arg); }
 
-/* HBM capacity of each preset, DESIGN.md §2. */
+/* HBM capacity of a preset (passes/targets.def). */
 static uint64_t hbm_bytes_of(const char *target) {
-  static const struct {
-    const char *name;
-    uint64_t gib;
-  } presets[] = {{"v4", 32}, {"v5e", 16}, {"v5p", 95}, {"v6e", 32}, {"v7x", 192}};
-  for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
-    if (strcmp(presets[i].name, target) == 0) return presets[i].gib << 30;
-  return 16ull << 30;
+  const Target *t = target_lookup(target);
+  return (t ? t : target_default())->hbm_bytes;
 }
 
 static int parse_args(int argc, char **argv, Options *o) {
   o->function = NULL;
-  o->compile.target = "v5e";
-  o->compile.opt_level = 2;
+  driver_compile_defaults(&o->compile);
   o->inputs = calloc((size_t)argc, sizeof(char *));
   o->outputs = calloc((size_t)argc, sizeof(char *));
   if (!o->inputs || !o->outputs) return usage_error("%s", "out of memory");
@@ -74,7 +67,7 @@ static int parse_args(int argc, char **argv, Options *o) {
     const char *a = argv[i];
     int taken;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(usage_text, stdout);
+      printf(usage_text, driver_compile_help);
       return EXIT_OK;
     }
     if (strcmp(a, "--version") == 0) {

@@ -300,7 +300,12 @@ static VmBuf *constant_value(VmExec *x, uint32_t fi, uint32_t ii, const VmInstr 
                 (unsigned long long)x->opts.seed);
         x->warned_elided = true;
       }
-      vm_fill_random(t->elem, b->data, t->count, x->opts.seed * 0x9E3779B97F4A7C15ull + fi * 65537u + ii);
+      /* Seeded by the constant's source position, so every optimization
+       * level (which may move, merge or inline constants) sees the same
+       * weights for the same source constant. */
+      const VmLoc *loc = &x->prog->locs[ins->loc];
+      vm_fill_random(t->elem, b->data, t->count,
+                     x->opts.seed * 0x9E3779B97F4A7C15ull + (uint64_t)loc->line * 65537u + loc->col);
       scale_like_weights(t, b->data);
     } else {
       size_t es = (size_t)vm_elem_bytes(t->elem);

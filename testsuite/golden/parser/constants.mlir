@@ -1,6 +1,6 @@
-// RUN: %tpucc --emit=mlir %s | FileCheck %s
-// RUN: %tpucc --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
-// RUN: %tpucc --emit=mlir %s | %tpucc --emit=mlir - | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir %s | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
+// RUN: %tpucc -O0 --emit=mlir %s | %tpucc -O0 --emit=mlir - | FileCheck %s
 // stablehlo.constant with every literal form: splats, nested lists, hex
 // blobs, hex bit patterns, inf/nan, booleans, complex, empty, every
 // integer width and signedness, small floats.

@@ -1,6 +1,6 @@
-// RUN: %tpucc --emit=mlir %s | FileCheck %s --check-prefixes=CHECK,PRETTY
-// RUN: %tpucc --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefixes=CHECK,GENERIC
-// RUN: %tpucc --emit=mlir %s | %tpucc --emit=mlir - | FileCheck %s --check-prefixes=CHECK,PRETTY
+// RUN: %tpucc -O0 --emit=mlir %s | FileCheck %s --check-prefixes=CHECK,PRETTY
+// RUN: %tpucc -O0 --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefixes=CHECK,GENERIC
+// RUN: %tpucc -O0 --emit=mlir %s | %tpucc -O0 --emit=mlir - | FileCheck %s --check-prefixes=CHECK,PRETTY
 // dense_resource constants: the blob section is read (its first 4 bytes are
 // the alignment) and written back after the module; __elided__ has no blob.
 

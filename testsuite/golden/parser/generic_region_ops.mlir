@@ -1,6 +1,6 @@
-// RUN: %tpucc --emit=mlir %s | FileCheck %s
-// RUN: %tpucc --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
-// RUN: %tpucc --emit=mlir %s | %tpucc --emit=mlir - | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir %s | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
+// RUN: %tpucc -O0 --emit=mlir %s | %tpucc -O0 --emit=mlir - | FileCheck %s
 // Ops that have no pretty form (reduce_window, select_and_scatter, scatter,
 // gather, dynamic_gather, sort): printed in generic form, their bodies in
 // pretty form, their dialect attributes structured.

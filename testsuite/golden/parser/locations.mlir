@@ -1,4 +1,4 @@
-// RUN: %tpucc --emit=mlir %s | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir %s | FileCheck %s
 // Locations (inline, aliases defined before and after use, fused, unknown) are read and dropped.
 // CHECK-LABEL: module @m {
 // CHECK: %0 = stablehlo.add %arg0, %arg0 : tensor<f32>

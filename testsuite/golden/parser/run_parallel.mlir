@@ -1,6 +1,6 @@
-// RUN: %tpucc --emit=mlir %s | FileCheck %s
-// RUN: %tpucc --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
-// RUN: %tpucc --emit=mlir %s | %tpucc --emit=mlir - | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir %s | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
+// RUN: %tpucc -O0 --emit=mlir %s | %tpucc -O0 --emit=mlir - | FileCheck %s
 // interpreter.run_parallel and the collective and process ops it runs.
 
 // CHECK-LABEL: func.func @ids() -> (tensor<ui32>, tensor<ui32>) {

@@ -1,5 +1,5 @@
-// RUN: %tpucc --emit=mlir --split-input-file %s | FileCheck %s
-// RUN: %tpucc --emit=mlir --split-input-file --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
+// RUN: %tpucc -O0 --emit=mlir --split-input-file %s | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir --split-input-file --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
 // Each '// -----' chunk is its own module; the outputs are joined by the
 // same separator.  The same names may be reused in every chunk.
 

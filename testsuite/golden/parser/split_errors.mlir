@@ -1,7 +1,7 @@
-// RUN: %not %tpucc --emit=mlir --split-input-file %s 2>%t.err | FileCheck %s --check-prefix=OUT
+// RUN: %not %tpucc -O0 --emit=mlir --split-input-file %s 2>%t.err | FileCheck %s --check-prefix=OUT
 // RUN: FileCheck %s --check-prefix=ERR < %t.err
-// RUN: %tpucc --emit=mlir --split-input-file %s > /dev/null 2>&1; test $? = 2
-// RUN: %not %tpucc --emit=mlir --split-input-file --verify-only %s 2>&1 | FileCheck %s --check-prefix=QUIET
+// RUN: %tpucc -O0 --emit=mlir --split-input-file %s > /dev/null 2>&1; test $? = 2
+// RUN: %not %tpucc -O0 --emit=mlir --split-input-file --verify-only %s 2>&1 | FileCheck %s --check-prefix=QUIET
 // With --split-input-file a bad chunk does not stop the others: valid chunks
 // are printed, errors name lines of the whole file, the exit status is 2.
 

@@ -1,6 +1,6 @@
-// RUN: %tpucc --emit=mlir %s | FileCheck %s
-// RUN: %tpucc --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
-// RUN: %tpucc --emit=mlir --emit=mlir-generic %s | %tpucc --emit=mlir - | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir %s | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
+// RUN: %tpucc -O0 --emit=mlir --emit=mlir-generic %s | %tpucc -O0 --emit=mlir - | FileCheck %s
 // tuple and get_tuple_element; tuple types in signatures, nested and empty.
 
 // CHECK-LABEL: func.func @tuples(%arg0: tensor<2xf32>, %arg1: tensor<i32>) -> tuple<tensor<2xf32>, tuple<tensor<i32>>> {

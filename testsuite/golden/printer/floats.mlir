@@ -1,5 +1,5 @@
-// RUN: %tpucc --emit=mlir %s | FileCheck %s
-// RUN: %tpucc --emit=mlir %s | %tpucc --emit=mlir - | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir %s | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir %s | %tpucc -O0 --emit=mlir - | FileCheck %s
 // Floats print as the shortest decimal that reads back to the same bits of
 // their own kind, always with '.' and an exponent (d.ddde+XX); non-finite
 // values print as their bit pattern in hex.

@@ -1,5 +1,5 @@
-// RUN: %tpucc --emit=mlir --emit=mlir-generic %s | FileCheck %s
-// RUN: %tpucc --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefix=NEG
+// RUN: %tpucc -O0 --emit=mlir --emit=mlir-generic %s | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefix=NEG
 // --emit=mlir-generic: every op as "name"(operands) ({regions}) {attrs} :
 // type, in the syntax MLIR 14 reads: dense arrays as dense<..> : tensor<..>,
 // dialect enums quoted, conv dimension numbers in the raw form, empty blocks

@@ -1,5 +1,5 @@
-// RUN: %tpucc --emit=mlir --emit=mlir-generic %s | mlir-opt-14 --allow-unregistered-dialect -mlir-print-op-generic | FileCheck %s
-// RUN: %tpucc --emit=mlir --emit=mlir-generic %s | mlir-opt-14 --allow-unregistered-dialect -mlir-print-op-generic | %tpucc --emit=mlir - | FileCheck %s --check-prefix=BACK
+// RUN: %tpucc -O0 --emit=mlir --emit=mlir-generic %s | mlir-opt-14 --allow-unregistered-dialect -mlir-print-op-generic | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir --emit=mlir-generic %s | mlir-opt-14 --allow-unregistered-dialect -mlir-print-op-generic | %tpucc -O0 --emit=mlir - | FileCheck %s --check-prefix=BACK
 // The generic form is read by MLIR 14's own parser (mlir-opt-14, unknown
 // dialects allowed), and what mlir-opt-14 prints is read back by tpucc.
 

@@ -1,5 +1,5 @@
-// RUN: %tpucc --emit=mlir %s | FileCheck %s
-// RUN: %tpucc --emit=mlir %s | %tpucc --emit=mlir - | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir %s | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir %s | %tpucc -O0 --emit=mlir - | FileCheck %s
 // Value names: results become %0, %1, ... in order (region bodies
 // included, restarting in each function), block arguments %arg0, %arg1, ...
 // (continuing into regions), groups of results %N:K used as %N#i.

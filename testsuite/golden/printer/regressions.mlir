@@ -1,5 +1,5 @@
-// RUN: %tpucc --emit=mlir %s > %t.1 && %tpucc --emit=mlir %t.1 > %t.2 && diff %t.1 %t.2
-// RUN: %tpucc --emit=mlir --emit=mlir-generic %s > %t.g1 && %tpucc --emit=mlir --emit=mlir-generic %t.1 > %t.g2 && diff %t.g1 %t.g2
+// RUN: %tpucc -O0 --emit=mlir %s > %t.1 && %tpucc -O0 --emit=mlir %t.1 > %t.2 && diff %t.1 %t.2
+// RUN: %tpucc -O0 --emit=mlir --emit=mlir-generic %s > %t.g1 && %tpucc -O0 --emit=mlir --emit=mlir-generic %t.1 > %t.g2 && diff %t.g1 %t.g2
 // RUN: FileCheck %s < %t.1
 // Printer and parser bugs found by the unit-test review, each a fixed point now.
 

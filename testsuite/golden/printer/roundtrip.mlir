@@ -1,9 +1,9 @@
-// RUN: %tpucc --emit=mlir %s | %tpucc --emit=mlir - | FileCheck %s
-// RUN: %tpucc --emit=mlir --emit=mlir-generic %s | %tpucc --emit=mlir - | FileCheck %s
-// RUN: %tpucc --emit=mlir %s > %t.1 && %tpucc --emit=mlir %t.1 > %t.2 && diff %t.1 %t.2
-// RUN: %tpucc --emit=mlir --emit=mlir-generic %s > %t.g1 && %tpucc --emit=mlir --emit=mlir-generic %t.g1 > %t.g2 && diff %t.g1 %t.g2
-// RUN: %tpucc --emit=mlir --emit=mlir-generic %t.1 > %t.g3 && diff %t.g1 %t.g3
-// RUN: %tpucc --emit=mlir %t.g1 > %t.3 && diff %t.1 %t.3
+// RUN: %tpucc -O0 --emit=mlir %s | %tpucc -O0 --emit=mlir - | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir --emit=mlir-generic %s | %tpucc -O0 --emit=mlir - | FileCheck %s
+// RUN: %tpucc -O0 --emit=mlir %s > %t.1 && %tpucc -O0 --emit=mlir %t.1 > %t.2 && diff %t.1 %t.2
+// RUN: %tpucc -O0 --emit=mlir --emit=mlir-generic %s > %t.g1 && %tpucc -O0 --emit=mlir --emit=mlir-generic %t.g1 > %t.g2 && diff %t.g1 %t.g2
+// RUN: %tpucc -O0 --emit=mlir --emit=mlir-generic %t.1 > %t.g3 && diff %t.g1 %t.g3
+// RUN: %tpucc -O0 --emit=mlir %t.g1 > %t.3 && diff %t.1 %t.3
 // Printing is a fixed point: pretty -> pretty, generic -> generic, and the
 // two forms read back to the same module.  One op of every pretty format.
 
