@@ -22,7 +22,7 @@ BUILD   ?= build
 CFLAGS   = -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(SAN_CFLAGS)
 DEPFLAGS = -MMD -MP
 LDFLAGS ?=
-LDLIBS   = -lgmp -lxxhash -lm
+LDLIBS   = -lgmp -lxxhash -lm -lpthread
 
 # ---------------------------------------------------------------- libraries
 # One static library per source folder, in link order (users before the

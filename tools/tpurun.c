@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "tools/driver.h"
@@ -28,7 +29,8 @@ static const char usage_text[] =
     "                         print PASS/FAIL per check\n"
     "  --split-input-file     treat '// -----' separated chunks as separate programs\n"
     "  --seed=N               seed for random inputs and elided weights (default 0)\n"
-    "  --threads=N            host threads (a single simulated chip runs on one)\n"
+    "  --threads=N            host threads for tile-parallel kernels (default: one per\n"
+    "                         core); results are the same bits for every N\n"
     "  --benchmark=N          run the function N more times after a warm-up run and\n"
     "                         print the median and minimum wall time of a run\n"
     "compiling a .mlir input:\n%s"
@@ -46,6 +48,7 @@ typedef struct Options {
   bool check, split;
   uint64_t seed;
   int benchmark; /* timed repetitions, 0: off */
+  int threads;   /* host threads, 0: one per online core */
   CompileOptions compile;
 } Options;
 
@@ -82,6 +85,7 @@ static int parse_args(int argc, char **argv, Options *o) {
       char *end;
       long n = strtol(a + 10, &end, 10);
       if (*end || n < 1 || n > 4096) return usage_error("invalid --threads count '%s'", a + 10);
+      o->threads = (int)n;
     }
     else if (strncmp(a, "--benchmark=", 12) == 0) {
       char *end;
@@ -234,7 +238,8 @@ static int run_image(const Options *o, const char *name, const uint8_t *bytes, s
   }
   VmOptions vo = {.hbm_bytes = hbm_bytes_of(p->target[0] ? p->target : o->compile.target),
                   .run_checks = o->check,
-                  .seed = o->seed};
+                  .seed = o->seed,
+                  .threads = o->threads ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN)};
   VmExec *x = vm_exec_new(p, &vo);
   int rc = EXIT_OK;
   if (!x) {

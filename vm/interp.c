@@ -159,6 +159,8 @@ static int oom(VmExec *x, const VmInstr *ins, uint64_t n) {
 const char *vm_error(const VmExec *x) { return x->error; }
 VmCheckStats vm_check_stats(const VmExec *x) { return x->checks; }
 uint64_t vm_peak_bytes(const VmExec *x) { return x->peak_bytes; }
+const VmOptions *vm_exec_options(const VmExec *x) { return &x->opts; }
+
 const VmProgram *vm_exec_program(const VmExec *x) { return x->prog; }
 const VmFunc *vm_region_func(const VmExec *x, const VmRegion *r) { return &x->prog->funcs[r->func]; }
 

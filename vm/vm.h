@@ -167,6 +167,7 @@ typedef struct VmOptions {
   FILE *warn_out;      /* warnings (default stderr) */
   uint64_t seed;       /* seed for elided constants */
   uint64_t max_instructions; /* trap after this many instructions; 0: no limit (fuzzing) */
+  int threads;         /* host threads for tile-parallel kernels; 0 or 1: one */
   VmReallocFn realloc_fn; /* NULL: the C library */
   void *realloc_ud;
 } VmOptions;
@@ -222,6 +223,7 @@ int vm_call_region(VmExec *x, const VmRegion *r, const VmTensor *args, int nargs
 /* The function a region runs (for pattern matching a body). */
 const VmFunc *vm_region_func(const VmExec *x, const VmRegion *r);
 const VmProgram *vm_exec_program(const VmExec *x);
+const VmOptions *vm_exec_options(const VmExec *x);
 
 /* Field accessors. */
 static inline int64_t vm_field_int(const VmInstr *ins, int f) { return ins->fields[f].v[0]; }
