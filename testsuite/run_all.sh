@@ -109,10 +109,13 @@ else
 fi
 
 # ---------------------------------------------------------------- conformance
-echo "== conformance (tpurun --check over the corpus) =="
+# At -O0 and at -O2 (semantic preservation: every file's expected-value
+# checks hold after every optimization), with the verifier after each pass.
+for opt in -O0 -O2; do
+echo "== conformance $opt (tpurun --check over the corpus) =="
 if [ -x "$BUILD/tpurun" ]; then
-  log=$LOGS/conformance.log
-  timeout "$CORPUS_TIMEOUT" bash testsuite/conformance/run.sh "$BUILD" >"$log" 2>&1
+  log=$LOGS/conformance$opt.log
+  OPT=$opt TPURUN_FLAGS=--verify-each timeout "$CORPUS_TIMEOUT" bash testsuite/conformance/run.sh "$BUILD" >"$log" 2>&1
   rc=$?
   last=$(tail -n 1 "$log")
   grep -vE '^(PASS|XFAIL|UNSUPPORTED .*several chips)' "$log" | sed 's/^/  /' | tail -n 60
@@ -123,10 +126,11 @@ if [ -x "$BUILD/tpurun" ]; then
     echo "  conformance/run.sh (status $rc) did not end with 'N passed, N failed'"
     p=0 f=1
   fi
-  suite_result conformance "$p" "$f"
+  suite_result "conformance$opt" "$p" "$f"
 else
   echo "  skipped: $BUILD/tpurun not built"
 fi
+done
 
 # ---------------------------------------------------------------- tools
 echo "== tools =="

@@ -11,6 +11,9 @@
 # "N passed, N failed" for testsuite/run_all.sh.
 #
 # Usage: testsuite/conformance/run.sh BUILD_DIR [FILTER_REGEX]
+# Environment: OPT (default -O2) the optimization level the programs are
+# compiled at; TPURUN_FLAGS extra tpurun flags (make check adds
+# --verify-each).  Logs go to BUILD_DIR/conformance$OPT/.
 set -u
 BUILD=$(cd "$1" && pwd)
 FILTER=${2:-.}
@@ -18,7 +21,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CONF=${TPU_CONFORMANCE_DIR:-$ROOT/../shared/conformance}
 KNOWN=$ROOT/testsuite/conformance/known_failures.txt
 JOBS=${JOBS:-$(nproc)}
-OUT=$BUILD/conformance
+OPT=${OPT:--O2}
+TPURUN_FLAGS=${TPURUN_FLAGS:-}
+OUT=$BUILD/conformance$OPT
 mkdir -p "$OUT"
 
 if [ ! -d "$CONF/stablehlo/testdata" ]; then
@@ -36,7 +41,7 @@ run_one() {
   name=$(basename "$(dirname "$f")")/$(basename "$f")
   log=$OUT/$(echo "$name" | tr '/' '_').log
   case $name in interpret/*) split=(--split-input-file) ;; esac
-  timeout 120 "$BUILD/tpurun" --check "${split[@]}" "$f" >"$log" 2>&1
+  timeout 120 "$BUILD/tpurun" "$OPT" $TPURUN_FLAGS --check "${split[@]}" "$f" >"$log" 2>&1
   local rc=$?
   local summary; summary=$(grep -E '^checks: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
   if [ $rc -eq 0 ] && [[ $summary =~ ^checks:\ ([0-9]+)\ passed,\ 0\ failed$ ]] && [ "${BASH_REMATCH[1]}" -gt 0 ]; then
@@ -57,7 +62,7 @@ run_one() {
   fi
 }
 export -f run_one
-export BUILD OUT
+export BUILD OUT OPT TPURUN_FLAGS
 
 { ls "$CONF"/stablehlo/testdata/*.mlir; ls "$CONF"/stablehlo/interpret/*.mlir; } 2>/dev/null |
   grep -E -- "$FILTER" | xargs -P "$JOBS" -I{} bash -c 'run_one "$1"' _ {} | sort -k2 >"$OUT/results.txt"

@@ -1,10 +1,13 @@
-/* libFuzzer target: parse and verify arbitrary text, then print and re-parse
- * what was accepted.  Every rejection must be a diagnostic, never a crash. */
+/* libFuzzer target: parse and verify arbitrary text, print and re-parse
+ * what was accepted, then run the -O2 pass pipeline with the verifier after
+ * every pass (a pass that breaks the IR dies, which the fuzzer reports) and
+ * re-parse its output.  Every rejection must be a diagnostic, never a crash. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "frontend/parser.h"
 #include "ir/ir.h"
+#include "passes/pass.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,6 +29,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         SourceFile f2 = {"printed.mlir", printed, strlen(printed)};
         Module *m2 = parse_module(c, &f2, printed, printed + f2.len, 1);
         /* What tpucc printed from a verified module must read back. */
+        if (!m2 || !verify_module(c, m2)) abort();
+        free(printed);
+      }
+      PassContext pc = {.c = c, .m = m, .target = target_default(), .opt_level = 2};
+      Pipeline p = pipeline_for_level(2);
+      PassOptions po = {.verify_each = true};
+      if (pipeline_run(&pc, &p, &po)) {
+        char *printed = print_module_string(c, m, &opts[0]);
+        SourceFile f2 = {"optimized.mlir", printed, strlen(printed)};
+        Module *m2 = parse_module(c, &f2, printed, printed + f2.len, 1);
         if (!m2 || !verify_module(c, m2)) abort();
         free(printed);
       }
