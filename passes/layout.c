@@ -13,7 +13,6 @@
  * half is left to the fused producers and consumers). */
 #include <string.h>
 
-#include "passes/contraction.h"
 #include "passes/cost.h"
 #include "passes/pass.h"
 #include "passes/walk.h"
@@ -46,14 +45,16 @@ static void choose_schedule(const Target *t, int64_t m, int64_t n, int64_t k, in
 
 static void place_contraction(PassContext *pc, Op *op) {
   Context *c = pc->c;
-  Contraction d;
-  if (!contraction_dims(op, &d)) return;
+  GemmShape d;
+  /* f64, complex and wide integers are emulated on the vector unit anyway. */
+  if (!cost_gemm_shape(op, &d) || !type_is_static(op->results[0].type) || !cost_runs_on_mxu(op)) return;
   const Target *t = pc->target;
-  int64_t m = round_up(d.m, TARGET_VPU_SUBLANES), n = round_up(d.n, t->mxu), k = round_up(d.k, t->mxu);
+  int64_t m = round_up((int64_t)d.m, TARGET_VPU_SUBLANES), n = round_up((int64_t)d.n, t->mxu),
+          k = round_up((int64_t)d.k, t->mxu);
   /* The MXU pays when its padded passes beat the vector unit doing the
    * useful FLOPs alone. */
-  double mxu_s = 2.0 * (double)d.batch * (double)m * (double)n * (double)k / t->bf16_flops;
-  double vpu_s = 2.0 * (double)d.batch * (double)d.m * (double)d.n * (double)d.k / target_vpu_ops_per_s(t);
+  double mxu_s = 2.0 * d.b * (double)m * (double)n * (double)k / t->bf16_flops;
+  double vpu_s = 2.0 * d.b * d.m * d.n * d.k / target_vpu_ops_per_s(t);
   if (vpu_s < mxu_s) {
     op_set_attr(c, op, "tpu.unit", attr_string(c, "vpu", 3));
     return;
