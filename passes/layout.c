@@ -48,6 +48,7 @@ static void place_contraction(PassContext *pc, Op *op) {
   GemmShape d;
   /* f64, complex and wide integers are emulated on the vector unit anyway. */
   if (!cost_gemm_shape(op, &d) || !type_is_static(op->results[0].type) || !cost_runs_on_mxu(op)) return;
+  if (d.b < 1 || d.m < 1 || d.n < 1 || d.k < 1) return; /* an empty product: nothing to place */
   const Target *t = pc->target;
   int64_t m = round_up((int64_t)d.m, TARGET_VPU_SUBLANES), n = round_up((int64_t)d.n, t->mxu),
           k = round_up((int64_t)d.k, t->mxu);

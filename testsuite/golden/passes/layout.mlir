@@ -56,3 +56,14 @@ func.func @conv(%x: tensor<8x16x16x64xf32>, %k: tensor<3x3x64x128xf32>) -> tenso
   %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x16x16x64xf32>, tensor<3x3x64x128xf32>) -> tensor<8x16x16x128xf32>
   return %0 : tensor<8x16x16x128xf32>
 }
+
+// -----
+
+// An empty product has nothing to place (and must not hang the scheduler).
+// CHECK-LABEL: func.func @empty
+// CHECK-NOT: tpu.mxu_tile
+// CHECK: func.return
+func.func @empty(%a: tensor<0x256xf32>, %b: tensor<256x256xf32>) -> tensor<0x256xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<0x256xf32>, tensor<256x256xf32>) -> tensor<0x256xf32>
+  return %0 : tensor<0x256xf32>
+}
