@@ -1,16 +1,752 @@
-/* PLACEHOLDER until the cost model lands. */
+/* The first-order TPU cost model (passes/cost.h, docs/passes.md "Cost
+ * model").  Each op's work is split into MXU FLOPs, vector-unit element
+ * operations, HBM bytes and ICI time; its modeled time is the slowest of
+ * the units plus a fixed issue overhead.  Every assumption that is not a
+ * figure of the target table is a named constant below. */
+#include <math.h>
+#include <string.h>
+
 #include "passes/cost.h"
 
-const char *cost_bound_name(CostBound b) { return b == BOUND_NONE ? "-" : "?"; }
+/* Vector-unit operations per element of the op classes (DESIGN.md §2 gives
+ * no figures; these follow the relative costs of XLA's TPU cost analysis:
+ * one VPU issue for simple arithmetic, a divide is a reciprocal estimate plus
+ * Newton steps, a transcendental a polynomial on the same unit). */
+#define COST_DIVIDE_OPS 4         /* divide, remainder */
+#define COST_TRANSCENDENTAL_OPS 10 /* exp, log, tanh, logistic, sin, cos, sqrt, rsqrt, ... */
+#define COST_POWER_OPS 20          /* pow = exp(y * log(x)) */
+#define COST_SPECIAL_OPS 40        /* lgamma, digamma, erf_inv, zeta, polygamma, bessel */
+#define COST_RNG_OPS 8             /* a counter-based hash per random element */
+/* Data types the VPU emulates with several 32-bit operations per element. */
+#define COST_F64_FACTOR 8      /* f64 arithmetic in double-f32 form */
+#define COST_WIDE_INT_FACTOR 2 /* 64-bit integers: two 32-bit words */
+#define COST_COMPLEX_FACTOR 4  /* a complex multiply-add is four real ones */
+/* Calls nested deeper than this, or beyond this many ops visited for one
+ * op, are costed as nothing (recursion and call-tree blow-up guards). */
+#define COST_MAX_CALL_DEPTH 32
+#define COST_MAX_VISITS 1000000
+/* Calls the report expands into their callee's rows before calls become
+ * one row each. */
+#define COST_MAX_EXPANDED_ROWS 100000
+
+const char *cost_bound_name(CostBound b) {
+  static const char *const names[] = {"-", "MXU", "VPU", "HBM", "ICI", "issue"};
+  return (unsigned)b < sizeof names / sizeof names[0] ? names[b] : "?";
+}
+
+static double pad_to(double x, double m) { return ceil(x / m) * m; }
+
+/* ------------------------------------------------------------------ */
+/* Tiled layouts. */
+
+/* Bytes one element takes in HBM: sub-byte kinds are stored as 8-bit. */
+static double hbm_elem_bytes(const Type *t) {
+  if (t->elem_opaque) return 1; /* quantized storage types are 8-bit */
+  int bits = elem_bits(t->elem);
+  return bits <= 8 ? 1 : bits <= 16 ? 2 : bits / 8;
+}
+
+/* Rows of one tile in the second-minor dimension: (8,128) for 32-bit and
+ * wider (a 64-bit element is two 32-bit words), (16,128) 16-bit, (32,128)
+ * 8-bit and narrower. */
+static double tile_rows(const Type *t) {
+  double b = hbm_elem_bytes(t);
+  return b == 1 ? 32 : b == 2 ? 16 : 8;
+}
+
+static double dim_or_one(int64_t d) { return d == DIM_DYNAMIC ? 1 : (double)d; }
+
+/* Elements of a tensor type (dynamic dimensions count as 1). */
+static double num_elems(const Type *t) {
+  if (!t) return 0;
+  if (t->kind == TY_TUPLE) {
+    double n = 0;
+    for (int i = 0; i < t->ninputs; i++) n += num_elems(t->inputs[i]);
+    return n;
+  }
+  if (t->kind == TY_ELEM) return 1;
+  if (t->kind != TY_TENSOR || t->rank < 0) return 0;
+  double n = 1;
+  for (int i = 0; i < t->rank; i++) n *= dim_or_one(t->dims[i]);
+  return n;
+}
+
+/* Elements of a tensor type in its tiled layout, padding included.  Rank 1
+ * is laid out as 1xN and rank 0 as 1x1: both fill a whole tile's rows. */
+static double tiled_elems(const Type *t) {
+  if (!t) return 0;
+  if (t->kind == TY_TUPLE) {
+    double n = 0;
+    for (int i = 0; i < t->ninputs; i++) n += tiled_elems(t->inputs[i]);
+    return n;
+  }
+  if (t->kind == TY_ELEM) return tile_rows(t) * 128;
+  if (t->kind != TY_TENSOR || t->rank < 0) return 0;
+  double minor = t->rank >= 1 ? dim_or_one(t->dims[t->rank - 1]) : 1;
+  double second = t->rank >= 2 ? dim_or_one(t->dims[t->rank - 2]) : 1;
+  double outer = 1;
+  for (int i = 0; i + 2 < t->rank; i++) outer *= dim_or_one(t->dims[i]);
+  return outer * pad_to(second, tile_rows(t)) * pad_to(minor, 128);
+}
+
 double cost_tiled_bytes(const Type *t) {
-  (void)t;
-  return 0;
+  if (!t) return 0;
+  if (t->kind == TY_TUPLE) {
+    double n = 0;
+    for (int i = 0; i < t->ninputs; i++) n += cost_tiled_bytes(t->inputs[i]);
+    return n;
+  }
+  if (t->kind != TY_TENSOR && t->kind != TY_ELEM) return 0;
+  return tiled_elems(t) * hbm_elem_bytes(t);
 }
+
+static double operand_bytes(const Op *op) {
+  double b = 0;
+  for (int i = 0; i < op->noperands; i++) b += cost_tiled_bytes(op->operands[i]->type);
+  return b;
+}
+
+static double result_bytes(const Op *op) {
+  double b = 0;
+  for (int i = 0; i < op->nresults; i++) b += cost_tiled_bytes(op->results[i].type);
+  return b;
+}
+
+/* ------------------------------------------------------------------ */
+/* Op classes. */
+
+/* A reshape that keeps the two minor dimensions is a bitcast of the tiled
+ * layout (rank 0 and 1 compare as 1x1 and 1xN). */
+static bool reshape_is_bitcast(const Op *op) {
+  const Type *a = op->operands[0]->type, *b = op->results[0].type;
+  if (a->kind != TY_TENSOR || b->kind != TY_TENSOR || a->rank < 0 || b->rank < 0) return false;
+  for (int k = 1; k <= 2; k++) {
+    int64_t da = a->rank >= k ? a->dims[a->rank - k] : 1, db = b->rank >= k ? b->dims[b->rank - k] : 1;
+    if (da != db) return false;
+  }
+  return true;
+}
+
+bool cost_op_is_free(const Op *op) {
+  switch (op->kind) {
+  case OP_CONSTANT: case OP_GET_TUPLE_ELEMENT: case OP_TUPLE: case OP_FUNC_RETURN: case OP_RETURN:
+  case OP_TPU_YIELD: case OP_OPTIMIZATION_BARRIER: case OP_GET_DIMENSION_SIZE: case OP_CREATE_TOKEN:
+  case OP_AFTER_ALL: case OP_CHECK_EXPECT_EQ: case OP_CHECK_EXPECT_EQ_CONST: case OP_CHECK_EXPECT_ALMOST_EQ:
+  case OP_CHECK_EXPECT_ALMOST_EQ_CONST: case OP_CHECK_EXPECT_CLOSE: case OP_CHECK_EXPECT_SERIALIZED_EQ:
+  case OP_INTERPRETER_PROBE:
+    return true;
+  case OP_RESHAPE: return reshape_is_bitcast(op);
+  case OP_BITCAST_CONVERT: {
+    const Type *a = op->operands[0]->type, *b = op->results[0].type;
+    return a->kind == TY_TENSOR && b->kind == TY_TENSOR && a->rank == b->rank && !a->elem_opaque &&
+           !b->elem_opaque && elem_bits(a->elem) == elem_bits(b->elem);
+  }
+  default: return false;
+  }
+}
+
+/* Vector-unit operations per element of an element-wise op. */
+static double elementwise_weight(const Op *op);
+
+static double body_weight(const Op *op) {
+  double w = 0;
+  for (int r = 0; r < op->nregions; r++)
+    for (int b = 0; b < op->regions[r].nblocks; b++)
+      for (const Op *o = op->regions[r].blocks[b]->first; o; o = o->next)
+        if (!(op_info[o->kind].traits & TRAIT_TERMINATOR) && !cost_op_is_free(o))
+          w += (op_info[o->kind].traits & TRAIT_ELEMENTWISE) ? elementwise_weight(o) : 1;
+  return w > 0 ? w : 1;
+}
+
+static double elementwise_weight(const Op *op) {
+  switch (op->kind) {
+  case OP_DIVIDE: case OP_REMAINDER: return COST_DIVIDE_OPS;
+  case OP_EXPONENTIAL: case OP_EXPONENTIAL_MINUS_ONE: case OP_LOG: case OP_LOG_PLUS_ONE: case OP_LOGISTIC:
+  case OP_TANH: case OP_SINE: case OP_COSINE: case OP_TAN: case OP_RSQRT: case OP_SQRT: case OP_CBRT:
+  case OP_ATAN2: case OP_CHLO_ACOS: case OP_CHLO_ACOSH: case OP_CHLO_ASIN: case OP_CHLO_ASINH:
+  case OP_CHLO_ATAN: case OP_CHLO_ATANH: case OP_CHLO_COSH: case OP_CHLO_SINH: case OP_CHLO_TAN:
+  case OP_CHLO_ERF: case OP_CHLO_ERFC:
+    return COST_TRANSCENDENTAL_OPS;
+  case OP_POWER: return COST_POWER_OPS;
+  case OP_CHLO_LGAMMA: case OP_CHLO_DIGAMMA: case OP_CHLO_ERF_INV: case OP_CHLO_BESSEL_I1E:
+  case OP_CHLO_POLYGAMMA: case OP_CHLO_ZETA:
+    return COST_SPECIAL_OPS;
+  case OP_CLAMP: return 2;
+  case OP_MAP: return body_weight(op);
+  default: return 1;
+  }
+}
+
+/* 32-bit VPU operations per element operation on kind t. */
+static double elem_vpu_factor(const Type *t) {
+  if (!t || (t->kind != TY_TENSOR && t->kind != TY_ELEM) || t->elem_opaque) return 1;
+  ElemKind k = t->elem;
+  if (k == ELEM_F64) return COST_F64_FACTOR;
+  if (k == ELEM_C64) return COST_COMPLEX_FACTOR;
+  if (k == ELEM_C128) return COST_COMPLEX_FACTOR * COST_F64_FACTOR;
+  if (elem_bits(k) > 32) return COST_WIDE_INT_FACTOR;
+  return 1;
+}
+
+static double op_vpu_factor(const Op *op) {
+  double f = op->nresults ? elem_vpu_factor(op->results[0].type) : 1;
+  if (op->noperands) f = fmax(f, elem_vpu_factor(op->operands[0]->type));
+  return f;
+}
+
+/* ------------------------------------------------------------------ */
+/* Attributes. */
+
+/* Integers of a list attribute in any of its spellings; the count, at most max. */
+static int int_list(const Attr *a, int64_t *out, int max) {
+  if (!a) return 0;
+  int n = 0;
+  switch (a->kind) {
+  case ATTR_DENSE_ARRAY:
+    if (!elem_is_int(a->u.darray.elem)) return 0;
+    for (; n < a->u.darray.n && n < max; n++) out[n] = a->u.darray.ints[n];
+    return n;
+  case ATTR_INT_LIST:
+    for (; n < a->u.ilist.n && n < max; n++) out[n] = a->u.ilist.v[n];
+    return n;
+  case ATTR_ARRAY:
+    for (int i = 0; i < a->u.array.n && n < max; i++)
+      if (a->u.array.items[i]->kind == ATTR_INT) out[n++] = a->u.array.items[i]->u.i;
+    return n;
+  case ATTR_DENSE: {
+    if (!a->type || !elem_is_int(a->type->elem) || a->type->elem_opaque || a->type->rank > 1) return 0;
+    int64_t cnt = dense_num_elements(a);
+    for (; n < cnt && n < max; n++) out[n] = dense_get_int(a, a->u.dense.splat ? 0 : n);
+    return n;
+  }
+  default: return 0;
+  }
+}
+
+#define COST_MAX_DIMS 16
+
+static bool in_list(int64_t d, const int64_t *v, int n) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == d) return true;
+  return false;
+}
+
+/* Product of the dims of t listed in v (want true) or not listed in any of
+ * the lists (want false). */
+static double dims_product(const Type *t, const int64_t *v, int n, const int64_t *x, int nx, bool want) {
+  double p = 1;
+  if (t->kind != TY_TENSOR || t->rank < 0) return 0;
+  for (int i = 0; i < t->rank; i++) {
+    bool listed = in_list(i, v, n);
+    if (want ? listed : !listed && !in_list(i, x, nx)) p *= dim_or_one(t->dims[i]);
+  }
+  return p;
+}
+
+static bool tensor_ok(const Type *t) { return t && t->kind == TY_TENSOR && t->rank >= 0; }
+
+bool cost_gemm_shape(const Op *op, GemmShape *g) {
+  *g = (GemmShape){1, 1, 1, 1, false};
+  if (op->noperands < 2 || op->nresults < 1) return false;
+  const Type *l = op->operands[0]->type, *r = op->operands[1]->type, *res = op->results[0].type;
+  if (!tensor_ok(l) || !tensor_ok(r) || !tensor_ok(res)) return false;
+  switch (op->kind) {
+  case OP_DOT:
+    g->k = l->rank ? dim_or_one(l->dims[l->rank - 1]) : 1;
+    g->m = l->rank == 2 ? dim_or_one(l->dims[0]) : 1;
+    g->n = r->rank == 2 ? dim_or_one(r->dims[1]) : 1;
+    return true;
+  case OP_DOT_GENERAL: case OP_CHLO_RAGGED_DOT: {
+    const Attr *d = op_attr(op, op->kind == OP_DOT_GENERAL ? "dot_dimension_numbers" : "ragged_dot_dimension_numbers");
+    int64_t lb[COST_MAX_DIMS], rb[COST_MAX_DIMS], lc[COST_MAX_DIMS], rc[COST_MAX_DIMS], rg[COST_MAX_DIMS];
+    int nlb = int_list(dialect_param(d, "lhs_batching_dimensions"), lb, COST_MAX_DIMS);
+    int nrb = int_list(dialect_param(d, "rhs_batching_dimensions"), rb, COST_MAX_DIMS);
+    int nlc = int_list(dialect_param(d, "lhs_contracting_dimensions"), lc, COST_MAX_DIMS);
+    int nrc = int_list(dialect_param(d, "rhs_contracting_dimensions"), rc, COST_MAX_DIMS);
+    int nrg = int_list(dialect_param(d, "rhs_group_dimensions"), rg, COST_MAX_DIMS);
+    for (int i = 0; i < nrc && nrg < COST_MAX_DIMS; i++) rg[nrg++] = rc[i];
+    g->b = dims_product(l, lb, nlb, NULL, 0, true);
+    g->k = dims_product(l, lc, nlc, NULL, 0, true);
+    g->m = dims_product(l, lb, nlb, lc, nlc, false);
+    g->n = dims_product(r, rb, nrb, rg, nrg, false);
+    g->batched = nlb > 0;
+    return true;
+  }
+  case OP_CONVOLUTION: case OP_DYNAMIC_CONV: {
+    const Attr *dn = op_attr(op, "dimension_numbers");
+    if (!dn || dn->kind != ATTR_CONV_DIMS) return false;
+    const ConvDims *cd = &dn->u.conv;
+    if (cd->output_batch >= res->rank || cd->output_feature >= res->rank || cd->kernel_input_feature >= r->rank)
+      return false;
+    g->m = dim_or_one(res->dims[cd->output_batch]);
+    g->n = dim_or_one(res->dims[cd->output_feature]);
+    g->k = dim_or_one(r->dims[cd->kernel_input_feature]);
+    for (int i = 0; i < cd->nspatial; i++) {
+      if (cd->output_spatial[i] < res->rank) g->m *= dim_or_one(res->dims[cd->output_spatial[i]]);
+      if (cd->kernel_spatial[i] < r->rank) g->k *= dim_or_one(r->dims[cd->kernel_spatial[i]]);
+    }
+    return true;
+  }
+  default: return false;
+  }
+}
+
+/* Where a contraction runs, by its operand types: the MXU in bf16 passes, at
+ * the int8 rate, or emulated on the vector unit. */
+typedef enum DotClass { DOT_INT8, DOT_BF16, DOT_F32, DOT_VPU } DotClass;
+
+static DotClass elem_dot_class(const Type *t) {
+  if (!tensor_ok(t) || t->elem_opaque) return DOT_INT8;
+  ElemKind k = t->elem;
+  int bits = elem_bits(k);
+  switch (elem_class(k)) {
+  case EC_FLOAT: return bits <= 8 ? DOT_INT8 : bits == 16 ? DOT_BF16 : bits == 32 ? DOT_F32 : DOT_VPU;
+  case EC_INT: case EC_UINT: case EC_SINT: return bits <= 8 ? DOT_INT8 : DOT_VPU;
+  default: return DOT_VPU;
+  }
+}
+
+static bool unit_is_vpu(const Op *op) {
+  const Attr *u = op_attr(op, "tpu.unit");
+  return u && u->kind == ATTR_STRING && u->u.str.len == 3 && memcmp(u->u.str.s, "vpu", 3) == 0;
+}
+
+static DotClass dot_class(const Op *op) {
+  DotClass a = elem_dot_class(op->operands[0]->type), b = elem_dot_class(op->operands[1]->type);
+  return a > b ? a : b;
+}
+
+bool cost_runs_on_mxu(const Op *op) {
+  GemmShape g;
+  return cost_gemm_shape(op, &g) && !unit_is_vpu(op) && dot_class(op) != DOT_VPU;
+}
+
+/* bf16 MXU passes of an f32 contraction: the highest precision asked for. */
+static double f32_passes(const Op *op) {
+  const Attr *a = op_attr(op, "precision_config");
+  double p = TARGET_F32_PASSES_DEFAULT;
+  if (a && a->kind == ATTR_ARRAY)
+    for (int i = 0; i < a->u.array.n; i++) {
+      const char *v = attr_enum_value(a->u.array.items[i]);
+      if (v && strcmp(v, "HIGHEST") == 0) p = fmax(p, TARGET_F32_PASSES_HIGHEST);
+      else if (v && strcmp(v, "HIGH") == 0) p = fmax(p, TARGET_F32_PASSES_HIGH);
+    }
+  return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Work of one op, without the HBM traffic of its operands and results. */
+
+typedef struct Work {
+  double flops, mxu_flops, mxu_s, vpu_ops, ici_s;
+  double ideal_mxu_s; /* MXU FLOPs at the peak rate of their dtype: util = ideal / time */
+  double extra_bytes; /* HBM re-reads of tiled contractions */
+} Work;
+
+/* HBM bytes beyond one read of each operand of an MXU-tiled contraction:
+ * an operand that does not fit in half of VMEM is read again for every
+ * column (lhs) or row (rhs) of output tiles. */
+static double tile_rereads(const Op *op, const Target *t, const GemmShape *g) {
+  int64_t tile[3];
+  if (int_list(op_attr(op, "tpu.mxu_tile"), tile, 3) != 3 || tile[0] <= 0 || tile[1] <= 0) return 0;
+  double a = cost_tiled_bytes(op->operands[0]->type), b = cost_tiled_bytes(op->operands[1]->type);
+  double resident = (double)t->vmem_bytes / 2, extra = 0;
+  if (a > resident) extra += a * (ceil(g->n / (double)tile[1]) - 1);
+  if (b > resident) extra += b * (ceil(g->m / (double)tile[0]) - 1);
+  return extra;
+}
+
+static void contraction_work(const Op *op, const Target *t, Work *w) {
+  GemmShape g;
+  if (!cost_gemm_shape(op, &g)) return;
+  double flops = 2 * g.b * g.m * g.n * g.k;
+  w->flops += flops;
+  DotClass cls = dot_class(op);
+  if (cls == DOT_VPU || unit_is_vpu(op)) {
+    double f = fmax(elem_vpu_factor(op->operands[0]->type), elem_vpu_factor(op->operands[1]->type));
+    w->vpu_ops += flops * f;
+    return;
+  }
+  double passes = cls == DOT_F32 ? f32_passes(op) : 1;
+  double mxu = t->mxu, rate = cls == DOT_INT8 ? t->int8_ops : t->bf16_flops;
+  double mf = 2 * g.b * pad_to(g.m, TARGET_VPU_SUBLANES) * pad_to(g.n, mxu) * pad_to(g.k, mxu) * passes;
+  w->mxu_flops += mf;
+  w->mxu_s += mf / rate;
+  w->ideal_mxu_s += flops / rate;
+  w->extra_bytes += tile_rereads(op, t, &g);
+}
+
+/* Processes in the group of a collective (replica_groups columns, or the
+ * pairs of a permute); 1 when unknown. */
+static double group_size(const Op *op) {
+  const Attr *a = op_attr(op, "replica_groups");
+  if (a && a->kind == ATTR_DENSE && a->type && a->type->rank == 2) return dim_or_one(a->type->dims[1]);
+  if (op_attr(op, "source_target_pairs")) return 2;
+  return 1;
+}
+
+/* DESIGN.md §2's α-β model on one bidirectional ring (the placement of a
+ * group on the torus axes is not known at compile time, so one axis). */
+static double ici_seconds(const Op *op, const Target *t) {
+  double n = group_size(op);
+  if (n <= 1) return 0;
+  double hops = ceil((n - 1) / 2), bw = 2 * t->ici_bytes_per_s;
+  double full = fmax(operand_bytes(op), result_bytes(op)), share = full * (n - 1) / n;
+  double ring = fmax(hops * TARGET_ICI_HOP_S, share / bw);
+  switch (op->kind) {
+  case OP_ALL_REDUCE: case OP_CROSS_REPLICA_SUM: case OP_COLLECTIVE_REDUCE: return 2 * ring;
+  case OP_COLLECTIVE_PERMUTE: return fmax(TARGET_ICI_HOP_S, operand_bytes(op) / t->ici_bytes_per_s);
+  default: return ring;
+  }
+}
+
+/* Window elements of a reduce_window / select_and_scatter. */
+static double window_size(const Op *op) {
+  int64_t w[COST_MAX_DIMS];
+  int n = int_list(op_attr(op, "window_dimensions"), w, COST_MAX_DIMS);
+  double s = 1;
+  for (int i = 0; i < n; i++) s *= (double)w[i];
+  return s;
+}
+
+/* Work of op; in a fusion body data movement is free (it is addressing
+ * inside the kernel). */
+static void op_work(const Op *op, const Target *t, Work *w, bool fused) {
+  if (cost_op_is_free(op)) return;
+  const Type *res = op->nresults ? op->results[0].type : NULL;
+  const Type *in = op->noperands ? op->operands[0]->type : NULL;
+  unsigned traits = op_info[op->kind].traits;
+  double f = op_vpu_factor(op);
+  if (traits & TRAIT_ELEMENTWISE) {
+    w->flops += num_elems(res);
+    w->vpu_ops += tiled_elems(res) * elementwise_weight(op) * f;
+    return;
+  }
+  switch (op->kind) {
+  case OP_DOT: case OP_DOT_GENERAL: case OP_CONVOLUTION: case OP_DYNAMIC_CONV: case OP_CHLO_RAGGED_DOT:
+    contraction_work(op, t, w);
+    return;
+  case OP_REDUCE: {
+    double ops = body_weight(op) * num_elems(in), vpu = body_weight(op) * tiled_elems(in);
+    w->flops += ops;
+    w->vpu_ops += vpu * f;
+    return;
+  }
+  case OP_REDUCE_WINDOW: case OP_SELECT_AND_SCATTER: {
+    double ops = body_weight(op) * window_size(op) * num_elems(op->kind == OP_REDUCE_WINDOW ? res : in);
+    w->flops += ops;
+    w->vpu_ops += ops * f;
+    return;
+  }
+  case OP_SORT: {
+    /* A bitonic network: log2(d) (log2(d) + 1) / 2 compare-exchange stages. */
+    int64_t dim = 0;
+    const Attr *a = op_attr(op, "dimension");
+    if (a) attr_as_int(a, &dim);
+    double d = tensor_ok(in) && in->rank > 0 ? dim_or_one(in->dims[dim >= 0 && dim < in->rank ? dim : in->rank - 1]) : 1;
+    double lg = d > 1 ? ceil(log2(d)) : 0, ops = num_elems(in) * lg * (lg + 1) / 2 * body_weight(op);
+    w->flops += ops;
+    w->vpu_ops += ops * f;
+    return;
+  }
+  case OP_FFT: {
+    int64_t len[COST_MAX_DIMS];
+    int n = int_list(op_attr(op, "fft_length"), len, COST_MAX_DIMS);
+    double l = 1;
+    for (int i = 0; i < n; i++) l *= (double)len[i];
+    double ops = 5 * fmax(num_elems(in), num_elems(res)) * (l > 1 ? log2(l) : 1);
+    w->flops += ops;
+    w->vpu_ops += ops * f;
+    return;
+  }
+  case OP_CHOLESKY: case OP_TRIANGULAR_SOLVE: {
+    double n = tensor_ok(in) && in->rank > 0 ? dim_or_one(in->dims[in->rank - 1]) : 1;
+    double ops = op->kind == OP_CHOLESKY ? num_elems(in) * n / 3 : num_elems(op->operands[1]->type) * n;
+    w->flops += ops;
+    w->vpu_ops += ops * f;
+    return;
+  }
+  case OP_BATCH_NORM_INFERENCE: case OP_BATCH_NORM_TRAINING: case OP_BATCH_NORM_GRAD: {
+    double per = op->kind == OP_BATCH_NORM_INFERENCE ? 4 : op->kind == OP_BATCH_NORM_TRAINING ? 8 : 12;
+    w->flops += per * num_elems(in);
+    w->vpu_ops += per * tiled_elems(in) * f;
+    return;
+  }
+  case OP_RNG: case OP_RNG_BIT_GENERATOR:
+    w->flops += num_elems(op->results[op->nresults - 1].type);
+    w->vpu_ops += COST_RNG_OPS * tiled_elems(op->results[op->nresults - 1].type);
+    return;
+  case OP_SCATTER: {
+    /* The combiner runs once per update element. */
+    int n = (op->noperands - 1) / 2;
+    double upd = 0;
+    for (int i = 0; i < n; i++) upd += num_elems(op->operands[n + 1 + i]->type);
+    w->flops += upd * body_weight(op);
+    w->vpu_ops += upd * body_weight(op) * f;
+    return;
+  }
+  case OP_ALL_GATHER: case OP_ALL_REDUCE: case OP_ALL_TO_ALL: case OP_COLLECTIVE_BROADCAST:
+  case OP_COLLECTIVE_PERMUTE: case OP_REDUCE_SCATTER: case OP_COLLECTIVE_REDUCE: case OP_CROSS_REPLICA_SUM:
+    w->ici_s += ici_seconds(op, t);
+    if (op->nregions || op->kind == OP_CROSS_REPLICA_SUM) {
+      w->flops += num_elems(in);
+      w->vpu_ops += tiled_elems(in) * f;
+    }
+    return;
+  case OP_CUSTOM_CALL: case OP_COMPOSITE: case OP_INFEED: case OP_OUTFEED: case OP_SEND: case OP_RECV:
+  case OP_UNKNOWN: case OP_INTERPRETER_RUN_PARALLEL: case OP_REPLICA_ID: case OP_PARTITION_ID:
+    return; /* unknown work: only their HBM traffic is modeled */
+  default:
+    /* Data movement: broadcast, transpose, slice, concatenate, pad, gather,
+     * reverse, iota, dynamic slices, relayouting reshapes: one VPU op per
+     * element written. */
+    if (!fused) w->vpu_ops += tiled_elems(res);
+    return;
+  }
+}
+
+/* HBM bytes of an op outside a fusion: its operands and results, except
+ * where it touches only part of them. */
+static double op_bytes(const Op *op) {
+  switch (op->kind) {
+  case OP_IOTA: case OP_RNG_BIT_GENERATOR: case OP_RNG: return result_bytes(op);
+  case OP_SLICE: case OP_DYNAMIC_SLICE: case OP_REAL_DYNAMIC_SLICE: return 2 * result_bytes(op);
+  case OP_GATHER: case OP_DYNAMIC_GATHER: case OP_TORCH_INDEX_SELECT:
+    return 2 * result_bytes(op) + cost_tiled_bytes(op->operands[1]->type);
+  case OP_DYNAMIC_UPDATE_SLICE: {
+    /* In place: the update is read and written, plus the start indices. */
+    double b = 2 * cost_tiled_bytes(op->operands[1]->type);
+    for (int i = 2; i < op->noperands; i++) b += cost_tiled_bytes(op->operands[i]->type);
+    return b;
+  }
+  case OP_SCATTER: {
+    /* In place: updates read, their targets read and written, indices read. */
+    int n = (op->noperands - 1) / 2;
+    double b = cost_tiled_bytes(op->operands[n]->type);
+    for (int i = 0; i < n; i++) b += 3 * cost_tiled_bytes(op->operands[n + 1 + i]->type);
+    return b;
+  }
+  default: return operand_bytes(op) + result_bytes(op);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Totals. */
+
+/* time, bound and utilization from the units' work. */
+static OpCost finish(const Work *w, double hbm_bytes, const Target *t) {
+  OpCost c = {0};
+  c.flops = w->flops;
+  c.mxu_flops = w->mxu_flops;
+  c.vpu_ops = w->vpu_ops;
+  c.hbm_bytes = hbm_bytes;
+  c.mxu_s = w->mxu_s;
+  c.vpu_s = w->vpu_ops / target_vpu_ops_per_s(t);
+  c.hbm_s = hbm_bytes / t->hbm_bytes_per_s;
+  c.ici_s = w->ici_s;
+  double m = c.mxu_s;
+  c.bound = BOUND_MXU;
+  if (c.vpu_s > m) m = c.vpu_s, c.bound = BOUND_VPU;
+  if (c.hbm_s > m) m = c.hbm_s, c.bound = BOUND_HBM;
+  if (c.ici_s > m) m = c.ici_s, c.bound = BOUND_ICI;
+  if (m < TARGET_ISSUE_OVERHEAD_S) c.bound = BOUND_ISSUE;
+  c.time_s = m + TARGET_ISSUE_OVERHEAD_S;
+  c.mxu_util = w->ideal_mxu_s / c.time_s;
+  return c;
+}
+
+/* Sums costs of ops run one after the other; the bound is where most of
+ * the time went. */
+typedef struct Sum {
+  OpCost c;
+  double by_bound[BOUND_ISSUE + 1];
+  double ideal_mxu_s;
+} Sum;
+
+static void sum_add(Sum *s, const OpCost *c) {
+  s->c.flops += c->flops;
+  s->c.mxu_flops += c->mxu_flops;
+  s->c.vpu_ops += c->vpu_ops;
+  s->c.hbm_bytes += c->hbm_bytes;
+  s->c.mxu_s += c->mxu_s;
+  s->c.vpu_s += c->vpu_s;
+  s->c.hbm_s += c->hbm_s;
+  s->c.ici_s += c->ici_s;
+  s->c.time_s += c->time_s;
+  s->by_bound[c->bound] += c->time_s;
+  s->ideal_mxu_s += c->mxu_util * c->time_s;
+}
+
+static OpCost sum_finish(const Sum *s) {
+  OpCost c = s->c;
+  c.bound = BOUND_NONE;
+  double best = 0;
+  for (int b = BOUND_MXU; b <= BOUND_ISSUE; b++)
+    if (s->by_bound[b] > best) best = s->by_bound[b], c.bound = (CostBound)b;
+  c.mxu_util = c.time_s > 0 ? s->ideal_mxu_s / c.time_s : 0;
+  return c;
+}
+
+static OpCost cost_at_depth(const Op *op, const Target *t, int depth, long *budget);
+
+static void sum_block(Sum *s, const Block *b, const Target *t, int depth, long *budget) {
+  for (const Op *o = b->first; o && --*budget > 0; o = o->next) {
+    OpCost c = cost_at_depth(o, t, depth, budget);
+    if (c.time_s > 0) sum_add(s, &c);
+  }
+}
+
+/* The func.func a func.call names, found through the enclosing module. */
+static const Op *callee_of(const Op *call) {
+  const Attr *a = op_attr(call, "callee");
+  if (!a || a->kind != ATTR_SYMREF) return NULL;
+  const Op *m = call;
+  while (m && m->kind != OP_MODULE) m = m->parent && m->parent->parent ? m->parent->parent->parent : NULL;
+  if (!m || !op_body(m)) return NULL;
+  for (const Op *f = op_body(m)->first; f; f = f->next) {
+    const char *n = op_symbol_name(f);
+    if (f->kind == OP_FUNC && n && strcmp(n, a->u.str.s) == 0) return op_body(f) ? f : NULL;
+  }
+  return NULL;
+}
+
+/* The cost of op; budget counts down the ops visited inside calls and
+ * regions. */
+static OpCost cost_at_depth(const Op *op, const Target *t, int depth, long *budget) {
+  Sum s = {0};
+  switch (op->kind) {
+  case OP_FUNC_CALL: {
+    const Op *f = callee_of(op);
+    if (f && depth < COST_MAX_CALL_DEPTH) sum_block(&s, op_body(f), t, depth + 1, budget);
+    return sum_finish(&s);
+  }
+  case OP_WHILE: /* one trip: the trip count is not known at compile time */
+    for (int r = 0; r < op->nregions; r++)
+      for (int b = 0; b < op->regions[r].nblocks; b++) sum_block(&s, op->regions[r].blocks[b], t, depth, budget);
+    return sum_finish(&s);
+  case OP_IF: case OP_CASE: { /* the most expensive branch */
+    OpCost best = {0};
+    for (int r = 0; r < op->nregions; r++) {
+      Sum branch = {0};
+      for (int b = 0; b < op->regions[r].nblocks; b++)
+        sum_block(&branch, op->regions[r].blocks[b], t, depth, budget);
+      OpCost c = sum_finish(&branch);
+      if (c.time_s > best.time_s) best = c;
+    }
+    return best;
+  }
+  case OP_TPU_FUSION: {
+    Work w = {0};
+    for (int r = 0; r < op->nregions; r++)
+      for (int b = 0; b < op->regions[r].nblocks; b++)
+        for (const Op *o = op->regions[r].blocks[b]->first; o; o = o->next) op_work(o, t, &w, true);
+    return finish(&w, operand_bytes(op) + result_bytes(op) + w.extra_bytes, t);
+  }
+  default:
+    if (cost_op_is_free(op)) return (OpCost){0};
+    Work w = {0};
+    op_work(op, t, &w, false);
+    return finish(&w, op_bytes(op) + w.extra_bytes, t);
+  }
+}
+
 OpCost cost_of_op(const Op *op, const Target *t) {
-  (void)op;
-  (void)t;
-  return (OpCost){0};
+  long budget = COST_MAX_VISITS;
+  return cost_at_depth(op, t, 0, &budget);
 }
+
+/* ------------------------------------------------------------------ */
+/* The report. */
+
+/* "16.0 GiB", "3.2 MiB", "12.0 KiB", "512 B". */
+void cost_format_bytes(double bytes, char *buf, size_t len) {
+  if (bytes >= (double)(1u << 30)) snprintf(buf, len, "%.1f GiB", bytes / (double)(1u << 30));
+  else if (bytes >= (double)(1u << 20)) snprintf(buf, len, "%.1f MiB", bytes / (double)(1u << 20));
+  else if (bytes >= 1024) snprintf(buf, len, "%.1f KiB", bytes / 1024);
+  else snprintf(buf, len, "%.0f B", bytes);
+}
+
+typedef struct Report {
+  const Target *t;
+  FILE *out;
+  Sum total;
+  long expand; /* calls that may still be expanded */
+  long visits; /* ops all rows may still visit inside calls and regions */
+} Report;
+
+static void report_row(Report *r, const Op *op, const OpCost *c, int depth) {
+  char name[96], loc[160];
+  const char *kind = NULL;
+  if (op->kind == OP_TPU_FUSION) {
+    const Attr *k = op_attr(op, "kind");
+    kind = k && k->kind == ATTR_STRING ? k->u.str.s : "?";
+  }
+  int ind = depth < 8 ? 2 * depth : 16;
+  if (kind) snprintf(name, sizeof name, "%*s%s(%s)", ind, "", op->name, kind);
+  else snprintf(name, sizeof name, "%*s%s", ind, "", op->name);
+  if (op->loc.file) {
+    const char *f = op->loc.file->name, *slash = strrchr(f, '/');
+    snprintf(loc, sizeof loc, "%s:%u:%u", slash ? slash + 1 : f, op->loc.line, op->loc.col);
+  } else {
+    snprintf(loc, sizeof loc, "-");
+  }
+  fprintf(r->out, "%-34s %-30s %16.0f %14.0f %12.3f %-5s %6.1f\n", name, loc, c->flops, c->hbm_bytes, c->time_s * 1e6,
+          cost_bound_name(c->bound), 100 * c->mxu_util);
+}
+
+/* Rows for the ops of b; calls are expanded into their callee's rows
+ * until the expansion budget runs out, then they are one row each. */
+static void report_block(Report *r, const Block *b, int depth) {
+  for (const Op *op = b->first; op; op = op->next) {
+    const Op *f = op->kind == OP_FUNC_CALL ? callee_of(op) : NULL;
+    if (f && depth < COST_MAX_CALL_DEPTH && --r->expand > 0) {
+      report_block(r, op_body(f), depth + 1);
+      continue;
+    }
+    OpCost c = cost_at_depth(op, r->t, depth, &r->visits);
+    if (c.time_s <= 0) continue;
+    report_row(r, op, &c, depth);
+    sum_add(&r->total, &c);
+  }
+}
+
+static bool func_is_private(const Op *f) {
+  const Attr *v = op_attr(f, "sym_visibility");
+  return v && v->kind == ATTR_STRING && v->u.str.len == 7 && memcmp(v->u.str.s, "private", 7) == 0;
+}
+
 void cost_report(Context *c, const Module *m, const Target *t, uint64_t peak_hbm_bytes, FILE *out) {
-  (void)c, (void)m, (void)t, (void)peak_hbm_bytes, (void)out;
+  (void)c;
+  Report r = {.t = t, .out = out, .expand = COST_MAX_EXPANDED_ROWS, .visits = COST_MAX_VISITS};
+  const char *file = m->file ? m->file->name : "<module>";
+  fprintf(out,
+          "tpucc report: %s on %s (MXU %dx%d, %.0f TFLOP/s bf16, %.0f TOP/s int8, HBM %.0f GiB at %.0f GB/s)\n",
+          file, t->name, t->mxu, t->mxu, t->bf16_flops / 1e12, t->int8_ops / 1e12,
+          (double)t->hbm_bytes / (double)(1u << 30), t->hbm_bytes_per_s / 1e9);
+  fprintf(out, "%-34s %-30s %16s %14s %12s %-5s %6s\n", "op", "location", "FLOPs", "HBM bytes", "time (us)", "bound",
+          "MXU %");
+  /* Entry points: @main, else every public function, else every function. */
+  const Op *main_fn = module_lookup_func(m, "main");
+  int entries = 0;
+  if (main_fn && op_body(main_fn)) {
+    report_block(&r, op_body(main_fn), 0);
+    entries++;
+  }
+  for (int pass = 0; pass < 2 && !entries; pass++)
+    for (const Op *f = op_body(m->op) ? op_body(m->op)->first : NULL; f; f = f->next)
+      if (f->kind == OP_FUNC && op_body(f) && (pass == 1 || !func_is_private(f))) {
+        fprintf(out, "func @%s\n", op_symbol_name(f) ? op_symbol_name(f) : "?");
+        report_block(&r, op_body(f), 0);
+        entries++;
+      }
+  OpCost tot = sum_finish(&r.total);
+  fprintf(out, "time by bound: MXU %.3f us, VPU %.3f us, HBM %.3f us, ICI %.3f us, issue %.3f us\n",
+          r.total.by_bound[BOUND_MXU] * 1e6, r.total.by_bound[BOUND_VPU] * 1e6, r.total.by_bound[BOUND_HBM] * 1e6,
+          r.total.by_bound[BOUND_ICI] * 1e6, r.total.by_bound[BOUND_ISSUE] * 1e6);
+  char peak[80], size[32];
+  cost_format_bytes((double)peak_hbm_bytes, size, sizeof size);
+  snprintf(peak, sizeof peak, "%s (%llu bytes)", size, (unsigned long long)peak_hbm_bytes);
+  fprintf(out, "total: modeled %.3f us, %.0f FLOPs, %.0f HBM bytes, MXU utilization %.1f%%, peak HBM %s\n",
+          tot.time_s * 1e6, tot.flops, tot.hbm_bytes, 100 * tot.mxu_util,
+          peak_hbm_bytes ? peak : "not computed (buffer-assign did not run)");
 }

@@ -34,6 +34,28 @@ double cost_tiled_bytes(const Type *t);
  * its operands and results as HBM traffic and its body as compute). */
 OpCost cost_of_op(const Op *op, const Target *t);
 
+/* No time and no HBM traffic: constants (weights already in HBM), tuples,
+ * get_tuple_element, returns, optimization_barrier, reshapes that keep the
+ * two minor dimensions and same-width bitcast_converts (views of their
+ * operand's buffer), check and probe ops. */
+bool cost_op_is_free(const Op *op);
+
+/* The GEMM a dot, dot_general, ragged dot or convolution implies: batch b,
+ * rows m, columns n, contraction k (a convolution: m = batch x output
+ * spatial, n = output features, k = kernel spatial x input features per
+ * group).  false for other ops. */
+typedef struct GemmShape {
+  double b, m, n, k;
+  bool batched; /* dot_general with batching dimensions */
+} GemmShape;
+bool cost_gemm_shape(const Op *op, GemmShape *g);
+/* A contraction the model puts on the MXU: float operands of 32 bits or
+ * less, integers of 8 bits or less, and no tpu.unit = "vpu". */
+bool cost_runs_on_mxu(const Op *op);
+
+/* "16.0 GiB", "3.2 MiB", "12.0 KiB", "512 B". */
+void cost_format_bytes(double bytes, char *buf, size_t len);
+
 /* The --report table of module m on target t: one row per top-level op
  * with cost (constants, returns and free ops are left out), then the
  * program total, the MXU utilization of the whole program and the peak HBM
