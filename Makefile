@@ -85,7 +85,8 @@ $(BUILD)/corpus_check: $(call obj,testsuite/corpus/corpus_check.c) $(call lib,fr
 
 # ---------------------------------------------------------------- goals
 # One transformer block (examples/transformer_block.mlir): compile to bytecode,
-# run on 8 token ids and seeded random weights in [-1, 1), print the 8x32 result.
+# run on 8 token ids and seeded random weights in [-1, 1), print the 8x32 result,
+# then the cost model's summary of it (the whole table is left in a file).
 run: all
 	$(BUILD)/tpucc examples/transformer_block.mlir -o $(BUILD)/transformer_block.tpub
 	$(BUILD)/tpurun $(BUILD)/transformer_block.tpub \
@@ -93,6 +94,9 @@ run: all
 	    --input=random:1 --input=random:2 --input=random:3 --input=random:4 \
 	    --input=random:5 --input=random:6 --input=random:7 --input=random:8 \
 	    --input=random:9
+	@$(BUILD)/tpucc --report --target=v5e examples/transformer_block.mlir >$(BUILD)/transformer_block.report
+	@echo "modeled on v5e (tpucc --report; table in $(BUILD)/transformer_block.report):"
+	@tail -n 1 $(BUILD)/transformer_block.report
 
 unit: deps $(if $(UNIT_SRCS),$(BUILD)/unit_tests)
 	@$(if $(UNIT_SRCS),:,echo "no unit tests in testsuite/unit/")
@@ -124,7 +128,7 @@ FUZZ_CC      := clang-14
 FUZZ_SAN     := address,undefined
 FUZZ_CFLAGS   = $(CFLAGS) -O1 -fno-omit-frame-pointer \
                 -fsanitize=fuzzer-no-link,$(FUZZ_SAN)
-FUZZ_SRCS    := testsuite/fuzz/fuzz_parser.c $(wildcard frontend/*.c ir/*.c)
+FUZZ_SRCS    := testsuite/fuzz/fuzz_parser.c $(wildcard frontend/*.c ir/*.c passes/*.c)
 FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_SRCS))
 FUZZ_CORPUS  := $(FUZZ_BUILD)/corpus-parser
 FUZZ_DICT    := $(if $(wildcard testsuite/fuzz/mlir.dict),-dict=testsuite/fuzz/mlir.dict)

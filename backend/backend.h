@@ -9,10 +9,17 @@
 #include <stdio.h>
 
 #include "ir/ir.h"
+#include "vm/tpub.h"
 
 typedef struct BackendOptions {
   const char *target;           /* preset name, e.g. "v5e" */
   const char *compiler_version; /* e.g. "0.2.0" */
+  /* The modeled cost of a top-level op (one directly in a function body),
+   * for the COSTS section; NULL: no section.  Fills flops, hbm_bytes,
+   * modeled_s, bound and mxu_util of *out (the rest is the back end's);
+   * false leaves the op without a cost (zeros, bound none). */
+  bool (*op_cost)(void *ud, const Op *op, TpubCost *out);
+  void *cost_ud;
 } BackendOptions;
 
 /* Lowers module m to a .tpub image (malloc'ed into *out).  Ops the back end

@@ -2,6 +2,7 @@
  * final image with its header, section table and XXH3-64 checksum. */
 #include "backend/emit.h"
 
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -143,8 +144,28 @@ uint32_t emit_loc(Emitter *e, Loc loc, const char *op_name) {
   };
   uint32_t index = (uint32_t)(e->locs.n / sizeof rec);
   bytes_append(&e->locs, &rec, sizeof rec);
+  if (e->opts->op_cost) bytes_append(&e->costs, &e->cost, sizeof e->cost);
   return index;
 }
+
+void emit_cost_begin(Emitter *e, const Op *op) {
+  memset(&e->cost, 0, sizeof e->cost);
+  e->nops++;
+  if (!e->opts->op_cost) return;
+  TpubCost c = {0};
+  if (e->opts->op_cost(e->opts->cost_ud, op, &c)) {
+    /* The loader refuses what is not finite and >= 0: a cost model bug. */
+    double nums[] = {c.mxu_util, c.flops, c.hbm_bytes, c.modeled_s};
+    for (int i = 0; i < 4; i++)
+      if (!(nums[i] >= 0 && nums[i] <= DBL_MAX)) die("cost of '%s': number %d is %g", op->name, i, nums[i]);
+    if (c.bound >= TPUB_BOUND_COUNT) die("cost of '%s': bound %u", op->name, c.bound);
+    e->cost = (TpubCost){.bound = c.bound, .mxu_util = c.mxu_util, .flops = c.flops,
+                         .hbm_bytes = c.hbm_bytes, .modeled_s = c.modeled_s};
+  }
+  e->cost.op = e->nops;
+}
+
+void emit_cost_end(Emitter *e) { memset(&e->cost, 0, sizeof e->cost); }
 
 uint32_t emit_func_reserve(Emitter *e) {
   TpubFunc rec = {0};
@@ -177,8 +198,10 @@ void emit_finish(Emitter *e, uint8_t **out, size_t *outlen) {
       {TPUB_SEC_FUNCS, &e->funcs, sizeof(TpubFunc)},
       {TPUB_SEC_CODE, &e->code, sizeof(uint32_t)},
       {TPUB_SEC_LOCS, &e->locs, sizeof(TpubLoc)},
+      {TPUB_SEC_COSTS, &e->costs, sizeof(TpubCost)},
   };
-  enum { NSECS = sizeof secs / sizeof secs[0] };
+  /* COSTS, last, only when asked for. */
+  const int nsecs = (int)(sizeof secs / sizeof secs[0]) - (e->opts->op_cost ? 0 : 1);
   Bytes img = {0};
   TpubHeader h = {0};
   memcpy(h.magic, TPUB_MAGIC, 8);
@@ -186,17 +209,17 @@ void emit_finish(Emitter *e, uint8_t **out, size_t *outlen) {
   h.header_size = sizeof h;
   strncpy(h.compiler_version, e->opts->compiler_version, sizeof h.compiler_version - 1);
   strncpy(h.target, e->opts->target, sizeof h.target - 1);
-  h.section_count = NSECS;
+  h.section_count = nsecs;
   bytes_append(&img, &h, sizeof h);
-  TpubSection table[NSECS];
-  uint64_t off = sizeof h + sizeof table;
-  for (int i = 0; i < NSECS; i++) {
+  TpubSection table[TPUB_SEC_COUNT];
+  uint64_t off = sizeof h + sizeof table[0] * (size_t)nsecs;
+  for (int i = 0; i < nsecs; i++) {
     off = (off + 15) & ~(uint64_t)15;
     table[i] = (TpubSection){secs[i].kind, (uint32_t)(secs[i].b->n / secs[i].rec), off};
     off += secs[i].b->n;
   }
-  bytes_append(&img, table, sizeof table);
-  for (int i = 0; i < NSECS; i++) {
+  bytes_append(&img, table, sizeof table[0] * (size_t)nsecs);
+  for (int i = 0; i < nsecs; i++) {
     bytes_align(&img, 16);
     bytes_append(&img, secs[i].b->p, secs[i].b->n);
   }
@@ -215,6 +238,7 @@ void emit_free(Emitter *e) {
   bytes_free(&e->funcs);
   bytes_free(&e->code);
   bytes_free(&e->locs);
+  bytes_free(&e->costs);
   table_free(&e->str_index, NULL);
   table_free(&e->type_index, NULL);
   table_free(&e->func_index, NULL);

@@ -25,6 +25,9 @@ typedef struct Emitter {
   const Module *m;
   const BackendOptions *opts;
   Bytes strtab, ints, types, consts, funcs, code, locs;
+  Bytes costs;       /* one TpubCost per LOCS record, when opts->op_cost */
+  TpubCost cost;     /* the record of the top-level op being lowered */
+  uint32_t nops;     /* top-level ops numbered so far */
   Table str_index;  /* string -> offset + 1 */
   Table type_index; /* Type * -> index + 1 */
   Table func_index; /* function name -> index + 1 */
@@ -40,6 +43,10 @@ uint32_t ints_count(const Emitter *e);
 /* Type index of t, or UINT32_MAX after reporting why it cannot be lowered. */
 uint32_t emit_type(Emitter *e, const Type *t, const Op *where);
 uint32_t emit_loc(Emitter *e, Loc loc, const char *op_name);
+/* Brackets the lowering of a top-level op: the locations written meanwhile
+ * get its id and modeled cost (COSTS section). */
+void emit_cost_begin(Emitter *e, const Op *op);
+void emit_cost_end(Emitter *e);
 /* Reserves a function slot; the record is filled by emit_func_set. */
 uint32_t emit_func_reserve(Emitter *e);
 void emit_func_set(Emitter *e, uint32_t index, const TpubFunc *f);

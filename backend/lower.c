@@ -628,6 +628,61 @@ static void lower_custom_call(FuncBuilder *fb, const Op *op) {
   unsupported(fb, op, what);
 }
 
+/* The tile and pad fields of mxu_dot from a dot_general's tpu.mxu_tile and
+ * tpu.mxu_pad (default: the real sizes), checked as the loader will
+ * (vm/tpub.h); false after a diagnostic. */
+static bool field_mxu_tiling(FuncBuilder *fb, const Op *op) {
+  Emitter *e = fb->e;
+  const Attr *d = op_attr(op, "dot_dimension_numbers");
+  static const char *const keys[4] = {"lhs_batching_dimensions", "lhs_contracting_dimensions",
+                                      "rhs_batching_dimensions", "rhs_contracting_dimensions"};
+  int n[4] = {0};
+  const int64_t *v[4] = {NULL};
+  for (int i = 0; i < 4; i++) {
+    const Attr *p = dialect_param(d, keys[i]);
+    if (p && !attr_as_i64_list(p, &n[i], &v[i], &e->c->arena)) n[i] = 0;
+  }
+  /* real = {M, N, K}: lhs free, rhs free, contracting. */
+  int64_t real[3] = {1, 1, 1};
+  for (int side = 0; side < 2; side++) {
+    const Type *t = op->operands[side]->type;
+    uint64_t used = 0;
+    for (int k = 2 * side; k < 2 * side + 2; k++)
+      for (int i = 0; i < n[k]; i++)
+        if (v[k][i] >= 0 && v[k][i] < 64) used |= 1ull << v[k][i];
+    for (int dim = 0; dim < t->rank && dim < 64; dim++)
+      if (!(used & (1ull << dim))) real[side] *= t->dims[dim];
+  }
+  for (int i = 0; i < n[1]; i++) real[2] *= op->operands[0]->type->dims[v[1][i]];
+  int nt, np = 3;
+  const int64_t *tile, *pad = real;
+  if (!attr_ints(e, op, "tpu.mxu_tile", &nt, &tile) || nt != 3 ||
+      (op_attr(op, "tpu.mxu_pad") && (!attr_ints(e, op, "tpu.mxu_pad", &np, &pad) || np != 3))) {
+    op_error(e->c, op, "tpu.mxu_tile and tpu.mxu_pad must be array<i64: M, N, K>");
+    e->failed = true;
+    return false;
+  }
+  static const char axis[3] = {'M', 'N', 'K'};
+  for (int i = 0; i < 3; i++) {
+    int64_t slack = tile[i] > TPUB_MXU_PAD_SLACK ? tile[i] : TPUB_MXU_PAD_SLACK;
+    if (tile[i] < 1 || tile[i] > TPUB_MXU_MAX_TILE) {
+      op_error(e->c, op, "tpu.mxu_tile %c = %lld is not in [1, %d]", axis[i], (long long)tile[i],
+               TPUB_MXU_MAX_TILE);
+      e->failed = true;
+      return false;
+    }
+    if (pad[i] < real[i] || pad[i] - real[i] > slack) {
+      op_error(e->c, op, "tpu.mxu_pad %c = %lld must be at least the size %lld and at most %lld more",
+               axis[i], (long long)pad[i], (long long)real[i], (long long)slack);
+      e->failed = true;
+      return false;
+    }
+  }
+  field_list(e, 3, tile);
+  field_list(e, 3, pad);
+  return true;
+}
+
 static void lower_op_fields(FuncBuilder *fb, Op *op);
 
 /* Lowers one op with its own field buffer. */
@@ -671,7 +726,8 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
   }
   switch (op->kind) {
   case OP_FUNC_RETURN:
-  case OP_RETURN: emit_op(fb, op, VM_OP_RETURN); return;
+  case OP_RETURN:
+  case OP_TPU_YIELD: emit_op(fb, op, VM_OP_RETURN); return;
   case OP_FUNC_CALL:
   case OP_COMPOSITE: {
     int64_t fi = callee_index(e, op_attr(op, op->kind == OP_COMPOSITE ? "decomposition" : "callee"));
@@ -768,6 +824,18 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
     return;
   }
   case OP_CONSTANT: lower_constant(fb, op, op_attr(op, "value")); return;
+  case OP_TPU_FUSION: {
+    /* The body becomes a region function (isolated: no captures). */
+    static const char *const kinds[] = {"loop", "input", "output", "multi_output", NULL};
+    const Attr *k = op_attr(op, "kind");
+    int64_t kind = 0;
+    for (int i = 0; k && k->kind == ATTR_STRING && kinds[i]; i++)
+      if (strcmp(kinds[i], k->u.str.s) == 0) kind = i;
+    fint(e, kind);
+    field_region(fb, op, &op->regions[0]);
+    emit_op(fb, op, VM_OP_FUSION);
+    return;
+  }
   case OP_COMPARE:
     fint(e, attr_enum_index(op, "comparison_direction", cmp_dirs, 0));
     fint(e, attr_enum_index(op, "compare_type", cmp_types, 0));
@@ -870,6 +938,11 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
                                        "lhs_contracting_dimensions", "rhs_contracting_dimensions", NULL};
     field_dialect_lists(e, d, keys);
     field_precision(e, op);
+    /* After a diagnostic, a dot_general still defines the result. */
+    if (op_attr(op, "tpu.mxu_tile") && field_mxu_tiling(fb, op)) {
+      emit_op(fb, op, VM_OP_MXU_DOT);
+      return;
+    }
     break;
   }
   case OP_DOT: {
@@ -1002,7 +1075,9 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
 static void lower_block(FuncBuilder *fb, Block *b) {
   for (Op *op = b->first; op; op = op->next) {
     if (fb->e->failed && fb->e->c->diag.nerrors > 0 && fb->e->c->diag.suppressed) return;
+    if (!fb->outer) emit_cost_begin(fb->e, op); /* a top-level op: COSTS */
     lower_op(fb, op);
+    if (!fb->outer) emit_cost_end(fb->e);
   }
 }
 

@@ -16,8 +16,9 @@ shopt -s nullglob
 models=("$MODELS"/*.mlir)
 [ ${#models[@]} -gt 0 ] || { echo "skipped: no models in $MODELS"; exit 0; }
 
-# total_field REPORT KEY: a number from the report's total line ("KEY=N").
-total_field() { sed -n "s/.*\\b$2=\\([0-9.eE+-]*\\).*/\\1/p" "$1" | tail -n 1; }
+# From the report's last line "total: modeled T us, F FLOPs, B HBM bytes, ...":
+report_us() { sed -n 's/^total: modeled \([0-9.]*\) us.*/\1/p' "$1"; }
+report_bytes() { sed -n 's/^total: .*, \([0-9]*\) HBM bytes.*/\1/p' "$1"; }
 
 printf '%-22s %10s %10s %7s %14s %14s %7s %12s %12s\n' model "O0 wall s" "O2 wall s" ratio "O0 HBM bytes" "O2 HBM bytes" ratio "O0 model us" "O2 model us"
 for m in "${models[@]}"; do
@@ -35,8 +36,8 @@ for m in "${models[@]}"; do
   read -r w2 _ < <(bench_stats "$BENCH_TMP/O2")
   "$BUILD/tpucc" -O0 --report "$m" >"$BENCH_TMP/r0" 2>/dev/null || { echo "bench: tpucc --report failed on $m" >&2; exit 1; }
   "$BUILD/tpucc" -O2 --report "$m" >"$BENCH_TMP/r2" 2>/dev/null || { echo "bench: tpucc --report failed on $m" >&2; exit 1; }
-  b0=$(total_field "$BENCH_TMP/r0" hbm_bytes) b2=$(total_field "$BENCH_TMP/r2" hbm_bytes)
-  t0=$(total_field "$BENCH_TMP/r0" time_us) t2=$(total_field "$BENCH_TMP/r2" time_us)
+  b0=$(report_bytes "$BENCH_TMP/r0") b2=$(report_bytes "$BENCH_TMP/r2")
+  t0=$(report_us "$BENCH_TMP/r0") t2=$(report_us "$BENCH_TMP/r2")
   printf '%-22s %10s %10s %7s %14s %14s %7s %12s %12s\n' "$name" "$w0" "$w2" "$(bench_ratio "$w0" "$w2")" \
     "${b0:-?}" "${b2:-?}" "$(bench_ratio "${b0:-0}" "${b2:-0}")" "${t0:-?}" "${t2:-?}"
 done

@@ -9,6 +9,7 @@
 
 #include "backend/backend.h"
 #include "ir/ir.h"
+#include "passes/cost.h"
 
 char *driver_read_file(const char *tool, const char *path, size_t *len) {
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
@@ -128,6 +129,29 @@ bool driver_optimize(Context *c, Module *m, const CompileOptions *o, PassContext
   return ok;
 }
 
+/* BackendOptions.op_cost: the cost model's figures for a top-level op on
+ * the target ud. */
+static bool op_cost(void *ud, const Op *op, TpubCost *out) {
+  OpCost c = cost_of_op(op, ud);
+  *out = (TpubCost){.flops = c.flops, .hbm_bytes = c.hbm_bytes, .modeled_s = c.time_s,
+                    .mxu_util = (float)c.mxu_util};
+  switch (c.bound) {
+  case BOUND_NONE: out->bound = TPUB_BOUND_NONE; break;
+  case BOUND_MXU: out->bound = TPUB_BOUND_MXU; break;
+  case BOUND_VPU: out->bound = TPUB_BOUND_VPU; break;
+  case BOUND_HBM: out->bound = TPUB_BOUND_HBM; break;
+  case BOUND_ICI: out->bound = TPUB_BOUND_ICI; break;
+  case BOUND_ISSUE: out->bound = TPUB_BOUND_ISSUE; break;
+  }
+  return true;
+}
+
+BackendOptions driver_backend_options(const CompileOptions *o) {
+  const Target *t = target_lookup(o->target ? o->target : "v5e");
+  return (BackendOptions){.target = t ? t->name : "v5e", .compiler_version = TPUCC_VERSION, .op_cost = op_cost,
+                          .cost_ud = (void *)(t ? t : target_default())};
+}
+
 int driver_compile(const SourceFile *file, const SourceChunk *chunk, const CompileOptions *o, uint8_t **out,
                    size_t *outlen) {
   Context *c = ctx_new();
@@ -135,7 +159,7 @@ int driver_compile(const SourceFile *file, const SourceChunk *chunk, const Compi
   Module *m = parse_module(c, file, chunk->start, chunk->end, chunk->first_line);
   bool ok = m && verify_module(c, m) && driver_optimize(c, m, o, NULL);
   if (ok) {
-    BackendOptions bo = {.target = o->target ? o->target : "v5e", .compiler_version = TPUCC_VERSION};
+    BackendOptions bo = driver_backend_options(o);
     ok = backend_compile(c, m, &bo, out, outlen);
   }
   ctx_free(c);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend/backend.h"
 #include "frontend/parser.h"
 #include "passes/pass.h"
 
@@ -41,6 +42,10 @@ extern const char driver_compile_help[];
 /* Runs the optimization pipeline of o over a verified module; false after
  * diagnostics.  pc (may be NULL) receives the analyses' results. */
 bool driver_optimize(Context *c, Module *m, const CompileOptions *o, PassContext *pc);
+
+/* Back-end options of o: its target, and the COSTS section from the cost
+ * model (passes/cost.h) of that target. */
+BackendOptions driver_backend_options(const CompileOptions *o);
 
 /* Parses, verifies, optimizes and lowers one chunk of file to a .tpub image
  * (malloc'ed).  Diagnostics go to stderr.  Returns 0, or 2 when the

@@ -7,6 +7,7 @@
 #include "backend/backend.h"
 #include "frontend/parser.h"
 #include "ir/ir.h"
+#include "passes/cost.h"
 #include "tools/driver.h"
 
 static const char usage_text[] =
@@ -24,6 +25,10 @@ static const char usage_text[] =
     "  -o FILE                output path (default: INPUT with .tpub for bytecode,\n"
     "                         standard output for the text forms)\n"
     "%s"
+    "  --report               print the cost model's table (per op: FLOPs, HBM bytes,\n"
+    "                         modeled time, bound unit, MXU utilization; program\n"
+    "                         total and peak HBM) to standard output; emits\n"
+    "                         nothing unless -o is given\n"
     "  --verify-only          parse and verify, print diagnostics, emit nothing\n"
     "  --split-input-file     treat '// -----' separated chunks as separate modules\n"
     "  --max-errors=N         stop reporting after N errors (default 20)\n"
@@ -39,6 +44,7 @@ typedef struct Options {
   const char *input, *output;
   Emit emit;
   bool split;
+  bool report; /* --report: the cost table on stdout */
   int max_errors;
   CompileOptions compile;
 } Options;
@@ -70,6 +76,8 @@ static int parse_args(int argc, char **argv, Options *o) {
       else return usage_error("unknown --emit kind '%s' (expected tpub, asm, mlir or mlir-generic)", e);
     } else if (strcmp(a, "--verify-only") == 0) {
       o->emit = EMIT_NONE;
+    } else if (strcmp(a, "--report") == 0) {
+      o->report = true;
     } else if (strcmp(a, "--split-input-file") == 0) {
       o->split = true;
     } else if (strncmp(a, "--max-errors=", 13) == 0) {
@@ -127,7 +135,9 @@ int main(int argc, char **argv) {
   Options o = {0};
   int rc = parse_args(argc, argv, &o);
   if (rc >= 0) return rc;
-  if (o.split && o.emit == EMIT_TPUB)
+  /* --report emits the program only when -o names where. */
+  bool write = o.emit != EMIT_NONE && (!o.report || o.output);
+  if (o.split && o.emit == EMIT_TPUB && write)
     return usage_error("%s", "--split-input-file writes several programs: use it with --emit=asm, mlir or mlir-generic");
   size_t len;
   char *text = driver_read_file("tpucc", o.input, &len);
@@ -152,14 +162,16 @@ int main(int argc, char **argv) {
     Context *c = ctx_new();
     c->diag.max_errors = o.max_errors;
     Module *m = parse_module(c, &file, chunks[i].start, chunks[i].end, chunks[i].first_line);
-    bool ok = m && verify_module(c, m) && (o.emit == EMIT_NONE || driver_optimize(c, m, &o.compile, NULL));
+    PassContext pc = {0};
+    bool ok = m && verify_module(c, m) &&
+              ((o.emit == EMIT_NONE && !o.report) || driver_optimize(c, m, &o.compile, &pc));
     uint8_t *img = NULL;
     size_t n = 0;
-    if (ok && (o.emit == EMIT_TPUB || o.emit == EMIT_ASM)) {
-      BackendOptions bo = {.target = o.compile.target, .compiler_version = TPUCC_VERSION};
+    if (ok && write && (o.emit == EMIT_TPUB || o.emit == EMIT_ASM)) {
+      BackendOptions bo = driver_backend_options(&o.compile);
       ok = backend_compile(c, m, &bo, &img, &n);
     }
-    if (ok && o.emit != EMIT_NONE && !out && !(out = open_output(&o, &path))) rc = EXIT_BAD_FILE;
+    if (ok && write && !out && !(out = open_output(&o, &path))) rc = EXIT_BAD_FILE;
     if (ok && out) {
       if (i > 0 && o.emit != EMIT_TPUB) fputs("// -----\n", out);
       if (o.emit == EMIT_TPUB) {
@@ -170,6 +182,10 @@ int main(int argc, char **argv) {
         PrintOptions po = {.generic = o.emit == EMIT_MLIR_GENERIC};
         print_module(c, m, out, &po);
       }
+    }
+    if (ok && o.report) {
+      if (i > 0) fputs("// -----\n", stdout);
+      cost_report(c, m, pc.target, pc.peak_hbm_bytes, stdout);
     }
     free(img);
     if (!ok) failed = true;

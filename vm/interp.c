@@ -6,11 +6,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "vm/dtype.h"
 #include "vm/internal.h"
 #include "vm/io.h"
 #include "vm/opinfo.h"
+#include "vm/profile.h"
 
 enum BufFlags {
   BUF_CONST = 1,    /* data points into the program: never written or freed */
@@ -41,8 +43,11 @@ struct VmExec {
   const VmInstr *ins;
   int depth;
   uint64_t steps; /* instructions executed, for max_instructions */
+  VmProfile *profile; /* VmOptions.profile: host time per op (vm/profile.h) */
   /* Expanded splat / elided constants, per function and instruction. */
   VmBuf ***const_cache;
+  /* Plans kernels decided once per instruction (vm_instr_cache). */
+  void ***plan_cache;
   bool warned_elided;
   /* Values recorded by probe instructions, in execution order. */
   struct Probe {
@@ -160,6 +165,7 @@ const char *vm_error(const VmExec *x) { return x->error; }
 VmCheckStats vm_check_stats(const VmExec *x) { return x->checks; }
 uint64_t vm_peak_bytes(const VmExec *x) { return x->peak_bytes; }
 const VmOptions *vm_exec_options(const VmExec *x) { return &x->opts; }
+const VmProfile *vm_exec_profile(const VmExec *x) { return x->profile; }
 
 const VmProgram *vm_exec_program(const VmExec *x) { return x->prog; }
 const VmFunc *vm_region_func(const VmExec *x, const VmRegion *r) { return &x->prog->funcs[r->func]; }
@@ -176,8 +182,15 @@ VmExec *vm_exec_new(const VmProgram *p, const VmOptions *opts) {
   if (!x->opts.check_out) x->opts.check_out = stdout;
   if (!x->opts.warn_out) x->opts.warn_out = stderr;
   x->const_cache = calloc(p->n_funcs + 1, sizeof(VmBuf **));
-  if (!x->const_cache) {
+  x->plan_cache = calloc(p->n_funcs + 1, sizeof(void **));
+  if (!x->const_cache || !x->plan_cache) {
+    free(x->const_cache);
+    free(x->plan_cache);
     free(x);
+    return NULL;
+  }
+  if (x->opts.profile && !(x->profile = vm_profile_new(p))) {
+    vm_exec_free(x);
     return NULL;
   }
   return x;
@@ -191,6 +204,12 @@ void vm_exec_free(VmExec *x) {
     free(x->const_cache[f]);
   }
   free(x->const_cache);
+  vm_profile_free(x->profile);
+  for (uint32_t f = 0; f < x->prog->n_funcs; f++) {
+    for (uint32_t i = 0; x->plan_cache[f] && i < x->prog->funcs[f].n_instrs; i++) free(x->plan_cache[f][i]);
+    free(x->plan_cache[f]);
+  }
+  free(x->plan_cache);
   for (uint32_t i = 0; i < x->nprobes; i++) vm_mem(x, x->probes[i].data, (size_t)x->probes[i].type->nbytes + 1, 0);
   vm_mem(x, x->probes, sizeof *x->probes * x->probecap, 0);
   free(x);
@@ -244,6 +263,12 @@ int vm_call_region(VmExec *x, const VmRegion *r, const VmTensor *args, int nargs
     buf_release(x, resbufs[i]);
   }
   return VM_OK;
+}
+
+void **vm_instr_cache(VmExec *x) {
+  uint32_t fi = (uint32_t)(x->func - x->prog->funcs), ii = (uint32_t)(x->ins - x->func->instrs);
+  if (!x->plan_cache[fi] && !(x->plan_cache[fi] = calloc(x->func->n_instrs + 1, sizeof(void *)))) return NULL;
+  return &x->plan_cache[fi][ii];
 }
 
 const void *vm_region_capture(const VmExec *x, const VmRegion *r, uint32_t i) { return x->regs[r->caps[i]]->data; }
@@ -488,9 +513,13 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32
   x->depth++;
   int rc = VM_OK;
   VmBuf *tmp_stack[16];
+  /* --profile times the instructions of the entry function. */
+  bool timed = x->profile && x->depth == 1;
+  struct timespec t0, t1;
   for (uint32_t ii = 0; ii < fn->n_instrs && rc == VM_OK; ii++) {
     const VmInstr *ins = &fn->instrs[ii];
     x->ins = ins;
+    if (timed) clock_gettime(CLOCK_MONOTONIC, &t0);
     if (x->opts.max_instructions && ++x->steps > x->opts.max_instructions) {
       rc = trapf(x, ins, "instruction limit of %llu reached", (unsigned long long)x->opts.max_instructions);
       break;
@@ -607,6 +636,10 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32
       buf_release(x, regs[ins->kill[k]]);
       regs[ins->kill[k]] = NULL;
     }
+    if (timed) {
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      vm_profile_add(x->profile, ins->loc, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    }
   }
   /* Registers still live (after a trap, or in a file whose kill lists
    * leave some) are released here; results hold their own references. */
@@ -675,6 +708,7 @@ int vm_run(VmExec *x, int fi, const VmValue *args, int nargs, VmValue *results) 
   x->error[0] = '\0';
   x->ins = NULL;
   if (fi < 0 || (uint32_t)fi >= x->prog->n_funcs) return trapf(x, NULL, "no function %d", fi);
+  if (x->profile) vm_profile_reset(x->profile, fi);
   const VmFunc *fn = &x->prog->funcs[fi];
   if ((uint32_t)nargs != fn->n_params)
     return trapf(x, NULL, "@%s takes %u arguments, %d given", fn->name, fn->n_params, nargs);
@@ -690,7 +724,7 @@ int vm_run(VmExec *x, int fi, const VmValue *args, int nargs, VmValue *results) 
   if (rc == VM_OK) rc = run_func(x, (uint32_t)fi, a, (uint32_t)nargs, 0, r);
   for (int i = 0; a && i < nargs; i++) buf_release(x, a[i]);
   if (rc == VM_OK) {
-    for (uint32_t i = 0; i < fn->n_results; i++)
+    for (uint32_t i = 0; results && i < fn->n_results; i++)
       if (!buf_to_value(r[i], fn->result_types[i], &results[i])) rc = trapf(x, NULL, "out of host memory");
     for (uint32_t i = 0; i < fn->n_results; i++) buf_release(x, r[i]);
   }

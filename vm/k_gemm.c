@@ -254,6 +254,17 @@ void gemm_work_free(GemmWork *w) {
   if (w->bpack) vm_scratch_free(w->x, w->bpack, w->bbytes);
   w->apack = w->bpack = NULL;
   w->abytes = w->bbytes = 0;
+  w->reserved = false;
+}
+
+/* Packing buffer bytes of the real kernels for a product of these sizes. */
+static void pack_bytes(GemmKind kind, int64_t M, int64_t N, int64_t K, size_t *abytes, size_t *bbytes) {
+  int64_t es = gemm_kind_bytes(kind);
+  int64_t mc = M < GK_MC ? (M + 5) / 6 * 6 : GK_MC;
+  int64_t nc = N < GK_NC ? (N + GK_NR_MAX - 1) / GK_NR_MAX * GK_NR_MAX : GK_NC;
+  int64_t kc = K < GK_KC ? K : GK_KC;
+  *abytes = (size_t)(mc * kc * es);
+  *bbytes = (size_t)(nc * kc * es);
 }
 
 /* Grows *buf to at least n bytes; false when refused. */
@@ -263,6 +274,19 @@ static bool ensure_buffer(VmExec *x, void **buf, size_t *have, size_t n) {
   *buf = vm_scratch_alloc(x, n);
   *have = *buf ? n : 0;
   return *buf != NULL;
+}
+
+int gemm_work_reserve(GemmWork *w, int64_t M, int64_t N, int64_t K) {
+  w->reserved = false;
+  if ((w->kind == GK_F32 || w->kind == GK_F64) && M > 0 && K > 0) {
+    size_t abytes, bbytes;
+    pack_bytes(w->kind, M, N, K, &abytes, &bbytes);
+    if (!ensure_buffer(w->x, &w->apack, &w->abytes, abytes) ||
+        (N > 0 && !ensure_buffer(w->x, &w->bpack, &w->bbytes, bbytes)))
+      return vm_trap(w->x, "out of memory: matrix multiply packing buffers");
+  }
+  w->reserved = true;
+  return VM_OK;
 }
 
 /* ---- the generic kernels (complex, integer, boolean) ---- */
@@ -320,8 +344,10 @@ static void gemm_bool(int64_t M, int64_t N, int64_t K, const uint8_t *a, int64_t
   }
 }
 
-int gemm_run(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_t rsa,
-             int64_t csa, const void *B, int64_t rsb, int64_t csb, void *C, int64_t ldc) {
+/* gemm_run and gemm_run_packed: B strided, or (packed != NULL) packed by
+ * gemm_pack_b, for the real kernels. */
+static int gemm_any(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_t rsa, int64_t csa,
+                    const void *B, int64_t rsb, int64_t csb, const void *packed, void *C, int64_t ldc) {
   if (M <= 0 || N <= 0) return VM_OK;
   int es = gemm_kind_bytes(w->kind);
   if (K <= 0) {
@@ -331,28 +357,29 @@ int gemm_run(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_
   switch (w->kind) {
   case GK_F32:
   case GK_F64: {
-    int64_t mc = M < GK_MC ? (M + 5) / 6 * 6 : GK_MC;
-    int64_t nc = N < GK_NC ? (N + GK_NR_MAX - 1) / GK_NR_MAX * GK_NR_MAX : GK_NC;
-    int64_t kc = K < GK_KC ? K : GK_KC;
-    if (!ensure_buffer(w->x, &w->apack, &w->abytes, (size_t)(mc * kc * es)) ||
-        !ensure_buffer(w->x, &w->bpack, &w->bbytes, (size_t)(nc * kc * es)))
+    size_t abytes, bbytes;
+    pack_bytes(w->kind, M, N, K, &abytes, &bbytes);
+    if (packed) bbytes = 0;
+    if (w->reserved && (abytes > w->abytes || bbytes > w->bbytes)) return VM_TRAP;
+    if (!ensure_buffer(w->x, &w->apack, &w->abytes, abytes) ||
+        (bbytes && !ensure_buffer(w->x, &w->bpack, &w->bbytes, bbytes)))
       return vm_trap(w->x, "out of memory: matrix multiply packing buffers");
     if (w->kind == GK_F32) {
 #if GK_HAVE_AVX2
       if (w->avx2) {
-        gemm_f32_v8(M, N, K, A, rsa, csa, B, rsb, csb, C, ldc, w->apack, w->bpack);
+        gemm_f32_v8(M, N, K, A, rsa, csa, B, rsb, csb, C, ldc, w->apack, w->bpack, packed);
         return VM_OK;
       }
 #endif
-      gemm_f32_v4(M, N, K, A, rsa, csa, B, rsb, csb, C, ldc, w->apack, w->bpack);
+      gemm_f32_v4(M, N, K, A, rsa, csa, B, rsb, csb, C, ldc, w->apack, w->bpack, packed);
     } else {
 #if GK_HAVE_AVX2
       if (w->avx2) {
-        gemm_f64_v4(M, N, K, A, rsa, csa, B, rsb, csb, C, ldc, w->apack, w->bpack);
+        gemm_f64_v4(M, N, K, A, rsa, csa, B, rsb, csb, C, ldc, w->apack, w->bpack, packed);
         return VM_OK;
       }
 #endif
-      gemm_f64_v2(M, N, K, A, rsa, csa, B, rsb, csb, C, ldc, w->apack, w->bpack);
+      gemm_f64_v2(M, N, K, A, rsa, csa, B, rsb, csb, C, ldc, w->apack, w->bpack, packed);
     }
     return VM_OK;
   }
@@ -362,4 +389,56 @@ int gemm_run(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_
   case GK_BOOL: gemm_bool(M, N, K, A, rsa, csa, B, rsb, csb, C, ldc); return VM_OK;
   }
   return VM_OK;
+}
+
+int gemm_run(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_t rsa,
+             int64_t csa, const void *B, int64_t rsb, int64_t csb, void *C, int64_t ldc) {
+  return gemm_any(w, M, N, K, A, rsa, csa, B, rsb, csb, NULL, C, ldc);
+}
+
+/* Columns of a B panel of w's real kernel (the packed width unit). */
+static int64_t panel_cols(const GemmWork *w) {
+  int64_t lanes = (w->kind == GK_F32 ? 4 : 2) * (w->avx2 ? 2 : 1);
+  return 2 * lanes;
+}
+
+size_t gemm_packed_b_bytes(const GemmWork *w, int64_t K, int64_t N) {
+  int64_t cols = N;
+  if (w->kind == GK_F32 || w->kind == GK_F64) cols = (N + panel_cols(w) - 1) / panel_cols(w) * panel_cols(w);
+  return (size_t)(K * cols * gemm_kind_bytes(w->kind));
+}
+
+void gemm_pack_b(const GemmWork *w, int64_t K, int64_t N, const void *B, int64_t rsb, int64_t csb, void *packed) {
+  if (K <= 0 || N <= 0) return;
+  switch (w->kind) {
+  case GK_F32:
+#if GK_HAVE_AVX2
+    if (w->avx2) {
+      pack_b_all_f32_v8(K, N, B, rsb, csb, packed);
+      return;
+    }
+#endif
+    pack_b_all_f32_v4(K, N, B, rsb, csb, packed);
+    return;
+  case GK_F64:
+#if GK_HAVE_AVX2
+    if (w->avx2) {
+      pack_b_all_f64_v4(K, N, B, rsb, csb, packed);
+      return;
+    }
+#endif
+    pack_b_all_f64_v2(K, N, B, rsb, csb, packed);
+    return;
+  default: {
+    int64_t sizes[2] = {K, N}, strides[2] = {rsb, csb};
+    gemm_strided_copy(gemm_kind_bytes(w->kind), 2, sizes, strides, B, packed);
+    return;
+  }
+  }
+}
+
+int gemm_run_packed(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_t rsa, int64_t csa,
+                    const void *packed, void *C, int64_t ldc) {
+  if (w->kind == GK_F32 || w->kind == GK_F64) return gemm_any(w, M, N, K, A, rsa, csa, NULL, 0, 0, packed, C, ldc);
+  return gemm_any(w, M, N, K, A, rsa, csa, packed, N, 1, NULL, C, ldc);
 }

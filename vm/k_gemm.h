@@ -43,16 +43,35 @@ typedef struct GemmWork {
   bool avx2; /* use the AVX2 kernels (same results bit for bit) */
   void *apack, *bpack;
   size_t abytes, bbytes;
+  bool reserved; /* sized by gemm_work_reserve: gemm_run never allocates */
 } GemmWork;
 
 void gemm_work_init(GemmWork *w, VmExec *x, GemmKind kind);
 void gemm_work_free(GemmWork *w);
+/* Allocates the packing buffers of every gemm_run with sizes up to M, N,
+ * K (N = 0: of gemm_run_packed only), so that those runs neither allocate
+ * nor trap (a host thread may run them, vm/parallel.h).  Returns VM_OK, or
+ * a trap when memory is refused. */
+int gemm_work_reserve(GemmWork *w, int64_t M, int64_t N, int64_t K);
 
 /* C[i*ldc + j] = sum_p A[i*rsa + p*csa] * B[p*rsb + j*csb] for i < M, j < N,
  * in the compute kind of w (strides in elements).  C is overwritten and must
- * not overlap A or B.  Returns VM_OK, or a trap when scratch memory is
- * refused. */
+ * not overlap A or B.  Each C element is summed over p in the same order
+ * whatever M and N are.  Returns VM_OK, or a trap when scratch memory is
+ * refused (after gemm_work_reserve: VM_TRAP without a message if the sizes
+ * exceed the reserved ones, which is a bug of the caller). */
 int gemm_run(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_t rsa,
              int64_t csa, const void *B, int64_t rsb, int64_t csb, void *C, int64_t ldc);
+
+/* B (K x N, strides in elements) packed once for several gemm_run_packed
+ * calls that share it (the real kernels' panel layout; the other kinds keep
+ * it row-major): gemm_packed_b_bytes is the size of that buffer. */
+size_t gemm_packed_b_bytes(const GemmWork *w, int64_t K, int64_t N);
+void gemm_pack_b(const GemmWork *w, int64_t K, int64_t N, const void *B, int64_t rsb, int64_t csb,
+                 void *packed);
+/* gemm_run with B packed by gemm_pack_b for the same K and N: the same
+ * bits, without packing B again. */
+int gemm_run_packed(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_t rsa, int64_t csa,
+                    const void *packed, void *C, int64_t ldc);
 
 #endif

@@ -44,6 +44,12 @@ int vm_region_binary_op(const VmExec *x, const VmRegion *r);
  * (its type is the region function's parameter nargs + i). */
 const void *vm_region_capture(const VmExec *x, const VmRegion *r, uint32_t i);
 
+/* The slot where a kernel keeps what it decided once about the executing
+ * instruction (a plan derived from the program alone, never from values):
+ * NULL until the kernel stores a malloc'ed block there, which
+ * vm_exec_free frees.  Returns NULL when out of host memory. */
+void **vm_instr_cache(VmExec *x);
+
 #define OPC(id, name, nin, nout, fields, check, exec, flags, doc) \
   bool check(VmCheck *c);
 #include "vm/opcodes.def"

@@ -2,6 +2,7 @@
  * checksum, section bounds, types, functions, every instruction's
  * registers, fields, regions and per-opcode shape rules, register
  * liveness, the call graph) and decodes it into a VmProgram. */
+#include <float.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,11 +130,12 @@ static bool load_sections(Loader *l) {
   static const size_t rec_size[TPUB_SEC_COUNT] = {
       [TPUB_SEC_STRTAB] = 1,           [TPUB_SEC_INTS] = 8, [TPUB_SEC_TYPES] = sizeof(TpubType),
       [TPUB_SEC_CONSTS] = 1,           [TPUB_SEC_FUNCS] = sizeof(TpubFunc),
-      [TPUB_SEC_CODE] = sizeof(uint32_t), [TPUB_SEC_LOCS] = sizeof(TpubLoc)};
+      [TPUB_SEC_CODE] = sizeof(uint32_t), [TPUB_SEC_LOCS] = sizeof(TpubLoc),
+      [TPUB_SEC_COSTS] = sizeof(TpubCost)};
   static const char *const sec_name[TPUB_SEC_COUNT] = {
       [TPUB_SEC_STRTAB] = "STRTAB", [TPUB_SEC_INTS] = "INTS",   [TPUB_SEC_TYPES] = "TYPES",
       [TPUB_SEC_CONSTS] = "CONSTS", [TPUB_SEC_FUNCS] = "FUNCS", [TPUB_SEC_CODE] = "CODE",
-      [TPUB_SEC_LOCS] = "LOCS"};
+      [TPUB_SEC_LOCS] = "LOCS",     [TPUB_SEC_COSTS] = "COSTS"};
   if (l->n < sizeof(TpubHeader))
     return fail(l, "truncated: %zu bytes is shorter than the %zu-byte header", l->n, sizeof(TpubHeader));
   TpubHeader h;
@@ -172,7 +174,7 @@ static bool load_sections(Loader *l) {
     l->sec[s->kind] = s;
   }
   for (int k = 1; k < TPUB_SEC_COUNT; k++)
-    if (!l->sec[k]) return fail(l, "section %s is missing", sec_name[k]);
+    if (!l->sec[k] && k != TPUB_SEC_COSTS) return fail(l, "section %s is missing", sec_name[k]);
   l->prog->strtab = (const char *)l->bytes + l->sec[TPUB_SEC_STRTAB]->offset;
   l->prog->strtab_size = l->sec[TPUB_SEC_STRTAB]->count;
   if (l->prog->strtab_size == 0 || l->prog->strtab[l->prog->strtab_size - 1] != '\0')
@@ -254,6 +256,31 @@ static bool load_locs(Loader *l) {
   }
   l->prog->pub.locs = locs;
   l->prog->pub.n_locs = n;
+  return true;
+}
+
+/* The optional COSTS section: one record per location, op ids in range,
+ * known bounds, zero pads, finite non-negative numbers. */
+static bool load_costs(Loader *l) {
+  const TpubSection *sec = l->sec[TPUB_SEC_COSTS];
+  if (!sec) return true;
+  uint32_t n = l->prog->pub.n_locs;
+  if (sec->count != n) return fail(l, "COSTS has %u records for %u locations", sec->count, n);
+  const TpubCost *rec = (const TpubCost *)(l->bytes + sec->offset);
+  VmCost *costs = pool_alloc(&l->prog->pool, sizeof(VmCost) * (n + 1));
+  if (!costs) return fail(l, "out of memory");
+  for (uint32_t i = 0; i < n; i++) {
+    const TpubCost *c = &rec[i];
+    if (c->op > n) return fail(l, "cost %u: op id %u out of range (%u locations)", i, c->op, n);
+    if (c->bound >= TPUB_BOUND_COUNT) return fail(l, "cost %u: unknown bound unit %u", i, c->bound);
+    if (c->pad[0] || c->pad[1] || c->pad[2] || c->pad2) return fail(l, "cost %u: nonzero padding", i);
+    const double nums[] = {c->mxu_util, c->flops, c->hbm_bytes, c->modeled_s};
+    static const char *const names[] = {"MXU utilization", "FLOPs", "HBM bytes", "modeled time"};
+    for (int k = 0; k < 4; k++)
+      if (!(nums[k] >= 0 && nums[k] <= DBL_MAX)) return fail(l, "cost %u: %s is %g", i, names[k], nums[k]);
+    costs[i] = (VmCost){c->op, c->bound, c->mxu_util, c->flops, c->hbm_bytes, c->modeled_s};
+  }
+  l->prog->pub.costs = costs;
   return true;
 }
 
@@ -548,7 +575,7 @@ VmProgram *vm_program_load(const void *bytes, size_t n, char *err, size_t errlen
   }
   memcpy(copy, bytes, n);
   Loader l = {.prog = prog, .bytes = copy, .n = n, .err = err, .errlen = errlen};
-  if (!load_sections(&l) || !load_types(&l) || !load_locs(&l) || !load_funcs(&l)) {
+  if (!load_sections(&l) || !load_types(&l) || !load_locs(&l) || !load_costs(&l) || !load_funcs(&l)) {
     pool_free(&prog->pool);
     free(prog);
     return NULL;

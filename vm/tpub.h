@@ -15,6 +15,8 @@
  *   FUNCS   TpubFunc[]
  *   CODE    uint32 instruction words (see TpubInstr below)
  *   LOCS    TpubLoc[]: source locations; instructions refer to them by index
+ *   COSTS   TpubCost[], optional: one per LOCS record, the modeled TPU cost
+ *           of the top-level op each instruction was lowered from
  */
 #ifndef TPUB_H
 #define TPUB_H
@@ -22,7 +24,7 @@
 #include <stdint.h>
 
 #define TPUB_MAGIC "TPUB\x89\r\n\x1a" /* 8 bytes; the \r\n\x1a catch text-mode damage */
-#define TPUB_FORMAT_VERSION 1
+#define TPUB_FORMAT_VERSION 2 /* 2: COSTS section, mxu_dot */
 #define TPUB_MAX_RANK 16     /* deeper tensors are refused by the loader */
 #define TPUB_MAX_CALL_DEPTH 256
 #define TPUB_MAX_TUPLE_NESTING 64 /* tuples of tuples, at most this deep */
@@ -82,6 +84,7 @@ enum TpubSectionKind {
   TPUB_SEC_FUNCS,
   TPUB_SEC_CODE,
   TPUB_SEC_LOCS,
+  TPUB_SEC_COSTS, /* optional */
   TPUB_SEC_COUNT /* one past the last kind */
 };
 
@@ -137,6 +140,42 @@ typedef struct TpubLoc {
   uint32_t op;   /* STRTAB offset of the StableHLO op name */
 } TpubLoc;
 _Static_assert(sizeof(TpubLoc) == 16, "loc layout");
+
+/* The unit that bounds an op's modeled time (passes/cost.h CostBound). */
+enum TpubBound {
+  TPUB_BOUND_NONE,
+  TPUB_BOUND_MXU,
+  TPUB_BOUND_VPU,
+  TPUB_BOUND_HBM,
+  TPUB_BOUND_ICI,
+  TPUB_BOUND_ISSUE,
+  TPUB_BOUND_COUNT
+};
+
+/* COSTS record i belongs to LOCS record i (so to the instructions that
+ * point to it).  Top-level ops (directly in a function body) are numbered
+ * from 1 in program order; every LOCS record written while lowering one
+ * (its instructions, and the functions made of its regions with their
+ * instructions) carries its id and its cost; the other records (those of
+ * the module's functions) carry op 0 and zeros.  Numbers are finite and
+ * >= 0; pads are zero. */
+typedef struct TpubCost {
+  uint32_t op;      /* 1-based id of the top-level (fused) op; 0: none */
+  uint8_t bound;    /* TpubBound */
+  uint8_t pad[3];
+  float mxu_util;   /* modeled MXU utilization, 0..1 */
+  uint32_t pad2;
+  double flops;     /* useful FLOPs */
+  double hbm_bytes; /* HBM bytes read and written */
+  double modeled_s; /* modeled time in seconds */
+} TpubCost;
+_Static_assert(sizeof(TpubCost) == 40, "cost layout");
+
+/* mxu_dot's tile and pad lists (see vm/opcodes.def): three entries each,
+ * M, N, K order; 1 <= tile <= TPUB_MXU_MAX_TILE; real size <= pad <= real
+ * size + max(tile, TPUB_MXU_PAD_SLACK). */
+#define TPUB_MXU_MAX_TILE 65536
+#define TPUB_MXU_PAD_SLACK 256
 
 /* An instruction in CODE is a run of uint32 words:
  *   opcode | flags << 16, n_in, n_out, attrs (INTS index), n_attrs, loc,

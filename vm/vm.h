@@ -127,6 +127,15 @@ typedef struct VmLoc {
   const char *op;
 } VmLoc;
 
+/* The modeled TPU cost of the top-level op a location belongs to (a
+ * TpubCost record, checked). */
+typedef struct VmCost {
+  uint32_t op;    /* 1-based top-level op id; 0: none */
+  uint8_t bound;  /* TpubBound */
+  float mxu_util;
+  double flops, hbm_bytes, modeled_s;
+} VmCost;
+
 typedef struct VmProgram VmProgram;
 struct VmProgram {
   char compiler_version[17];
@@ -136,6 +145,7 @@ struct VmProgram {
   const VmType *types;
   const VmFunc *funcs;
   const VmLoc *locs;
+  const VmCost *costs; /* n_locs records, parallel to locs; NULL without a COSTS section */
 };
 
 /* Loads and verifies a whole .tpub image (the bytes are copied).  On
@@ -168,6 +178,7 @@ typedef struct VmOptions {
   uint64_t seed;       /* seed for elided constants */
   uint64_t max_instructions; /* trap after this many instructions; 0: no limit (fuzzing) */
   int threads;         /* host threads for tile-parallel kernels; 0 or 1: one */
+  bool profile;        /* time the entry function's instructions (vm/profile.h) */
   VmReallocFn realloc_fn; /* NULL: the C library */
   void *realloc_ud;
 } VmOptions;
@@ -187,7 +198,8 @@ enum VmStatus { VM_OK = 0, VM_TRAP = -1 };
 
 /* Runs function fn with args (their types must match the parameters:
  * vm_run checks).  On success fills results (n_results values whose data
- * the caller frees with vm_value_free).  On a trap returns VM_TRAP;
+ * the caller frees with vm_value_free), unless results is NULL (they are
+ * dropped: timing loops measure the run alone).  On a trap returns VM_TRAP;
  * vm_error() then holds "file:line:col: 'stablehlo.op' message". */
 int vm_run(VmExec *x, int fn, const VmValue *args, int nargs, VmValue *results);
 const char *vm_error(const VmExec *x);

@@ -7,7 +7,9 @@
 #include "backend/backend.h"
 #include "backend/emit.h"
 #include "vm/dtype.h"
+#include "vm/k_gemm.h"
 #include "testsuite/unit/unit_tests.h"
+#include "vm/profile.h"
 #include "vm/vm.h"
 
 /* A program with calls, a loop, a region body, constants and a dot. */
@@ -300,6 +302,305 @@ static void test_codecs_agree(void **state) {
   }
 }
 
+/* ---- the COSTS section and the profile ---- */
+
+/* A cost model for tests: FLOPs and time from the operand count, MXU bound
+ * for dot_general, VPU otherwise; no cost (false) for returns.  ud counts
+ * the calls. */
+static bool fake_cost(void *ud, const Op *op, TpubCost *out) {
+  ++*(int *)ud;
+  if (op->kind == OP_FUNC_RETURN) return false;
+  out->flops = 1000.0 * (op->noperands + 1);
+  out->hbm_bytes = 64;
+  out->modeled_s = 1e-6 * (op->noperands + 1);
+  out->bound = op->kind == OP_DOT_GENERAL ? TPUB_BOUND_MXU : TPUB_BOUND_VPU;
+  out->mxu_util = op->kind == OP_DOT_GENERAL ? 0.5f : 0.0f;
+  return true;
+}
+
+static uint8_t *compile_with_costs(const char *text, size_t *n, int *calls) {
+  Parsed *p = parse_text(text);
+  assert_non_null(p->m);
+  assert_true(verify_module(p->c, p->m));
+  BackendOptions bo = {.target = "v5e", .compiler_version = "test", .op_cost = fake_cost, .cost_ud = calls};
+  uint8_t *img = NULL;
+  assert_true(backend_compile(p->c, p->m, &bo, &img, n));
+  parsed_free(p);
+  return img;
+}
+
+/* The COSTS section of an image and its record count. */
+static TpubSection *costs_section(uint8_t *img) {
+  const TpubHeader *h = (const TpubHeader *)img;
+  TpubSection *sec = (TpubSection *)(img + sizeof *h);
+  for (uint32_t i = 0; i < h->section_count; i++)
+    if (sec[i].kind == TPUB_SEC_COSTS) return &sec[i];
+  return NULL;
+}
+
+static const VmInstr *find_instr(const VmFunc *fn, int opcode) {
+  for (uint32_t i = 0; i < fn->n_instrs; i++)
+    if (fn->instrs[i].opcode == opcode) return &fn->instrs[i];
+  fail_msg("no instruction with opcode %d in %s", opcode, fn->name);
+  return NULL;
+}
+
+static void test_costs_round_trip(void **state) {
+  (void)state;
+  size_t n, n2, n3;
+  int calls = 0;
+  uint8_t *img = compile_with_costs(program_text, &n, &calls);
+  /* Once per op directly in a function body: @main has 5, @count 5 (the
+   * while's region bodies are part of the while). */
+  assert_int_equal(calls, 10);
+  uint8_t *again = compile_with_costs(program_text, &n2, &calls);
+  assert_int_equal(n, n2);
+  assert_memory_equal(img, again, n);
+  /* Without a cost model there is no section. */
+  uint8_t *plain = compile_text(program_text, &n3);
+  assert_null(costs_section(plain));
+  char err[256];
+  VmProgram *pp = vm_program_load(plain, n3, err, sizeof err);
+  assert_non_null(pp);
+  assert_null(pp->costs);
+  vm_program_free(pp);
+
+  assert_non_null(costs_section(img));
+  VmProgram *prog = vm_program_load(img, n, err, sizeof err);
+  if (!prog) fail_msg("load failed: %s", err);
+  assert_non_null(prog->costs);
+  const VmFunc *mainf = &prog->funcs[vm_program_find(prog, "main")];
+  const VmCost *dot = &prog->costs[find_instr(mainf, VM_OP_DOT_GENERAL)->loc];
+  assert_int_equal(dot->op, 1);
+  assert_int_equal(dot->bound, TPUB_BOUND_MXU);
+  assert_true(dot->flops == 3000 && dot->hbm_bytes == 64 && dot->modeled_s == 3e-6 && dot->mxu_util == 0.5f);
+  const VmCost *add = &prog->costs[find_instr(mainf, VM_OP_ADD)->loc];
+  assert_int_equal(add->op, 3);
+  assert_int_equal(add->bound, TPUB_BOUND_VPU);
+  /* The return had no cost: an id, zeros. */
+  const VmCost *ret = &prog->costs[find_instr(mainf, VM_OP_RETURN)->loc];
+  assert_int_equal(ret->op, 5);
+  assert_true(ret->bound == TPUB_BOUND_NONE && ret->flops == 0 && ret->modeled_s == 0);
+  /* @count's while is op 9 (after its three constants), and so are the
+   * instructions of its cond and body functions; function records: op 0. */
+  const VmFunc *countf = &prog->funcs[vm_program_find(prog, "count")];
+  const VmInstr *w = find_instr(countf, VM_OP_WHILE);
+  assert_int_equal(prog->costs[w->loc].op, 9);
+  for (int r = 0; r < 2; r++) {
+    const VmFunc *body = &prog->funcs[w->fields[r].regions[0].func];
+    for (uint32_t i = 0; i < body->n_instrs; i++) assert_int_equal(prog->costs[body->instrs[i].loc].op, 9);
+  }
+  assert_int_equal(prog->costs[mainf->loc].op, 0);
+  assert_int_equal(prog->costs[countf->loc].op, 0);
+  assert_int_equal(run_main(prog, NULL, true), VM_OK);
+  vm_program_free(prog);
+  free(img);
+  free(again);
+  free(plain);
+}
+
+/* Corrupt COSTS records are refused with a reason. */
+static void test_costs_corrupt(void **state) {
+  (void)state;
+  size_t n;
+  int calls = 0;
+  uint8_t *img = compile_with_costs(program_text, &n, &calls);
+  uint8_t *bad = malloc(n);
+  const struct {
+    int what;
+    const char *reason;
+  } cases[] = {
+      {0, "COSTS has"},          {1, "FLOPs is nan"},      {2, "modeled time is -1"},
+      {3, "unknown bound unit 6"}, {4, "out of range"},    {5, "nonzero padding"},
+      {6, "HBM bytes is inf"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    memcpy(bad, img, n);
+    TpubSection *sec = costs_section(bad);
+    TpubCost *rec = (TpubCost *)(bad + sec->offset);
+    switch (cases[k].what) {
+    case 0: sec->count--; break;
+    case 1: rec[1].flops = NAN; break;
+    case 2: rec[2].modeled_s = -1; break;
+    case 3: rec[0].bound = TPUB_BOUND_COUNT; break;
+    case 4: rec[3].op = sec->count + 1; break;
+    case 5: rec[0].pad[1] = 1; break;
+    case 6: rec[0].hbm_bytes = INFINITY; break;
+    }
+    fix_checksum(bad, n);
+    expect_refused(bad, n, cases[k].reason);
+  }
+  free(bad);
+  free(img);
+}
+
+/* The profile: host time per op id, printed beside the modeled cost. */
+static void test_profile(void **state) {
+  (void)state;
+  size_t n;
+  int calls = 0;
+  uint8_t *img = compile_with_costs(program_text, &n, &calls);
+  char err[256];
+  VmProgram *prog = vm_program_load(img, n, err, sizeof err);
+  assert_non_null(prog);
+  VmOptions o = {.profile = true};
+  VmExec *x = vm_exec_new(prog, &o);
+  int fi = vm_program_find(prog, "main");
+  float xs[6] = {1, 2, 3, 4, 5, 6}, ws[6] = {1, 0, 0, 1, 1, 1};
+  VmValue args[2] = {{.type = prog->funcs[fi].reg_types[0], .data = xs}, {.type = prog->funcs[fi].reg_types[1], .data = ws}};
+  VmValue res[2] = {{0}};
+  for (int run = 0; run < 2; run++) {
+    assert_int_equal(vm_run(x, fi, args, 2, res), VM_OK);
+    vm_value_free(&res[0]);
+    vm_value_free(&res[1]);
+  }
+  const VmProfile *pr = vm_exec_profile(x);
+  assert_non_null(pr);
+  /* Each op of @main ran once in the last run (a new run resets the
+   * profile); @count's ops are inside the call, not rows of their own. */
+  for (uint32_t k = 1; k <= 5; k++) assert_int_equal(pr->count[k], 1);
+  for (uint32_t k = 6; k < pr->nkeys; k++) assert_int_equal(pr->count[k], 0);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  vm_profile_print(pr, out);
+  fclose(out);
+  assert_contains(text, "profile of @main: host time of 5 ops, modeled cost on v5e");
+  assert_contains(text, "  host ms   model us  bound  MXU%    GFLOP    HBM MB  op (location)");
+  assert_contains(text, "     3.000  MXU    50.0    0.000     0.000  stablehlo.dot_general (test.mlir:2:8)");
+  assert_contains(text, "     8.000                 0.000     0.000  total");
+  free(text);
+  vm_exec_free(x);
+  vm_program_free(prog);
+  /* Without COSTS: one row per instruction, '-' for the model. */
+  free(img);
+  img = compile_text(program_text, &n);
+  prog = vm_program_load(img, n, err, sizeof err);
+  x = vm_exec_new(prog, &o);
+  fi = vm_program_find(prog, "main");
+  args[0].type = prog->funcs[fi].reg_types[0];
+  args[1].type = prog->funcs[fi].reg_types[1];
+  assert_int_equal(vm_run(x, fi, args, 2, res), VM_OK);
+  vm_value_free(&res[0]);
+  vm_value_free(&res[1]);
+  out = open_memstream(&text, &len);
+  vm_profile_print(vm_exec_profile(x), out);
+  fclose(out);
+  assert_contains(text, "(no COSTS section: modeled columns '-')");
+  assert_contains(text, "         -  -         -        -         -  stablehlo.dot_general (test.mlir:2:8)");
+  free(text);
+  vm_exec_free(x);
+  vm_program_free(prog);
+  free(img);
+  /* Off by default. */
+  VmExec *quiet = vm_exec_new(prog = vm_program_load(img = compile_text(program_text, &n), n, err, sizeof err), NULL);
+  assert_null(vm_exec_profile(quiet));
+  vm_exec_free(quiet);
+  vm_program_free(prog);
+  free(img);
+}
+
+/* mxu_dot's validator: tile sizes in range, pads at least the real sizes. */
+static void test_mxu_dot_validator(void **state) {
+  (void)state;
+  static const char text[] =
+      "func.func @main(%a: tensor<300x200xf32>, %b: tensor<200x130xf32>) -> tensor<300x130xf32> {\n"
+      "  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] {tpu.mxu_tile = array<i64: 136, 72, 40>, "
+      "tpu.mxu_pad = array<i64: 304, 136, 200>} : (tensor<300x200xf32>, tensor<200x130xf32>) -> tensor<300x130xf32>\n"
+      "  return %0 : tensor<300x130xf32>\n"
+      "}\n";
+  size_t n;
+  uint8_t *img = compile_text(text, &n);
+  char err[256];
+  VmProgram *p = vm_program_load(img, n, err, sizeof err);
+  if (!p) fail_msg("load failed: %s", err);
+  assert_int_equal(p->funcs[0].instrs[0].opcode, VM_OP_MXU_DOT);
+  vm_program_free(p);
+  /* The fields in INTS: ... 3 136 72 40 3 304 136 200. */
+  const TpubSection *sec = (const TpubSection *)(img + sizeof(TpubHeader));
+  while (sec->kind != TPUB_SEC_INTS) sec++;
+  int64_t *ints = (int64_t *)(img + sec->offset), *tile = NULL;
+  for (uint32_t i = 0; i + 8 <= sec->count && !tile; i++)
+    if (ints[i] == 3 && ints[i + 1] == 136 && ints[i + 2] == 72 && ints[i + 3] == 40 && ints[i + 4] == 3)
+      tile = &ints[i + 1];
+  assert_non_null(tile);
+  int64_t *pad = tile + 4;
+  uint8_t *bad = malloc(n);
+  const struct {
+    int64_t *field, value;
+    const char *reason;
+  } cases[] = {
+      {&tile[0], 0, "mxu_dot: tile M = 0 is not in [1, 65536]"},
+      {&tile[2], 65537, "mxu_dot: tile K = 65537 is not in [1, 65536]"},
+      {&pad[1], 129, "mxu_dot: padded N = 129 for a real size of 130"},
+      {&pad[0], 300 + 257, "mxu_dot: padded M = 557 for a real size of 300"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    memcpy(bad, img, n);
+    *(int64_t *)(bad + ((uint8_t *)cases[k].field - img)) = cases[k].value;
+    fix_checksum(bad, n);
+    expect_refused(bad, n, cases[k].reason);
+  }
+  free(bad);
+  free(img);
+}
+
+/* gemm_run_packed with B packed once by gemm_pack_b gives the bits of
+ * gemm_run, for every kind, both kernel widths and several blocks of K
+ * (256) and N (4096). */
+static void test_gemm_packed_b(void **state) {
+  (void)state;
+  size_t n;
+  uint8_t *img = compile_text(program_text, &n);
+  char err[256];
+  VmProgram *prog = vm_program_load(img, n, err, sizeof err);
+  VmExec *x = vm_exec_new(prog, NULL);
+  static const int64_t sizes[][3] = {{7, 4100, 300}, {13, 33, 1}, {1, 17, 520}, {6, 16, 256}};
+  static const GemmKind kinds[] = {GK_F32, GK_F64, GK_C64, GK_I64, GK_BOOL};
+  uint64_t seed = 99;
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+    for (size_t ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++)
+      for (int wide = 0; wide < 2; wide++) {
+        int64_t M = sizes[si][0], N = sizes[si][1], K = sizes[si][2];
+        GemmWork w;
+        gemm_work_init(&w, x, kinds[ki]);
+        if (wide && !w.avx2) continue;
+        w.avx2 = wide;
+        int es = gemm_kind_bytes(kinds[ki]);
+        uint8_t *a = malloc((size_t)(M * K * es)), *b = malloc((size_t)(K * N * es));
+        uint8_t *c1 = malloc((size_t)(M * N * es)), *c2 = malloc((size_t)(M * N * es));
+        uint8_t *packed = malloc(gemm_packed_b_bytes(&w, K, N));
+        /* Values of a few bits so that every kind's sums are exact or
+         * rounded the same way (floats: small integers over 16). */
+        for (int64_t i = 0; i < M * K * es; i++) a[i] = (uint8_t)((seed = seed * 6364136223846793005ull + 1) >> 61);
+        for (int64_t i = 0; i < K * N * es; i++) b[i] = (uint8_t)((seed = seed * 6364136223846793005ull + 1) >> 61);
+        if (kinds[ki] == GK_F32 || kinds[ki] == GK_F64 || kinds[ki] == GK_C64) {
+          int64_t na = M * K * (kinds[ki] == GK_C64 ? 2 : 1), nb = K * N * (kinds[ki] == GK_C64 ? 2 : 1);
+          for (int64_t i = 0; i < na; i++)
+            if (kinds[ki] == GK_F64) ((double *)a)[i] = (double)(a[i * 8] + 1) / 16.0 - 0.3;
+            else ((float *)a)[i] = (float)(a[i * 4] + 1) / 16.0f - 0.3f;
+          for (int64_t i = 0; i < nb; i++)
+            if (kinds[ki] == GK_F64) ((double *)b)[i] = (double)(b[i * 8] + 1) / 7.0;
+            else ((float *)b)[i] = (float)(b[i * 4] + 1) / 7.0f;
+        }
+        assert_int_equal(gemm_run(&w, M, N, K, a, K, 1, b, N, 1, c1, N), VM_OK);
+        gemm_pack_b(&w, K, N, b, N, 1, packed);
+        assert_int_equal(gemm_run_packed(&w, M, N, K, a, K, 1, packed, c2, N), VM_OK);
+        if (memcmp(c1, c2, (size_t)(M * N * es)))
+          fail_msg("kind %d, %s, %lldx%lldx%lld: packed B differs", kinds[ki], wide ? "avx2" : "sse2", (long long)M,
+                   (long long)N, (long long)K);
+        gemm_work_free(&w);
+        free(a);
+        free(b);
+        free(c1);
+        free(c2);
+        free(packed);
+      }
+  vm_exec_free(x);
+  vm_program_free(prog);
+  free(img);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Every input the loader fuzzer ever found a bug with, through the fuzz
@@ -320,6 +621,15 @@ static void test_loader_fuzz_regressions(void **state) {
     uint8_t buf[1 << 16];
     size_t len = fread(buf, 1, sizeof buf, f);
     fclose(f);
+    /* A file of an older format is refused at the header and no longer
+     * reaches the path it was found on: when the format version changes,
+     * re-stamp each file (bytes 8..11, then the checksum) after checking
+     * that its opcodes and records still mean the same. */
+    TpubHeader h;
+    assert_true(len >= sizeof h);
+    memcpy(&h, buf, sizeof h);
+    if (h.format_version != TPUB_FORMAT_VERSION)
+      fail_msg("%s: format version %u, expected %d", ent->d_name, h.format_version, TPUB_FORMAT_VERSION);
     assert_int_equal(LLVMFuzzerTestOneInput(buf, len), 0);
     n++;
   }
@@ -333,7 +643,9 @@ int run_bytecode_tests(void) {
       cmocka_unit_test(test_truncated),         cmocka_unit_test(test_corrupted_header),
       cmocka_unit_test(test_every_byte_flip),   cmocka_unit_test(test_allocation_failures),
       cmocka_unit_test(test_call_depth_limit),  cmocka_unit_test(test_codecs_agree),
-      cmocka_unit_test(test_loader_fuzz_regressions),
+      cmocka_unit_test(test_loader_fuzz_regressions), cmocka_unit_test(test_costs_round_trip),
+      cmocka_unit_test(test_costs_corrupt),     cmocka_unit_test(test_profile),
+      cmocka_unit_test(test_mxu_dot_validator), cmocka_unit_test(test_gemm_packed_b),
   };
   return cmocka_run_group_tests_name("bytecode", tests, NULL, NULL);
 }

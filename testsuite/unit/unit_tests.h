@@ -29,6 +29,8 @@ int run_printer_tests(void);
 int run_verifier_tests(void);
 int run_bytecode_tests(void);
 int run_vm_io_tests(void);
+int run_vm_fusion_tests(void);
+int run_fold_tests(void);
 
 /* A parse of one text: the context, the module (NULL if rejected) and the
  * diagnostics printed while parsing (and verifying, if asked). */

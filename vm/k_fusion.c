@@ -1,0 +1,511 @@
+/* FUSION: the body of a tpu.fusion run as one kernel.
+ *
+ * A "tileable" body (made only of element-wise kernels, broadcasts and
+ * reshapes of its parameters and constants, where every computed value has
+ * the fusion's element count N) runs tile by tile: each body value is a
+ * tile of at most TILE elements, in per-worker scratch or straight in a
+ * parameter or result buffer; each element-wise instruction runs its own
+ * kernel (vm/kernels.h) on rank-1 views of the tile; tiles run in parallel
+ * on host threads (vm/parallel.h).  Each tile computes its elements with
+ * the same code whatever the thread count, so the bits never depend on it.
+ * The plan (register locations, scratch slots, broadcast index maps) is
+ * decided once per instruction and kept in vm_instr_cache.  Any other body
+ * (input and output fusions, or ops the tiles cannot run) is called once on
+ * the whole buffers, which gives the results of unfused execution. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vm/k_shape.h"
+#include "vm/parallel.h"
+
+enum {
+  TILE = 4096,          /* elements per tile: a few 16 KiB f32 buffers stay in L1/L2 */
+  PARALLEL_MIN = 65536, /* fewer elements run on the calling thread only */
+  MAX_VALUES = 256,     /* operands / results a FUSION may have */
+};
+
+/* Where a body register's data lives. */
+enum {
+  LOC_INPUT,  /* parameter `index`: in[index].data */
+  LOC_CONST,  /* constant bytes of the program (data) */
+  LOC_SPLAT,  /* shared tile `index`, filled with one value before the tiles run */
+  LOC_SLOT,   /* per-worker scratch slot `index` */
+  LOC_RESULT, /* result `index`'s buffer */
+};
+
+typedef struct FReg {
+  uint8_t loc;
+  bool full;    /* count == N: seen as a tile; else whole (a scalar operand or a broadcast source) */
+  bool uniform; /* every element equals the first one of uparam / udata */
+  int eb;       /* element bytes */
+  int32_t index;
+  const void *data;  /* LOC_CONST */
+  int32_t uparam;    /* uniform: parameter holding the value, or -1 for udata */
+  const void *udata; /* uniform: constant bytes of the value */
+} FReg;
+
+enum { STEP_KERNEL, STEP_BCAST };
+
+/* One instruction run per tile.  A broadcast reads its source at element
+ * offset sum(idx[d] * stride[d]) over the result's dims, normalised (size-1
+ * dims dropped, neighbours merged); period > 0 when the outermost dim has
+ * stride 0, so a tile repeats every `period` elements. */
+typedef struct FStep {
+  uint8_t kind;
+  int rank;
+  uint32_t src;
+  const VmInstr *ins;
+  VmExecFn fn;
+  int64_t period;
+  int64_t dims[TPUB_MAX_RANK];
+  int64_t stride[TPUB_MAX_RANK];
+} FStep;
+
+/* A splat tile: eb-byte value of parameter param (or data when param < 0). */
+typedef struct FSplat {
+  int32_t param;
+  int eb;
+  const void *data;
+} FSplat;
+
+typedef struct FusionPlan {
+  bool tiled;
+  int64_t n, tile, ntiles;
+  int64_t lens[2]; /* tile length of every tile but the last, and of the last */
+  uint32_t nregs, nsteps, nslots, nsplats, nres;
+  size_t slot_bytes;
+  FReg *regs;
+  FStep *steps;
+  FSplat *splats;
+  uint32_t *res_reg; /* register yielded as result j */
+  VmType *views;     /* [2][nregs]: rank-1 tile views of full registers */
+} FusionPlan;
+
+static const VmExecFn exec_of[VM_OP_COUNT] = {
+#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) [VM_OP_##id] = exec,
+#include "vm/opcodes.def"
+#undef OPC
+};
+
+/* Kernels that work element by element on any count, never trap and never
+ * touch the VmExec: safe on tile views and on worker threads. */
+static bool tile_kernel(VmExecFn f) {
+  return f == exec_unary || f == exec_binary || f == exec_compare || f == exec_select || f == exec_clamp ||
+         f == exec_convert;
+}
+
+/* ------------------------------------------------------------------ */
+/* Validator */
+
+bool check_fusion(VmCheck *c) {
+  int64_t kind = vm_field_int(c->ins, 0);
+  if (kind < 0 || kind > 3) return vm_check_fail(c, "fusion: kind %lld is not 0..3", (long long)kind);
+  if (c->ins->n_in > MAX_VALUES || c->ins->n_out > MAX_VALUES)
+    return vm_check_fail(c, "fusion: more than %d operands or results", MAX_VALUES);
+  const VmType *args[MAX_VALUES], *res[MAX_VALUES];
+  for (uint32_t i = 0; i < c->ins->n_in; i++)
+    if (!vm_type_is_tensor(args[i] = vm_check_in(c, i)))
+      return vm_check_fail(c, "fusion: operand %u is not a tensor", i);
+  for (uint32_t i = 0; i < c->ins->n_out; i++)
+    if (!vm_type_is_tensor(res[i] = vm_check_out(c, i)))
+      return vm_check_fail(c, "fusion: result %u is not a tensor", i);
+  return vm_check_region(c, 1, (int)c->ins->n_in, args, (int)c->ins->n_out, res);
+}
+
+/* ------------------------------------------------------------------ */
+/* Plan */
+
+/* Scratch slots of the plan being built, reference counted by the
+ * registers that live in them. */
+typedef struct SlotState {
+  uint32_t *refs, *free_list;
+  uint32_t nfree, nslots;
+} SlotState;
+
+static int32_t slot_take(SlotState *s) {
+  int32_t k = s->nfree ? (int32_t)s->free_list[--s->nfree] : (int32_t)s->nslots++;
+  s->refs[k] = 1;
+  return k;
+}
+
+static void slot_drop(SlotState *s, int32_t k) {
+  if (--s->refs[k] == 0) s->free_list[s->nfree++] = (uint32_t)k;
+}
+
+/* Normalises a broadcast_in_dim of operand type it into result type ot
+ * into st; false when it is the identity (the result is the operand). */
+static bool bcast_map(FStep *st, const VmType *it, const VmType *ot, const int64_t *map) {
+  int64_t in_stride[TPUB_MAX_RANK], src[TPUB_MAX_RANK] = {0};
+  vm_row_major_strides(it->rank, it->dims, in_stride);
+  for (int i = 0; i < it->rank; i++)
+    if (it->dims[i] != 1) src[map[i]] = in_stride[i];
+  st->rank = 0;
+  for (int d = 0; d < ot->rank; d++) {
+    if (ot->dims[d] == 1) continue;
+    int r = st->rank;
+    if (r > 0 && st->stride[r - 1] == src[d] * ot->dims[d]) {
+      st->dims[r - 1] *= ot->dims[d];
+      st->stride[r - 1] = src[d];
+      continue;
+    }
+    st->dims[r] = ot->dims[d];
+    st->stride[r] = src[d];
+    st->rank++;
+  }
+  st->period = 0;
+  if (st->rank > 0 && st->stride[0] == 0) {
+    st->period = 1;
+    for (int d = 1; d < st->rank; d++) st->period *= st->dims[d];
+  }
+  return !(it->count == ot->count && (st->rank == 0 || (st->rank == 1 && st->stride[0] == 1)));
+}
+
+/* Decides how to run body fn tile by tile; false when it cannot be. */
+static bool plan_body(FusionPlan *p, const VmFunc *fn, const VmRegion *r, SlotState *ss) {
+  if (r->ncaps || fn->n_results == 0) return false;
+  int64_t n = fn->result_types[0]->count;
+  for (uint32_t j = 0; j < fn->n_results; j++)
+    if (fn->result_types[j]->count != n) return false;
+  for (uint32_t k = 0; k < fn->n_regs; k++)
+    if (!vm_type_is_tensor(fn->reg_types[k])) return false;
+  p->n = n;
+  p->tile = n < TILE ? (n > 0 ? n : 1) : TILE;
+  p->ntiles = (n + p->tile - 1) / p->tile;
+  p->lens[0] = p->tile;
+  p->lens[1] = n - (p->ntiles > 0 ? p->ntiles - 1 : 0) * p->tile;
+  const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
+  /* The first result each register is yielded as, or -1. */
+  int32_t *yielded = calloc(fn->n_regs + 1, sizeof(int32_t));
+  if (!yielded) return false;
+  for (uint32_t k = 0; k < fn->n_regs; k++) yielded[k] = -1;
+  for (uint32_t j = ret->n_in; j-- > 0;) yielded[ret->in[j]] = (int32_t)j;
+  int max_eb = 1;
+  for (uint32_t k = 0; k < fn->n_regs; k++) {
+    FReg *g = &p->regs[k];
+    g->eb = vm_elem_bytes(fn->reg_types[k]->elem);
+    g->full = fn->reg_types[k]->count == n;
+    if (g->eb > max_eb) max_eb = g->eb;
+  }
+  for (uint32_t k = 0; k < fn->n_params; k++) {
+    FReg *g = &p->regs[k];
+    g->loc = LOC_INPUT;
+    g->index = (int32_t)k;
+    g->uniform = fn->reg_types[k]->count == 1;
+    g->uparam = (int32_t)k;
+  }
+  bool ok = true;
+  for (uint32_t i = 0; i + 1 < fn->n_instrs && ok; i++) {
+    const VmInstr *ins = &fn->instrs[i];
+    FReg *o = ins->n_out == 1 ? &p->regs[ins->out[0]] : NULL;
+    const VmType *ot = o ? fn->reg_types[ins->out[0]] : NULL;
+    bool own_tile = false; /* o needs a slot or its result buffer */
+    if (!o) {
+      ok = false;
+    } else if (ins->opcode == VM_OP_CONSTANT) {
+      const VmField *f = &ins->fields[0];
+      if (f->flags & (VM_CONST_ELIDED | VM_CONST_NONE)) {
+        ok = false;
+      } else if ((f->flags & VM_CONST_SPLAT) && ot->count > 1) {
+        o->uniform = true, o->uparam = -1, o->udata = f->data;
+        o->loc = LOC_SPLAT;
+        o->index = (int32_t)p->nsplats;
+        p->splats[p->nsplats++] = (FSplat){-1, o->eb, f->data};
+      } else {
+        o->loc = LOC_CONST;
+        o->data = f->data;
+        o->uniform = ot->count == 1, o->uparam = -1, o->udata = f->data;
+      }
+    } else if (ins->opcode == VM_OP_RESHAPE) {
+      bool full = o->full;
+      *o = p->regs[ins->in[0]];
+      o->full = full;
+      if (o->loc == LOC_SLOT) ss->refs[o->index]++;
+    } else if (ins->opcode == VM_OP_BROADCAST_IN_DIM) {
+      const FReg *s = &p->regs[ins->in[0]];
+      FStep *st = &p->steps[p->nsteps];
+      int64_t nmap;
+      const int64_t *map = vm_field_list(ins, 0, &nmap);
+      if (!o->full) {
+        ok = false;
+      } else if (s->uniform) {
+        o->loc = LOC_SPLAT;
+        o->index = (int32_t)p->nsplats;
+        o->uniform = true, o->uparam = s->uparam, o->udata = s->udata;
+        p->splats[p->nsplats++] = (FSplat){s->uparam, o->eb, s->udata};
+      } else if (s->loc != LOC_INPUT && s->loc != LOC_CONST) {
+        ok = false; /* a computed value: its other tiles are not at hand */
+      } else if (!bcast_map(st, fn->reg_types[ins->in[0]], ot, map)) {
+        *o = *s;
+        o->full = true;
+      } else {
+        st->kind = STEP_BCAST;
+        st->ins = ins;
+        st->src = ins->in[0];
+        p->nsteps++;
+        own_tile = true;
+      }
+    } else if (tile_kernel(exec_of[ins->opcode])) {
+      ok = o->full;
+      for (uint32_t k = 0; k < ins->n_in && ok; k++) {
+        const FReg *a = &p->regs[ins->in[k]];
+        /* select's predicate and clamp's bounds may be scalars */
+        bool scalar_ok = (ins->opcode == VM_OP_SELECT && k == 0) || (ins->opcode == VM_OP_CLAMP && k != 1);
+        ok = a->full ||
+             (scalar_ok && fn->reg_types[ins->in[k]]->rank == 0 && (a->loc == LOC_INPUT || a->loc == LOC_CONST));
+      }
+      FStep *st = &p->steps[p->nsteps++];
+      st->kind = STEP_KERNEL;
+      st->ins = ins;
+      st->fn = exec_of[ins->opcode];
+      /* In place, as the interpreter would: into the slot of an operand
+       * that dies here and that nothing else holds. */
+      if (ok && yielded[ins->out[0]] < 0 && (ins->flags & TPUB_INSTR_INPLACE)) {
+        uint32_t a = ins->in[ins->flags & 0xff];
+        bool dies = false;
+        for (uint32_t k = 0; k < ins->n_kill; k++) dies |= ins->kill[k] == a;
+        if (dies && p->regs[a].loc == LOC_SLOT && ss->refs[p->regs[a].index] == 1) {
+          o->loc = LOC_SLOT;
+          o->index = p->regs[a].index;
+          ss->refs[o->index]++;
+        } else {
+          own_tile = true;
+        }
+      } else {
+        own_tile = true;
+      }
+    } else {
+      ok = false;
+    }
+    if (ok && own_tile) {
+      if (yielded[ins->out[0]] >= 0) {
+        o->loc = LOC_RESULT;
+        o->index = yielded[ins->out[0]];
+      } else {
+        o->loc = LOC_SLOT;
+        o->index = slot_take(ss);
+      }
+    }
+    for (uint32_t k = 0; ok && k < ins->n_kill; k++) {
+      const FReg *g = &p->regs[ins->kill[k]];
+      if (g->loc == LOC_SLOT) slot_drop(ss, g->index);
+    }
+  }
+  for (uint32_t j = 0; ok && j < ret->n_in; j++) {
+    p->res_reg[j] = ret->in[j];
+    ok = p->regs[ret->in[j]].full;
+  }
+  free(yielded);
+  if (!ok) return false;
+  p->nres = ret->n_in;
+  p->nslots = ss->nslots;
+  p->slot_bytes = ((size_t)p->tile * (size_t)max_eb + 63) & ~(size_t)63;
+  for (int k = 0; k < 2; k++)
+    for (uint32_t g = 0; g < fn->n_regs; g++) {
+      const VmType *t = fn->reg_types[g];
+      p->views[k * fn->n_regs + g] = (VmType){.kind = TPUB_TY_TENSOR,
+                                              .elem = t->elem,
+                                              .rank = 1,
+                                              .dims = &p->lens[k],
+                                              .count = p->lens[k],
+                                              .nbytes = p->lens[k] * p->regs[g].eb};
+    }
+  return true;
+}
+
+/* A plan in one malloc'ed block (vm_instr_cache frees it), or NULL when
+ * out of memory. */
+static FusionPlan *plan_build(const VmFunc *fn, const VmRegion *r) {
+  size_t nr = fn->n_regs + 1, ni = fn->n_instrs + 1;
+  size_t size = sizeof(FusionPlan) + nr * sizeof(FReg) + ni * sizeof(FStep) + ni * sizeof(FSplat) +
+                (fn->n_results + 1) * sizeof(uint32_t) + 2 * nr * sizeof(VmType) + 64;
+  char *b = calloc(1, size);
+  uint32_t *slot_mem = calloc(2 * nr, sizeof(uint32_t));
+  if (!b || !slot_mem) {
+    free(b);
+    free(slot_mem);
+    return NULL;
+  }
+  FusionPlan *p = (FusionPlan *)b;
+  char *q = b + sizeof(FusionPlan);
+  /* The arrays follow the header, each aligned for its type. */
+#define TAKE(field, type, count)                                                         \
+  do {                                                                                   \
+    q = (char *)(((uintptr_t)q + _Alignof(type) - 1) & ~(uintptr_t)(_Alignof(type) - 1)); \
+    p->field = (type *)q;                                                                \
+    q += (count) * sizeof(type);                                                         \
+  } while (0)
+  TAKE(regs, FReg, nr);
+  TAKE(steps, FStep, ni);
+  TAKE(splats, FSplat, ni);
+  TAKE(res_reg, uint32_t, fn->n_results + 1);
+  TAKE(views, VmType, 2 * nr);
+#undef TAKE
+  p->nregs = fn->n_regs;
+  SlotState ss = {.refs = slot_mem, .free_list = slot_mem + nr};
+  p->tiled = plan_body(p, fn, r, &ss);
+  free(slot_mem);
+  return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tiles */
+
+typedef struct TileRun {
+  const FusionPlan *p;
+  VmExec *x;
+  const VmFunc *fn;
+  const VmTensor *in;
+  const VmTensor *out;
+  char *splat_mem; /* nsplats tiles */
+  char *work;      /* per worker: nslots slots, then nregs pointers */
+  size_t work_bytes;
+} TileRun;
+
+/* Copies n elements of eb bytes from src, step stride, to contiguous dst. */
+static void copy_strided(char *dst, const char *src, int64_t stride, int64_t n, int eb) {
+#define STRIDED(T)                                                             \
+  {                                                                            \
+    T *d = (T *)dst;                                                           \
+    const T *s = (const T *)src;                                               \
+    for (int64_t k = 0; k < n; k++) memcpy(&d[k], &s[k * stride], sizeof(T)); \
+    return;                                                                    \
+  }
+  switch (eb) {
+  case 1: STRIDED(uint8_t)
+  case 2: STRIDED(uint16_t)
+  case 4: STRIDED(uint32_t)
+  case 8: STRIDED(uint64_t)
+  default:
+    for (int64_t k = 0; k < n; k++) memcpy(dst + k * eb, src + k * stride * eb, (size_t)eb);
+    return;
+  }
+#undef STRIDED
+}
+
+/* Writes elements [s, s + m) of the broadcast of src into dst by walking
+ * the result index (an odometer over the normalised dims). */
+static void bcast_walk(const FStep *st, const char *src, char *dst, int64_t s, int64_t m, int eb) {
+  if (st->rank == 0) {
+    vm_fill_elems(dst, eb, m, src);
+    return;
+  }
+  int64_t idx[TPUB_MAX_RANK], off = 0, rem = s;
+  for (int d = st->rank - 1; d >= 0; d--) {
+    idx[d] = rem % st->dims[d];
+    rem /= st->dims[d];
+    off += idx[d] * st->stride[d];
+  }
+  const int in = st->rank - 1;
+  const int64_t is = st->stride[in];
+  while (m > 0) {
+    int64_t run = st->dims[in] - idx[in] < m ? st->dims[in] - idx[in] : m;
+    if (is == 1) memcpy(dst, src + off * eb, (size_t)(run * eb));
+    else if (is == 0) vm_fill_elems(dst, eb, run, src + off * eb);
+    else copy_strided(dst, src + off * eb, is, run, eb);
+    dst += run * eb;
+    m -= run;
+    idx[in] += run;
+    off += run * is;
+    for (int d = in; d > 0 && idx[d] == st->dims[d]; d--) {
+      off += st->stride[d - 1] - idx[d] * st->stride[d];
+      idx[d] = 0;
+      idx[d - 1]++;
+    }
+  }
+}
+
+/* Elements [s, s + m) of a broadcast; a periodic tile is written once per
+ * period and then copied in doubling blocks. */
+static void bcast_fill(const FStep *st, const char *src, char *dst, int64_t s, int64_t m, int eb) {
+  int64_t first = st->period > 0 && st->period < m ? st->period : m;
+  bcast_walk(st, src, dst, s, first, eb);
+  for (int64_t done = first; done < m;) {
+    int64_t c = done < m - done ? done : m - done;
+    memcpy(dst + done * eb, dst, (size_t)(c * eb));
+    done += c;
+  }
+}
+
+/* Where register g's data starts for the tile at element s (whole-value
+ * start for registers that are not full). */
+static void *reg_data(const TileRun *R, const FReg *g, int64_t s, char *slots) {
+  int64_t off = g->full ? s * g->eb : 0;
+  switch (g->loc) {
+  case LOC_INPUT: return (char *)R->in[g->index].data + off;
+  case LOC_CONST: return (char *)g->data + off;
+  case LOC_SPLAT: return R->splat_mem + (size_t)g->index * R->p->slot_bytes;
+  case LOC_SLOT: return slots + (size_t)g->index * R->p->slot_bytes;
+  default: return (char *)R->out[g->index].data + off;
+  }
+}
+
+/* Runs tile t on the scratch of `worker` (a VmTaskFn). */
+static int run_tile(void *ctx, int worker, int64_t t) {
+  const TileRun *R = ctx;
+  const FusionPlan *p = R->p;
+  const int64_t s = t * p->tile;
+  const bool last = t == p->ntiles - 1;
+  const int64_t len = p->lens[last];
+  const VmType *views = p->views + (last ? p->nregs : 0);
+  char *slots = R->work + (size_t)worker * R->work_bytes;
+  void **ptr = (void **)(slots + (size_t)p->nslots * p->slot_bytes);
+  for (uint32_t g = 0; g < p->nregs; g++) ptr[g] = reg_data(R, &p->regs[g], s, slots);
+  for (uint32_t k = 0; k < p->nsteps; k++) {
+    const FStep *st = &p->steps[k];
+    const VmInstr *ins = st->ins;
+    uint32_t o = ins->out[0];
+    if (st->kind == STEP_BCAST) {
+      bcast_fill(st, reg_data(R, &p->regs[st->src], 0, slots), ptr[o], s, len, p->regs[o].eb);
+      continue;
+    }
+    VmTensor tin[3], tout = {&views[o], ptr[o]};
+    for (uint32_t a = 0; a < ins->n_in && a < 3; a++) {
+      uint32_t g = ins->in[a];
+      tin[a] = (VmTensor){p->regs[g].full ? &views[g] : R->fn->reg_types[g], ptr[g]};
+    }
+    if (st->fn(R->x, ins, tin, &tout) != VM_OK) return VM_TRAP;
+  }
+  for (uint32_t j = 0; j < p->nres; j++) {
+    uint32_t g = p->res_reg[j];
+    char *dst = (char *)R->out[j].data + s * p->regs[g].eb;
+    if (ptr[g] != dst) memcpy(dst, ptr[g], (size_t)(len * p->regs[g].eb));
+  }
+  return VM_OK;
+}
+
+static int run_tiled(VmExec *x, const FusionPlan *p, const VmFunc *fn, const VmTensor *in, const VmTensor *out) {
+  if (p->n == 0) return VM_OK;
+  int workers = p->n >= PARALLEL_MIN ? vm_parallel_workers(x, p->ntiles) : 1;
+  TileRun R = {.p = p, .x = x, .fn = fn, .in = in, .out = out};
+  R.work_bytes = ((size_t)p->nslots * p->slot_bytes + (size_t)p->nregs * sizeof(void *) + 63) & ~(size_t)63;
+  size_t splat_bytes = (size_t)p->nsplats * p->slot_bytes, total = splat_bytes + (size_t)workers * R.work_bytes;
+  char *mem = vm_scratch_alloc(x, total);
+  if (!mem) return vm_trap(x, "out of memory: %zu bytes of fusion tiles", total);
+  R.splat_mem = mem;
+  R.work = mem + splat_bytes;
+  for (uint32_t k = 0; k < p->nsplats; k++) {
+    const FSplat *sp = &p->splats[k];
+    const void *v = sp->param >= 0 ? in[sp->param].data : sp->data;
+    vm_fill_elems(R.splat_mem + (size_t)k * p->slot_bytes, sp->eb, p->tile, v);
+  }
+  int rc = VM_OK;
+  if (workers > 1) {
+    rc = vm_parallel_for(x, p->ntiles, run_tile, &R);
+  } else {
+    for (int64_t t = 0; t < p->ntiles && rc == VM_OK; t++) rc = run_tile(&R, 0, t);
+  }
+  vm_scratch_free(x, mem, total);
+  return rc == VM_OK ? VM_OK : vm_trap(x, "fusion: a tile kernel failed");
+}
+
+int exec_fusion(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
+  const VmRegion *r = &ins->fields[1].regions[0];
+  const VmFunc *fn = vm_region_func(x, r);
+  void **slot = vm_instr_cache(x);
+  if (!slot || (!*slot && !(*slot = plan_build(fn, r)))) return vm_trap(x, "out of host memory planning a fusion");
+  const FusionPlan *p = *slot;
+  if (p->tiled) return run_tiled(x, p, fn, in, out);
+  VmTensor res[MAX_VALUES];
+  for (uint32_t j = 0; j < ins->n_out; j++) res[j] = out[j];
+  return vm_call_region(x, r, in, (int)ins->n_in, res);
+}
