@@ -163,6 +163,12 @@ void emit_cost_begin(Emitter *e, const Op *op) {
                          .hbm_bytes = c.hbm_bytes, .modeled_s = c.modeled_s};
   }
   e->cost.op = e->nops;
+  /* The op's own name and location label its profile row: a fusion's
+   * instructions carry the locations of the ops inside it. */
+  const Attr *kind = op->kind == OP_TPU_FUSION ? op_attr(op, "kind") : NULL;
+  const char *label = kind && kind->kind == ATTR_STRING ? arena_printf(&e->c->arena, "%s(%s)", op->name, kind->u.str.s)
+                                                        : op->name;
+  e->cost.op_loc = emit_loc(e, op->loc, label);
 }
 
 void emit_cost_end(Emitter *e) { memset(&e->cost, 0, sizeof e->cost); }

@@ -685,6 +685,117 @@ static bool field_mxu_tiling(FuncBuilder *fb, const Op *op) {
 
 static void lower_op_fields(FuncBuilder *fb, Op *op);
 
+/* A fusion body the VM's FUSION instruction can run tile by tile: only
+ * element-wise ops, broadcasts, reshapes and constants. */
+static bool loop_fusible(const Op *o);
+static bool fusion_is_loop_body(const Op *fusion) {
+  for (const Op *o = op_body(fusion)->first; o; o = o->next)
+    if (o->kind != OP_TPU_YIELD && !loop_fusible(o)) return false;
+  return true;
+}
+
+static void lower_op(FuncBuilder *fb, Op *op);
+
+static bool loop_fusible(const Op *o) {
+  bool elementwise = (op_info[o->kind].traits & TRAIT_ELEMENTWISE) && !o->nregions;
+  return elementwise || o->kind == OP_BROADCAST_IN_DIM || o->kind == OP_RESHAPE || o->kind == OP_CONSTANT;
+}
+
+/* Builds, detached, a loop fusion of the ops `tail` (in body order) of a
+ * fusion body: its operands are what the tail reads from outside it, its
+ * results the tail values the body yields.  Returns NULL when nothing of
+ * the tail is yielded. */
+static Op *build_tail_fusion(Context *c, const Op *fusion, PtrVec *tail, Table *in_tail) {
+  PtrVec params = {0}, outs = {0};
+  Table seen = {0};
+  for (int i = 0; i < tail->len; i++) {
+    const Op *o = tail->items[i];
+    for (int k = 0; k < o->noperands; k++) {
+      Value *v = o->operands[k];
+      if ((v->def && table_get(in_tail, v->def, 0)) || table_get(&seen, v, 0)) continue;
+      *table_put(&seen, v, 0) = v;
+      vec_push(&params, v);
+    }
+  }
+  const Op *yield = op_body(fusion)->last;
+  for (int i = 0; i < yield->noperands; i++) {
+    Value *v = yield->operands[i];
+    bool dup = false;
+    for (int k = 0; k < outs.len; k++) dup |= outs.items[k] == v;
+    if (!dup && v->def && table_get(in_tail, v->def, 0)) vec_push(&outs, v);
+  }
+  Op *f = NULL;
+  if (outs.len) {
+    Type *ptypes[params.len + 1], *otypes[outs.len + 1];
+    for (int i = 0; i < params.len; i++) ptypes[i] = ((Value *)params.items[i])->type;
+    for (int i = 0; i < outs.len; i++) otypes[i] = ((Value *)outs.items[i])->type;
+    NamedAttr kind = {"kind", attr_string(c, "loop", 4)};
+    f = op_create(c, OP_TPU_FUSION, NULL, fusion->loc, params.len, (Value **)params.items, outs.len, otypes, 1, &kind,
+                  1);
+    Block *b = block_create(c, &f->regions[0], params.len, ptypes);
+    region_add_block(c, &f->regions[0], b);
+    ValueMap map = {0};
+    for (int i = 0; i < params.len; i++) value_map_put(c, &map, params.items[i], &b->args[i]);
+    for (int i = 0; i < tail->len; i++) op_append(b, op_clone(c, tail->items[i], &map));
+    Value *ys[outs.len + 1];
+    for (int i = 0; i < outs.len; i++) ys[i] = value_map_get(&map, outs.items[i]);
+    op_append(b, op_create(c, OP_TPU_YIELD, NULL, fusion->loc, outs.len, ys, 0, NULL, 0, NULL, 0));
+    /* The tail's values are now f's results (register aliases). */
+    for (int i = 0; i < outs.len; i++) *table_put(in_tail, outs.items[i], 0) = &f->results[i];
+  }
+  table_free(&seen, NULL);
+  vec_free(&params);
+  vec_free(&outs);
+  return f;
+}
+
+/* Any other fusion (a reduce, a dot_general or convolution with its
+ * consumers) runs in two parts: the root and what feeds it as plain
+ * instructions (their host kernels are whole-array already), then the
+ * element-wise tail that only consumes the root as a loop FUSION, tile by
+ * tile.  All of it keeps the fusion's cost record: the model prices the
+ * fused op. */
+static void lower_fusion_inline(FuncBuilder *fb, Op *fusion) {
+  Block *body = op_body(fusion);
+  for (int i = 0; i < body->nargs; i++)
+    *table_put(&fb->regs, &body->args[i], 0) = (void *)(uintptr_t)(reg_of(fb, fusion->operands[i]) + 1);
+  /* The root part: ops that are not loop-fusible and everything they read
+   * inside the body (producers come first, so one backward sweep). */
+  Table root_part = {0}, in_tail = {0};
+  for (Op *o = body->last; o; o = o->prev) {
+    if (o->kind == OP_TPU_YIELD) continue;
+    if (loop_fusible(o) && !table_get(&root_part, o, 0)) continue;
+    *table_put(&root_part, o, 0) = o;
+    for (int k = 0; k < o->noperands; k++)
+      if (o->operands[k]->def && o->operands[k]->def->parent == body)
+        *table_put(&root_part, o->operands[k]->def, 0) = o;
+  }
+  PtrVec tail = {0};
+  for (Op *o = body->first; o; o = o->next) {
+    if (o->kind == OP_TPU_YIELD) continue;
+    if (table_get(&root_part, o, 0)) lower_op(fb, o);
+    else {
+      vec_push(&tail, o);
+      *table_put(&in_tail, o, 0) = o;
+    }
+  }
+  Op *f = tail.len ? build_tail_fusion(fb->e->c, fusion, &tail, &in_tail) : NULL;
+  if (f) {
+    lower_op(fb, f);
+    op_erase(f);
+  }
+  const Op *yield = body->last;
+  for (int i = 0; i < yield->noperands; i++) {
+    Value *v = yield->operands[i];
+    void **alias = table_get(&in_tail, v, 0);
+    Value *src = alias ? *alias : v;
+    *table_put(&fb->regs, &fusion->results[i], 0) = (void *)(uintptr_t)(reg_of(fb, src) + 1);
+  }
+  table_free(&root_part, NULL);
+  table_free(&in_tail, NULL);
+  vec_free(&tail);
+}
+
 /* Lowers one op with its own field buffer. */
 static void lower_op(FuncBuilder *fb, Op *op) {
   Emitter *e = fb->e;
@@ -825,6 +936,10 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
   }
   case OP_CONSTANT: lower_constant(fb, op, op_attr(op, "value")); return;
   case OP_TPU_FUSION: {
+    if (!fusion_is_loop_body(op)) {
+      lower_fusion_inline(fb, op);
+      return;
+    }
     /* The body becomes a region function (isolated: no captures). */
     static const char *const kinds[] = {"loop", "input", "output", "multi_output", NULL};
     const Attr *k = op_attr(op, "kind");

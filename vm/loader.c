@@ -273,12 +273,13 @@ static bool load_costs(Loader *l) {
     const TpubCost *c = &rec[i];
     if (c->op > n) return fail(l, "cost %u: op id %u out of range (%u locations)", i, c->op, n);
     if (c->bound >= TPUB_BOUND_COUNT) return fail(l, "cost %u: unknown bound unit %u", i, c->bound);
-    if (c->pad[0] || c->pad[1] || c->pad[2] || c->pad2) return fail(l, "cost %u: nonzero padding", i);
+    if (c->pad[0] || c->pad[1] || c->pad[2]) return fail(l, "cost %u: nonzero padding", i);
+    if (c->op_loc >= n) return fail(l, "cost %u: op location %u out of range (%u locations)", i, c->op_loc, n);
     const double nums[] = {c->mxu_util, c->flops, c->hbm_bytes, c->modeled_s};
     static const char *const names[] = {"MXU utilization", "FLOPs", "HBM bytes", "modeled time"};
     for (int k = 0; k < 4; k++)
       if (!(nums[k] >= 0 && nums[k] <= DBL_MAX)) return fail(l, "cost %u: %s is %g", i, names[k], nums[k]);
-    costs[i] = (VmCost){c->op, c->bound, c->mxu_util, c->flops, c->hbm_bytes, c->modeled_s};
+    costs[i] = (VmCost){c->op, c->op_loc, c->bound, c->mxu_util, c->flops, c->hbm_bytes, c->modeled_s};
   }
   l->prog->pub.costs = costs;
   return true;

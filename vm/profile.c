@@ -43,7 +43,7 @@ static uint32_t key_of(const VmProfile *pr, uint32_t loc) {
 
 void vm_profile_add(VmProfile *pr, uint32_t loc, double seconds) {
   uint32_t k = key_of(pr, loc);
-  if (pr->count[k]++ == 0) pr->loc[k] = loc;
+  if (pr->count[k]++ == 0) pr->loc[k] = pr->prog->costs ? pr->prog->costs[loc].op_loc : loc;
   pr->host_s[k] += seconds;
 }
 

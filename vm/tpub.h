@@ -164,7 +164,7 @@ typedef struct TpubCost {
   uint8_t bound;    /* TpubBound */
   uint8_t pad[3];
   float mxu_util;   /* modeled MXU utilization, 0..1 */
-  uint32_t pad2;
+  uint32_t op_loc;  /* LOCS record naming the top-level op (e.g. "tpu.fusion(output)") */
   double flops;     /* useful FLOPs */
   double hbm_bytes; /* HBM bytes read and written */
   double modeled_s; /* modeled time in seconds */

@@ -131,6 +131,7 @@ typedef struct VmLoc {
  * TpubCost record, checked). */
 typedef struct VmCost {
   uint32_t op;    /* 1-based top-level op id; 0: none */
+  uint32_t op_loc; /* location record naming that op */
   uint8_t bound;  /* TpubBound */
   float mxu_util;
   double flops, hbm_bytes, modeled_s;

@@ -25,7 +25,7 @@ check_table() {
     in_table && !done {
       if (prev != "" && $1 > prev + 0) { print "rows not sorted: " $1 " after " prev; bad = 1 }
       prev = $1; sum += $1; rows++
-      if ($0 ~ /(stablehlo\.dot_general|tpu\.fusion) \(.*p\.mlir:[23]:8\)$/) {
+      if ($0 ~ /(stablehlo\.dot_general|tpu\.fusion(\(output\))?) \(.*p\.mlir:[23]:8\)$/) {
         dot = 1
         if ($2 !~ /^[0-9.]+$/ || $4 !~ /^[0-9.]+$/ || $5 !~ /^[0-9.]+$/) { print "dot row without a model: " $0; bad = 1 }
       }
