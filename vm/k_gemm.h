@@ -74,4 +74,9 @@ void gemm_pack_b(const GemmWork *w, int64_t K, int64_t N, const void *B, int64_t
 int gemm_run_packed(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_t rsa, int64_t csa,
                     const void *packed, void *C, int64_t ldc);
 
+/* The dims of a rank-`rank` tensor in neither a nor b (a dot's batching
+ * and contracting dims), ascending, into out; returns how many
+ * (vm/k_linalg.c). */
+int gemm_free_dims(int rank, const int64_t *a, int64_t na, const int64_t *b, int64_t nb, int *out);
+
 #endif

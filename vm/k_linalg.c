@@ -192,9 +192,7 @@ static int load_operand(VmExec *x, GemmKind kind, const VmTensor *in, const int 
   return make_view(x, in->type, data, owned, bytes, es, groups, ngroup, v);
 }
 
-/* Free dims of a rank-`rank` tensor (ascending), those not in a or b. */
-static int free_dims(int rank, const int64_t *a, int64_t na, const int64_t *b, int64_t nb,
-                     int *out) {
+int gemm_free_dims(int rank, const int64_t *a, int64_t na, const int64_t *b, int64_t nb, int *out) {
   uint32_t used = 0;
   for (int64_t i = 0; i < na; i++) used |= 1u << a[i];
   for (int64_t i = 0; i < nb; i++) used |= 1u << b[i];
@@ -223,8 +221,8 @@ int exec_dot_general(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor
     lcon[i] = (int)lc[i], rcon[i] = (int)rc[i];
     K *= lt->dims[lc[i]];
   }
-  int nlf = free_dims(lt->rank, lb, nb, lc, nc, lfree);
-  int nrf = free_dims(rt->rank, rb, nb, rc, nc, rfree);
+  int nlf = gemm_free_dims(lt->rank, lb, nb, lc, nc, lfree);
+  int nrf = gemm_free_dims(rt->rank, rb, nb, rc, nc, rfree);
   int64_t M = 1, N = 1;
   for (int i = 0; i < nlf; i++) M *= lt->dims[lfree[i]];
   for (int i = 0; i < nrf; i++) N *= rt->dims[rfree[i]];

@@ -32,16 +32,6 @@ enum { MXU_LHS_BATCH, MXU_RHS_BATCH, MXU_LHS_CONTRACT, MXU_RHS_CONTRACT, MXU_PRE
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* The dims of a rank-`rank` tensor in neither a nor b, ascending. */
-static int free_dims(int rank, const int64_t *a, int64_t na, const int64_t *b, int64_t nb, int *out) {
-  uint32_t used = 0;
-  for (int64_t i = 0; i < na; i++) used |= 1u << a[i];
-  for (int64_t i = 0; i < nb; i++) used |= 1u << b[i];
-  int n = 0;
-  for (int d = 0; d < rank; d++)
-    if (!(used & (1u << d))) out[n++] = d;
-  return n;
-}
 
 /* The batch, row (lhs free) and column (rhs free) counts and the
  * contraction length of a validated dot. */
@@ -69,8 +59,8 @@ static void dot_shape(const VmInstr *ins, const VmType *lt, const VmType *rt, Do
     s->lcon[i] = (int)lc[i], s->rcon[i] = (int)rc[i];
     s->k *= lt->dims[lc[i]];
   }
-  s->nlfree = free_dims(lt->rank, lb, nb, lc, nc, s->lfree);
-  s->nrfree = free_dims(rt->rank, rb, nb, rc, nc, s->rfree);
+  s->nlfree = gemm_free_dims(lt->rank, lb, nb, lc, nc, s->lfree);
+  s->nrfree = gemm_free_dims(rt->rank, rb, nb, rc, nc, s->rfree);
   for (int i = 0; i < s->nlfree; i++) s->m *= lt->dims[s->lfree[i]];
   for (int i = 0; i < s->nrfree; i++) s->n *= rt->dims[s->rfree[i]];
 }

@@ -1,6 +1,8 @@
 /* Helpers shared by the unit test groups; declared in unit_tests.h. */
 #include "testsuite/unit/unit_tests.h"
 
+#include "backend/backend.h"
+
 Parsed *cur;
 
 int parsed_teardown(void **state) {
@@ -29,4 +31,26 @@ Module build_unary_module(Context *c, const char *name, OpKind kind, Type *t, Op
   if (fn) *fn = f;
   if (unary) *unary = u;
   return (Module){.op = mod};
+}
+
+void *failing_realloc(void *ud, void *p, size_t old, size_t n) {
+  FailingAlloc *f = ud;
+  (void)old;
+  if (n == 0) {
+    free(p);
+    return NULL;
+  }
+  if (++f->calls == f->fail_at) return NULL;
+  return realloc(p, n);
+}
+
+uint8_t *compile_text(const char *text, size_t *n) {
+  Parsed *p = parse_text(text);
+  assert_non_null(p->m);
+  assert_true(verify_module(p->c, p->m));
+  BackendOptions bo = {.target = "v5e", .compiler_version = "test"};
+  uint8_t *img = NULL;
+  assert_true(backend_compile(p->c, p->m, &bo, &img, n));
+  parsed_free(p);
+  return img;
 }

@@ -36,16 +36,6 @@ static const char program_text[] =
     "  return %r : tensor<i32>\n"
     "}\n";
 
-static uint8_t *compile_text(const char *text, size_t *n) {
-  Parsed *p = parse_text(text);
-  assert_non_null(p->m);
-  assert_true(verify_module(p->c, p->m));
-  BackendOptions bo = {.target = "v5e", .compiler_version = "test"};
-  uint8_t *img = NULL;
-  assert_true(backend_compile(p->c, p->m, &bo, &img, n));
-  parsed_free(p);
-  return img;
-}
 
 /* Runs @main on fixed inputs; returns the status and checks the results
  * when it succeeds. */
@@ -201,21 +191,6 @@ static void test_every_byte_flip(void **state) {
   free(img);
 }
 
-/* The allocator hook: fail the k-th allocation. */
-typedef struct FailingAlloc {
-  int calls, fail_at;
-} FailingAlloc;
-
-static void *failing_realloc(void *ud, void *p, size_t old, size_t n) {
-  FailingAlloc *f = ud;
-  (void)old;
-  if (n == 0) {
-    free(p);
-    return NULL;
-  }
-  if (++f->calls == f->fail_at) return NULL;
-  return realloc(p, n);
-}
 
 static void test_allocation_failures(void **state) {
   (void)state;

@@ -46,16 +46,7 @@ static const char fusion_text[] =
     "  return %r : tensor<8xi32>\n"
     "}\n";
 
-static uint8_t *compile_fusions(size_t *n) {
-  Parsed *p = parse_text(fusion_text);
-  assert_non_null(p->m);
-  assert_true(verify_module(p->c, p->m));
-  BackendOptions bo = {.target = "v5e", .compiler_version = "test"};
-  uint8_t *img = NULL;
-  assert_true(backend_compile(p->c, p->m, &bo, &img, n));
-  parsed_free(p);
-  return img;
-}
+static uint8_t *compile_fusions(size_t *n) { return compile_text(fusion_text, n); }
 
 static const TpubSection *section(const uint8_t *img, uint32_t kind) {
   const TpubHeader *h = (const TpubHeader *)img;
@@ -187,20 +178,6 @@ static void test_fusion_tiles(void **state) {
   free(img);
 }
 
-typedef struct FailingAlloc {
-  int calls, fail_at;
-} FailingAlloc;
-
-static void *failing_realloc(void *ud, void *p, size_t old, size_t n) {
-  FailingAlloc *f = ud;
-  (void)old;
-  if (n == 0) {
-    free(p);
-    return NULL;
-  }
-  if (++f->calls == f->fail_at) return NULL;
-  return realloc(p, n);
-}
 
 /* Every allocation of a fused run (result, tile scratch), failed in turn,
  * ends in a clean trap; a small HBM fits the tiled run but not the whole

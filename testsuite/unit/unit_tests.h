@@ -30,6 +30,17 @@ int run_verifier_tests(void);
 int run_bytecode_tests(void);
 int run_vm_io_tests(void);
 int run_vm_fusion_tests(void);
+
+/* A VmReallocFn that fails the fail_at-th allocation (1-based) and counts
+ * calls: for the VM's allocation-failure tests. */
+typedef struct FailingAlloc {
+  int calls, fail_at;
+} FailingAlloc;
+void *failing_realloc(void *ud, void *p, size_t old, size_t n);
+
+/* Parses, verifies and lowers text to a .tpub image (malloc'ed); fails the
+ * test on any error. */
+uint8_t *compile_text(const char *text, size_t *n);
 int run_fold_tests(void);
 
 /* A parse of one text: the context, the module (NULL if rejected) and the
