@@ -57,7 +57,13 @@ static uint32_t bind_value(FuncBuilder *fb, Value *v, const Op *where) {
 
 static uint32_t reg_of(FuncBuilder *fb, Value *v) {
   void **slot = table_get(&fb->regs, v, 0);
-  if (!slot) die("value used before its definition reached the back end");
+  if (!slot) {
+    /* After an op could not be lowered (reported), its results have no
+     * register: give them one so the rest of the program still gets its
+     * diagnostics.  The image is discarded. */
+    if (fb->e->failed) return bind_value(fb, v, NULL);
+    die("value used before its definition reached the back end");
+  }
   return (uint32_t)(uintptr_t)*slot - 1;
 }
 

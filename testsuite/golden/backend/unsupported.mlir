@@ -1,0 +1,12 @@
+// An op the single-chip back end cannot lower is an error (exit 2) with its
+// location, and the program's later uses of its result do not crash the
+// back end (they used to end in an internal error, exit 70).
+// RUN: %tpucc --emit=asm %s 2>%t.err; test $? -eq 2
+// RUN: FileCheck %s < %t.err
+// CHECK: error: 'stablehlo.all_gather' op 'stablehlo.all_gather' is not supported by the tpurun back end
+// CHECK-NOT: internal error
+func.func @main(%x: tensor<2x2xf32>) -> tensor<4x2xf32> {
+  %0 = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x2xf32>) -> tensor<4x2xf32>
+  %1 = stablehlo.add %0, %0 : tensor<4x2xf32>
+  return %1 : tensor<4x2xf32>
+}
