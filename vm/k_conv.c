@@ -12,6 +12,7 @@
 
 #include "vm/dtype.h"
 #include "vm/k_gemm.h"
+#include "vm/parallel.h"
 #include "vm/kernels.h"
 
 enum {
@@ -360,6 +361,79 @@ static void im2col_rows(const ConvPlan *p, int es, const char *in, int64_t q, in
 DEFINE_CONV_DIRECT(conv_direct_f32, float)
 DEFINE_CONV_DIRECT(conv_direct_f64, double)
 
+/* The im2col path: the output rows split into chunks of patches, each
+ * chunk a GEMM against the group's kernel.  Chunks are independent (each
+ * output element sums over the same K in the same order whatever the
+ * chunk), so they run as tasks on host threads with per-worker patch
+ * buffers and reserved GEMM buffers (vm/parallel.h): the same bits for any
+ * thread count. */
+typedef struct PatchWorker {
+  GemmWork gemm;
+  char *a;
+  int64_t *tabs;
+} PatchWorker;
+
+typedef struct PatchRun {
+  const ConvPlan *p;
+  int es;
+  const char *inp, *ker;
+  char *outc;
+  int64_t rows, og, kdim, chunk_rows, nchunks;
+  PatchWorker workers[64];
+} PatchRun;
+
+static int patch_task(void *ctx, int worker, int64_t task) {
+  PatchRun *r = ctx;
+  PatchWorker *w = &r->workers[worker];
+  int64_t q = task / r->nchunks, r0 = (task % r->nchunks) * r->chunk_rows;
+  int64_t nr = r->rows - r0 < r->chunk_rows ? r->rows - r0 : r->chunk_rows;
+  size_t es = (size_t)r->es;
+  if (r->kdim > 0) im2col_rows(r->p, r->es, r->inp, q, r0, nr, w->a, w->tabs);
+  return gemm_run(&w->gemm, nr, r->og, r->kdim, w->a, r->kdim, 1, r->ker + (size_t)(q * r->og) * es, r->p->feat_out,
+                  1, r->outc + (size_t)(r0 * r->p->feat_out + q * r->og) * es, r->p->feat_out);
+}
+
+static int conv_patches(VmExec *x, const ConvPlan *p, GemmKind kind, const char *inp, const char *ker, char *outc,
+                        int64_t rows, int64_t og, int64_t kdim, int64_t chunk_rows) {
+  PatchRun r = {.p = p, .es = gemm_kind_bytes(kind), .inp = inp, .ker = ker, .outc = outc, .rows = rows, .og = og,
+                .kdim = kdim, .chunk_rows = chunk_rows, .nchunks = (rows + chunk_rows - 1) / chunk_rows};
+  int64_t ntasks = p->groups * r.nchunks, ntab = 1;
+  for (int s = 0; s < p->S; s++) ntab += p->win[s];
+  /* Threads pay only for real work: one worker below a few MFLOP. */
+  int nworkers = 2.0 * (double)rows * (double)og * (double)kdim < 4e6 ? 1 : vm_parallel_workers(x, ntasks);
+  if (nworkers > 64) nworkers = 64;
+  size_t abytes = (size_t)(chunk_rows * kdim) * (size_t)r.es + 1, tbytes = (size_t)ntab * sizeof(int64_t);
+  int ready = 0, status = VM_OK;
+  for (; ready < nworkers; ready++) {
+    PatchWorker *w = &r.workers[ready];
+    gemm_work_init(&w->gemm, x, kind);
+    w->a = vm_scratch_alloc(x, abytes);
+    w->tabs = vm_scratch_alloc(x, tbytes);
+    if (!w->a || !w->tabs || (status = gemm_work_reserve(&w->gemm, chunk_rows, og, kdim)) != VM_OK) {
+      ready++;
+      status = VM_TRAP;
+      break;
+    }
+  }
+  if (status == VM_OK) {
+    if (nworkers == 1) {
+      for (int64_t t = 0; t < ntasks && status == VM_OK; t++) status = patch_task(&r, 0, t);
+    } else {
+      status = vm_parallel_for(x, ntasks, patch_task, &r);
+    }
+    if (status != VM_OK) status = vm_trap(x, "internal error: a convolution chunk outgrew its reserved buffers");
+  } else {
+    status = vm_trap(x, "out of memory: convolution patches");
+  }
+  for (int i = 0; i < ready; i++) {
+    PatchWorker *w = &r.workers[i];
+    gemm_work_free(&w->gemm);
+    if (w->a) vm_scratch_free(x, w->a, abytes);
+    if (w->tabs) vm_scratch_free(x, w->tabs, tbytes);
+  }
+  return status;
+}
+
 int exec_convolution(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmType *lt = in[0].type, *rt = in[1].type, *ot = out[0].type;
   if (ot->count == 0) return VM_OK;
@@ -420,21 +494,7 @@ int exec_convolution(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor
     int64_t chunk_rows = kdim > 0 ? target / kdim : rows;
     if (chunk_rows < 1) chunk_rows = 1;
     if (chunk_rows > rows) chunk_rows = rows;
-    int64_t ntab = 0;
-    for (int s = 0; s < S; s++) ntab += p.win[s];
-    char *a = bufs_alloc(&b, (size_t)(chunk_rows * kdim) * es);
-    int64_t *tabs = bufs_alloc(&b, (size_t)(ntab + 1) * sizeof(int64_t));
-    if (!a || !tabs) {
-      status = vm_trap(x, "out of memory: convolution patches");
-      goto done;
-    }
-    for (int64_t q = 0; status == VM_OK && q < p.groups; q++)
-      for (int64_t r0 = 0; status == VM_OK && r0 < rows; r0 += chunk_rows) {
-        int64_t nr = rows - r0 < chunk_rows ? rows - r0 : chunk_rows;
-        if (kdim > 0) im2col_rows(&p, es, inp, q, r0, nr, a, tabs);
-        status = gemm_run(&w, nr, og, kdim, a, kdim, 1, ker + (size_t)(q * og) * es, p.feat_out, 1,
-                          outc + (size_t)(r0 * p.feat_out + q * og) * es, p.feat_out);
-      }
+    status = conv_patches(x, &p, kind, inp, ker, outc, rows, og, kdim, chunk_rows);
   }
   if (status == VM_OK && !out_identity) {
     /* canonical axes: batch, spatial 0..S-1, feature; result dim out_dims[i]
