@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "backend/backend.h"
 #include "ir/ir.h"
@@ -69,6 +70,7 @@ void driver_compile_defaults(CompileOptions *o) {
   memset(o, 0, sizeof *o);
   o->target = "v5e";
   o->opt_level = 2;
+  o->cache_max_bytes = 1ull << 30;
 }
 
 const char driver_compile_help[] =
@@ -81,7 +83,12 @@ const char driver_compile_help[] =
     "  --verify-each          run the verifier after every pass\n"
     "  --print-ir-after-all   print the IR after every pass (to stderr)\n"
     "  --print-ir-after=PASS  print the IR after PASS (to stderr)\n"
-    "  --time-passes          print the wall time of every pass (to stderr)\n";
+    "  --time-passes          print the wall time of every pass (to stderr)\n"
+    "  --cache-dir=DIR        compilation cache directory (default $TPU_CACHE_DIR, else\n"
+    "                         ${XDG_CACHE_HOME:-$HOME/.cache}/tpucc)\n"
+    "  --no-cache             do not use the compilation cache\n"
+    "  --cache-max-size=N     evict least recently used entries above N bytes (K, M, G;\n"
+    "                         default 1G)\n";
 
 int driver_compile_option(const char *tool, const char *arg, CompileOptions *o) {
   if (strcmp(arg, "-O0") == 0 || strcmp(arg, "-O1") == 0 || strcmp(arg, "-O2") == 0) {
@@ -107,6 +114,27 @@ int driver_compile_option(const char *tool, const char *arg, CompileOptions *o) 
       return -1;
     }
     o->explicit_passes = true;
+    return 1;
+  }
+  if (strcmp(arg, "--no-cache") == 0) return o->no_cache = true, 1;
+  if (strncmp(arg, "--cache-dir=", 12) == 0) {
+    if (!arg[12]) {
+      driver_usage_error(tool, "%s", "--cache-dir needs a directory");
+      return -1;
+    }
+    o->cache_dir = arg + 12;
+    return 1;
+  }
+  if (strncmp(arg, "--cache-max-size=", 17) == 0) {
+    char *end;
+    unsigned long long v = strtoull(arg + 17, &end, 10);
+    unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (shift) end++;
+    if (end == arg + 17 || *end || v > (1ull << 50) >> shift) {
+      driver_usage_error(tool, "invalid --cache-max-size '%s' (bytes, or a number with K, M or G)", arg + 17);
+      return -1;
+    }
+    o->cache_max_bytes = (uint64_t)v << shift;
     return 1;
   }
   if (strncmp(arg, "--target=", 9) != 0) return 0;
@@ -152,16 +180,67 @@ BackendOptions driver_backend_options(const CompileOptions *o) {
                           .cost_ud = (void *)(t ? t : target_default())};
 }
 
-int driver_compile(const SourceFile *file, const SourceChunk *chunk, const CompileOptions *o, uint8_t **out,
-                   size_t *outlen) {
-  Context *c = ctx_new();
-  if (o->max_errors) c->diag.max_errors = o->max_errors;
-  Module *m = parse_module(c, file, chunk->start, chunk->end, chunk->first_line);
-  bool ok = m && verify_module(c, m) && driver_optimize(c, m, o, NULL);
+CacheKeyOptions driver_cache_key_options(const CompileOptions *o, char *buf, size_t n) {
+  const Target *t = target_lookup(o->target ? o->target : "v5e");
+  size_t used = 0;
+  if (o->explicit_passes) {
+    used += (size_t)snprintf(buf, n, "passes=");
+    for (int i = 0; i < o->passes.n && used < n; i++)
+      used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? "," : "", pass_name(o->passes.ids[i]));
+  } else {
+    snprintf(buf, n, "-O%d", o->opt_level);
+  }
+  return (CacheKeyOptions){.compiler_version = TPUCC_VERSION, .target = t ? t->name : "v5e", .options = buf};
+}
+
+static double seconds_since(const struct timespec *t0) {
+  struct timespec t1;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+int driver_compile_module(Context *c, Module *m, const CompileOptions *o, Cache *cache, const CacheKey *raw,
+                          CacheMetrics *metrics, uint8_t **out, size_t *outlen) {
+  CacheKeyInfo key;
+  if (cache) {
+    char opts[512];
+    CacheKeyOptions ko = driver_cache_key_options(o, opts, sizeof opts);
+    cache_key_of_module(c, m, &ko, &key);
+    if (cache_get(cache, key.key, out, outlen)) {
+      if (raw) cache_put_alias(cache, *raw, key.key);
+      return 0;
+    }
+  }
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  bool ok = driver_optimize(c, m, o, NULL);
   if (ok) {
     BackendOptions bo = driver_backend_options(o);
     ok = backend_compile(c, m, &bo, out, outlen);
   }
-  ctx_free(c);
+  if (metrics) metrics->compiles++, metrics->compile_s += seconds_since(&t0);
+  if (ok && cache) cache_put(cache, key.key, raw, *out, *outlen);
   return ok ? 0 : 2;
+}
+
+int driver_compile(const SourceFile *file, const SourceChunk *chunk, const CompileOptions *o, Cache *cache,
+                   CacheMetrics *metrics, uint8_t **out, size_t *outlen) {
+  CacheKey raw;
+  if (cache) {
+    char opts[512];
+    CacheKeyOptions ko = driver_cache_key_options(o, opts, sizeof opts);
+    raw = cache_key_of_bytes(chunk->start, (size_t)(chunk->end - chunk->start), &ko);
+    if (cache_get_alias(cache, raw, out, outlen)) return 0;
+  }
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  Context *c = ctx_new();
+  if (o->max_errors) c->diag.max_errors = o->max_errors;
+  Module *m = parse_module(c, file, chunk->start, chunk->end, chunk->first_line);
+  bool ok = m && verify_module(c, m);
+  /* Parsing and verifying count as compile time too. */
+  if (metrics) metrics->compile_s += seconds_since(&t0);
+  int rc = ok ? driver_compile_module(c, m, o, cache, cache ? &raw : NULL, metrics, out, outlen) : 2;
+  ctx_free(c);
+  return rc;
 }

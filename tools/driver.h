@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
+#include "cache/cache.h"
 #include "frontend/parser.h"
 #include "passes/pass.h"
 
@@ -23,6 +24,10 @@ typedef struct CompileOptions {
   bool explicit_passes; /* --passes given: `passes` replaces the -O pipeline */
   Pipeline passes;
   PassOptions pass_opts; /* --verify-each, --print-ir-after*, --time-passes */
+  /* The compilation cache (--cache-dir, --no-cache, --cache-max-size). */
+  const char *cache_dir;
+  bool no_cache;
+  uint64_t cache_max_bytes; /* default 1 GiB */
 } CompileOptions;
 
 /* Defaults: v5e, -O2. */
@@ -47,10 +52,23 @@ bool driver_optimize(Context *c, Module *m, const CompileOptions *o, PassContext
  * model (passes/cost.h) of that target. */
 BackendOptions driver_backend_options(const CompileOptions *o);
 
+/* The key options of o: compiler version, target, output-changing options
+ * ("-O2", or the explicit pass list), into buf. */
+CacheKeyOptions driver_cache_key_options(const CompileOptions *o, char *buf, size_t n);
+
+/* Optimizes and lowers a verified module in memory, through the cache when
+ * cache is non-NULL (a hit skips the passes and the back end): the entry
+ * point for later runtime modes.  raw: the key of the source bytes (NULL
+ * if unknown), stored as an alias.  metrics (may be NULL) counts compiles.
+ * Returns 0, or 2 after diagnostics. */
+int driver_compile_module(Context *c, Module *m, const CompileOptions *o, Cache *cache, const CacheKey *raw,
+                          CacheMetrics *metrics, uint8_t **out, size_t *outlen);
+
 /* Parses, verifies, optimizes and lowers one chunk of file to a .tpub image
- * (malloc'ed).  Diagnostics go to stderr.  Returns 0, or 2 when the
+ * (malloc'ed), through the cache when non-NULL: the chunk's raw bytes are
+ * looked up first (no parsing on a hit), then its canonical IR.  Diagnostics go to stderr.  Returns 0, or 2 when the
  * program is rejected. */
-int driver_compile(const SourceFile *file, const SourceChunk *chunk, const CompileOptions *o, uint8_t **out,
-                   size_t *outlen);
+int driver_compile(const SourceFile *file, const SourceChunk *chunk, const CompileOptions *o, Cache *cache,
+                   CacheMetrics *metrics, uint8_t **out, size_t *outlen);
 
 #endif

@@ -31,6 +31,12 @@ static const char usage_text[] =
     "                         nothing unless -o is given\n"
     "  --verify-only          parse and verify, print diagnostics, emit nothing\n"
     "  --split-input-file     treat '// -----' separated chunks as separate modules\n"
+    "  --cache-stats          print the cache's entries, bytes, hits, misses, evictions\n"
+    "  --cache-clear          remove every entry of the cache\n"
+    "  --explain-cache        print the cache key's components and their hashes, and\n"
+    "                         whether the program is in the cache; compile nothing\n"
+    "  (tpucc uses the cache for bytecode output when --cache-dir is given or\n"
+    "   TPU_CACHE_DIR is set)\n"
     "  --max-errors=N         stop reporting after N errors (default 20)\n"
     "  --version, --help\n"
     "\n"
@@ -45,6 +51,7 @@ typedef struct Options {
   Emit emit;
   bool split;
   bool report; /* --report: the cost table on stdout */
+  bool cache_stats, cache_clear, explain_cache;
   int max_errors;
   CompileOptions compile;
 } Options;
@@ -76,6 +83,12 @@ static int parse_args(int argc, char **argv, Options *o) {
       else return usage_error("unknown --emit kind '%s' (expected tpub, asm, mlir or mlir-generic)", e);
     } else if (strcmp(a, "--verify-only") == 0) {
       o->emit = EMIT_NONE;
+    } else if (strcmp(a, "--cache-stats") == 0) {
+      o->cache_stats = true;
+    } else if (strcmp(a, "--cache-clear") == 0) {
+      o->cache_clear = true;
+    } else if (strcmp(a, "--explain-cache") == 0) {
+      o->explain_cache = true;
     } else if (strcmp(a, "--report") == 0) {
       o->report = true;
     } else if (strcmp(a, "--split-input-file") == 0) {
@@ -99,7 +112,7 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->input = a;
     }
   }
-  if (!o->input) return usage_error("%s", "no input file");
+  if (!o->input && !o->cache_stats && !o->cache_clear) return usage_error("%s", "no input file");
   return -1;
 }
 
@@ -131,10 +144,36 @@ static FILE *open_output(const Options *o, char **path_out) {
   return f;
 }
 
+/* --explain-cache: the key of each chunk, component by component. */
+static bool explain_cache(const Options *o, const SourceFile *file, const SourceChunk *chunk, Cache *cache) {
+  Context *c = ctx_new();
+  c->diag.max_errors = o->max_errors;
+  Module *m = parse_module(c, file, chunk->start, chunk->end, chunk->first_line);
+  bool ok = m && verify_module(c, m);
+  if (ok) {
+    char opts[512], hex[33];
+    CacheKeyOptions ko = driver_cache_key_options(&o->compile, opts, sizeof opts);
+    CacheKeyInfo info;
+    cache_key_of_module(c, m, &ko, &info);
+    printf("cache key of %s:\n", file->name);
+    for (int i = 0; i < CACHE_KEY_PARTS; i++)
+      printf("  %-15s %016llx  %s\n", info.parts[i].name, (unsigned long long)info.parts[i].hash, info.parts[i].value);
+    cache_key_hex(info.key, hex);
+    printf("key: %s\nstatus: %s\n", hex, cache && cache_has(cache, info.key) ? "hit" : "miss");
+  }
+  ctx_free(c);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   Options o = {0};
   int rc = parse_args(argc, argv, &o);
   if (rc >= 0) return rc;
+  if (o.cache_stats || o.cache_clear) {
+    rc = o.cache_clear ? cache_clear(o.compile.cache_dir, stdout) : EXIT_OK;
+    if (rc == EXIT_OK && o.cache_stats) rc = cache_print_stats(o.compile.cache_dir, stdout);
+    return rc;
+  }
   /* --report emits the program only when -o names where. */
   bool write = o.emit != EMIT_NONE && (!o.report || o.output);
   if (o.split && o.emit == EMIT_TPUB && write)
@@ -152,6 +191,20 @@ int main(int argc, char **argv) {
     chunks[0] = (SourceChunk){text, text + len, 1};
     nchunks = 1;
   }
+  /* Bytecode goes through the cache when the user asked for one. */
+  bool cached = !o.compile.no_cache && (o.compile.cache_dir || getenv("TPU_CACHE_DIR")) && write && !o.report &&
+                (o.emit == EMIT_TPUB || o.emit == EMIT_ASM);
+  Cache *cache = cached || o.explain_cache
+                     ? cache_open(o.compile.cache_dir, o.compile.cache_max_bytes, "tpucc", stderr)
+                     : NULL;
+  if (o.explain_cache) {
+    bool all = true;
+    for (int i = 0; i < nchunks; i++) all &= explain_cache(&o, &file, &chunks[i], cache);
+    cache_close(cache);
+    free(chunks);
+    free(text);
+    return all ? EXIT_OK : EXIT_REJECTED;
+  }
   /* The output is opened at the first successful chunk, so a rejected
    * program leaves no output file. */
   bool failed = false;
@@ -161,13 +214,18 @@ int main(int argc, char **argv) {
   for (int i = 0; i < nchunks && rc == EXIT_OK; i++) {
     Context *c = ctx_new();
     c->diag.max_errors = o.max_errors;
-    Module *m = parse_module(c, &file, chunks[i].start, chunks[i].end, chunks[i].first_line);
-    PassContext pc = {0};
-    bool ok = m && verify_module(c, m) &&
-              ((o.emit == EMIT_NONE && !o.report) || driver_optimize(c, m, &o.compile, &pc));
     uint8_t *img = NULL;
     size_t n = 0;
-    if (ok && write && (o.emit == EMIT_TPUB || o.emit == EMIT_ASM)) {
+    PassContext pc = {0};
+    Module *m = NULL;
+    bool ok;
+    if (cache) {
+      ok = driver_compile(&file, &chunks[i], &o.compile, cache, NULL, &img, &n) == 0;
+    } else {
+      m = parse_module(c, &file, chunks[i].start, chunks[i].end, chunks[i].first_line);
+      ok = m && verify_module(c, m) && ((o.emit == EMIT_NONE && !o.report) || driver_optimize(c, m, &o.compile, &pc));
+    }
+    if (ok && !cache && write && (o.emit == EMIT_TPUB || o.emit == EMIT_ASM)) {
       BackendOptions bo = driver_backend_options(&o.compile);
       ok = backend_compile(c, m, &bo, &img, &n);
     }
@@ -196,6 +254,7 @@ int main(int argc, char **argv) {
     rc = EXIT_BAD_FILE;
   }
   if (rc == EXIT_OK && failed) rc = EXIT_REJECTED;
+  cache_close(cache);
   free(path);
   free(chunks);
   free(text);

@@ -34,6 +34,8 @@ static const char usage_text[] =
     "                         core); results are the same bits for every N\n"
     "  --benchmark=N          run the function N more times after a warm-up run and\n"
     "                         print the median and minimum wall time of a run\n"
+    "  --metrics              print compiles, cache hits and misses, compile and cache\n"
+    "                         load time (to stderr) at the end\n"
     "  --profile              after the results, print a table (to stdout) of the host\n"
     "                         time of each top-level op of the function beside its\n"
     "                         modeled TPU time, bound unit, MXU utilization, FLOPs and\n"
@@ -51,7 +53,7 @@ typedef struct Options {
   const char *function;
   const char **inputs, **outputs;
   int ninputs, noutputs;
-  bool check, split, profile;
+  bool check, split, profile, metrics;
   uint64_t seed;
   int benchmark; /* timed repetitions, 0: off */
   int threads;   /* host threads, 0: one per online core */
@@ -88,6 +90,7 @@ static int parse_args(int argc, char **argv, Options *o) {
     else if (strncmp(a, "--output=", 9) == 0) o->outputs[o->noutputs++] = a + 9;
     else if (strcmp(a, "--check") == 0) o->check = true;
     else if (strcmp(a, "--profile") == 0) o->profile = true;
+    else if (strcmp(a, "--metrics") == 0) o->metrics = true;
     else if (strncmp(a, "--threads=", 10) == 0) {
       char *end;
       long n = strtol(a + 10, &end, 10);
@@ -296,6 +299,8 @@ int main(int argc, char **argv) {
     return EXIT_BAD_FILE;
   }
   VmCheckStats stats = {0};
+  Cache *cache = NULL;
+  CacheMetrics metrics = {0};
   bool is_tpub = len >= 8 && memcmp(text, TPUB_MAGIC, 8) == 0;
   if (is_tpub || ends_with(o.program, ".tpub")) {
     rc = run_image(&o, o.program, (const uint8_t *)text, len, &stats);
@@ -311,10 +316,11 @@ int main(int argc, char **argv) {
       nchunks = 1;
     }
     rc = EXIT_OK;
+    cache = o.compile.no_cache ? NULL : cache_open(o.compile.cache_dir, o.compile.cache_max_bytes, "tpurun", stderr);
     for (int i = 0; i < nchunks; i++) {
       uint8_t *img;
       size_t n;
-      int crc = driver_compile(&file, &chunks[i], &o.compile, &img, &n);
+      int crc = driver_compile(&file, &chunks[i], &o.compile, cache, &metrics, &img, &n);
       if (crc != 0) {
         if (rc == EXIT_OK) rc = EXIT_REJECTED;
         continue;
@@ -325,6 +331,12 @@ int main(int argc, char **argv) {
     }
     free(chunks);
   }
+  if (o.metrics) {
+    const CacheMetrics *cm = cache ? cache_metrics(cache) : &(CacheMetrics){0};
+    fprintf(stderr, "metrics: compiles %d, cache hits %d, cache misses %d, compile time %.3f ms, load time %.3f ms\n",
+            metrics.compiles, cm->hits, cm->misses, metrics.compile_s * 1e3, cm->load_s * 1e3);
+  }
+  cache_close(cache);
   if (o.check) {
     printf("checks: %d passed, %d failed\n", stats.passed, stats.failed);
     if (rc == EXIT_OK && stats.failed) rc = EXIT_CHECK;
