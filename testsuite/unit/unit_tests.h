@@ -42,6 +42,7 @@ void *failing_realloc(void *ud, void *p, size_t old, size_t n);
  * test on any error. */
 uint8_t *compile_text(const char *text, size_t *n);
 int run_fold_tests(void);
+int run_cache_tests(void);
 
 /* A parse of one text: the context, the module (NULL if rejected) and the
  * diagnostics printed while parsing (and verifying, if asked). */
