@@ -8,6 +8,7 @@
 #   make fuzz-parser   libFuzzer on the parser, FUZZ_SECONDS (default 60)
 #   make fuzz-loader   libFuzzer on the .tpub loader and the VM
 #   make fuzz-npy      libFuzzer on the .npy reader and --input specs
+#   make fuzz-cache    libFuzzer on the cache's entry and alias readers
 #   make conformance   every corpus program under tpurun --check
 #   make bench         benchmarks (never part of check)
 #   make clean
@@ -45,10 +46,10 @@ PROGRAMS := $(BUILD)/tpucc $(if $(wildcard tools/tpurun.c),$(BUILD)/tpurun)
 # Phony, so it runs once per make invocation; objects wait for it through an
 # order-only prerequisite (it never forces a rebuild).  Test-like goals ask
 # for the test package set, everything else for the build set.
-TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader fuzz-npy bench conformance
+TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache bench conformance
 DEPS_SET   := $(if $(filter $(TEST_GOALS),$(MAKECMDGOALS)),test,build)
 
-.PHONY: all deps run check sanitize unit fuzz-parser fuzz-loader fuzz-npy bench conformance clean
+.PHONY: all deps run check sanitize unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache bench conformance clean
 all: deps $(PROGRAMS)
 
 deps:
@@ -172,6 +173,18 @@ fuzz-loader: deps all $(FUZZ_BUILD)/fuzz_loader
 	$(FUZZ_BUILD)/fuzz_loader $(LOADER_FUZZ_CORPUS) \
 	    -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_BUILD)/loader-
+
+# The cache's entry and alias readers (testsuite/fuzz/fuzz_cache.c).
+CACHE_FUZZ_SRCS := testsuite/fuzz/fuzz_cache.c cache/cache.c $(wildcard ir/*.c)
+$(FUZZ_BUILD)/fuzz_cache: $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(CACHE_FUZZ_SRCS))
+	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+
+fuzz-cache: deps $(FUZZ_BUILD)/fuzz_cache
+	@mkdir -p $(FUZZ_BUILD)/corpus-cache
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(FUZZ_BUILD)/fuzz_cache $(FUZZ_BUILD)/corpus-cache \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_BUILD)/cache-
 
 # The .npy reader and the --input parser (testsuite/fuzz/fuzz_npy.c).
 NPY_FUZZ_SRCS := testsuite/fuzz/fuzz_npy.c vm/literal.c vm/npy.c vm/compare.c vm/dtype.c
