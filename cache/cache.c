@@ -121,6 +121,16 @@ bool cache_resolve_dir(const char *dir, char *buf, size_t n) {
   return false;
 }
 
+/* TPU_CACHE_FAIL_WRITES=1 makes every write into the cache directory fail
+ * as a full disk would (errno ENOSPC): the tests' stand-in for a full file
+ * system where none can be mounted. */
+static bool writes_fail(void) {
+  const char *inject = getenv("TPU_CACHE_FAIL_WRITES");
+  if (!inject || strcmp(inject, "1") != 0) return false;
+  errno = ENOSPC;
+  return true;
+}
+
 static void warnf(Cache *ca, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warnf(Cache *ca, const char *fmt, ...) {
   va_list ap;
@@ -164,7 +174,7 @@ Cache *cache_open(const char *dir, uint64_t max_bytes, const char *tool, FILE *w
   /* The start of the statistics, written once. */
   char path[4400];
   snprintf(path, sizeof path, "%s/.since", ca->dir);
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  int fd = writes_fail() ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
   if (fd >= 0) {
     char stamp[32];
     int len = snprintf(stamp, sizeof stamp, "%lld\n", (long long)time(NULL));
@@ -182,7 +192,7 @@ CacheMetrics *cache_metrics(Cache *ca) { return &ca->metrics; }
 static void record_event(Cache *ca, char ev) {
   char path[4400];
   snprintf(path, sizeof path, "%s/events", ca->dir);
-  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
+  int fd = writes_fail() ? -1 : open(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
   if (fd < 0) return;
   if (write(fd, &ev, 1) != 1) { /* statistics are best effort */
   }
@@ -308,14 +318,9 @@ bool cache_get_alias(Cache *ca, CacheKey raw, uint8_t **img, size_t *n) {
 }
 
 /* Writes bytes to a temporary file in the directory and renames it to
- * path; false (errno set) on failure, leaving no temporary behind.
- * TPU_CACHE_FAIL_WRITES=1 makes it fail as a full disk would (tests). */
+ * path; false (errno set) on failure, leaving no temporary behind. */
 static bool write_atomically(const Cache *ca, const char *path, const void *a, size_t na, const void *b, size_t nb) {
-  const char *inject = getenv("TPU_CACHE_FAIL_WRITES");
-  if (inject && strcmp(inject, "1") == 0) {
-    errno = ENOSPC;
-    return false;
-  }
+  if (writes_fail()) return false;
   char tmp[4300];
   snprintf(tmp, sizeof tmp, "%s/.tmp.%ld.%llx", ca->dir, (long)getpid(),
            (unsigned long long)XXH3_64bits(path, strlen(path)) ^ (unsigned long long)clock());
