@@ -236,41 +236,63 @@ static bool read_file(const char *path, uint8_t **data, size_t *n, int *err) {
   return true;
 }
 
+/* Checks an entry header against the key and the payload size; NULL if
+ * good, else the reason. */
+static const char *header_problem(const EntryHeader *h, CacheKey key, size_t payload_size) {
+  if (memcmp(h->magic, ENTRY_MAGIC, 8) != 0) return "bad magic";
+  if (h->header_hash != XXH3_64bits(h, offsetof(EntryHeader, header_hash))) return "header checksum mismatch";
+  if (h->version != ENTRY_VERSION || h->header_size != sizeof *h) return "unknown entry version";
+  if (h->key_hi != key.hi || h->key_lo != key.lo) return "holds another key";
+  if (h->payload_size != payload_size) return "truncated or padded payload";
+  return NULL;
+}
+
 /* Checks an entry's bytes; NULL if good, else the reason. */
 static const char *entry_problem(const uint8_t *data, size_t n, CacheKey key) {
   if (n < sizeof(EntryHeader)) return "shorter than its header";
   EntryHeader h;
   memcpy(&h, data, sizeof h);
-  if (memcmp(h.magic, ENTRY_MAGIC, 8) != 0) return "bad magic";
-  if (h.header_hash != XXH3_64bits(&h, offsetof(EntryHeader, header_hash))) return "header checksum mismatch";
-  if (h.version != ENTRY_VERSION || h.header_size != sizeof h) return "unknown entry version";
-  if (h.key_hi != key.hi || h.key_lo != key.lo) return "holds another key";
-  if (h.payload_size != n - sizeof h) return "truncated or padded payload";
-  if (h.payload_hash != XXH3_64bits(data + sizeof h, n - sizeof h)) return "payload checksum mismatch";
-  return NULL;
+  const char *why = header_problem(&h, key, n - sizeof h);
+  if (!why && h.payload_hash != XXH3_64bits(data + sizeof h, n - sizeof h)) why = "payload checksum mismatch";
+  return why;
 }
 
-/* Reads entry key; a bad one is removed with a warning. */
+/* Reads entry key; a bad one is removed with a warning.  The payload is
+ * read straight into the buffer the caller gets (a warm hit is mostly this
+ * read). */
 static bool read_entry(Cache *ca, CacheKey key, uint8_t **img, size_t *n) {
   char path[4400];
   entry_path(ca, key, ENTRY_SUFFIX, path, sizeof path);
-  uint8_t *data;
-  size_t size;
-  int err = 0;
-  if (!read_file(path, &data, &size, &err)) {
-    if (err != ENOENT) warnf(ca, "cannot read entry '%s': %s; recompiling", path, strerror(err));
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) {
+    if (errno != ENOENT) warnf(ca, "cannot read entry '%s': %s; recompiling", path, strerror(errno));
     return false;
   }
-  const char *why = entry_problem(data, size, key);
+  struct stat st;
+  EntryHeader h;
+  uint8_t *payload = NULL;
+  size_t size = 0;
+  const char *why = NULL;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) why = "not a regular file";
+  else if ((uint64_t)st.st_size < sizeof h || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
+    why = "shorter than its header";
+  else if ((uint64_t)st.st_size - sizeof h > MAX_ENTRY_BYTES) why = "impossibly large";
+  else {
+    size = (size_t)st.st_size - sizeof h;
+    payload = malloc(size + 1);
+    if (!payload || pread(fd, payload, size, sizeof h) != (ssize_t)size) why = "unreadable payload";
+  }
+  close(fd);
+  if (!why) why = header_problem(&h, key, size);
+  if (!why && h.payload_hash != XXH3_64bits(payload, size)) why = "payload checksum mismatch";
   if (why) {
     warnf(ca, "entry '%s' is corrupt (%s): removed, recompiling", path, why);
     unlink(path);
-    free(data);
+    free(payload);
     return false;
   }
-  memmove(data, data + sizeof(EntryHeader), size - sizeof(EntryHeader));
-  *img = data;
-  *n = size - sizeof(EntryHeader);
+  *img = payload;
+  *n = size;
   /* A hit makes the entry the most recently used. */
   utimensat(AT_FDCWD, path, NULL, 0);
   return true;
