@@ -16,6 +16,10 @@ cd "$ROOT" || exit 2
 PY=/usr/bin/python3
 LIT=/usr/lib/llvm-14/build/utils/lit/lit.py
 LOGS=$BUILD/test-logs
+# tpurun compiles .mlir through the compilation cache: the tests use a fresh
+# one of their own, never the user's.
+export TPU_CACHE_DIR=$BUILD/test-cache
+rm -rf "$TPU_CACHE_DIR"
 mkdir -p "$LOGS"
 
 # Generous per-suite limits (seconds) so a hang fails instead of eating CI.

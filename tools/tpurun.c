@@ -238,13 +238,18 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
 }
 
 /* Loads and runs one program image; name is for messages. */
-static int run_image(const Options *o, const char *name, const uint8_t *bytes, size_t n, VmCheckStats *stats) {
+/* source: the .mlir the image was compiled from (NULL for a .tpub): its
+ * name replaces the one in the image's locations, which may be that of an
+ * earlier compilation found in the cache. */
+static int run_image(const Options *o, const char *name, const char *source, const uint8_t *bytes, size_t n,
+                     VmCheckStats *stats) {
   char err[512];
   VmProgram *p = vm_program_load(bytes, n, err, sizeof err);
   if (!p) {
     fprintf(stderr, "tpurun: %s: bad bytecode: %s\n", name, err);
     return EXIT_BAD_FILE;
   }
+  if (source) vm_program_set_source(p, source);
   VmOptions vo = {.hbm_bytes = hbm_bytes_of(p->target[0] ? p->target : o->compile.target),
                   .run_checks = o->check,
                   .seed = o->seed,
@@ -303,7 +308,7 @@ int main(int argc, char **argv) {
   CacheMetrics metrics = {0};
   bool is_tpub = len >= 8 && memcmp(text, TPUB_MAGIC, 8) == 0;
   if (is_tpub || ends_with(o.program, ".tpub")) {
-    rc = run_image(&o, o.program, (const uint8_t *)text, len, &stats);
+    rc = run_image(&o, o.program, NULL, (const uint8_t *)text, len, &stats);
   } else {
     SourceFile file = {strcmp(o.program, "-") == 0 ? "<stdin>" : o.program, text, len};
     SourceChunk *chunks;
@@ -325,7 +330,7 @@ int main(int argc, char **argv) {
         if (rc == EXIT_OK) rc = EXIT_REJECTED;
         continue;
       }
-      int r = run_image(&o, file.name, img, n, &stats);
+      int r = run_image(&o, file.name, file.name, img, n, &stats);
       free(img);
       if (r != EXIT_OK && (rc == EXIT_OK || rc == EXIT_CHECK)) rc = r;
     }

@@ -596,3 +596,9 @@ int vm_program_find(const VmProgram *p, const char *name) {
     if (!(p->funcs[i].flags & TPUB_FUNC_REGION) && strcmp(p->funcs[i].name, name) == 0) return (int)i;
   return -1;
 }
+
+void vm_program_set_source(VmProgram *p, const char *file) {
+  VmLoc *locs = (VmLoc *)p->locs;
+  for (uint32_t i = 0; i < p->n_locs; i++)
+    if (locs[i].file[0]) locs[i].file = file;
+}

@@ -154,6 +154,10 @@ struct VmProgram {
  * err. */
 VmProgram *vm_program_load(const void *bytes, size_t n, char *err, size_t errlen);
 void vm_program_free(VmProgram *p);
+/* Names `file` (which must outlive p) as the source of every location that
+ * names one: a program compiled from one .mlir and found in the compilation
+ * cache keeps the file name it was first compiled under. */
+void vm_program_set_source(VmProgram *p, const char *file);
 int vm_program_find(const VmProgram *p, const char *name); /* function index or -1 */
 
 /* ------------------------------------------------------------------ */

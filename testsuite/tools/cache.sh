@@ -9,7 +9,9 @@
 #   4. an unwritable directory and a full file system: warned, still correct;
 #   5. 8 concurrent processes, 4 programs, 3 rounds (CACHE_ROUNDS) into one
 #      empty directory;
-#   6. least-recently-used eviction down to --cache-max-size.
+#   6. least-recently-used eviction down to --cache-max-size;
+#   7. a program found in the cache under another file's name reports its
+#      own file in check results.
 # Each case runs in a subshell and stops at its first broken expectation; the
 # script reports every case and exits 1 if any failed.  CACHE_CASES="2 5"
 # runs only those cases.  Every result is compared with a --no-cache run.
@@ -549,9 +551,27 @@ case6() {  # LRU eviction
   [ "$(entries "$d/gb")" -eq 1 ] || fail "--cache-max-size=2G: the entry was not kept"
 }
 
+case7() {
+  local d="$TMP/c7"
+  mkdir -p "$d/one" "$d/two"
+  cat >"$d/one/checks.mlir" <<'MLIR'
+func.func @main() {
+  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %1 = stablehlo.add %0, %0 : tensor<2xf32>
+  check.expect_eq_const %1, dense<[2.0, 4.0]> : tensor<2xf32>
+  func.return
+}
+MLIR
+  cp "$d/one/checks.mlir" "$d/two/checks.mlir"
+  "$TPURUN" --cache-dir="$d/cache" --check "$d/one/checks.mlir" >"$d/out1" 2>&1 || fail "first run failed"
+  "$TPURUN" --cache-dir="$d/cache" --check --metrics "$d/two/checks.mlir" >"$d/out2" 2>&1 || fail "second run failed"
+  grep -q "cache hits 1" "$d/out2" || fail "the second file was not a hit: $(cat "$d/out2")"
+  grep -q "PASS expect_eq at $d/two/checks.mlir:4:3" "$d/out2" || fail "the hit names another file: $(cat "$d/out2")"
+}
+
 # ------------------------------------------------------------------ driver
 failed=()
-for n in ${CACHE_CASES:-0 1 2 3 4 5 6}; do
+for n in ${CACHE_CASES:-0 1 2 3 4 5 6 7}; do
   if (case$n); then
     echo "PASS: case $n"
   else
