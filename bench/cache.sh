@@ -35,10 +35,7 @@ export XDG_CACHE_HOME="$BENCH_TMP/xdg"
 dir="$BUILD/bench"
 mkdir -p "$dir"
 gen="$dir/cache-$N.mlir"
-if [ ! -s "$gen" ] || [ "$HERE/gen_parser_bench.py" -nt "$gen" ]; then
-  python3 "$HERE/gen_parser_bench.py" "$N" "$gen.tmp" && mv "$gen.tmp" "$gen" || {
-    echo "bench: generating $gen failed" >&2; rm -f "$gen.tmp"; exit 1; }
-fi
+bench_generated_module "$N" "$gen"
 # NAME FILE FUNCTION: the generated module has no @main; run its first
 # function (tpurun compiles the whole module either way).
 progs=("ops-$N|$gen|f_0")

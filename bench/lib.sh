@@ -8,6 +8,9 @@
 #   bench_stats LOG             print "MEDIAN MIN MAX MEDIAN_CPU MEDIAN_RSS_MIB"
 #                               (seconds, seconds, seconds, seconds, MiB)
 #   bench_ratio A B             print A/B with two decimals (n/a if B is 0)
+#   bench_generated_module N PATH
+#                               the N-op module of gen_parser_bench.py at PATH
+#                               (made once, again when the generator changes)
 #
 # Wall time is taken with bash's $EPOCHREALTIME (microseconds) around the
 # /usr/bin/time call, because GNU time's %e has only 10 ms resolution; peak
@@ -55,6 +58,16 @@ bench_stats() {
       sort(t, n); sort(r, n); sort(c, n)
       printf "%.3f %.3f %.3f %.2f %.1f\n", median(t, n), t[1], t[n], median(c, n), median(r, n) / 1024
     }' "$1"
+}
+
+# bench_generated_module N PATH: bench/gen_parser_bench.py's N-op module at
+# PATH, generated once and again when the generator changes; exits on failure.
+bench_generated_module() {
+  local n=$1 path=$2 gen
+  gen="$(dirname "${BASH_SOURCE[0]}")/gen_parser_bench.py"
+  [ -s "$path" ] && ! [ "$gen" -nt "$path" ] && return 0
+  python3 "$gen" "$n" "$path.tmp" && mv "$path.tmp" "$path" || {
+    echo "bench: generating $path failed" >&2; rm -f "$path.tmp"; exit 1; }
 }
 
 bench_ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f\n", a / b; else print "n/a" }'; }

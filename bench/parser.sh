@@ -22,10 +22,7 @@ bench_require python3 python3 || exit 1
 dir="$BUILD/bench"
 mkdir -p "$dir"
 in="$dir/parser-$N.mlir"
-if [ ! -s "$in" ] || [ "$HERE/gen_parser_bench.py" -nt "$in" ]; then
-  python3 "$HERE/gen_parser_bench.py" "$N" "$in.tmp" && mv "$in.tmp" "$in" || {
-    echo "bench: generating $in failed" >&2; rm -f "$in.tmp"; exit 1; }
-fi
+bench_generated_module "$N" "$in"
 out1="$dir/parser-$N.tpucc.mlir"
 out2="$dir/parser-$N.mlir-opt.mlir"
 cmd1=("$TPUCC" "$in" --emit=mlir-generic -o "$out1")
