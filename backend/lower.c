@@ -580,6 +580,48 @@ static void lower_call_to(FuncBuilder *fb, const Op *op, int64_t fi) {
   emit_op(fb, op, VM_OP_CALL);
 }
 
+/* interpreter.run_parallel: programs[replica][partition] become one
+ * region each, row-major; one program on one chip is a plain call. */
+static void lower_run_parallel(FuncBuilder *fb, const Op *op) {
+  Emitter *e = fb->e;
+  const Attr *progs = op_attr(op, "programs");
+  int replicas = progs && progs->kind == ATTR_ARRAY ? progs->u.array.n : 0, partitions = -1;
+  for (int r = 0; r < replicas; r++) {
+    const Attr *row = progs->u.array.items[r];
+    int n = row->kind == ATTR_ARRAY ? row->u.array.n : -1;
+    if (partitions < 0) partitions = n;
+    if (n != partitions || n < 1) {
+      unsupported(fb, op, "interpreter.run_parallel whose programs are not a non-empty rectangular grid");
+      return;
+    }
+  }
+  if (replicas < 1) {
+    unsupported(fb, op, "interpreter.run_parallel without programs");
+    return;
+  }
+  int64_t *funcs = arena_alloc(&e->c->arena, sizeof(int64_t) * (size_t)(replicas * partitions));
+  for (int r = 0; r < replicas; r++)
+    for (int p = 0; p < partitions; p++) {
+      int64_t fi = callee_index(e, progs->u.array.items[r]->u.array.items[p]);
+      if (fi < 0) {
+        unsupported(fb, op, "interpreter.run_parallel of an unknown function");
+        return;
+      }
+      funcs[r * partitions + p] = fi;
+    }
+  if (replicas * partitions == 1) {
+    lower_call_to(fb, op, funcs[0]);
+    return;
+  }
+  fint(e, replicas * partitions);
+  for (int k = 0; k < replicas * partitions; k++) {
+    fint(e, funcs[k]);
+    fint(e, 0);
+  }
+  fint(e, replicas);
+  emit_op(fb, op, VM_OP_RUN_PARALLEL);
+}
+
 static const char *const cmp_dirs[] = {"EQ", "NE", "GE", "GT", "LE", "LT", NULL};
 static const char *const cmp_types[] = {"NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED", NULL};
 
@@ -855,20 +897,7 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
     lower_call_to(fb, op, fi);
     return;
   }
-  case OP_INTERPRETER_RUN_PARALLEL: {
-    /* One program on one chip is a call; grids belong to the many-chips VM. */
-    const Attr *progs = op_attr(op, "programs");
-    if (progs && progs->kind == ATTR_ARRAY && progs->u.array.n == 1 &&
-        progs->u.array.items[0]->kind == ATTR_ARRAY && progs->u.array.items[0]->u.array.n == 1) {
-      int64_t fi = callee_index(e, progs->u.array.items[0]->u.array.items[0]);
-      if (fi >= 0) {
-        lower_call_to(fb, op, fi);
-        return;
-      }
-    }
-    unsupported(fb, op, "interpreter.run_parallel over several chips");
-    return;
-  }
+  case OP_INTERPRETER_RUN_PARALLEL: lower_run_parallel(fb, op); return;
   case OP_OUTFEED: emit_op(fb, op, VM_OP_TOKEN); return;
   case OP_DYNAMIC_IOTA:
   case OP_DYNAMIC_RESHAPE:

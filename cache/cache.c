@@ -74,9 +74,19 @@ static CacheKey combine(const CacheKeyInfo *info, const char *domain) {
   return (CacheKey){h.high64, h.low64};
 }
 
+/* The instruction set as text (vm/opcodes.def): a development build whose
+ * table differs (an opcode added, fields changed) must never load entries
+ * another build wrote under the same version numbers. */
+static const char instruction_set[] =
+#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) name "(" #nin "," #nout ")" fields ";"
+#include "vm/opcodes.def"
+#undef OPC
+    "";
+
 static void set_option_parts(CacheKeyInfo *info, const CacheKeyOptions *o) {
-  char fmt[16];
-  snprintf(fmt, sizeof fmt, "%d", TPUB_FORMAT_VERSION);
+  char fmt[64];
+  snprintf(fmt, sizeof fmt, "%d, instruction set %016llx", TPUB_FORMAT_VERSION,
+           (unsigned long long)XXH3_64bits(instruction_set, sizeof instruction_set - 1));
   set_part(info, 1, "tpucc_version", o->compiler_version, strlen(o->compiler_version), o->compiler_version);
   set_part(info, 2, "format_version", fmt, strlen(fmt), fmt);
   set_part(info, 3, "target", o->target, strlen(o->target), o->target);

@@ -30,8 +30,16 @@ static const char usage_text[] =
     "                         print PASS/FAIL per check\n"
     "  --split-input-file     treat '// -----' separated chunks as separate programs\n"
     "  --seed=N               seed for random inputs and elided weights (default 0)\n"
-    "  --threads=N            host threads for tile-parallel kernels (default: one per\n"
-    "                         core); results are the same bits for every N\n"
+    "  --threads=N            host threads for tile-parallel kernels and chips (default:\n"
+    "                         one per core); results are the same bits for every N\n"
+    "  --replicas=N           run on N replicas (default: the module's mhlo.num_replicas, or 1)\n"
+    "  --partitions=M         ... of M partitions each (default: mhlo.num_partitions, or 1)\n"
+    "  --mesh=AxB[xC]         the torus the N*M chips sit on, row-major (default: the\n"
+    "                         squarest one of the target's 2 or 3 dimensions)\n"
+    "                         With several chips every chip runs the function; an input\n"
+    "                         of the parameter's type goes to every chip, one of type\n"
+    "                         CHIPSx<type> gives chip c its slice c; each result is the\n"
+    "                         chips' results stacked on a new leading dimension\n"
     "  --benchmark=N          run the function N more times after a warm-up run and\n"
     "                         print the median and minimum wall time of a run\n"
     "  --metrics              print compiles, cache hits and misses, compile and cache\n"
@@ -57,6 +65,8 @@ typedef struct Options {
   uint64_t seed;
   int benchmark; /* timed repetitions, 0: off */
   int threads;   /* host threads, 0: one per online core */
+  int replicas, partitions; /* 0: from the program */
+  VmMesh mesh;              /* ndims 0: the default for the chips */
   CompileOptions compile;
 } Options;
 
@@ -66,6 +76,25 @@ static int usage_error(const char *fmt, const char *arg) { return driver_usage_e
 static uint64_t hbm_bytes_of(const char *target) {
   const Target *t = target_lookup(target);
   return (t ? t : target_default())->hbm_bytes;
+}
+
+/* "AxB" or "AxBxC", each dimension >= 1, at most VM_MAX_CHIPS chips. */
+static bool parse_mesh(const char *s, VmMesh *m) {
+  m->ndims = 0;
+  long total = 1;
+  for (;;) {
+    char *end;
+    if (*s < '0' || *s > '9') return false;
+    long d = strtol(s, &end, 10);
+    if (d < 1 || d > VM_MAX_CHIPS || m->ndims == 3) return false;
+    total *= d;
+    if (total > VM_MAX_CHIPS) return false;
+    m->dims[m->ndims++] = (int)d;
+    if (!*end) break;
+    if (*end != 'x') return false;
+    s = end + 1;
+  }
+  return m->ndims >= 2;
 }
 
 static int parse_args(int argc, char **argv, Options *o) {
@@ -96,6 +125,18 @@ static int parse_args(int argc, char **argv, Options *o) {
       long n = strtol(a + 10, &end, 10);
       if (*end || n < 1 || n > 4096) return usage_error("invalid --threads count '%s'", a + 10);
       o->threads = (int)n;
+    }
+    else if (strncmp(a, "--replicas=", 11) == 0 || strncmp(a, "--partitions=", 13) == 0) {
+      bool rep = a[2] == 'r';
+      const char *v = a + (rep ? 11 : 13);
+      char *end;
+      long n = strtol(v, &end, 10);
+      if (*end || !*v || n < 1 || n > VM_MAX_CHIPS)
+        return usage_error(rep ? "invalid --replicas count '%s' (1 to 4096)" : "invalid --partitions count '%s' (1 to 4096)", v);
+      *(rep ? &o->replicas : &o->partitions) = (int)n;
+    }
+    else if (strncmp(a, "--mesh=", 7) == 0) {
+      if (!parse_mesh(a + 7, &o->mesh)) return usage_error("invalid --mesh '%s' (expected AxB or AxBxC, each at least 1)", a + 7);
     }
     else if (strncmp(a, "--benchmark=", 12) == 0) {
       char *end;
@@ -237,6 +278,163 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
   return rc;
 }
 
+/* A tensor type with a leading dimension of n added (CHIPSx<type>). */
+typedef struct StackedType {
+  VmType type;
+  int64_t *dims;
+} StackedType;
+
+static bool stack_type(StackedType *st, const VmType *t, int n) {
+  st->dims = malloc(sizeof(int64_t) * ((size_t)t->rank + 1));
+  if (!st->dims) return false;
+  st->dims[0] = n;
+  for (int d = 0; d < t->rank; d++) st->dims[d + 1] = t->dims[d];
+  st->type = *t;
+  st->type.rank = t->rank + 1;
+  st->type.dims = st->dims;
+  st->type.count = t->count * n;
+  st->type.nbytes = t->nbytes * n;
+  return true;
+}
+
+/* The --input values of a run on n chips: whole[i] holds input i, of the
+ * parameter's type (every chip gets it) or stacked (chip c gets slice c,
+ * stacked[i] set). */
+static int parse_chip_inputs(const Options *o, const VmFunc *fn, int n, VmValue *whole, bool *stacked) {
+  for (uint32_t i = 0; i < fn->n_params; i++) {
+    char err[512], err2[512], spec[64];
+    const char *s = (int)i < o->ninputs ? o->inputs[i] : NULL;
+    if (!s || strcmp(s, "random") == 0) {
+      snprintf(spec, sizeof spec, "random:%llu", (unsigned long long)o->seed);
+      s = spec;
+    }
+    int st = vm_parse_input(s, fn->reg_types[i], (int)i, &whole[i], err, sizeof err);
+    if (st == VM_IO_OK) continue;
+    StackedType t;
+    if (fn->reg_types[i]->kind == TPUB_TY_TENSOR && stack_type(&t, fn->reg_types[i], n)) {
+      int st2 = vm_parse_input(s, &t.type, (int)i, &whole[i], err2, sizeof err2);
+      free(t.dims);
+      if (st2 == VM_IO_OK) {
+        whole[i].type = fn->reg_types[i]; /* data holds n of them */
+        stacked[i] = true;
+        continue;
+      }
+    }
+    fprintf(stderr, "tpurun: %s (on %d chips an input may also hold %d values of the parameter's type, one per chip)\n",
+            err, n, n);
+    return st;
+  }
+  return EXIT_OK;
+}
+
+/* Prints or writes the results of n chips, each stacked on a new leading
+ * dimension (a tuple or token result: chip 0's). */
+static int emit_chip_results(const Options *o, const VmFunc *fn, VmValue *const *res, int n) {
+  VmValue *stacked = calloc(fn->n_results + 1, sizeof(VmValue));
+  StackedType *types = calloc(fn->n_results + 1, sizeof(StackedType));
+  int rc = stacked && types ? EXIT_OK : 70;
+  for (uint32_t i = 0; i < fn->n_results && rc == EXIT_OK; i++) {
+    const VmType *t = fn->result_types[i];
+    if (t->kind != TPUB_TY_TENSOR) {
+      stacked[i] = res[0][i];
+      continue;
+    }
+    if (!stack_type(&types[i], t, n) || !(stacked[i].data = malloc((size_t)types[i].type.nbytes + 1))) {
+      rc = 70;
+      break;
+    }
+    stacked[i].type = &types[i].type;
+    for (int c = 0; c < n; c++)
+      if (t->nbytes) memcpy((char *)stacked[i].data + (size_t)t->nbytes * (size_t)c, res[c][i].data, (size_t)t->nbytes);
+  }
+  if (rc == EXIT_OK) rc = emit_results(o, fn, stacked);
+  else fprintf(stderr, "tpurun: out of memory\n");
+  for (uint32_t i = 0; stacked && types && i < fn->n_results; i++) {
+    if (fn->result_types[i]->kind != TPUB_TY_TENSOR) continue;
+    free(stacked[i].data);
+    free(types[i].dims);
+  }
+  free(stacked);
+  free(types);
+  return rc;
+}
+
+/* Runs function fi on every chip of a slice with the --input arguments. */
+static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOptions *vo, const VmMesh *mesh,
+                        VmCheckStats *stats) {
+  const VmFunc *fn = &p->funcs[fi];
+  int n = mesh->replicas * mesh->partitions;
+  if (!o->check && (uint32_t)o->ninputs != fn->n_params) {
+    fprintf(stderr, "tpurun: @%s takes %u arguments, %d --input given\n", fn->name, fn->n_params, o->ninputs);
+    return EXIT_USAGE;
+  }
+  VmValue *whole = calloc(fn->n_params + 1, sizeof(VmValue));
+  bool *stacked = calloc(fn->n_params + 1, sizeof(bool));
+  int *fns = calloc((size_t)n, sizeof(int));
+  VmValue **args = calloc((size_t)n, sizeof(VmValue *)), **res = calloc((size_t)n, sizeof(VmValue *));
+  VmSlice *slice = vm_slice_new(p, vo, mesh);
+  int rc = whole && stacked && fns && args && res && slice ? EXIT_OK : 70;
+  for (int c = 0; c < n && rc == EXIT_OK; c++) {
+    fns[c] = fi;
+    args[c] = calloc(fn->n_params + 1, sizeof(VmValue));
+    res[c] = calloc(fn->n_results + 1, sizeof(VmValue));
+    if (!args[c] || !res[c]) rc = 70;
+  }
+  if (rc != EXIT_OK) fprintf(stderr, "tpurun: out of memory starting %d chips\n", n);
+  if (rc == EXIT_OK) rc = parse_chip_inputs(o, fn, n, whole, stacked);
+  for (int c = 0; c < n && rc == EXIT_OK; c++)
+    for (uint32_t i = 0; i < fn->n_params; i++) {
+      args[c][i].type = fn->reg_types[i];
+      args[c][i].data = (char *)whole[i].data + (stacked[i] ? (size_t)fn->reg_types[i]->nbytes * (size_t)c : 0);
+    }
+  if (rc == EXIT_OK) {
+    if (vm_slice_run(slice, fns, (const VmValue *const *)args, res) != VM_OK) {
+      fprintf(stderr, "%s\n", vm_slice_error(slice));
+      rc = EXIT_RUNTIME;
+    } else if (o->benchmark) {
+      double *t = calloc((size_t)o->benchmark, sizeof(double));
+      for (int k = 0; k < o->benchmark && t && rc == EXIT_OK; k++) {
+        double t0 = now_seconds();
+        if (vm_slice_run(slice, fns, (const VmValue *const *)args, NULL) != VM_OK) {
+          fprintf(stderr, "%s\n", vm_slice_error(slice));
+          rc = EXIT_RUNTIME;
+        }
+        t[k] = now_seconds() - t0;
+      }
+      if (rc == EXIT_OK && t) {
+        qsort(t, (size_t)o->benchmark, sizeof(double), compare_doubles);
+        printf("benchmark: @%s on %d chips median %.3f ms, min %.3f ms over %d runs\n", fn->name, n,
+               t[o->benchmark / 2] * 1e3, t[0] * 1e3, o->benchmark);
+      }
+      free(t);
+    } else if (!o->check) {
+      rc = emit_chip_results(o, fn, res, n);
+    }
+    if (rc == EXIT_OK && o->profile) {
+      printf("profile of chip 0 of %d:\n", n);
+      vm_profile_print(vm_exec_profile(vm_slice_exec(slice, 0)), stdout);
+    }
+  }
+  for (int c = 0; slice && c < n; c++) {
+    VmCheckStats cs = vm_check_stats(vm_slice_exec(slice, c));
+    stats->passed += cs.passed;
+    stats->failed += cs.failed;
+  }
+  for (int c = 0; c < n && res; c++) {
+    for (uint32_t i = 0; res[c] && i < fn->n_results; i++) vm_value_free(&res[c][i]);
+    free(res[c]);
+    if (args) free(args[c]);
+  }
+  for (uint32_t i = 0; whole && i < fn->n_params; i++) vm_value_free(&whole[i]);
+  vm_slice_free(slice);
+  free(whole);
+  free(stacked);
+  free(fns);
+  free(args);
+  free(res);
+  return rc;
+}
+
 /* Loads and runs one program image; name is for messages. */
 /* source: the .mlir the image was compiled from (NULL for a .tpub): its
  * name replaces the one in the image's locations, which may be that of an
@@ -255,6 +453,37 @@ static int run_image(const Options *o, const char *name, const char *source, con
                   .seed = o->seed,
                   .profile = o->profile,
                   .threads = o->threads ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN)};
+  VmMesh mesh = {o->replicas ? o->replicas : 1, o->partitions ? o->partitions : 1, 0, {0, 0, 0}};
+  int chips = mesh.replicas * mesh.partitions;
+  if (chips > VM_MAX_CHIPS) {
+    fprintf(stderr, "tpurun: %d replicas x %d partitions is more than %d chips\n", mesh.replicas, mesh.partitions,
+            VM_MAX_CHIPS);
+    vm_program_free(p);
+    return EXIT_USAGE;
+  }
+  if (o->mesh.ndims) {
+    int held = o->mesh.dims[0] * o->mesh.dims[1] * (o->mesh.ndims == 3 ? o->mesh.dims[2] : 1);
+    if (held != chips) {
+      fprintf(stderr, "tpurun: --mesh holds %d chips, the run has %d replicas x %d partitions = %d\n", held,
+              mesh.replicas, mesh.partitions, chips);
+      vm_program_free(p);
+      return EXIT_USAGE;
+    }
+    mesh.ndims = o->mesh.ndims;
+    memcpy(mesh.dims, o->mesh.dims, sizeof mesh.dims);
+  } else {
+    mesh.ndims = 1;
+    mesh.dims[0] = chips;
+  }
+  if (chips > 1) {
+    const char *fname = o->function ? o->function : "main";
+    int fi = vm_program_find(p, fname);
+    int rc = EXIT_USAGE;
+    if (fi < 0) fprintf(stderr, "tpurun: %s: no function @%s\n", name, fname);
+    else rc = run_on_chips(o, p, fi, &vo, &mesh, stats);
+    vm_program_free(p);
+    return rc;
+  }
   VmExec *x = vm_exec_new(p, &vo);
   int rc = EXIT_OK;
   if (!x) {

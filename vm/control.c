@@ -32,6 +32,36 @@ static bool region_signature(VmCheck *c, int f, uint32_t first_in, uint32_t nin,
 
 bool check_call(VmCheck *c) { return region_signature(c, 0, 0, c->ins->n_in, true); }
 
+/* run_parallel: a rectangular grid of at most VM_MAX_CHIPS capture-free
+ * programs whose arguments and results, chip after chip, are the
+ * instruction's operands and results. */
+bool check_run_parallel(VmCheck *c) {
+  const VmField *f = &c->ins->fields[0];
+  int64_t n = f->n, replicas = vm_field_int(c->ins, 1);
+  if (n < 1 || n > VM_MAX_CHIPS || replicas < 1 || n % replicas != 0)
+    return vm_check_fail(c, "run_parallel of %lld programs on %lld replicas", (long long)n, (long long)replicas);
+  uint32_t in = 0, out = 0;
+  for (int64_t k = 0; k < n; k++) {
+    const VmRegion *r = &f->regions[k];
+    const VmFunc *fn = &c->prog->funcs[r->func];
+    if (r->ncaps) return vm_check_fail(c, "run_parallel program %s captures values", fn->name);
+    if (fn->n_params > c->ins->n_in - in || fn->n_results > c->ins->n_out - out)
+      return vm_check_fail(c, "run_parallel programs take more values than the instruction has");
+    for (uint32_t i = 0; i < fn->n_params; i++)
+      if (!vm_type_equal(fn->reg_types[i], vm_check_in(c, in + i)))
+        return vm_check_fail(c, "operand %u does not have the type of argument %u of %s", in + i, i, fn->name);
+    for (uint32_t i = 0; i < fn->n_results; i++)
+      if (!vm_type_equal(fn->result_types[i], vm_check_out(c, out + i)))
+        return vm_check_fail(c, "result %u does not have the type of result %u of %s", out + i, i, fn->name);
+    in += fn->n_params;
+    out += fn->n_results;
+  }
+  if (in != c->ins->n_in || out != c->ins->n_out)
+    return vm_check_fail(c, "run_parallel programs take %u values and give %u, the instruction has %u and %u", in, out,
+                         c->ins->n_in, c->ins->n_out);
+  return true;
+}
+
 bool check_while(VmCheck *c) {
   if (c->ins->n_in != c->ins->n_out) return vm_check_fail(c, "while with %u operands and %u results", c->ins->n_in, c->ins->n_out);
   if (!same_types_in_out(c, 0, c->ins->n_in)) return false;

@@ -30,4 +30,34 @@ typedef struct VmProgramImpl {
   uint64_t strtab_size;
 } VmProgramImpl;
 
+/* ------------------------------------------------------------------ */
+/* Chips (vm/chips.c) and what the interpreter tells them about a chip. */
+
+/* The shared state of a slice's chips: meetings, channels, turns. */
+typedef struct VmFabric VmFabric;
+VmFabric *vm_fabric_new(int replicas, int partitions, int threads);
+void vm_fabric_free(VmFabric *f);
+void vm_fabric_reset(VmFabric *f);
+void vm_fabric_attach(VmFabric *f, int chip, VmExec *x);
+
+/* Makes x chip `chip` of fabric f (vm_slice_new). */
+void vm_exec_attach(VmExec *x, VmFabric *f, int chip);
+/* The slice x runs in, or NULL for a chip alone. */
+VmFabric *vm_exec_fabric(const VmExec *x);
+/* The slice's fabric, or for a chip alone a fabric of one chip created on
+ * first use (send and recv need one); NULL when out of memory. */
+VmFabric *vm_exec_fabric_or_solo(VmExec *x);
+int vm_exec_chip(const VmExec *x);
+/* "'stablehlo.op' at file:line:col" of the instruction x executes. */
+void vm_exec_where(const VmExec *x, char *buf, size_t n);
+const VmInstr *vm_exec_instr(const VmExec *x);
+const VmFunc *vm_exec_func(const VmExec *x);
+/* Modeled seconds this chip has run (its clock on the modeled timeline). */
+double vm_exec_clock(const VmExec *x);
+/* A chip whose run another chip's failure or a deadlock ended: its own
+ * error is not the run's. */
+void vm_exec_mark_victim(VmExec *x);
+bool vm_exec_is_victim(const VmExec *x);
+void vm_exec_reset_chip(VmExec *x);
+
 #endif

@@ -56,6 +56,13 @@ struct VmExec {
     void *data;
   } *probes;
   uint32_t nprobes, probecap;
+  /* The slice this chip belongs to (vm/chips.c), or a fabric of its own
+   * for send/recv on a chip alone (own_fabric). */
+  VmFabric *fabric;
+  int chip;
+  bool own_fabric;
+  bool victim;    /* the run was ended by another chip or a deadlock */
+  double clock_s; /* modeled time of this chip */
 };
 
 /* ------------------------------------------------------------------ */
@@ -170,6 +177,38 @@ const VmProfile *vm_exec_profile(const VmExec *x) { return x->profile; }
 const VmProgram *vm_exec_program(const VmExec *x) { return x->prog; }
 const VmFunc *vm_region_func(const VmExec *x, const VmRegion *r) { return &x->prog->funcs[r->func]; }
 
+void vm_exec_attach(VmExec *x, VmFabric *f, int chip) {
+  x->fabric = f;
+  x->chip = chip;
+}
+VmFabric *vm_exec_fabric(const VmExec *x) { return x->own_fabric ? NULL : x->fabric; }
+VmFabric *vm_exec_fabric_or_solo(VmExec *x) {
+  if (!x->fabric && (x->fabric = vm_fabric_new(1, 1, 1))) {
+    x->own_fabric = true;
+    vm_fabric_attach(x->fabric, 0, x);
+  }
+  return x->fabric;
+}
+int vm_exec_chip(const VmExec *x) { return x->chip; }
+const VmInstr *vm_exec_instr(const VmExec *x) { return x->ins; }
+const VmFunc *vm_exec_func(const VmExec *x) { return x->func; }
+double vm_exec_clock(const VmExec *x) { return x->clock_s; }
+void vm_exec_mark_victim(VmExec *x) { x->victim = true; }
+bool vm_exec_is_victim(const VmExec *x) { return x->victim; }
+void vm_exec_reset_chip(VmExec *x) {
+  x->victim = false;
+  x->clock_s = 0;
+}
+
+void vm_exec_where(const VmExec *x, char *buf, size_t n) {
+  if (!x->ins) {
+    snprintf(buf, n, "the start of its program");
+    return;
+  }
+  const VmLoc *l = &x->prog->locs[x->ins->loc];
+  snprintf(buf, n, "'%s' at %s:%u:%u", l->op, l->file[0] ? l->file : "<unknown>", l->line, l->col);
+}
+
 /* ------------------------------------------------------------------ */
 /* Setup. */
 
@@ -210,6 +249,7 @@ void vm_exec_free(VmExec *x) {
     free(x->plan_cache[f]);
   }
   free(x->plan_cache);
+  if (x->own_fabric) vm_fabric_free(x->fabric);
   for (uint32_t i = 0; i < x->nprobes; i++) vm_mem(x, x->probes[i].data, (size_t)x->probes[i].type->nbytes + 1, 0);
   vm_mem(x, x->probes, sizeof *x->probes * x->probecap, 0);
   free(x);
@@ -493,6 +533,103 @@ done:
   return rc;
 }
 
+/* A value lent to another chip: its tensors' bytes are shared, not copied
+ * (the lender waits for the borrower); unlend frees only the structure. */
+static bool lend_value(const VmBuf *b, const VmType *t, VmValue *v) {
+  memset(v, 0, sizeof *v);
+  v->type = t;
+  if (t->kind == TPUB_TY_TUPLE) {
+    if (!(v->members = calloc((size_t)t->nmembers + 1, sizeof(VmValue)))) return false;
+    v->nmembers = t->nmembers;
+    for (int i = 0; i < t->nmembers; i++)
+      if (!lend_value(b->members[i], t->members[i], &v->members[i])) return false;
+    return true;
+  }
+  v->data = b->data;
+  return true;
+}
+
+static void unlend_value(VmValue *v) {
+  for (int i = 0; i < v->nmembers; i++) unlend_value(&v->members[i]);
+  free(v->members);
+  memset(v, 0, sizeof *v);
+}
+
+/* A value another chip returned, copied into this chip's memory. */
+static VmBuf *adopt_value(VmExec *x, const VmValue *v, const VmType *t) {
+  if (t->kind == TPUB_TY_TOKEN) return buf_wrap(x, NULL, 0, BUF_TUPLE);
+  if (t->kind == TPUB_TY_TUPLE) {
+    VmBuf *b = buf_wrap(x, NULL, 0, BUF_TUPLE);
+    if (!b || !(b->members = vm_mem(x, NULL, 0, sizeof(VmBuf *) * ((size_t)t->nmembers + 1)))) {
+      buf_release(x, b);
+      return NULL;
+    }
+    for (int i = 0; i < t->nmembers; i++) {
+      if (!(b->members[i] = adopt_value(x, &v->members[i], t->members[i]))) {
+        buf_release(x, b);
+        return NULL;
+      }
+      b->nmembers = (uint32_t)i + 1;
+    }
+    return b;
+  }
+  VmBuf *b = buf_new(x, (uint64_t)t->nbytes);
+  if (b && t->nbytes) memcpy(b->data, v->data, (size_t)t->nbytes);
+  return b;
+}
+
+/* interpreter.run_parallel: a new slice of chips runs one program each;
+ * this chip waits for all of them. */
+static int run_parallel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
+  if (vm_exec_fabric(x)) return trapf(x, ins, "run_parallel on a chip that already runs in a slice");
+  const VmField *progs = &ins->fields[0];
+  int n = (int)progs->n, replicas = (int)vm_field_int(ins, 1);
+  VmMesh mesh = {replicas, n / replicas, 1, {n, 1, 1}};
+  VmOptions o = x->opts;
+  o.profile = false;
+  VmSlice *slice = vm_slice_new(x->prog, &o, &mesh);
+  int *fns = calloc((size_t)n, sizeof(int));
+  VmValue **args = calloc((size_t)n, sizeof(VmValue *)), **res = calloc((size_t)n, sizeof(VmValue *));
+  int rc = slice && fns && args && res ? VM_OK : trapf(x, ins, "out of host memory starting %d chips", n);
+  uint32_t in = 0;
+  for (int k = 0; k < n && rc == VM_OK; k++) {
+    const VmFunc *p = &x->prog->funcs[progs->regions[k].func];
+    fns[k] = (int)progs->regions[k].func;
+    args[k] = calloc(p->n_params + 1, sizeof(VmValue));
+    res[k] = calloc(p->n_results + 1, sizeof(VmValue));
+    if (!args[k] || !res[k]) rc = trapf(x, ins, "out of host memory");
+    for (uint32_t i = 0; i < p->n_params && rc == VM_OK; i++, in++)
+      if (!lend_value(x->regs[ins->in[in]], fn->reg_types[ins->in[in]], &args[k][i]))
+        rc = trapf(x, ins, "out of host memory");
+  }
+  if (rc == VM_OK && vm_slice_run(slice, fns, (const VmValue *const *)args, res) != VM_OK) {
+    snprintf(x->error, sizeof x->error, "%s", vm_slice_error(slice));
+    rc = VM_TRAP;
+  }
+  for (int k = 0; slice && k < n; k++) {
+    VmCheckStats cs = vm_check_stats(vm_slice_exec(slice, k));
+    x->checks.passed += cs.passed;
+    x->checks.failed += cs.failed;
+  }
+  uint32_t out = 0;
+  for (int k = 0; k < n && args && res; k++) {
+    const VmFunc *p = &x->prog->funcs[progs->regions[k].func];
+    for (uint32_t i = 0; args[k] && i < p->n_params; i++) unlend_value(&args[k][i]);
+    for (uint32_t i = 0; res[k] && i < p->n_results; i++, out++) {
+      if (rc == VM_OK && !(x->regs[ins->out[out]] = adopt_value(x, &res[k][i], p->result_types[i])))
+        rc = oom(x, ins, (uint64_t)p->result_types[i]->nbytes);
+      vm_value_free(&res[k][i]);
+    }
+    free(args[k]);
+    free(res[k]);
+  }
+  free(fns);
+  free(args);
+  free(res);
+  vm_slice_free(slice);
+  return rc;
+}
+
 /* Runs function fi; the first nowned arguments' references pass to the
  * callee (released by it, even on failure), the others are borrowed. */
 static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32_t nowned, VmBuf **results) {
@@ -626,6 +763,7 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32
     case VM_OP_TOKEN:
       if (!(regs[ins->out[0]] = buf_wrap(x, NULL, 0, BUF_TUPLE))) rc = oom(x, ins, sizeof(VmBuf));
       break;
+    case VM_OP_RUN_PARALLEL: rc = run_parallel(x, fn, ins); break;
     case VM_OP_CHECK:
     case VM_OP_CHECK2: rc = run_check(x, fn, ins); break;
     case VM_OP_PROBE: rc = record_probe(x, fn, ins); break;
@@ -707,6 +845,7 @@ void vm_value_free(VmValue *v) {
 int vm_run(VmExec *x, int fi, const VmValue *args, int nargs, VmValue *results) {
   x->error[0] = '\0';
   x->ins = NULL;
+  if (x->own_fabric) vm_fabric_reset(x->fabric);
   if (fi < 0 || (uint32_t)fi >= x->prog->n_funcs) return trapf(x, NULL, "no function %d", fi);
   if (x->profile) vm_profile_reset(x->profile, fi);
   const VmFunc *fn = &x->prog->funcs[fi];

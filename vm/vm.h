@@ -210,6 +210,39 @@ int vm_run(VmExec *x, int fn, const VmValue *args, int nargs, VmValue *results);
 const char *vm_error(const VmExec *x);
 void vm_value_free(VmValue *v);
 
+/* ------------------------------------------------------------------ */
+/* Slices of chips (vm/chips.c). */
+
+#define VM_MAX_CHIPS 4096
+
+/* The chips of a slice: replicas x partitions of them (chip c is replica
+ * c / partitions, partition c % partitions), sitting row-major on a torus
+ * of dims[0] x ... x dims[ndims - 1] chips. */
+typedef struct VmMesh {
+  int replicas, partitions;
+  int ndims;
+  int dims[3];
+} VmMesh;
+
+typedef struct VmSlice VmSlice;
+
+/* replicas * partitions chips (at most VM_MAX_CHIPS), each with its own
+ * HBM (opts->hbm_bytes) and state, sharing opts->threads host threads;
+ * NULL when out of memory or the mesh is invalid. */
+VmSlice *vm_slice_new(const VmProgram *p, const VmOptions *opts, const VmMesh *mesh);
+void vm_slice_free(VmSlice *s);
+int vm_slice_chips(const VmSlice *s);
+const VmMesh *vm_slice_mesh(const VmSlice *s);
+/* Chip c's executor (its checks, peak memory and profile). */
+VmExec *vm_slice_exec(VmSlice *s, int chip);
+/* Runs function fns[c] on chip c with the values args[c] (as vm_run) and
+ * fills results[c] (or drops them when results or results[c] is NULL).
+ * Returns VM_OK, or VM_TRAP when a chip trapped or the chips deadlocked;
+ * vm_slice_error() then holds the message of the lowest chip that failed
+ * by itself, else the deadlock's, and no results are filled. */
+int vm_slice_run(VmSlice *s, const int *fns, const VmValue *const *args, VmValue *const *results);
+const char *vm_slice_error(const VmSlice *s);
+
 /* Check statistics of the runs so far. */
 typedef struct VmCheckStats {
   int passed, failed;

@@ -15,6 +15,7 @@
 # plus lit's own %s, %S, %t, %T ...
 
 import os
+import shutil
 
 import lit.formats
 
@@ -29,6 +30,12 @@ build_dir = os.path.abspath(
     lit_config.params.get('build_dir', os.path.join(repo, 'build')))
 # %t temporaries go under the build dir, not into the source tree.
 config.test_exec_root = os.path.join(build_dir, 'golden')
+# tpurun compiles .mlir through the compilation cache: the tests use one of
+# their own, never the user's (~/.cache/tpucc), emptied at every run so an
+# entry of an earlier build is never loaded.
+golden_cache = os.path.join(build_dir, 'golden-cache')
+shutil.rmtree(golden_cache, ignore_errors=True)
+config.environment['TPU_CACHE_DIR'] = golden_cache
 
 python = '/usr/bin/python3'
 llvm_bin = '/usr/lib/llvm-14/bin'
@@ -63,5 +70,3 @@ for var in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'HOME',
             'TMPDIR', 'TPU_CONFORMANCE_DIR'):
     if var in os.environ:
         config.environment[var] = os.environ[var]
-# Keep tests away from the user's compilation cache.
-config.environment['TPU_CACHE_DIR'] = os.path.join(build_dir, 'golden-cache')
