@@ -187,6 +187,7 @@ void backend_disassemble(const uint8_t *bytes, size_t n, FILE *out) {
           !print_fields(&im, out, &info, ints + attrs, ints + attrs + nattrs, funcs, nfuncs))
         fputs(" <bad fields>", out);
       if (flags & TPUB_INSTR_INPLACE) fprintf(out, " inplace(r%u)", regs[flags & 0xff]);
+      if (flags & TPUB_INSTR_ASYNC) fprintf(out, " async");
       if (nkill) {
         fputs("  kill", out);
         for (uint32_t i = 0; i < nkill; i++) fprintf(out, " r%u", regs[nin + nout + 1 + i]);

@@ -9,6 +9,7 @@
 #include "tools/driver.h"
 #include "vm/io.h"
 #include "vm/profile.h"
+#include "vm/timeline.h"
 #include "vm/vm.h"
 
 #define EXIT_CHECK EXIT_CHECK_FAILED
@@ -44,6 +45,9 @@ static const char usage_text[] =
     "                         print the median and minimum wall time of a run\n"
     "  --metrics              print compiles, cache hits and misses, compile and cache\n"
     "                         load time (to stderr) at the end\n"
+    "  --trace=FILE.json      write a Chrome/Perfetto trace of the modeled timeline: one\n"
+    "                         process per chip, one track per unit (MXU, VPU, DMA, ICI);\n"
+    "                         open it in ui.perfetto.dev or chrome://tracing\n"
     "  --profile              after the results, print a table (to stdout) of the host\n"
     "                         time of each top-level op of the function beside its\n"
     "                         modeled TPU time, bound unit, MXU utilization, FLOPs and\n"
@@ -62,6 +66,7 @@ typedef struct Options {
   const char **inputs, **outputs;
   int ninputs, noutputs;
   bool check, split, profile, metrics;
+  const char *trace; /* --trace=FILE.json */
   uint64_t seed;
   int benchmark; /* timed repetitions, 0: off */
   int threads;   /* host threads, 0: one per online core */
@@ -120,6 +125,10 @@ static int parse_args(int argc, char **argv, Options *o) {
     else if (strcmp(a, "--check") == 0) o->check = true;
     else if (strcmp(a, "--profile") == 0) o->profile = true;
     else if (strcmp(a, "--metrics") == 0) o->metrics = true;
+    else if (strncmp(a, "--trace=", 8) == 0) {
+      if (!a[8]) return usage_error("%s", "--trace needs a file name");
+      o->trace = a + 8;
+    }
     else if (strncmp(a, "--threads=", 10) == 0) {
       char *end;
       long n = strtol(a + 10, &end, 10);
@@ -229,6 +238,31 @@ static int benchmark(const Options *o, VmExec *x, int fi, const VmValue *args, c
   return rc;
 }
 
+/* --trace: the chips' modeled timelines as a Chrome/Perfetto trace. */
+static int write_trace(const Options *o, const VmProgram *p, const VmTimeline *const *chips, int n, int partitions) {
+  FILE *f = fopen(o->trace, "w");
+  bool ok = f && vm_trace_write(f, p, chips, n, partitions);
+  if (f && fclose(f) != 0) ok = false;
+  if (!ok) {
+    fprintf(stderr, "tpurun: cannot write the trace '%s'\n", o->trace);
+    return EXIT_BAD_FILE;
+  }
+  return EXIT_OK;
+}
+
+/* The modeled step of a run: the latest chip's clock, with the ICI time
+ * the chips waited for (printed with --profile and --trace). */
+static void print_modeled_step(const VmTimeline *const *chips, int n) {
+  double step = 0, exposed = 0, ici = 0;
+  for (int c = 0; c < n; c++) {
+    if (chips[c]->clock_s > step) step = chips[c]->clock_s;
+    if (chips[c]->exposed_s > exposed) exposed = chips[c]->exposed_s;
+    if (chips[c]->ici_s > ici) ici = chips[c]->ici_s;
+  }
+  printf("modeled step: %.3f us on %d chip%s (ICI busy %.3f us, of which the chips waited %.3f us)\n", step * 1e6, n,
+         n == 1 ? "" : "s", ici * 1e6, exposed * 1e6);
+}
+
 /* Runs function fi with the --input arguments. */
 static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi) {
   const VmFunc *fn = &p->funcs[fi];
@@ -270,6 +304,9 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
       rc = emit_results(o, fn, res);
     }
     if (rc == EXIT_OK && o->profile) vm_profile_print(vm_exec_profile(x), stdout);
+    const VmTimeline *tl = vm_exec_timeline(x);
+    if (rc == EXIT_OK && (o->profile || o->trace)) print_modeled_step(&tl, 1);
+    if (rc == EXIT_OK && o->trace) rc = write_trace(o, p, &tl, 1, 1);
   }
   for (uint32_t i = 0; args && i < fn->n_params; i++) vm_value_free(&args[i]);
   for (uint32_t i = 0; res && i < fn->n_results; i++) vm_value_free(&res[i]);
@@ -414,6 +451,11 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
       printf("profile of chip 0 of %d:\n", n);
       vm_profile_print(vm_exec_profile(vm_slice_exec(slice, 0)), stdout);
     }
+    const VmTimeline **tls = rc == EXIT_OK && (o->profile || o->trace) ? calloc((size_t)n, sizeof *tls) : NULL;
+    for (int c = 0; tls && c < n; c++) tls[c] = vm_exec_timeline(vm_slice_exec(slice, c));
+    if (tls) print_modeled_step(tls, n);
+    if (tls && o->trace) rc = write_trace(o, p, tls, n, mesh->partitions);
+    free(tls);
   }
   for (int c = 0; slice && c < n; c++) {
     VmCheckStats cs = vm_check_stats(vm_slice_exec(slice, c));
@@ -452,6 +494,7 @@ static int run_image(const Options *o, const char *name, const char *source, con
                   .run_checks = o->check,
                   .seed = o->seed,
                   .profile = o->profile,
+                  .trace = o->trace != NULL,
                   .threads = o->threads ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN)};
   VmMesh mesh = {o->replicas ? o->replicas : 1, o->partitions ? o->partitions : 1, 0, {0, 0, 0}};
   int chips = mesh.replicas * mesh.partitions;

@@ -54,6 +54,9 @@ const VmInstr *vm_exec_instr(const VmExec *x);
 const VmFunc *vm_exec_func(const VmExec *x);
 /* Modeled seconds this chip has run (its clock on the modeled timeline). */
 double vm_exec_clock(const VmExec *x);
+/* The executing instruction was a collective that started at start_s and
+ * takes dur_s on the ICI: puts it on the chip's timeline; returns its end. */
+double vm_exec_collective_ran(VmExec *x, double start_s, double dur_s);
 /* A chip whose run another chip's failure or a deadlock ended: its own
  * error is not the run's. */
 void vm_exec_mark_victim(VmExec *x);

@@ -13,6 +13,7 @@
 #include "vm/io.h"
 #include "vm/opinfo.h"
 #include "vm/profile.h"
+#include "vm/timeline.h"
 
 enum BufFlags {
   BUF_CONST = 1,    /* data points into the program: never written or freed */
@@ -61,8 +62,9 @@ struct VmExec {
   VmFabric *fabric;
   int chip;
   bool own_fabric;
-  bool victim;    /* the run was ended by another chip or a deadlock */
-  double clock_s; /* modeled time of this chip */
+  bool victim;          /* the run was ended by another chip or a deadlock */
+  bool ran_collective;  /* the instruction just run met its group (its time is on the ICI) */
+  VmTimeline timeline;  /* the modeled timeline of the entry function */
 };
 
 /* ------------------------------------------------------------------ */
@@ -192,12 +194,19 @@ VmFabric *vm_exec_fabric_or_solo(VmExec *x) {
 int vm_exec_chip(const VmExec *x) { return x->chip; }
 const VmInstr *vm_exec_instr(const VmExec *x) { return x->ins; }
 const VmFunc *vm_exec_func(const VmExec *x) { return x->func; }
-double vm_exec_clock(const VmExec *x) { return x->clock_s; }
+double vm_exec_clock(const VmExec *x) { return x->timeline.clock_s; }
+const VmTimeline *vm_exec_timeline(const VmExec *x) { return &x->timeline; }
+
+double vm_exec_collective_ran(VmExec *x, double start_s, double dur_s) {
+  x->ran_collective = true;
+  bool async = x->ins && (x->ins->flags & TPUB_INSTR_ASYNC);
+  return vm_timeline_collective(&x->timeline, x->ins ? x->ins->loc : 0, start_s, dur_s, async);
+}
 void vm_exec_mark_victim(VmExec *x) { x->victim = true; }
 bool vm_exec_is_victim(const VmExec *x) { return x->victim; }
 void vm_exec_reset_chip(VmExec *x) {
   x->victim = false;
-  x->clock_s = 0;
+  vm_timeline_reset(&x->timeline);
 }
 
 void vm_exec_where(const VmExec *x, char *buf, size_t n) {
@@ -220,6 +229,7 @@ VmExec *vm_exec_new(const VmProgram *p, const VmOptions *opts) {
   if (!x->opts.realloc_fn) x->opts.realloc_fn = default_realloc;
   if (!x->opts.check_out) x->opts.check_out = stdout;
   if (!x->opts.warn_out) x->opts.warn_out = stderr;
+  x->timeline.record = x->opts.trace;
   x->const_cache = calloc(p->n_funcs + 1, sizeof(VmBuf **));
   x->plan_cache = calloc(p->n_funcs + 1, sizeof(void **));
   if (!x->const_cache || !x->plan_cache) {
@@ -250,6 +260,7 @@ void vm_exec_free(VmExec *x) {
   }
   free(x->plan_cache);
   if (x->own_fabric) vm_fabric_free(x->fabric);
+  vm_timeline_free(&x->timeline);
   for (uint32_t i = 0; i < x->nprobes; i++) vm_mem(x, x->probes[i].data, (size_t)x->probes[i].type->nbytes + 1, 0);
   vm_mem(x, x->probes, sizeof *x->probes * x->probecap, 0);
   free(x);
@@ -774,6 +785,10 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32
       buf_release(x, regs[ins->kill[k]]);
       regs[ins->kill[k]] = NULL;
     }
+    if (x->depth == 1 && rc == VM_OK) {
+      if (x->ran_collective) x->ran_collective = false;
+      else vm_timeline_op(&x->timeline, x->prog, ins);
+    }
     if (timed) {
       clock_gettime(CLOCK_MONOTONIC, &t1);
       vm_profile_add(x->profile, ins->loc, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
@@ -846,6 +861,8 @@ int vm_run(VmExec *x, int fi, const VmValue *args, int nargs, VmValue *results) 
   x->error[0] = '\0';
   x->ins = NULL;
   if (x->own_fabric) vm_fabric_reset(x->fabric);
+  vm_timeline_reset(&x->timeline);
+  x->ran_collective = false;
   if (fi < 0 || (uint32_t)fi >= x->prog->n_funcs) return trapf(x, NULL, "no function %d", fi);
   if (x->profile) vm_profile_reset(x->profile, fi);
   const VmFunc *fn = &x->prog->funcs[fi];

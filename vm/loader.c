@@ -429,7 +429,9 @@ static bool load_code(Loader *l, VmFunc *fn, const TpubFunc *rec, uint32_t nfunc
          ((info.flags & VMF_UPDATE) && (ins->flags & 0xff) != 0) ||
          !vm_type_equal(fn->reg_types[ins->in[ins->flags & 0xff]], fn->reg_types[ins->out[0]])))
       return fail(l, "pc %u: bad in-place flag", ins->pc);
-    if (ins->flags & ~(TPUB_INSTR_INPLACE | 0xffu)) return fail(l, "pc %u: unknown flags", ins->pc);
+    if ((ins->flags & TPUB_INSTR_ASYNC) && !(info.flags & VMF_COLLECTIVE))
+      return fail(l, "pc %u: async flag on %s, which is not a collective", ins->pc, info.name);
+    if (ins->flags & ~(TPUB_INSTR_INPLACE | TPUB_INSTR_ASYNC | 0xffu)) return fail(l, "pc %u: unknown flags", ins->pc);
     if (!decode_fields(l, fn, ins, &info, p[3], p[4], nfuncs)) return false;
     p = regs + ins->n_in + ins->n_out + 1 + ins->n_kill;
   }

@@ -185,5 +185,8 @@ _Static_assert(sizeof(TpubCost) == 40, "cost layout");
  * TPUB_INSTR_INPLACE(k) says out[0] may reuse the buffer of in[k]. */
 #define TPUB_INSTR_HEADER_WORDS 6
 #define TPUB_INSTR_INPLACE 0x8000u /* bits 0-7 of the flags: operand index */
+/* A collective started asynchronously (tpu.async_start): on the modeled
+ * timeline it runs on the ICI while the chip goes on, until async_done. */
+#define TPUB_INSTR_ASYNC 0x4000u
 
 #endif

@@ -24,6 +24,7 @@ enum VmOpFlags {
   VMF_ELEMENTWISE = 1, /* same-shape element-wise: out[0] may reuse a dying operand */
   VMF_ALIAS = 2,       /* result holds the operand's bytes unchanged: may share its buffer */
   VMF_UPDATE = 4,      /* result 0 is operand 0 with parts rewritten: may reuse it when it dies */
+  VMF_COLLECTIVE = 8,  /* meets other chips (vm_collective): may be started asynchronously */
 };
 
 /* Field kinds of the fields strings in vm/opcodes.def. */
@@ -184,6 +185,7 @@ typedef struct VmOptions {
   uint64_t max_instructions; /* trap after this many instructions; 0: no limit (fuzzing) */
   int threads;         /* host threads for tile-parallel kernels; 0 or 1: one */
   bool profile;        /* time the entry function's instructions (vm/profile.h) */
+  bool trace;          /* keep the modeled timeline's events (vm/timeline.h) */
   VmReallocFn realloc_fn; /* NULL: the C library */
   void *realloc_ud;
 } VmOptions;
