@@ -51,6 +51,10 @@ struct VmFabric {
   int slots;   /* host threads free to compute */
   int running; /* chips in CHIP_RUNNING */
   int *state;  /* enum ChipState, per chip */
+  /* What a blocked chip waits for: it can go on once done(arg) holds,
+   * even before its thread wakes up to see it. */
+  bool (**wait_done)(const void *);
+  const void **wait_arg;
   VmExec **execs;
   Meeting *meetings;
   Message *messages, **messages_tail;
@@ -64,8 +68,13 @@ struct VmFabric {
 VmFabric *vm_fabric_new(int replicas, int partitions, int threads) {
   VmFabric *f = calloc(1, sizeof *f);
   int n = replicas * partitions;
-  if (!f || !(f->state = calloc((size_t)n, sizeof(int))) || !(f->execs = calloc((size_t)n, sizeof(VmExec *)))) {
-    if (f) free(f->state);
+  if (!f || !(f->state = calloc((size_t)n, sizeof(int))) || !(f->execs = calloc((size_t)n, sizeof(VmExec *))) ||
+      !(f->wait_done = calloc((size_t)n, sizeof *f->wait_done)) || !(f->wait_arg = calloc((size_t)n, sizeof *f->wait_arg))) {
+    if (f) {
+      free(f->state);
+      free(f->execs);
+      free(f->wait_done);
+    }
     free(f);
     return NULL;
   }
@@ -118,6 +127,8 @@ void vm_fabric_free(VmFabric *f) {
   pthread_cond_destroy(&f->cv);
   free(f->state);
   free(f->execs);
+  free(f->wait_done);
+  free(f->wait_arg);
   free(f);
 }
 
@@ -190,9 +201,13 @@ static const Meeting *meeting_of(const VmFabric *f, int c) {
  * lowest waiting chip's meeting (or receive) and end the run. */
 static void check_deadlock(VmFabric *f) {
   if (f->running > 0 || f->aborted) return;
-  int c = 0;
-  while (c < f->nchips && f->state[c] != CHIP_BLOCKED) c++;
-  if (c == f->nchips) return;
+  int c = -1;
+  for (int k = 0; k < f->nchips; k++) {
+    if (f->state[k] != CHIP_BLOCKED) continue;
+    if (f->wait_done[k](f->wait_arg[k])) return; /* it can go on: it just has not woken yet */
+    if (c < 0) c = k;
+  }
+  if (c < 0) return;
   char where[256];
   vm_exec_where(f->execs[c], where, sizeof where);
   size_t len = 0;
@@ -226,6 +241,8 @@ static void check_deadlock(VmFabric *f) {
 /* Waits, blocked, until done() or an abort; false after an abort. */
 static bool wait_blocked(VmFabric *f, int chip, bool (*done)(const void *), const void *arg) {
   f->state[chip] = CHIP_BLOCKED;
+  f->wait_done[chip] = done;
+  f->wait_arg[chip] = arg;
   f->running--;
   check_deadlock(f);
   while (!done(arg) && !f->aborted) wait_turn(f);
