@@ -33,6 +33,7 @@ typedef struct Meeting {
   VmTensor **out;
   double start_s;
   int barrier_count, barrier_gen;
+  char mismatch[640]; /* why a member did not match: every member traps with it */
 } Meeting;
 
 /* A message sent on a channel, waiting for its receiver. */
@@ -366,13 +367,19 @@ int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmT
     m->func = func;
     m->first_chip = id.chip;
   } else if (!same_types(m->func, m->ins, func, ins)) {
+    /* Named in chip order, and every member that came traps with it, so
+     * the run reports the same message whoever came last. */
     char here[256], there[256];
     vm_exec_where(x, here, sizeof here);
     vm_exec_where(f->execs[m->first_chip], there, sizeof there);
+    bool first_lower = m->first_chip < id.chip;
+    snprintf(m->mismatch, sizeof m->mismatch,
+             "does not match its group: chip %d is at %s, chip %d at %s, with other operand or result types",
+             first_lower ? m->first_chip : id.chip, first_lower ? there : here, first_lower ? id.chip : m->first_chip,
+             first_lower ? here : there);
     abort_locked(f);
     pthread_mutex_unlock(&f->mu);
-    return vm_trap(x, "does not match its group: chip %d is at %s, chip %d at %s with other operand or result types",
-                   id.chip, here, m->first_chip, there);
+    return vm_trap(x, "%s", m->mismatch);
   }
   m->in[me] = in;
   m->out[me] = out;
@@ -382,9 +389,11 @@ int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmT
     m->full = true;
     pthread_cond_broadcast(&f->cv);
   } else if (!wait_blocked(f, id.chip, meeting_full, m)) {
+    char mismatch[sizeof m->mismatch];
+    snprintf(mismatch, sizeof mismatch, "%s", m->mismatch);
     leave_meeting(f, m);
     pthread_mutex_unlock(&f->mu);
-    return aborted_trap(x, f);
+    return mismatch[0] ? vm_trap(x, "%s", mismatch) : aborted_trap(x, f);
   }
   pthread_mutex_unlock(&f->mu);
   VmMeeting view = {n, me, m->group, m->in, m->out, m->start_s};
