@@ -144,34 +144,33 @@ uint32_t emit_loc(Emitter *e, Loc loc, const char *op_name) {
   };
   uint32_t index = (uint32_t)(e->locs.n / sizeof rec);
   bytes_append(&e->locs, &rec, sizeof rec);
-  if (e->opts->op_cost) bytes_append(&e->costs, &e->cost, sizeof e->cost);
+  if (e->opts->op_cost) bytes_append(&e->locops, &e->op, sizeof e->op);
   return index;
 }
 
 void emit_cost_begin(Emitter *e, const Op *op) {
-  memset(&e->cost, 0, sizeof e->cost);
-  e->nops++;
+  e->op = ++e->nops;
   if (!e->opts->op_cost) return;
-  TpubCost c = {0};
+  TpubCost c = {0}, rec = {0};
   if (e->opts->op_cost(e->opts->cost_ud, op, &c)) {
     /* The loader refuses what is not finite and >= 0: a cost model bug. */
     double nums[] = {c.mxu_util, c.flops, c.hbm_bytes, c.modeled_s};
     for (int i = 0; i < 4; i++)
       if (!(nums[i] >= 0 && nums[i] <= DBL_MAX)) die("cost of '%s': number %d is %g", op->name, i, nums[i]);
     if (c.bound >= TPUB_BOUND_COUNT) die("cost of '%s': bound %u", op->name, c.bound);
-    e->cost = (TpubCost){.bound = c.bound, .mxu_util = c.mxu_util, .flops = c.flops,
-                         .hbm_bytes = c.hbm_bytes, .modeled_s = c.modeled_s};
+    rec = (TpubCost){.bound = c.bound, .mxu_util = c.mxu_util, .flops = c.flops, .hbm_bytes = c.hbm_bytes,
+                     .modeled_s = c.modeled_s};
   }
-  e->cost.op = e->nops;
   /* The op's own name and location label its profile row: a fusion's
    * instructions carry the locations of the ops inside it. */
   const Attr *kind = op->kind == OP_TPU_FUSION ? op_attr(op, "kind") : NULL;
   const char *label = kind && kind->kind == ATTR_STRING ? arena_printf(&e->c->arena, "%s(%s)", op->name, kind->u.str.s)
                                                         : op->name;
-  e->cost.op_loc = emit_loc(e, op->loc, label);
+  rec.op_loc = emit_loc(e, op->loc, label);
+  bytes_append(&e->costs, &rec, sizeof rec);
 }
 
-void emit_cost_end(Emitter *e) { memset(&e->cost, 0, sizeof e->cost); }
+void emit_cost_end(Emitter *e) { e->op = 0; }
 
 uint32_t emit_func_reserve(Emitter *e) {
   TpubFunc rec = {0};
@@ -192,6 +191,8 @@ uint64_t emit_const_bytes(Emitter *e, const void *data, size_t n) {
 
 void emit_finish(Emitter *e, uint8_t **out, size_t *outlen) {
   if (e->strtab.n == 0) bytes_append(&e->strtab, "", 1);
+  Bytes module = {0};
+  bytes_append(&module, &e->module, sizeof e->module);
   struct {
     uint32_t kind;
     Bytes *b;
@@ -204,10 +205,12 @@ void emit_finish(Emitter *e, uint8_t **out, size_t *outlen) {
       {TPUB_SEC_FUNCS, &e->funcs, sizeof(TpubFunc)},
       {TPUB_SEC_CODE, &e->code, sizeof(uint32_t)},
       {TPUB_SEC_LOCS, &e->locs, sizeof(TpubLoc)},
+      {TPUB_SEC_MODULE, &module, sizeof(TpubModule)},
       {TPUB_SEC_COSTS, &e->costs, sizeof(TpubCost)},
+      {TPUB_SEC_LOCOPS, &e->locops, sizeof(uint32_t)},
   };
-  /* COSTS, last, only when asked for. */
-  const int nsecs = (int)(sizeof secs / sizeof secs[0]) - (e->opts->op_cost ? 0 : 1);
+  /* COSTS and LOCOPS, last, only when asked for. */
+  const int nsecs = (int)(sizeof secs / sizeof secs[0]) - (e->opts->op_cost ? 0 : 2);
   Bytes img = {0};
   TpubHeader h = {0};
   memcpy(h.magic, TPUB_MAGIC, 8);
@@ -229,6 +232,7 @@ void emit_finish(Emitter *e, uint8_t **out, size_t *outlen) {
     bytes_align(&img, 16);
     bytes_append(&img, secs[i].b->p, secs[i].b->n);
   }
+  bytes_free(&module);
   TpubHeader *hp = (TpubHeader *)img.p;
   hp->file_size = img.n;
   hp->checksum = XXH3_64bits(img.p, img.n);
@@ -245,6 +249,7 @@ void emit_free(Emitter *e) {
   bytes_free(&e->code);
   bytes_free(&e->locs);
   bytes_free(&e->costs);
+  bytes_free(&e->locops);
   table_free(&e->str_index, NULL);
   table_free(&e->type_index, NULL);
   table_free(&e->func_index, NULL);

@@ -25,8 +25,10 @@ typedef struct Emitter {
   const Module *m;
   const BackendOptions *opts;
   Bytes strtab, ints, types, consts, funcs, code, locs;
-  Bytes costs;       /* one TpubCost per LOCS record, when opts->op_cost */
-  TpubCost cost;     /* the record of the top-level op being lowered */
+  TpubModule module; /* the MODULE section */
+  Bytes costs;       /* one TpubCost per top-level op, when opts->op_cost */
+  Bytes locops;      /* one uint32 op id per LOCS record, when opts->op_cost */
+  uint32_t op;       /* id of the top-level op being lowered, 0 between ops */
   uint32_t nops;     /* top-level ops numbered so far */
   Table str_index;  /* string -> offset + 1 */
   Table type_index; /* Type * -> index + 1 */
@@ -43,8 +45,8 @@ uint32_t ints_count(const Emitter *e);
 /* Type index of t, or UINT32_MAX after reporting why it cannot be lowered. */
 uint32_t emit_type(Emitter *e, const Type *t, const Op *where);
 uint32_t emit_loc(Emitter *e, Loc loc, const char *op_name);
-/* Brackets the lowering of a top-level op: the locations written meanwhile
- * get its id and modeled cost (COSTS section). */
+/* Brackets the lowering of a top-level op: numbers it, writes its COSTS
+ * record, and the locations written meanwhile get its id (LOCOPS). */
 void emit_cost_begin(Emitter *e, const Op *op);
 void emit_cost_end(Emitter *e);
 /* Reserves a function slot; the record is filled by emit_func_set. */

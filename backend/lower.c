@@ -370,6 +370,7 @@ static void finish_func(FuncBuilder *fb, uint32_t index, const char *name, uint3
         }
       }
     }
+    flagsw |= in->flags;
     uint32_t head[TPUB_INSTR_HEADER_WORDS] = {in->opcode | flagsw << 16, in->nin, in->nout,
                                               in->attrs, in->nattrs, in->loc};
     bytes_append(&e->code, head, sizeof head);
@@ -731,6 +732,128 @@ static bool field_mxu_tiling(FuncBuilder *fb, const Op *op) {
   return true;
 }
 
+/* ------------------------------------------------------------------ */
+/* Collectives (vm/k_collective.c, vm/k_channel.c, docs/collectives.md). */
+
+/* The mode field of the collective opcodes (vm/k_collective.h). */
+enum { COLL_CROSS_REPLICA, COLL_CROSS_PARTITION, COLL_CROSS_REPLICA_AND_PARTITION, COLL_FLATTENED_IDS };
+
+/* The channel handle's id, 0 without one. */
+static int64_t channel_id(const Op *op) {
+  const Attr *ch = op_attr(op, "channel_handle");
+  return ch && ch->kind == ATTR_DIALECT ? dialect_int(ch, "handle", 0) : 0;
+}
+
+/* The spec's process-group mode: all_reduce, all_gather and reduce_scatter
+ * (reducing) choose by channel and use_global_device_ids, the others by
+ * the channel alone. */
+static int64_t collective_mode(const Op *op, bool reducing) {
+  if (channel_id(op) <= 0) return COLL_CROSS_REPLICA;
+  if (!reducing) return COLL_CROSS_PARTITION;
+  const Attr *g = op_attr(op, "use_global_device_ids");
+  bool global = g && (g->kind == ATTR_UNIT || (g->kind == ATTR_BOOL && g->u.b));
+  return global ? COLL_FLATTENED_IDS : COLL_CROSS_REPLICA_AND_PARTITION;
+}
+
+/* A 2-d integer attribute flattened (fields list, then the row length when
+ * size_field); absent is empty.  False after a diagnostic. */
+static bool field_id_rows(FuncBuilder *fb, const Op *op, const char *name, bool size_field) {
+  Emitter *e = fb->e;
+  const Attr *a = op_attr(op, name);
+  int n = 0;
+  const int64_t *v = NULL;
+  if (a && (a->kind != ATTR_DENSE || !a->type || a->type->rank != 2 || !attr_ints(e, op, name, &n, &v))) {
+    char what[120];
+    snprintf(what, sizeof what, "%s other than a 2-d integer constant", name);
+    return unsupported(fb, op, what);
+  }
+  field_list(e, n, v);
+  if (size_field) fint(e, a && n ? a->type->dims[1] : 0);
+  return true;
+}
+
+/* A collective of groups: groups, group_size, mode and channel fields. */
+static bool field_collective(FuncBuilder *fb, const Op *op, bool reducing) {
+  if (!field_id_rows(fb, op, "replica_groups", true)) return false;
+  fint(fb->e, collective_mode(op, reducing));
+  fint(fb->e, channel_id(op));
+  return true;
+}
+
+/* The registers of op's operands, each converted to its result's element
+ * type where the two differ (a reduction's to_destination_type).  Emitted
+ * before the op's own fields are written. */
+static uint32_t *operands_in_result_types(FuncBuilder *fb, const Op *op) {
+  uint32_t *in = xrealloc(NULL, sizeof(uint32_t) * (size_t)(op->noperands + 1));
+  for (int i = 0; i < op->noperands; i++) {
+    const Type *t = op->operands[i]->type, *rt = i < op->nresults ? op->results[i].type : t;
+    in[i] = reg_of(fb, op->operands[i]);
+    if (t->kind == TY_TENSOR && rt->kind == TY_TENSOR && t->elem != rt->elem) {
+      uint32_t r = new_reg(fb, type_tensor(fb->e->c, rt->elem, t->rank, t->dims, NULL), op);
+      emit_regs(fb, op, VM_OP_CONVERT, 1, &in[i], 1, &r);
+      in[i] = r;
+    }
+  }
+  return in;
+}
+
+/* Whether region r holds an op that waits for other chips (the VM runs a
+ * reduction body inside the collective, where that could never complete). */
+static bool region_waits(const Region *r) {
+  for (int bi = 0; bi < r->nblocks; bi++)
+    for (const Op *o = r->blocks[bi]->first; o; o = o->next) {
+      switch (o->kind) {
+      case OP_ALL_REDUCE: case OP_ALL_GATHER: case OP_ALL_TO_ALL: case OP_COLLECTIVE_BROADCAST:
+      case OP_COLLECTIVE_PERMUTE: case OP_REDUCE_SCATTER: case OP_COLLECTIVE_REDUCE: case OP_CROSS_REPLICA_SUM:
+      case OP_RECV: case OP_INTERPRETER_RUN_PARALLEL: return true;
+      default: break;
+      }
+      for (int k = 0; k < o->nregions; k++)
+        if (region_waits(&o->regions[k])) return true;
+    }
+  return false;
+}
+
+/* all_reduce, reduce_scatter and collective_reduce over converted
+ * operands: the group fields, scatter_dimension, the computation. */
+static void lower_reduction(FuncBuilder *fb, Op *op, int opcode) {
+  const Attr *dyn = op_attr(op, "has_dynamic_root");
+  if (dyn && (dyn->kind == ATTR_UNIT || (dyn->kind == ATTR_BOOL && dyn->u.b))) {
+    unsupported(fb, op, "a collective with has_dynamic_root");
+    return;
+  }
+  if (op->nregions != 1 || region_waits(&op->regions[0])) {
+    unsupported(fb, op, "a reduction computation that runs a collective or recv");
+    return;
+  }
+  uint32_t *in = operands_in_result_types(fb, op);
+  uint32_t *out = xrealloc(NULL, sizeof(uint32_t) * (size_t)(op->nresults + 1));
+  if (field_collective(fb, op, opcode != VM_OP_COLLECTIVE_REDUCE)) {
+    if (opcode == VM_OP_REDUCE_SCATTER) fint(fb->e, attr_int_or(op, "scatter_dimension", 0));
+    field_region(fb, op, &op->regions[0]);
+    for (int i = 0; i < op->nresults; i++) out[i] = bind_value(fb, &op->results[i], op);
+    emit_regs(fb, op, opcode, (uint32_t)op->noperands, in, (uint32_t)op->nresults, out);
+  }
+  free(in);
+  free(out);
+}
+
+/* send and recv: pairs, mode, channel, host flag; payloads of tensors. */
+static void lower_send_recv(FuncBuilder *fb, Op *op, int opcode) {
+  for (int i = 0; i < op->noperands + op->nresults; i++) {
+    const Type *t = i < op->noperands ? op->operands[i]->type : op->results[i - op->noperands].type;
+    if (t->kind == TY_TUPLE) {
+      unsupported(fb, op, "a tuple sent or received");
+      return;
+    }
+  }
+  if (!field_id_rows(fb, op, "source_target_pairs", false)) return;
+  fint(fb->e, collective_mode(op, false));
+  fint(fb->e, channel_id(op));
+  fint(fb->e, attr_int_or(op, "is_host_transfer", 0));
+  emit_op(fb, op, opcode);
+}
+
 static void lower_op_fields(FuncBuilder *fb, Op *op);
 
 /* A fusion body the VM's FUSION instruction can run tile by tile: only
@@ -969,7 +1092,60 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
     emit_op(fb, op, VM_OP_RAGGED_DOT);
     return;
   }
+  case OP_REPLICA_ID: emit_op(fb, op, VM_OP_REPLICA_ID); return;
+  case OP_PARTITION_ID: emit_op(fb, op, VM_OP_PARTITION_ID); return;
+  case OP_ALL_REDUCE: lower_reduction(fb, op, VM_OP_ALL_REDUCE); return;
+  case OP_REDUCE_SCATTER: lower_reduction(fb, op, VM_OP_REDUCE_SCATTER); return;
+  case OP_COLLECTIVE_REDUCE: lower_reduction(fb, op, VM_OP_COLLECTIVE_REDUCE); return;
+  case OP_CROSS_REPLICA_SUM:
+    if (field_id_rows(fb, op, "replica_groups", true)) emit_op(fb, op, VM_OP_CROSS_REPLICA_SUM);
+    return;
+  case OP_ALL_GATHER:
+    if (!field_collective(fb, op, true)) return;
+    fint(e, attr_int_or(op, "all_gather_dim", 0));
+    emit_op(fb, op, VM_OP_ALL_GATHER);
+    return;
+  case OP_ALL_TO_ALL:
+    if (!field_collective(fb, op, false)) return;
+    fint(e, attr_int_or(op, "split_dimension", 0));
+    fint(e, attr_int_or(op, "concat_dimension", 0));
+    fint(e, attr_int_or(op, "split_count", 1));
+    emit_op(fb, op, VM_OP_ALL_TO_ALL);
+    return;
+  case OP_COLLECTIVE_BROADCAST: {
+    const Attr *dyn = op_attr(op, "has_dynamic_root");
+    if (dyn && (dyn->kind == ATTR_UNIT || (dyn->kind == ATTR_BOOL && dyn->u.b))) {
+      unsupported(fb, op, "a collective with has_dynamic_root");
+      return;
+    }
+    if (field_collective(fb, op, false)) emit_op(fb, op, VM_OP_COLLECTIVE_BROADCAST);
+    return;
+  }
+  case OP_COLLECTIVE_PERMUTE:
+    if (!field_id_rows(fb, op, "source_target_pairs", false)) return;
+    fint(e, collective_mode(op, false));
+    fint(e, channel_id(op));
+    emit_op(fb, op, VM_OP_COLLECTIVE_PERMUTE);
+    return;
+  case OP_SEND: lower_send_recv(fb, op, VM_OP_SEND); return;
+  case OP_RECV: lower_send_recv(fb, op, VM_OP_RECV); return;
   case OP_CONSTANT: lower_constant(fb, op, op_attr(op, "value")); return;
+  case OP_TPU_ASYNC_START: {
+    /* The region's collective over the start's operands, its instruction
+     * flagged async: the VM puts the transfer on the ICI and goes on. */
+    Block *body = op_body(op);
+    Op *inner = body->first;
+    for (int i = 0; i < body->nargs; i++)
+      *table_put(&fb->regs, &body->args[i], 0) = (void *)(uintptr_t)(reg_of(fb, op->operands[i]) + 1);
+    uint32_t first = fb->ninstrs;
+    lower_op(fb, inner);
+    for (uint32_t i = first; i < fb->ninstrs; i++)
+      if (vm_op_rows[fb->instrs[i].opcode].flags & VMF_COLLECTIVE) fb->instrs[i].flags |= TPUB_INSTR_ASYNC;
+    for (int i = 0; i < op->nresults; i++)
+      *table_put(&fb->regs, &op->results[i], 0) = (void *)(uintptr_t)(reg_of(fb, &inner->results[i]) + 1);
+    return;
+  }
+  case OP_TPU_ASYNC_DONE: emit_op(fb, op, VM_OP_ASYNC_DONE); return;
   case OP_TPU_FUSION: {
     if (!fusion_is_loop_body(op)) {
       lower_fusion_inline(fb, op);
@@ -1231,10 +1407,31 @@ static void lower_block(FuncBuilder *fb, Block *b) {
   }
 }
 
+/* mhlo.num_replicas / mhlo.num_partitions of the module: 1 when absent;
+ * a value outside 1..TPUB_MAX_CHIPS is reported (and taken as 1). */
+static uint32_t module_chips(Context *c, const Op *module, const char *name) {
+  const Attr *a = op_attr(module, name);
+  int64_t v;
+  if (!a) return 1;
+  if (!attr_as_int(a, &v) || v < 1 || v > TPUB_MAX_CHIPS) {
+    op_error(c, module, "%s must be an integer from 1 to %d", name, TPUB_MAX_CHIPS);
+    return 1;
+  }
+  return (uint32_t)v;
+}
+
 bool backend_compile(Context *c, const Module *m, const BackendOptions *o, uint8_t **out,
                      size_t *outlen) {
   Emitter e = {.c = c, .m = m, .opts = o};
   Block *body = op_body(m->op);
+  int errors = c->diag.nerrors;
+  e.module = (TpubModule){module_chips(c, m->op, "mhlo.num_replicas"), module_chips(c, m->op, "mhlo.num_partitions"), {0, 0}};
+  if (c->diag.nerrors > errors) e.failed = true;
+  if ((uint64_t)e.module.num_replicas * e.module.num_partitions > TPUB_MAX_CHIPS) {
+    op_error(c, m->op, "mhlo.num_replicas x mhlo.num_partitions is %llu chips; tpurun simulates at most %d",
+             (unsigned long long)e.module.num_replicas * e.module.num_partitions, TPUB_MAX_CHIPS);
+    e.failed = true;
+  }
   /* Module functions get the first indices, in order, so calls can name
    * functions defined later. */
   for (Op *f = body ? body->first : NULL; f; f = f->next) {

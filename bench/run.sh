@@ -11,7 +11,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=${1:?usage: bench/run.sh BUILD_DIR}
 
 # Add new benchmarks here as bench/NAME.sh.
-BENCHES=(parser vm models cache)
+BENCHES=(parser vm models cache collectives)
 
 failed=()
 for b in "${BENCHES[@]}"; do

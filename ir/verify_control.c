@@ -602,7 +602,98 @@ static void verify_fusion(Context *c, Op *op) {
 static void verify_tpu_yield(Context *c, Op *op) {
   const Block *b = op->parent;
   const Op *owner = b && b->parent ? b->parent->parent : NULL;
-  if (!owner || owner->kind != OP_TPU_FUSION) op_error(c, op, "expects parent op 'tpu.fusion'");
+  if (!owner || (owner->kind != OP_TPU_FUSION && owner->kind != OP_TPU_ASYNC_START))
+    op_error(c, op, "expects parent op 'tpu.fusion' or 'tpu.async_start'");
+}
+
+/* The collectives the overlap pass starts asynchronously. */
+static bool is_async_collective(OpKind k) {
+  return k == OP_ALL_REDUCE || k == OP_ALL_GATHER || k == OP_REDUCE_SCATTER || k == OP_ALL_TO_ALL ||
+         k == OP_COLLECTIVE_PERMUTE || k == OP_COLLECTIVE_BROADCAST;
+}
+
+/* tpu.async_start: its isolated region is one block whose arguments are
+ * the operands, holding one collective over exactly those arguments and
+ * the tpu.yield of its results; the op's results have the yielded types
+ * and all go, each once and in order, to one tpu.async_done. */
+static void verify_async_start(Context *c, Op *op) {
+  Block *b = vo_region_block(op, 0);
+  if (!b) return;
+  if (b->nargs != op->noperands) {
+    op_error(c, op, "region takes %d argument(s) but the op has %d operand(s)", b->nargs, op->noperands);
+    return;
+  }
+  for (int i = 0; i < b->nargs; i++)
+    if (b->args[i].type != op->operands[i]->type) {
+      op_error(c, op, "region argument #%d has type '%s' but operand #%d has type '%s'", i,
+               vo_type_str(c, b->args[i].type), i, vo_type_str(c, op->operands[i]->type));
+      return;
+    }
+  const Op *coll = b->first, *y = coll ? coll->next : NULL;
+  if (!coll || !is_async_collective(coll->kind) || !y || y->kind != OP_TPU_YIELD || y->next) {
+    op_error(c, op, "region must hold one collective (all_reduce, all_gather, reduce_scatter, all_to_all, "
+             "collective_permute or collective_broadcast) followed by 'tpu.yield'");
+    return;
+  }
+  bool args_in_order = coll->noperands == b->nargs;
+  for (int i = 0; args_in_order && i < b->nargs; i++) args_in_order = coll->operands[i] == &b->args[i];
+  if (!args_in_order) {
+    op_error(c, op, "'%s' must take the region's arguments, in order", coll->name);
+    return;
+  }
+  bool yields_results = y->noperands == coll->nresults;
+  for (int i = 0; yields_results && i < y->noperands; i++) yields_results = y->operands[i] == &coll->results[i];
+  if (!yields_results) {
+    op_error(c, op, "'tpu.yield' must give the results of '%s', in order", coll->name);
+    return;
+  }
+  if (op->nresults != coll->nresults) {
+    op_error(c, op, "has %d result(s) but '%s' has %d", op->nresults, coll->name, coll->nresults);
+    return;
+  }
+  for (int i = 0; i < op->nresults; i++)
+    if (op->results[i].type != coll->results[i].type) {
+      op_error(c, op, "result #%d has type '%s' but '%s' gives '%s'", i, vo_type_str(c, op->results[i].type),
+               coll->name, vo_type_str(c, coll->results[i].type));
+      return;
+    }
+  const Op *done = NULL;
+  for (int i = 0; i < op->nresults; i++) {
+    const Use *u = op->results[i].uses;
+    if (!u || u->next || u->user->kind != OP_TPU_ASYNC_DONE) {
+      op_error(c, op, "result #%d must be used exactly once, by a 'tpu.async_done'", i);
+      return;
+    }
+    if ((done && u->user != done) || u->operand_index != i) {
+      op_error(c, op, "results must all go to one 'tpu.async_done', in order");
+      return;
+    }
+    done = u->user;
+  }
+}
+
+/* tpu.async_done: its operands are the results of one tpu.async_start of
+ * its block, in order, and its results have their types. */
+static void verify_async_done(Context *c, Op *op) {
+  const Op *start = op->operands[0] ? op->operands[0]->def : NULL;
+  bool ok = start && start->kind == OP_TPU_ASYNC_START && start->nresults == op->noperands;
+  for (int i = 0; ok && i < op->noperands; i++) ok = op->operands[i] == &start->results[i];
+  if (!ok) {
+    op_error(c, op, "operands must be all the results of one 'tpu.async_start', in order");
+    return;
+  }
+  if (start->parent != op->parent) {
+    op_error(c, op, "must be in the block of its 'tpu.async_start'");
+    return;
+  }
+  if (op->nresults != op->noperands) {
+    op_error(c, op, "has %d result(s) for %d operand(s)", op->nresults, op->noperands);
+    return;
+  }
+  for (int i = 0; i < op->nresults; i++)
+    if (op->results[i].type != op->operands[i]->type)
+      op_error(c, op, "result #%d has type '%s' but operand #%d has type '%s'", i,
+               vo_type_str(c, op->results[i].type), i, vo_type_str(c, op->operands[i]->type));
 }
 
 static void verify_composite(Context *c, Op *op) {
@@ -895,6 +986,8 @@ void verify_control_rules(Context *c, Op *op) {
   case OP_COMPOSITE: verify_composite(c, op); return;
   case OP_TPU_FUSION: verify_fusion(c, op); return;
   case OP_TPU_YIELD: verify_tpu_yield(c, op); return;
+  case OP_TPU_ASYNC_START: verify_async_start(c, op); return;
+  case OP_TPU_ASYNC_DONE: verify_async_done(c, op); return;
   case OP_CONSTANT: verify_constant(c, op); return;
   case OP_CHECK_EXPECT_EQ:
   case OP_CHECK_EXPECT_EQ_CONST:

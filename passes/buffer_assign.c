@@ -7,8 +7,8 @@
  *   - function arguments live from the start to their last use, results
  *     until the end;
  *   - views (bitcast reshapes and bitcast_converts, tuples,
- *     get_tuple_element, optimization_barrier) allocate nothing and keep
- *     their operands' buffers alive;
+ *     get_tuple_element, optimization_barrier, tpu.async_done) allocate
+ *     nothing and keep their operands' buffers alive;
  *   - an element-wise op (or a loop fusion) reuses the buffer of an operand
  *     that dies at it and has the result's size (in place);
  *   - constants are resident for the whole program (weights), except
@@ -73,7 +73,7 @@ static bool is_splat_constant(const Op *o) {
 static bool is_view(const Op *o) {
   switch (o->kind) {
   case OP_RESHAPE: case OP_BITCAST_CONVERT: case OP_TUPLE: case OP_GET_TUPLE_ELEMENT: case OP_OPTIMIZATION_BARRIER:
-  case OP_INTERPRETER_PROBE:
+  case OP_INTERPRETER_PROBE: case OP_TPU_ASYNC_DONE:
     return cost_op_is_free(o);
   default: return false;
   }

@@ -4,9 +4,12 @@
  * the units plus a fixed issue overhead.  Every assumption that is not a
  * figure of the target table is a named constant below. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "ir/table.h"
 #include "passes/cost.h"
+#include "vm/ici.h"
 
 /* Vector-unit operations per element of the op classes (DESIGN.md §2 gives
  * no figures; these follow the relative costs of XLA's TPU cost analysis:
@@ -133,7 +136,7 @@ bool cost_op_is_free(const Op *op) {
   case OP_TPU_YIELD: case OP_OPTIMIZATION_BARRIER: case OP_GET_DIMENSION_SIZE: case OP_CREATE_TOKEN:
   case OP_AFTER_ALL: case OP_CHECK_EXPECT_EQ: case OP_CHECK_EXPECT_EQ_CONST: case OP_CHECK_EXPECT_ALMOST_EQ:
   case OP_CHECK_EXPECT_ALMOST_EQ_CONST: case OP_CHECK_EXPECT_CLOSE: case OP_CHECK_EXPECT_SERIALIZED_EQ:
-  case OP_INTERPRETER_PROBE:
+  case OP_INTERPRETER_PROBE: case OP_TPU_ASYNC_DONE:
     return true;
   case OP_RESHAPE: return reshape_is_bitcast(op);
   case OP_BITCAST_CONVERT: {
@@ -376,28 +379,143 @@ static void contraction_work(const Op *op, const Target *t, Work *w) {
   w->extra_bytes += tile_rereads(op, t, &g);
 }
 
-/* Processes in the group of a collective (replica_groups columns, or the
- * pairs of a permute); 1 when unknown. */
-static double group_size(const Op *op) {
-  const Attr *a = op_attr(op, "replica_groups");
-  if (a && a->kind == ATTR_DENSE && a->type && a->type->rank == 2) return dim_or_one(a->type->dims[1]);
-  if (op_attr(op, "source_target_pairs")) return 2;
-  return 1;
+/* ------------------------------------------------------------------ */
+/* Collectives on the ICI torus (vm/ici.h). */
+
+/* The builtin.module around op, or NULL. */
+static const Op *module_of(const Op *op) {
+  while (op && op->kind != OP_MODULE) op = op->parent && op->parent->parent ? op->parent->parent->parent : NULL;
+  return op;
 }
 
-/* DESIGN.md §2's α-β model on one bidirectional ring (the placement of a
- * group on the torus axes is not known at compile time, so one axis). */
-static double ici_seconds(const Op *op, const Target *t) {
-  double n = group_size(op);
-  if (n <= 1) return 0;
-  double hops = ceil((n - 1) / 2), bw = 2 * t->ici_bytes_per_s;
-  double full = fmax(operand_bytes(op), result_bytes(op)), share = full * (n - 1) / n;
-  double ring = fmax(hops * TARGET_ICI_HOP_S, share / bw);
+/* An integer attribute of the module around op (mhlo.num_replicas, ...),
+ * def when absent or not a positive integer. */
+static int64_t module_int(const Op *op, const char *name, int64_t def) {
+  const Op *m = module_of(op);
+  const Attr *a = m ? op_attr(m, name) : NULL;
+  int64_t v;
+  return a && attr_as_int(a, &v) && v >= 1 ? v : def;
+}
+
+/* The spec's process-group modes. */
+typedef enum GroupMode { GM_REPLICA, GM_PARTITION, GM_REPLICA_AND_PARTITION, GM_FLATTENED } GroupMode;
+
+static int64_t channel_handle(const Op *op) {
+  const Attr *ch = op_attr(op, "channel_handle"), *h = ch && ch->kind == ATTR_DIALECT ? dialect_param(ch, "handle") : NULL;
+  int64_t v;
+  return h && attr_as_int(h, &v) ? v : 0;
+}
+
+/* all_gather, all_reduce and reduce_scatter choose by channel and
+ * use_global_device_ids; the others by the channel alone. */
+static GroupMode group_mode(const Op *op) {
+  if (channel_handle(op) <= 0) return GM_REPLICA;
+  if (op->kind != OP_ALL_GATHER && op->kind != OP_ALL_REDUCE && op->kind != OP_REDUCE_SCATTER) return GM_PARTITION;
+  const Attr *g = op_attr(op, "use_global_device_ids");
+  return g && (g->kind == ATTR_UNIT || (g->kind == ATTR_BOOL && g->u.b)) ? GM_FLATTENED : GM_REPLICA_AND_PARTITION;
+}
+
+/* Bounds that keep a malformed count from making the model loop long. */
+#define COST_MAX_CHIPS (1 << 20)
+#define COST_MAX_GROUP_IDS (1 << 16)
+
+/* A 2-d integer attribute (replica_groups, source_target_pairs): rows x
+ * cols ids, NULL when absent or of another form. */
+static const Attr *id_rows(const Op *op, const char *name, int64_t *rows, int64_t *cols) {
+  const Attr *a = op_attr(op, name);
+  if (!a || a->kind != ATTR_DENSE || !a->type || a->type->kind != TY_TENSOR || a->type->rank != 2 ||
+      a->type->elem_opaque || !elem_is_int(a->type->elem) || !type_is_static(a->type))
+    return NULL;
+  *rows = a->type->dims[0];
+  *cols = a->type->dims[1];
+  bool small = *rows <= COST_MAX_GROUP_IDS && *cols <= COST_MAX_GROUP_IDS && *rows * *cols <= COST_MAX_GROUP_IDS;
+  return small ? a : NULL;
+}
+
+/* The ICI model's name for op's collective; false for other ops. */
+static bool ici_kind_of(const Op *op, IciCollective *k) {
   switch (op->kind) {
-  case OP_ALL_REDUCE: case OP_CROSS_REPLICA_SUM: case OP_COLLECTIVE_REDUCE: return 2 * ring;
-  case OP_COLLECTIVE_PERMUTE: return fmax(TARGET_ICI_HOP_S, operand_bytes(op) / t->ici_bytes_per_s);
-  default: return ring;
+  case OP_ALL_GATHER: *k = ICI_ALL_GATHER; return true;
+  case OP_REDUCE_SCATTER: *k = ICI_REDUCE_SCATTER; return true;
+  case OP_ALL_REDUCE: case OP_CROSS_REPLICA_SUM: case OP_COLLECTIVE_REDUCE: *k = ICI_ALL_REDUCE; return true;
+  case OP_ALL_TO_ALL: *k = ICI_ALL_TO_ALL; return true;
+  case OP_COLLECTIVE_BROADCAST: *k = ICI_COLLECTIVE_BROADCAST; return true;
+  case OP_COLLECTIVE_PERMUTE: *k = ICI_COLLECTIVE_PERMUTE; return true;
+  case OP_SEND: *k = ICI_SEND_RECV; return true;
+  default: return false;
   }
+}
+
+/* Chips of the slice that one group of ids (n of them, -1 padding
+ * skipped) names in mode gm, into out (at most cap); the count. */
+static int group_chips(GroupMode gm, const Attr *ids, int64_t first, int64_t n, int64_t partitions, int *out,
+                       int64_t cap) {
+  int k = 0;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t id = dense_get_int(ids, first + i);
+    if (id < 0) continue;
+    int64_t per = gm == GM_REPLICA_AND_PARTITION ? partitions : 1;
+    for (int64_t p = 0; p < per && k < cap; p++)
+      out[k++] = (int)(gm == GM_REPLICA ? id * partitions : gm == GM_REPLICA_AND_PARTITION ? id * partitions + p : id);
+  }
+  return k;
+}
+
+/* ICI seconds of a collective (vm/ici.h): its groups resolved to chips of
+ * the module's slice, mhlo.num_replicas x mhlo.num_partitions (default 1,
+ * grown to hold every id the op names), sitting on the target's default
+ * torus; the slowest group sets the time.  A group of one chip, or a
+ * slice beyond COST_MAX_CHIPS, costs nothing. */
+static double collective_seconds(const Op *op, const Target *t) {
+  IciCollective kind;
+  if (!ici_kind_of(op, &kind)) return 0;
+  bool pairs = kind == ICI_COLLECTIVE_PERMUTE || kind == ICI_SEND_RECV;
+  int64_t rows = 0, cols = 0;
+  const Attr *ids = id_rows(op, pairs ? "source_target_pairs" : "replica_groups", &rows, &cols);
+  if (pairs && (!ids || cols != 2)) return 0;
+  if (!ids) rows = cols = 0;
+  GroupMode gm = op->kind == OP_CROSS_REPLICA_SUM ? GM_REPLICA : group_mode(op);
+  int64_t reps = module_int(op, "mhlo.num_replicas", 1), parts = module_int(op, "mhlo.num_partitions", 1), top = -1;
+  for (int64_t i = 0; i < rows * cols; i++) {
+    int64_t id = dense_get_int(ids, i);
+    if (id > top) top = id;
+  }
+  if (top >= COST_MAX_CHIPS || reps > COST_MAX_CHIPS || parts > COST_MAX_CHIPS) return 0;
+  if (gm == GM_PARTITION && top >= parts) parts = top + 1;
+  if ((gm == GM_REPLICA || gm == GM_REPLICA_AND_PARTITION) && top >= reps) reps = top + 1;
+  if (gm == GM_FLATTENED && top >= reps * parts) reps = (top + parts) / parts;
+  int64_t chips = reps * parts;
+  if (chips > COST_MAX_CHIPS) return 0;
+  IciMesh mesh;
+  ici_default_mesh((int)chips, t->torus_dims, &mesh);
+  double bytes = op->kind == OP_ALL_GATHER ? result_bytes(op) : operand_bytes(op);
+  int64_t cap = 2 * chips + 2;
+  int *group = malloc(sizeof(int) * (size_t)cap);
+  if (!group) return 0;
+  double worst = 0;
+  if (rows * cols == 0) {
+    /* No groups: one of every replica (partition, chip) of the mode. */
+    int n = 0;
+    int64_t step = gm == GM_REPLICA ? parts : 1, count = gm == GM_REPLICA ? reps : gm == GM_PARTITION ? parts : chips;
+    for (int64_t i = 0; i < count; i++) group[n++] = (int)(i * step);
+    worst = pairs ? 0 : ici_collective_seconds(kind, bytes, group, n, &mesh, t->ici_bytes_per_s, TARGET_ICI_HOP_S);
+  } else if (pairs) {
+    GroupMode pm = gm == GM_REPLICA ? GM_REPLICA : GM_PARTITION;
+    int n = 0;
+    for (int64_t r = 0; r < rows; r++) {
+      int pair[2];
+      if (group_chips(pm, ids, 2 * r, 2, parts, pair, 2) == 2 && n + 2 <= cap) group[n++] = pair[0], group[n++] = pair[1];
+    }
+    worst = ici_collective_seconds(kind, bytes, group, n, &mesh, t->ici_bytes_per_s, TARGET_ICI_HOP_S);
+  } else {
+    for (int64_t r = 0; r < rows; r++) {
+      int n = group_chips(gm, ids, r * cols, cols, parts, group, cap);
+      double sec = ici_collective_seconds(kind, bytes, group, n, &mesh, t->ici_bytes_per_s, TARGET_ICI_HOP_S);
+      if (sec > worst) worst = sec;
+    }
+  }
+  free(group);
+  return worst;
 }
 
 /* Window elements of a reduce_window / select_and_scatter. */
@@ -487,13 +605,16 @@ static void op_work(const Op *op, const Target *t, Work *w, bool fused) {
   }
   case OP_ALL_GATHER: case OP_ALL_REDUCE: case OP_ALL_TO_ALL: case OP_COLLECTIVE_BROADCAST:
   case OP_COLLECTIVE_PERMUTE: case OP_REDUCE_SCATTER: case OP_COLLECTIVE_REDUCE: case OP_CROSS_REPLICA_SUM:
-    w->ici_s += ici_seconds(op, t);
+    w->ici_s += collective_seconds(op, t);
     if (op->nregions || op->kind == OP_CROSS_REPLICA_SUM) {
       w->flops += num_elems(in);
       w->vpu_ops += tiled_elems(in) * f;
     }
     return;
-  case OP_CUSTOM_CALL: case OP_COMPOSITE: case OP_INFEED: case OP_OUTFEED: case OP_SEND: case OP_RECV:
+  case OP_SEND:
+    w->ici_s += collective_seconds(op, t);
+    return;
+  case OP_CUSTOM_CALL: case OP_COMPOSITE: case OP_INFEED: case OP_OUTFEED: case OP_RECV:
   case OP_UNKNOWN: case OP_INTERPRETER_RUN_PARALLEL: case OP_REPLICA_ID: case OP_PARTITION_ID:
     return; /* unknown work: only their HBM traffic is modeled */
   default:
@@ -635,6 +756,11 @@ static OpCost cost_at_depth(const Op *op, const Target *t, int depth, long *budg
     }
     return best;
   }
+  case OP_TPU_ASYNC_START: {
+    /* The collective it starts, priced as if it ran alone. */
+    const Block *b = op_body(op);
+    return b && b->first && b->first != b->last ? cost_at_depth(b->first, t, depth, budget) : (OpCost){0};
+  }
   case OP_TPU_FUSION: {
     Work w = {0};
     for (int r = 0; r < op->nregions; r++)
@@ -666,13 +792,77 @@ void cost_format_bytes(double bytes, char *buf, size_t len) {
   else snprintf(buf, len, "%.0f B", bytes);
 }
 
+/* The two streams of the report's total: the compute stream runs the rows
+ * in order; the ICI stream runs one collective at a time.  A plain
+ * collective holds the compute stream until it ends; a tpu.async_start
+ * issues on the ICI stream once the compute stream has reached it (its
+ * operands are ready) and the ICI stream is free, and its tpu.async_done
+ * makes the compute stream wait for the end.  Collectives inside control
+ * flow run synchronously within their row. */
+typedef struct Streams {
+  double clock_s;    /* the compute stream */
+  double ici_free_s; /* when the ICI stream is next free */
+  double compute_s, ici_s, exposed_s; /* busy times; compute time spent waiting for the ICI */
+  Table ends;        /* tpu.async_start Op* -> (double *) end of its transfer */
+} Streams;
+
 typedef struct Report {
   const Target *t;
   FILE *out;
   Sum total;
+  Streams st;
   long expand; /* calls that may still be expanded */
   long visits; /* ops all rows may still visit inside calls and regions */
 } Report;
+
+/* Ops that only move data between chips. */
+static bool is_communication(const Op *op) {
+  switch (op->kind) {
+  case OP_ALL_GATHER: case OP_ALL_REDUCE: case OP_ALL_TO_ALL: case OP_COLLECTIVE_BROADCAST: case OP_COLLECTIVE_PERMUTE:
+  case OP_REDUCE_SCATTER: case OP_COLLECTIVE_REDUCE: case OP_CROSS_REPLICA_SUM: case OP_SEND:
+    return true;
+  default: return false;
+  }
+}
+
+/* Advances the streams over one row of cost c. */
+static void streams_row(Streams *s, const Op *op, const OpCost *c) {
+  if (op->kind == OP_TPU_ASYNC_START) {
+    double start = fmax(s->clock_s, s->ici_free_s);
+    s->ici_free_s = start + c->time_s;
+    s->ici_s += c->time_s;
+    double *end = malloc(sizeof *end);
+    if (!end) return; /* the done then waits for nothing: a report, not a failure */
+    *end = s->ici_free_s;
+    void **slot = table_put(&s->ends, op, 0);
+    free(*slot);
+    *slot = end;
+    return;
+  }
+  if (is_communication(op) && c->ici_s > 0) {
+    double end = fmax(s->clock_s, s->ici_free_s) + c->time_s;
+    s->exposed_s += end - s->clock_s;
+    s->ici_s += c->time_s;
+    s->clock_s = s->ici_free_s = end;
+    return;
+  }
+  s->clock_s += c->time_s;
+  s->compute_s += c->time_s - c->ici_s;
+  s->ici_s += c->ici_s;
+  s->exposed_s += c->ici_s;
+}
+
+/* A tpu.async_done: the compute stream waits for its start's transfer. */
+static void streams_done(Streams *s, const Op *done) {
+  const Op *start = done->noperands ? done->operands[0]->def : NULL;
+  void **slot = start ? table_get(&s->ends, start, 0) : NULL;
+  if (!slot || !*slot) return;
+  double end = *(double *)*slot;
+  if (end > s->clock_s) {
+    s->exposed_s += end - s->clock_s;
+    s->clock_s = end;
+  }
+}
 
 static void report_row(Report *r, const Op *op, const OpCost *c, int depth) {
   char name[96], loc[160];
@@ -680,6 +870,9 @@ static void report_row(Report *r, const Op *op, const OpCost *c, int depth) {
   if (op->kind == OP_TPU_FUSION) {
     const Attr *k = op_attr(op, "kind");
     kind = k && k->kind == ATTR_STRING ? k->u.str.s : "?";
+  } else if (op->kind == OP_TPU_ASYNC_START && op_body(op) && op_body(op)->first) {
+    const char *inner = op_body(op)->first->name, *dot = strchr(inner, '.');
+    kind = dot ? dot + 1 : inner;
   }
   int ind = depth < 8 ? 2 * depth : 16;
   if (kind) snprintf(name, sizeof name, "%*s%s(%s)", ind, "", op->name, kind);
@@ -703,10 +896,15 @@ static void report_block(Report *r, const Block *b, int depth) {
       report_block(r, op_body(f), depth + 1);
       continue;
     }
+    if (op->kind == OP_TPU_ASYNC_DONE) {
+      streams_done(&r->st, op);
+      continue;
+    }
     OpCost c = cost_at_depth(op, r->t, depth, &r->visits);
     if (c.time_s <= 0) continue;
     report_row(r, op, &c, depth);
     sum_add(&r->total, &c);
+    streams_row(&r->st, op, &c);
   }
 }
 
@@ -740,6 +938,10 @@ void cost_report(Context *c, const Module *m, const Target *t, uint64_t peak_hbm
         entries++;
       }
   OpCost tot = sum_finish(&r.total);
+  Streams *st = &r.st;
+  tot.time_s = fmax(st->clock_s, st->ici_free_s);
+  tot.mxu_util = tot.time_s > 0 ? r.total.ideal_mxu_s / tot.time_s : 0;
+  table_free(&st->ends, free);
   fprintf(out, "time by bound: MXU %.3f us, VPU %.3f us, HBM %.3f us, ICI %.3f us, issue %.3f us\n",
           r.total.by_bound[BOUND_MXU] * 1e6, r.total.by_bound[BOUND_VPU] * 1e6, r.total.by_bound[BOUND_HBM] * 1e6,
           r.total.by_bound[BOUND_ICI] * 1e6, r.total.by_bound[BOUND_ISSUE] * 1e6);
@@ -749,4 +951,6 @@ void cost_report(Context *c, const Module *m, const Target *t, uint64_t peak_hbm
   fprintf(out, "total: modeled %.3f us, %.0f FLOPs, %.0f HBM bytes, MXU utilization %.1f%%, peak HBM %s\n",
           tot.time_s * 1e6, tot.flops, tot.hbm_bytes, 100 * tot.mxu_util,
           peak_hbm_bytes ? peak : "not computed (buffer-assign did not run)");
+  fprintf(out, "streams: compute %.3f us, ICI %.3f us; total %.3f us, of which ICI exposed %.3f us\n",
+          st->compute_s * 1e6, st->ici_s * 1e6, tot.time_s * 1e6, st->exposed_s * 1e6);
 }

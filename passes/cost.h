@@ -37,7 +37,8 @@ OpCost cost_of_op(const Op *op, const Target *t);
 /* No time and no HBM traffic: constants (weights already in HBM), tuples,
  * get_tuple_element, returns, optimization_barrier, reshapes that keep the
  * two minor dimensions and same-width bitcast_converts (views of their
- * operand's buffer), check and probe ops. */
+ * operand's buffer), check and probe ops, tpu.async_done (its start
+ * carries the collective's cost). */
 bool cost_op_is_free(const Op *op);
 
 /* The GEMM a dot, dot_general, ragged dot or convolution implies: batch b,
@@ -59,7 +60,10 @@ void cost_format_bytes(double bytes, char *buf, size_t len);
 /* The --report table of module m on target t: one row per top-level op
  * with cost (constants, returns and free ops are left out), then the
  * program total, the MXU utilization of the whole program and the peak HBM
- * (peak_hbm_bytes from buffer-assign, 0: not known). */
+ * (peak_hbm_bytes from buffer-assign, 0: not known).  The total runs the
+ * rows on a compute stream and an ICI stream (async collectives overlap
+ * the compute; plain ones block it); the last line gives both streams'
+ * busy times and the ICI time the compute stream waited for. */
 void cost_report(Context *c, const Module *m, const Target *t, uint64_t peak_hbm_bytes, FILE *out);
 
 #endif

@@ -33,7 +33,8 @@ static const char usage_text[] =
     "  --seed=N               seed for random inputs and elided weights (default 0)\n"
     "  --threads=N            host threads for tile-parallel kernels and chips (default:\n"
     "                         one per core); results are the same bits for every N\n"
-    "  --replicas=N           run on N replicas (default: the module's mhlo.num_replicas, or 1)\n"
+    "  --replicas=N           run on N replicas (default: the module's mhlo.num_replicas, or 1;\n"
+    "                         1 with --check, whose programs use interpreter.run_parallel)\n"
     "  --partitions=M         ... of M partitions each (default: mhlo.num_partitions, or 1)\n"
     "  --mesh=AxB[xC]         the torus the N*M chips sit on, row-major (default: the\n"
     "                         squarest one of the target's 2 or 3 dimensions)\n"
@@ -77,10 +78,10 @@ typedef struct Options {
 
 static int usage_error(const char *fmt, const char *arg) { return driver_usage_error("tpurun", fmt, arg); }
 
-/* HBM capacity of a preset (passes/targets.def). */
-static uint64_t hbm_bytes_of(const char *target) {
-  const Target *t = target_lookup(target);
-  return (t ? t : target_default())->hbm_bytes;
+/* A preset (passes/targets.def), the default for an unknown name. */
+static const Target *target_of(const char *name) {
+  const Target *t = target_lookup(name);
+  return t ? t : target_default();
 }
 
 /* "AxB" or "AxBxC", each dimension >= 1, at most VM_MAX_CHIPS chips. */
@@ -490,13 +491,20 @@ static int run_image(const Options *o, const char *name, const char *source, con
     return EXIT_BAD_FILE;
   }
   if (source) vm_program_set_source(p, source);
-  VmOptions vo = {.hbm_bytes = hbm_bytes_of(p->target[0] ? p->target : o->compile.target),
+  const Target *target = target_of(p->target[0] ? p->target : o->compile.target);
+  VmOptions vo = {.hbm_bytes = target->hbm_bytes,
+                  .ici_link_bytes_per_s = target->ici_bytes_per_s,
+                  .ici_hop_s = TARGET_ICI_HOP_S,
+                  .torus_dims = target->torus_dims,
                   .run_checks = o->check,
                   .seed = o->seed,
                   .profile = o->profile,
                   .trace = o->trace != NULL,
                   .threads = o->threads ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN)};
-  VmMesh mesh = {o->replicas ? o->replicas : 1, o->partitions ? o->partitions : 1, 0, {0, 0, 0}};
+  /* The module's slice is the default, except for --check programs: their
+   * @main drives its chips itself with interpreter.run_parallel. */
+  VmMesh mesh = {o->replicas ? o->replicas : o->check ? 1 : p->num_replicas,
+                 o->partitions ? o->partitions : o->check ? 1 : p->num_partitions, 0, {0, 0, 0}};
   int chips = mesh.replicas * mesh.partitions;
   if (chips > VM_MAX_CHIPS) {
     fprintf(stderr, "tpurun: %d replicas x %d partitions is more than %d chips\n", mesh.replicas, mesh.partitions,
@@ -514,9 +522,6 @@ static int run_image(const Options *o, const char *name, const char *source, con
     }
     mesh.ndims = o->mesh.ndims;
     memcpy(mesh.dims, o->mesh.dims, sizeof mesh.dims);
-  } else {
-    mesh.ndims = 1;
-    mesh.dims[0] = chips;
   }
   if (chips > 1) {
     const char *fname = o->function ? o->function : "main";

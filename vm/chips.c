@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vm/ici.h"
 #include "vm/internal.h"
 
 enum ChipState { CHIP_RUNNING, CHIP_BLOCKED, CHIP_DONE };
@@ -61,6 +62,9 @@ struct VmFabric {
   Message *messages, **messages_tail;
   bool aborted;
   char deadlock[1024]; /* the deadlock message, when one ended the run */
+  /* The torus and its links, for the collectives' modeled time. */
+  IciMesh mesh;
+  double link_bytes_per_s, hop_s;
 };
 
 /* ------------------------------------------------------------------ */
@@ -325,6 +329,48 @@ static bool barrier(VmFabric *f, Meeting *m) {
   return !m->failed && !f->aborted;
 }
 
+/* Chip of id `id` of a permute pair: a replica id in this chip's
+ * partition (mode 0) or a partition id in its replica (mode 1). */
+static int pair_chip(const VmChipId *me, int mode, int64_t id) {
+  return mode == 0 ? (int)id * me->partitions + me->partition : me->replica * me->partitions + (int)id;
+}
+
+/* Modeled seconds of the executing collective among the meeting's members
+ * on the slice's torus (vm/ici.h). */
+static double collective_seconds(const VmFabric *f, const VmExec *x, const Meeting *m) {
+  const VmInstr *ins = m->ins;
+  const VmFunc *fn = m->func;
+  double in_bytes = 0, out_bytes = 0;
+  for (uint32_t i = 0; i < ins->n_in; i++) in_bytes += (double)fn->reg_types[ins->in[i]]->nbytes;
+  for (uint32_t i = 0; i < ins->n_out; i++) out_bytes += (double)fn->reg_types[ins->out[i]]->nbytes;
+  IciCollective kind;
+  double bytes = in_bytes;
+  switch (ins->opcode) {
+  case VM_OP_ALL_GATHER: kind = ICI_ALL_GATHER, bytes = out_bytes; break;
+  case VM_OP_REDUCE_SCATTER: kind = ICI_REDUCE_SCATTER; break;
+  case VM_OP_ALL_TO_ALL: kind = ICI_ALL_TO_ALL; break;
+  case VM_OP_COLLECTIVE_BROADCAST: kind = ICI_COLLECTIVE_BROADCAST; break;
+  case VM_OP_COLLECTIVE_PERMUTE: {
+    int64_t len;
+    const int64_t *pairs = vm_field_list(ins, 0, &len);
+    int mode = (int)vm_field_int(ins, 1), chips = f->nchips;
+    VmChipId me = vm_chip_id(x);
+    int *ends = malloc(sizeof(int) * ((size_t)len + 1));
+    if (!ends) return 0;
+    for (int64_t i = 0; i < len; i++) {
+      int c = pair_chip(&me, mode, pairs[i]);
+      ends[i] = c >= 0 && c < chips ? c : -1;
+    }
+    double s = ici_collective_seconds(ICI_COLLECTIVE_PERMUTE, bytes, ends, (int)len, &f->mesh, f->link_bytes_per_s,
+                                      f->hop_s);
+    free(ends);
+    return s;
+  }
+  default: kind = ICI_ALL_REDUCE; break; /* all_reduce, cross_replica_sum, collective_reduce */
+  }
+  return ici_collective_seconds(kind, bytes, m->group, m->n, &f->mesh, f->link_bytes_per_s, f->hop_s);
+}
+
 int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmTensor *in, int nin, VmTensor *out,
                   int nout, int nphases, VmPhaseFn fn, void *ctx) {
   (void)nin;
@@ -377,9 +423,11 @@ int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmT
              "does not match its group: chip %d is at %s, chip %d at %s, with other operand or result types",
              first_lower ? m->first_chip : id.chip, first_lower ? there : here, first_lower ? id.chip : m->first_chip,
              first_lower ? here : there);
+    char why[sizeof m->mismatch];
+    snprintf(why, sizeof why, "%s", m->mismatch);
     abort_locked(f);
-    pthread_mutex_unlock(&f->mu);
-    return vm_trap(x, "%s", m->mismatch);
+    pthread_mutex_unlock(&f->mu); /* m may go from here on */
+    return vm_trap(x, "%s", why);
   }
   m->in[me] = in;
   m->out[me] = out;
@@ -396,6 +444,7 @@ int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmT
     return mismatch[0] ? vm_trap(x, "%s", mismatch) : aborted_trap(x, f);
   }
   pthread_mutex_unlock(&f->mu);
+  vm_exec_collective_ran(x, m->start_s, collective_seconds(f, x, m));
   VmMeeting view = {n, me, m->group, m->in, m->out, m->start_s};
   int rc = VM_OK;
   for (int p = 0; p < nphases; p++) {
@@ -525,6 +574,18 @@ VmSlice *vm_slice_new(const VmProgram *p, const VmOptions *opts, const VmMesh *m
     vm_slice_free(s);
     return NULL;
   }
+  int torus_dims = opts && opts->torus_dims == 3 ? 3 : 2;
+  if (mesh->ndims == 0) {
+    ici_default_mesh(n, torus_dims, &s->fabric->mesh);
+    s->mesh.ndims = s->fabric->mesh.ndims;
+    memcpy(s->mesh.dims, s->fabric->mesh.dims, sizeof s->mesh.dims);
+  } else if (!ici_mesh_init(&s->fabric->mesh, mesh->ndims, mesh->dims, torus_dims) ||
+             ici_mesh_chips(&s->fabric->mesh) != n) {
+    vm_slice_free(s);
+    return NULL;
+  }
+  s->fabric->link_bytes_per_s = opts ? opts->ici_link_bytes_per_s : 0;
+  s->fabric->hop_s = opts ? opts->ici_hop_s : 0;
   /* Chips share the host threads: each kernel gets its share. */
   VmOptions chip_opts = opts ? *opts : (VmOptions){0};
   chip_opts.threads = threads / n > 1 ? threads / n : 1;

@@ -29,6 +29,7 @@ typedef struct VmBuf {
   uint32_t nmembers;
   struct VmBuf **members;
   void *data;
+  double ready_s; /* modeled time the value exists (an async collective's end) */
 } VmBuf;
 
 struct VmExec {
@@ -64,6 +65,7 @@ struct VmExec {
   bool own_fabric;
   bool victim;          /* the run was ended by another chip or a deadlock */
   bool ran_collective;  /* the instruction just run met its group (its time is on the ICI) */
+  double collective_end_s; /* ... and when its transfer ends */
   VmTimeline timeline;  /* the modeled timeline of the entry function */
 };
 
@@ -200,7 +202,8 @@ const VmTimeline *vm_exec_timeline(const VmExec *x) { return &x->timeline; }
 double vm_exec_collective_ran(VmExec *x, double start_s, double dur_s) {
   x->ran_collective = true;
   bool async = x->ins && (x->ins->flags & TPUB_INSTR_ASYNC);
-  return vm_timeline_collective(&x->timeline, x->ins ? x->ins->loc : 0, start_s, dur_s, async);
+  x->collective_end_s = vm_timeline_collective(&x->timeline, x->ins ? x->ins->loc : 0, start_s, dur_s, async);
+  return x->collective_end_s;
 }
 void vm_exec_mark_victim(VmExec *x) { x->victim = true; }
 bool vm_exec_is_victim(const VmExec *x) { return x->victim; }
@@ -595,7 +598,7 @@ static int run_parallel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
   if (vm_exec_fabric(x)) return trapf(x, ins, "run_parallel on a chip that already runs in a slice");
   const VmField *progs = &ins->fields[0];
   int n = (int)progs->n, replicas = (int)vm_field_int(ins, 1);
-  VmMesh mesh = {replicas, n / replicas, 1, {n, 1, 1}};
+  VmMesh mesh = {replicas, n / replicas, 0, {0, 0, 0}};
   VmOptions o = x->opts;
   o.profile = false;
   VmSlice *slice = vm_slice_new(x->prog, &o, &mesh);
@@ -771,6 +774,13 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32
     case VM_OP_COPY:
       for (uint32_t i = 0; i < ins->n_in; i++) regs[ins->out[i]] = buf_ref(regs[ins->in[i]]);
       break;
+    case VM_OP_ASYNC_DONE:
+      for (uint32_t i = 0; i < ins->n_in; i++) {
+        vm_timeline_wait(&x->timeline, regs[ins->in[i]]->ready_s);
+        regs[ins->out[i]] = buf_ref(regs[ins->in[i]]);
+      }
+      x->timeline.last_op = 0;
+      break;
     case VM_OP_TOKEN:
       if (!(regs[ins->out[0]] = buf_wrap(x, NULL, 0, BUF_TUPLE))) rc = oom(x, ins, sizeof(VmBuf));
       break;
@@ -785,10 +795,12 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32
       buf_release(x, regs[ins->kill[k]]);
       regs[ins->kill[k]] = NULL;
     }
-    if (x->depth == 1 && rc == VM_OK) {
-      if (x->ran_collective) x->ran_collective = false;
-      else vm_timeline_op(&x->timeline, x->prog, ins);
-    }
+    if (x->ran_collective && rc == VM_OK && (ins->flags & TPUB_INSTR_ASYNC))
+      for (uint32_t i = 0; i < ins->n_out; i++)
+        if (regs[ins->out[i]]) regs[ins->out[i]]->ready_s = x->collective_end_s;
+    if (x->depth == 1 && rc == VM_OK && ins->opcode != VM_OP_ASYNC_DONE && !x->ran_collective)
+      vm_timeline_op(&x->timeline, x->prog, ins);
+    x->ran_collective = false;
     if (timed) {
       clock_gettime(CLOCK_MONOTONIC, &t1);
       vm_profile_add(x->profile, ins->loc, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));

@@ -131,11 +131,13 @@ static bool load_sections(Loader *l) {
       [TPUB_SEC_STRTAB] = 1,           [TPUB_SEC_INTS] = 8, [TPUB_SEC_TYPES] = sizeof(TpubType),
       [TPUB_SEC_CONSTS] = 1,           [TPUB_SEC_FUNCS] = sizeof(TpubFunc),
       [TPUB_SEC_CODE] = sizeof(uint32_t), [TPUB_SEC_LOCS] = sizeof(TpubLoc),
-      [TPUB_SEC_COSTS] = sizeof(TpubCost)};
+      [TPUB_SEC_MODULE] = sizeof(TpubModule), [TPUB_SEC_COSTS] = sizeof(TpubCost),
+      [TPUB_SEC_LOCOPS] = sizeof(uint32_t)};
   static const char *const sec_name[TPUB_SEC_COUNT] = {
       [TPUB_SEC_STRTAB] = "STRTAB", [TPUB_SEC_INTS] = "INTS",   [TPUB_SEC_TYPES] = "TYPES",
       [TPUB_SEC_CONSTS] = "CONSTS", [TPUB_SEC_FUNCS] = "FUNCS", [TPUB_SEC_CODE] = "CODE",
-      [TPUB_SEC_LOCS] = "LOCS",     [TPUB_SEC_COSTS] = "COSTS"};
+      [TPUB_SEC_LOCS] = "LOCS",     [TPUB_SEC_MODULE] = "MODULE", [TPUB_SEC_COSTS] = "COSTS",
+      [TPUB_SEC_LOCOPS] = "LOCOPS"};
   if (l->n < sizeof(TpubHeader))
     return fail(l, "truncated: %zu bytes is shorter than the %zu-byte header", l->n, sizeof(TpubHeader));
   TpubHeader h;
@@ -174,7 +176,9 @@ static bool load_sections(Loader *l) {
     l->sec[s->kind] = s;
   }
   for (int k = 1; k < TPUB_SEC_COUNT; k++)
-    if (!l->sec[k] && k != TPUB_SEC_COSTS) return fail(l, "section %s is missing", sec_name[k]);
+    if (!l->sec[k] && k != TPUB_SEC_COSTS && k != TPUB_SEC_LOCOPS) return fail(l, "section %s is missing", sec_name[k]);
+  if (!l->sec[TPUB_SEC_COSTS] != !l->sec[TPUB_SEC_LOCOPS])
+    return fail(l, l->sec[TPUB_SEC_COSTS] ? "section COSTS without LOCOPS" : "section LOCOPS without COSTS");
   l->prog->strtab = (const char *)l->bytes + l->sec[TPUB_SEC_STRTAB]->offset;
   l->prog->strtab_size = l->sec[TPUB_SEC_STRTAB]->count;
   if (l->prog->strtab_size == 0 || l->prog->strtab[l->prog->strtab_size - 1] != '\0')
@@ -183,6 +187,18 @@ static bool load_sections(Loader *l) {
   l->nints = l->sec[TPUB_SEC_INTS]->count;
   l->prog->consts = l->bytes + l->sec[TPUB_SEC_CONSTS]->offset;
   l->prog->consts_size = l->sec[TPUB_SEC_CONSTS]->count;
+  /* MODULE: the slice the program was written for. */
+  if (l->sec[TPUB_SEC_MODULE]->count != 1)
+    return fail(l, "section MODULE has %u records, expected 1", l->sec[TPUB_SEC_MODULE]->count);
+  TpubModule mod;
+  memcpy(&mod, l->bytes + l->sec[TPUB_SEC_MODULE]->offset, sizeof mod);
+  if (mod.num_replicas < 1 || mod.num_replicas > TPUB_MAX_CHIPS || mod.num_partitions < 1 ||
+      mod.num_partitions > TPUB_MAX_CHIPS || (uint64_t)mod.num_replicas * mod.num_partitions > TPUB_MAX_CHIPS)
+    return fail(l, "MODULE: %u replicas x %u partitions (each 1..%d, at most %d chips)", mod.num_replicas,
+                mod.num_partitions, TPUB_MAX_CHIPS, TPUB_MAX_CHIPS);
+  if (mod.reserved[0] || mod.reserved[1]) return fail(l, "MODULE: reserved words are not zero");
+  p->num_replicas = (int)mod.num_replicas;
+  p->num_partitions = (int)mod.num_partitions;
   return true;
 }
 
@@ -259,27 +275,41 @@ static bool load_locs(Loader *l) {
   return true;
 }
 
-/* The optional COSTS section: one record per location, op ids in range,
- * known bounds, zero pads, finite non-negative numbers. */
+/* The optional COSTS and LOCOPS sections: one cost record per top-level
+ * op (known bound, zero pads, finite non-negative numbers, an op location
+ * that belongs to the op) and one op id per location, expanded into one
+ * VmCost per location. */
 static bool load_costs(Loader *l) {
-  const TpubSection *sec = l->sec[TPUB_SEC_COSTS];
+  const TpubSection *sec = l->sec[TPUB_SEC_COSTS], *osec = l->sec[TPUB_SEC_LOCOPS];
   if (!sec) return true;
-  uint32_t n = l->prog->pub.n_locs;
-  if (sec->count != n) return fail(l, "COSTS has %u records for %u locations", sec->count, n);
+  uint32_t n = l->prog->pub.n_locs, nops = sec->count;
+  if (osec->count != n) return fail(l, "LOCOPS has %u entries for %u locations", osec->count, n);
+  /* Each op names a location of its own: more ops than locations is corrupt. */
+  if (nops > n) return fail(l, "COSTS has %u records for %u locations", nops, n);
   const TpubCost *rec = (const TpubCost *)(l->bytes + sec->offset);
-  VmCost *costs = pool_alloc(&l->prog->pool, sizeof(VmCost) * (n + 1));
-  if (!costs) return fail(l, "out of memory");
-  for (uint32_t i = 0; i < n; i++) {
+  const uint32_t *locop = (const uint32_t *)(l->bytes + osec->offset);
+  for (uint32_t k = 0; k < n; k++)
+    if (locop[k] > nops)
+      return fail(l, "LOCOPS: location %u: op id %u out of range (%u COSTS records)", k, locop[k], nops);
+  for (uint32_t i = 0; i < nops; i++) {
     const TpubCost *c = &rec[i];
-    if (c->op > n) return fail(l, "cost %u: op id %u out of range (%u locations)", i, c->op, n);
-    if (c->bound >= TPUB_BOUND_COUNT) return fail(l, "cost %u: unknown bound unit %u", i, c->bound);
-    if (c->pad[0] || c->pad[1] || c->pad[2]) return fail(l, "cost %u: nonzero padding", i);
-    if (c->op_loc >= n) return fail(l, "cost %u: op location %u out of range (%u locations)", i, c->op_loc, n);
+    if (c->bound >= TPUB_BOUND_COUNT) return fail(l, "COSTS: op %u: unknown bound unit %u", i + 1, c->bound);
+    for (int k = 0; k < 7; k++)
+      if (c->pad[k]) return fail(l, "COSTS: op %u: nonzero padding", i + 1);
+    if (c->op_loc >= n) return fail(l, "COSTS: op %u: op location %u out of range (%u locations)", i + 1, c->op_loc, n);
+    if (locop[c->op_loc] != i + 1)
+      return fail(l, "COSTS: op %u: op location %u belongs to op %u", i + 1, c->op_loc, locop[c->op_loc]);
     const double nums[] = {c->mxu_util, c->flops, c->hbm_bytes, c->modeled_s};
     static const char *const names[] = {"MXU utilization", "FLOPs", "HBM bytes", "modeled time"};
     for (int k = 0; k < 4; k++)
-      if (!(nums[k] >= 0 && nums[k] <= DBL_MAX)) return fail(l, "cost %u: %s is %g", i, names[k], nums[k]);
-    costs[i] = (VmCost){c->op, c->op_loc, c->bound, c->mxu_util, c->flops, c->hbm_bytes, c->modeled_s};
+      if (!(nums[k] >= 0 && nums[k] <= DBL_MAX)) return fail(l, "COSTS: op %u: %s is %g", i + 1, names[k], nums[k]);
+  }
+  VmCost *costs = pool_alloc(&l->prog->pool, sizeof(VmCost) * (n + 1));
+  if (!costs) return fail(l, "out of memory");
+  for (uint32_t k = 0; k < n; k++) {
+    if (!locop[k]) continue; /* op 0, location 0, zeros (pool memory is zeroed) */
+    const TpubCost *c = &rec[locop[k] - 1];
+    costs[k] = (VmCost){locop[k], c->op_loc, c->bound, c->mxu_util, c->flops, c->hbm_bytes, c->modeled_s};
   }
   l->prog->pub.costs = costs;
   return true;

@@ -15,8 +15,9 @@
  *   FUNCS   TpubFunc[]
  *   CODE    uint32 instruction words (see TpubInstr below)
  *   LOCS    TpubLoc[]: source locations; instructions refer to them by index
- *   COSTS   TpubCost[], optional: one per LOCS record, the modeled TPU cost
- *           of the top-level op each instruction was lowered from
+ *   COSTS   TpubCost[], optional: one per top-level op, its modeled TPU cost
+ *   LOCOPS  uint32[], present exactly when COSTS is: one per LOCS record,
+ *           the op id of the top-level op it belongs to (0: none)
  */
 #ifndef TPUB_H
 #define TPUB_H
@@ -24,7 +25,7 @@
 #include <stdint.h>
 
 #define TPUB_MAGIC "TPUB\x89\r\n\x1a" /* 8 bytes; the \r\n\x1a catch text-mode damage */
-#define TPUB_FORMAT_VERSION 2 /* 2: COSTS section, mxu_dot */
+#define TPUB_FORMAT_VERSION 3 /* 2: COSTS section, mxu_dot; 3: COSTS per op, LOCOPS */
 #define TPUB_MAX_RANK 16     /* deeper tensors are refused by the loader */
 #define TPUB_MAX_CALL_DEPTH 256
 #define TPUB_MAX_TUPLE_NESTING 64 /* tuples of tuples, at most this deep */
@@ -84,7 +85,9 @@ enum TpubSectionKind {
   TPUB_SEC_FUNCS,
   TPUB_SEC_CODE,
   TPUB_SEC_LOCS,
-  TPUB_SEC_COSTS, /* optional */
+  TPUB_SEC_MODULE, /* one TpubModule */
+  TPUB_SEC_COSTS,  /* optional */
+  TPUB_SEC_LOCOPS, /* present exactly when COSTS is */
   TPUB_SEC_COUNT /* one past the last kind */
 };
 
@@ -134,6 +137,16 @@ typedef struct TpubFunc {
 } TpubFunc;
 _Static_assert(sizeof(TpubFunc) == 40, "func layout");
 
+/* What the module says about the chips it runs on (mhlo.num_replicas,
+ * mhlo.num_partitions; 1 when absent): tpurun's default slice.  Each is
+ * 1..4096 and their product at most 4096; reserved words are zero. */
+typedef struct TpubModule {
+  uint32_t num_replicas, num_partitions;
+  uint32_t reserved[2];
+} TpubModule;
+_Static_assert(sizeof(TpubModule) == 16, "module layout");
+#define TPUB_MAX_CHIPS 4096
+
 typedef struct TpubLoc {
   uint32_t file; /* STRTAB offset of the file name */
   uint32_t line, col;
@@ -152,19 +165,18 @@ enum TpubBound {
   TPUB_BOUND_COUNT
 };
 
-/* COSTS record i belongs to LOCS record i (so to the instructions that
- * point to it).  Top-level ops (directly in a function body) are numbered
- * from 1 in program order; every LOCS record written while lowering one
- * (its instructions, and the functions made of its regions with their
- * instructions) carries its id and its cost; the other records (those of
- * the module's functions) carry op 0 and zeros.  Numbers are finite and
- * >= 0; pads are zero. */
+/* Top-level ops (directly in a function body) are numbered from 1 in
+ * program order; COSTS record i is the modeled cost of op i + 1.  LOCOPS
+ * entry k is the op id of LOCS record k: every record written while
+ * lowering an op (its instructions, and the functions made of its regions
+ * with their instructions) carries its id; the others (those of the
+ * module's functions) carry 0.  Numbers are finite and >= 0; pads are
+ * zero. */
 typedef struct TpubCost {
-  uint32_t op;      /* 1-based id of the top-level (fused) op; 0: none */
-  uint8_t bound;    /* TpubBound */
-  uint8_t pad[3];
+  uint32_t op_loc;  /* LOCS record naming the op (e.g. "tpu.fusion(output)"); its LOCOPS entry is this op */
   float mxu_util;   /* modeled MXU utilization, 0..1 */
-  uint32_t op_loc;  /* LOCS record naming the top-level op (e.g. "tpu.fusion(output)") */
+  uint8_t bound;    /* TpubBound */
+  uint8_t pad[7];
   double flops;     /* useful FLOPs */
   double hbm_bytes; /* HBM bytes read and written */
   double modeled_s; /* modeled time in seconds */

@@ -128,8 +128,8 @@ typedef struct VmLoc {
   const char *op;
 } VmLoc;
 
-/* The modeled TPU cost of the top-level op a location belongs to (a
- * TpubCost record, checked). */
+/* The modeled TPU cost of the top-level op a location belongs to (its
+ * COSTS record through LOCOPS, checked). */
 typedef struct VmCost {
   uint32_t op;    /* 1-based top-level op id; 0: none */
   uint32_t op_loc; /* location record naming that op */
@@ -148,6 +148,7 @@ struct VmProgram {
   const VmFunc *funcs;
   const VmLoc *locs;
   const VmCost *costs; /* n_locs records, parallel to locs; NULL without a COSTS section */
+  int num_replicas, num_partitions; /* the module's slice (MODULE section) */
 };
 
 /* Loads and verifies a whole .tpub image (the bytes are copied).  On
@@ -186,6 +187,11 @@ typedef struct VmOptions {
   int threads;         /* host threads for tile-parallel kernels; 0 or 1: one */
   bool profile;        /* time the entry function's instructions (vm/profile.h) */
   bool trace;          /* keep the modeled timeline's events (vm/timeline.h) */
+  /* The target's ICI for the modeled timeline (vm/ici.h): link bandwidth
+   * one way, latency of a hop, torus dimensions (2 or 3).  0: collectives
+   * take no modeled time. */
+  double ici_link_bytes_per_s, ici_hop_s;
+  int torus_dims;
   VmReallocFn realloc_fn; /* NULL: the C library */
   void *realloc_ud;
 } VmOptions;
@@ -215,11 +221,12 @@ void vm_value_free(VmValue *v);
 /* ------------------------------------------------------------------ */
 /* Slices of chips (vm/chips.c). */
 
-#define VM_MAX_CHIPS 4096
+#define VM_MAX_CHIPS TPUB_MAX_CHIPS
 
 /* The chips of a slice: replicas x partitions of them (chip c is replica
  * c / partitions, partition c % partitions), sitting row-major on a torus
- * of dims[0] x ... x dims[ndims - 1] chips. */
+ * of dims[0] x ... x dims[ndims - 1] chips (ndims 0: the target's default
+ * slice, vm/ici.h ici_default_mesh). */
 typedef struct VmMesh {
   int replicas, partitions;
   int ndims;

@@ -126,6 +126,11 @@ static void test_corrupted_header(void **state) {
   memcpy(bad, img, n);
   ((TpubHeader *)bad)->format_version = 99;
   expect_refused(bad, n, "format version 99");
+  /* Version 2 kept one COSTS record per location: refused at the header. */
+  memcpy(bad, img, n);
+  ((TpubHeader *)bad)->format_version = 2;
+  fix_checksum(bad, n);
+  expect_refused(bad, n, "format version 2, this tpurun reads version 3");
   memcpy(bad, img, n);
   bad[n / 2] ^= 0x40;
   expect_refused(bad, n, "checksum mismatch");
@@ -304,14 +309,16 @@ static uint8_t *compile_with_costs(const char *text, size_t *n, int *calls) {
   return img;
 }
 
-/* The COSTS section of an image and its record count. */
-static TpubSection *costs_section(uint8_t *img) {
+/* The section-table entry of kind in an image, NULL without one. */
+static TpubSection *find_section(uint8_t *img, uint32_t kind) {
   const TpubHeader *h = (const TpubHeader *)img;
   TpubSection *sec = (TpubSection *)(img + sizeof *h);
   for (uint32_t i = 0; i < h->section_count; i++)
-    if (sec[i].kind == TPUB_SEC_COSTS) return &sec[i];
+    if (sec[i].kind == kind) return &sec[i];
   return NULL;
 }
+
+static TpubSection *costs_section(uint8_t *img) { return find_section(img, TPUB_SEC_COSTS); }
 
 static const VmInstr *find_instr(const VmFunc *fn, int opcode) {
   for (uint32_t i = 0; i < fn->n_instrs; i++)
@@ -331,9 +338,13 @@ static void test_costs_round_trip(void **state) {
   uint8_t *again = compile_with_costs(program_text, &n2, &calls);
   assert_int_equal(n, n2);
   assert_memory_equal(img, again, n);
-  /* Without a cost model there is no section. */
+  /* One COSTS record per top-level op, one LOCOPS entry per location. */
+  assert_int_equal(costs_section(img)->count, 10);
+  assert_int_equal(find_section(img, TPUB_SEC_LOCOPS)->count, find_section(img, TPUB_SEC_LOCS)->count);
+  /* Without a cost model there is neither section. */
   uint8_t *plain = compile_text(program_text, &n3);
   assert_null(costs_section(plain));
+  assert_null(find_section(plain, TPUB_SEC_LOCOPS));
   char err[256];
   VmProgram *pp = vm_program_load(plain, n3, err, sizeof err);
   assert_non_null(pp);
@@ -367,6 +378,10 @@ static void test_costs_round_trip(void **state) {
   }
   assert_int_equal(prog->costs[mainf->loc].op, 0);
   assert_int_equal(prog->costs[countf->loc].op, 0);
+  /* Each op's row label is a location of that op, named after it. */
+  assert_int_equal(prog->costs[dot->op_loc].op, 1);
+  assert_string_equal(prog->locs[dot->op_loc].op, "stablehlo.dot_general");
+  assert_int_equal(prog->costs[w->loc].op_loc, prog->costs[prog->costs[w->loc].op_loc].op_loc);
   assert_int_equal(run_main(prog, NULL, true), VM_OK);
   vm_program_free(prog);
   free(img);
@@ -374,7 +389,59 @@ static void test_costs_round_trip(void **state) {
   free(plain);
 }
 
-/* Corrupt COSTS records are refused with a reason. */
+/* MODULE carries the module's mhlo.num_replicas / mhlo.num_partitions
+ * (1 when absent); a bad one is refused with a reason. */
+static void test_module_section(void **state) {
+  (void)state;
+  size_t n;
+  int calls = 0;
+  uint8_t *img = compile_with_costs(program_text, &n, &calls);
+  char err[256];
+  VmProgram *p = vm_program_load(img, n, err, sizeof err);
+  assert_non_null(p);
+  assert_int_equal(p->num_replicas, 1);
+  assert_int_equal(p->num_partitions, 1);
+  vm_program_free(p);
+  uint8_t *img2 = compile_with_costs(
+      "module attributes {mhlo.num_replicas = 4 : i32, mhlo.num_partitions = 2 : i32} {\n"
+      "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  return %a : tensor<2xf32>\n}\n}\n",
+      &n, &calls);
+  assert_non_null(p = vm_program_load(img2, n, err, sizeof err));
+  assert_int_equal(p->num_replicas, 4);
+  assert_int_equal(p->num_partitions, 2);
+  vm_program_free(p);
+  uint8_t *bad = malloc(n);
+  const struct {
+    int what;
+    const char *reason;
+  } cases[] = {
+      {0, "section MODULE has 2 records, expected 1"},
+      {1, "MODULE: 0 replicas x 2 partitions"},
+      {2, "MODULE: 4 replicas x 4097 partitions"},
+      {3, "MODULE: 4096 replicas x 2 partitions"},
+      {4, "MODULE: reserved words are not zero"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    memcpy(bad, img2, n);
+    TpubSection *sec = find_section(bad, TPUB_SEC_MODULE);
+    TpubModule *mod = (TpubModule *)(bad + sec->offset);
+    switch (cases[k].what) {
+    case 0: sec->count = 2; break;
+    case 1: mod->num_replicas = 0; break;
+    case 2: mod->num_partitions = 4097; break;
+    case 3: mod->num_replicas = 4096; break;
+    case 4: mod->reserved[1] = 7; break;
+    }
+    fix_checksum(bad, n);
+    expect_refused(bad, n, cases[k].reason);
+  }
+  free(bad);
+  free(img);
+  free(img2);
+}
+
+/* Corrupt COSTS records and LOCOPS entries are refused with a reason
+ * naming the section. */
 static void test_costs_corrupt(void **state) {
   (void)state;
   size_t n;
@@ -385,26 +452,86 @@ static void test_costs_corrupt(void **state) {
     int what;
     const char *reason;
   } cases[] = {
-      {0, "COSTS has"},          {1, "FLOPs is nan"},      {2, "modeled time is -1"},
-      {3, "unknown bound unit 6"}, {4, "out of range"},    {5, "nonzero padding"},
-      {6, "HBM bytes is inf"},
+      {0, "LOCOPS has"},
+      {1, "COSTS: op 2: FLOPs is nan"},
+      {2, "COSTS: op 3: modeled time is -1"},
+      {3, "COSTS: op 1: unknown bound unit 6"},
+      {4, "LOCOPS: location 3: op id 11 out of range (10 COSTS records)"},
+      {5, "COSTS: op 1: nonzero padding"},
+      {6, "COSTS: op 1: HBM bytes is inf"},
+      {7, "out of range (9 COSTS records)"},
+      {8, "COSTS: op 4: op location"},
+      {9, "belongs to op 1"},
+      {10, "section COSTS without LOCOPS"},
+      {11, "section LOCOPS without COSTS"},
+      {12, "COSTS: op 5: MXU utilization is -0.5"},
+      {13, "COSTS has"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     memcpy(bad, img, n);
-    TpubSection *sec = costs_section(bad);
+    TpubHeader *h = (TpubHeader *)bad;
+    TpubSection *sec = costs_section(bad), *osec = find_section(bad, TPUB_SEC_LOCOPS);
     TpubCost *rec = (TpubCost *)(bad + sec->offset);
+    uint32_t *locop = (uint32_t *)(bad + osec->offset);
     switch (cases[k].what) {
-    case 0: sec->count--; break;
+    case 0: osec->count--; break;
     case 1: rec[1].flops = NAN; break;
     case 2: rec[2].modeled_s = -1; break;
     case 3: rec[0].bound = TPUB_BOUND_COUNT; break;
-    case 4: rec[3].op = sec->count + 1; break;
-    case 5: rec[0].pad[1] = 1; break;
+    case 4: locop[3] = sec->count + 1; break;
+    case 5: rec[0].pad[6] = 1; break;
     case 6: rec[0].hbm_bytes = INFINITY; break;
+    case 7: sec->count--; break; /* op 10's locations name a record that is gone */
+    case 8: rec[3].op_loc = osec->count; break;
+    case 9: rec[1].op_loc = rec[0].op_loc; break; /* a location of op 1 */
+    case 10: /* LOCOPS is the last section: drop it */
+      assert_ptr_equal(osec, (TpubSection *)(bad + sizeof *h) + h->section_count - 1);
+      h->section_count--;
+      break;
+    case 11: /* COSTS, just before it, replaced by LOCOPS */
+      assert_ptr_equal(sec + 1, osec);
+      *sec = *osec;
+      h->section_count--;
+      break;
+    case 12: rec[4].mxu_util = -0.5f; break;
+    case 13: /* more records than locations: LOCOPS shrunk to nine */
+      osec->count = 9;
+      find_section(bad, TPUB_SEC_LOCS)->count = 9;
+      sec->count = 10;
+      break;
     }
     fix_checksum(bad, n);
     expect_refused(bad, n, cases[k].reason);
+    if (cases[k].what == 8) expect_refused(bad, n, "out of range");
   }
+  /* Every byte flip in COSTS and LOCOPS is refused, or loads with every
+   * location's op id and op location in range and finite numbers. */
+  const TpubSection *sec = costs_section(img), *osec = find_section(img, TPUB_SEC_LOCOPS);
+  size_t from = sec->offset, to = osec->offset + osec->count * sizeof(uint32_t);
+  int loaded = 0, refused = 0;
+  for (size_t i = from; i < to; i++) {
+    static const uint8_t flips[] = {0x01, 0x80, 0xff};
+    for (size_t f = 0; f < sizeof flips; f++) {
+      memcpy(bad, img, n);
+      bad[i] ^= flips[f];
+      fix_checksum(bad, n);
+      char err[256] = "";
+      VmProgram *p = vm_program_load(bad, n, err, sizeof err);
+      if (!p) {
+        if (!strstr(err, "COSTS") && !strstr(err, "LOCOPS")) fail_msg("byte %zu: reason '%s' names no section", i, err);
+        refused++;
+        continue;
+      }
+      loaded++;
+      for (uint32_t l = 0; l < p->n_locs; l++) {
+        const VmCost *c = &p->costs[l];
+        assert_true(c->op <= p->n_locs && c->op_loc < p->n_locs && c->bound < TPUB_BOUND_COUNT);
+        assert_true(isfinite(c->flops) && isfinite(c->hbm_bytes) && isfinite(c->modeled_s) && c->modeled_s >= 0);
+      }
+      vm_program_free(p);
+    }
+  }
+  assert_true(loaded > 0 && refused > 0);
   free(bad);
   free(img);
 }
@@ -619,7 +746,7 @@ int run_bytecode_tests(void) {
       cmocka_unit_test(test_every_byte_flip),   cmocka_unit_test(test_allocation_failures),
       cmocka_unit_test(test_call_depth_limit),  cmocka_unit_test(test_codecs_agree),
       cmocka_unit_test(test_loader_fuzz_regressions), cmocka_unit_test(test_costs_round_trip),
-      cmocka_unit_test(test_costs_corrupt),     cmocka_unit_test(test_profile),
+      cmocka_unit_test(test_costs_corrupt),     cmocka_unit_test(test_module_section),     cmocka_unit_test(test_profile),
       cmocka_unit_test(test_mxu_dot_validator), cmocka_unit_test(test_gemm_packed_b),
   };
   return cmocka_run_group_tests_name("bytecode", tests, NULL, NULL);
