@@ -4,6 +4,7 @@
 #   make run           build, compile and run examples/transformer_block.mlir
 #   make check         everything a change must keep passing
 #   make sanitize      `make check` under ASan+UBSan (clang-14, build-asan/)
+#   make tsan          the many-chips tests under ThreadSanitizer (build-tsan/)
 #   make unit          cmocka unit tests only (build/unit_tests)
 #   make fuzz-parser   libFuzzer on the parser, FUZZ_SECONDS (default 60)
 #   make fuzz-loader   libFuzzer on the .tpub loader and the VM
@@ -52,7 +53,7 @@ PROGRAMS := $(BUILD)/tpucc $(if $(wildcard tools/tpurun.c),$(BUILD)/tpurun)
 TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache bench conformance
 DEPS_SET   := $(if $(filter $(TEST_GOALS),$(MAKECMDGOALS)),test,build)
 
-.PHONY: all deps run check sanitize unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache bench conformance clean
+.PHONY: all deps run check sanitize tsan unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache bench conformance clean
 all: deps $(PROGRAMS)
 
 deps:
@@ -119,6 +120,16 @@ sanitize:
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(MAKE) check BUILD=build-asan CC=clang-14 \
 	    SAN_CFLAGS="$(SAN) -O1" LDFLAGS="$(SAN)"
+
+# The many-chips tests (a thread per chip) under ThreadSanitizer.
+TSAN_BUILD := build-tsan
+tsan: deps
+	$(MAKE) all BUILD=$(TSAN_BUILD) CC=clang-14 SAN_CFLAGS="-fsanitize=thread -O1" LDFLAGS="-fsanitize=thread"
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 /usr/bin/python3 /usr/lib/llvm-14/build/utils/lit/lit.py -s \
+	    testsuite/golden/vm testsuite/golden/passes/overlap_exec.mlir --param build_dir=$(CURDIR)/$(TSAN_BUILD)
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/chips.sh $(TSAN_BUILD)
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/train_step.sh $(TSAN_BUILD)
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/conformance/run.sh $(TSAN_BUILD) "^interpret/"
 
 bench: all
 	bench/run.sh $(BUILD)
@@ -202,4 +213,4 @@ fuzz-npy: deps $(FUZZ_BUILD)/fuzz_npy
 	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_BUILD)/npy-
 
 clean:
-	rm -rf $(sort build build-asan $(FUZZ_BUILD) $(BUILD))
+	rm -rf $(sort build build-asan build-tsan $(FUZZ_BUILD) $(BUILD))

@@ -66,7 +66,7 @@ config.substitutions.append((r'(?<![\w/.-])FileCheck(?![\w-])', 'FileCheck-14'))
 # `not` and `FileCheck` also work.
 config.environment['PATH'] = os.pathsep.join(
     [build_dir, llvm_bin, os.environ.get('PATH', '/usr/bin:/bin')])
-for var in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'HOME',
+for var in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'TSAN_OPTIONS', 'HOME',
             'TMPDIR', 'TPU_CONFORMANCE_DIR'):
     if var in os.environ:
         config.environment[var] = os.environ[var]
