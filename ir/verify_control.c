@@ -565,6 +565,23 @@ static bool func_signature(const Op *f, int *nin, Type *const **in, int *nout, T
   return false;
 }
 
+/* The block arguments of an isolated region (tpu.fusion, tpu.async_start)
+ * are the op's operands: as many, of the same types.  Reports the first
+ * mismatch. */
+static bool isolated_args_match(Context *c, const Op *op, const Block *b) {
+  if (b->nargs != op->noperands) {
+    op_error(c, op, "region takes %d argument(s) but the op has %d operand(s)", b->nargs, op->noperands);
+    return false;
+  }
+  for (int i = 0; i < b->nargs; i++)
+    if (b->args[i].type != op->operands[i]->type) {
+      op_error(c, op, "region argument #%d has type '%s' but operand #%d has type '%s'", i,
+               vo_type_str(c, b->args[i].type), i, vo_type_str(c, op->operands[i]->type));
+      return false;
+    }
+  return true;
+}
+
 /* tpu.fusion: block arguments match the operands, tpu.yield the results,
  * and `kind` names one of XLA's fusion kinds. */
 static void verify_fusion(Context *c, Op *op) {
@@ -575,15 +592,7 @@ static void verify_fusion(Context *c, Op *op) {
     known |= strcmp(kind->u.str.s, kinds[i]) == 0;
   if (!known) op_error(c, op, "requires attribute 'kind', one of \"loop\", \"input\", \"output\", \"multi_output\"");
   Block *b = vo_region_block(op, 0);
-  if (!b) return;
-  if (b->nargs != op->noperands) {
-    op_error(c, op, "region takes %d argument(s) but the op has %d operand(s)", b->nargs, op->noperands);
-    return;
-  }
-  for (int i = 0; i < b->nargs; i++)
-    if (b->args[i].type != op->operands[i]->type)
-      op_error(c, op, "region argument #%d has type '%s' but operand #%d has type '%s'", i,
-               vo_type_str(c, b->args[i].type), i, vo_type_str(c, op->operands[i]->type));
+  if (!b || !isolated_args_match(c, op, b)) return;
   const Op *y = b->last;
   if (!y || y->kind != OP_TPU_YIELD) {
     op_error(c, op, "region must end with 'tpu.yield'");
@@ -618,17 +627,7 @@ static bool is_async_collective(OpKind k) {
  * and all go, each once and in order, to one tpu.async_done. */
 static void verify_async_start(Context *c, Op *op) {
   Block *b = vo_region_block(op, 0);
-  if (!b) return;
-  if (b->nargs != op->noperands) {
-    op_error(c, op, "region takes %d argument(s) but the op has %d operand(s)", b->nargs, op->noperands);
-    return;
-  }
-  for (int i = 0; i < b->nargs; i++)
-    if (b->args[i].type != op->operands[i]->type) {
-      op_error(c, op, "region argument #%d has type '%s' but operand #%d has type '%s'", i,
-               vo_type_str(c, b->args[i].type), i, vo_type_str(c, op->operands[i]->type));
-      return;
-    }
+  if (!b || !isolated_args_match(c, op, b)) return;
   const Op *coll = b->first, *y = coll ? coll->next : NULL;
   if (!coll || !is_async_collective(coll->kind) || !y || y->kind != OP_TPU_YIELD || y->next) {
     op_error(c, op, "region must hold one collective (all_reduce, all_gather, reduce_scatter, all_to_all, "

@@ -569,28 +569,7 @@ static void unlend_value(VmValue *v) {
   memset(v, 0, sizeof *v);
 }
 
-/* A value another chip returned, copied into this chip's memory. */
-static VmBuf *adopt_value(VmExec *x, const VmValue *v, const VmType *t) {
-  if (t->kind == TPUB_TY_TOKEN) return buf_wrap(x, NULL, 0, BUF_TUPLE);
-  if (t->kind == TPUB_TY_TUPLE) {
-    VmBuf *b = buf_wrap(x, NULL, 0, BUF_TUPLE);
-    if (!b || !(b->members = vm_mem(x, NULL, 0, sizeof(VmBuf *) * ((size_t)t->nmembers + 1)))) {
-      buf_release(x, b);
-      return NULL;
-    }
-    for (int i = 0; i < t->nmembers; i++) {
-      if (!(b->members[i] = adopt_value(x, &v->members[i], t->members[i]))) {
-        buf_release(x, b);
-        return NULL;
-      }
-      b->nmembers = (uint32_t)i + 1;
-    }
-    return b;
-  }
-  VmBuf *b = buf_new(x, (uint64_t)t->nbytes);
-  if (b && t->nbytes) memcpy(b->data, v->data, (size_t)t->nbytes);
-  return b;
-}
+static VmBuf *value_to_buf(VmExec *x, const VmValue *v, const VmType *t, bool copy);
 
 /* interpreter.run_parallel: a new slice of chips runs one program each;
  * this chip waits for all of them. */
@@ -630,7 +609,7 @@ static int run_parallel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
     const VmFunc *p = &x->prog->funcs[progs->regions[k].func];
     for (uint32_t i = 0; args[k] && i < p->n_params; i++) unlend_value(&args[k][i]);
     for (uint32_t i = 0; res[k] && i < p->n_results; i++, out++) {
-      if (rc == VM_OK && !(x->regs[ins->out[out]] = adopt_value(x, &res[k][i], p->result_types[i])))
+      if (rc == VM_OK && !(x->regs[ins->out[out]] = value_to_buf(x, &res[k][i], p->result_types[i], true)))
         rc = oom(x, ins, (uint64_t)p->result_types[i]->nbytes);
       vm_value_free(&res[k][i]);
     }
@@ -820,7 +799,10 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32
 /* ------------------------------------------------------------------ */
 /* The host interface. */
 
-static VmBuf *value_to_buf(VmExec *x, const VmValue *v, const VmType *t) {
+/* A host value as a buffer: its tensors' bytes borrowed (arguments: the
+ * VM never writes them), or copied into this chip's memory (copy: values
+ * another chip returned). */
+static VmBuf *value_to_buf(VmExec *x, const VmValue *v, const VmType *t, bool copy) {
   if (t->kind == TPUB_TY_TUPLE) {
     VmBuf *b = buf_wrap(x, NULL, 0, BUF_TUPLE);
     if (!b) return NULL;
@@ -830,7 +812,7 @@ static VmBuf *value_to_buf(VmExec *x, const VmValue *v, const VmType *t) {
       return NULL;
     }
     for (int i = 0; i < t->nmembers; i++) {
-      if (!(b->members[i] = value_to_buf(x, &v->members[i], t->members[i]))) {
+      if (!(b->members[i] = value_to_buf(x, &v->members[i], t->members[i], copy))) {
         buf_release(x, b);
         return NULL;
       }
@@ -839,8 +821,10 @@ static VmBuf *value_to_buf(VmExec *x, const VmValue *v, const VmType *t) {
     return b;
   }
   if (t->kind == TPUB_TY_TOKEN) return buf_wrap(x, NULL, 0, BUF_TUPLE);
-  /* Arguments are borrowed, not copied: the VM never writes them. */
-  return buf_wrap(x, v->data, (uint64_t)t->nbytes, BUF_BORROWED);
+  if (!copy) return buf_wrap(x, v->data, (uint64_t)t->nbytes, BUF_BORROWED);
+  VmBuf *b = buf_new(x, (uint64_t)t->nbytes);
+  if (b && t->nbytes) memcpy(b->data, v->data, (size_t)t->nbytes);
+  return b;
 }
 
 static bool buf_to_value(const VmBuf *b, const VmType *t, VmValue *v) {
@@ -888,7 +872,7 @@ int vm_run(VmExec *x, int fi, const VmValue *args, int nargs, VmValue *results) 
   int rc = VM_OK;
   if (!a || !r) rc = trapf(x, NULL, "out of host memory");
   for (int i = 0; i < nargs && rc == VM_OK; i++)
-    if (!(a[i] = value_to_buf(x, &args[i], fn->reg_types[i]))) rc = oom(x, NULL, (uint64_t)fn->reg_types[i]->nbytes);
+    if (!(a[i] = value_to_buf(x, &args[i], fn->reg_types[i], false))) rc = oom(x, NULL, (uint64_t)fn->reg_types[i]->nbytes);
   if (rc == VM_OK) rc = run_func(x, (uint32_t)fi, a, (uint32_t)nargs, 0, r);
   for (int i = 0; a && i < nargs; i++) buf_release(x, a[i]);
   if (rc == VM_OK) {
