@@ -123,13 +123,15 @@ sanitize:
 
 # The many-chips tests (a thread per chip) under ThreadSanitizer.
 TSAN_BUILD := build-tsan
+tsan: export TPU_CACHE_DIR = $(CURDIR)/$(TSAN_BUILD)/test-cache
 tsan: deps
 	$(MAKE) all BUILD=$(TSAN_BUILD) CC=clang-14 SAN_CFLAGS="-fsanitize=thread -O1" LDFLAGS="-fsanitize=thread"
+	rm -rf $(TPU_CACHE_DIR)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 /usr/bin/python3 /usr/lib/llvm-14/build/utils/lit/lit.py -s \
 	    testsuite/golden/vm testsuite/golden/passes/overlap_exec.mlir --param build_dir=$(CURDIR)/$(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/chips.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/train_step.sh $(TSAN_BUILD)
-	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/conformance/run.sh $(TSAN_BUILD) "^interpret/"
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/conformance/run.sh $(TSAN_BUILD) /interpret/
 
 bench: all
 	bench/run.sh $(BUILD)

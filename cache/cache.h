@@ -80,6 +80,12 @@ void cache_put(Cache *ca, CacheKey key, const CacheKey *raw, const uint8_t *img,
 
 /* Stores only the alias from a raw-bytes key to an existing entry. */
 void cache_put_alias(Cache *ca, CacheKey raw, CacheKey key);
+/* While skip is set, every lookup misses (entries are still written): a
+ * program whose entry checked out but does not load (written by another
+ * build under the same versions) is compiled again and its entry
+ * replaced. */
+void cache_skip_reads(Cache *ca, bool skip);
+
 /* Whether a valid entry exists (nothing counted, nothing removed). */
 bool cache_has(Cache *ca, CacheKey key);
 

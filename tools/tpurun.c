@@ -478,18 +478,11 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
   return rc;
 }
 
-/* Loads and runs one program image; name is for messages. */
-/* source: the .mlir the image was compiled from (NULL for a .tpub): its
- * name replaces the one in the image's locations, which may be that of an
- * earlier compilation found in the cache. */
-static int run_image(const Options *o, const char *name, const char *source, const uint8_t *bytes, size_t n,
-                     VmCheckStats *stats) {
-  char err[512];
-  VmProgram *p = vm_program_load(bytes, n, err, sizeof err);
-  if (!p) {
-    fprintf(stderr, "tpurun: %s: bad bytecode: %s\n", name, err);
-    return EXIT_BAD_FILE;
-  }
+/* Runs a loaded program (freed here); name is for messages.  source: the
+ * .mlir the image was compiled from (NULL for a .tpub): its name replaces
+ * the one in the image's locations, which may be that of an earlier
+ * compilation found in the cache. */
+static int run_program(const Options *o, const char *name, const char *source, VmProgram *p, VmCheckStats *stats) {
   if (source) vm_program_set_source(p, source);
   const Target *target = target_of(p->target[0] ? p->target : o->compile.target);
   VmOptions vo = {.hbm_bytes = target->hbm_bytes,
@@ -585,7 +578,14 @@ int main(int argc, char **argv) {
   CacheMetrics metrics = {0};
   bool is_tpub = len >= 8 && memcmp(text, TPUB_MAGIC, 8) == 0;
   if (is_tpub || ends_with(o.program, ".tpub")) {
-    rc = run_image(&o, o.program, NULL, (const uint8_t *)text, len, &stats);
+    char err[512];
+    VmProgram *p = vm_program_load(text, len, err, sizeof err);
+    if (p) {
+      rc = run_program(&o, o.program, NULL, p, &stats);
+    } else {
+      fprintf(stderr, "tpurun: %s: bad bytecode: %s\n", o.program, err);
+      rc = EXIT_BAD_FILE;
+    }
   } else {
     SourceFile file = {strcmp(o.program, "-") == 0 ? "<stdin>" : o.program, text, len};
     SourceChunk *chunks;
@@ -602,12 +602,28 @@ int main(int argc, char **argv) {
     for (int i = 0; i < nchunks; i++) {
       uint8_t *img;
       size_t n;
+      int hits = cache ? cache_metrics(cache)->hits : 0;
       int crc = driver_compile(&file, &chunks[i], &o.compile, cache, &metrics, &img, &n);
+      char err[512];
+      VmProgram *p = crc == 0 ? vm_program_load(img, n, err, sizeof err) : NULL;
+      if (crc == 0 && !p && cache && cache_metrics(cache)->hits > hits) {
+        /* An entry that checks out but does not load (another build wrote
+         * it under the same versions) is a miss: compile and replace it. */
+        fprintf(stderr, "tpurun: warning: %s: the cached program does not load (%s); compiling it again\n", file.name,
+                err);
+        free(img);
+        cache_skip_reads(cache, true);
+        crc = driver_compile(&file, &chunks[i], &o.compile, cache, &metrics, &img, &n);
+        cache_skip_reads(cache, false);
+        if (crc == 0) p = vm_program_load(img, n, err, sizeof err);
+      }
       if (crc != 0) {
         if (rc == EXIT_OK) rc = EXIT_REJECTED;
         continue;
       }
-      int r = run_image(&o, file.name, file.name, img, n, &stats);
+      int r = EXIT_BAD_FILE;
+      if (p) r = run_program(&o, file.name, file.name, p, &stats);
+      else fprintf(stderr, "tpurun: %s: bad bytecode: %s\n", file.name, err);
       free(img);
       if (r != EXIT_OK && (rc == EXIT_OK || rc == EXIT_CHECK)) rc = r;
     }

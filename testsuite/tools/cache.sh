@@ -12,6 +12,8 @@
 #   6. least-recently-used eviction down to --cache-max-size;
 #   7. a program found in the cache under another file's name reports its
 #      own file in check results.
+#   8. an entry that checks out but whose program does not load (written by
+#      another build under the same versions): warned, compiled again, replaced.
 # Each case runs in a subshell and stops at its first broken expectation; the
 # script reports every case and exits 1 if any failed.  CACHE_CASES="2 5"
 # runs only those cases.  Every result is compared with a --no-cache run.
@@ -569,9 +571,42 @@ MLIR
   grep -q "PASS expect_eq at $d/two/checks.mlir:4:3" "$d/out2" || fail "the hit names another file: $(cat "$d/out2")"
 }
 
+case8() {  # an entry that checks out but does not load (another build's)
+  local d="$TMP/c8" a="--input=2x3xf32=1,2,3,4,5,6" b="--input=2x3xf32=0,0,0,9,9,9"
+  ref p "$TMP/p.mlir" $a $b
+  run "$TMP/c8-fill" --cache-dir="$d" "$TMP/p.mlir" $a $b
+  local e
+  e=$(find "$d" -maxdepth 1 -name '*.tpuc' | head -1)
+  [ -n "$e" ] || fail "no entry written"
+  # Reseal the entry around a .tpub claiming format version 99: the
+  # entry's own checks pass, the loader refuses the program.
+  /usr/bin/python3 - "$e" <<'PY' || fail "could not reseal $e"
+import ctypes, struct, sys
+xxh = ctypes.CDLL("libxxhash.so.0")
+xxh.XXH3_64bits.restype = ctypes.c_uint64
+xxh.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+data = bytearray(open(sys.argv[1], "rb").read())
+data[64 + 8:64 + 12] = struct.pack("<I", 99)
+payload = bytes(data[64:])
+struct.pack_into("<Q", data, 40, xxh.XXH3_64bits(payload, len(payload)))
+struct.pack_into("<Q", data, 56, xxh.XXH3_64bits(bytes(data[:56]), 56))
+open(sys.argv[1], "wb").write(data)
+PY
+  run "$TMP/c8-stale" --cache-dir="$d" --metrics "$TMP/p.mlir" $a $b
+  same_as p "$TMP/c8-stale"
+  grep -q "warning: $TMP/p.mlir: the cached program does not load (format version 99, this tpurun reads version" \
+    "$TMP/c8-stale.err" || fail "no warning about the stale entry: $(head -c 600 "$TMP/c8-stale.err")"
+  metrics "$TMP/c8-stale.err" 1 1 1
+  # The entry was replaced: the next run is a clean hit.
+  run "$TMP/c8-again" --cache-dir="$d" --metrics "$TMP/p.mlir" $a $b
+  same_as p "$TMP/c8-again"
+  metrics "$TMP/c8-again.err" 0 1 0
+  no_cache_warning "$TMP/c8-again.err"
+}
+
 # ------------------------------------------------------------------ driver
 failed=()
-for n in ${CACHE_CASES:-0 1 2 3 4 5 6 7}; do
+for n in ${CACHE_CASES:-0 1 2 3 4 5 6 7 8}; do
   if (case$n); then
     echo "PASS: case $n"
   else
