@@ -371,10 +371,8 @@ static double collective_seconds(const VmFabric *f, const VmExec *x, const Meeti
   return ici_collective_seconds(kind, bytes, m->group, m->n, &f->mesh, f->link_bytes_per_s, f->hop_s);
 }
 
-int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmTensor *in, int nin, VmTensor *out,
-                  int nout, int nphases, VmPhaseFn fn, void *ctx) {
-  (void)nin;
-  (void)nout;
+int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmTensor *in, VmTensor *out,
+                  int nphases, VmPhaseFn fn, void *ctx) {
   VmFabric *f = vm_exec_fabric(x);
   VmChipId id = vm_chip_id(x);
   int chips = id.replicas * id.partitions, me = -1;
@@ -590,6 +588,7 @@ VmSlice *vm_slice_new(const VmProgram *p, const VmOptions *opts, const VmMesh *m
   VmOptions chip_opts = opts ? *opts : (VmOptions){0};
   chip_opts.threads = threads / n > 1 ? threads / n : 1;
   for (int c = 0; c < n; c++) {
+    chip_opts.profile = opts && opts->profile && c == 0; /* tpurun --profile prints chip 0's */
     if (!(s->execs[c] = vm_exec_new(p, &chip_opts))) {
       vm_slice_free(s);
       return NULL;

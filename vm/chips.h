@@ -36,7 +36,8 @@ typedef int (*VmPhaseFn)(VmExec *x, const VmMeeting *m, int phase, void *ctx);
 
 /* Joins the collective the executing instruction runs, with the chips of
  * group (chip ids in group order, this chip among them once) on channel
- * (0 when the op has none).  Blocks until every member has arrived, then
+ * (0 when the op has none); in and out are the instruction's operands and
+ * results.  Blocks until every member has arrived, then
  * runs phases 0..nphases-1 of fn with a barrier after each, and returns
  * when every member has finished the last one (so operand and result
  * buffers stay valid throughout).  Members must be at the same opcode with
@@ -45,8 +46,8 @@ typedef int (*VmPhaseFn)(VmExec *x, const VmMeeting *m, int phase, void *ctx);
  * chip waits at a collective or receive that cannot complete) traps with a
  * message naming the op, its location and the chips that did not arrive;
  * the run ends with exit 4, never a hang. */
-int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmTensor *in, int nin, VmTensor *out,
-                  int nout, int nphases, VmPhaseFn fn, void *ctx);
+int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmTensor *in, VmTensor *out,
+                  int nphases, VmPhaseFn fn, void *ctx);
 
 /* stablehlo.send: queues copies of the operands on channel (never
  * blocks).  stablehlo.recv: takes the oldest message of channel, waiting

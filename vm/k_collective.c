@@ -18,6 +18,7 @@
 
 #include "vm/chips.h"
 #include "vm/k_collective.h"
+#include "vm/k_shape.h"
 #include "vm/k_region.h"
 #include "vm/opinfo.h"
 
@@ -124,39 +125,21 @@ static void chunk_of(int64_t count, int n, int k, int64_t *lo, int64_t *hi) {
   *hi = *lo + per < count ? *lo + per : count;
 }
 
-/* Copies a box of box[d] elements per dimension from src (dims sdims,
- * starting at soff) to dst (dims ddims, starting at doff); trailing
- * dimensions that both cover whole are copied as one run. */
-static void copy_box(char *dst, const int64_t *ddims, const int64_t *doff, const char *src, const int64_t *sdims,
-                     const int64_t *soff, const int64_t *box, int rank, size_t esize) {
-  int64_t sstride[TPUB_MAX_RANK], dstride[TPUB_MAX_RANK], idx[TPUB_MAX_RANK] = {0};
-  int64_t ss = (int64_t)esize, ds = (int64_t)esize;
-  for (int d = rank - 1; d >= 0; d--) {
-    if (box[d] == 0) return;
-    sstride[d] = ss;
-    dstride[d] = ds;
-    ss *= sdims[d];
-    ds *= ddims[d];
+/* Copies a box of box[d] elements per dimension from src (row-major dims
+ * sdims, starting at soff) to dst (dims ddims, starting at doff), through
+ * the shape kernels' copy plan. */
+static void copy_box(void *dst, const int64_t *ddims, const int64_t *doff, const void *src, const int64_t *sdims,
+                     const int64_t *soff, const int64_t *box, int rank, int esize) {
+  int64_t sstride[TPUB_MAX_RANK], dstride[TPUB_MAX_RANK], sbase = 0, dbase = 0;
+  vm_row_major_strides(rank, sdims, sstride);
+  vm_row_major_strides(rank, ddims, dstride);
+  for (int d = 0; d < rank; d++) {
+    sbase += soff[d] * sstride[d];
+    dbase += doff[d] * dstride[d];
   }
-  if (rank == 0) {
-    memcpy(dst, src, esize);
-    return;
-  }
-  int t = rank - 1;
-  size_t run = esize;
-  while (t > 0 && box[t] == sdims[t] && box[t] == ddims[t]) run *= (size_t)box[t--];
-  run *= (size_t)box[t];
-  for (;;) {
-    int64_t so = soff[t] * sstride[t], dof = doff[t] * dstride[t];
-    for (int d = 0; d < t; d++) {
-      so += (soff[d] + idx[d]) * sstride[d];
-      dof += (doff[d] + idx[d]) * dstride[d];
-    }
-    memcpy(dst + dof, src + so, run);
-    int d = t - 1;
-    while (d >= 0 && ++idx[d] == box[d]) idx[d--] = 0;
-    if (d < 0) return;
-  }
+  VmCopyPlan plan;
+  vm_copy_plan_init(&plan, esize, rank, box, sstride, dstride);
+  vm_copy_plan_run(&plan, dst, dbase, src, sbase);
 }
 
 /* Asks the kernel for huge pages under a large result about to be written
@@ -335,7 +318,7 @@ static int phase_all_gather(VmExec *x, const VmMeeting *m, int phase, void *ctx)
     for (int k = 0; k < m->n; k++) {
       doff[j->dim] = k * ti->dims[j->dim];
       copy_box(m->out[m->me][i].data, to->dims, doff, m->in[k][i].data, ti->dims, soff, ti->dims, ti->rank,
-               (size_t)vm_elem_bytes(ti->elem));
+               vm_elem_bytes(ti->elem));
     }
   }
   return VM_OK;
@@ -355,7 +338,7 @@ static int phase_all_to_all(VmExec *x, const VmMeeting *m, int phase, void *ctx)
     for (int k = 0; k < m->n; k++) {
       doff[j->concat_dim] = k * box[j->concat_dim];
       copy_box(m->out[m->me][i].data, to->dims, doff, m->in[k][i].data, ti->dims, soff, box, ti->rank,
-               (size_t)vm_elem_bytes(ti->elem));
+               vm_elem_bytes(ti->elem));
     }
   }
   return VM_OK;
@@ -395,7 +378,7 @@ static int zero_results(const VmInstr *ins, VmTensor *out) {
 static int meet(VmExec *x, const int *group, int n, const VmInstr *ins, const VmTensor *in, VmTensor *out,
                 int nphases, VmPhaseFn fn, Job *job, int64_t channel) {
   for (uint32_t i = 0; i < ins->n_out; i++) prefer_huge_pages(out[i].data, (size_t)out[i].type->nbytes);
-  int rc = vm_collective(x, group, n, channel, in, (int)ins->n_in, out, (int)ins->n_out, nphases, fn, job);
+  int rc = vm_collective(x, group, n, channel, in, out, nphases, fn, job);
   reducer_free(&job->red);
   return rc;
 }

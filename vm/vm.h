@@ -236,7 +236,8 @@ typedef struct VmMesh {
 typedef struct VmSlice VmSlice;
 
 /* replicas * partitions chips (at most VM_MAX_CHIPS), each with its own
- * HBM (opts->hbm_bytes) and state, sharing opts->threads host threads;
+ * HBM (opts->hbm_bytes) and state, sharing opts->threads host threads
+ * (opts->profile: chip 0 is profiled);
  * NULL when out of memory or the mesh is invalid. */
 VmSlice *vm_slice_new(const VmProgram *p, const VmOptions *opts, const VmMesh *mesh);
 void vm_slice_free(VmSlice *s);
