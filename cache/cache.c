@@ -33,10 +33,17 @@ typedef struct EntryHeader {
 } EntryHeader;
 _Static_assert(sizeof(EntryHeader) == 64, "cache entry header layout");
 
-/* An alias: the module key a raw-bytes key maps to, with a check. */
+/* An alias: the module key a raw-bytes key maps to, with a check.  It
+ * names its own raw key too, so an alias copied over another one's file
+ * proves it belongs elsewhere. */
+#define ALIAS_MAGIC "TPUALIAS"
 typedef struct AliasRecord {
-  uint64_t key_hi, key_lo, check;
+  char magic[8];
+  uint64_t raw_hi, raw_lo;
+  uint64_t key_hi, key_lo;
+  uint64_t check; /* XXH3-64 of the 40 bytes before it */
 } AliasRecord;
+_Static_assert(sizeof(AliasRecord) == 48, "cache alias layout");
 
 struct Cache {
   char dir[4096];
@@ -330,6 +337,17 @@ bool cache_get(Cache *ca, CacheKey key, uint8_t **img, size_t *n) {
   return hit;
 }
 
+/* Checks an alias file's bytes against the raw key it was looked up by;
+ * NULL if good, else the reason. */
+static const char *alias_problem(const uint8_t *data, size_t n, CacheKey raw, AliasRecord *out) {
+  if (n != sizeof *out) return "wrong size";
+  memcpy(out, data, sizeof *out);
+  if (memcmp(out->magic, ALIAS_MAGIC, 8) != 0) return "bad magic";
+  if (out->check != XXH3_64bits(out, offsetof(AliasRecord, check))) return "checksum mismatch";
+  if (out->raw_hi != raw.hi || out->raw_lo != raw.lo) return "belongs to another input";
+  return NULL;
+}
+
 bool cache_get_alias(Cache *ca, CacheKey raw, uint8_t **img, size_t *n) {
   if (ca->skip_reads) return false;
   struct timespec t0, t1;
@@ -339,14 +357,19 @@ bool cache_get_alias(Cache *ca, CacheKey raw, uint8_t **img, size_t *n) {
   uint8_t *data;
   size_t size;
   int err;
-  if (!read_file(path, &data, &size, &err)) return false;
+  if (!read_file(path, &data, &size, &err)) {
+    if (err != ENOENT) {
+      warnf(ca, "alias '%s' is unreadable (%s): removed", path, strerror(err));
+      unlink(path);
+    }
+    return false;
+  }
   AliasRecord a;
-  bool ok = size == sizeof a;
-  if (ok) memcpy(&a, data, sizeof a);
+  const char *why = alias_problem(data, size, raw, &a);
   free(data);
-  ok = ok && a.check == XXH3_64bits(&a, offsetof(AliasRecord, check));
-  if (!ok) {
-    unlink(path); /* a torn or foreign alias only costs a parse */
+  if (why) { /* a torn, foreign or swapped alias only costs a parse */
+    warnf(ca, "alias '%s' is corrupt (%s): removed", path, why);
+    unlink(path);
     return false;
   }
   if (!read_entry(ca, (CacheKey){a.key_hi, a.key_lo}, img, n)) return false;
@@ -406,7 +429,8 @@ void cache_put(Cache *ca, CacheKey key, const CacheKey *raw, const uint8_t *img,
 }
 
 void cache_put_alias(Cache *ca, CacheKey raw, CacheKey key) {
-  AliasRecord a = {key.hi, key.lo, 0};
+  AliasRecord a = {.raw_hi = raw.hi, .raw_lo = raw.lo, .key_hi = key.hi, .key_lo = key.lo};
+  memcpy(a.magic, ALIAS_MAGIC, 8);
   a.check = XXH3_64bits(&a, offsetof(AliasRecord, check));
   char path[4400];
   entry_path(ca, raw, ALIAS_SUFFIX, path, sizeof path);

@@ -14,6 +14,8 @@
 #      own file in check results.
 #   8. an entry that checks out but whose program does not load (written by
 #      another build under the same versions): warned, compiled again, replaced.
+#   9. one program's alias or entry copied over another's: a warned, removed
+#      miss; the right program runs.
 # Each case runs in a subshell and stops at its first broken expectation; the
 # script reports every case and exits 1 if any failed.  CACHE_CASES="2 5"
 # runs only those cases.  Every result is compared with a --no-cache run.
@@ -604,9 +606,39 @@ PY
   no_cache_warning "$TMP/c8-again.err"
 }
 
+case9() {  # swapped aliases and entries
+  local d="$TMP/c9" x y
+  prog "$TMP/c9-a.mlir" 2.0
+  prog "$TMP/c9-b.mlir" 3.0
+  ref a "$TMP/c9-a.mlir" "${IN[@]}"
+  ref b "$TMP/c9-b.mlir" "${IN[@]}"
+  cmp -s "$TMP/ref-a" "$TMP/ref-b" && fail "the two programs give the same results"
+  run "$TMP/c9-fill-a" --cache-dir="$d" "$TMP/c9-a.mlir" "${IN[@]}"
+  x=$(ls "$d"/*.alias)
+  run "$TMP/c9-fill-b" --cache-dir="$d" "$TMP/c9-b.mlir" "${IN[@]}"
+  y=$(ls "$d"/*.alias | grep -vxF "$x")
+  [ -n "$x" ] && [ -n "$y" ] || fail "no aliases written: $(ls -A "$d")"
+  cp "$x" "$y"
+  run "$TMP/c9-alias" --cache-dir="$d" --metrics "$TMP/c9-b.mlir" "${IN[@]}"
+  same_as b "$TMP/c9-alias"
+  grep -q "warning: cache: alias '$y' is corrupt (belongs to another input): removed" "$TMP/c9-alias.err" \
+    || fail "no warning about the swapped alias: $(head -c 600 "$TMP/c9-alias.err")"
+  metrics "$TMP/c9-alias.err" 0 1 0
+  # Now every entry over every other: each lookup by its module key misses.
+  x=$(ls "$d"/*.tpuc | head -1)
+  for y in "$d"/*.tpuc; do [ "$y" = "$x" ] || cp "$x" "$y"; done
+  rm -f "$d"/*.alias
+  run "$TMP/c9-a2" --cache-dir="$d" --metrics "$TMP/c9-a.mlir" "${IN[@]}"
+  same_as a "$TMP/c9-a2"
+  run "$TMP/c9-b2" --cache-dir="$d" --metrics "$TMP/c9-b.mlir" "${IN[@]}"
+  same_as b "$TMP/c9-b2"
+  grep -q "is corrupt (holds another key): removed, recompiling" "$TMP/c9-a2.err" "$TMP/c9-b2.err" \
+    || fail "no warning about the swapped entry: $(head -c 600 "$TMP/c9-a2.err" "$TMP/c9-b2.err")"
+}
+
 # ------------------------------------------------------------------ driver
 failed=()
-for n in ${CACHE_CASES:-0 1 2 3 4 5 6 7 8}; do
+for n in ${CACHE_CASES:-0 1 2 3 4 5 6 7 8 9}; do
   if (case$n); then
     echo "PASS: case $n"
   else

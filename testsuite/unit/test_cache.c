@@ -166,6 +166,73 @@ static void test_entries(void **state) {
   free(dir);
 }
 
+/* copy_file SRC DST: DST's bytes become SRC's. */
+static void copy_file(const char *src, const char *dst) {
+  FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+  assert_non_null(in);
+  assert_non_null(out);
+  int ch;
+  while ((ch = fgetc(in)) != EOF) fputc(ch, out);
+  fclose(in);
+  fclose(out);
+}
+
+/* An alias or an entry copied over another key's file is a warned,
+ * removed miss: each proves the key it was looked up by. */
+static void test_swapped_files(void **state) {
+  (void)state;
+  char *dir = temp_dir();
+  FILE *warn = tmpfile();
+  Cache *ca = cache_open(dir, 1 << 20, "test", warn);
+  assert_non_null(ca);
+  CacheKey key_a = {1, 10}, key_b = {2, 20}, raw_a = {3, 30}, raw_b = {4, 40};
+  uint8_t prog_a[100], prog_b[100];
+  memset(prog_a, 'a', sizeof prog_a);
+  memset(prog_b, 'b', sizeof prog_b);
+  cache_put(ca, key_a, &raw_a, prog_a, sizeof prog_a);
+  cache_put(ca, key_b, &raw_b, prog_b, sizeof prog_b);
+  uint8_t *img;
+  size_t n;
+  assert_true(cache_get_alias(ca, raw_b, &img, &n));
+  assert_memory_equal(img, prog_b, sizeof prog_b);
+  free(img);
+  char hex_a[33], hex_b[33], from[4200], to[4200];
+  /* A's alias over B's: B's lookup must not find A's program. */
+  cache_key_hex(raw_a, hex_a);
+  cache_key_hex(raw_b, hex_b);
+  snprintf(from, sizeof from, "%s/%s.alias", dir, hex_a);
+  snprintf(to, sizeof to, "%s/%s.alias", dir, hex_b);
+  copy_file(from, to);
+  assert_false(cache_get_alias(ca, raw_b, &img, &n));
+  struct stat st;
+  assert_int_not_equal(stat(to, &st), 0);
+  assert_int_equal(stat(from, &st), 0);
+  /* A's entry over B's: B's lookup misses and the impostor is removed. */
+  cache_key_hex(key_a, hex_a);
+  cache_key_hex(key_b, hex_b);
+  snprintf(from, sizeof from, "%s/%s.tpuc", dir, hex_a);
+  snprintf(to, sizeof to, "%s/%s.tpuc", dir, hex_b);
+  copy_file(from, to);
+  assert_false(cache_get(ca, key_b, &img, &n));
+  assert_int_not_equal(stat(to, &st), 0);
+  assert_true(cache_get(ca, key_a, &img, &n));
+  assert_memory_equal(img, prog_a, sizeof prog_a);
+  free(img);
+  rewind(warn);
+  char line[512];
+  int alias_warned = 0, entry_warned = 0;
+  while (fgets(line, sizeof line, warn)) {
+    alias_warned += strstr(line, "belongs to another input") != NULL;
+    entry_warned += strstr(line, "holds another key") != NULL;
+  }
+  assert_int_equal(alias_warned, 1);
+  assert_int_equal(entry_warned, 1);
+  fclose(warn);
+  cache_close(ca);
+  remove_dir(dir);
+  free(dir);
+}
+
 /* Least recently used first, down to the bound. */
 static void test_eviction(void **state) {
   (void)state;
@@ -198,6 +265,7 @@ int run_cache_tests(void) {
       cmocka_unit_test(test_key_stable),
       cmocka_unit_test(test_key_sensitive),
       cmocka_unit_test(test_entries),
+      cmocka_unit_test(test_swapped_files),
       cmocka_unit_test(test_eviction),
   };
   return cmocka_run_group_tests_name("cache", tests, NULL, NULL);
