@@ -184,8 +184,10 @@ Cache *cache_open(const char *dir, uint64_t max_bytes, const char *tool, FILE *w
     return NULL;
   }
   struct stat st;
-  if (!make_dirs(ca->dir) || stat(ca->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    warnf(ca, "cannot use directory '%s': %s; compiling without the cache", ca->dir, strerror(errno));
+  bool made = make_dirs(ca->dir);
+  const char *why = !made || stat(ca->dir, &st) != 0 ? strerror(errno) : !S_ISDIR(st.st_mode) ? "not a directory" : NULL;
+  if (why) {
+    warnf(ca, "cannot use directory '%s': %s; compiling without the cache", ca->dir, why);
     free(ca);
     return NULL;
   }

@@ -59,6 +59,12 @@ char *driver_read_file(const char *tool, const char *path, size_t *len) {
   return buf;
 }
 
+bool driver_same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0) return false;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int driver_usage_error(const char *tool, const char *fmt, const char *arg) {
   fprintf(stderr, "%s: ", tool);
   fprintf(stderr, fmt, arg);
@@ -70,6 +76,7 @@ void driver_compile_defaults(CompileOptions *o) {
   memset(o, 0, sizeof *o);
   o->target = "v5e";
   o->opt_level = 2;
+  o->max_errors = 20;
   o->cache_max_bytes = 1ull << 30;
 }
 
@@ -84,6 +91,7 @@ const char driver_compile_help[] =
     "  --print-ir-after-all   print the IR after every pass (to stderr)\n"
     "  --print-ir-after=PASS  print the IR after PASS (to stderr)\n"
     "  --time-passes          print the wall time of every pass (to stderr)\n"
+    "  --max-errors=N         stop reporting after N errors (default 20)\n"
     "  --cache-dir=DIR        compilation cache directory (default $TPU_CACHE_DIR, else\n"
     "                         ${XDG_CACHE_HOME:-$HOME/.cache}/tpucc)\n"
     "  --no-cache             do not use the compilation cache\n"
@@ -114,6 +122,16 @@ int driver_compile_option(const char *tool, const char *arg, CompileOptions *o) 
       return -1;
     }
     o->explicit_passes = true;
+    return 1;
+  }
+  if (strncmp(arg, "--max-errors=", 13) == 0) {
+    char *end;
+    long n = strtol(arg + 13, &end, 10);
+    if (end == arg + 13 || *end || n < 1 || n > 100000) {
+      driver_usage_error(tool, "invalid --max-errors value '%s' (1 to 100000)", arg + 13);
+      return -1;
+    }
+    o->max_errors = (int)n;
     return 1;
   }
   if (strcmp(arg, "--no-cache") == 0) return o->no_cache = true, 1;

@@ -20,7 +20,7 @@ char *driver_read_file(const char *tool, const char *path, size_t *len);
 typedef struct CompileOptions {
   const char *target; /* preset name, default "v5e" */
   int opt_level;      /* 0..2 */
-  int max_errors;     /* diagnostics limit, 0: default */
+  int max_errors;     /* --max-errors: diagnostics limit (default 20) */
   bool explicit_passes; /* --passes given: `passes` replaces the -O pipeline */
   Pipeline passes;
   PassOptions pass_opts; /* --verify-each, --print-ir-after*, --time-passes */
@@ -33,11 +33,16 @@ typedef struct CompileOptions {
 /* Defaults: v5e, -O2. */
 void driver_compile_defaults(CompileOptions *o);
 
+/* True when paths a and b name one existing file (not "-"): an output
+ * that would overwrite the program it was made from is refused. */
+bool driver_same_file(const char *a, const char *b);
+
 /* Prints "<tool>: <fmt with arg>" and the --help hint; returns exit code 1. */
 int driver_usage_error(const char *tool, const char *fmt, const char *arg);
 
 /* Parses an option both drivers share (-O0/-O1/-O2, --target=NAME,
- * --passes=LIST and the pass instrumentation) into o.
+ * --passes=LIST, the pass instrumentation, --max-errors and the cache
+ * options) into o.
  * Returns 1 if taken, 0 if not one of them, -1 after a usage error. */
 int driver_compile_option(const char *tool, const char *arg, CompileOptions *o);
 

@@ -39,7 +39,6 @@ static const char usage_text[] =
     "                         whether the program is in the cache; compile nothing\n"
     "  (tpucc uses the cache for bytecode output when --cache-dir is given or\n"
     "   TPU_CACHE_DIR is set)\n"
-    "  --max-errors=N         stop reporting after N errors (default 20)\n"
     "  --version, --help\n"
     "\n"
     "INPUT may be '-' for standard input.\n"
@@ -54,7 +53,6 @@ typedef struct Options {
   bool split;
   bool report; /* --report: the cost table on stdout */
   bool cache_stats, cache_clear, explain_cache;
-  int max_errors;
   CompileOptions compile;
 } Options;
 
@@ -63,7 +61,6 @@ static int usage_error(const char *fmt, const char *arg) { return driver_usage_e
 /* Parse argv into opts; returns -1 to continue, else an exit code. */
 static int parse_args(int argc, char **argv, Options *o) {
   o->emit = EMIT_TPUB;
-  o->max_errors = 20;
   driver_compile_defaults(&o->compile);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -95,11 +92,6 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->report = true;
     } else if (strcmp(a, "--split-input-file") == 0) {
       o->split = true;
-    } else if (strncmp(a, "--max-errors=", 13) == 0) {
-      char *end;
-      long n = strtol(a + 13, &end, 10);
-      if (*end || n < 1 || n > 100000) return usage_error("invalid --max-errors value '%s'", a + 13);
-      o->max_errors = (int)n;
     } else if (strcmp(a, "-o") == 0) {
       if (++i == argc) return usage_error("%s needs a file name", a);
       o->output = argv[i];
@@ -170,7 +162,7 @@ static bool close_output(FILE *out) {
 /* --explain-cache: the key of each chunk, component by component. */
 static bool explain_cache(const Options *o, const SourceFile *file, const SourceChunk *chunk, Cache *cache) {
   Context *c = ctx_new();
-  c->diag.max_errors = o->max_errors;
+  c->diag.max_errors = o->compile.max_errors;
   Module *m = parse_module(c, file, chunk->start, chunk->end, chunk->first_line);
   bool ok = m && verify_module(c, m);
   if (ok) {
@@ -201,6 +193,11 @@ int main(int argc, char **argv) {
   bool write = o.emit != EMIT_NONE && (!o.report || o.output);
   if (o.split && o.emit == EMIT_TPUB && write)
     return usage_error("%s", "--split-input-file writes several programs: use it with --emit=asm, mlir or mlir-generic");
+  char *out_path = o.output ? NULL : default_output(o.input);
+  const char *target_path = o.output ? o.output : o.emit == EMIT_TPUB ? out_path : NULL;
+  bool clobbers = write && target_path && driver_same_file(target_path, o.input);
+  free(out_path);
+  if (clobbers) return usage_error("refusing to write the output over the input file '%s'", o.input);
   size_t len;
   char *text = driver_read_file("tpucc", o.input, &len);
   if (!text) return EXIT_BAD_FILE;
@@ -236,7 +233,7 @@ int main(int argc, char **argv) {
   rc = EXIT_OK;
   for (int i = 0; i < nchunks && rc == EXIT_OK; i++) {
     Context *c = ctx_new();
-    c->diag.max_errors = o.max_errors;
+    c->diag.max_errors = o.compile.max_errors;
     uint8_t *img = NULL;
     size_t n = 0;
     PassContext pc = {0};

@@ -74,6 +74,7 @@ typedef struct Options {
   int replicas, partitions; /* 0: from the program */
   VmMesh mesh;              /* ndims 0: the default for the chips */
   CompileOptions compile;
+  const char *compile_only; /* the first --target/-O/--passes given: only for .mlir input */
 } Options;
 
 static int usage_error(const char *fmt, const char *arg) { return driver_usage_error("tpurun", fmt, arg); }
@@ -161,6 +162,9 @@ static int parse_args(int argc, char **argv, Options *o) {
       if (*end || !a[7]) return usage_error("invalid --seed value '%s'", a + 7);
     } else if ((taken = driver_compile_option("tpurun", a, &o->compile)) != 0) {
       if (taken < 0) return EXIT_USAGE;
+      bool output_changing = strncmp(a, "--target=", 9) == 0 || strncmp(a, "--passes=", 9) == 0 ||
+                             (a[0] == '-' && a[1] == 'O');
+      if (output_changing && !o->compile_only) o->compile_only = a;
     } else if (a[0] == '-' && a[1]) {
       return usage_error("unknown option '%s'", a);
     } else {
@@ -169,6 +173,9 @@ static int parse_args(int argc, char **argv, Options *o) {
     }
   }
   if (!o->program) return usage_error("%s", "no program file");
+  for (int i = 0; i < o->noutputs; i++)
+    if (o->outputs[i][0] == '@' && driver_same_file(o->outputs[i] + 1, o->program))
+      return usage_error("refusing to write a result over the program file '%s'", o->program);
   return -1;
 }
 
@@ -177,12 +184,35 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* Prints or writes the results as --output asks. */
-static int emit_results(const Options *o, const VmFunc *fn, VmValue *res) {
+/* Checks every --output against the results of fn before anything runs
+ * or is printed: their count, their form, and that a .npy can hold each
+ * result it is asked to (with a note where the file holds another form). */
+static int check_outputs(const Options *o, const VmFunc *fn) {
   if ((uint32_t)o->noutputs > fn->n_results) {
     fprintf(stderr, "tpurun: %d --output given, @%s has %u results\n", o->noutputs, fn->name, fn->n_results);
     return EXIT_USAGE;
   }
+  for (int pass = 0; pass < 2; pass++) /* every output checked, then the notes */
+    for (int i = 0; i < o->noutputs; i++) {
+      const char *spec = o->outputs[i];
+      char err[1024], note[600];
+      if (strcmp(spec, "-") == 0) continue;
+      if (spec[0] != '@') {
+        fprintf(stderr, "tpurun: --output=%s: expected '-' or '@FILE.npy'\n", spec);
+        return EXIT_USAGE;
+      }
+      int rc = vm_npy_writable(fn->result_types[i], spec + 1, note, sizeof note, err, sizeof err);
+      if (rc != VM_IO_OK) {
+        fprintf(stderr, "tpurun: result %d of @%s: %s\n", i, fn->name, err);
+        return rc;
+      }
+      if (pass == 1 && note[0]) fprintf(stderr, "tpurun: note: %s\n", note);
+    }
+  return EXIT_OK;
+}
+
+/* Prints or writes the results as --output asks (check_outputs passed). */
+static int emit_results(const Options *o, const VmFunc *fn, VmValue *res) {
   for (uint32_t i = 0; i < fn->n_results; i++) {
     const char *spec = (int)i < o->noutputs ? o->outputs[i] : (o->noutputs ? NULL : "-");
     if (!spec) continue;
@@ -190,16 +220,13 @@ static int emit_results(const Options *o, const VmFunc *fn, VmValue *res) {
       printf("result[%u]: ", i);
       vm_print_value(stdout, &res[i]);
       printf("\n");
-    } else if (spec[0] == '@') {
-      char err[512];
-      int rc = vm_npy_write(spec + 1, &res[i], err, sizeof err);
-      if (rc != VM_IO_OK) {
-        fprintf(stderr, "tpurun: %s\n", err);
-        return rc;
-      }
-    } else {
-      fprintf(stderr, "tpurun: --output=%s: expected '-' or '@FILE.npy'\n", spec);
-      return EXIT_USAGE;
+      continue;
+    }
+    char err[512];
+    int rc = vm_npy_write(spec + 1, &res[i], err, sizeof err);
+    if (rc != VM_IO_OK) {
+      fprintf(stderr, "tpurun: %s\n", err);
+      return rc;
     }
   }
   return EXIT_OK;
@@ -271,6 +298,8 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
     fprintf(stderr, "tpurun: @%s takes %u arguments, %d --input given\n", fn->name, fn->n_params, o->ninputs);
     return EXIT_USAGE;
   }
+  int out_rc = o->check || o->benchmark ? EXIT_OK : check_outputs(o, fn);
+  if (out_rc != EXIT_OK) return out_rc;
   VmValue *args = calloc(fn->n_params + 1, sizeof(VmValue));
   VmValue *res = calloc(fn->n_results + 1, sizeof(VmValue));
   int rc = EXIT_OK;
@@ -406,6 +435,8 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
     fprintf(stderr, "tpurun: @%s takes %u arguments, %d --input given\n", fn->name, fn->n_params, o->ninputs);
     return EXIT_USAGE;
   }
+  int out_rc = o->check || o->benchmark ? EXIT_OK : check_outputs(o, fn);
+  if (out_rc != EXIT_OK) return out_rc;
   VmValue *whole = calloc(fn->n_params + 1, sizeof(VmValue));
   bool *stacked = calloc(fn->n_params + 1, sizeof(bool));
   int *fns = calloc((size_t)n, sizeof(int));
@@ -580,6 +611,9 @@ int main(int argc, char **argv) {
   if (is_tpub || ends_with(o.program, ".tpub")) {
     char err[512];
     VmProgram *p = vm_program_load(text, len, err, sizeof err);
+    if (p && o.compile_only)
+      fprintf(stderr, "tpurun: warning: %s is ignored: '%s' is already compiled (for %s); it applies to .mlir input\n",
+              o.compile_only, o.program, p->target[0] ? p->target : "v5e");
     if (p) {
       rc = run_program(&o, o.program, NULL, p, &stats);
     } else {
@@ -638,6 +672,10 @@ int main(int argc, char **argv) {
   if (o.check) {
     printf("checks: %d passed, %d failed\n", stats.passed, stats.failed);
     if (rc == EXIT_OK && stats.failed) rc = EXIT_CHECK;
+    if (rc == EXIT_OK && stats.passed + stats.failed == 0) {
+      fprintf(stderr, "tpurun: %s: no checks ran (no check op was executed)\n", o.program);
+      rc = EXIT_CHECK;
+    }
   }
   free(text);
   free(o.inputs);

@@ -40,6 +40,12 @@ void vm_print_type(FILE *out, const VmType *t);
  * types NumPy cannot hold (i2, i4, f8...) are refused with a reason. */
 int vm_npy_read(const char *path, const VmType *type, VmValue *out, char *err, size_t errlen);
 int vm_npy_write(const char *path, const VmValue *v, char *err, size_t errlen);
+/* VM_IO_OK when a value of type t can be written to path as .npy, with a
+ * note (may be NULL) saying so when the file holds another form than the
+ * type (bf16, tf32 and minifloat bit patterns as unsigned integers of their
+ * width; sub-byte integers as int8/uint8); else VM_IO_USAGE with err.  A
+ * tool checks every output with it before anything is printed. */
+int vm_npy_writable(const VmType *t, const char *path, char *note, size_t notelen, char *err, size_t errlen);
 
 /* Fills count elements of elem with deterministic pseudo-random data from
  * seed (floats uniform in [-1, 1), signed ints in [-8, 8], unsigned in

@@ -13,7 +13,8 @@
  * parameter's size.  File defects (bad magic, version, garbled header,
  * unsupported dtype, Fortran order, truncated or trailing data) are
  * VM_IO_BAD_FILE; a well-formed file whose dtype or shape differs from the
- * parameter, and element types NumPy cannot hold, are VM_IO_USAGE. */
+ * parameter is VM_IO_USAGE.  Element types NumPy has no dtype for are
+ * held in one documented form (npy_form_of). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -294,27 +295,56 @@ static int parse_dict(const char *p, size_t len, NpyHeader *h, char *err, size_t
 /* ------------------------------------------------------------------ */
 /* Matching a header with the parameter type. */
 
-/* The NumPy kind and item size holding elem; false for types NumPy cannot
- * hold.  bf16 reads from ml_dtypes' 'V2' but is never written. */
-static bool numpy_dtype_of(int elem, char *kind, int *size) {
-  switch (elem) {
-  case TPUB_I1: *kind = 'b'; *size = 1; return true;
-  case TPUB_I8: *kind = 'i'; *size = 1; return true;
-  case TPUB_I16: *kind = 'i'; *size = 2; return true;
-  case TPUB_I32: *kind = 'i'; *size = 4; return true;
-  case TPUB_I64: *kind = 'i'; *size = 8; return true;
-  case TPUB_U8: *kind = 'u'; *size = 1; return true;
-  case TPUB_U16: *kind = 'u'; *size = 2; return true;
-  case TPUB_U32: *kind = 'u'; *size = 4; return true;
-  case TPUB_U64: *kind = 'u'; *size = 8; return true;
-  case TPUB_F16: *kind = 'f'; *size = 2; return true;
-  case TPUB_F32: *kind = 'f'; *size = 4; return true;
-  case TPUB_F64: *kind = 'f'; *size = 8; return true;
-  case TPUB_C64: *kind = 'c'; *size = 8; return true;
-  case TPUB_C128: *kind = 'c'; *size = 16; return true;
-  case TPUB_BF16: *kind = 'V'; *size = 2; return true;
-  default: return false;
+/* How an element type is held in .npy.  NumPy has no dtype of its own for
+ * bf16, tf32, the f8/f6/f4 minifloats or the sub-byte integers, so they go
+ * in one documented form NumPy loads: minifloats as their bit patterns in
+ * unsigned integers of their storage width ('<u2' for bf16, '|u1' for f8,
+ * f6 and f4, '<u4' for tf32), sub-byte integers as their values in int8 or
+ * uint8.  Reading takes the same form back (bf16 also from ml_dtypes'
+ * 'V2'); values outside the type are refused. */
+typedef struct NpyForm {
+  char kind;    /* NumPy kind: b i u f c */
+  int size;     /* item size in bytes */
+  bool as_bits; /* minifloat bit patterns in an unsigned integer */
+} NpyForm;
+
+static NpyForm npy_form_of(int elem) {
+  NpyForm f = {.size = vm_elem_bytes(elem)};
+  switch (vm_elem_class(elem)) {
+  case TPUB_CLASS_INT: f.kind = elem == TPUB_I1 ? 'b' : 'i'; break;
+  case TPUB_CLASS_UINT: f.kind = 'u'; break;
+  case TPUB_CLASS_COMPLEX: f.kind = 'c'; break;
+  default: {
+    bool native = elem == TPUB_F16 || elem == TPUB_F32 || elem == TPUB_F64;
+    f.kind = native ? 'f' : 'u';
+    f.as_bits = !native;
   }
+  }
+  return f;
+}
+
+/* True when the n elements at data are values of elem (sub-byte integers
+ * in range, minifloat patterns within their width); else the first bad
+ * index in *bad. */
+static bool values_fit(int elem, const unsigned char *data, int64_t n, int64_t *bad) {
+  int bits = vm_elem_class(elem) == TPUB_CLASS_FLOAT ? vm_io_float_width(elem) : vm_elem_bits(elem);
+  if (elem == TPUB_TF32)
+    for (int64_t i = 0; i < n; i++) {
+      uint32_t u;
+      memcpy(&u, data + 4 * i, 4);
+      if (u >> bits) return *bad = i, false;
+    }
+  if (vm_elem_bytes(elem) != 1 || bits >= 8 || elem == TPUB_I1) return true;
+  bool is_signed = vm_elem_class(elem) == TPUB_CLASS_INT;
+  int lo = is_signed ? -(1 << (bits - 1)) : 0, hi = is_signed ? (1 << (bits - 1)) - 1 : (1 << bits) - 1;
+  for (int64_t i = 0; i < n; i++) {
+    int v = is_signed ? (int)(signed char)data[i] : (int)data[i];
+    if (v < lo || v > hi) {
+      *bad = i;
+      return false;
+    }
+  }
+  return true;
 }
 
 /* The header's shape as text: "(2, 3)", "(3,)", "()". */
@@ -357,14 +387,11 @@ static int match_type(const NpyHeader *h, const VmType *type, char *err, size_t 
     errf(err, errlen, "a parameter of type %s cannot be read from .npy", tybuf);
     return VM_IO_USAGE;
   }
-  char kind;
-  int size;
-  if (!numpy_dtype_of(type->elem, &kind, &size)) {
-    errf(err, errlen, "parameter type %s: %s has no NumPy dtype", tybuf, vm_elem_name(type->elem));
-    return VM_IO_USAGE;
-  }
-  if (kind != h->kind || size != h->itemsize) {
-    errf(err, errlen, "dtype '%s' does not match the parameter type %s", h->descr, tybuf);
+  NpyForm form = npy_form_of(type->elem);
+  bool ml_dtypes_bf16 = type->elem == TPUB_BF16 && h->kind == 'V';
+  if (!ml_dtypes_bf16 && (form.kind != h->kind || form.size != h->itemsize)) {
+    errf(err, errlen, "dtype '%s' does not match the parameter type %s (expected '%c%d'%s)", h->descr, tybuf,
+         form.kind, form.size, form.as_bits ? ": its bit patterns" : "");
     return VM_IO_USAGE;
   }
   bool same = rank == type->rank;
@@ -407,6 +434,16 @@ static int size_mismatch(uint64_t have, const VmType *type, char *err, size_t er
   return VM_IO_BAD_FILE;
 }
 
+/* VM_IO_OK when the data read are values of the type; else frees data. */
+static int check_values(const VmType *type, unsigned char *data, char *err, size_t errlen) {
+  int64_t bad;
+  if (values_fit(type->elem, data, type->count, &bad)) return VM_IO_OK;
+  errf(err, errlen, "element %" PRId64 " is not a value of %s (%s)", bad, vm_elem_name(type->elem),
+       vm_elem_class(type->elem) == TPUB_CLASS_FLOAT ? "a bit pattern wider than the type" : "out of range");
+  free(data);
+  return VM_IO_BAD_FILE;
+}
+
 static int out_of_memory(const VmType *type, char *err, size_t errlen) {
   errf(err, errlen, "out of memory (%" PRId64 " bytes)", type->nbytes);
   return VM_IO_USAGE;
@@ -434,6 +471,7 @@ int vm_npy_parse(const void *bytes, size_t n, const VmType *type, VmValue *out, 
   if (!data) return out_of_memory(type, err, errlen);
   memcpy(data, p + data_off, (size_t)type->nbytes);
   fix_data(&h, data, type->count);
+  if ((rc = check_values(type, data, err, errlen))) return rc;
   out->type = type;
   out->data = data;
   return VM_IO_OK;
@@ -494,6 +532,7 @@ static int read_file(FILE *f, const VmType *type, VmValue *out, char *err, size_
     return VM_IO_BAD_FILE;
   }
   fix_data(&h, data, type->count);
+  if ((rc = check_values(type, data, err, errlen))) return rc;
   out->type = type;
   out->data = data;
   return VM_IO_OK;
@@ -523,25 +562,36 @@ int vm_npy_read(const char *path, const VmType *type, VmValue *out, char *err, s
 /* ------------------------------------------------------------------ */
 /* Writing. */
 
-int vm_npy_write(const char *path, const VmValue *v, char *err, size_t errlen) {
-  const VmType *t = v->type;
+int vm_npy_writable(const VmType *t, const char *path, char *note, size_t notelen, char *err, size_t errlen) {
   char tybuf[512];
   vm_io_format_type(tybuf, sizeof tybuf, t);
+  if (note && notelen) note[0] = 0;
   if (!t || t->kind != TPUB_TY_TENSOR) {
-    errf(err, errlen, "%s: a value of type %s cannot be written to .npy", path, tybuf);
-    return VM_IO_USAGE;
-  }
-  char kind;
-  int size;
-  if (!numpy_dtype_of(t->elem, &kind, &size) || kind == 'V') {
-    errf(err, errlen, "%s: %s has no NumPy dtype; print it with --output=- instead", path,
-         vm_elem_name(t->elem));
+    errf(err, errlen, "%s: a value of type %s cannot be written to .npy; print it with --output=- instead", path,
+         tybuf);
     return VM_IO_USAGE;
   }
   if (t->rank > TPUB_MAX_RANK) {
     errf(err, errlen, "%s: rank %d is too deep", path, t->rank);
     return VM_IO_USAGE;
   }
+  NpyForm form = npy_form_of(t->elem);
+  if (note && form.as_bits)
+    snprintf(note, notelen, "%s holds the %s bit patterns as uint%d (NumPy has no %s dtype)", path,
+             vm_elem_name(t->elem), 8 * form.size, vm_elem_name(t->elem));
+  else if (note && vm_elem_bits(t->elem) < 8 && t->elem != TPUB_I1)
+    snprintf(note, notelen, "%s holds the %s values as %s8", path, vm_elem_name(t->elem),
+             form.kind == 'u' ? "uint" : "int");
+  return VM_IO_OK;
+}
+
+int vm_npy_write(const char *path, const VmValue *v, char *err, size_t errlen) {
+  const VmType *t = v->type;
+  int rc = vm_npy_writable(t, path, NULL, 0, err, errlen);
+  if (rc) return rc;
+  NpyForm form = npy_form_of(t->elem);
+  char kind = form.kind;
+  int size = form.size;
   char order = size == 1 ? '|' : host_is_big_endian() ? '>' : '<';
   char shape[TPUB_MAX_RANK * 24 + 8];
   format_shape(shape, sizeof shape, t->dims, t->rank);

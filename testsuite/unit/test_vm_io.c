@@ -567,32 +567,61 @@ static void test_npy_round_trip(void **state) {
   unlink(path);
 }
 
-static void test_npy_write_refuses(void **state) {
+/* Types NumPy has no dtype for go in one form: minifloat bit patterns as
+ * unsigned integers of their width, sub-byte integers as int8/uint8; they
+ * read back bit for bit, and values outside the type are refused. */
+static void test_npy_minifloat_forms(void **state) {
   (void)state;
   int64_t d[] = {2};
-  static const int elems[] = {TPUB_BF16, TPUB_I4, TPUB_I2, TPUB_U4, TPUB_F8E4M3FN, TPUB_F4E2M1FN, TPUB_TF32};
+  static const struct {
+    int elem;
+    const char *descr;
+    uint32_t a, b; /* two elements of the type */
+  } cases[] = {
+      {TPUB_BF16, "'<u2'", 0x3f80, 0xc000},  {TPUB_F8E4M3FN, "'|u1'", 0x38, 0xfe}, {TPUB_F4E2M1FN, "'|u1'", 0x2, 0xf},
+      {TPUB_F6E3M2FN, "'|u1'", 0x3f, 0x1},   {TPUB_TF32, "'<u4'", 0x7ffff, 0x1},   {TPUB_I4, "'|i1'", 0xf8, 7},
+      {TPUB_I2, "'|i1'", 0xfe, 1},           {TPUB_U4, "'|u1'", 15, 0},
+  };
   char path[64];
   temp_path(path);
-  for (size_t k = 0; k < sizeof elems / sizeof elems[0]; k++) {
-    VmType t = tensor_type(elems[k], 1, d);
-    uint32_t data[2] = {0, 0};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    VmType t = tensor_type(cases[k].elem, 1, d);
+    unsigned char data[16] = {0};
+    int w = vm_elem_bytes(cases[k].elem);
+    memcpy(data, &cases[k].a, (size_t)w);
+    memcpy(data + w, &cases[k].b, (size_t)w);
     VmValue v = {.type = &t, .data = data};
-    char err[512];
-    assert_int_equal(vm_npy_write(path, &v, err, sizeof err), VM_IO_USAGE);
-    char want[64];
-    snprintf(want, sizeof want, "%s has no NumPy dtype", vm_elem_name(elems[k]));
-    assert_contains(err, want);
+    char err[512], note[512];
+    assert_int_equal(vm_npy_writable(&t, path, note, sizeof note, err, sizeof err), VM_IO_OK);
+    assert_contains(note, vm_elem_name(cases[k].elem));
+    assert_int_equal(vm_npy_write(path, &v, err, sizeof err), VM_IO_OK);
+    FILE *f = fopen(path, "rb");
+    char head[128] = {0};
+    assert_true(fread(head, 1, sizeof head - 1, f) > 0);
+    fclose(f);
+    assert_non_null(strstr(head + 10, cases[k].descr));
+    VmValue back;
+    assert_int_equal(vm_npy_read(path, &t, &back, err, sizeof err), VM_IO_OK);
+    assert_memory_equal(back.data, data, (size_t)(2 * w));
+    free(back.data);
+    /* A value outside the type: a sign-extended sub-byte integer too
+     * large, or a minifloat pattern wider than the type. */
+    if (cases[k].elem == TPUB_BF16 || cases[k].elem == TPUB_F8E4M3FN) continue;
+    data[w - 1] = cases[k].elem == TPUB_TF32 ? 0xff : 0x40;
+    assert_int_equal(vm_npy_write(path, &v, err, sizeof err), VM_IO_OK);
+    assert_int_equal(vm_npy_read(path, &t, &back, err, sizeof err), VM_IO_BAD_FILE);
+    assert_contains(err, "element 0 is not a value of");
   }
-  VmType bf = tensor_type(TPUB_BF16, 1, d);
-  uint16_t x[2] = {0};
-  VmValue v = {.type = &bf, .data = x};
-  char err[512];
-  vm_npy_write(path, &v, err, sizeof err);
-  assert_contains(err, "bf16 has no NumPy dtype; print it with --output=- instead");
-  v.type = &(VmType){.kind = TPUB_TY_TOKEN};
-  assert_int_equal(vm_npy_write(path, &v, err, sizeof err), VM_IO_USAGE);
-  unlink(path);
+  /* Native dtypes need no note. */
   VmType f32 = tensor_type(TPUB_F32, 1, d);
+  char err[512], note[512];
+  assert_int_equal(vm_npy_writable(&f32, path, note, sizeof note, err, sizeof err), VM_IO_OK);
+  assert_string_equal(note, "");
+  uint32_t x[2] = {0};
+  VmValue v = {.type = &(VmType){.kind = TPUB_TY_TOKEN}, .data = x};
+  assert_int_equal(vm_npy_write(path, &v, err, sizeof err), VM_IO_USAGE);
+  assert_contains(err, "cannot be written to .npy; print it with --output=- instead");
+  unlink(path);
   v.type = &f32;
   assert_int_equal(vm_npy_write("/nonexistent/dir/out.npy", &v, err, sizeof err), VM_IO_BAD_FILE);
   assert_contains(err, "cannot write /nonexistent/dir/out.npy");
@@ -653,8 +682,8 @@ static void test_npy_read_variants(void **state) {
   npy_expect(p, n, &t23, VM_IO_USAGE, "dtype '<i4' does not match the parameter type 2x3xf32");
   free(p);
   VmType t4 = tensor_type(TPUB_I4, 1, d2);
-  p = make_npy(1, "{'descr': '|i1', 'fortran_order': False, 'shape': (2,), }", true, f6, 2, &n);
-  npy_expect(p, n, &t4, VM_IO_USAGE, "i4 has no NumPy dtype");
+  p = make_npy(1, "{'descr': '|u1', 'fortran_order': False, 'shape': (2,), }", true, f6, 2, &n);
+  npy_expect(p, n, &t4, VM_IO_USAGE, "dtype '|u1' does not match the parameter type 2xi4 (expected 'i1')");
   free(p);
 }
 
@@ -912,7 +941,7 @@ int run_vm_io_tests(void) {
       cmocka_unit_test(test_parse_errors),
       cmocka_unit_test(test_fill_random),
       cmocka_unit_test(test_npy_round_trip),
-      cmocka_unit_test(test_npy_write_refuses),
+      cmocka_unit_test(test_npy_minifloat_forms),
       cmocka_unit_test(test_npy_read_variants),
       cmocka_unit_test(test_npy_hostile),
       cmocka_unit_test(test_compare_eq),
