@@ -13,9 +13,10 @@
 
 #define TPUCC_VERSION "0.2.0"
 
-/* Reads a whole file (or stdin for "-"); NULL after printing
- * "<tool>: cannot open ..." on failure. */
-char *driver_read_file(const char *tool, const char *path, size_t *len);
+/* Reads a whole file (or stdin for "-") of at most max bytes; NULL after
+ * printing "<tool>: cannot open ...", or "<tool>: PATH: input larger than
+ * max bytes ...", on failure. */
+char *driver_read_file(const char *tool, const char *path, uint64_t max, size_t *len);
 
 typedef struct CompileOptions {
   const char *target; /* preset name, default "v5e" */
@@ -28,6 +29,7 @@ typedef struct CompileOptions {
   const char *cache_dir;
   bool no_cache;
   uint64_t cache_max_bytes; /* default 1 GiB */
+  uint64_t max_input_bytes; /* --max-input-size, default 2 GiB */
 } CompileOptions;
 
 /* Defaults: v5e, -O2. */

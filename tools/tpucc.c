@@ -202,7 +202,7 @@ int main(int argc, char **argv) {
   if (o.split && o.emit == EMIT_TPUB && write)
     return usage_error("%s", "--split-input-file writes several programs: use it with --emit=asm, mlir or mlir-generic");
   size_t len;
-  char *text = driver_read_file("tpucc", o.input, &len);
+  char *text = driver_read_file("tpucc", o.input, o.compile.max_input_bytes, &len);
   if (!text) return EXIT_BAD_FILE;
   SourceFile file = {strcmp(o.input, "-") == 0 ? "<stdin>" : o.input, text, len};
   SourceChunk *chunks;
