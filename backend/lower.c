@@ -552,6 +552,22 @@ static void lower_constant(FuncBuilder *fb, const Op *op, const Attr *a) {
   emit_op(fb, op, VM_OP_CONSTANT);
 }
 
+/* get_dimension_size of a static dimension: the size as an i32 constant
+ * (canonicalize folds it; this is for -O0). */
+static void lower_dimension_size(FuncBuilder *fb, const Op *op) {
+  const Type *t = op->operands[0]->type;
+  int64_t dim = attr_int_or(op, "dimension", -1);
+  if (!type_is_tensor(t) || dim < 0 || dim >= t->rank || t->dims[dim] == DIM_DYNAMIC || t->dims[dim] > INT32_MAX) {
+    unsupported(fb, op, "get_dimension_size of a dynamic dimension");
+    return;
+  }
+  int32_t size = (int32_t)t->dims[dim];
+  fint(fb->e, (int64_t)emit_const_bytes(fb->e, &size, sizeof size));
+  fint(fb->e, sizeof size);
+  fint(fb->e, 0);
+  emit_op_range(fb, op, VM_OP_CONSTANT, 0, 0);
+}
+
 /* The integer values of v when a stablehlo.constant defines it (for the
  * dynamic ops whose shape operands are compile-time constants). */
 static bool constant_ints(Emitter *e, const Value *v, int *n, const int64_t **out) {
@@ -1130,6 +1146,7 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
   case OP_SEND: lower_send_recv(fb, op, VM_OP_SEND); return;
   case OP_RECV: lower_send_recv(fb, op, VM_OP_RECV); return;
   case OP_CONSTANT: lower_constant(fb, op, op_attr(op, "value")); return;
+  case OP_GET_DIMENSION_SIZE: lower_dimension_size(fb, op); return;
   case OP_TPU_ASYNC_START: {
     /* The region's collective over the start's operands, its instruction
      * flagged async: the VM puts the transfer on the ICI and goes on. */

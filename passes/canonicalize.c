@@ -6,7 +6,8 @@
  * fold x + 0, x - 0, x * 0, x & -1, x & 0, x | 0, x | -1, x ^ 0 and shifts
  * by 0.  Shape identities: transpose of a transpose, reshape of a reshape,
  * no-op transpose / reshape / broadcast_in_dim / convert, select on a
- * constant predicate, negate(negate x), not(not x).  A rewrite never changes
+ * constant predicate, negate(negate x), not(not x).  get_dimension_size
+ * of a static dimension is that size, whatever the operand.  A rewrite never changes
  * a result type, and what it builds takes the location of the op it
  * replaces. */
 #include <math.h>
@@ -183,6 +184,17 @@ static Value *select_identity(Op *op) {
   return same_type(op, (bits & 1) ? t : f);
 }
 
+/* get_dimension_size of a static dimension: its size as a constant. */
+static Value *dimension_size(Context *c, Op *op) {
+  const Type *t = op->operands[0]->type, *rt = op->results[0].type;
+  int64_t dim;
+  if (!type_is_tensor(t) || !type_is_tensor(rt) || rt->elem != ELEM_I32 || rt->rank != 0 ||
+      !attr_as_int(op_attr(op, "dimension"), &dim) || dim < 0 || dim >= t->rank || t->dims[dim] == DIM_DYNAMIC ||
+      t->dims[dim] > INT32_MAX)
+    return NULL;
+  return constant_before(c, op, fold_splat(c, op->results[0].type, (uint64_t)t->dims[dim]));
+}
+
 /* An identity for op, or NULL. */
 static Value *identity(Context *c, Op *op) {
   switch (op->kind) {
@@ -199,6 +211,7 @@ static Value *identity(Context *c, Op *op) {
   case OP_RESHAPE: return reshape_identity(c, op);
   case OP_BROADCAST_IN_DIM: return broadcast_identity(c, op);
   case OP_SELECT: return op->noperands == 3 ? select_identity(op) : NULL;
+  case OP_GET_DIMENSION_SIZE: return dimension_size(c, op);
   default: return NULL;
   }
 }
