@@ -539,8 +539,11 @@ static void lower_constant(FuncBuilder *fb, const Op *op, const Attr *a) {
     if (res && res->data && (int64_t)res->nbytes == want) {
       off = emit_const_bytes(e, res->data, res->nbytes);
       nbytes = want;
+    } else if ((!res || !res->hex) && strcmp(a->u.resource.name, "__elided__") == 0) {
+      flags |= 2; /* elided: seeded random data at load time */
     } else {
-      flags |= 2; /* elided or missing: random data at load time */
+      unsupported(fb, op, "a dense_resource without a blob of its type's size"); /* the verifier says why */
+      return;
     }
   } else {
     unsupported(fb, op, "this constant value");
