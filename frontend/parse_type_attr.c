@@ -977,9 +977,13 @@ static Attr *parse_hash_attr(Parser *p) {
   bool saved_error = p->error;
   bool saved_quiet = p->c->diag.quiet;
   int saved_errors = p->c->diag.nerrors;
-  /* Try the structured grammar quietly; fall back to opaque text on failure. */
+  /* Try the structured grammar quietly; fall back to opaque text on failure.
+   * Shardy's attributes have a grammar of their own ({"x"} is a list of
+   * axes, not a dictionary): always opaque, so they print as written. */
   p->c->diag.quiet = true;
-  if (!p_is(p, ">")) {
+  if (nlen > 4 && memcmp(name, "sdy.", 4) == 0) {
+    ok = false;
+  } else if (!p_is(p, ">")) {
     do {
       NamedAttr *na = arena_alloc(&p->c->arena, sizeof(NamedAttr));
       if (p->tok.kind == TOK_IDENT) {

@@ -163,6 +163,20 @@ void op_remove_attr(Context *c, Op *op, const char *name) {
   op->nattrs = n;
 }
 
+const Annotation *custom_call_annotation(const Op *op) {
+  static const Annotation table[] = {
+#define ANNOTATION(target, spmd_only, meaning) {target, spmd_only, meaning},
+#include "ir/annotations.def"
+#undef ANNOTATION
+  };
+  if (op->kind != OP_CUSTOM_CALL) return NULL;
+  const Attr *t = op_attr(op, "call_target_name");
+  if (!t || t->kind != ATTR_STRING) return NULL;
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strcmp(t->u.str.s, table[i].target) == 0) return &table[i];
+  return NULL;
+}
+
 Block *op_body(const Op *op) {
   if (op->nregions < 1 || op->regions[0].nblocks < 1) return NULL;
   return op->regions[0].blocks[0];

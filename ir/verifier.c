@@ -224,6 +224,9 @@ static void verify_op(Verifier *v, Op *op) {
     const Op *owner = parent && parent->parent ? parent->parent->parent : NULL;
     if (!owner || owner->kind == OP_FUNC || owner->kind == OP_MODULE)
       op_error(v->c, op, "must be inside a region of a StableHLO op (use func.return in functions)");
+  } else if (op->kind == OP_SDY_MESH) {
+    if (!parent || !parent->parent || parent->parent->parent->kind != OP_MODULE)
+      op_error(v->c, op, "expects parent op 'builtin.module'");
   } else if (parent && parent->parent && parent->parent->parent && parent->parent->parent->kind == OP_MODULE) {
     op_error(v->c, op, "cannot appear at module level (only func.func can)");
   }
