@@ -90,7 +90,7 @@ static Type *parse_tensor_body(Parser *p, Loc loc) {
 /* Skip the balanced <...> text starting at the current token '<', at the
  * character level as MLIR does for dialect types and attributes: any text is
  * allowed inside, '->' does not close, strings are skipped whole. */
-static bool skip_balanced_angles(Parser *p, const char **end_text) {
+bool skip_balanced_angles(Parser *p, const char **end_text) {
   const char *q = p->tok.text, *e = p->lex.end;
   Loc start = p->tok.loc;
   int depth = 0;

@@ -246,3 +246,15 @@ module attributes {mhlo.num_partitions = 1 : i32} {
     return %1 : tensor<4x2xf32>
   }
 }
+
+// -----
+
+// Shardy's pretty form, as JAX prints it.
+module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=2]>
+  func.func public @main(%arg0: tensor<4x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}) -> tensor<4x2xf32> {
+    // expected-error @+1 {{sharded value %0 (sharding = #sdy.sharding<@mesh, [{"b", "a"}, {}]>) shards dimension 0 over mesh axis "b" of size 2; it needs SPMD partitioning, which tpucc does not do yet}}
+    %0 = sdy.sharding_constraint %arg0 <@mesh, [{"b", "a"}, {}]> : tensor<4x2xf32>
+    return %0 : tensor<4x2xf32>
+  }
+}
