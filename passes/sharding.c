@@ -229,6 +229,10 @@ static bool sdy_one(const Checker *k, const char *p, const char **end, char *why
     if (*p == ']' && depth == 0) break;
     if (*p != '"' || depth == 0) continue;
     size_t len = strcspn(p + 1, "\"");
+    if (p[len + 1] != '"') {
+      snprintf(why, REASON_LEN, "has an unterminated axis name");
+      return false;
+    }
     const char *sub = p[len + 2] == ':' ? strchr(p + len + 2, ')') : NULL; /* "x":(1)2 */
     int64_t size = sub ? strtoll(sub + 1, NULL, 10) : mesh_axis_size(mesh, p + 1, len);
     if (size < 0) {
@@ -286,7 +290,8 @@ static void refuse(Checker *k, const Op *op, const char *what, const char *name,
 /* Checks one attribute named name of a value (described by what). */
 static void check_attr(Checker *k, const Op *op, const char *what, const char *name, const Attr *a) {
   char why[REASON_LEN];
-  bool sdy = strcmp(name, "sdy.sharding") == 0 || (strcmp(name, "sharding") == 0 && op->kind == OP_SDY_SHARDING_CONSTRAINT);
+  bool sdy = strcmp(name, "sdy.sharding") == 0 ||
+             (strcmp(name, "sharding") == 0 && op->kind == OP_SDY_SHARDING_CONSTRAINT);
   if (strcmp(name, "mhlo.sharding") != 0 && !sdy) return;
   const char *text = attr_to_string(k->c, a);
   if (sdy) {
@@ -296,15 +301,20 @@ static void check_attr(Checker *k, const Op *op, const char *what, const char *n
     return;
   }
   int64_t tiles;
-  if (a->kind != ATTR_STRING) return refuse(k, op, what, name, text, true, "not a string");
-  if (!gspmd_tiles(a->u.str.s, &tiles, why)) return refuse(k, op, what, name, text, true, why);
-  snprintf(why, REASON_LEN, "is tiled over %lld devices", (long long)tiles);
-  if (tiles > 1) refuse(k, op, what, name, text, false, why);
+  if (a->kind != ATTR_STRING) {
+    refuse(k, op, what, name, text, true, "not a string");
+  } else if (!gspmd_tiles(a->u.str.s, &tiles, why)) {
+    refuse(k, op, what, name, text, true, why);
+  } else if (tiles > 1) {
+    snprintf(why, REASON_LEN, "is tiled over %lld devices", (long long)tiles);
+    refuse(k, op, what, name, text, false, why);
+  }
 }
 
 static void check_dict(Checker *k, const Op *op, const char *what, const Attr *d) {
   if (!d || d->kind != ATTR_DICT) return;
-  for (int i = 0; i < d->u.dict.n && !k->failed; i++) check_attr(k, op, what, d->u.dict.items[i].name, d->u.dict.items[i].value);
+  for (int i = 0; i < d->u.dict.n && !k->failed; i++)
+    check_attr(k, op, what, d->u.dict.items[i].name, d->u.dict.items[i].value);
 }
 
 /* The annotation custom calls: identities of one value, SPMD-only ones on

@@ -11,7 +11,10 @@
 #include "frontend/parser.h"
 #include "passes/pass.h"
 
-#define TPUCC_VERSION "0.2.0"
+/* Part of every cache key: bump it when the compiler accepts, refuses or
+ * emits something differently, so no entry of an older build is served
+ * (0.2.1: sharded programs and bad dense_resource blobs are refused). */
+#define TPUCC_VERSION "0.2.1"
 
 /* Reads a whole file (or stdin for "-") of at most max bytes; NULL after
  * printing "<tool>: cannot open ...", or "<tool>: PATH: input larger than
