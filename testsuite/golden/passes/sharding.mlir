@@ -258,3 +258,28 @@ module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
     return %0 : tensor<4x2xf32>
   }
 }
+
+// -----
+
+// The verifier: sdy ops need their attributes; a constraint keeps its type.
+module {
+  // expected-error @+1 {{'sdy.mesh' op requires attribute 'mesh'}}
+  "sdy.mesh"() {sym_name = "m"} : () -> ()
+  // expected-error @+1 {{'sdy.mesh' op requires a string attribute 'sym_name'}}
+  "sdy.mesh"() {mesh = #sdy.mesh<["x"=1]>} : () -> ()
+  func.func @main(%arg0: tensor<4x2xf32>) -> tensor<4x2xf32> {
+    // expected-error @+1 {{'sdy.sharding_constraint' op expects result #0 to have the type of operand #0, but got 'tensor<2x4xf32>' and 'tensor<4x2xf32>'}}
+    %0 = "sdy.sharding_constraint"(%arg0) {sharding = #sdy.sharding<@m, [{}, {}]>} : (tensor<4x2xf32>) -> tensor<2x4xf32>
+    // expected-error @+1 {{'sdy.sharding_constraint' op requires attribute 'sharding'}}
+    %1 = "sdy.sharding_constraint"(%arg0) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+    return %arg0 : tensor<4x2xf32>
+  }
+}
+
+// -----
+
+func.func @main(%arg0: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{malformed sharding on %0: 3 : i32: is not a Shardy sharding}}
+  %0 = "sdy.sharding_constraint"(%arg0) {sharding = 3 : i32} : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
