@@ -9,9 +9,9 @@
  * constant predicate, negate(negate x), not(not x).  JAX's annotation
  * custom calls (ir/annotations.def) and sdy.sharding_constraint are their
  * operand (passes/sharding.c has checked they may be).  get_dimension_size
- * of a static dimension is that size, whatever the operand.  A rewrite never changes
- * a result type, and what it builds takes the location of the op it
- * replaces. */
+ * of a static dimension is that size, whatever the operand.  A rewrite
+ * never changes a result type, and what it builds takes the location of
+ * the op it replaces. */
 #include <math.h>
 #include <string.h>
 
