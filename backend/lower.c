@@ -474,7 +474,8 @@ static int direct_opcode(OpKind k) {
   case OP_RESHAPE: return VM_OP_RESHAPE;
   case OP_DYNAMIC_UPDATE_SLICE: return VM_OP_DYNAMIC_UPDATE_SLICE;
   case OP_TUPLE: return VM_OP_TUPLE;
-  case OP_OPTIMIZATION_BARRIER: return VM_OP_COPY;
+  case OP_OPTIMIZATION_BARRIER:
+  case OP_SDY_SHARDING_CONSTRAINT: return VM_OP_COPY;
   case OP_CREATE_TOKEN: return VM_OP_TOKEN;
   case OP_AFTER_ALL: return VM_OP_TOKEN;
   case OP_CHLO_ACOS: return VM_OP_ACOS;
@@ -539,8 +540,11 @@ static void lower_constant(FuncBuilder *fb, const Op *op, const Attr *a) {
     if (res && res->data && (int64_t)res->nbytes == want) {
       off = emit_const_bytes(e, res->data, res->nbytes);
       nbytes = want;
+    } else if ((!res || !res->hex) && strcmp(a->u.resource.name, "__elided__") == 0) {
+      flags |= 2; /* elided: seeded random data at load time */
     } else {
-      flags |= 2; /* elided or missing: random data at load time */
+      unsupported(fb, op, "a dense_resource without a blob of its type's size"); /* the verifier says why */
+      return;
     }
   } else {
     unsupported(fb, op, "this constant value");
@@ -550,6 +554,22 @@ static void lower_constant(FuncBuilder *fb, const Op *op, const Attr *a) {
   fint(e, nbytes);
   fint(e, flags);
   emit_op(fb, op, VM_OP_CONSTANT);
+}
+
+/* get_dimension_size of a static dimension: the size as an i32 constant
+ * (canonicalize folds it; this is for -O0). */
+static void lower_dimension_size(FuncBuilder *fb, const Op *op) {
+  const Type *t = op->operands[0]->type;
+  int64_t dim = attr_int_or(op, "dimension", -1);
+  if (!type_is_tensor(t) || dim < 0 || dim >= t->rank || t->dims[dim] == DIM_DYNAMIC || t->dims[dim] > INT32_MAX) {
+    unsupported(fb, op, "get_dimension_size of a dynamic dimension");
+    return;
+  }
+  int32_t size = (int32_t)t->dims[dim];
+  fint(fb->e, (int64_t)emit_const_bytes(fb->e, &size, sizeof size));
+  fint(fb->e, sizeof size);
+  fint(fb->e, 0);
+  emit_op_range(fb, op, VM_OP_CONSTANT, 0, 0);
 }
 
 /* The integer values of v when a stablehlo.constant defines it (for the
@@ -671,6 +691,11 @@ static void lower_custom_call(FuncBuilder *fb, const Op *op) {
     if (strcmp(name, "check.expect_eq") == 0) return lower_check(fb, op, 0, 0, 0, 0, NULL);
     if (strcmp(name, "check.expect_almost_eq") == 0) return lower_check(fb, op, 1, 1e-3, 0, 0, NULL);
     if (strcmp(name, "check.expect_close") == 0) return lower_check(fb, op, 2, 0, 0, 3, NULL);
+  }
+  if (custom_call_annotation(op) && op->noperands == 1 && op->nresults == 1 &&
+      op->operands[0]->type == op->results[0].type) {
+    emit_op(fb, op, VM_OP_COPY); /* an identity (passes/sharding.c checked the partitions) */
+    return;
   }
   char what[160];
   snprintf(what, sizeof what, "custom_call @%.100s", name);
@@ -1130,6 +1155,7 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
   case OP_SEND: lower_send_recv(fb, op, VM_OP_SEND); return;
   case OP_RECV: lower_send_recv(fb, op, VM_OP_RECV); return;
   case OP_CONSTANT: lower_constant(fb, op, op_attr(op, "value")); return;
+  case OP_GET_DIMENSION_SIZE: lower_dimension_size(fb, op); return;
   case OP_TPU_ASYNC_START: {
     /* The region's collective over the start's operands, its instruction
      * flagged async: the VM puts the transfer on the ICI and goes on. */

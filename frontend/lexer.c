@@ -5,6 +5,8 @@
 #include "frontend/lexer.h"
 
 void lexer_init(Lexer *lx, const SourceFile *file, const char *start, const char *end, uint32_t first_line) {
+  /* A UTF-8 byte-order mark at the start of the file is not part of the text. */
+  if (file && start == file->text && end - start >= 3 && memcmp(start, "\xEF\xBB\xBF", 3) == 0) start += 3;
   lx->file = file;
   lx->p = start;
   lx->end = end;

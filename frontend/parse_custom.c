@@ -429,7 +429,30 @@ static bool parse_rp_format(Parser *p, OpParts *o) {
   return true;
 }
 
+/* Shardy's short form: <...> for the attribute name = #sdy.KIND<...>,
+ * kept as written. */
+static bool parse_sdy_short(Parser *p, OpParts *o, const char *name, const char *kind) {
+  if (!p_is(p, "<")) {
+    p_error_here(p, "expected '<'");
+    return false;
+  }
+  const char *start = p->tok.text, *end;
+  if (!skip_balanced_angles(p, &end)) return false;
+  size_t k = strlen(kind), n = (size_t)(end - start);
+  char *text = arena_alloc(&p->c->arena, k + n + 1);
+  memcpy(text, kind, k);
+  memcpy(text + k, start, n);
+  text[k + n] = 0;
+  add_attr(p, o, name, attr_opaque(p->c, text, k + n));
+  return true;
+}
+
+static bool parse_symbol_name(Parser *p, OpParts *o, const char *attr_name);
+
 static bool parse_fragment_hook(Parser *p, OpParts *o, const char *hook) {
+  if (strcmp(hook, "sdy_sym") == 0) return parse_symbol_name(p, o, "sym_name");
+  if (strcmp(hook, "sdy_mesh") == 0) return parse_sdy_short(p, o, "mesh", "#sdy.mesh");
+  if (strcmp(hook, "sdy_sharding") == 0) return parse_sdy_short(p, o, "sharding", "#sdy.sharding");
   if (strcmp(hook, "slice_ranges") == 0) return parse_slice_ranges(p, o);
   if (strcmp(hook, "dot_dims") == 0) return parse_dot_dims(p, o);
   if (strcmp(hook, "conv_window") == 0) return parse_conv_window(p, o);

@@ -52,6 +52,9 @@ Type *parse_type(Parser *p);
 bool parse_type_list_parens(Parser *p, PtrVec *out); /* ( t, t ) */
 Type *parse_function_type(Parser *p);
 Attr *parse_attr(Parser *p);
+/* Skips the balanced <...> text at the current '<' token, as MLIR does for
+ * dialect attributes; *end_text: just after its '>'. */
+bool skip_balanced_angles(Parser *p, const char **end_text);
 Attr *parse_attr_dict(Parser *p);  /* { k = v, ... }; the current token is '{' */
 bool parse_int64(Parser *p, int64_t *out); /* optional leading '-' */
 bool parse_i64_list(Parser *p, int *n, int64_t **v); /* [1, 2] */

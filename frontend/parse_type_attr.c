@@ -90,7 +90,7 @@ static Type *parse_tensor_body(Parser *p, Loc loc) {
 /* Skip the balanced <...> text starting at the current token '<', at the
  * character level as MLIR does for dialect types and attributes: any text is
  * allowed inside, '->' does not close, strings are skipped whole. */
-static bool skip_balanced_angles(Parser *p, const char **end_text) {
+bool skip_balanced_angles(Parser *p, const char **end_text) {
   const char *q = p->tok.text, *e = p->lex.end;
   Loc start = p->tok.loc;
   int depth = 0;
@@ -977,9 +977,13 @@ static Attr *parse_hash_attr(Parser *p) {
   bool saved_error = p->error;
   bool saved_quiet = p->c->diag.quiet;
   int saved_errors = p->c->diag.nerrors;
-  /* Try the structured grammar quietly; fall back to opaque text on failure. */
+  /* Try the structured grammar quietly; fall back to opaque text on failure.
+   * Shardy's attributes have a grammar of their own ({"x"} is a list of
+   * axes, not a dictionary): always opaque, so they print as written. */
   p->c->diag.quiet = true;
-  if (!p_is(p, ">")) {
+  if (nlen > 4 && memcmp(name, "sdy.", 4) == 0) {
+    ok = false;
+  } else if (!p_is(p, ">")) {
     do {
       NamedAttr *na = arena_alloc(&p->c->arena, sizeof(NamedAttr));
       if (p->tok.kind == TOK_IDENT) {

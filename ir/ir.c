@@ -163,6 +163,20 @@ void op_remove_attr(Context *c, Op *op, const char *name) {
   op->nattrs = n;
 }
 
+const Annotation *custom_call_annotation(const Op *op) {
+  static const Annotation table[] = {
+#define ANNOTATION(target, spmd_only, meaning) {target, spmd_only, meaning},
+#include "ir/annotations.def"
+#undef ANNOTATION
+  };
+  if (op->kind != OP_CUSTOM_CALL) return NULL;
+  const Attr *t = op_attr(op, "call_target_name");
+  if (!t || t->kind != ATTR_STRING) return NULL;
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strcmp(t->u.str.s, table[i].target) == 0) return &table[i];
+  return NULL;
+}
+
 Block *op_body(const Op *op) {
   if (op->nregions < 1 || op->regions[0].nblocks < 1) return NULL;
   return op->regions[0].blocks[0];
@@ -195,17 +209,30 @@ static const char *sev_name(Severity s) {
   return "error";
 }
 
-/* Print the source line of loc and a caret under its column. */
+/* Print the source line of loc and a caret under its column.  A line longer
+ * than SOURCE_WINDOW is cut to a window around the column, with "..." on
+ * each cut side; the caret still points at the column in that window. */
+enum { SOURCE_WINDOW = 200 };
 static void show_source_line(FILE *out, Loc loc) {
   const SourceFile *f = loc.file;
   const char *p = f->text, *end = f->text + f->len;
   for (uint32_t line = 1; line < loc.line && p < end; p++)
     if (*p == '\n') line++;
+  if (loc.line == 1 && end - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3; /* byte-order mark */
   const char *eol = p;
   while (eol < end && *eol != '\n') eol++;
-  if (eol - p > 400) return; /* very long lines (hex constants) help nobody */
-  fprintf(out, "%.*s\n", (int)(eol - p), p);
-  for (uint32_t i = 1; i < loc.col && p + i - 1 < eol; i++) fputc(p[i - 1] == '\t' ? '\t' : ' ', out);
+  const char *col = p + (loc.col ? loc.col - 1 : 0);
+  if (col > eol) col = eol;
+  const char *from = p, *to = eol;
+  if (eol - p > SOURCE_WINDOW) {
+    from = col - p > SOURCE_WINDOW / 2 ? col - SOURCE_WINDOW / 2 : p;
+    to = eol - from > SOURCE_WINDOW ? from + SOURCE_WINDOW : eol;
+    if (to == eol && eol - SOURCE_WINDOW > p) from = eol - SOURCE_WINDOW;
+  }
+  const char *pre = from > p ? "..." : "", *post = to < eol ? "..." : "";
+  fprintf(out, "%s%.*s%s\n", pre, (int)(to - from), from, post);
+  fputs(pre[0] ? "   " : "", out);
+  for (const char *q = from; q < col; q++) fputc(*q == '\t' ? '\t' : ' ', out);
   fputs("^\n", out);
 }
 

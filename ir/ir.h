@@ -428,6 +428,15 @@ void op_set_operand(Context *c, Op *op, int i, Value *v);
 Block *block_create(Context *c, Region *parent, int nargs, Type **arg_types);
 void region_add_block(Context *c, Region *r, Block *b);
 const Attr *op_attr(const Op *op, const char *name); /* NULL if absent */
+
+/* JAX's annotation custom calls (ir/annotations.def). */
+typedef struct Annotation {
+  const char *target;   /* call_target_name */
+  bool spmd_only;       /* an identity only on one partition */
+  const char *meaning;
+} Annotation;
+/* The annotation op is a custom_call of, or NULL. */
+const Annotation *custom_call_annotation(const Op *op);
 void op_set_attr(Context *c, Op *op, const char *name, Attr *value);
 void op_remove_attr(Context *c, Op *op, const char *name);
 Block *op_body(const Op *op); /* first block of region 0, or NULL */

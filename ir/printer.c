@@ -239,9 +239,21 @@ static bool attr_fits_style(const Attr *a, const char *style, Arena *scratch) {
   return true; /* attr */
 }
 
+/* The #sdy.KIND<...> attribute name of op, kept as written (opaque). */
+static const char *sdy_short(const Op *op, const char *name, const char *kind) {
+  const Attr *a = op_attr(op, name);
+  size_t k = strlen(kind);
+  if (!a || a->kind != ATTR_OPAQUE || a->u.str.len <= k || strncmp(a->u.str.s, kind, k) != 0 || a->u.str.s[k] != '<')
+    return NULL;
+  return a->u.str.s + k;
+}
+
 static bool hook_fits(const Op *op, const char *hook, Arena *scratch) {
   int n;
   const int64_t *v;
+  if (strcmp(hook, "sdy_sym") == 0) return op_symbol_name(op) != NULL;
+  if (strcmp(hook, "sdy_mesh") == 0) return sdy_short(op, "mesh", "#sdy.mesh") != NULL;
+  if (strcmp(hook, "sdy_sharding") == 0) return sdy_short(op, "sharding", "#sdy.sharding") != NULL;
   if (strcmp(hook, "slice_ranges") == 0) {
     int n1, n2;
     const int64_t *v1, *v2;
@@ -456,6 +468,13 @@ static void print_hook(Printer *p, const Op *op, const char *hook, Arena *scratc
         print_i64_list(p, n, v);
       }
     }
+  } else if (strcmp(hook, "sdy_sym") == 0) {
+    fputc_unlocked('@', out);
+    print_attr_name(out, op_symbol_name(op));
+  } else if (strcmp(hook, "sdy_mesh") == 0) {
+    fputs_unlocked(sdy_short(op, "mesh", "#sdy.mesh"), out);
+  } else if (strcmp(hook, "sdy_sharding") == 0) {
+    fputs_unlocked(sdy_short(op, "sharding", "#sdy.sharding"), out);
   } else if (strcmp(hook, "rp_format") == 0) {
     fprintf(out, "e%" PRId64 "m%" PRId64, op_attr(op, "exponent_bits")->u.i, op_attr(op, "mantissa_bits")->u.i);
   }

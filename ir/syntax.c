@@ -46,11 +46,17 @@ const char *const *fmt_hook_attrs(const char *hook) {
   static const char *const window[] = {"window_strides", "padding", "lhs_dilation", "rhs_dilation",
                                        "window_reversal", NULL};
   static const char *const rp[] = {"exponent_bits", "mantissa_bits", NULL};
+  static const char *const sdy_sym[] = {"sym_name", NULL};
+  static const char *const sdy_mesh[] = {"mesh", NULL};
+  static const char *const sdy_sharding[] = {"sharding", NULL};
   static const char *const none[] = {NULL};
   if (strcmp(hook, "slice_ranges") == 0) return slice;
   if (strcmp(hook, "dot_dims") == 0) return dot;
   if (strcmp(hook, "conv_window") == 0) return window;
   if (strcmp(hook, "rp_format") == 0) return rp;
+  if (strcmp(hook, "sdy_sym") == 0) return sdy_sym;
+  if (strcmp(hook, "sdy_mesh") == 0) return sdy_mesh;
+  if (strcmp(hook, "sdy_sharding") == 0) return sdy_sharding;
   return none;
 }
 

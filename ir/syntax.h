@@ -22,7 +22,9 @@
  *   @HOOK           custom syntax in C: whole-op hooks (@module, @func,
  *                   @constant, @reduce, @while, @custom_call, @scan) when
  *                   they are the whole format, else a fragment (@slice_ranges,
- *                   @dot_dims, @conv_window, @rp_format)
+ *                   @dot_dims, @conv_window, @rp_format; Shardy's @sdy_sym
+ *                   for sym_name as @name, @sdy_mesh and @sdy_sharding for
+ *                   a #sdy.mesh / #sdy.sharding attribute written as <...>)
  *   ?{ ... }?       optional group: printed when its first attribute (or
  *                   operand / type directive) is present; parsed when the
  *                   next token matches its first literal

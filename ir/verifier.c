@@ -1,6 +1,7 @@
 /* The verifier: structural rules common to all ops (counts from the op
  * table, terminators, symbols, calls, returns, SSA dominance) here; per-op
  * type and shape rules in ir/verify_*.c. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,6 +163,32 @@ static void verify_call(Verifier *v, Op *op) {
                type_to_string(v->c, fty->results[i]), type_to_string(v->c, op->results[i].type));
 }
 
+/* A dense_resource attribute of op names a blob of exactly its tensor's
+ * bytes (elements in their storage size: i1 and sub-byte integers take a
+ * byte each); only __elided__ may have none (it is filled with seeded
+ * random data when run). */
+static void check_resource(Verifier *v, const Op *op, const Attr *a) {
+  const char *name = a->u.resource.name;
+  const Resource *r = NULL;
+  for (int i = 0; i < v->m->nresources && !r; i++)
+    if (strcmp(v->m->resources[i].name, name) == 0) r = &v->m->resources[i];
+  int64_t count, esz = elem_storage_bytes(type_elem_kind(a->type));
+  if (!type_tensor_num_elements(a->type, &count) || count > INT64_MAX / esz) return; /* the type's own error */
+  long long want = (long long)(count * esz);
+  const char *ty = type_to_string(v->c, a->type);
+  if (!r || !r->hex) {
+    if (strcmp(name, "__elided__") != 0)
+      op_error(v->c, op, "dense_resource<%s> has no blob in the dialect_resources section ('%s' needs %lld bytes); "
+               "only __elided__ may be left out", name, ty, want);
+  } else if (!r->data) {
+    op_error(v->c, op, "the blob of dense_resource<%s> has %zu bytes, fewer than its 4-byte alignment prefix", name,
+             strlen(r->hex) / 2 - 1);
+  } else if ((uint64_t)want != r->nbytes) {
+    op_error(v->c, op, "the blob of dense_resource<%s> has %zu bytes of data, but '%s' needs %lld bytes", name,
+             r->nbytes, ty, want);
+  }
+}
+
 static void verify_op(Verifier *v, Op *op) {
   if (op->kind == OP_UNKNOWN) {
     op_error(v->c, op, "is not an operation tpucc knows (unregistered operation)");
@@ -197,9 +224,14 @@ static void verify_op(Verifier *v, Op *op) {
     const Op *owner = parent && parent->parent ? parent->parent->parent : NULL;
     if (!owner || owner->kind == OP_FUNC || owner->kind == OP_MODULE)
       op_error(v->c, op, "must be inside a region of a StableHLO op (use func.return in functions)");
+  } else if (op->kind == OP_SDY_MESH) {
+    if (!parent || !parent->parent || parent->parent->parent->kind != OP_MODULE)
+      op_error(v->c, op, "expects parent op 'builtin.module'");
   } else if (parent && parent->parent && parent->parent->parent && parent->parent->parent->kind == OP_MODULE) {
     op_error(v->c, op, "cannot appear at module level (only func.func can)");
   }
+  for (int i = 0; i < op->nattrs; i++)
+    if (op->attrs[i].value->kind == ATTR_DENSE_RESOURCE) check_resource(v, op, op->attrs[i].value);
   if (op->kind != OP_FUNC && op->kind != OP_MODULE) verify_op_rules(v->c, op);
   for (int r = 0; r < op->nregions; r++) verify_region(v, op, &op->regions[r]);
 }

@@ -77,7 +77,7 @@ void verify_op_rules(Context *c, Op *op) {
   case OP_CHECK_EXPECT_EQ: case OP_CHECK_EXPECT_EQ_CONST: case OP_CHECK_EXPECT_ALMOST_EQ:
   case OP_CHECK_EXPECT_ALMOST_EQ_CONST: case OP_CHECK_EXPECT_CLOSE:
   case OP_CHECK_EXPECT_SERIALIZED_EQ: case OP_INTERPRETER_PROBE: case OP_TPU_FUSION: case OP_TPU_YIELD:
-  case OP_TPU_ASYNC_START: case OP_TPU_ASYNC_DONE:
+  case OP_TPU_ASYNC_START: case OP_TPU_ASYNC_DONE: case OP_SDY_MESH: case OP_SDY_SHARDING_CONSTRAINT:
     verify_control_rules(c, op);
     return;
 

@@ -138,6 +138,15 @@ static void verify_optimization_barrier(Context *c, Op *op) {
     }
 }
 
+/* sdy.mesh names a mesh; sdy.sharding_constraint is an identity with a
+ * sharding (what the shardings say: passes/sharding.c). */
+static void verify_sdy(Context *c, Op *op) {
+  const char *need = op->kind == OP_SDY_MESH ? "mesh" : "sharding";
+  if (!op_attr(op, need)) op_error(c, op, "requires attribute '%s'", need);
+  else if (op->kind == OP_SDY_MESH && !op_symbol_name(op)) op_error(c, op, "requires a string attribute 'sym_name'");
+  else if (op->kind == OP_SDY_SHARDING_CONSTRAINT) verify_optimization_barrier(c, op);
+}
+
 /* ------------------------------------------------------------------ */
 /* tokens and I/O */
 
@@ -967,6 +976,8 @@ void verify_control_rules(Context *c, Op *op) {
   case OP_IF: verify_if(c, op); return;
   case OP_CASE: verify_case(c, op); return;
   case OP_OPTIMIZATION_BARRIER: verify_optimization_barrier(c, op); return;
+  case OP_SDY_MESH:
+  case OP_SDY_SHARDING_CONSTRAINT: verify_sdy(c, op); return;
   case OP_CREATE_TOKEN:
   case OP_AFTER_ALL:
   case OP_REPLICA_ID:

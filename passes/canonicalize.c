@@ -6,9 +6,12 @@
  * fold x + 0, x - 0, x * 0, x & -1, x & 0, x | 0, x | -1, x ^ 0 and shifts
  * by 0.  Shape identities: transpose of a transpose, reshape of a reshape,
  * no-op transpose / reshape / broadcast_in_dim / convert, select on a
- * constant predicate, negate(negate x), not(not x).  A rewrite never changes
- * a result type, and what it builds takes the location of the op it
- * replaces. */
+ * constant predicate, negate(negate x), not(not x).  JAX's annotation
+ * custom calls (ir/annotations.def) and sdy.sharding_constraint are their
+ * operand (passes/sharding.c has checked they may be).  get_dimension_size
+ * of a static dimension is that size, whatever the operand.  A rewrite
+ * never changes a result type, and what it builds takes the location of
+ * the op it replaces. */
 #include <math.h>
 #include <string.h>
 
@@ -183,6 +186,17 @@ static Value *select_identity(Op *op) {
   return same_type(op, (bits & 1) ? t : f);
 }
 
+/* get_dimension_size of a static dimension: its size as a constant. */
+static Value *dimension_size(Context *c, Op *op) {
+  const Type *t = op->operands[0]->type, *rt = op->results[0].type;
+  int64_t dim;
+  if (!type_is_tensor(t) || !type_is_tensor(rt) || rt->elem != ELEM_I32 || rt->rank != 0 ||
+      !attr_as_int(op_attr(op, "dimension"), &dim) || dim < 0 || dim >= t->rank || t->dims[dim] == DIM_DYNAMIC ||
+      t->dims[dim] > INT32_MAX)
+    return NULL;
+  return constant_before(c, op, fold_splat(c, op->results[0].type, (uint64_t)t->dims[dim]));
+}
+
 /* An identity for op, or NULL. */
 static Value *identity(Context *c, Op *op) {
   switch (op->kind) {
@@ -194,11 +208,13 @@ static Value *identity(Context *c, Op *op) {
     Op *inner = op->operands[0]->def;
     return inner && inner->kind == op->kind ? same_type(op, inner->operands[0]) : NULL;
   }
-  case OP_CONVERT: return same_type(op, op->operands[0]);
+  case OP_CONVERT:
+  case OP_SDY_SHARDING_CONSTRAINT: return same_type(op, op->operands[0]);
   case OP_TRANSPOSE: return transpose_identity(c, op);
   case OP_RESHAPE: return reshape_identity(c, op);
   case OP_BROADCAST_IN_DIM: return broadcast_identity(c, op);
   case OP_SELECT: return op->noperands == 3 ? select_identity(op) : NULL;
+  case OP_GET_DIMENSION_SIZE: return dimension_size(c, op);
   default: return NULL;
   }
 }
@@ -219,9 +235,11 @@ static int canon_block(Context *c, Block *b) {
     next = op->next;
     for (int r = 0; r < op->nregions; r++)
       for (int k = 0; k < op->regions[r].nblocks; k++) changed += canon_block(c, op->regions[r].blocks[k]);
-    if (op->nresults != 1 || op->nregions || op->kind == OP_CONSTANT || !op->results[0].uses || !op_is_pure(op))
-      continue;
-    Value *to = fold(c, op);
+    if (op->nresults != 1 || op->nregions || op->kind == OP_CONSTANT || !op->results[0].uses) continue;
+    Value *to = NULL;
+    if (custom_call_annotation(op) && op->noperands == 1) to = same_type(op, op->operands[0]);
+    else if (!op_is_pure(op)) continue;
+    if (!to) to = fold(c, op);
     if (!to) to = identity(c, op);
     if (!to) continue;
     value_replace_all_uses(c, &op->results[0], to);

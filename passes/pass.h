@@ -31,6 +31,12 @@ typedef struct PassContext {
 } PassContext;
 
 typedef bool (*PassFn)(PassContext *pc);
+
+/* Refuses (false, after one located error) a program that tpucc would
+ * have to partition: a sharding that tiles a value over several devices,
+ * a malformed sharding, a JAX annotation custom call that is not an
+ * identity here (passes/sharding.c).  pipeline_run runs it first. */
+bool sharding_check(Context *c, Module *m);
 #define PASS(id, name, fn, doc) bool fn(PassContext *pc);
 #include "passes/passes.def"
 #undef PASS

@@ -79,7 +79,7 @@ static double now_seconds(void) {
 bool pipeline_run(PassContext *pc, const Pipeline *p, const PassOptions *o) {
   FILE *dump = o->dump_out ? o->dump_out : stderr;
   double seconds[PIPELINE_MAX] = {0}, total = 0;
-  bool ok = true;
+  bool ok = sharding_check(pc->c, pc->m);
   int ran = 0;
   for (int i = 0; i < p->n && ok; i++, ran++) {
     PassId id = p->ids[i];

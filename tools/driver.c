@@ -12,33 +12,31 @@
 #include "ir/ir.h"
 #include "passes/cost.h"
 
-char *driver_read_file(const char *tool, const char *path, size_t *len) {
+char *driver_read_file(const char *tool, const char *path, uint64_t max, size_t *len) {
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "%s: cannot open '%s': %s\n", tool, path, strerror(errno));
     return NULL;
   }
-  /* Regular files are read in one go; pipes grow the buffer. */
+  /* Everything is read in chunks into a growing buffer, never more than
+   * max + 1 bytes: a regular file's size is only the first guess. */
   struct stat st;
   size_t cap = 1 << 16, n = 0;
   if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
     fprintf(stderr, "%s: cannot read '%s': it is a directory\n", tool, path);
-    fclose(f);
+    if (f != stdin) fclose(f);
     return NULL;
   }
   if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) cap = (size_t)st.st_size + 1;
+  if (cap > max + 1) cap = (size_t)max + 1;
   char *buf = malloc(cap);
-  for (;;) {
-    if (!buf) break;
+  while (buf && n <= max) {
     if (n == cap) {
-      cap *= 2;
+      cap = cap > max / 2 ? (size_t)max + 1 : cap * 2;
       char *nb = realloc(buf, cap);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
+      if (!nb) free(buf);
       buf = nb;
+      if (!buf) break;
     }
     size_t got = fread(buf + n, 1, cap - n, f);
     n += got;
@@ -48,6 +46,13 @@ char *driver_read_file(const char *tool, const char *path, size_t *len) {
   if (f != stdin) fclose(f);
   if (!buf) {
     fprintf(stderr, "%s: '%s' is too large to read\n", tool, path);
+    return NULL;
+  }
+  if (n > max) {
+    fprintf(stderr, "%s: %s: input larger than %llu bytes (raise with --max-input-size)\n", tool,
+            strcmp(path, "-") == 0 ? "<stdin>" : path,
+            (unsigned long long)max);
+    free(buf);
     return NULL;
   }
   if (err) {
@@ -65,6 +70,19 @@ bool driver_same_file(const char *a, const char *b) {
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* A byte count with an optional K, M or G suffix, at most 2^50; false if
+ * malformed. */
+static bool parse_size(const char *s, uint64_t *out) {
+  char *end;
+  if (*s < '0' || *s > '9') return false;
+  unsigned long long v = strtoull(s, &end, 10);
+  unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+  if (shift) end++;
+  if (end == s || *end || v > (1ull << 50) >> shift) return false;
+  *out = (uint64_t)v << shift;
+  return true;
+}
+
 int driver_usage_error(const char *tool, const char *fmt, const char *arg) {
   fprintf(stderr, "%s: ", tool);
   fprintf(stderr, fmt, arg);
@@ -78,6 +96,7 @@ void driver_compile_defaults(CompileOptions *o) {
   o->opt_level = 2;
   o->max_errors = 20;
   o->cache_max_bytes = 1ull << 30;
+  o->max_input_bytes = 2ull << 30;
 }
 
 const char driver_compile_help[] =
@@ -96,7 +115,9 @@ const char driver_compile_help[] =
     "                         ${XDG_CACHE_HOME:-$HOME/.cache}/tpucc)\n"
     "  --no-cache             do not use the compilation cache\n"
     "  --cache-max-size=N     evict least recently used entries above N bytes (K, M, G;\n"
-    "                         default 1G)\n";
+    "                         default 1G)\n"
+    "  --max-input-size=N     refuse an input file larger than N bytes (K, M, G;\n"
+    "                         default 2G)\n";
 
 int driver_compile_option(const char *tool, const char *arg, CompileOptions *o) {
   if (strcmp(arg, "-O0") == 0 || strcmp(arg, "-O1") == 0 || strcmp(arg, "-O2") == 0) {
@@ -144,15 +165,17 @@ int driver_compile_option(const char *tool, const char *arg, CompileOptions *o) 
     return 1;
   }
   if (strncmp(arg, "--cache-max-size=", 17) == 0) {
-    char *end;
-    unsigned long long v = strtoull(arg + 17, &end, 10);
-    unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-    if (shift) end++;
-    if (end == arg + 17 || *end || v > (1ull << 50) >> shift) {
+    if (!parse_size(arg + 17, &o->cache_max_bytes)) {
       driver_usage_error(tool, "invalid --cache-max-size '%s' (bytes, or a number with K, M or G)", arg + 17);
       return -1;
     }
-    o->cache_max_bytes = (uint64_t)v << shift;
+    return 1;
+  }
+  if (strncmp(arg, "--max-input-size=", 17) == 0) {
+    if (!parse_size(arg + 17, &o->max_input_bytes) || o->max_input_bytes == 0) {
+      driver_usage_error(tool, "invalid --max-input-size '%s' (bytes, or a number with K, M or G)", arg + 17);
+      return -1;
+    }
     return 1;
   }
   if (strncmp(arg, "--target=", 9) != 0) return 0;

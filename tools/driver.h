@@ -11,11 +11,15 @@
 #include "frontend/parser.h"
 #include "passes/pass.h"
 
-#define TPUCC_VERSION "0.2.0"
+/* Part of every cache key: bump it when the compiler accepts, refuses or
+ * emits something differently, so no entry of an older build is served
+ * (0.2.1: sharded programs and bad dense_resource blobs are refused). */
+#define TPUCC_VERSION "0.2.1"
 
-/* Reads a whole file (or stdin for "-"); NULL after printing
- * "<tool>: cannot open ..." on failure. */
-char *driver_read_file(const char *tool, const char *path, size_t *len);
+/* Reads a whole file (or stdin for "-") of at most max bytes; NULL after
+ * printing "<tool>: cannot open ...", or "<tool>: PATH: input larger than
+ * max bytes ...", on failure. */
+char *driver_read_file(const char *tool, const char *path, uint64_t max, size_t *len);
 
 typedef struct CompileOptions {
   const char *target; /* preset name, default "v5e" */
@@ -28,6 +32,7 @@ typedef struct CompileOptions {
   const char *cache_dir;
   bool no_cache;
   uint64_t cache_max_bytes; /* default 1 GiB */
+  uint64_t max_input_bytes; /* --max-input-size, default 2 GiB */
 } CompileOptions;
 
 /* Defaults: v5e, -O2. */

@@ -31,7 +31,8 @@ static const char usage_text[] =
     "                         modeled time, bound unit, MXU utilization; program\n"
     "                         total and peak HBM) to standard output; emits\n"
     "                         nothing unless -o is given\n"
-    "  --verify-only          parse and verify, print diagnostics, emit nothing\n"
+    "  --verify-only          parse and verify (shardings included), print diagnostics,\n"
+    "                         emit nothing\n"
     "  --split-input-file     treat '// -----' separated chunks as separate modules\n"
     "  --cache-stats          print the cache's entries, bytes, hits, misses, evictions\n"
     "  --cache-clear          remove every entry of the cache\n"
@@ -199,7 +200,7 @@ int main(int argc, char **argv) {
   free(out_path);
   if (clobbers) return usage_error("refusing to write the output over the input file '%s'", o.input);
   size_t len;
-  char *text = driver_read_file("tpucc", o.input, &len);
+  char *text = driver_read_file("tpucc", o.input, o.compile.max_input_bytes, &len);
   if (!text) return EXIT_BAD_FILE;
   SourceFile file = {strcmp(o.input, "-") == 0 ? "<stdin>" : o.input, text, len};
   SourceChunk *chunks;
@@ -243,7 +244,8 @@ int main(int argc, char **argv) {
       ok = driver_compile(&file, &chunks[i], &o.compile, cache, NULL, &img, &n) == 0;
     } else {
       m = parse_module(c, &file, chunks[i].start, chunks[i].end, chunks[i].first_line);
-      ok = m && verify_module(c, m) && ((o.emit == EMIT_NONE && !o.report) || driver_optimize(c, m, &o.compile, &pc));
+      ok = m && verify_module(c, m) &&
+           ((o.emit == EMIT_NONE && !o.report) ? sharding_check(c, m) : driver_optimize(c, m, &o.compile, &pc));
     }
     if (ok && !cache && write && (o.emit == EMIT_TPUB || o.emit == EMIT_ASM)) {
       BackendOptions bo = driver_backend_options(&o.compile);

@@ -598,7 +598,7 @@ int main(int argc, char **argv) {
     return rc;
   }
   size_t len;
-  char *text = driver_read_file("tpurun", o.program, &len);
+  char *text = driver_read_file("tpurun", o.program, o.compile.max_input_bytes, &len);
   if (!text) {
     free(o.inputs);
     free(o.outputs);

@@ -6,7 +6,7 @@
 
 // CHECK-LABEL: func.func @calls
 // CHECK-NEXT:    %0 = stablehlo.custom_call @my_kernel(%arg0, %arg1) {api_version = 2 : i32, backend_config = "cfg"} : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
-// CHECK-NEXT:    %1:2 = stablehlo.custom_call @Sharding(%0) {mhlo.sharding = "{replicated}"} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<i32>)
+// CHECK-NEXT:    %1:2 = stablehlo.custom_call @my_split(%0) {mhlo.sharding = "{replicated}"} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<i32>)
 // CHECK-NEXT:    stablehlo.custom_call @check.expect_eq(%0, %1#0) {has_side_effect = true} : (tensor<4xf32>, tensor<4xf32>) -> ()
 // CHECK-NEXT:    %2 = stablehlo.custom_call @"name with spaces"() : () -> tensor<i32>
 // CHECK-NEXT:    %3 = stablehlo.custom_call @no_operands() {has_side_effect = true} : () -> tensor<f32>
@@ -17,7 +17,7 @@
 // GENERIC-NEXT:    %2 = "stablehlo.custom_call"() {call_target_name = "name with spaces"} : () -> tensor<i32>
 func.func @calls(%x: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {
   %0 = stablehlo.custom_call @my_kernel(%x, %i) {backend_config = "cfg", api_version = 2 : i32} : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
-  %1:2 = stablehlo.custom_call @Sharding(%0) {mhlo.sharding = "{replicated}"} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<i32>)
+  %1:2 = stablehlo.custom_call @my_split(%0) {mhlo.sharding = "{replicated}"} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<i32>)
   stablehlo.custom_call @check.expect_eq(%0, %1#0) {has_side_effect = true} : (tensor<4xf32>, tensor<4xf32>) -> ()
   %2 = "stablehlo.custom_call"() {call_target_name = "name with spaces"} : () -> tensor<i32>
   %3 = stablehlo.custom_call @no_operands() {has_side_effect = true} : () -> tensor<f32>
