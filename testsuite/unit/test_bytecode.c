@@ -156,7 +156,7 @@ static void test_every_byte_flip(void **state) {
   uint8_t *img = compile_text(program_text, &n);
   uint8_t *bad = malloc(n);
   FILE *devnull = fopen("/dev/null", "w");
-  VmOptions o = {.hbm_bytes = 1 << 20, .max_instructions = 10000, .check_out = devnull, .warn_out = devnull};
+  VmOptions o = {.hbm_bytes = 1 << 20, .max_steps = 10000, .check_out = devnull, .warn_out = devnull};
   int loaded = 0;
   for (size_t i = sizeof(TpubHeader); i < n; i++) {
     static const uint8_t flips[] = {0x01, 0x80, 0xff};
