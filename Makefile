@@ -38,8 +38,9 @@ lib          = $(patsubst %,$(BUILD)/lib%.a,$(call present,$(1)))
 obj          = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 # libvm.a never needs the front end (DESIGN.md §1; testsuite/tools/layering.sh
-# checks its symbols); the tpurun tool links the compiler to accept .mlir.
-TPUCC_LIBS  := $(call lib,frontend cache backend passes ir)
+# checks its symbols); the tpurun tool links the compiler to accept .mlir,
+# and tpucc links the VM's loader to check what it writes (tools/driver.c).
+TPUCC_LIBS  := $(call lib,frontend cache backend passes vm ir)
 TPURUN_LIBS := $(call lib,frontend cache backend passes vm ir)
 UNIT_LIBS   := $(call lib,$(LIBDIRS))
 UNIT_SRCS   := $(wildcard testsuite/unit/*.c) testsuite/fuzz/fuzz_loader.c
