@@ -561,6 +561,8 @@ struct VmSlice {
   VmExec **execs;
   int nchips;
   VmMesh mesh;
+  double deadline_s;   /* vm_slice_set_deadline: of every run, */
+  bool deadline_fixed; /* instead of one from VmOptions.timeout_s */
   char error[1024];
 };
 
@@ -617,6 +619,10 @@ int vm_slice_chips(const VmSlice *s) { return s->nchips; }
 VmExec *vm_slice_exec(VmSlice *s, int chip) { return s->execs[chip]; }
 const char *vm_slice_error(const VmSlice *s) { return s->error; }
 const VmMesh *vm_slice_mesh(const VmSlice *s) { return &s->mesh; }
+void vm_slice_set_deadline(VmSlice *s, double deadline_s) {
+  s->deadline_s = deadline_s;
+  s->deadline_fixed = true;
+}
 
 typedef struct ChipRun {
   VmSlice *s;
@@ -646,8 +652,8 @@ int vm_slice_run(VmSlice *s, const int *fns, const VmValue *const *args, VmValue
   int n = s->nchips;
   s->error[0] = '\0';
   vm_fabric_reset(f);
-  double timeout = vm_exec_options(s->execs[0])->timeout_s, deadline = 0;
-  if (timeout > 0) {
+  double timeout = vm_exec_options(s->execs[0])->timeout_s, deadline = s->deadline_s;
+  if (!s->deadline_fixed && timeout > 0) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts); /* the clock of vm_exec_set_deadline */
     deadline = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + timeout;

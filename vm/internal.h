@@ -69,5 +69,9 @@ void vm_exec_reset_chip(VmExec *x);
  * instead of VmOptions.timeout_s from the start of each run: the chips of
  * a slice share one deadline. */
 void vm_exec_set_deadline(VmExec *x, double deadline_s);
+/* The deadline of every run of slice s (as vm_exec_set_deadline), instead
+ * of VmOptions.timeout_s from the start of each: the chips an
+ * interpreter.run_parallel starts keep their parent's. */
+void vm_slice_set_deadline(VmSlice *s, double deadline_s);
 
 #endif

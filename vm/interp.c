@@ -661,12 +661,8 @@ static int run_parallel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
   VmMesh mesh = {replicas, n / replicas, 0, {0, 0, 0}};
   VmOptions o = x->opts;
   o.profile = false;
-  /* The chips share this chip's deadline (vm_exec_set_deadline). */
-  if (x->deadline_s > 0) {
-    double left = x->deadline_s - monotonic_s();
-    o.timeout_s = left > 1e-9 ? left : 1e-9;
-  }
   VmSlice *slice = vm_slice_new(x->prog, &o, &mesh);
+  if (slice) vm_slice_set_deadline(slice, x->deadline_s); /* the chips share this chip's */
   int *fns = calloc((size_t)n, sizeof(int));
   VmValue **args = calloc((size_t)n, sizeof(VmValue *)), **res = calloc((size_t)n, sizeof(VmValue *));
   int rc = slice && fns && args && res ? VM_OK : trapf(x, ins, "out of host memory starting %d chips", n);
