@@ -38,8 +38,9 @@ lib          = $(patsubst %,$(BUILD)/lib%.a,$(call present,$(1)))
 obj          = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 # libvm.a never needs the front end (DESIGN.md §1; testsuite/tools/layering.sh
-# checks its symbols); the tpurun tool links the compiler to accept .mlir.
-TPUCC_LIBS  := $(call lib,frontend cache backend passes ir)
+# checks its symbols); the tpurun tool links the compiler to accept .mlir,
+# and tpucc links the VM's loader to check what it writes (tools/driver.c).
+TPUCC_LIBS  := $(call lib,frontend cache backend passes vm ir)
 TPURUN_LIBS := $(call lib,frontend cache backend passes vm ir)
 UNIT_LIBS   := $(call lib,$(LIBDIRS))
 UNIT_SRCS   := $(wildcard testsuite/unit/*.c) testsuite/fuzz/fuzz_loader.c
@@ -130,6 +131,7 @@ tsan: deps
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 /usr/bin/python3 /usr/lib/llvm-14/build/utils/lit/lit.py -s \
 	    testsuite/golden/vm testsuite/golden/passes/overlap_exec.mlir --param build_dir=$(CURDIR)/$(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/chips.sh $(TSAN_BUILD)
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/limits.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/train_step.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/conformance/run.sh $(TSAN_BUILD) /interpret/
 

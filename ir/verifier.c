@@ -271,6 +271,7 @@ bool verify_module(Context *c, Module *m) {
     for (Op *op = body->first; op; op = op->next) op->order = order++;
   }
   verify_op(&v, m->op);
+  verify_call_graph(c, m);
   table_free(&v.funcs, NULL);
   table_free(&v.types, NULL);
   return c->diag.nerrors == before;

@@ -22,6 +22,7 @@
  *         verify_data.c         reduce, reduce_window, select_and_scatter,
  *                               dot, dot_general, convolution, fft, sort,
  *                               linear algebra, batch norm, rng
+ *         verify_calls.c        the call graph: cycles, depth (the loader's rule)
  *         verify_control.c      while, if, case, collectives, custom_call,
  *                               composite, constant, check.*, CHLO non-
  *                               element-wise ops, tokens */
@@ -33,6 +34,9 @@
 /* Entry points used by ir/verifier.c. */
 void verify_op_rules(Context *c, Op *op);
 void verify_tensor_type(Context *c, Loc loc, const Type *t);
+/* No recursion and no chain of calls deeper than tpurun runs
+ * (verify_calls.c). */
+void verify_call_graph(Context *c, Module *m);
 
 /* ------------------------------------------------------------------ */
 /* Family entry points (each returns after reporting; never aborts). */

@@ -11,6 +11,7 @@
 #include "backend/backend.h"
 #include "ir/ir.h"
 #include "passes/cost.h"
+#include "vm/vm.h"
 
 char *driver_read_file(const char *tool, const char *path, uint64_t max, size_t *len) {
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
@@ -234,6 +235,23 @@ CacheKeyOptions driver_cache_key_options(const CompileOptions *o, char *buf, siz
   return (CacheKeyOptions){.compiler_version = TPUCC_VERSION, .target = t ? t->name : "v5e", .options = buf};
 }
 
+bool driver_lower(Context *c, Module *m, const CompileOptions *o, uint8_t **out, size_t *outlen) {
+  BackendOptions bo = driver_backend_options(o);
+  if (!backend_compile(c, m, &bo, out, outlen)) return false;
+  char err[512];
+  VmProgram *p = vm_program_load(*out, *outlen, err, sizeof err);
+  if (p) {
+    vm_program_free(p);
+    return true;
+  }
+  fprintf(stderr, "error: the compiled program does not load in tpurun (bad bytecode: %s); nothing is written or cached\n",
+          err);
+  free(*out);
+  *out = NULL;
+  *outlen = 0;
+  return false;
+}
+
 static double seconds_since(const struct timespec *t0) {
   struct timespec t1;
   clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -254,11 +272,7 @@ int driver_compile_module(Context *c, Module *m, const CompileOptions *o, Cache 
   }
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  bool ok = driver_optimize(c, m, o, NULL);
-  if (ok) {
-    BackendOptions bo = driver_backend_options(o);
-    ok = backend_compile(c, m, &bo, out, outlen);
-  }
+  bool ok = driver_optimize(c, m, o, NULL) && driver_lower(c, m, o, out, outlen);
   if (metrics) metrics->compiles++, metrics->compile_s += seconds_since(&t0);
   if (ok && cache) cache_put(cache, key.key, raw, *out, *outlen);
   return ok ? 0 : 2;

@@ -62,6 +62,12 @@ bool driver_optimize(Context *c, Module *m, const CompileOptions *o, PassContext
  * model (passes/cost.h) of that target. */
 BackendOptions driver_backend_options(const CompileOptions *o);
 
+/* Lowers an optimized module to a .tpub image (malloc'ed) and checks that
+ * tpurun's loader accepts it, so nothing unloadable is ever written or
+ * cached (the verifier refuses what the loader would; a refusal here is a
+ * compiler bug, reported on stderr).  False after diagnostics. */
+bool driver_lower(Context *c, Module *m, const CompileOptions *o, uint8_t **out, size_t *outlen);
+
 /* The key options of o: compiler version, target, output-changing options
  * ("-O2", or the explicit pass list), into buf. */
 CacheKeyOptions driver_cache_key_options(const CompileOptions *o, char *buf, size_t n);

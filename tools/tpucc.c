@@ -247,10 +247,8 @@ int main(int argc, char **argv) {
       ok = m && verify_module(c, m) &&
            ((o.emit == EMIT_NONE && !o.report) ? sharding_check(c, m) : driver_optimize(c, m, &o.compile, &pc));
     }
-    if (ok && !cache && write && (o.emit == EMIT_TPUB || o.emit == EMIT_ASM)) {
-      BackendOptions bo = driver_backend_options(&o.compile);
-      ok = backend_compile(c, m, &bo, &img, &n);
-    }
+    if (ok && !cache && write && (o.emit == EMIT_TPUB || o.emit == EMIT_ASM))
+      ok = driver_lower(c, m, &o.compile, &img, &n);
     if (ok && write && !out && !(out = open_output(&o, &path))) rc = EXIT_BAD_FILE;
     if (ok && out) {
       if (i > 0 && o.emit != EMIT_TPUB) fputs("// -----\n", out);

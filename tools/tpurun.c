@@ -1,6 +1,10 @@
 /* tpurun: runs a .tpub (or compiles and runs a .mlir) on a simulated TPU
  * chip.  See `tpurun --help` and DESIGN.md §4. */
+#include <errno.h>
 #include <malloc.h>
+#include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +17,30 @@
 #include "vm/vm.h"
 
 #define EXIT_CHECK EXIT_CHECK_FAILED
+#define EXIT_INTERRUPTED 130 /* 128 + SIGINT, as a shell reports a command Ctrl-C ended */
+
+/* The one process-global of tpurun: set by the SIGINT handler, polled by
+ * the VM before every instruction (VmOptions.interrupt).  A lock-free
+ * atomic is async-signal-safe (C11 7.14.1.1), and the chips' threads read
+ * it without a data race. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the SIGINT flag must be lock-free");
+static atomic_int interrupted;
+
+static void on_sigint(int sig) {
+  (void)sig;
+  atomic_store_explicit(&interrupted, 1, memory_order_relaxed);
+}
+
+/* Ctrl-C ends a run cleanly at its next instruction (exit 130); a SIGINT
+ * ignored on entry (a background job) stays ignored. */
+static void catch_sigint(void) {
+  struct sigaction old, sa;
+  if (sigaction(SIGINT, NULL, &old) != 0 || old.sa_handler == SIG_IGN) return;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+}
 
 static const char usage_text[] =
     "usage: tpurun [options] PROGRAM.tpub|PROGRAM.mlir\n"
@@ -54,12 +82,19 @@ static const char usage_text[] =
     "                         modeled TPU time, bound unit, MXU utilization, FLOPs and\n"
     "                         HBM bytes (the program's COSTS); with --benchmark, of the\n"
     "                         last run\n"
+    "  --max-steps=N          end a run past N steps (exit 4, naming the innermost running\n"
+    "                         loop and its trip count); a step is one executed\n"
+    "                         instruction, loop and region bodies included, per chip\n"
+    "  --timeout=SECONDS      end a run after SECONDS of wall time (a decimal number > 0;\n"
+    "                         exit 4, named as for --max-steps).  Ctrl-C (SIGINT) ends a\n"
+    "                         run at its next instruction, naming it (exit 130)\n"
     "compiling a .mlir input:\n%s"
     "  --version, --help\n"
     "\n"
     "exit status: 0 success, 1 a check failed or bad usage, 2 program rejected,\n"
     "             3 unreadable or invalid file (bad bytecode, bad .npy),\n"
-    "             4 runtime error (trap, out of HBM), 70 internal error\n";
+    "             4 runtime error (trap, out of HBM, --max-steps, --timeout),\n"
+    "             70 internal error, 130 interrupted (SIGINT)\n";
 
 typedef struct Options {
   const char *program;
@@ -71,6 +106,8 @@ typedef struct Options {
   uint64_t seed;
   int benchmark; /* timed repetitions, 0: off */
   int threads;   /* host threads, 0: one per online core */
+  uint64_t max_steps; /* --max-steps, 0: none */
+  double timeout_s;   /* --timeout, 0: none */
   int replicas, partitions; /* 0: from the program */
   VmMesh mesh;              /* ndims 0: the default for the chips */
   CompileOptions compile;
@@ -102,6 +139,27 @@ static bool parse_mesh(const char *s, VmMesh *m) {
     s = end + 1;
   }
   return m->ndims >= 2;
+}
+
+/* --max-steps: decimal digits only, 1 to 2^64 - 1. */
+static bool parse_max_steps(const char *s, uint64_t *out) {
+  if (*s < '0' || *s > '9') return false;
+  char *end;
+  errno = 0;
+  unsigned long long n = strtoull(s, &end, 10);
+  if (*end || errno == ERANGE || n == 0) return false;
+  *out = n;
+  return true;
+}
+
+/* --timeout: a finite number of seconds, more than 0, at most a year. */
+static bool parse_timeout(const char *s, double *out) {
+  if (!((*s >= '0' && *s <= '9') || *s == '.')) return false;
+  char *end;
+  double t = strtod(s, &end);
+  if (*end || !isfinite(t) || t <= 0 || t > 365 * 86400.0) return false;
+  *out = t;
+  return true;
 }
 
 static int parse_args(int argc, char **argv, Options *o) {
@@ -154,6 +212,14 @@ static int parse_args(int argc, char **argv, Options *o) {
       long n = strtol(a + 12, &end, 10);
       if (*end || n < 1 || n > 100000) return usage_error("invalid --benchmark count '%s'", a + 12);
       o->benchmark = (int)n;
+    }
+    else if (strncmp(a, "--max-steps=", 12) == 0) {
+      if (!parse_max_steps(a + 12, &o->max_steps))
+        return usage_error("invalid --max-steps '%s' (a whole number of steps, at least 1)", a + 12);
+    }
+    else if (strncmp(a, "--timeout=", 10) == 0) {
+      if (!parse_timeout(a + 10, &o->timeout_s))
+        return usage_error("invalid --timeout '%s' (seconds, a number greater than 0)", a + 10);
     }
     else if (strcmp(a, "--split-input-file") == 0) o->split = true;
     else if (strncmp(a, "--seed=", 7) == 0) {
@@ -232,6 +298,9 @@ static int emit_results(const Options *o, const VmFunc *fn, VmValue *res) {
   return EXIT_OK;
 }
 
+/* The exit status of a failed run (vm_run, vm_slice_run). */
+static int run_failed(int vm_status) { return vm_status == VM_INTERRUPTED ? EXIT_INTERRUPTED : EXIT_RUNTIME; }
+
 static double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -250,9 +319,10 @@ static int benchmark(const Options *o, VmExec *x, int fi, const VmValue *args, c
   /* The results stay in the VM (vm_run drops them): only the run is timed. */
   for (int k = 0; k < o->benchmark && t; k++) {
     double t0 = now_seconds();
-    if (vm_run(x, fi, args, (int)fn->n_params, NULL) != VM_OK) {
+    int st = vm_run(x, fi, args, (int)fn->n_params, NULL);
+    if (st != VM_OK) {
       fprintf(stderr, "%s\n", vm_error(x));
-      rc = EXIT_RUNTIME;
+      rc = run_failed(st);
       break;
     }
     t[k] = now_seconds() - t0;
@@ -324,10 +394,11 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
       rc = st;
     }
   }
+  int st = rc == EXIT_OK ? vm_run(x, fi, args, (int)fn->n_params, res) : VM_OK;
   if (rc == EXIT_OK) {
-    if (vm_run(x, fi, args, (int)fn->n_params, res) != VM_OK) {
+    if (st != VM_OK) {
       fprintf(stderr, "%s\n", vm_error(x));
-      rc = EXIT_RUNTIME;
+      rc = run_failed(st);
     } else if (o->benchmark) {
       rc = benchmark(o, x, fi, args, fn);
     } else if (!o->check) {
@@ -456,17 +527,18 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
       args[c][i].type = fn->reg_types[i];
       args[c][i].data = (char *)whole[i].data + (stacked[i] ? (size_t)fn->reg_types[i]->nbytes * (size_t)c : 0);
     }
+  int st = rc == EXIT_OK ? vm_slice_run(slice, fns, (const VmValue *const *)args, res) : VM_OK;
   if (rc == EXIT_OK) {
-    if (vm_slice_run(slice, fns, (const VmValue *const *)args, res) != VM_OK) {
+    if (st != VM_OK) {
       fprintf(stderr, "%s\n", vm_slice_error(slice));
-      rc = EXIT_RUNTIME;
+      rc = run_failed(st);
     } else if (o->benchmark) {
       double *t = calloc((size_t)o->benchmark, sizeof(double));
       for (int k = 0; k < o->benchmark && t && rc == EXIT_OK; k++) {
         double t0 = now_seconds();
-        if (vm_slice_run(slice, fns, (const VmValue *const *)args, NULL) != VM_OK) {
+        if ((st = vm_slice_run(slice, fns, (const VmValue *const *)args, NULL)) != VM_OK) {
           fprintf(stderr, "%s\n", vm_slice_error(slice));
-          rc = EXIT_RUNTIME;
+          rc = run_failed(st);
         }
         t[k] = now_seconds() - t0;
       }
@@ -524,6 +596,9 @@ static int run_program(const Options *o, const char *name, const char *source, V
                   .seed = o->seed,
                   .profile = o->profile,
                   .trace = o->trace != NULL,
+                  .max_steps = o->max_steps,
+                  .timeout_s = o->timeout_s,
+                  .interrupt = &interrupted,
                   .threads = o->threads ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN)};
   /* The module's slice is the default, except for --check programs: their
    * @main drives its chips itself with interpreter.run_parallel. */
@@ -597,6 +672,7 @@ int main(int argc, char **argv) {
     free(o.outputs);
     return rc;
   }
+  catch_sigint();
   size_t len;
   char *text = driver_read_file("tpurun", o.program, o.compile.max_input_bytes, &len);
   if (!text) {
@@ -633,7 +709,12 @@ int main(int argc, char **argv) {
     }
     rc = EXIT_OK;
     cache = o.compile.no_cache ? NULL : cache_open(o.compile.cache_dir, o.compile.cache_max_bytes, "tpurun", stderr);
-    for (int i = 0; i < nchunks; i++) {
+    for (int i = 0; i < nchunks && rc != EXIT_INTERRUPTED; i++) {
+      if (atomic_load(&interrupted)) {
+        fprintf(stderr, "tpurun: %s: interrupted before running it\n", file.name);
+        rc = EXIT_INTERRUPTED;
+        break;
+      }
       uint8_t *img;
       size_t n;
       int hits = cache ? cache_metrics(cache)->hits : 0;
@@ -659,7 +740,7 @@ int main(int argc, char **argv) {
       if (p) r = run_program(&o, file.name, file.name, p, &stats);
       else fprintf(stderr, "tpurun: %s: bad bytecode: %s\n", file.name, err);
       free(img);
-      if (r != EXIT_OK && (rc == EXIT_OK || rc == EXIT_CHECK)) rc = r;
+      if (r != EXIT_OK && (rc == EXIT_OK || rc == EXIT_CHECK || r == EXIT_INTERRUPTED)) rc = r;
     }
     free(chunks);
   }

@@ -11,9 +11,11 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "vm/ici.h"
 #include "vm/internal.h"
@@ -61,6 +63,7 @@ struct VmFabric {
   Meeting *meetings;
   Message *messages, **messages_tail;
   bool aborted;
+  atomic_bool stopped; /* aborted, readable without the mutex (vm_fabric_stopped) */
   char deadlock[1024]; /* the deadlock message, when one ended the run */
   /* The torus and its links, for the collectives' modeled time. */
   IciMesh mesh;
@@ -120,6 +123,7 @@ void vm_fabric_reset(VmFabric *f) {
     free(m);
   }
   f->aborted = false;
+  atomic_store(&f->stopped, false);
   f->deadlock[0] = '\0';
   f->running = f->nchips;
   for (int c = 0; c < f->nchips; c++) f->state[c] = CHIP_RUNNING;
@@ -138,6 +142,7 @@ void vm_fabric_free(VmFabric *f) {
 }
 
 void vm_fabric_attach(VmFabric *f, int chip, VmExec *x) { f->execs[chip] = x; }
+bool vm_fabric_stopped(const VmFabric *f) { return atomic_load_explicit(&f->stopped, memory_order_relaxed); }
 
 VmChipId vm_chip_id(const VmExec *x) {
   const VmFabric *f = vm_exec_fabric(x);
@@ -167,6 +172,7 @@ static void take_turn(VmFabric *f) {
 /* Ends the run for every chip (they trap at their next wait). */
 static void abort_locked(VmFabric *f) {
   f->aborted = true;
+  atomic_store(&f->stopped, true);
   pthread_cond_broadcast(&f->cv);
 }
 
@@ -555,6 +561,8 @@ struct VmSlice {
   VmExec **execs;
   int nchips;
   VmMesh mesh;
+  double deadline_s;   /* vm_slice_set_deadline: of every run, */
+  bool deadline_fixed; /* instead of one from VmOptions.timeout_s */
   char error[1024];
 };
 
@@ -611,6 +619,10 @@ int vm_slice_chips(const VmSlice *s) { return s->nchips; }
 VmExec *vm_slice_exec(VmSlice *s, int chip) { return s->execs[chip]; }
 const char *vm_slice_error(const VmSlice *s) { return s->error; }
 const VmMesh *vm_slice_mesh(const VmSlice *s) { return &s->mesh; }
+void vm_slice_set_deadline(VmSlice *s, double deadline_s) {
+  s->deadline_s = deadline_s;
+  s->deadline_fixed = true;
+}
 
 typedef struct ChipRun {
   VmSlice *s;
@@ -640,7 +652,16 @@ int vm_slice_run(VmSlice *s, const int *fns, const VmValue *const *args, VmValue
   int n = s->nchips;
   s->error[0] = '\0';
   vm_fabric_reset(f);
-  for (int c = 0; c < n; c++) vm_exec_reset_chip(s->execs[c]);
+  double timeout = vm_exec_options(s->execs[0])->timeout_s, deadline = s->deadline_s;
+  if (!s->deadline_fixed && timeout > 0) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts); /* the clock of vm_exec_set_deadline */
+    deadline = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + timeout;
+  }
+  for (int c = 0; c < n; c++) {
+    vm_exec_reset_chip(s->execs[c]);
+    vm_exec_set_deadline(s->execs[c], deadline);
+  }
   ChipRun *runs = calloc((size_t)n, sizeof *runs);
   pthread_t *threads = calloc((size_t)n, sizeof *threads);
   bool *started = calloc((size_t)n, sizeof *started);
@@ -652,6 +673,7 @@ int vm_slice_run(VmSlice *s, const int *fns, const VmValue *const *args, VmValue
     return VM_TRAP;
   }
   int rc = VM_OK;
+  bool interrupted = false;
   for (int c = 0; c < n; c++) {
     const VmFunc *fn = fns[c] >= 0 && (uint32_t)fns[c] < vm_exec_program(s->execs[c])->n_funcs
                            ? &vm_exec_program(s->execs[c])->funcs[fns[c]]
@@ -676,8 +698,10 @@ int vm_slice_run(VmSlice *s, const int *fns, const VmValue *const *args, VmValue
   /* The lowest chip's own error, else the deadlock: the same message
    * whatever the threads' timing. */
   for (int c = 0; c < n && !s->error[0]; c++)
-    if (runs[c].rc != VM_OK && !vm_exec_is_victim(s->execs[c]))
+    if (runs[c].rc != VM_OK && !vm_exec_is_victim(s->execs[c])) {
       snprintf(s->error, sizeof s->error, "%s", vm_error(s->execs[c]));
+      if (runs[c].rc == VM_INTERRUPTED) interrupted = true;
+    }
   if (!s->error[0] && f->deadlock[0]) {
     for (int c = 0; c < n && !s->error[0]; c++)
       if (runs[c].rc != VM_OK) snprintf(s->error, sizeof s->error, "%s", vm_error(s->execs[c]));
@@ -694,5 +718,5 @@ int vm_slice_run(VmSlice *s, const int *fns, const VmValue *const *args, VmValue
   free(runs);
   free(threads);
   free(started);
-  return rc;
+  return interrupted ? VM_INTERRUPTED : rc;
 }

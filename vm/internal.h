@@ -39,6 +39,9 @@ VmFabric *vm_fabric_new(int replicas, int partitions, int threads);
 void vm_fabric_free(VmFabric *f);
 void vm_fabric_reset(VmFabric *f);
 void vm_fabric_attach(VmFabric *f, int chip, VmExec *x);
+/* Whether a chip's failure has ended the slice's run (any thread may ask;
+ * a computing chip stops at its next instruction). */
+bool vm_fabric_stopped(const VmFabric *f);
 
 /* Makes x chip `chip` of fabric f (vm_slice_new). */
 void vm_exec_attach(VmExec *x, VmFabric *f, int chip);
@@ -62,5 +65,13 @@ double vm_exec_collective_ran(VmExec *x, double start_s, double dur_s);
 void vm_exec_mark_victim(VmExec *x);
 bool vm_exec_is_victim(const VmExec *x);
 void vm_exec_reset_chip(VmExec *x);
+/* The CLOCK_MONOTONIC_COARSE second by which runs of x must end (0: none),
+ * instead of VmOptions.timeout_s from the start of each run: the chips of
+ * a slice share one deadline. */
+void vm_exec_set_deadline(VmExec *x, double deadline_s);
+/* The deadline of every run of slice s (as vm_exec_set_deadline), instead
+ * of VmOptions.timeout_s from the start of each: the chips an
+ * interpreter.run_parallel starts keep their parent's. */
+void vm_slice_set_deadline(VmSlice *s, double deadline_s);
 
 #endif

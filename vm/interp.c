@@ -32,6 +32,14 @@ typedef struct VmBuf {
   double ready_s; /* modeled time the value exists (an async collective's end) */
 } VmBuf;
 
+/* A while instruction running, with its completed iterations (for the
+ * message of a run that exceeds its limits). */
+typedef struct VmLoop {
+  const VmInstr *ins;
+  uint64_t trips;
+  struct VmLoop *outer;
+} VmLoop;
+
 struct VmExec {
   const VmProgram *prog;
   VmOptions opts;
@@ -44,7 +52,15 @@ struct VmExec {
   const VmFunc *func;
   const VmInstr *ins;
   int depth;
-  uint64_t steps; /* instructions executed, for max_instructions */
+  /* The limits of the current run (VmOptions.max_steps, timeout_s,
+   * interrupt): instructions executed, the CLOCK_MONOTONIC_COARSE second the run
+   * must end by (0: none; a slice's chips share theirs, deadline_fixed),
+   * the innermost running loop, and whether an interrupt ended the run. */
+  uint64_t steps;
+  double deadline_s;
+  bool deadline_fixed;
+  struct VmLoop *loop;
+  bool interrupted;
   VmProfile *profile; /* VmOptions.profile: host time per op (vm/profile.h) */
   /* Expanded splat / elided constants, per function and instruction. */
   VmBuf ***const_cache;
@@ -172,6 +188,75 @@ static int oom(VmExec *x, const VmInstr *ins, uint64_t n) {
   return trapf(x, ins, "out of host memory allocating %llu bytes", (unsigned long long)n);
 }
 
+/* Seconds of the clock deadlines are kept in: CLOCK_MONOTONIC_COARSE,
+ * read at every step of a run with a timeout, costs a few ns (its
+ * resolution, a few ms, is plenty for a timeout). */
+static double monotonic_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* "'op' at file:line:col" of instruction ins. */
+static void where_of(const VmExec *x, const VmInstr *ins, char *buf, size_t n) {
+  const VmLoc *l = &x->prog->locs[ins->loc];
+  snprintf(buf, n, "'%s' at %s:%u:%u", l->op, l->file[0] ? l->file : "<unknown>", l->line, l->col);
+}
+
+/* The trap of a run past --max-steps or --timeout (what): named at the
+ * innermost running loop, with its trip count, else at ins. */
+static int limit_trap(VmExec *x, const VmInstr *ins, const char *what) {
+  if (!x->loop) return trapf(x, ins, "exceeded %s after %llu steps", what, (unsigned long long)x->steps);
+  return trapf(x, x->loop->ins, "exceeded %s after %llu steps (trip count %llu)", what,
+               (unsigned long long)x->steps, (unsigned long long)x->loop->trips);
+}
+
+/* An interrupt (VmOptions.interrupt) seen before instruction ins. */
+static int interrupt_trap(VmExec *x, const VmInstr *ins) {
+  char here[300], loop[300] = "";
+  where_of(x, ins, here, sizeof here);
+  if (x->loop && x->loop->ins != ins) {
+    char w[256];
+    where_of(x, x->loop->ins, w, sizeof w);
+    snprintf(loop, sizeof loop, " (trip %llu of %s)", (unsigned long long)x->loop->trips + 1, w);
+  }
+  x->interrupted = true;
+  snprintf(x->error, sizeof x->error, "error: interrupted while running %s%s", here, loop);
+  return VM_TRAP;
+}
+
+/* The limits of a run, checked before each instruction (one step): an
+ * interrupt, --max-steps, the deadline and the failure of another chip of
+ * the slice.  A long kernel is not cut short; the run ends before the
+ * next instruction. */
+static int check_limits(VmExec *x, const VmInstr *ins) {
+  x->steps++;
+  if (x->opts.interrupt && atomic_load_explicit(x->opts.interrupt, memory_order_relaxed))
+    return interrupt_trap(x, ins);
+  if (x->opts.max_steps && x->steps > x->opts.max_steps) {
+    x->steps--; /* ins does not run */
+    char what[64];
+    snprintf(what, sizeof what, "--max-steps=%llu", (unsigned long long)x->opts.max_steps);
+    return limit_trap(x, ins, what);
+  }
+  if (x->deadline_s > 0 && monotonic_s() > x->deadline_s) {
+    x->steps--;
+    char what[64];
+    snprintf(what, sizeof what, "--timeout=%g", x->opts.timeout_s);
+    return limit_trap(x, ins, what);
+  }
+  if (x->fabric && !x->own_fabric && vm_fabric_stopped(x->fabric)) {
+    x->victim = true;
+    return trapf(x, ins, "stopped: another chip failed");
+  }
+  return VM_OK;
+}
+
+void vm_exec_set_deadline(VmExec *x, double deadline_s) {
+  x->deadline_s = deadline_s;
+  x->deadline_fixed = true;
+}
+
 const char *vm_error(const VmExec *x) { return x->error; }
 VmCheckStats vm_check_stats(const VmExec *x) { return x->checks; }
 uint64_t vm_peak_bytes(const VmExec *x) { return x->peak_bytes; }
@@ -213,12 +298,8 @@ void vm_exec_reset_chip(VmExec *x) {
 }
 
 void vm_exec_where(const VmExec *x, char *buf, size_t n) {
-  if (!x->ins) {
-    snprintf(buf, n, "the start of its program");
-    return;
-  }
-  const VmLoc *l = &x->prog->locs[x->ins->loc];
-  snprintf(buf, n, "'%s' at %s:%u:%u", l->op, l->file[0] ? l->file : "<unknown>", l->line, l->col);
+  if (x->ins) where_of(x, x->ins, buf, n);
+  else snprintf(buf, n, "the start of its program");
 }
 
 /* ------------------------------------------------------------------ */
@@ -581,6 +662,7 @@ static int run_parallel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
   VmOptions o = x->opts;
   o.profile = false;
   VmSlice *slice = vm_slice_new(x->prog, &o, &mesh);
+  if (slice) vm_slice_set_deadline(slice, x->deadline_s); /* the chips share this chip's */
   int *fns = calloc((size_t)n, sizeof(int));
   VmValue **args = calloc((size_t)n, sizeof(VmValue *)), **res = calloc((size_t)n, sizeof(VmValue *));
   int rc = slice && fns && args && res ? VM_OK : trapf(x, ins, "out of host memory starting %d chips", n);
@@ -595,8 +677,10 @@ static int run_parallel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
       if (!lend_value(x->regs[ins->in[in]], fn->reg_types[ins->in[in]], &args[k][i]))
         rc = trapf(x, ins, "out of host memory");
   }
-  if (rc == VM_OK && vm_slice_run(slice, fns, (const VmValue *const *)args, res) != VM_OK) {
+  int src = rc == VM_OK ? vm_slice_run(slice, fns, (const VmValue *const *)args, res) : VM_OK;
+  if (src != VM_OK) {
     snprintf(x->error, sizeof x->error, "%s", vm_slice_error(slice));
+    x->interrupted = src == VM_INTERRUPTED;
     rc = VM_TRAP;
   }
   for (int k = 0; slice && k < n; k++) {
@@ -650,10 +734,7 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32
     const VmInstr *ins = &fn->instrs[ii];
     x->ins = ins;
     if (timed) clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (x->opts.max_instructions && ++x->steps > x->opts.max_instructions) {
-      rc = trapf(x, ins, "instruction limit of %llu reached", (unsigned long long)x->opts.max_instructions);
-      break;
-    }
+    if ((rc = check_limits(x, ins)) != VM_OK) break;
     switch (ins->opcode) {
     case VM_OP_CONSTANT:
       if (!(regs[ins->out[0]] = constant_value(x, fi, ii, ins, fn->reg_types[ins->out[0]])))
@@ -685,6 +766,8 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32
         break;
       }
       for (uint32_t i = 0; i < n; i++) state[i] = buf_ref(regs[ins->in[i]]);
+      VmLoop loop = {ins, 0, x->loop};
+      x->loop = &loop;
       for (;;) {
         VmBuf *pred;
         x->ins = ins;
@@ -697,7 +780,9 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32
         rc = call_region(x, &ins->fields[1].regions[0], state, n, next, true);
         for (uint32_t i = 0; i < n; i++) state[i] = rc == VM_OK ? next[i] : NULL;
         if (rc != VM_OK) break;
+        loop.trips++;
       }
+      x->loop = loop.outer;
       if (rc == VM_OK)
         for (uint32_t i = 0; i < n; i++) regs[ins->out[i]] = state[i];
       else
@@ -856,6 +941,10 @@ void vm_value_free(VmValue *v) {
 int vm_run(VmExec *x, int fi, const VmValue *args, int nargs, VmValue *results) {
   x->error[0] = '\0';
   x->ins = NULL;
+  x->steps = 0;
+  x->loop = NULL;
+  x->interrupted = false;
+  if (!x->deadline_fixed) x->deadline_s = x->opts.timeout_s > 0 ? monotonic_s() + x->opts.timeout_s : 0;
   if (x->own_fabric) vm_fabric_reset(x->fabric);
   vm_timeline_reset(&x->timeline);
   x->ran_collective = false;
@@ -882,5 +971,5 @@ int vm_run(VmExec *x, int fi, const VmValue *args, int nargs, VmValue *results) 
   }
   free(a);
   free(r);
-  return rc;
+  return rc != VM_OK && x->interrupted ? VM_INTERRUPTED : rc;
 }

@@ -4,6 +4,7 @@
 #define VM_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -183,7 +184,6 @@ typedef struct VmOptions {
   FILE *check_out;     /* PASS/FAIL lines (default stdout) */
   FILE *warn_out;      /* warnings (default stderr) */
   uint64_t seed;       /* seed for elided constants */
-  uint64_t max_instructions; /* trap after this many instructions; 0: no limit (fuzzing) */
   int threads;         /* host threads for tile-parallel kernels; 0 or 1: one */
   bool profile;        /* time the entry function's instructions (vm/profile.h) */
   bool trace;          /* keep the modeled timeline's events (vm/timeline.h) */
@@ -194,6 +194,16 @@ typedef struct VmOptions {
   int torus_dims;
   VmReallocFn realloc_fn; /* NULL: the C library */
   void *realloc_ud;
+  /* Limits of a run (tpurun --max-steps, --timeout).  A step is one
+   * executed instruction, those of called functions and region bodies
+   * (loop conditions and bodies, reducers, comparators) included, counted
+   * per chip and per vm_run.  Past a limit the run traps naming the
+   * innermost running loop and its trip count. */
+  uint64_t max_steps; /* 0: no limit */
+  double timeout_s;   /* wall-clock seconds from the start of the run; 0: none */
+  /* Polled before every instruction: once it holds non-zero (a SIGINT
+   * handler sets it), the run ends with VM_INTERRUPTED.  NULL: never. */
+  const atomic_int *interrupt;
 } VmOptions;
 
 VmExec *vm_exec_new(const VmProgram *p, const VmOptions *opts);
@@ -207,7 +217,9 @@ typedef struct VmValue {
   struct VmValue *members;
 } VmValue;
 
-enum VmStatus { VM_OK = 0, VM_TRAP = -1 };
+/* VM_INTERRUPTED: VmOptions.interrupt ended the run (vm_error says at
+ * which op); any other failure is VM_TRAP. */
+enum VmStatus { VM_OK = 0, VM_TRAP = -1, VM_INTERRUPTED = -2 };
 
 /* Runs function fn with args (their types must match the parameters:
  * vm_run checks).  On success fills results (n_results values whose data
@@ -249,7 +261,8 @@ VmExec *vm_slice_exec(VmSlice *s, int chip);
  * fills results[c] (or drops them when results or results[c] is NULL).
  * Returns VM_OK, or VM_TRAP when a chip trapped or the chips deadlocked;
  * vm_slice_error() then holds the message of the lowest chip that failed
- * by itself, else the deadlock's, and no results are filled. */
+ * by itself, else the deadlock's, and no results are filled.  Returns
+ * VM_INTERRUPTED instead when that chip was interrupted. */
 int vm_slice_run(VmSlice *s, const int *fns, const VmValue *const *args, VmValue *const *results);
 const char *vm_slice_error(const VmSlice *s);
 

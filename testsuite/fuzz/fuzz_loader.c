@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!p) return 0;
   FILE *devnull = fopen("/dev/null", "w");
   VmOptions o = {.hbm_bytes = 64u << 20, .run_checks = true, .check_out = devnull, .warn_out = devnull,
-                 .max_instructions = 10000, .profile = true};
+                 .max_steps = 10000, .profile = true};
   VmExec *x = vm_exec_new(p, &o);
   for (uint32_t f = 0; x && f < p->n_funcs; f++) {
     const VmFunc *fn = &p->funcs[f];

@@ -156,7 +156,7 @@ static void test_every_byte_flip(void **state) {
   uint8_t *img = compile_text(program_text, &n);
   uint8_t *bad = malloc(n);
   FILE *devnull = fopen("/dev/null", "w");
-  VmOptions o = {.hbm_bytes = 1 << 20, .max_instructions = 10000, .check_out = devnull, .warn_out = devnull};
+  VmOptions o = {.hbm_bytes = 1 << 20, .max_steps = 10000, .check_out = devnull, .warn_out = devnull};
   int loaded = 0;
   for (size_t i = sizeof(TpubHeader); i < n; i++) {
     static const uint8_t flips[] = {0x01, 0x80, 0xff};
@@ -227,7 +227,9 @@ static void test_allocation_failures(void **state) {
 }
 
 /* A chain of n functions, each calling the next: deeper than the VM's call
- * limit is refused by the loader (before it could recurse that deep). */
+ * limit is refused by the verifier (ir/verify_calls.c, with no recursion
+ * of its own) and, compiled past it, by the loader (before it could
+ * recurse that deep). */
 static void test_call_depth_limit(void **state) {
   (void)state;
   for (int n = 200; n <= 5000; n += 4800) {
@@ -239,8 +241,14 @@ static void test_call_depth_limit(void **state) {
                               "  %%0 = call @f%d(%%a) : (tensor<f32>) -> tensor<f32>\n  return %%0 : tensor<f32>\n}\n",
                               i ? "private " : "", i, i + 1);
     snprintf(text + len, cap - len, "func.func private @f%d(%%a: tensor<f32>) -> tensor<f32> {\n  return %%a : tensor<f32>\n}\n", n);
+    Parsed *parsed = parse_text(text);
+    assert_non_null(parsed->m);
+    assert_true(verify_module(parsed->c, parsed->m) == (n < 256));
+    BackendOptions bo = {.target = "v5e", .compiler_version = "test"};
+    uint8_t *img = NULL;
     size_t size;
-    uint8_t *img = compile_text(text, &size);
+    assert_true(backend_compile(parsed->c, parsed->m, &bo, &img, &size));
+    parsed_free(parsed);
     char err[256] = "";
     VmProgram *p = vm_program_load(img, size, err, sizeof err);
     if (n < 256) {
