@@ -16,7 +16,12 @@
  * decision is priced with the cost model: a producer joins when the HBM
  * bytes its result would cost (written and read back) exceed the bytes of
  * the operands it adds to the group.  A group of one op is left alone.
- * Groups become tpu.fusion ops placed where their last op was. */
+ * Groups become tpu.fusion ops placed where their last op was.
+ *
+ * Cost: O(n log n) in the block's ops, whatever the size of a group (a
+ * step of growing looks at the group's reads from outside, at most 16;
+ * merged groups are union-find sets; sibling candidates come from treaps
+ * of each value's readers).  The steps are counted in pc->steps. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +32,9 @@
 
 /* XLA's bound on a fusion's operands and results. */
 #define FUSION_MAX_PARAMS 16
+/* Ops in one fusion (members and clones): a kernel's code is bounded; past
+ * it a long chain is split, one array written and read back per split. */
+#define FUSION_MAX_OPS 1024
 /* Sibling fusion looks at no more than this many candidate groups for one
  * group, the latest first, and gives a group up (no sibling) when its
  * dependence walk passes this many use edges: bounds on compile time. */
@@ -55,6 +63,7 @@ typedef struct Group {
   Table clone_set;              /* representative: the clones of every part */
   Param params[FUSION_MAX_PARAMS];
   int nparams;
+  int size;                     /* representative: members and clones of every part */
   Op *root;                     /* the last member in block order */
   const Type *loop;             /* shape every element-wise member has */
   uint32_t first;               /* lowest order of a member */
@@ -72,7 +81,7 @@ typedef struct Fuser {
   uint32_t *nuses;   /* [nops] uses of the op's result + 1; 0 until counted */
   uint32_t *mark;    /* [nops] visit stamps of the sibling dependence walk */
   PtrVec groups;     /* in creation order: roots last to first */
-  Table readers;     /* Value* -> PtrVec* of groups reading it, by root order */
+  Table readers;     /* Value* -> ReaderSet*: the groups reading it */
 } Fuser;
 
 /* ------------------------------------------------------------------ */
@@ -150,7 +159,7 @@ static uint32_t use_count(Fuser *f, const Op *p) {
   uint32_t *n = &f->nuses[p->order];
   if (!*n) {
     *n = 1;
-    for (const Use *u = p->results[0].uses; u; u = u->next) ++*n;
+    for (const Use *u = p->results[0].uses; u; u = u->next) ++*n, f->pc->steps++;
   }
   return *n - 1;
 }
@@ -167,6 +176,7 @@ static int params_with(const Fuser *f, Group *g, const Op *p) {
   int n = g->nparams - (p->nresults == 1 && find_param(g, &p->results[0]) ? 1 : 0);
   for (int k = 0; k < p->noperands; k++) {
     Value *x = p->operands[k];
+    f->pc->steps++;
     if ((x->def && in_group(f, g, x->def)) || find_param(g, x)) continue;
     bool seen = false;
     for (int j = 0; j < k && !seen; j++) seen = p->operands[j] == x;
@@ -181,6 +191,7 @@ static void note_reads(Fuser *f, Group *g, Op *p, uint64_t scan) {
   int scanned = is_contraction(p) ? 0 : p->kind == OP_REDUCE ? 1 : p->noperands;
   for (int k = 0; k < p->noperands; k++) {
     Value *x = p->operands[k];
+    f->pc->steps++;
     if (x->def && in_group(f, g, x->def)) continue;
     Param *q = find_param(g, x);
     if (!q) {
@@ -201,6 +212,7 @@ static void join(Fuser *f, Group *g, Op *p, bool duplicate) {
   PtrVec *v = duplicate ? &g->clones : &g->ops;
   uint64_t scan = ((uint64_t)duplicate << 62) | ((uint64_t)v->len << 8);
   vec_push(v, p);
+  g->size++;
   if (duplicate) *table_put(&g->clone_set, p, 0) = p;
   else f->owner[p->order] = g, g->first = p->order < g->first ? p->order : g->first;
   note_reads(f, g, p, scan);
@@ -224,6 +236,7 @@ static double bytes_saved(const Fuser *f, Group *g, const Op *p, bool duplicate)
 /* Can the producer of read q join g now?  *duplicate: as a clone. */
 static bool can_fuse_producer(Fuser *f, Group *g, const Param *q, bool *duplicate) {
   Op *p = q->v->def;
+  if (g->size >= FUSION_MAX_OPS) return false;
   if (!p || p->parent != f->block || !numbered(f, p) || group_of(f, p)) return false;
   if (!op_is_pure(p) || p->nresults != 1) return false;
   const Type *t = p->results[0].type;
@@ -249,6 +262,7 @@ static void grow(Fuser *f, Group *g) {
     bool best_dup = false;
     for (int i = 0; i < g->nparams; i++) {
       bool dup;
+      f->pc->steps++;
       if (g->params[i].key == KEY_NONE || (best >= 0 && g->params[i].key > g->params[best].key)) continue;
       if (can_fuse_producer(f, g, &g->params[i], &dup)) best = i, best_dup = dup;
     }
@@ -259,11 +273,12 @@ static void grow(Fuser *f, Group *g) {
 
 /* Output fusion: a contraction of the loop shape whose only user is g. */
 static void fuse_contraction(Fuser *f, Group *g) {
-  if (g->kind != GK_LOOP) return;
+  if (g->kind != GK_LOOP || g->size >= FUSION_MAX_OPS) return;
   for (int i = 0; i < g->ops.len; i++) {
     Op *op = g->ops.items[i];
     for (int k = 0; k < op->noperands; k++) {
       Op *p = op->operands[k]->def;
+      f->pc->steps++;
       if (!p || !is_contraction(p) || p->parent != f->block || !numbered(f, p) || group_of(f, p)) continue;
       const Param *q = find_param(g, &p->results[0]);
       if (!q || q->users_in != use_count(f, p) || !same_shape(p->results[0].type, g->loop)) continue;
@@ -291,32 +306,64 @@ static Group *new_group(Fuser *f, Op *root, const Type *loop, GroupKind kind) {
 /* ------------------------------------------------------------------ */
 /* Sibling multi-output fusion. */
 
-/* The readers list of x: groups with x among their params, by root order
- * (entries are added, never removed: the dead and the stale are skipped). */
-static PtrVec *readers(Fuser *f, const Value *x) {
+/* A treap of the groups that read one value, keyed by root order: the
+ * dead and the stale (a merge made the value internal) stay and are
+ * skipped, so entries are only added. */
+typedef struct Reader {
+  Group *g;
+  uint32_t key, prio;
+  struct Reader *l, *r;
+} Reader;
+
+typedef struct ReaderSet {
+  Reader *root;
+} ReaderSet;
+
+static ReaderSet *readers(Fuser *f, const Value *x) {
   void **slot = table_put(&f->readers, x, 0);
-  if (!*slot) *slot = arena_alloc(&f->pc->c->arena, sizeof(PtrVec));
+  if (!*slot) *slot = arena_alloc(&f->pc->c->arena, sizeof(ReaderSet));
   return *slot;
 }
 
-/* Index of the first entry of v whose root comes at or after `order`. */
-static int lower_bound(const PtrVec *v, uint32_t order) {
-  int lo = 0, hi = v->len;
-  while (lo < hi) {
-    int mid = (lo + hi) / 2;
-    if (((const Group *)v->items[mid])->root->order < order) lo = mid + 1;
-    else hi = mid;
+static Reader *tree_insert(Fuser *f, Reader *t, Reader *n) {
+  f->pc->steps++;
+  if (!t) return n;
+  if (n->key < t->key) {
+    t->l = tree_insert(f, t->l, n);
+    if (t->l->prio > t->prio) {
+      Reader *l = t->l;
+      t->l = l->r, l->r = t, t = l;
+    }
+  } else {
+    t->r = tree_insert(f, t->r, n);
+    if (t->r->prio > t->prio) {
+      Reader *r = t->r;
+      t->r = r->l, r->l = t, t = r;
+    }
   }
-  return lo;
+  return t;
+}
+
+/* The entry with the largest key below `bound`, or NULL. */
+static Reader *tree_below(Fuser *f, Reader *t, uint32_t bound) {
+  Reader *best = NULL;
+  for (; t; t = t->key < bound ? t->r : t->l) {
+    f->pc->steps++;
+    if (t->key < bound) best = t;
+  }
+  return best;
 }
 
 static void add_reader(Fuser *f, const Value *x, Group *g) {
-  PtrVec *v = readers(f, x);
-  int at = lower_bound(v, g->root->order);
-  if (at < v->len && v->items[at] == g) return;
-  vec_push(v, NULL);
-  memmove(&v->items[at + 1], &v->items[at], sizeof(void *) * (size_t)(v->len - 1 - at));
-  v->items[at] = g;
+  ReaderSet *set = readers(f, x);
+  uint32_t key = g->root->order;
+  Reader *at = tree_below(f, set->root, key + 1);
+  if (at && at->key == key) return;
+  Reader *n = arena_alloc(&f->pc->c->arena, sizeof *n);
+  uint32_t h = key + 1; /* a fixed mix of the key: the same tree every run */
+  h ^= h >> 16, h *= 0x7feb352du, h ^= h >> 15, h *= 0x846ca68bu, h ^= h >> 16;
+  *n = (Reader){.g = g, .key = key, .prio = h};
+  set->root = tree_insert(f, set->root, n);
 }
 
 /* The lowest order of an op outside a that uses a member's result (users
@@ -329,6 +376,7 @@ static uint32_t first_outside_use(const Fuser *f, Group *a) {
       for (int r = 0; r < op->nresults; r++)
         for (const Use *u = op->results[r].uses; u; u = u->next) {
           const Op *user = u->user;
+          f->pc->steps++;
           while (user && user->parent != f->block)
             user = user->parent && user->parent->parent ? user->parent->parent->parent : NULL;
           if (user && !in_group(f, a, user) && user->order < m) m = user->order;
@@ -362,6 +410,7 @@ static bool clone_dependents(Fuser *f, Group *a, uint32_t limit, PtrVec *deps) {
       }
   }
   vec_free(&stack);
+  f->pc->steps += steps;
   return ok;
 }
 
@@ -395,6 +444,7 @@ static void merge_into(Fuser *f, Group *a, Group *b, const Param *params, int n)
     if (!reads_param(b, params[i].v)) add_reader(f, params[i].v, b);
   memcpy(b->params, params, sizeof(Param) * (size_t)n);
   b->nparams = n;
+  b->size += a->size;
   if (a->clone_set.count > b->clone_set.count) {
     Table t = a->clone_set;
     a->clone_set = b->clone_set;
@@ -418,26 +468,26 @@ static void merge_sibling(Fuser *f, Group *a) {
   uint32_t limit = first_outside_use(f, a);
   PtrVec deps = {0};
   if (!clone_dependents(f, a, limit, &deps)) goto out;
-  PtrVec *lists[FUSION_MAX_PARAMS];
-  int at[FUSION_MAX_PARAMS], nl = 0;
+  Reader *roots[FUSION_MAX_PARAMS], *at[FUSION_MAX_PARAMS];
+  int nl = 0;
   for (int i = 0; i < a->nparams; i++) {
     const Value *x = a->params[i].v;
     if (cost_tiled_bytes(x->type) < cost_tiled_bytes(a->loop) / 2) continue;
-    lists[nl] = readers(f, x);
-    at[nl] = lower_bound(lists[nl], limit) - 1; /* the latest root before limit */
+    roots[nl] = readers(f, x)->root;
+    at[nl] = tree_below(f, roots[nl], limit); /* the latest root before limit */
     nl++;
   }
   Group *prev = NULL;
   for (int steps = 0; steps < FUSION_SIBLING_CANDIDATES; steps++) {
     int best = -1;
     for (int l = 0; l < nl; l++) {
-      if (at[l] < 0) continue;
-      const Group *g = lists[l]->items[at[l]];
-      if (g->root->order <= a->root->order) at[l] = -1;
-      else if (best < 0 || g->root->order > ((const Group *)lists[best]->items[at[best]])->root->order) best = l;
+      if (at[l] && at[l]->key <= a->root->order) at[l] = NULL;
+      if (at[l] && (best < 0 || at[l]->key > at[best]->key)) best = l;
     }
     if (best < 0) break;
-    Group *b = lists[best]->items[at[best]--];
+    Group *b = at[best]->g;
+    at[best] = tree_below(f, roots[best], at[best]->key);
+    f->pc->steps++;
     if (b == prev || b->dead || b->has_contraction || !same_shape(a->loop, b->loop)) continue;
     prev = b;
     bool shares = false, dependent = false;
@@ -446,7 +496,7 @@ static void merge_sibling(Fuser *f, Group *a) {
     for (int i = 0; i < deps.len && !dependent; i++) dependent = find(deps.items[i]) == b;
     Param params[FUSION_MAX_PARAMS];
     int n;
-    if (!shares || dependent || !merged_params(f, a, b, params, &n)) continue;
+    if (!shares || dependent || a->size + b->size > FUSION_MAX_OPS || !merged_params(f, a, b, params, &n)) continue;
     merge_into(f, a, b, params, n);
     break;
   }
@@ -485,6 +535,7 @@ static int final_params(const Fuser *f, Group *g, Value **params) {
         const Op *op = v->items[i];
         for (int k = 0; k < op->noperands; k++) {
           Value *x = op->operands[k];
+          f->pc->steps++;
           if (x->def && in_group(f, g, x->def)) continue;
           bool seen = false;
           for (int j = 0; j < n && !seen; j++) seen = params[j] == x;
@@ -515,7 +566,8 @@ static void build_fusion(Fuser *f, Group *g) {
     if (group_of(f, op) != g) continue; /* clones are never outputs */
     for (int r = 0; r < op->nresults; r++) {
       bool outside = false;
-      for (const Use *u = op->results[r].uses; u && !outside; u = u->next) outside = !in_group(f, g, u->user);
+      for (const Use *u = op->results[r].uses; u && !outside; u = u->next)
+        outside = !in_group(f, g, u->user), f->pc->steps++;
       if (outside) vec_push(&outs, &op->results[r]);
     }
   }
@@ -547,8 +599,6 @@ static void build_fusion(Fuser *f, Group *g) {
 
 /* ------------------------------------------------------------------ */
 
-static void free_reader(void *v) { vec_free(v); }
-
 static void fuse_block(PassContext *pc, Block *b) {
   /* Nested control flow first (its blocks are separate loops). */
   for (Op *op = b->first; op; op = op->next)
@@ -564,6 +614,7 @@ static void fuse_block(PassContext *pc, Block *b) {
   f.mark = arena_alloc(arena, sizeof(uint32_t) * (f.nops + 1));
   for (Op *op = b->first; op; op = op->next) f.ops[op->order] = op;
   for (Op *op = b->last; op; op = op->prev) {
+    pc->steps++;
     if (group_of(&f, op)) continue;
     Group *g = NULL;
     if (is_plain_elementwise(op)) g = new_group(&f, op, op->results[0].type, GK_LOOP);
@@ -575,9 +626,7 @@ static void fuse_block(PassContext *pc, Block *b) {
   merge_siblings(&f);
   for (int i = 0; i < f.groups.len; i++) {
     Group *g = f.groups.items[i];
-    int size = 0;
-    for (Group *part = g; part && size < 2; part = part->next_part) size += part->ops.len + part->clones.len;
-    if (!g->dead && size >= 2) build_fusion(&f, g);
+    if (!g->dead && g->size >= 2) build_fusion(&f, g);
   }
   for (int i = 0; i < f.groups.len; i++) {
     Group *g = f.groups.items[i];
@@ -586,7 +635,7 @@ static void fuse_block(PassContext *pc, Block *b) {
     table_free(&g->clone_set, NULL);
   }
   vec_free(&f.groups);
-  table_free(&f.readers, free_reader);
+  table_free(&f.readers, NULL);
 }
 
 bool pass_fusion(PassContext *pc) {
