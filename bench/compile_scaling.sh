@@ -59,10 +59,9 @@ for shape in "${SHAPES[@]}"; do
       sed -n 's/^ *Total Execution Time: \([0-9.]*\) seconds/\1/p' "$BENCH_TMP/stderr" >>"$BENCH_TMP/passes"
       bench_measure "$BENCH_TMP/peer" "$MLIR_OPT" "$MLIR_OPT" --allow-unregistered-dialect "$in" -o /dev/null || exit 1
     done
-    read -r w0 _ < <(bench_stats "$BENCH_TMP/O0")
-    read -r w2 _ < <(bench_stats "$BENCH_TMP/O2")
-    read -r wp _ < <(bench_stats "$BENCH_TMP/peer")
-    ps=$(median <"$BENCH_TMP/passes")
+    # Medians of the logs' wall seconds at full (microsecond) resolution.
+    w0=$(cut -d' ' -f1 "$BENCH_TMP/O0" | median) w2=$(cut -d' ' -f1 "$BENCH_TMP/O2" | median)
+    wp=$(cut -d' ' -f1 "$BENCH_TMP/peer" | median) ps=$(median <"$BENCH_TMP/passes")
     u0=$(us_per_op "$w0" "$n") u2=$(us_per_op "$w2" "$n") up=$(us_per_op "$ps" "$n") uo=$(us_per_op "$wp" "$n")
     row "$shape" "$n" "$u0" "$u2" "$(bench_ratio "$w2" "$w0")" "$up" "$uo" "$(bench_ratio "$w2" "$wp")"
     [ -n "$first0" ] || first0=$u0 first2=$u2 firstp=$up

@@ -155,6 +155,7 @@ static bool in_group(const Fuser *f, Group *g, const Op *op) {
   return numbered(f, op) && (group_of(f, op) == g || table_get(&g->clone_set, op, 0));
 }
 
+/* Uses of p's result, counted once per block. */
 static uint32_t use_count(Fuser *f, const Op *p) {
   uint32_t *n = &f->nuses[p->order];
   if (!*n) {
