@@ -601,19 +601,22 @@ static void build_fusion(Fuser *f, Group *g) {
 /* ------------------------------------------------------------------ */
 
 static void fuse_block(PassContext *pc, Block *b) {
-  /* Nested control flow first (its blocks are separate loops). */
-  for (Op *op = b->first; op; op = op->next)
+  /* Nested control flow first (its blocks are separate loops); the ops
+   * are numbered in the same walk (one walk: a large block misses the
+   * caches on every op). */
+  PtrVec ops = {0};
+  for (Op *op = b->first; op; op = op->next) {
     if (!(op_info[op->kind].traits & TRAIT_ISOLATED) && (op->kind == OP_WHILE || op->kind == OP_IF || op->kind == OP_CASE))
       for (int r = 0; r < op->nregions; r++)
         for (int k = 0; k < op->regions[r].nblocks; k++) fuse_block(pc, op->regions[r].blocks[k]);
-  Fuser f = {.pc = pc, .block = b};
-  for (Op *op = b->first; op; op = op->next) op->order = f.nops++;
+    op->order = (uint32_t)ops.len;
+    vec_push(&ops, op);
+  }
+  Fuser f = {.pc = pc, .block = b, .nops = (uint32_t)ops.len, .ops = (Op **)ops.items};
   Arena *arena = &pc->c->arena;
-  f.ops = arena_alloc(arena, sizeof(Op *) * (f.nops + 1));
   f.owner = arena_alloc(arena, sizeof(Group *) * (f.nops + 1));
   f.nuses = arena_alloc(arena, sizeof(uint32_t) * (f.nops + 1));
   f.mark = arena_alloc(arena, sizeof(uint32_t) * (f.nops + 1));
-  for (Op *op = b->first; op; op = op->next) f.ops[op->order] = op;
   for (Op *op = b->last; op; op = op->prev) {
     pc->steps++;
     if (group_of(&f, op)) continue;
@@ -636,6 +639,7 @@ static void fuse_block(PassContext *pc, Block *b) {
     table_free(&g->clone_set, NULL);
   }
   vec_free(&f.groups);
+  vec_free(&ops);
   table_free(&f.readers, NULL);
 }
 
