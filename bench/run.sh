@@ -5,13 +5,14 @@
 # exits non-zero only when a tool fails.  See bench/README.md.
 #
 # Environment: BENCH_REPEAT (runs per tool, default 5), BENCH_OPS (size of
-# the parser benchmark's module, default 100000).
+# the parser benchmark's module, default 100000), BENCH_SCALING_SIZES (op
+# counts of the compile-scaling benchmark, default "1000 10000 100000").
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=${1:?usage: bench/run.sh BUILD_DIR}
 
 # Add new benchmarks here as bench/NAME.sh.
-BENCHES=(parser vm models cache collectives)
+BENCHES=(parser compile_scaling vm models cache collectives)
 
 failed=()
 for b in "${BENCHES[@]}"; do

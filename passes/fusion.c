@@ -16,7 +16,12 @@
  * decision is priced with the cost model: a producer joins when the HBM
  * bytes its result would cost (written and read back) exceed the bytes of
  * the operands it adds to the group.  A group of one op is left alone.
- * Groups become tpu.fusion ops placed where their last op was. */
+ * Groups become tpu.fusion ops placed where their last op was.
+ *
+ * Cost: O(n log n) in the block's ops, whatever the size of a group (a
+ * step of growing looks at the group's reads from outside, at most 16;
+ * merged groups are union-find sets; sibling candidates come from treaps
+ * of each value's readers).  The steps are counted in pc->steps. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,24 +32,56 @@
 
 /* XLA's bound on a fusion's operands and results. */
 #define FUSION_MAX_PARAMS 16
+/* Ops in one fusion (members and clones): a kernel's code is bounded; past
+ * it a long chain is split, one array written and read back per split. */
+#define FUSION_MAX_OPS 1024
+/* Sibling fusion looks at no more than this many candidate groups for one
+ * group, the latest first, and gives a group up (no sibling) when its
+ * dependence walk passes this many use edges: bounds on compile time. */
+#define FUSION_SIBLING_CANDIDATES 256
+#define FUSION_WALK_BUDGET 4096
+#define KEY_NONE UINT64_MAX
 
 typedef enum GroupKind { GK_LOOP, GK_INPUT, GK_OUTPUT, GK_MULTI } GroupKind;
 static const char *const kind_names[] = {"loop", "input", "output", "multi_output"};
 
+/* A value a group reads from outside, with the uses its members make of it
+ * and the first place (pass, member, operand) where growing looks at it. */
+typedef struct Param {
+  Value *v;
+  uint32_t users_in;
+  uint64_t key; /* KEY_NONE: no member offers its producer for fusion */
+} Param;
+
+/* A group is a union-find set of parts: each part holds the ops it brought
+ * (members, then clones); the representative's fields describe the whole. */
 typedef struct Group {
-  PtrVec ops;       /* members, any order until built */
-  PtrVec clones;    /* cheap producers copied in; the original stays */
-  Op *root;         /* the last member in block order */
-  const Type *loop; /* shape every element-wise member has */
+  PtrVec ops;                   /* this part's members, in the order they joined */
+  PtrVec clones;                /* this part's cheap producers copied in; the original stays */
+  struct Group *up;             /* union-find parent; NULL for a representative */
+  struct Group *next_part, *last_part;
+  Table clone_set;              /* representative: the clones of every part */
+  Param params[FUSION_MAX_PARAMS];
+  int nparams;
+  int size;                     /* representative: members and clones of every part */
+  Op *root;                     /* the last member in block order */
+  const Type *loop;             /* shape every element-wise member has */
+  uint32_t first;               /* lowest order of a member */
   GroupKind kind;
-  bool has_contraction; /* a dot_general / convolution is in it */
-  bool dead;            /* merged into another group */
+  bool has_contraction;         /* a dot_general / convolution is in it */
+  bool dead;                    /* merged into another group */
 } Group;
 
 typedef struct Fuser {
   PassContext *pc;
-  Table group_of; /* Op* -> Group* (moved members and roots) */
-  PtrVec groups;
+  Block *block;
+  uint32_t nops;
+  Op **ops;          /* [nops] the block's ops by order, as numbered */
+  Group **owner;     /* [nops] the part an op is a member of */
+  uint32_t *nuses;   /* [nops] uses of the op's result + 1; 0 until counted */
+  uint32_t *mark;    /* [nops] visit stamps of the sibling dependence walk */
+  PtrVec groups;     /* in creation order: roots last to first */
+  Table readers;     /* Value* -> ReaderSet*: the groups reading it */
 } Fuser;
 
 /* ------------------------------------------------------------------ */
@@ -94,120 +131,160 @@ static bool is_contraction(const Op *op) {
 /* ------------------------------------------------------------------ */
 /* Group bookkeeping. */
 
-static Group *group_of(Fuser *f, const Op *op) {
-  void **slot = table_get(&f->group_of, op, 0);
-  return slot ? *slot : NULL;
+static Group *find(Group *g) {
+  while (g->up) {
+    if (g->up->up) g->up = g->up->up;
+    g = g->up;
+  }
+  return g;
 }
 
-static bool in_group(const Group *g, const Op *op) {
-  for (int i = 0; i < g->ops.len; i++)
-    if (g->ops.items[i] == op) return true;
-  for (int i = 0; i < g->clones.len; i++)
-    if (g->clones.items[i] == op) return true;
-  return false;
+/* Is op one of this block's ops as numbered (not one built since)? */
+static bool numbered(const Fuser *f, const Op *op) {
+  return op && op->parent == f->block && op->order < f->nops && f->ops[op->order] == op;
 }
 
-static void add_member(Fuser *f, Group *g, Op *op) {
-  vec_push(&g->ops, op);
-  *table_put(&f->group_of, op, 0) = g;
+/* The group op is a member of, or NULL. */
+static Group *group_of(const Fuser *f, const Op *op) {
+  if (!numbered(f, op) || !f->owner[op->order]) return NULL;
+  return find(f->owner[op->order]);
 }
 
-/* Values the group reads from outside (deduplicated), into params. */
-static int collect_params(const Group *g, const Op *extra, Value **params, int cap) {
-  int n = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    const PtrVec *v = pass == 0 ? &g->ops : &g->clones;
-    for (int i = 0; i <= v->len; i++) {
-      const Op *op = i < v->len ? v->items[i] : (pass == 1 ? extra : NULL);
-      if (!op) continue;
-      for (int k = 0; k < op->noperands; k++) {
-        Value *x = op->operands[k];
-        if (x->def && (in_group(g, x->def) || x->def == extra)) continue;
-        bool seen = false;
-        for (int j = 0; j < n && !seen; j++) seen = params[j] == x;
-        if (seen) continue;
-        if (n == cap) return cap + 1;
-        params[n++] = x;
-      }
-    }
+/* Member or clone of the group whose representative is g. */
+static bool in_group(const Fuser *f, Group *g, const Op *op) {
+  return numbered(f, op) && (group_of(f, op) == g || table_get(&g->clone_set, op, 0));
+}
+
+/* Uses of p's result, counted once per block. */
+static uint32_t use_count(Fuser *f, const Op *p) {
+  uint32_t *n = &f->nuses[p->order];
+  if (!*n) {
+    *n = 1;
+    for (const Use *u = p->results[0].uses; u; u = u->next) ++*n, f->pc->steps++;
+  }
+  return *n - 1;
+}
+
+static Param *find_param(Group *g, const Value *v) {
+  for (int i = 0; i < g->nparams; i++)
+    if (g->params[i].v == v) return &g->params[i];
+  return NULL;
+}
+
+/* Values g would read from outside once p joins: its operands outside g
+ * that are not read yet, plus g's reads but p's result. */
+static int params_with(const Fuser *f, Group *g, const Op *p) {
+  int n = g->nparams - (p->nresults == 1 && find_param(g, &p->results[0]) ? 1 : 0);
+  for (int k = 0; k < p->noperands; k++) {
+    Value *x = p->operands[k];
+    f->pc->steps++;
+    if ((x->def && in_group(f, g, x->def)) || find_param(g, x)) continue;
+    bool seen = false;
+    for (int j = 0; j < k && !seen; j++) seen = p->operands[j] == x;
+    n += !seen;
   }
   return n;
 }
 
-static bool all_users_in(const Group *g, const Op *op) {
-  for (int i = 0; i < op->nresults; i++)
-    for (const Use *u = op->results[i].uses; u; u = u->next)
-      if (!in_group(g, u->user)) return false;
-  return true;
+/* Records p's reads of its operands; scan is the key of p's first operand
+ * growing looks at (KEY_NONE when it looks at none). */
+static void note_reads(Fuser *f, Group *g, Op *p, uint64_t scan) {
+  int scanned = is_contraction(p) ? 0 : p->kind == OP_REDUCE ? 1 : p->noperands;
+  for (int k = 0; k < p->noperands; k++) {
+    Value *x = p->operands[k];
+    f->pc->steps++;
+    if (x->def && in_group(f, g, x->def)) continue;
+    Param *q = find_param(g, x);
+    if (!q) {
+      if (g->nparams == FUSION_MAX_PARAMS) die("fusion group exceeds its operand bound");
+      q = &g->params[g->nparams++];
+      *q = (Param){.v = x, .key = KEY_NONE};
+    }
+    q->users_in++;
+    if (k < scanned && scan + (uint64_t)k < q->key) q->key = scan + (uint64_t)k;
+  }
+}
+
+/* p joins g (as a clone when duplicate): its result is no longer read from
+ * outside, its operands are. */
+static void join(Fuser *f, Group *g, Op *p, bool duplicate) {
+  Param *q = p->nresults == 1 ? find_param(g, &p->results[0]) : NULL;
+  if (q) *q = g->params[--g->nparams];
+  PtrVec *v = duplicate ? &g->clones : &g->ops;
+  uint64_t scan = ((uint64_t)duplicate << 62) | ((uint64_t)v->len << 8);
+  vec_push(v, p);
+  g->size++;
+  if (duplicate) *table_put(&g->clone_set, p, 0) = p;
+  else f->owner[p->order] = g, g->first = p->order < g->first ? p->order : g->first;
+  note_reads(f, g, p, scan);
 }
 
 /* Bytes that fusing producer p into g saves: its result is neither written
  * nor read back, minus the bytes of p's operands the group must now read
  * (when p is duplicated, the original stays, so only the read is saved). */
-static double bytes_saved(const Group *g, const Op *p, bool duplicate) {
+static double bytes_saved(const Fuser *f, Group *g, const Op *p, bool duplicate) {
   double result = cost_tiled_bytes(p->results[0].type);
   double saved = duplicate ? result : 2 * result;
   double added = 0;
   for (int k = 0; k < p->noperands; k++) {
     const Value *x = p->operands[k];
-    if (x->def && in_group(g, x->def)) continue;
+    if (x->def && in_group(f, g, x->def)) continue;
     added += cost_tiled_bytes(x->type);
   }
   return saved - added;
 }
 
-/* Tries to bring the producer of operand value v into g. */
-static bool try_fuse_producer(Fuser *f, Group *g, Value *v) {
-  Op *p = v->def;
-  if (!p || p->parent != g->root->parent || in_group(g, p) || group_of(f, p)) return false;
+/* Can the producer of read q join g now?  *duplicate: as a clone. */
+static bool can_fuse_producer(Fuser *f, Group *g, const Param *q, bool *duplicate) {
+  Op *p = q->v->def;
+  if (g->size >= FUSION_MAX_OPS) return false;
+  if (!p || p->parent != f->block || !numbered(f, p) || group_of(f, p)) return false;
   if (!op_is_pure(p) || p->nresults != 1) return false;
   const Type *t = p->results[0].type;
   if (!is_static_tensor(t)) return false;
-  bool only_user = all_users_in(g, p);
+  bool only_user = q->users_in == use_count(f, p);
   bool elementwise = is_plain_elementwise(p) && same_shape(t, g->loop);
   bool cheap = is_cheap_producer(p) && (same_shape(t, g->loop) || is_splat_constant(p));
   if (!elementwise && !cheap) return false;
-  bool duplicate = !only_user;
-  if (duplicate && !cheap) return false;
-  if (bytes_saved(g, p, duplicate) < 0) return false;
-  Value *params[FUSION_MAX_PARAMS + 1];
-  if (collect_params(g, p, params, FUSION_MAX_PARAMS) > FUSION_MAX_PARAMS) return false;
-  if (duplicate) vec_push(&g->clones, p);
-  else add_member(f, g, p);
-  return true;
+  *duplicate = !only_user;
+  if (*duplicate && !cheap) return false;
+  if (bytes_saved(f, g, p, *duplicate) < 0) return false;
+  return params_with(f, g, p) <= FUSION_MAX_PARAMS;
 }
 
-/* Pulls producers in until nothing more joins. */
+/* Pulls producers in until nothing more joins.  Each step takes the read
+ * that comes first in (pass, member, operand) order among those whose
+ * producer can join: the order of a scan of the members that starts again
+ * after every join.  The candidates are the group's reads, at most
+ * FUSION_MAX_PARAMS, so a step costs O(1) and growing O(group size). */
 static void grow(Fuser *f, Group *g) {
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (int pass = 0; pass < 2 && !changed; pass++) {
-      PtrVec *v = pass == 0 ? &g->ops : &g->clones;
-      for (int i = 0; i < v->len && !changed; i++) {
-        Op *op = v->items[i];
-        /* Producers of a contraction's operands stay outside (MXU inputs);
-         * a reduce's init value is a scalar parameter. */
-        if (is_contraction(op)) continue;
-        int n = op->kind == OP_REDUCE ? 1 : op->noperands;
-        for (int k = 0; k < n && !changed; k++) changed = try_fuse_producer(f, g, op->operands[k]);
-      }
+  for (;;) {
+    int best = -1;
+    bool best_dup = false;
+    for (int i = 0; i < g->nparams; i++) {
+      bool dup;
+      f->pc->steps++;
+      if (g->params[i].key == KEY_NONE || (best >= 0 && g->params[i].key > g->params[best].key)) continue;
+      if (can_fuse_producer(f, g, &g->params[i], &dup)) best = i, best_dup = dup;
     }
+    if (best < 0) return;
+    join(f, g, g->params[best].v->def, best_dup);
   }
 }
 
 /* Output fusion: a contraction of the loop shape whose only user is g. */
 static void fuse_contraction(Fuser *f, Group *g) {
-  if (g->kind != GK_LOOP) return;
+  if (g->kind != GK_LOOP || g->size >= FUSION_MAX_OPS) return;
   for (int i = 0; i < g->ops.len; i++) {
     Op *op = g->ops.items[i];
     for (int k = 0; k < op->noperands; k++) {
       Op *p = op->operands[k]->def;
-      if (!p || !is_contraction(p) || p->parent != g->root->parent || group_of(f, p) || !all_users_in(g, p) ||
-          !same_shape(p->results[0].type, g->loop))
-        continue;
-      Value *params[FUSION_MAX_PARAMS + 1];
-      if (collect_params(g, p, params, FUSION_MAX_PARAMS) > FUSION_MAX_PARAMS) continue;
-      add_member(f, g, p);
+      f->pc->steps++;
+      if (!p || !is_contraction(p) || p->parent != f->block || !numbered(f, p) || group_of(f, p)) continue;
+      const Param *q = find_param(g, &p->results[0]);
+      if (!q || q->users_in != use_count(f, p) || !same_shape(p->results[0].type, g->loop)) continue;
+      if (params_with(f, g, p) > FUSION_MAX_PARAMS) continue;
+      join(f, g, p, false);
       g->kind = GK_OUTPUT;
       g->has_contraction = true;
       return;
@@ -220,7 +297,9 @@ static Group *new_group(Fuser *f, Op *root, const Type *loop, GroupKind kind) {
   g->root = root;
   g->loop = loop;
   g->kind = kind;
-  add_member(f, g, root);
+  g->first = root->order;
+  g->last_part = g;
+  join(f, g, root, false);
   vec_push(&f->groups, g);
   return g;
 }
@@ -228,97 +307,213 @@ static Group *new_group(Fuser *f, Op *root, const Type *loop, GroupKind kind) {
 /* ------------------------------------------------------------------ */
 /* Sibling multi-output fusion. */
 
-/* Does any op of `later`'s inputs depend (through ops after `earlier`'s
- * first position) on a member of `earlier`? */
-static bool depends_on(Fuser *f, const Group *later, const Group *earlier, uint32_t from) {
-  PtrVec stack = {0};
-  Table seen = {0};
-  bool found = false;
-  for (int pass = 0; pass < 2; pass++) {
-    const PtrVec *v = pass == 0 ? &later->ops : &later->clones;
-    for (int i = 0; i < v->len; i++) vec_push(&stack, v->items[i]);
-  }
-  while (stack.len && !found) {
-    Op *op = stack.items[--stack.len];
-    for (int k = 0; k < op->noperands && !found; k++) {
-      Op *p = op->operands[k]->def;
-      if (!p || p->parent != later->root->parent || p->order < from) continue;
-      if (group_of(f, p) == earlier || in_group(earlier, p)) found = true;
-      void **s = table_put(&seen, p, 0);
-      if (*s) continue;
-      *s = p;
-      vec_push(&stack, p);
-    }
-  }
-  vec_free(&stack);
-  table_free(&seen, NULL);
-  return found;
+/* A treap of the groups that read one value, keyed by root order: the
+ * dead and the stale (a merge made the value internal) stay and are
+ * skipped, so entries are only added. */
+typedef struct Reader {
+  Group *g;
+  uint32_t key, prio;
+  struct Reader *l, *r;
+} Reader;
+
+typedef struct ReaderSet {
+  Reader *root;
+} ReaderSet;
+
+static ReaderSet *readers(Fuser *f, const Value *x) {
+  void **slot = table_put(&f->readers, x, 0);
+  if (!*slot) *slot = arena_alloc(&f->pc->c->arena, sizeof(ReaderSet));
+  return *slot;
 }
 
-static uint32_t first_order(const Group *g) {
-  uint32_t m = UINT32_MAX;
-  for (int i = 0; i < g->ops.len; i++) {
-    const Op *op = g->ops.items[i];
-    if (op->order < m) m = op->order;
+static Reader *tree_insert(Fuser *f, Reader *t, Reader *n) {
+  f->pc->steps++;
+  if (!t) return n;
+  if (n->key < t->key) {
+    t->l = tree_insert(f, t->l, n);
+    if (t->l->prio > t->prio) {
+      Reader *l = t->l;
+      t->l = l->r, l->r = t, t = l;
+    }
+  } else {
+    t->r = tree_insert(f, t->r, n);
+    if (t->r->prio > t->prio) {
+      Reader *r = t->r;
+      t->r = r->l, r->l = t, t = r;
+    }
   }
+  return t;
+}
+
+/* The entry with the largest key below `bound`, or NULL. */
+static Reader *tree_below(Fuser *f, Reader *t, uint32_t bound) {
+  Reader *best = NULL;
+  for (; t; t = t->key < bound ? t->r : t->l) {
+    f->pc->steps++;
+    if (t->key < bound) best = t;
+  }
+  return best;
+}
+
+static void add_reader(Fuser *f, const Value *x, Group *g) {
+  ReaderSet *set = readers(f, x);
+  uint32_t key = g->root->order;
+  Reader *at = tree_below(f, set->root, key + 1);
+  if (at && at->key == key) return;
+  Reader *n = arena_alloc(&f->pc->c->arena, sizeof *n);
+  uint32_t h = key + 1; /* a fixed mix of the key: the same tree every run */
+  h ^= h >> 16, h *= 0x7feb352du, h ^= h >> 15, h *= 0x846ca68bu, h ^= h >> 16;
+  *n = (Reader){.g = g, .key = key, .prio = h};
+  set->root = tree_insert(f, set->root, n);
+}
+
+/* The lowest order of an op outside a that uses a member's result (users
+ * in regions count as their op in the block). */
+static uint32_t first_outside_use(const Fuser *f, Group *a) {
+  uint32_t m = UINT32_MAX;
+  for (Group *part = a; part; part = part->next_part)
+    for (int i = 0; i < part->ops.len; i++) {
+      const Op *op = part->ops.items[i];
+      for (int r = 0; r < op->nresults; r++)
+        for (const Use *u = op->results[r].uses; u; u = u->next) {
+          const Op *user = u->user;
+          f->pc->steps++;
+          while (user && user->parent != f->block)
+            user = user->parent && user->parent->parent ? user->parent->parent->parent : NULL;
+          if (user && !in_group(f, a, user) && user->order < m) m = user->order;
+        }
+    }
   return m;
 }
 
-/* Every user of a's results outside a comes after b's root. */
-static bool outputs_used_after(const Group *a, const Group *b) {
-  for (int i = 0; i < a->ops.len; i++) {
-    const Op *op = a->ops.items[i];
-    for (int r = 0; r < op->nresults; r++)
-      for (const Use *u = op->results[r].uses; u; u = u->next) {
-        const Op *user = u->user;
-        while (user && user->parent != b->root->parent) user = user->parent && user->parent->parent ? user->parent->parent->parent : NULL;
-        if (user && !in_group(a, user) && user->order <= b->root->order) return false;
+/* Groups that read, through ops before `limit`, a clone of a placed at or
+ * after a's first member (then a and they are not merged).  Collected into
+ * deps; false when the walk exceeds its budget. */
+static bool clone_dependents(Fuser *f, Group *a, uint32_t limit, PtrVec *deps) {
+  PtrVec stack = {0};
+  uint32_t stamp = a->first + 1, steps = 0;
+  for (int i = 0; i < a->clones.len; i++) {
+    Op *p = a->clones.items[i];
+    if (p->order >= a->first && f->mark[p->order] != stamp) f->mark[p->order] = stamp, vec_push(&stack, p);
+  }
+  bool ok = true;
+  while (stack.len && ok) {
+    Op *op = stack.items[--stack.len];
+    for (int r = 0; r < op->nresults && ok; r++)
+      for (const Use *u = op->results[r].uses; u && ok; u = u->next) {
+        ok = ++steps <= FUSION_WALK_BUDGET;
+        Op *user = u->user;
+        if (!numbered(f, user) || user->order >= limit || f->mark[user->order] == stamp) continue;
+        f->mark[user->order] = stamp;
+        Group *g = group_of(f, user);
+        if (g) vec_push(deps, g);
+        vec_push(&stack, user);
       }
+  }
+  vec_free(&stack);
+  f->pc->steps += steps;
+  return ok;
+}
+
+static bool reads_param(const Group *g, const Value *x) {
+  for (int i = 0; i < g->nparams; i++)
+    if (g->params[i].v == x) return true;
+  return false;
+}
+
+/* The params of a merged with b; false past the operand bound. */
+static bool merged_params(const Fuser *f, Group *a, Group *b, Param *out, int *n) {
+  *n = 0;
+  for (int side = 0; side < 2; side++) {
+    Group *g = side ? a : b, *other = side ? b : a;
+    for (int i = 0; i < g->nparams; i++) {
+      Value *x = g->params[i].v;
+      if ((x->def && in_group(f, other, x->def))) continue;
+      bool seen = false;
+      for (int j = 0; j < *n && !seen; j++) seen = out[j].v == x;
+      if (seen) continue;
+      if (*n == FUSION_MAX_PARAMS) return false;
+      out[(*n)++] = (Param){.v = x, .key = KEY_NONE};
+    }
   }
   return true;
 }
 
-static bool shares_param(const Group *a, const Group *b) {
-  Value *pa[FUSION_MAX_PARAMS + 1], *pb[FUSION_MAX_PARAMS + 1];
-  int na = collect_params(a, NULL, pa, FUSION_MAX_PARAMS), nb = collect_params(b, NULL, pb, FUSION_MAX_PARAMS);
-  for (int i = 0; i < na && i <= FUSION_MAX_PARAMS; i++)
-    for (int j = 0; j < nb && j <= FUSION_MAX_PARAMS; j++)
-      if (pa[i] == pb[j] && cost_tiled_bytes(pa[i]->type) >= cost_tiled_bytes(a->loop) / 2) return true;
-  return false;
+/* a joins b: a's parts go after b's, a's clones into b's set. */
+static void merge_into(Fuser *f, Group *a, Group *b, const Param *params, int n) {
+  for (int i = 0; i < n; i++)
+    if (!reads_param(b, params[i].v)) add_reader(f, params[i].v, b);
+  memcpy(b->params, params, sizeof(Param) * (size_t)n);
+  b->nparams = n;
+  b->size += a->size;
+  if (a->clone_set.count > b->clone_set.count) {
+    Table t = a->clone_set;
+    a->clone_set = b->clone_set;
+    b->clone_set = t;
+  }
+  for (uint32_t i = 0; i < a->clone_set.cap; i++)
+    if (a->clone_set.slots[i].key) *table_put(&b->clone_set, a->clone_set.slots[i].key, 0) = a->clone_set.slots[i].value;
+  table_free(&a->clone_set, NULL);
+  b->last_part->next_part = a;
+  b->last_part = a->last_part;
+  b->kind = GK_MULTI;
+  a->up = b;
+  a->dead = true;
+}
+
+/* The first group (in creation order, so the latest root) a can merge
+ * with: same loop shape, a large read in common, root after a's and
+ * before any outside use of a's results, not reading a's clones, within
+ * the operand bound; then a merges into it. */
+static void merge_sibling(Fuser *f, Group *a) {
+  uint32_t limit = first_outside_use(f, a);
+  PtrVec deps = {0};
+  if (!clone_dependents(f, a, limit, &deps)) goto out;
+  Reader *roots[FUSION_MAX_PARAMS], *at[FUSION_MAX_PARAMS];
+  int nl = 0;
+  for (int i = 0; i < a->nparams; i++) {
+    const Value *x = a->params[i].v;
+    if (cost_tiled_bytes(x->type) < cost_tiled_bytes(a->loop) / 2) continue;
+    roots[nl] = readers(f, x)->root;
+    at[nl] = tree_below(f, roots[nl], limit); /* the latest root before limit */
+    nl++;
+  }
+  Group *prev = NULL;
+  for (int steps = 0; steps < FUSION_SIBLING_CANDIDATES; steps++) {
+    int best = -1;
+    for (int l = 0; l < nl; l++) {
+      if (at[l] && at[l]->key <= a->root->order) at[l] = NULL;
+      if (at[l] && (best < 0 || at[l]->key > at[best]->key)) best = l;
+    }
+    if (best < 0) break;
+    Group *b = at[best]->g;
+    at[best] = tree_below(f, roots[best], at[best]->key);
+    f->pc->steps++;
+    if (b == prev || b->dead || b->has_contraction || !same_shape(a->loop, b->loop)) continue;
+    prev = b;
+    bool shares = false, dependent = false;
+    for (int i = 0; i < a->nparams && !shares; i++)
+      shares = reads_param(b, a->params[i].v) && cost_tiled_bytes(a->params[i].v->type) >= cost_tiled_bytes(a->loop) / 2;
+    for (int i = 0; i < deps.len && !dependent; i++) dependent = find(deps.items[i]) == b;
+    Param params[FUSION_MAX_PARAMS];
+    int n;
+    if (!shares || dependent || a->size + b->size > FUSION_MAX_OPS || !merged_params(f, a, b, params, &n)) continue;
+    merge_into(f, a, b, params, n);
+    break;
+  }
+out:
+  vec_free(&deps);
 }
 
 static void merge_siblings(Fuser *f) {
+  for (int i = f->groups.len - 1; i >= 0; i--) {
+    Group *g = f->groups.items[i];
+    if (g->has_contraction) continue;
+    for (int k = 0; k < g->nparams; k++) add_reader(f, g->params[k].v, g);
+  }
   for (int i = 0; i < f->groups.len; i++) {
     Group *a = f->groups.items[i];
-    if (a->dead || a->has_contraction) continue;
-    for (int j = 0; j < f->groups.len; j++) {
-      Group *b = f->groups.items[j];
-      if (b == a || b->dead || b->has_contraction) continue;
-      if (a->root->order >= b->root->order || !same_shape(a->loop, b->loop) || !shares_param(a, b)) continue;
-      if (depends_on(f, b, a, first_order(a)) || !outputs_used_after(a, b)) continue;
-      Group merged = *b;
-      PtrVec ops = {0}, clones = {0};
-      for (int k = 0; k < b->ops.len; k++) vec_push(&ops, b->ops.items[k]);
-      for (int k = 0; k < a->ops.len; k++) vec_push(&ops, a->ops.items[k]);
-      for (int k = 0; k < b->clones.len; k++) vec_push(&clones, b->clones.items[k]);
-      for (int k = 0; k < a->clones.len; k++) vec_push(&clones, a->clones.items[k]);
-      merged.ops = ops;
-      merged.clones = clones;
-      Value *params[FUSION_MAX_PARAMS + 1];
-      if (collect_params(&merged, NULL, params, FUSION_MAX_PARAMS) > FUSION_MAX_PARAMS) {
-        vec_free(&ops);
-        vec_free(&clones);
-        continue;
-      }
-      vec_free(&b->ops);
-      vec_free(&b->clones);
-      b->ops = ops;
-      b->clones = clones;
-      b->kind = GK_MULTI;
-      for (int k = 0; k < a->ops.len; k++) *table_put(&f->group_of, a->ops.items[k], 0) = b;
-      a->dead = true;
-      break;
-    }
+    if (!a->dead && !a->has_contraction) merge_sibling(f, a);
   }
 }
 
@@ -330,27 +525,50 @@ static int by_order(const void *x, const void *y) {
   return a->order < b->order ? -1 : a->order > b->order;
 }
 
+/* Values g reads from outside, in the order of its parts' members, then
+ * of their clones, operand by operand. */
+static int final_params(const Fuser *f, Group *g, Value **params) {
+  int n = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (Group *part = g; part; part = part->next_part) {
+      const PtrVec *v = pass == 0 ? &part->ops : &part->clones;
+      for (int i = 0; i < v->len; i++) {
+        const Op *op = v->items[i];
+        for (int k = 0; k < op->noperands; k++) {
+          Value *x = op->operands[k];
+          f->pc->steps++;
+          if (x->def && in_group(f, g, x->def)) continue;
+          bool seen = false;
+          for (int j = 0; j < n && !seen; j++) seen = params[j] == x;
+          if (seen) continue;
+          if (n == FUSION_MAX_PARAMS) die("fusion group exceeds its operand bound");
+          params[n++] = x;
+        }
+      }
+    }
+  return n;
+}
+
 static void build_fusion(Fuser *f, Group *g) {
   Context *c = f->pc->c;
   /* Clones first (they only read params), then members in block order. */
   PtrVec all = {0};
-  for (int i = 0; i < g->clones.len; i++) vec_push(&all, g->clones.items[i]);
-  for (int i = 0; i < g->ops.len; i++) vec_push(&all, g->ops.items[i]);
+  for (Group *part = g; part; part = part->next_part)
+    for (int i = 0; i < part->clones.len; i++) vec_push(&all, part->clones.items[i]);
+  for (Group *part = g; part; part = part->next_part)
+    for (int i = 0; i < part->ops.len; i++) vec_push(&all, part->ops.items[i]);
   qsort(all.items, (size_t)all.len, sizeof(void *), by_order);
-  Value *params[FUSION_MAX_PARAMS + 1];
-  int np = collect_params(g, NULL, params, FUSION_MAX_PARAMS);
-  if (np > FUSION_MAX_PARAMS) die("fusion group exceeds its operand bound");
+  Value *params[FUSION_MAX_PARAMS];
+  int np = final_params(f, g, params);
   /* Outputs: member results used outside the group (the root's always). */
   PtrVec outs = {0};
   for (int i = 0; i < all.len; i++) {
     Op *op = all.items[i];
-    if (!in_group(g, op) || group_of(f, op) != g) continue; /* clones are never outputs */
-    bool is_clone = false;
-    for (int k = 0; k < g->clones.len; k++) is_clone |= g->clones.items[k] == op;
-    if (is_clone) continue;
+    if (group_of(f, op) != g) continue; /* clones are never outputs */
     for (int r = 0; r < op->nresults; r++) {
       bool outside = false;
-      for (const Use *u = op->results[r].uses; u && !outside; u = u->next) outside = !in_group(g, u->user);
+      for (const Use *u = op->results[r].uses; u && !outside; u = u->next)
+        outside = !in_group(f, g, u->user), f->pc->steps++;
       if (outside) vec_push(&outs, &op->results[r]);
     }
   }
@@ -383,15 +601,24 @@ static void build_fusion(Fuser *f, Group *g) {
 /* ------------------------------------------------------------------ */
 
 static void fuse_block(PassContext *pc, Block *b) {
-  /* Nested control flow first (its blocks are separate loops). */
-  for (Op *op = b->first; op; op = op->next)
+  /* Nested control flow first (its blocks are separate loops); the ops
+   * are numbered in the same walk (one walk: a large block misses the
+   * caches on every op). */
+  PtrVec ops = {0};
+  for (Op *op = b->first; op; op = op->next) {
     if (!(op_info[op->kind].traits & TRAIT_ISOLATED) && (op->kind == OP_WHILE || op->kind == OP_IF || op->kind == OP_CASE))
       for (int r = 0; r < op->nregions; r++)
         for (int k = 0; k < op->regions[r].nblocks; k++) fuse_block(pc, op->regions[r].blocks[k]);
-  uint32_t order = 0;
-  for (Op *op = b->first; op; op = op->next) op->order = order++;
-  Fuser f = {.pc = pc};
+    op->order = (uint32_t)ops.len;
+    vec_push(&ops, op);
+  }
+  Fuser f = {.pc = pc, .block = b, .nops = (uint32_t)ops.len, .ops = (Op **)ops.items};
+  Arena *arena = &pc->c->arena;
+  f.owner = arena_alloc(arena, sizeof(Group *) * (f.nops + 1));
+  f.nuses = arena_alloc(arena, sizeof(uint32_t) * (f.nops + 1));
+  f.mark = arena_alloc(arena, sizeof(uint32_t) * (f.nops + 1));
   for (Op *op = b->last; op; op = op->prev) {
+    pc->steps++;
     if (group_of(&f, op)) continue;
     Group *g = NULL;
     if (is_plain_elementwise(op)) g = new_group(&f, op, op->results[0].type, GK_LOOP);
@@ -403,15 +630,17 @@ static void fuse_block(PassContext *pc, Block *b) {
   merge_siblings(&f);
   for (int i = 0; i < f.groups.len; i++) {
     Group *g = f.groups.items[i];
-    if (!g->dead && g->ops.len + g->clones.len >= 2) build_fusion(&f, g);
+    if (!g->dead && g->size >= 2) build_fusion(&f, g);
   }
   for (int i = 0; i < f.groups.len; i++) {
     Group *g = f.groups.items[i];
     vec_free(&g->ops);
     vec_free(&g->clones);
+    table_free(&g->clone_set, NULL);
   }
   vec_free(&f.groups);
-  table_free(&f.group_of, NULL);
+  vec_free(&ops);
+  table_free(&f.readers, NULL);
 }
 
 bool pass_fusion(PassContext *pc) {

@@ -28,6 +28,10 @@ typedef struct PassContext {
   int opt_level;
   /* Results of analyses, for the report and the driver. */
   uint64_t peak_hbm_bytes; /* buffer-assign: peak of live buffers, all functions */
+  /* Units of work the running pass counted (fusion: candidates checked,
+   * operands and uses visited); --time-passes prints them, tests check
+   * they grow linearly with the module. */
+  uint64_t steps;
 } PassContext;
 
 typedef bool (*PassFn)(PassContext *pc);

@@ -79,14 +79,17 @@ static double now_seconds(void) {
 bool pipeline_run(PassContext *pc, const Pipeline *p, const PassOptions *o) {
   FILE *dump = o->dump_out ? o->dump_out : stderr;
   double seconds[PIPELINE_MAX] = {0}, total = 0;
+  uint64_t steps[PIPELINE_MAX] = {0};
   bool ok = sharding_check(pc->c, pc->m);
   int ran = 0;
   for (int i = 0; i < p->n && ok; i++, ran++) {
     PassId id = p->ids[i];
     int errors_before = pc->c->diag.nerrors;
     double t0 = now_seconds();
+    pc->steps = 0;
     ok = passes[id].fn(pc) && pc->c->diag.nerrors == errors_before;
     seconds[i] = now_seconds() - t0;
+    steps[i] = pc->steps;
     total += seconds[i];
     if (!ok) break;
     if (o->verify_each && !verify_module(pc->c, pc->m))
@@ -103,9 +106,12 @@ bool pipeline_run(PassContext *pc, const Pipeline *p, const PassOptions *o) {
                   "===-------------------------------------------------------------------------===\n"
                   "  Total Execution Time: %.4f seconds\n\n   ----Wall Time----  ----Name----\n",
             total);
-    for (int i = 0; i < ran; i++)
-      fprintf(dump, "   %.4f (%5.1f%%)  %s\n", seconds[i], total > 0 ? 100 * seconds[i] / total : 0.0,
+    for (int i = 0; i < ran; i++) {
+      fprintf(dump, "   %.4f (%5.1f%%)  %s", seconds[i], total > 0 ? 100 * seconds[i] / total : 0.0,
               passes[p->ids[i]].name);
+      if (steps[i]) fprintf(dump, " (%llu steps)", (unsigned long long)steps[i]);
+      fputc('\n', dump);
+    }
     fprintf(dump, "   %.4f (100.0%%)  Total\n", total);
   }
   return ok;
