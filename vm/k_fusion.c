@@ -68,8 +68,12 @@ typedef struct FSplat {
   const void *data;
 } FSplat;
 
+/* How a FUSION runs: loop tiles, tiles folded into a reduce, or whole. */
+enum { PLAN_LOOP, PLAN_INPUT, PLAN_WHOLE };
+
 typedef struct FusionPlan {
-  bool tiled;
+  int kind;
+  const VmInstr *red; /* PLAN_INPUT: the reduce the tiles feed */
   int64_t n, tile, ntiles;
   int64_t lens[2]; /* tile length of every tile but the last, and of the last */
   uint32_t nregs, nsteps, nslots, nsplats, nres;
@@ -160,12 +164,15 @@ static bool bcast_map(FStep *st, const VmType *it, const VmType *ot, const int64
   return !(it->count == ot->count && (st->rank == 0 || (st->rank == 1 && st->stride[0] == 1)));
 }
 
-/* Decides how to run body fn tile by tile; false when it cannot be. */
-static bool plan_body(FusionPlan *p, const VmFunc *fn, const VmRegion *r, SlotState *ss) {
-  if (r->ncaps || fn->n_results == 0) return false;
-  int64_t n = fn->result_types[0]->count;
-  for (uint32_t j = 0; j < fn->n_results; j++)
-    if (fn->result_types[j]->count != n) return false;
+/* Decides how to run the first `end` instructions of body fn tile by tile,
+ * computing registers yield[0..nyield) (into the results when to_results);
+ * false when they cannot be. */
+static bool plan_body(FusionPlan *p, const VmFunc *fn, SlotState *ss, uint32_t end, const uint32_t *yield,
+                      uint32_t nyield, bool to_results) {
+  if (nyield == 0) return false;
+  int64_t n = fn->reg_types[yield[0]]->count;
+  for (uint32_t j = 0; j < nyield; j++)
+    if (fn->reg_types[yield[j]]->count != n) return false;
   for (uint32_t k = 0; k < fn->n_regs; k++)
     if (!vm_type_is_tensor(fn->reg_types[k])) return false;
   p->n = n;
@@ -173,12 +180,11 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, const VmRegion *r, SlotSt
   p->ntiles = (n + p->tile - 1) / p->tile;
   p->lens[0] = p->tile;
   p->lens[1] = n - (p->ntiles > 0 ? p->ntiles - 1 : 0) * p->tile;
-  const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
   /* The first result each register is yielded as, or -1. */
   int32_t *yielded = calloc(fn->n_regs + 1, sizeof(int32_t));
   if (!yielded) return false;
   for (uint32_t k = 0; k < fn->n_regs; k++) yielded[k] = -1;
-  for (uint32_t j = ret->n_in; j-- > 0;) yielded[ret->in[j]] = (int32_t)j;
+  for (uint32_t j = nyield; to_results && j-- > 0;) yielded[yield[j]] = (int32_t)j;
   int max_eb = 1;
   for (uint32_t k = 0; k < fn->n_regs; k++) {
     FReg *g = &p->regs[k];
@@ -194,7 +200,7 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, const VmRegion *r, SlotSt
     g->uparam = (int32_t)k;
   }
   bool ok = true;
-  for (uint32_t i = 0; i + 1 < fn->n_instrs && ok; i++) {
+  for (uint32_t i = 0; i < end && ok; i++) {
     const VmInstr *ins = &fn->instrs[i];
     FReg *o = ins->n_out == 1 ? &p->regs[ins->out[0]] : NULL;
     const VmType *ot = o ? fn->reg_types[ins->out[0]] : NULL;
@@ -290,13 +296,13 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, const VmRegion *r, SlotSt
       if (g->loc == LOC_SLOT) slot_drop(ss, g->index);
     }
   }
-  for (uint32_t j = 0; ok && j < ret->n_in; j++) {
-    p->res_reg[j] = ret->in[j];
-    ok = p->regs[ret->in[j]].full;
+  for (uint32_t j = 0; ok && j < nyield; j++) {
+    p->res_reg[j] = yield[j];
+    ok = p->regs[yield[j]].full;
   }
   free(yielded);
   if (!ok) return false;
-  p->nres = ret->n_in;
+  p->nres = nyield;
   p->nslots = ss->nslots;
   p->slot_bytes = ((size_t)p->tile * (size_t)max_eb + 63) & ~(size_t)63;
   for (int k = 0; k < 2; k++)
@@ -312,9 +318,31 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, const VmRegion *r, SlotSt
   return true;
 }
 
+/* An input fusion's body: tileable producers, then one reduce of their
+ * values (init values from parameters or constants) whose results are the
+ * body's; false for any other body. */
+static bool plan_input(FusionPlan *p, const VmExec *x, const VmFunc *fn, SlotState *ss) {
+  if (fn->n_instrs < 2) return false;
+  uint32_t end = fn->n_instrs - 2;
+  const VmInstr *red = &fn->instrs[end], *ret = &fn->instrs[end + 1];
+  if (red->opcode != VM_OP_REDUCE || ret->n_in != red->n_out) return false;
+  const VmType *types[MAX_VALUES];
+  for (uint32_t j = 0; j < red->n_out; j++) {
+    if (ret->in[j] != red->out[j]) return false;
+    types[j] = fn->reg_types[red->in[j]];
+  }
+  if (!vm_reduce_foldable(x, red, types) || !plan_body(p, fn, ss, end, red->in, red->n_out, false)) return false;
+  for (uint32_t j = 0; j < red->n_out; j++) {
+    const FReg *g = &p->regs[red->in[red->n_out + j]];
+    if (g->full || (g->loc != LOC_INPUT && g->loc != LOC_CONST)) return false;
+  }
+  p->red = red;
+  return true;
+}
+
 /* A plan in one malloc'ed block (vm_instr_cache frees it), or NULL when
  * out of memory. */
-static FusionPlan *plan_build(const VmFunc *fn, const VmRegion *r) {
+static FusionPlan *plan_build(const VmExec *x, const VmFunc *fn, const VmRegion *r, int64_t kind) {
   size_t nr = fn->n_regs + 1, ni = fn->n_instrs + 1;
   size_t size = sizeof(FusionPlan) + nr * sizeof(FReg) + ni * sizeof(FStep) + ni * sizeof(FSplat) +
                 (fn->n_results + 1) * sizeof(uint32_t) + 2 * nr * sizeof(VmType) + 64;
@@ -342,7 +370,11 @@ static FusionPlan *plan_build(const VmFunc *fn, const VmRegion *r) {
 #undef TAKE
   p->nregs = fn->n_regs;
   SlotState ss = {.refs = slot_mem, .free_list = slot_mem + nr};
-  p->tiled = plan_body(p, fn, r, &ss);
+  const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
+  p->kind = PLAN_WHOLE;
+  if (!r->ncaps && kind == 1 && plan_input(p, x, fn, &ss)) p->kind = PLAN_INPUT;
+  else if (!r->ncaps && kind != 1 && plan_body(p, fn, &ss, fn->n_instrs - 1, ret->in, ret->n_in, true))
+    p->kind = PLAN_LOOP;
   free(slot_mem);
   return p;
 }
@@ -357,8 +389,11 @@ typedef struct TileRun {
   const VmTensor *in;
   const VmTensor *out;
   char *splat_mem; /* nsplats tiles */
-  char *work;      /* per worker: nslots slots, then nregs pointers */
+  char *work;      /* per worker: nslots slots, then nregs pointers (input: and nregs views) */
   size_t work_bytes;
+  VmReduceFold *fold; /* input fusions: the reduce the tiles are folded into */
+  int64_t per_task;   /* input fusions: elements per task */
+  bool *fold_trapped; /* input fusions: the reduce's body trapped (one worker only) */
 } TileRun;
 
 /* Copies n elements of eb bytes from src, step stride, to contiguous dst. */
@@ -439,16 +474,11 @@ static void *reg_data(const TileRun *R, const FReg *g, int64_t s, char *slots) {
   }
 }
 
-/* Runs tile t on the scratch of `worker` (a VmTaskFn). */
-static int run_tile(void *ctx, int worker, int64_t t) {
-  const TileRun *R = ctx;
+/* Computes the body's steps for elements [s, s + len) (views: the rank-1
+ * tile types of the full registers); ptr[g] is where register g's data of
+ * the tile is. */
+static int run_steps(const TileRun *R, char *slots, void **ptr, const VmType *views, int64_t s, int64_t len) {
   const FusionPlan *p = R->p;
-  const int64_t s = t * p->tile;
-  const bool last = t == p->ntiles - 1;
-  const int64_t len = p->lens[last];
-  const VmType *views = p->views + (last ? p->nregs : 0);
-  char *slots = R->work + (size_t)worker * R->work_bytes;
-  void **ptr = (void **)(slots + (size_t)p->nslots * p->slot_bytes);
   for (uint32_t g = 0; g < p->nregs; g++) ptr[g] = reg_data(R, &p->regs[g], s, slots);
   for (uint32_t k = 0; k < p->nsteps; k++) {
     const FStep *st = &p->steps[k];
@@ -465,6 +495,19 @@ static int run_tile(void *ctx, int worker, int64_t t) {
     }
     if (st->fn(R->x, ins, tin, &tout) != VM_OK) return VM_TRAP;
   }
+  return VM_OK;
+}
+
+/* Runs tile t of a loop fusion on the scratch of `worker` (a VmTaskFn). */
+static int run_tile(void *ctx, int worker, int64_t t) {
+  const TileRun *R = ctx;
+  const FusionPlan *p = R->p;
+  const int64_t s = t * p->tile;
+  const bool last = t == p->ntiles - 1;
+  const int64_t len = p->lens[last];
+  char *slots = R->work + (size_t)worker * R->work_bytes;
+  void **ptr = (void **)(slots + (size_t)p->nslots * p->slot_bytes);
+  if (run_steps(R, slots, ptr, p->views + (last ? p->nregs : 0), s, len) != VM_OK) return VM_TRAP;
   for (uint32_t j = 0; j < p->nres; j++) {
     uint32_t g = p->res_reg[j];
     char *dst = (char *)R->out[j].data + s * p->regs[g].eb;
@@ -473,38 +516,117 @@ static int run_tile(void *ctx, int worker, int64_t t) {
   return VM_OK;
 }
 
+/* Scratch for R (splat tiles, then `workers` work areas of R->work_bytes),
+ * the splat tiles filled; NULL after a trap. */
+static char *tiles_alloc(VmExec *x, TileRun *R, int workers, size_t *total) {
+  const FusionPlan *p = R->p;
+  size_t splat_bytes = (size_t)p->nsplats * p->slot_bytes;
+  *total = splat_bytes + (size_t)workers * R->work_bytes;
+  char *mem = vm_scratch_alloc(x, *total);
+  if (!mem) {
+    vm_trap(x, "out of memory: %zu bytes of fusion tiles", *total);
+    return NULL;
+  }
+  R->splat_mem = mem;
+  R->work = mem + splat_bytes;
+  for (uint32_t k = 0; k < p->nsplats; k++) {
+    const FSplat *sp = &p->splats[k];
+    const void *v = sp->param >= 0 ? R->in[sp->param].data : sp->data;
+    vm_fill_elems(R->splat_mem + (size_t)k * p->slot_bytes, sp->eb, p->tile, v);
+  }
+  return mem;
+}
+
+/* Runs ntasks tasks of fn, on host threads when workers > 1. */
+static int run_tasks(VmExec *x, int workers, int64_t ntasks, VmTaskFn fn, TileRun *R) {
+  if (workers > 1) return vm_parallel_for(x, ntasks, fn, R);
+  int rc = VM_OK;
+  for (int64_t t = 0; t < ntasks && rc == VM_OK; t++) rc = fn(R, 0, t);
+  return rc;
+}
+
 static int run_tiled(VmExec *x, const FusionPlan *p, const VmFunc *fn, const VmTensor *in, const VmTensor *out) {
   if (p->n == 0) return VM_OK;
   int workers = p->n >= PARALLEL_MIN ? vm_parallel_workers(x, p->ntiles) : 1;
   TileRun R = {.p = p, .x = x, .fn = fn, .in = in, .out = out};
   R.work_bytes = ((size_t)p->nslots * p->slot_bytes + (size_t)p->nregs * sizeof(void *) + 63) & ~(size_t)63;
-  size_t splat_bytes = (size_t)p->nsplats * p->slot_bytes, total = splat_bytes + (size_t)workers * R.work_bytes;
-  char *mem = vm_scratch_alloc(x, total);
-  if (!mem) return vm_trap(x, "out of memory: %zu bytes of fusion tiles", total);
-  R.splat_mem = mem;
-  R.work = mem + splat_bytes;
-  for (uint32_t k = 0; k < p->nsplats; k++) {
-    const FSplat *sp = &p->splats[k];
-    const void *v = sp->param >= 0 ? in[sp->param].data : sp->data;
-    vm_fill_elems(R.splat_mem + (size_t)k * p->slot_bytes, sp->eb, p->tile, v);
-  }
-  int rc = VM_OK;
-  if (workers > 1) {
-    rc = vm_parallel_for(x, p->ntiles, run_tile, &R);
-  } else {
-    for (int64_t t = 0; t < p->ntiles && rc == VM_OK; t++) rc = run_tile(&R, 0, t);
-  }
+  size_t total;
+  char *mem = tiles_alloc(x, &R, workers, &total);
+  if (!mem) return VM_TRAP;
+  int rc = run_tasks(x, workers, p->ntiles, run_tile, &R);
   vm_scratch_free(x, mem, total);
   return rc == VM_OK ? VM_OK : vm_trap(x, "fusion: a tile kernel failed");
+}
+
+/* Task t of an input fusion: its elements tile by tile, each tile folded
+ * into the reduce as soon as it is computed (a VmTaskFn). */
+static int run_input_task(void *ctx, int worker, int64_t t) {
+  const TileRun *R = ctx;
+  const FusionPlan *p = R->p;
+  char *slots = R->work + (size_t)worker * R->work_bytes;
+  void **ptr = (void **)(slots + (size_t)p->nslots * p->slot_bytes);
+  VmType *views = (VmType *)(ptr + p->nregs);
+  int64_t *len = (int64_t *)(views + p->nregs);
+  const void *data[MAX_VALUES];
+  int64_t end = (t + 1) * R->per_task < p->n ? (t + 1) * R->per_task : p->n;
+  for (int64_t s = t * R->per_task; s < end; s += *len) {
+    *len = end - s < p->tile ? end - s : p->tile;
+    for (uint32_t g = 0; g < p->nregs; g++) {
+      views[g] = p->views[g];
+      views[g].dims = len;
+      views[g].count = *len;
+      views[g].nbytes = *len * p->regs[g].eb;
+    }
+    if (run_steps(R, slots, ptr, views, s, *len) != VM_OK) return VM_TRAP;
+    for (uint32_t j = 0; j < p->nres; j++) data[j] = ptr[p->res_reg[j]];
+    if (vm_reduce_fold(R->fold, data, s, *len) != VM_OK) return *R->fold_trapped = true, VM_TRAP;
+  }
+  return VM_OK;
+}
+
+/* An input fusion: the reduce folds the producer's tiles, never the whole
+ * producer.  Tasks are blocks of the input whose results are disjoint
+ * (vm_reduce_fold_block), so they may run on host threads; within a task
+ * the tiles are folded in row-major order, as exec_reduce folds. */
+static int run_input(VmExec *x, const FusionPlan *p, const VmFunc *fn, const VmTensor *in, VmTensor *out) {
+  const VmInstr *red = p->red;
+  bool fold_trapped = false;
+  TileRun R = {.p = p, .x = x, .fn = fn, .in = in, .out = out, .fold_trapped = &fold_trapped};
+  VmTensor init[MAX_VALUES];
+  for (uint32_t j = 0; j < red->n_out; j++) {
+    uint32_t g = red->in[red->n_out + j];
+    init[j] = (VmTensor){fn->reg_types[g], reg_data(&R, &p->regs[g], 0, NULL)};
+  }
+  R.fold = vm_reduce_fold_begin(x, red, fn->reg_types[red->in[0]], init, out);
+  if (!R.fold) return VM_TRAP;
+  int64_t block = vm_reduce_fold_block(R.fold, p->n);
+  R.per_task = block >= p->tile || block == 0 ? (block > 0 ? block : 1) : (p->tile / block) * block;
+  int64_t ntasks = (p->n + R.per_task - 1) / R.per_task;
+  int workers = block < p->n && p->n >= PARALLEL_MIN ? vm_parallel_workers(x, ntasks) : 1;
+  R.work_bytes = ((size_t)p->nslots * p->slot_bytes + (size_t)p->nregs * (sizeof(void *) + sizeof(VmType)) +
+                  sizeof(int64_t) + 63) &
+                 ~(size_t)63;
+  size_t total = 0;
+  char *mem = p->n ? tiles_alloc(x, &R, workers, &total) : NULL;
+  int rc = p->n && !mem ? VM_TRAP : VM_OK;
+  if (mem) {
+    rc = run_tasks(x, workers, ntasks, run_input_task, &R);
+    vm_scratch_free(x, mem, total);
+    if (rc != VM_OK && !fold_trapped) rc = vm_trap(x, "fusion: a tile kernel failed");
+  }
+  vm_reduce_fold_end(R.fold, rc == VM_OK);
+  return rc;
 }
 
 int exec_fusion(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmRegion *r = &ins->fields[1].regions[0];
   const VmFunc *fn = vm_region_func(x, r);
   void **slot = vm_instr_cache(x);
-  if (!slot || (!*slot && !(*slot = plan_build(fn, r)))) return vm_trap(x, "out of host memory planning a fusion");
+  if (!slot || (!*slot && !(*slot = plan_build(x, fn, r, vm_field_int(ins, 0)))))
+    return vm_trap(x, "out of host memory planning a fusion");
   const FusionPlan *p = *slot;
-  if (p->tiled) return run_tiled(x, p, fn, in, out);
+  if (p->kind == PLAN_LOOP) return run_tiled(x, p, fn, in, out);
+  if (p->kind == PLAN_INPUT) return run_input(x, p, fn, in, out);
   VmTensor res[MAX_VALUES];
   for (uint32_t j = 0; j < ins->n_out; j++) res[j] = out[j];
   return vm_call_region(x, r, in, (int)ins->n_in, res);
