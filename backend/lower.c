@@ -919,17 +919,33 @@ static void lower_part(FuncBuilder *fb, const Op *fusion, PtrVec *part, Table *i
   op_erase(f);
 }
 
-/* The ops of a root part that an input FUSION runs tile by tile: one
- * reduce fed only by loop-fusible ops; NULL otherwise. */
-static const Op *tiled_reduce_root(PtrVec *root) {
-  const Op *reduce = NULL;
-  for (int i = 0; i < root->len; i++) {
-    const Op *o = root->items[i];
-    if (loop_fusible(o)) continue;
-    if (o->kind != OP_REDUCE || reduce) return NULL;
-    reduce = o;
+/* Whether the root part `root` (its ops in `in_root`) is an input FUSION
+ * the VM runs tile by tile: loop-fusible ops whose values only it uses and
+ * that use no reduce, and reduces of them (a sibling fusion may hold
+ * several).  Then the reduces move after the other ops in `root` and their
+ * results go to `outs`, in order. */
+static bool tiled_reduce_root(PtrVec *root, Table *in_root, PtrVec *outs) {
+  PtrVec others = {0}, reduces = {0};
+  bool ok = true;
+  for (int i = 0; i < root->len && ok; i++) {
+    Op *o = root->items[i];
+    if (o->kind == OP_REDUCE) {
+      vec_push(&reduces, o);
+      for (int k = 0; k < o->nresults; k++) vec_push(outs, &o->results[k]);
+      continue;
+    }
+    ok = loop_fusible(o);
+    for (int k = 0; k < o->noperands && ok; k++) ok = !o->operands[k]->def || o->operands[k]->def->kind != OP_REDUCE;
+    for (int k = 0; k < o->nresults && ok; k++)
+      for (const Use *u = o->results[k].uses; u && ok; u = u->next) ok = table_get(in_root, u->user, 0) != NULL;
+    vec_push(&others, o);
   }
-  return reduce;
+  ok = ok && reduces.len > 0;
+  for (int i = 0; ok && i < others.len; i++) root->items[i] = others.items[i];
+  for (int i = 0; ok && i < reduces.len; i++) root->items[others.len + i] = reduces.items[i];
+  vec_free(&others);
+  vec_free(&reduces);
+  return ok;
 }
 
 /* Any other fusion (a reduce, a dot_general or convolution with its
@@ -965,13 +981,11 @@ static void lower_fusion_inline(FuncBuilder *fb, Op *fusion) {
       *table_put(&in_tail, o, 0) = o;
     }
   }
-  const Op *reduce = tiled_reduce_root(&root);
-  if (reduce) {
-    for (int i = 0; i < reduce->nresults; i++) vec_push(&outs, &reduce->results[i]);
+  if (tiled_reduce_root(&root, &root_part, &outs)) {
     lower_part(fb, fusion, &root, &root_part, &outs, 1);
-    for (int i = 0; i < reduce->nresults; i++) {
-      void **alias = table_get(&root_part, &reduce->results[i], 0);
-      *table_put(&fb->regs, &reduce->results[i], 0) = (void *)(uintptr_t)(reg_of(fb, *alias) + 1);
+    for (int i = 0; i < outs.len; i++) {
+      void **alias = table_get(&root_part, outs.items[i], 0);
+      *table_put(&fb->regs, outs.items[i], 0) = (void *)(uintptr_t)(reg_of(fb, *alias) + 1);
     }
   } else {
     for (int i = 0; i < root.len; i++) lower_op(fb, root.items[i]);

@@ -46,9 +46,9 @@ static const char usage_text[] =
     "                         print the median and minimum wall time of a run\n"
     "  --metrics              print compiles, cache hits and misses, compile and cache\n"
     "                         load time and the measured peak HBM (the high-water mark\n"
-    "                         of a chip's accounted allocator, the highest over chips\n"
-    "                         and runs; arguments and constants are not in it) to\n"
-    "                         stderr at the end\n"
+    "                         of a chip's accounted allocator without on-chip tile\n"
+    "                         buffers, the highest over chips and runs; arguments and\n"
+    "                         constants are not in it) to stderr at the end\n"
     "  --trace=FILE.json      write a Chrome/Perfetto trace of the modeled timeline: one\n"
     "                         process per chip, one track per unit (MXU, VPU, DMA, ICI);\n"
     "                         open it in ui.perfetto.dev or chrome://tracing\n"
@@ -465,7 +465,7 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
     VmCheckStats cs = vm_check_stats(vm_slice_exec(slice, c));
     stats->passed += cs.passed;
     stats->failed += cs.failed;
-    uint64_t chip_peak = vm_peak_bytes(vm_slice_exec(slice, c));
+    uint64_t chip_peak = vm_peak_hbm_bytes(vm_slice_exec(slice, c));
     if (chip_peak > *peak) *peak = chip_peak;
   }
   for (int c = 0; c < n && res; c++) {
@@ -555,7 +555,7 @@ static int run_program(const Options *o, const char *name, const char *source, V
     VmCheckStats s = vm_check_stats(x);
     stats->passed += s.passed;
     stats->failed += s.failed;
-    if (vm_peak_bytes(x) > *peak) *peak = vm_peak_bytes(x);
+    if (vm_peak_hbm_bytes(x) > *peak) *peak = vm_peak_hbm_bytes(x);
   }
   vm_exec_free(x);
   vm_program_free(p);

@@ -73,7 +73,8 @@ enum { PLAN_LOOP, PLAN_INPUT, PLAN_WHOLE };
 
 typedef struct FusionPlan {
   int kind;
-  const VmInstr *red; /* PLAN_INPUT: the reduce the tiles feed */
+  const VmInstr *reds; /* PLAN_INPUT: the nreds reduces the tiles feed */
+  uint32_t nreds;
   int64_t n, tile, ntiles;
   int64_t lens[2]; /* tile length of every tile but the last, and of the last */
   uint32_t nregs, nsteps, nslots, nsplats, nres;
@@ -318,26 +319,38 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, SlotState *ss, uint32_t e
   return true;
 }
 
-/* An input fusion's body: tileable producers, then one reduce of their
- * values (init values from parameters or constants) whose results are the
- * body's; false for any other body. */
+/* An input fusion's body: tileable producers, then reduces of their
+ * values (init values from parameters or constants) whose results, in
+ * order, are the body's; false for any other body. */
 static bool plan_input(FusionPlan *p, const VmExec *x, const VmFunc *fn, SlotState *ss) {
-  if (fn->n_instrs < 2) return false;
-  uint32_t end = fn->n_instrs - 2;
-  const VmInstr *red = &fn->instrs[end], *ret = &fn->instrs[end + 1];
-  if (red->opcode != VM_OP_REDUCE || ret->n_in != red->n_out) return false;
-  const VmType *types[MAX_VALUES];
-  for (uint32_t j = 0; j < red->n_out; j++) {
-    if (ret->in[j] != red->out[j]) return false;
-    types[j] = fn->reg_types[red->in[j]];
+  const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
+  uint32_t end = fn->n_instrs - 1, nyield = 0, nres = 0;
+  while (end > 0 && fn->instrs[end - 1].opcode == VM_OP_REDUCE) end--;
+  uint32_t nreds = fn->n_instrs - 1 - end;
+  uint32_t *yield = malloc(sizeof(uint32_t) * (fn->n_regs + 1));
+  bool ok = nreds > 0 && yield;
+  for (uint32_t k = 0; ok && k < nreds; k++) {
+    const VmInstr *red = &fn->instrs[end + k];
+    const VmType *types[MAX_VALUES];
+    for (uint32_t j = 0; ok && j < red->n_out; j++, nres++) {
+      ok = nres < ret->n_in && ret->in[nres] == red->out[j] && nyield < fn->n_regs;
+      types[j] = fn->reg_types[red->in[j]];
+      if (ok) yield[nyield++] = red->in[j];
+    }
+    ok = ok && vm_reduce_foldable(x, red, types);
   }
-  if (!vm_reduce_foldable(x, red, types) || !plan_body(p, fn, ss, end, red->in, red->n_out, false)) return false;
-  for (uint32_t j = 0; j < red->n_out; j++) {
-    const FReg *g = &p->regs[red->in[red->n_out + j]];
-    if (g->full || (g->loc != LOC_INPUT && g->loc != LOC_CONST)) return false;
+  ok = ok && nres == ret->n_in && plan_body(p, fn, ss, end, yield, nyield, false);
+  free(yield);
+  for (uint32_t k = 0; ok && k < nreds; k++) {
+    const VmInstr *red = &fn->instrs[end + k];
+    for (uint32_t j = 0; ok && j < red->n_out; j++) {
+      const FReg *g = &p->regs[red->in[red->n_out + j]];
+      ok = !g->full && (g->loc == LOC_INPUT || g->loc == LOC_CONST);
+    }
   }
-  p->red = red;
-  return true;
+  p->reds = &fn->instrs[end];
+  p->nreds = nreds;
+  return ok;
 }
 
 /* A plan in one malloc'ed block (vm_instr_cache frees it), or NULL when
@@ -391,7 +404,7 @@ typedef struct TileRun {
   char *splat_mem; /* nsplats tiles */
   char *work;      /* per worker: nslots slots, then nregs pointers (input: and nregs views) */
   size_t work_bytes;
-  VmReduceFold *fold; /* input fusions: the reduce the tiles are folded into */
+  VmReduceFold **folds; /* input fusions: the reduces the tiles are folded into */
   int64_t per_task;   /* input fusions: elements per task */
   bool *fold_trapped; /* input fusions: the reduce's body trapped (one worker only) */
 } TileRun;
@@ -522,7 +535,7 @@ static char *tiles_alloc(VmExec *x, TileRun *R, int workers, size_t *total) {
   const FusionPlan *p = R->p;
   size_t splat_bytes = (size_t)p->nsplats * p->slot_bytes;
   *total = splat_bytes + (size_t)workers * R->work_bytes;
-  char *mem = vm_scratch_alloc(x, *total);
+  char *mem = vm_tile_alloc(x, *total);
   if (!mem) {
     vm_trap(x, "out of memory: %zu bytes of fusion tiles", *total);
     return NULL;
@@ -554,7 +567,7 @@ static int run_tiled(VmExec *x, const FusionPlan *p, const VmFunc *fn, const VmT
   char *mem = tiles_alloc(x, &R, workers, &total);
   if (!mem) return VM_TRAP;
   int rc = run_tasks(x, workers, p->ntiles, run_tile, &R);
-  vm_scratch_free(x, mem, total);
+  vm_tile_free(x, mem, total);
   return rc == VM_OK ? VM_OK : vm_trap(x, "fusion: a tile kernel failed");
 }
 
@@ -567,7 +580,6 @@ static int run_input_task(void *ctx, int worker, int64_t t) {
   void **ptr = (void **)(slots + (size_t)p->nslots * p->slot_bytes);
   VmType *views = (VmType *)(ptr + p->nregs);
   int64_t *len = (int64_t *)(views + p->nregs);
-  const void *data[MAX_VALUES];
   int64_t end = (t + 1) * R->per_task < p->n ? (t + 1) * R->per_task : p->n;
   for (int64_t s = t * R->per_task; s < end; s += *len) {
     *len = end - s < p->tile ? end - s : p->tile;
@@ -578,43 +590,62 @@ static int run_input_task(void *ctx, int worker, int64_t t) {
       views[g].nbytes = *len * p->regs[g].eb;
     }
     if (run_steps(R, slots, ptr, views, s, *len) != VM_OK) return VM_TRAP;
-    for (uint32_t j = 0; j < p->nres; j++) data[j] = ptr[p->res_reg[j]];
-    if (vm_reduce_fold(R->fold, data, s, *len) != VM_OK) return *R->fold_trapped = true, VM_TRAP;
+    /* The products are the reduces' inputs, in order. */
+    for (uint32_t k = 0, j = 0; k < p->nreds; j += p->reds[k].n_out, k++) {
+      const void *data[MAX_VALUES];
+      for (uint32_t i = 0; i < p->reds[k].n_out; i++) data[i] = ptr[p->res_reg[j + i]];
+      if (vm_reduce_fold(R->folds[k], data, s, *len) != VM_OK) return *R->fold_trapped = true, VM_TRAP;
+    }
   }
   return VM_OK;
 }
 
-/* An input fusion: the reduce folds the producer's tiles, never the whole
+/* Begins the folds of the input fusion R runs (traps when out of
+ * memory); returns the block of the folds (vm_reduce_fold_block), -1 after
+ * a trap. */
+static int64_t folds_begin(TileRun *R, const VmFunc *fn, VmTensor *out) {
+  const FusionPlan *p = R->p;
+  int64_t block = 1;
+  for (uint32_t k = 0; k < p->nreds; k++) {
+    const VmInstr *red = &p->reds[k];
+    VmTensor init[MAX_VALUES];
+    for (uint32_t j = 0; j < red->n_out; j++) {
+      uint32_t g = red->in[red->n_out + j];
+      init[j] = (VmTensor){fn->reg_types[g], reg_data(R, &p->regs[g], 0, NULL)};
+    }
+    if (!(R->folds[k] = vm_reduce_fold_begin(R->x, red, fn->reg_types[red->in[0]], init, out))) return -1;
+    out += red->n_out;
+    /* Blocks are suffix products of the dims: the largest is a multiple of the others. */
+    int64_t b = vm_reduce_fold_block(R->folds[k], p->n);
+    if (b > block) block = b;
+  }
+  return block;
+}
+
+/* An input fusion: the reduces fold the producer's tiles, never the whole
  * producer.  Tasks are blocks of the input whose results are disjoint
  * (vm_reduce_fold_block), so they may run on host threads; within a task
  * the tiles are folded in row-major order, as exec_reduce folds. */
 static int run_input(VmExec *x, const FusionPlan *p, const VmFunc *fn, const VmTensor *in, VmTensor *out) {
-  const VmInstr *red = p->red;
   bool fold_trapped = false;
-  TileRun R = {.p = p, .x = x, .fn = fn, .in = in, .out = out, .fold_trapped = &fold_trapped};
-  VmTensor init[MAX_VALUES];
-  for (uint32_t j = 0; j < red->n_out; j++) {
-    uint32_t g = red->in[red->n_out + j];
-    init[j] = (VmTensor){fn->reg_types[g], reg_data(&R, &p->regs[g], 0, NULL)};
+  VmReduceFold *folds[MAX_VALUES] = {NULL};
+  TileRun R = {.p = p, .x = x, .fn = fn, .in = in, .out = out, .folds = folds, .fold_trapped = &fold_trapped};
+  int64_t block = folds_begin(&R, fn, out);
+  int rc = block < 0 ? VM_TRAP : VM_OK;
+  if (rc == VM_OK && p->n > 0) {
+    R.per_task = block >= p->tile ? block : (p->tile / block) * block;
+    int64_t ntasks = (p->n + R.per_task - 1) / R.per_task;
+    int workers = block < p->n && p->n >= PARALLEL_MIN ? vm_parallel_workers(x, ntasks) : 1;
+    R.work_bytes = ((size_t)p->nslots * p->slot_bytes + (size_t)p->nregs * (sizeof(void *) + sizeof(VmType)) +
+                    sizeof(int64_t) + 63) &
+                   ~(size_t)63;
+    size_t total;
+    char *mem = tiles_alloc(x, &R, workers, &total);
+    rc = mem ? run_tasks(x, workers, ntasks, run_input_task, &R) : VM_TRAP;
+    if (mem) vm_tile_free(x, mem, total);
+    if (mem && rc != VM_OK && !fold_trapped) rc = vm_trap(x, "fusion: a tile kernel failed");
   }
-  R.fold = vm_reduce_fold_begin(x, red, fn->reg_types[red->in[0]], init, out);
-  if (!R.fold) return VM_TRAP;
-  int64_t block = vm_reduce_fold_block(R.fold, p->n);
-  R.per_task = block >= p->tile || block == 0 ? (block > 0 ? block : 1) : (p->tile / block) * block;
-  int64_t ntasks = (p->n + R.per_task - 1) / R.per_task;
-  int workers = block < p->n && p->n >= PARALLEL_MIN ? vm_parallel_workers(x, ntasks) : 1;
-  R.work_bytes = ((size_t)p->nslots * p->slot_bytes + (size_t)p->nregs * (sizeof(void *) + sizeof(VmType)) +
-                  sizeof(int64_t) + 63) &
-                 ~(size_t)63;
-  size_t total = 0;
-  char *mem = p->n ? tiles_alloc(x, &R, workers, &total) : NULL;
-  int rc = p->n && !mem ? VM_TRAP : VM_OK;
-  if (mem) {
-    rc = run_tasks(x, workers, ntasks, run_input_task, &R);
-    vm_scratch_free(x, mem, total);
-    if (rc != VM_OK && !fold_trapped) rc = vm_trap(x, "fusion: a tile kernel failed");
-  }
-  vm_reduce_fold_end(R.fold, rc == VM_OK);
+  for (uint32_t k = 0; k < p->nreds && folds[k]; k++) vm_reduce_fold_end(folds[k], rc == VM_OK);
   return rc;
 }
 
