@@ -11,6 +11,7 @@
 /* One instruction before serialization. */
 typedef struct Instr {
   uint16_t opcode, flags;
+  bool tilewise; /* a loop FUSION: may write over a dying operand, as an element-wise op */
   uint32_t attrs, nattrs, loc;
   uint32_t nin, nout, nuse;
   uint32_t *in, *out;
@@ -359,7 +360,7 @@ static void finish_func(FuncBuilder *fb, uint32_t index, const char *name, uint3
       bool twice = false; /* an operand passed twice must not be overwritten */
       for (uint32_t k = 1; k < in->nuse; k++) twice |= in->use[k] == in->in[0];
       if (!twice) flagsw = TPUB_INSTR_INPLACE;
-    } else if ((opflags & VMF_ELEMENTWISE) && in->nout == 1) {
+    } else if (((opflags & VMF_ELEMENTWISE) && in->nout == 1) || in->tilewise) {
       const TpubType *ot = (const TpubType *)e->types.p + fb->reg_types[in->out[0]];
       for (uint32_t k = 0; k < in->nin && k < 128; k++) {
         const TpubType *it = (const TpubType *)e->types.p + fb->reg_types[in->in[k]];
@@ -1021,7 +1022,7 @@ static void emit_fusion(FuncBuilder *fb, Op *op, int64_t kind) {
   e->fields = &fields;
   fint(e, kind);
   field_region(fb, op, &op->regions[0]);
-  emit_op(fb, op, VM_OP_FUSION);
+  emit_op(fb, op, VM_OP_FUSION)->tilewise = kind == 0;
   e->fields = saved;
   bytes_free(&fields);
 }

@@ -325,7 +325,9 @@ int vm_call_region(VmExec *x, const VmRegion *r, const VmTensor *args, int nargs
   if (rc == VM_OK) rc = call_region(x, r, argbufs, (uint32_t)nargs, resbufs, false);
   for (int i = 0; i < made; i++) buf_release(x, argbufs[i]);
   if (rc != VM_OK) return rc;
-  for (uint32_t i = 0; i < fn->n_results; i++) {
+  /* Result 0 last: it may be written over an argument (an in-place FUSION)
+   * that another result still reads. */
+  for (uint32_t i = fn->n_results; i-- > 0;) {
     results[i].type = fn->result_types[i];
     if (resbufs[i]->data && results[i].data != resbufs[i]->data)
       memcpy(results[i].data, resbufs[i]->data, resbufs[i]->nbytes);

@@ -105,6 +105,8 @@ static bool tile_kernel(VmExecFn f) {
 bool check_fusion(VmCheck *c) {
   int64_t kind = vm_field_int(c->ins, 0);
   if (kind < 0 || kind > 3) return vm_check_fail(c, "fusion: kind %lld is not 0..3", (long long)kind);
+  if ((c->ins->flags & TPUB_INSTR_INPLACE) && kind != 0)
+    return vm_check_fail(c, "fusion: in-place flag on a kind %lld fusion (loop fusions only)", (long long)kind);
   if (c->ins->n_in > MAX_VALUES || c->ins->n_out > MAX_VALUES)
     return vm_check_fail(c, "fusion: more than %d operands or results", MAX_VALUES);
   const VmType *args[MAX_VALUES], *res[MAX_VALUES];
@@ -167,9 +169,11 @@ static bool bcast_map(FStep *st, const VmType *it, const VmType *ot, const int64
 
 /* Decides how to run the first `end` instructions of body fn tile by tile,
  * computing registers yield[0..nyield) (into the results when to_results);
- * false when they cannot be. */
+ * false when they cannot be.  alias >= 0: result 0 may be parameter
+ * alias's buffer (an in-place FUSION), so it is written only at the end of
+ * each tile, and nothing may read that parameter outside its tile. */
 static bool plan_body(FusionPlan *p, const VmFunc *fn, SlotState *ss, uint32_t end, const uint32_t *yield,
-                      uint32_t nyield, bool to_results) {
+                      uint32_t nyield, bool to_results, int alias) {
   if (nyield == 0) return false;
   int64_t n = fn->reg_types[yield[0]]->count;
   for (uint32_t j = 0; j < nyield; j++)
@@ -185,7 +189,7 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, SlotState *ss, uint32_t e
   int32_t *yielded = calloc(fn->n_regs + 1, sizeof(int32_t));
   if (!yielded) return false;
   for (uint32_t k = 0; k < fn->n_regs; k++) yielded[k] = -1;
-  for (uint32_t j = nyield; to_results && j-- > 0;) yielded[yield[j]] = (int32_t)j;
+  for (uint32_t j = nyield; to_results && j-- > (alias >= 0 ? 1u : 0u);) yielded[yield[j]] = (int32_t)j;
   int max_eb = 1;
   for (uint32_t k = 0; k < fn->n_regs; k++) {
     FReg *g = &p->regs[k];
@@ -239,8 +243,8 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, SlotState *ss, uint32_t e
         o->index = (int32_t)p->nsplats;
         o->uniform = true, o->uparam = s->uparam, o->udata = s->udata;
         p->splats[p->nsplats++] = (FSplat){s->uparam, o->eb, s->udata};
-      } else if (s->loc != LOC_INPUT && s->loc != LOC_CONST) {
-        ok = false; /* a computed value: its other tiles are not at hand */
+      } else if ((s->loc != LOC_INPUT && s->loc != LOC_CONST) || (s->loc == LOC_INPUT && s->index == alias)) {
+        ok = false; /* a computed value: its other tiles are not at hand; or overwritten */
       } else if (!bcast_map(st, fn->reg_types[ins->in[0]], ot, map)) {
         *o = *s;
         o->full = true;
@@ -339,7 +343,7 @@ static bool plan_input(FusionPlan *p, const VmExec *x, const VmFunc *fn, SlotSta
     }
     ok = ok && vm_reduce_foldable(x, red, types);
   }
-  ok = ok && nres == ret->n_in && plan_body(p, fn, ss, end, yield, nyield, false);
+  ok = ok && nres == ret->n_in && plan_body(p, fn, ss, end, yield, nyield, false, -1);
   free(yield);
   for (uint32_t k = 0; ok && k < nreds; k++) {
     const VmInstr *red = &fn->instrs[end + k];
@@ -354,8 +358,8 @@ static bool plan_input(FusionPlan *p, const VmExec *x, const VmFunc *fn, SlotSta
 }
 
 /* A plan in one malloc'ed block (vm_instr_cache frees it), or NULL when
- * out of memory. */
-static FusionPlan *plan_build(const VmExec *x, const VmFunc *fn, const VmRegion *r, int64_t kind) {
+ * out of memory.  alias: as plan_body. */
+static FusionPlan *plan_build(const VmExec *x, const VmFunc *fn, const VmRegion *r, int64_t kind, int alias) {
   size_t nr = fn->n_regs + 1, ni = fn->n_instrs + 1;
   size_t size = sizeof(FusionPlan) + nr * sizeof(FReg) + ni * sizeof(FStep) + ni * sizeof(FSplat) +
                 (fn->n_results + 1) * sizeof(uint32_t) + 2 * nr * sizeof(VmType) + 64;
@@ -386,7 +390,7 @@ static FusionPlan *plan_build(const VmExec *x, const VmFunc *fn, const VmRegion 
   const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
   p->kind = PLAN_WHOLE;
   if (!r->ncaps && kind == 1 && plan_input(p, x, fn, &ss)) p->kind = PLAN_INPUT;
-  else if (!r->ncaps && kind != 1 && plan_body(p, fn, &ss, fn->n_instrs - 1, ret->in, ret->n_in, true))
+  else if (!r->ncaps && kind != 1 && plan_body(p, fn, &ss, fn->n_instrs - 1, ret->in, ret->n_in, true, alias))
     p->kind = PLAN_LOOP;
   free(slot_mem);
   return p;
@@ -521,7 +525,8 @@ static int run_tile(void *ctx, int worker, int64_t t) {
   char *slots = R->work + (size_t)worker * R->work_bytes;
   void **ptr = (void **)(slots + (size_t)p->nslots * p->slot_bytes);
   if (run_steps(R, slots, ptr, p->views + (last ? p->nregs : 0), s, len) != VM_OK) return VM_TRAP;
-  for (uint32_t j = 0; j < p->nres; j++) {
+  /* Result 0 last: it may be written over a parameter another result reads. */
+  for (uint32_t j = p->nres; j-- > 0;) {
     uint32_t g = p->res_reg[j];
     char *dst = (char *)R->out[j].data + s * p->regs[g].eb;
     if (ptr[g] != dst) memcpy(dst, ptr[g], (size_t)(len * p->regs[g].eb));
@@ -653,7 +658,8 @@ int exec_fusion(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out
   const VmRegion *r = &ins->fields[1].regions[0];
   const VmFunc *fn = vm_region_func(x, r);
   void **slot = vm_instr_cache(x);
-  if (!slot || (!*slot && !(*slot = plan_build(x, fn, r, vm_field_int(ins, 0)))))
+  int alias = ins->flags & TPUB_INSTR_INPLACE ? (int)(ins->flags & 0xff) : -1;
+  if (!slot || (!*slot && !(*slot = plan_build(x, fn, r, vm_field_int(ins, 0), alias))))
     return vm_trap(x, "out of host memory planning a fusion");
   const FusionPlan *p = *slot;
   if (p->kind == PLAN_LOOP) return run_tiled(x, p, fn, in, out);

@@ -25,6 +25,7 @@ enum VmOpFlags {
   VMF_ALIAS = 2,       /* result holds the operand's bytes unchanged: may share its buffer */
   VMF_UPDATE = 4,      /* result 0 is operand 0 with parts rewritten: may reuse it when it dies */
   VMF_COLLECTIVE = 8,  /* meets other chips (vm_collective): may be started asynchronously */
+  VMF_TILEWISE = 16,   /* a loop FUSION, tile by tile: out[0] may reuse a dying operand (kind 0 only) */
 };
 
 /* Field kinds of the fields strings in vm/opcodes.def. */
