@@ -3,7 +3,9 @@
 # example and every model export (skipped with a message when absent), run
 # with seeded inputs, the measured peak HBM of `tpurun --metrics` (the
 # accounted allocator's high-water mark, tile buffers aside) is not above
-# the peak HBM `tpucc --report` prints.  Fusions run tile by tile, never
+# the peak HBM `tpucc --report` prints, and does not depend on the number of
+# host threads (tile buffers are per worker, and not in it).  Fusions run
+# tile by tile, never
 # materializing a fused producer: a scalar broadcast to 100000x100000 f32
 # (40 GB) reduced to a row runs on a 16 GiB v5e in well under 1 MiB, and
 # gives the exact sequential float32 sum.
@@ -26,16 +28,19 @@ measured() {
   sed -n 's/^metrics: .*, peak HBM \([0-9]*\) bytes$/\1/p' "$TMP/run.err"
 }
 
-# check NAME FILE: seeded inputs for every parameter, one result written.
+# check NAME FILE: seeded inputs for every parameter, one result written,
+# at 1 and 3 host threads.
 check() {
-  local name=$1 m=$2 nin ins=() rep meas
+  local name=$1 m=$2 nin ins=() rep meas meas3
   nin=$("$TPURUN" "$m" 2>&1 | sed -n 's/.*takes \([0-9]*\) arguments.*/\1/p')
   [ -n "$nin" ] || fail "$name: no parameter count"
   for ((i = 0; i < nin; i++)); do ins+=(--input=random); done
   rep=$(reported "$m")
-  meas=$(measured "$m" "${ins[@]}" "--output=@$TMP/r0.npy")
+  meas=$(measured "$m" --threads=1 "${ins[@]}" "--output=@$TMP/r0.npy")
+  meas3=$(measured "$m" --threads=3 "${ins[@]}" "--output=@$TMP/r0.npy")
   [ -n "$rep" ] && [ -n "$meas" ] || fail "$name: no peak (reported '$rep', measured '$meas')"
   [ "$meas" -le "$rep" ] || fail "$name: measured peak HBM $meas bytes is above the reported $rep bytes"
+  [ "$meas" = "$meas3" ] || fail "$name: measured peak HBM $meas bytes at 1 thread, $meas3 at 3"
   echo "$name: reported $rep bytes, measured $meas bytes"
 }
 
