@@ -323,9 +323,18 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, SlotState *ss, uint32_t e
   return true;
 }
 
+/* Whether instruction `first` or a later one before `end` writes reg. */
+static bool written_in(const VmFunc *fn, uint32_t first, uint32_t end, uint32_t reg) {
+  for (uint32_t i = first; i < end; i++)
+    for (uint32_t j = 0; j < fn->instrs[i].n_out; j++)
+      if (fn->instrs[i].out[j] == reg) return true;
+  return false;
+}
+
 /* An input fusion's body: tileable producers, then reduces of their
- * values (init values from parameters or constants) whose results, in
- * order, are the body's; false for any other body. */
+ * values (init values from parameters or constants; nothing from another
+ * reduce) whose results, in order, are the body's; false for any other
+ * body. */
 static bool plan_input(FusionPlan *p, const VmExec *x, const VmFunc *fn, SlotState *ss) {
   const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
   uint32_t end = fn->n_instrs - 1, nyield = 0, nres = 0;
@@ -337,9 +346,9 @@ static bool plan_input(FusionPlan *p, const VmExec *x, const VmFunc *fn, SlotSta
     const VmInstr *red = &fn->instrs[end + k];
     const VmType *types[MAX_VALUES];
     for (uint32_t j = 0; ok && j < red->n_out; j++, nres++) {
-      ok = nres < ret->n_in && ret->in[nres] == red->out[j] && nyield < fn->n_regs;
-      types[j] = fn->reg_types[red->in[j]];
-      if (ok) yield[nyield++] = red->in[j];
+      ok = nres < ret->n_in && ret->in[nres] == red->out[j] && nyield < fn->n_regs &&
+           !written_in(fn, end, end + k, red->in[j]) && !written_in(fn, end, end + k, red->in[red->n_out + j]);
+      if (ok) types[j] = fn->reg_types[red->in[j]], yield[nyield++] = red->in[j];
     }
     ok = ok && vm_reduce_foldable(x, red, types);
   }

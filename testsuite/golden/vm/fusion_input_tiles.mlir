@@ -47,3 +47,19 @@ func.func @main(%x: tensor<300x1000xf32>, %y: tensor<1000xf32>, %h: tensor<300x1
   }
   return %r0, %r1, %r2, %r3, %r4, %r5 : tensor<1000xf32>, tensor<300xf32>, tensor<f32>, tensor<300xf32>, tensor<1000xi32>, tensor<300xf32>
 }
+
+// A body whose second reduce reads the first's result (no pass forms one;
+// the back end lowers it as written) runs whole, with the right values.
+// RUN: %tpurun -O0 %s --function=chained --input='2x3xf32=[[1 2 3][4 5 6]]' | FileCheck %s --check-prefix=CHAIN
+// CHAIN: result[0]: f32=21
+// CHAIN: result[1]: 2xf32=6 15
+func.func @chained(%x: tensor<2x3xf32>) -> (tensor<f32>, tensor<2xf32>) {
+  %r:2 = "tpu.fusion"(%x) ({
+  ^bb0(%a: tensor<2x3xf32>):
+    %z = stablehlo.constant dense<0.0> : tensor<f32>
+    %r1 = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
+    %r2 = stablehlo.reduce(%r1 init: %z) applies stablehlo.add across dimensions = [0] : (tensor<2xf32>, tensor<f32>) -> tensor<f32>
+    "tpu.yield"(%r2, %r1) : (tensor<f32>, tensor<2xf32>) -> ()
+  }) {kind = "input"} : (tensor<2x3xf32>) -> (tensor<f32>, tensor<2xf32>)
+  return %r#0, %r#1 : tensor<f32>, tensor<2xf32>
+}
