@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The VM's real allocation stays within the compiler's model: for every
-# example and every model export (skipped with a message when absent), run
+# example, every model export and every conformance corpus program (each
+# skipped with a message when absent), run
 # with seeded inputs, the measured peak HBM of `tpurun --metrics` (the
 # accounted allocator's high-water mark, tile buffers aside) is not above
 # the peak HBM `tpucc --report` prints, and does not depend on the number of
@@ -51,6 +52,26 @@ if [ ${#models[@]} -eq 0 ]; then
   echo "skipped: no models in $MODELS"
 else
   for m in "${models[@]}"; do check "models/$(basename "$m")" "$m"; done
+fi
+
+# Every program of the conformance corpus (its checks run with --check):
+# the same bound, where the model computed a peak (all-empty programs have
+# none).
+corpus=("$CONF"/stablehlo/testdata/*.mlir)
+if [ ${#corpus[@]} -eq 0 ]; then
+  echo "skipped: no conformance corpus in $CONF"
+else
+  n=0
+  for f in "${corpus[@]}"; do
+    rep=$(reported "$f")
+    [ -n "$rep" ] || continue
+    "$TPURUN" --check --metrics "$f" >/dev/null 2>"$TMP/run.err"
+    meas=$(sed -n 's/^metrics: .*, peak HBM \([0-9]*\) bytes$/\1/p' "$TMP/run.err")
+    [ -n "$meas" ] && [ "$meas" -le "$rep" ] \
+      || fail "$(basename "$f"): measured peak HBM '$meas' bytes, reported $rep bytes"
+    n=$((n + 1))
+  done
+  echo "conformance corpus: $n programs within their reported peak"
 fi
 
 # A 40 GB producer, reduced over its rows and then to a scalar (an input
