@@ -9,9 +9,13 @@
  * on host threads (vm/parallel.h).  Each tile computes its elements with
  * the same code whatever the thread count, so the bits never depend on it.
  * The plan (register locations, scratch slots, broadcast index maps) is
- * decided once per instruction and kept in vm_instr_cache.  Any other body
- * (input and output fusions, or ops the tiles cannot run) is called once on
- * the whole buffers, which gives the results of unfused execution. */
+ * decided once per instruction and kept in vm_instr_cache.  An input
+ * fusion (such a body followed by reduces of its values) runs the same
+ * tiles and folds each into the reduces as soon as it is computed
+ * (vm_reduce_fold), so its producer is never materialized.  A loop fusion
+ * may write result 0 over a dying operand (INPLACE): it is written at the
+ * end of each tile.  Any other body (ops the tiles cannot run) is called
+ * once on the whole buffers, which gives the results of unfused execution. */
 #include <stdlib.h>
 #include <string.h>
 
