@@ -11,6 +11,7 @@
 /* One instruction before serialization. */
 typedef struct Instr {
   uint16_t opcode, flags;
+  bool tilewise; /* a loop FUSION: may write over a dying operand, as an element-wise op */
   uint32_t attrs, nattrs, loc;
   uint32_t nin, nout, nuse;
   uint32_t *in, *out;
@@ -359,7 +360,7 @@ static void finish_func(FuncBuilder *fb, uint32_t index, const char *name, uint3
       bool twice = false; /* an operand passed twice must not be overwritten */
       for (uint32_t k = 1; k < in->nuse; k++) twice |= in->use[k] == in->in[0];
       if (!twice) flagsw = TPUB_INSTR_INPLACE;
-    } else if ((opflags & VMF_ELEMENTWISE) && in->nout == 1) {
+    } else if (((opflags & VMF_ELEMENTWISE) && in->nout == 1) || in->tilewise) {
       const TpubType *ot = (const TpubType *)e->types.p + fb->reg_types[in->out[0]];
       for (uint32_t k = 0; k < in->nin && k < 128; k++) {
         const TpubType *it = (const TpubType *)e->types.p + fb->reg_types[in->in[k]];
@@ -897,60 +898,90 @@ static bool loop_fusible(const Op *o) {
   return elementwise || o->kind == OP_BROADCAST_IN_DIM || o->kind == OP_RESHAPE || o->kind == OP_CONSTANT;
 }
 
-/* Builds, detached, a loop fusion of the ops `tail` (in body order) of a
- * fusion body: its operands are what the tail reads from outside it, its
- * results the tail values the body yields.  Returns NULL when nothing of
- * the tail is yielded. */
-static Op *build_tail_fusion(Context *c, const Op *fusion, PtrVec *tail, Table *in_tail) {
-  PtrVec params = {0}, outs = {0};
+/* Builds, detached, a fusion of kind `kind` of the ops `part` (in body
+ * order) of a fusion body: its operands are what the part reads from
+ * outside it (`in_part` holds its ops), its results the values `outs`,
+ * which become aliases of the new op's results in `in_part`. */
+static Op *build_part_fusion(Context *c, const Op *fusion, PtrVec *part, Table *in_part, PtrVec *outs,
+                             const char *kind) {
+  PtrVec params = {0};
   Table seen = {0};
-  for (int i = 0; i < tail->len; i++) {
-    const Op *o = tail->items[i];
+  for (int i = 0; i < part->len; i++) {
+    const Op *o = part->items[i];
     for (int k = 0; k < o->noperands; k++) {
       Value *v = o->operands[k];
-      if ((v->def && table_get(in_tail, v->def, 0)) || table_get(&seen, v, 0)) continue;
+      if ((v->def && table_get(in_part, v->def, 0)) || table_get(&seen, v, 0)) continue;
       *table_put(&seen, v, 0) = v;
       vec_push(&params, v);
     }
   }
-  const Op *yield = op_body(fusion)->last;
-  for (int i = 0; i < yield->noperands; i++) {
-    Value *v = yield->operands[i];
-    bool dup = false;
-    for (int k = 0; k < outs.len; k++) dup |= outs.items[k] == v;
-    if (!dup && v->def && table_get(in_tail, v->def, 0)) vec_push(&outs, v);
-  }
-  Op *f = NULL;
-  if (outs.len) {
-    Type *ptypes[params.len + 1], *otypes[outs.len + 1];
-    for (int i = 0; i < params.len; i++) ptypes[i] = ((Value *)params.items[i])->type;
-    for (int i = 0; i < outs.len; i++) otypes[i] = ((Value *)outs.items[i])->type;
-    NamedAttr kind = {"kind", attr_string(c, "loop", 4)};
-    f = op_create(c, OP_TPU_FUSION, NULL, fusion->loc, params.len, (Value **)params.items, outs.len, otypes, 1, &kind,
-                  1);
-    Block *b = block_create(c, &f->regions[0], params.len, ptypes);
-    region_add_block(c, &f->regions[0], b);
-    ValueMap map = {0};
-    for (int i = 0; i < params.len; i++) value_map_put(c, &map, params.items[i], &b->args[i]);
-    for (int i = 0; i < tail->len; i++) op_append(b, op_clone(c, tail->items[i], &map));
-    Value *ys[outs.len + 1];
-    for (int i = 0; i < outs.len; i++) ys[i] = value_map_get(&map, outs.items[i]);
-    op_append(b, op_create(c, OP_TPU_YIELD, NULL, fusion->loc, outs.len, ys, 0, NULL, 0, NULL, 0));
-    /* The tail's values are now f's results (register aliases). */
-    for (int i = 0; i < outs.len; i++) *table_put(in_tail, outs.items[i], 0) = &f->results[i];
-  }
+  Type *ptypes[params.len + 1], *otypes[outs->len + 1];
+  for (int i = 0; i < params.len; i++) ptypes[i] = ((Value *)params.items[i])->type;
+  for (int i = 0; i < outs->len; i++) otypes[i] = ((Value *)outs->items[i])->type;
+  NamedAttr k = {"kind", attr_string(c, kind, strlen(kind))};
+  Op *f = op_create(c, OP_TPU_FUSION, NULL, fusion->loc, params.len, (Value **)params.items, outs->len, otypes, 1, &k,
+                    1);
+  Block *b = block_create(c, &f->regions[0], params.len, ptypes);
+  region_add_block(c, &f->regions[0], b);
+  ValueMap map = {0};
+  for (int i = 0; i < params.len; i++) value_map_put(c, &map, params.items[i], &b->args[i]);
+  for (int i = 0; i < part->len; i++) op_append(b, op_clone(c, part->items[i], &map));
+  Value *ys[outs->len + 1];
+  for (int i = 0; i < outs->len; i++) ys[i] = value_map_get(&map, outs->items[i]);
+  op_append(b, op_create(c, OP_TPU_YIELD, NULL, fusion->loc, outs->len, ys, 0, NULL, 0, NULL, 0));
+  for (int i = 0; i < outs->len; i++) *table_put(in_part, outs->items[i], 0) = &f->results[i];
   table_free(&seen, NULL);
   vec_free(&params);
-  vec_free(&outs);
   return f;
 }
 
+static void emit_fusion(FuncBuilder *fb, Op *op, int64_t kind);
+
+/* Lowers `part` as one detached fusion of kind `kind` yielding `outs`. */
+static void lower_part(FuncBuilder *fb, const Op *fusion, PtrVec *part, Table *in_part, PtrVec *outs, int64_t kind) {
+  static const char *const names[] = {"loop", "input"};
+  Op *f = build_part_fusion(fb->e->c, fusion, part, in_part, outs, names[kind]);
+  emit_fusion(fb, f, kind);
+  op_erase(f);
+}
+
+/* Whether the root part `root` (its ops in `in_root`) is an input FUSION
+ * the VM runs tile by tile: loop-fusible ops whose values only it uses and
+ * that use no reduce, and reduces of them (a sibling fusion may hold
+ * several).  Then the reduces move after the other ops in `root` and their
+ * results go to `outs`, in order. */
+static bool tiled_reduce_root(PtrVec *root, Table *in_root, PtrVec *outs) {
+  PtrVec others = {0}, reduces = {0};
+  bool ok = true;
+  for (int i = 0; i < root->len && ok; i++) {
+    Op *o = root->items[i];
+    if (o->kind == OP_REDUCE) {
+      vec_push(&reduces, o);
+      for (int k = 0; k < o->nresults; k++) vec_push(outs, &o->results[k]);
+      continue;
+    }
+    ok = loop_fusible(o);
+    for (int k = 0; k < o->noperands && ok; k++) ok = !o->operands[k]->def || o->operands[k]->def->kind != OP_REDUCE;
+    for (int k = 0; k < o->nresults && ok; k++)
+      for (const Use *u = o->results[k].uses; u && ok; u = u->next) ok = table_get(in_root, u->user, 0) != NULL;
+    vec_push(&others, o);
+  }
+  ok = ok && reduces.len > 0;
+  for (int i = 0; ok && i < others.len; i++) root->items[i] = others.items[i];
+  for (int i = 0; ok && i < reduces.len; i++) root->items[others.len + i] = reduces.items[i];
+  vec_free(&others);
+  vec_free(&reduces);
+  return ok;
+}
+
 /* Any other fusion (a reduce, a dot_general or convolution with its
- * consumers) runs in two parts: the root and what feeds it as plain
- * instructions (their host kernels are whole-array already), then the
+ * consumers) runs in two parts: the root and what feeds it, then the
  * element-wise tail that only consumes the root as a loop FUSION, tile by
- * tile.  All of it keeps the fusion's cost record: the model prices the
- * fused op. */
+ * tile.  A root that is one reduce of loop-fusible producers is an input
+ * FUSION (the VM folds the producer's tiles as they are computed); any
+ * other root part runs as plain instructions (their host kernels are
+ * whole-array already).  All of it keeps the fusion's cost record: the
+ * model prices the fused op. */
 static void lower_fusion_inline(FuncBuilder *fb, Op *fusion) {
   Block *body = op_body(fusion);
   for (int i = 0; i < body->nargs; i++)
@@ -966,21 +997,35 @@ static void lower_fusion_inline(FuncBuilder *fb, Op *fusion) {
       if (o->operands[k]->def && o->operands[k]->def->parent == body)
         *table_put(&root_part, o->operands[k]->def, 0) = o;
   }
-  PtrVec tail = {0};
+  PtrVec tail = {0}, root = {0}, outs = {0};
   for (Op *o = body->first; o; o = o->next) {
     if (o->kind == OP_TPU_YIELD) continue;
-    if (table_get(&root_part, o, 0)) lower_op(fb, o);
-    else {
+    if (table_get(&root_part, o, 0)) {
+      vec_push(&root, o);
+    } else {
       vec_push(&tail, o);
       *table_put(&in_tail, o, 0) = o;
     }
   }
-  Op *f = tail.len ? build_tail_fusion(fb->e->c, fusion, &tail, &in_tail) : NULL;
-  if (f) {
-    lower_op(fb, f);
-    op_erase(f);
+  if (tiled_reduce_root(&root, &root_part, &outs)) {
+    lower_part(fb, fusion, &root, &root_part, &outs, 1);
+    for (int i = 0; i < outs.len; i++) {
+      void **alias = table_get(&root_part, outs.items[i], 0);
+      *table_put(&fb->regs, outs.items[i], 0) = (void *)(uintptr_t)(reg_of(fb, *alias) + 1);
+    }
+  } else {
+    for (int i = 0; i < root.len; i++) lower_op(fb, root.items[i]);
   }
+  /* The tail's yielded values, once each. */
   const Op *yield = body->last;
+  outs.len = 0;
+  for (int i = 0; i < yield->noperands; i++) {
+    Value *v = yield->operands[i];
+    bool dup = false;
+    for (int k = 0; k < outs.len; k++) dup |= outs.items[k] == v;
+    if (!dup && v->def && table_get(&in_tail, v->def, 0)) vec_push(&outs, v);
+  }
+  if (outs.len) lower_part(fb, fusion, &tail, &in_tail, &outs, 0);
   for (int i = 0; i < yield->noperands; i++) {
     Value *v = yield->operands[i];
     void **alias = table_get(&in_tail, v, 0);
@@ -990,6 +1035,21 @@ static void lower_fusion_inline(FuncBuilder *fb, Op *fusion) {
   table_free(&root_part, NULL);
   table_free(&in_tail, NULL);
   vec_free(&tail);
+  vec_free(&root);
+  vec_free(&outs);
+}
+
+/* One FUSION instruction of kind `kind`; the body becomes a region
+ * function (isolated: no captures). */
+static void emit_fusion(FuncBuilder *fb, Op *op, int64_t kind) {
+  Emitter *e = fb->e;
+  Bytes fields = {0}, *saved = e->fields;
+  e->fields = &fields;
+  fint(e, kind);
+  field_region(fb, op, &op->regions[0]);
+  emit_op(fb, op, VM_OP_FUSION)->tilewise = kind == 0;
+  e->fields = saved;
+  bytes_free(&fields);
 }
 
 /* Lowers one op with its own field buffer. */
@@ -1177,15 +1237,12 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
       lower_fusion_inline(fb, op);
       return;
     }
-    /* The body becomes a region function (isolated: no captures). */
     static const char *const kinds[] = {"loop", "input", "output", "multi_output", NULL};
     const Attr *k = op_attr(op, "kind");
     int64_t kind = 0;
     for (int i = 0; k && k->kind == ATTR_STRING && kinds[i]; i++)
       if (strcmp(kinds[i], k->u.str.s) == 0) kind = i;
-    fint(e, kind);
-    field_region(fb, op, &op->regions[0]);
-    emit_op(fb, op, VM_OP_FUSION);
+    emit_fusion(fb, op, kind);
     return;
   }
   case OP_COMPARE:

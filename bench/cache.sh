@@ -62,7 +62,7 @@ random_inputs() {
 
 # metrics_of ERR: "COMPILES HITS COMPILE_MS LOAD_MS" from tpurun --metrics.
 metrics_of() {
-  sed -n 's/^metrics: compiles \([0-9]*\), cache hits \([0-9]*\), cache misses [0-9]*, compile time \([0-9.]*\) ms, load time \([0-9.]*\) ms$/\1 \2 \3 \4/p' "$1"
+  sed -n 's/^metrics: compiles \([0-9]*\), cache hits \([0-9]*\), cache misses [0-9]*, compile time \([0-9.]*\) ms, load time \([0-9.]*\) ms, peak HBM [0-9]* bytes$/\1 \2 \3 \4/p' "$1"
 }
 # measure LOG NAME CMD...: one run of CMD, its wall time in seconds appended
 # to LOG.  Timed directly (no /usr/bin/time in between: at a few ms per run

@@ -73,7 +73,10 @@ static const char usage_text[] =
     "  --benchmark=N          run the function N more times after a warm-up run and\n"
     "                         print the median and minimum wall time of a run\n"
     "  --metrics              print compiles, cache hits and misses, compile and cache\n"
-    "                         load time (to stderr) at the end\n"
+    "                         load time and the measured peak HBM (the high-water mark\n"
+    "                         of a chip's accounted allocator without on-chip tile\n"
+    "                         buffers, the highest over chips and runs; arguments and\n"
+    "                         constants are not in it) to stderr at the end\n"
     "  --trace=FILE.json      write a Chrome/Perfetto trace of the modeled timeline: one\n"
     "                         process per chip, one track per unit (MXU, VPU, DMA, ICI);\n"
     "                         open it in ui.perfetto.dev or chrome://tracing\n"
@@ -499,7 +502,7 @@ static int emit_chip_results(const Options *o, const VmFunc *fn, VmValue *const 
 
 /* Runs function fi on every chip of a slice with the --input arguments. */
 static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOptions *vo, const VmMesh *mesh,
-                        VmCheckStats *stats) {
+                        VmCheckStats *stats, uint64_t *peak) {
   const VmFunc *fn = &p->funcs[fi];
   int n = mesh->replicas * mesh->partitions;
   if (!o->check && (uint32_t)o->ninputs != fn->n_params) {
@@ -565,6 +568,8 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
     VmCheckStats cs = vm_check_stats(vm_slice_exec(slice, c));
     stats->passed += cs.passed;
     stats->failed += cs.failed;
+    uint64_t chip_peak = vm_peak_hbm_bytes(vm_slice_exec(slice, c));
+    if (chip_peak > *peak) *peak = chip_peak;
   }
   for (int c = 0; c < n && res; c++) {
     for (uint32_t i = 0; res[c] && i < fn->n_results; i++) vm_value_free(&res[c][i]);
@@ -584,8 +589,10 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
 /* Runs a loaded program (freed here); name is for messages.  source: the
  * .mlir the image was compiled from (NULL for a .tpub): its name replaces
  * the one in the image's locations, which may be that of an earlier
- * compilation found in the cache. */
-static int run_program(const Options *o, const char *name, const char *source, VmProgram *p, VmCheckStats *stats) {
+ * compilation found in the cache.  *peak: raised to the highest HBM
+ * high-water mark of a chip's accounted allocator. */
+static int run_program(const Options *o, const char *name, const char *source, VmProgram *p, VmCheckStats *stats,
+                       uint64_t *peak) {
   if (source) vm_program_set_source(p, source);
   const Target *target = target_of(p->target[0] ? p->target : o->compile.target);
   VmOptions vo = {.hbm_bytes = target->hbm_bytes,
@@ -627,7 +634,7 @@ static int run_program(const Options *o, const char *name, const char *source, V
     int fi = vm_program_find(p, fname);
     int rc = EXIT_USAGE;
     if (fi < 0) fprintf(stderr, "tpurun: %s: no function @%s\n", name, fname);
-    else rc = run_on_chips(o, p, fi, &vo, &mesh, stats);
+    else rc = run_on_chips(o, p, fi, &vo, &mesh, stats, peak);
     vm_program_free(p);
     return rc;
   }
@@ -654,6 +661,7 @@ static int run_program(const Options *o, const char *name, const char *source, V
     VmCheckStats s = vm_check_stats(x);
     stats->passed += s.passed;
     stats->failed += s.failed;
+    if (vm_peak_hbm_bytes(x) > *peak) *peak = vm_peak_hbm_bytes(x);
   }
   vm_exec_free(x);
   vm_program_free(p);
@@ -681,6 +689,7 @@ int main(int argc, char **argv) {
     return EXIT_BAD_FILE;
   }
   VmCheckStats stats = {0};
+  uint64_t peak = 0;
   Cache *cache = NULL;
   CacheMetrics metrics = {0};
   bool is_tpub = len >= 8 && memcmp(text, TPUB_MAGIC, 8) == 0;
@@ -691,7 +700,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "tpurun: warning: %s is ignored: '%s' is already compiled (for %s); it applies to .mlir input\n",
               o.compile_only, o.program, p->target[0] ? p->target : "v5e");
     if (p) {
-      rc = run_program(&o, o.program, NULL, p, &stats);
+      rc = run_program(&o, o.program, NULL, p, &stats, &peak);
     } else {
       fprintf(stderr, "tpurun: %s: bad bytecode: %s\n", o.program, err);
       rc = EXIT_BAD_FILE;
@@ -737,7 +746,7 @@ int main(int argc, char **argv) {
         continue;
       }
       int r = EXIT_BAD_FILE;
-      if (p) r = run_program(&o, file.name, file.name, p, &stats);
+      if (p) r = run_program(&o, file.name, file.name, p, &stats, &peak);
       else fprintf(stderr, "tpurun: %s: bad bytecode: %s\n", file.name, err);
       free(img);
       if (r != EXIT_OK && (rc == EXIT_OK || rc == EXIT_CHECK || r == EXIT_INTERRUPTED)) rc = r;
@@ -746,8 +755,11 @@ int main(int argc, char **argv) {
   }
   if (o.metrics) {
     const CacheMetrics *cm = cache ? cache_metrics(cache) : &(CacheMetrics){0};
-    fprintf(stderr, "metrics: compiles %d, cache hits %d, cache misses %d, compile time %.3f ms, load time %.3f ms\n",
-            metrics.compiles, cm->hits, cm->misses, metrics.compile_s * 1e3, cm->load_s * 1e3);
+    fprintf(stderr,
+            "metrics: compiles %d, cache hits %d, cache misses %d, compile time %.3f ms, load time %.3f ms, "
+            "peak HBM %llu bytes\n",
+            metrics.compiles, cm->hits, cm->misses, metrics.compile_s * 1e3, cm->load_s * 1e3,
+            (unsigned long long)peak);
   }
   cache_close(cache);
   if (o.check) {

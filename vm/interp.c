@@ -44,6 +44,8 @@ struct VmExec {
   const VmProgram *prog;
   VmOptions opts;
   uint64_t live_bytes, peak_bytes;
+  uint64_t tile_bytes;           /* of live_bytes: on-chip tile buffers (vm_tile_alloc) */
+  uint64_t hbm_peak, tile_peak;  /* high-water marks of live_bytes - tile_bytes, tile_bytes */
   bool hbm_refused; /* the last failed allocation exceeded the HBM */
   VmCheckStats checks;
   char error[1024];
@@ -98,20 +100,31 @@ static void *default_realloc(void *ud, void *p, size_t old, size_t n) {
   return realloc(p, n);
 }
 
-/* The one allocator of the VM: accounted against the simulated HBM. */
-static void *vm_mem(VmExec *x, void *p, size_t old, size_t n) {
+/* The one allocator of the VM: everything it holds is accounted against
+ * the simulated HBM; on_chip marks a kernel's tile buffer, which the TPU
+ * keeps in VMEM, so it stays out of the measured HBM peak. */
+static void *vm_mem_in(VmExec *x, void *p, size_t old, size_t n, bool on_chip) {
   x->hbm_refused = n > old && x->opts.hbm_bytes && x->live_bytes + (n - old) > x->opts.hbm_bytes;
   if (x->hbm_refused) return NULL;
   void *q = x->opts.realloc_fn(x->opts.realloc_ud, p, old, n);
   if (n && !q) return NULL;
   x->live_bytes = x->live_bytes - old + n;
+  if (on_chip) x->tile_bytes = x->tile_bytes - old + n;
   if (x->live_bytes > x->peak_bytes) x->peak_bytes = x->live_bytes;
+  if (x->live_bytes - x->tile_bytes > x->hbm_peak) x->hbm_peak = x->live_bytes - x->tile_bytes;
+  if (x->tile_bytes > x->tile_peak) x->tile_peak = x->tile_bytes;
   return q;
 }
+
+static void *vm_mem(VmExec *x, void *p, size_t old, size_t n) { return vm_mem_in(x, p, old, n, false); }
 
 void *vm_scratch_alloc(VmExec *x, size_t n) { return vm_mem(x, NULL, 0, n ? n : 1); }
 void vm_scratch_free(VmExec *x, void *p, size_t n) {
   if (p) vm_mem(x, p, n ? n : 1, 0);
+}
+void *vm_tile_alloc(VmExec *x, size_t n) { return vm_mem_in(x, NULL, 0, n ? n : 1, true); }
+void vm_tile_free(VmExec *x, void *p, size_t n) {
+  if (p) vm_mem_in(x, p, n ? n : 1, 0, true);
 }
 
 static VmBuf *buf_new(VmExec *x, uint64_t nbytes) {
@@ -260,6 +273,8 @@ void vm_exec_set_deadline(VmExec *x, double deadline_s) {
 const char *vm_error(const VmExec *x) { return x->error; }
 VmCheckStats vm_check_stats(const VmExec *x) { return x->checks; }
 uint64_t vm_peak_bytes(const VmExec *x) { return x->peak_bytes; }
+uint64_t vm_peak_hbm_bytes(const VmExec *x) { return x->hbm_peak; }
+uint64_t vm_peak_tile_bytes(const VmExec *x) { return x->tile_peak; }
 const VmOptions *vm_exec_options(const VmExec *x) { return &x->opts; }
 const VmProfile *vm_exec_profile(const VmExec *x) { return x->profile; }
 
@@ -391,7 +406,9 @@ int vm_call_region(VmExec *x, const VmRegion *r, const VmTensor *args, int nargs
   if (rc == VM_OK) rc = call_region(x, r, argbufs, (uint32_t)nargs, resbufs, false);
   for (int i = 0; i < made; i++) buf_release(x, argbufs[i]);
   if (rc != VM_OK) return rc;
-  for (uint32_t i = 0; i < fn->n_results; i++) {
+  /* Result 0 last: it may be written over an argument (an in-place FUSION)
+   * that another result still reads. */
+  for (uint32_t i = fn->n_results; i-- > 0;) {
     results[i].type = fn->result_types[i];
     if (resbufs[i]->data && results[i].data != resbufs[i]->data)
       memcpy(results[i].data, resbufs[i]->data, resbufs[i]->nbytes);

@@ -407,8 +407,8 @@ static int conv_patches(VmExec *x, const ConvPlan *p, GemmKind kind, const char 
   for (; ready < nworkers; ready++) {
     PatchWorker *w = &r.workers[ready];
     gemm_work_init(&w->gemm, x, kind);
-    w->a = vm_scratch_alloc(x, abytes);
-    w->tabs = vm_scratch_alloc(x, tbytes);
+    w->a = vm_tile_alloc(x, abytes);
+    w->tabs = vm_tile_alloc(x, tbytes);
     if (!w->a || !w->tabs || (status = gemm_work_reserve(&w->gemm, chunk_rows, og, kdim)) != VM_OK) {
       ready++;
       status = VM_TRAP;
@@ -428,8 +428,8 @@ static int conv_patches(VmExec *x, const ConvPlan *p, GemmKind kind, const char 
   for (int i = 0; i < ready; i++) {
     PatchWorker *w = &r.workers[i];
     gemm_work_free(&w->gemm);
-    if (w->a) vm_scratch_free(x, w->a, abytes);
-    if (w->tabs) vm_scratch_free(x, w->tabs, tbytes);
+    if (w->a) vm_tile_free(x, w->a, abytes);
+    if (w->tabs) vm_tile_free(x, w->tabs, tbytes);
   }
   return status;
 }

@@ -9,9 +9,13 @@
  * on host threads (vm/parallel.h).  Each tile computes its elements with
  * the same code whatever the thread count, so the bits never depend on it.
  * The plan (register locations, scratch slots, broadcast index maps) is
- * decided once per instruction and kept in vm_instr_cache.  Any other body
- * (input and output fusions, or ops the tiles cannot run) is called once on
- * the whole buffers, which gives the results of unfused execution. */
+ * decided once per instruction and kept in vm_instr_cache.  An input
+ * fusion (such a body followed by reduces of its values) runs the same
+ * tiles and folds each into the reduces as soon as it is computed
+ * (vm_reduce_fold), so its producer is never materialized.  A loop fusion
+ * may write result 0 over a dying operand (INPLACE): it is written at the
+ * end of each tile.  Any other body (ops the tiles cannot run) is called
+ * once on the whole buffers, which gives the results of unfused execution. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,8 +72,13 @@ typedef struct FSplat {
   const void *data;
 } FSplat;
 
+/* How a FUSION runs: loop tiles, tiles folded into a reduce, or whole. */
+enum { PLAN_LOOP, PLAN_INPUT, PLAN_WHOLE };
+
 typedef struct FusionPlan {
-  bool tiled;
+  int kind;
+  const VmInstr *reds; /* PLAN_INPUT: the nreds reduces the tiles feed */
+  uint32_t nreds;
   int64_t n, tile, ntiles;
   int64_t lens[2]; /* tile length of every tile but the last, and of the last */
   uint32_t nregs, nsteps, nslots, nsplats, nres;
@@ -100,6 +109,8 @@ static bool tile_kernel(VmExecFn f) {
 bool check_fusion(VmCheck *c) {
   int64_t kind = vm_field_int(c->ins, 0);
   if (kind < 0 || kind > 3) return vm_check_fail(c, "fusion: kind %lld is not 0..3", (long long)kind);
+  if ((c->ins->flags & TPUB_INSTR_INPLACE) && kind != 0)
+    return vm_check_fail(c, "fusion: in-place flag on a kind %lld fusion (loop fusions only)", (long long)kind);
   if (c->ins->n_in > MAX_VALUES || c->ins->n_out > MAX_VALUES)
     return vm_check_fail(c, "fusion: more than %d operands or results", MAX_VALUES);
   const VmType *args[MAX_VALUES], *res[MAX_VALUES];
@@ -160,12 +171,17 @@ static bool bcast_map(FStep *st, const VmType *it, const VmType *ot, const int64
   return !(it->count == ot->count && (st->rank == 0 || (st->rank == 1 && st->stride[0] == 1)));
 }
 
-/* Decides how to run body fn tile by tile; false when it cannot be. */
-static bool plan_body(FusionPlan *p, const VmFunc *fn, const VmRegion *r, SlotState *ss) {
-  if (r->ncaps || fn->n_results == 0) return false;
-  int64_t n = fn->result_types[0]->count;
-  for (uint32_t j = 0; j < fn->n_results; j++)
-    if (fn->result_types[j]->count != n) return false;
+/* Decides how to run the first `end` instructions of body fn tile by tile,
+ * computing registers yield[0..nyield) (into the results when to_results);
+ * false when they cannot be.  alias >= 0: result 0 may be parameter
+ * alias's buffer (an in-place FUSION), so it is written only at the end of
+ * each tile, and nothing may read that parameter outside its tile. */
+static bool plan_body(FusionPlan *p, const VmFunc *fn, SlotState *ss, uint32_t end, const uint32_t *yield,
+                      uint32_t nyield, bool to_results, int alias) {
+  if (nyield == 0) return false;
+  int64_t n = fn->reg_types[yield[0]]->count;
+  for (uint32_t j = 0; j < nyield; j++)
+    if (fn->reg_types[yield[j]]->count != n) return false;
   for (uint32_t k = 0; k < fn->n_regs; k++)
     if (!vm_type_is_tensor(fn->reg_types[k])) return false;
   p->n = n;
@@ -173,12 +189,11 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, const VmRegion *r, SlotSt
   p->ntiles = (n + p->tile - 1) / p->tile;
   p->lens[0] = p->tile;
   p->lens[1] = n - (p->ntiles > 0 ? p->ntiles - 1 : 0) * p->tile;
-  const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
   /* The first result each register is yielded as, or -1. */
   int32_t *yielded = calloc(fn->n_regs + 1, sizeof(int32_t));
   if (!yielded) return false;
   for (uint32_t k = 0; k < fn->n_regs; k++) yielded[k] = -1;
-  for (uint32_t j = ret->n_in; j-- > 0;) yielded[ret->in[j]] = (int32_t)j;
+  for (uint32_t j = nyield; to_results && j-- > (alias >= 0 ? 1u : 0u);) yielded[yield[j]] = (int32_t)j;
   int max_eb = 1;
   for (uint32_t k = 0; k < fn->n_regs; k++) {
     FReg *g = &p->regs[k];
@@ -194,7 +209,7 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, const VmRegion *r, SlotSt
     g->uparam = (int32_t)k;
   }
   bool ok = true;
-  for (uint32_t i = 0; i + 1 < fn->n_instrs && ok; i++) {
+  for (uint32_t i = 0; i < end && ok; i++) {
     const VmInstr *ins = &fn->instrs[i];
     FReg *o = ins->n_out == 1 ? &p->regs[ins->out[0]] : NULL;
     const VmType *ot = o ? fn->reg_types[ins->out[0]] : NULL;
@@ -232,8 +247,8 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, const VmRegion *r, SlotSt
         o->index = (int32_t)p->nsplats;
         o->uniform = true, o->uparam = s->uparam, o->udata = s->udata;
         p->splats[p->nsplats++] = (FSplat){s->uparam, o->eb, s->udata};
-      } else if (s->loc != LOC_INPUT && s->loc != LOC_CONST) {
-        ok = false; /* a computed value: its other tiles are not at hand */
+      } else if ((s->loc != LOC_INPUT && s->loc != LOC_CONST) || (s->loc == LOC_INPUT && s->index == alias)) {
+        ok = false; /* a computed value: its other tiles are not at hand; or overwritten */
       } else if (!bcast_map(st, fn->reg_types[ins->in[0]], ot, map)) {
         *o = *s;
         o->full = true;
@@ -290,13 +305,13 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, const VmRegion *r, SlotSt
       if (g->loc == LOC_SLOT) slot_drop(ss, g->index);
     }
   }
-  for (uint32_t j = 0; ok && j < ret->n_in; j++) {
-    p->res_reg[j] = ret->in[j];
-    ok = p->regs[ret->in[j]].full;
+  for (uint32_t j = 0; ok && j < nyield; j++) {
+    p->res_reg[j] = yield[j];
+    ok = p->regs[yield[j]].full;
   }
   free(yielded);
   if (!ok) return false;
-  p->nres = ret->n_in;
+  p->nres = nyield;
   p->nslots = ss->nslots;
   p->slot_bytes = ((size_t)p->tile * (size_t)max_eb + 63) & ~(size_t)63;
   for (int k = 0; k < 2; k++)
@@ -312,9 +327,52 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, const VmRegion *r, SlotSt
   return true;
 }
 
+/* Whether instruction `first` or a later one before `end` writes reg. */
+static bool written_in(const VmFunc *fn, uint32_t first, uint32_t end, uint32_t reg) {
+  for (uint32_t i = first; i < end; i++)
+    for (uint32_t j = 0; j < fn->instrs[i].n_out; j++)
+      if (fn->instrs[i].out[j] == reg) return true;
+  return false;
+}
+
+/* An input fusion's body: tileable producers, then reduces of their
+ * values (init values from parameters or constants; nothing from another
+ * reduce) whose results, in order, are the body's; false for any other
+ * body. */
+static bool plan_input(FusionPlan *p, const VmExec *x, const VmFunc *fn, SlotState *ss) {
+  const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
+  uint32_t end = fn->n_instrs - 1, nyield = 0, nres = 0;
+  while (end > 0 && fn->instrs[end - 1].opcode == VM_OP_REDUCE) end--;
+  uint32_t nreds = fn->n_instrs - 1 - end;
+  uint32_t *yield = malloc(sizeof(uint32_t) * (fn->n_regs + 1));
+  bool ok = nreds > 0 && yield;
+  for (uint32_t k = 0; ok && k < nreds; k++) {
+    const VmInstr *red = &fn->instrs[end + k];
+    const VmType *types[MAX_VALUES];
+    for (uint32_t j = 0; ok && j < red->n_out; j++, nres++) {
+      ok = nres < ret->n_in && ret->in[nres] == red->out[j] && nyield < fn->n_regs &&
+           !written_in(fn, end, end + k, red->in[j]) && !written_in(fn, end, end + k, red->in[red->n_out + j]);
+      if (ok) types[j] = fn->reg_types[red->in[j]], yield[nyield++] = red->in[j];
+    }
+    ok = ok && vm_reduce_foldable(x, red, types);
+  }
+  ok = ok && nres == ret->n_in && plan_body(p, fn, ss, end, yield, nyield, false, -1);
+  free(yield);
+  for (uint32_t k = 0; ok && k < nreds; k++) {
+    const VmInstr *red = &fn->instrs[end + k];
+    for (uint32_t j = 0; ok && j < red->n_out; j++) {
+      const FReg *g = &p->regs[red->in[red->n_out + j]];
+      ok = !g->full && (g->loc == LOC_INPUT || g->loc == LOC_CONST);
+    }
+  }
+  p->reds = &fn->instrs[end];
+  p->nreds = nreds;
+  return ok;
+}
+
 /* A plan in one malloc'ed block (vm_instr_cache frees it), or NULL when
- * out of memory. */
-static FusionPlan *plan_build(const VmFunc *fn, const VmRegion *r) {
+ * out of memory.  alias: as plan_body. */
+static FusionPlan *plan_build(const VmExec *x, const VmFunc *fn, const VmRegion *r, int64_t kind, int alias) {
   size_t nr = fn->n_regs + 1, ni = fn->n_instrs + 1;
   size_t size = sizeof(FusionPlan) + nr * sizeof(FReg) + ni * sizeof(FStep) + ni * sizeof(FSplat) +
                 (fn->n_results + 1) * sizeof(uint32_t) + 2 * nr * sizeof(VmType) + 64;
@@ -342,7 +400,11 @@ static FusionPlan *plan_build(const VmFunc *fn, const VmRegion *r) {
 #undef TAKE
   p->nregs = fn->n_regs;
   SlotState ss = {.refs = slot_mem, .free_list = slot_mem + nr};
-  p->tiled = plan_body(p, fn, r, &ss);
+  const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
+  p->kind = PLAN_WHOLE;
+  if (!r->ncaps && kind == 1 && plan_input(p, x, fn, &ss)) p->kind = PLAN_INPUT;
+  else if (!r->ncaps && kind != 1 && plan_body(p, fn, &ss, fn->n_instrs - 1, ret->in, ret->n_in, true, alias))
+    p->kind = PLAN_LOOP;
   free(slot_mem);
   return p;
 }
@@ -357,8 +419,11 @@ typedef struct TileRun {
   const VmTensor *in;
   const VmTensor *out;
   char *splat_mem; /* nsplats tiles */
-  char *work;      /* per worker: nslots slots, then nregs pointers */
+  char *work;      /* per worker: nslots slots, then nregs pointers (input: and nregs views) */
   size_t work_bytes;
+  VmReduceFold **folds; /* input fusions: the reduces the tiles are folded into */
+  int64_t per_task;   /* input fusions: elements per task */
+  bool *fold_trapped; /* input fusions: the reduce's body trapped (one worker only) */
 } TileRun;
 
 /* Copies n elements of eb bytes from src, step stride, to contiguous dst. */
@@ -439,16 +504,11 @@ static void *reg_data(const TileRun *R, const FReg *g, int64_t s, char *slots) {
   }
 }
 
-/* Runs tile t on the scratch of `worker` (a VmTaskFn). */
-static int run_tile(void *ctx, int worker, int64_t t) {
-  const TileRun *R = ctx;
+/* Computes the body's steps for elements [s, s + len) (views: the rank-1
+ * tile types of the full registers); ptr[g] is where register g's data of
+ * the tile is. */
+static int run_steps(const TileRun *R, char *slots, void **ptr, const VmType *views, int64_t s, int64_t len) {
   const FusionPlan *p = R->p;
-  const int64_t s = t * p->tile;
-  const bool last = t == p->ntiles - 1;
-  const int64_t len = p->lens[last];
-  const VmType *views = p->views + (last ? p->nregs : 0);
-  char *slots = R->work + (size_t)worker * R->work_bytes;
-  void **ptr = (void **)(slots + (size_t)p->nslots * p->slot_bytes);
   for (uint32_t g = 0; g < p->nregs; g++) ptr[g] = reg_data(R, &p->regs[g], s, slots);
   for (uint32_t k = 0; k < p->nsteps; k++) {
     const FStep *st = &p->steps[k];
@@ -465,7 +525,21 @@ static int run_tile(void *ctx, int worker, int64_t t) {
     }
     if (st->fn(R->x, ins, tin, &tout) != VM_OK) return VM_TRAP;
   }
-  for (uint32_t j = 0; j < p->nres; j++) {
+  return VM_OK;
+}
+
+/* Runs tile t of a loop fusion on the scratch of `worker` (a VmTaskFn). */
+static int run_tile(void *ctx, int worker, int64_t t) {
+  const TileRun *R = ctx;
+  const FusionPlan *p = R->p;
+  const int64_t s = t * p->tile;
+  const bool last = t == p->ntiles - 1;
+  const int64_t len = p->lens[last];
+  char *slots = R->work + (size_t)worker * R->work_bytes;
+  void **ptr = (void **)(slots + (size_t)p->nslots * p->slot_bytes);
+  if (run_steps(R, slots, ptr, p->views + (last ? p->nregs : 0), s, len) != VM_OK) return VM_TRAP;
+  /* Result 0 last: it may be written over a parameter another result reads. */
+  for (uint32_t j = p->nres; j-- > 0;) {
     uint32_t g = p->res_reg[j];
     char *dst = (char *)R->out[j].data + s * p->regs[g].eb;
     if (ptr[g] != dst) memcpy(dst, ptr[g], (size_t)(len * p->regs[g].eb));
@@ -473,38 +547,136 @@ static int run_tile(void *ctx, int worker, int64_t t) {
   return VM_OK;
 }
 
+/* Scratch for R (splat tiles, then `workers` work areas of R->work_bytes),
+ * the splat tiles filled; NULL after a trap. */
+static char *tiles_alloc(VmExec *x, TileRun *R, int workers, size_t *total) {
+  const FusionPlan *p = R->p;
+  size_t splat_bytes = (size_t)p->nsplats * p->slot_bytes;
+  *total = splat_bytes + (size_t)workers * R->work_bytes;
+  char *mem = vm_tile_alloc(x, *total);
+  if (!mem) {
+    vm_trap(x, "out of memory: %zu bytes of fusion tiles", *total);
+    return NULL;
+  }
+  R->splat_mem = mem;
+  R->work = mem + splat_bytes;
+  for (uint32_t k = 0; k < p->nsplats; k++) {
+    const FSplat *sp = &p->splats[k];
+    const void *v = sp->param >= 0 ? R->in[sp->param].data : sp->data;
+    vm_fill_elems(R->splat_mem + (size_t)k * p->slot_bytes, sp->eb, p->tile, v);
+  }
+  return mem;
+}
+
+/* Runs ntasks tasks of fn, on host threads when workers > 1. */
+static int run_tasks(VmExec *x, int workers, int64_t ntasks, VmTaskFn fn, TileRun *R) {
+  if (workers > 1) return vm_parallel_for(x, ntasks, fn, R);
+  int rc = VM_OK;
+  for (int64_t t = 0; t < ntasks && rc == VM_OK; t++) rc = fn(R, 0, t);
+  return rc;
+}
+
 static int run_tiled(VmExec *x, const FusionPlan *p, const VmFunc *fn, const VmTensor *in, const VmTensor *out) {
   if (p->n == 0) return VM_OK;
   int workers = p->n >= PARALLEL_MIN ? vm_parallel_workers(x, p->ntiles) : 1;
   TileRun R = {.p = p, .x = x, .fn = fn, .in = in, .out = out};
   R.work_bytes = ((size_t)p->nslots * p->slot_bytes + (size_t)p->nregs * sizeof(void *) + 63) & ~(size_t)63;
-  size_t splat_bytes = (size_t)p->nsplats * p->slot_bytes, total = splat_bytes + (size_t)workers * R.work_bytes;
-  char *mem = vm_scratch_alloc(x, total);
-  if (!mem) return vm_trap(x, "out of memory: %zu bytes of fusion tiles", total);
-  R.splat_mem = mem;
-  R.work = mem + splat_bytes;
-  for (uint32_t k = 0; k < p->nsplats; k++) {
-    const FSplat *sp = &p->splats[k];
-    const void *v = sp->param >= 0 ? in[sp->param].data : sp->data;
-    vm_fill_elems(R.splat_mem + (size_t)k * p->slot_bytes, sp->eb, p->tile, v);
-  }
-  int rc = VM_OK;
-  if (workers > 1) {
-    rc = vm_parallel_for(x, p->ntiles, run_tile, &R);
-  } else {
-    for (int64_t t = 0; t < p->ntiles && rc == VM_OK; t++) rc = run_tile(&R, 0, t);
-  }
-  vm_scratch_free(x, mem, total);
+  size_t total;
+  char *mem = tiles_alloc(x, &R, workers, &total);
+  if (!mem) return VM_TRAP;
+  int rc = run_tasks(x, workers, p->ntiles, run_tile, &R);
+  vm_tile_free(x, mem, total);
   return rc == VM_OK ? VM_OK : vm_trap(x, "fusion: a tile kernel failed");
+}
+
+/* Task t of an input fusion: its elements tile by tile, each tile folded
+ * into the reduce as soon as it is computed (a VmTaskFn). */
+static int run_input_task(void *ctx, int worker, int64_t t) {
+  const TileRun *R = ctx;
+  const FusionPlan *p = R->p;
+  char *slots = R->work + (size_t)worker * R->work_bytes;
+  void **ptr = (void **)(slots + (size_t)p->nslots * p->slot_bytes);
+  VmType *views = (VmType *)(ptr + p->nregs);
+  int64_t *len = (int64_t *)(views + p->nregs);
+  int64_t end = (t + 1) * R->per_task < p->n ? (t + 1) * R->per_task : p->n;
+  for (int64_t s = t * R->per_task; s < end; s += *len) {
+    *len = end - s < p->tile ? end - s : p->tile;
+    for (uint32_t g = 0; g < p->nregs; g++) {
+      views[g] = p->views[g];
+      views[g].dims = len;
+      views[g].count = *len;
+      views[g].nbytes = *len * p->regs[g].eb;
+    }
+    if (run_steps(R, slots, ptr, views, s, *len) != VM_OK) return VM_TRAP;
+    /* The products are the reduces' inputs, in order. */
+    for (uint32_t k = 0, j = 0; k < p->nreds; j += p->reds[k].n_out, k++) {
+      const void *data[MAX_VALUES];
+      for (uint32_t i = 0; i < p->reds[k].n_out; i++) data[i] = ptr[p->res_reg[j + i]];
+      if (vm_reduce_fold(R->folds[k], data, s, *len) != VM_OK) return *R->fold_trapped = true, VM_TRAP;
+    }
+  }
+  return VM_OK;
+}
+
+/* Begins the folds of the input fusion R runs (traps when out of
+ * memory); returns the block of the folds (vm_reduce_fold_block), -1 after
+ * a trap. */
+static int64_t folds_begin(TileRun *R, const VmFunc *fn, VmTensor *out) {
+  const FusionPlan *p = R->p;
+  int64_t block = 1;
+  for (uint32_t k = 0; k < p->nreds; k++) {
+    const VmInstr *red = &p->reds[k];
+    VmTensor init[MAX_VALUES];
+    for (uint32_t j = 0; j < red->n_out; j++) {
+      uint32_t g = red->in[red->n_out + j];
+      init[j] = (VmTensor){fn->reg_types[g], reg_data(R, &p->regs[g], 0, NULL)};
+    }
+    if (!(R->folds[k] = vm_reduce_fold_begin(R->x, red, fn->reg_types[red->in[0]], init, out))) return -1;
+    out += red->n_out;
+    /* Blocks are suffix products of the dims: the largest is a multiple of the others. */
+    int64_t b = vm_reduce_fold_block(R->folds[k], p->n);
+    if (b > block) block = b;
+  }
+  return block;
+}
+
+/* An input fusion: the reduces fold the producer's tiles, never the whole
+ * producer.  Tasks are blocks of the input whose results are disjoint
+ * (vm_reduce_fold_block), so they may run on host threads; within a task
+ * the tiles are folded in row-major order, as exec_reduce folds. */
+static int run_input(VmExec *x, const FusionPlan *p, const VmFunc *fn, const VmTensor *in, VmTensor *out) {
+  bool fold_trapped = false;
+  VmReduceFold *folds[MAX_VALUES] = {NULL};
+  TileRun R = {.p = p, .x = x, .fn = fn, .in = in, .out = out, .folds = folds, .fold_trapped = &fold_trapped};
+  int64_t block = folds_begin(&R, fn, out);
+  int rc = block < 0 ? VM_TRAP : VM_OK;
+  if (rc == VM_OK && p->n > 0) {
+    R.per_task = block >= p->tile ? block : (p->tile / block) * block;
+    int64_t ntasks = (p->n + R.per_task - 1) / R.per_task;
+    int workers = block < p->n && p->n >= PARALLEL_MIN ? vm_parallel_workers(x, ntasks) : 1;
+    R.work_bytes = ((size_t)p->nslots * p->slot_bytes + (size_t)p->nregs * (sizeof(void *) + sizeof(VmType)) +
+                    sizeof(int64_t) + 63) &
+                   ~(size_t)63;
+    size_t total;
+    char *mem = tiles_alloc(x, &R, workers, &total);
+    rc = mem ? run_tasks(x, workers, ntasks, run_input_task, &R) : VM_TRAP;
+    if (mem) vm_tile_free(x, mem, total);
+    if (mem && rc != VM_OK && !fold_trapped) rc = vm_trap(x, "fusion: a tile kernel failed");
+  }
+  for (uint32_t k = 0; k < p->nreds && folds[k]; k++) vm_reduce_fold_end(folds[k], rc == VM_OK);
+  return rc;
 }
 
 int exec_fusion(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmRegion *r = &ins->fields[1].regions[0];
   const VmFunc *fn = vm_region_func(x, r);
   void **slot = vm_instr_cache(x);
-  if (!slot || (!*slot && !(*slot = plan_build(fn, r)))) return vm_trap(x, "out of host memory planning a fusion");
+  int alias = ins->flags & TPUB_INSTR_INPLACE ? (int)(ins->flags & 0xff) : -1;
+  if (!slot || (!*slot && !(*slot = plan_build(x, fn, r, vm_field_int(ins, 0), alias))))
+    return vm_trap(x, "out of host memory planning a fusion");
   const FusionPlan *p = *slot;
-  if (p->tiled) return run_tiled(x, p, fn, in, out);
+  if (p->kind == PLAN_LOOP) return run_tiled(x, p, fn, in, out);
+  if (p->kind == PLAN_INPUT) return run_input(x, p, fn, in, out);
   VmTensor res[MAX_VALUES];
   for (uint32_t j = 0; j < ins->n_out; j++) res[j] = out[j];
   return vm_call_region(x, r, in, (int)ins->n_in, res);

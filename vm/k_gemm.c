@@ -250,8 +250,8 @@ void gemm_work_init(GemmWork *w, VmExec *x, GemmKind kind) {
 }
 
 void gemm_work_free(GemmWork *w) {
-  if (w->apack) vm_scratch_free(w->x, w->apack, w->abytes);
-  if (w->bpack) vm_scratch_free(w->x, w->bpack, w->bbytes);
+  if (w->apack) vm_tile_free(w->x, w->apack, w->abytes);
+  if (w->bpack) vm_tile_free(w->x, w->bpack, w->bbytes);
   w->apack = w->bpack = NULL;
   w->abytes = w->bbytes = 0;
   w->reserved = false;
@@ -270,8 +270,8 @@ static void pack_bytes(GemmKind kind, int64_t M, int64_t N, int64_t K, size_t *a
 /* Grows *buf to at least n bytes; false when refused. */
 static bool ensure_buffer(VmExec *x, void **buf, size_t *have, size_t n) {
   if (*have >= n) return true;
-  if (*buf) vm_scratch_free(x, *buf, *have);
-  *buf = vm_scratch_alloc(x, n);
+  if (*buf) vm_tile_free(x, *buf, *have);
+  *buf = vm_tile_alloc(x, n);
   *have = *buf ? n : 0;
   return *buf != NULL;
 }

@@ -213,7 +213,7 @@ typedef struct MxuScratch {
 } MxuScratch;
 
 static void *scratch(MxuScratch *s, size_t bytes) {
-  void *p = vm_scratch_alloc(s->x, bytes ? bytes : 1);
+  void *p = vm_tile_alloc(s->x, bytes ? bytes : 1);
   if (p) {
     s->p[s->n] = p;
     s->bytes[s->n++] = bytes ? bytes : 1;
@@ -224,7 +224,7 @@ static void *scratch(MxuScratch *s, size_t bytes) {
 static void scratch_free(MxuScratch *s) {
   while (s->n > 0) {
     s->n--;
-    vm_scratch_free(s->x, s->p[s->n], s->bytes[s->n]);
+    vm_tile_free(s->x, s->p[s->n], s->bytes[s->n]);
   }
 }
 
@@ -301,11 +301,11 @@ int exec_mxu_dot(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *ou
     memset(w, 0, sizeof *w);
     w->b_key = -1;
     gemm_work_init(&w->gemm, x, r.kind);
-    w->astrip = vm_scratch_alloc(x, (size_t)(r.hs * r.k * r.es) + 1);
-    w->btile = vm_scratch_alloc(x, (size_t)(r.k * r.tn * r.es) + 1);
-    w->bpacked = vm_scratch_alloc(x, packed + 1);
-    w->cstrip = vm_scratch_alloc(x, (size_t)(r.hs * r.tn * r.es) + 1);
-    w->stage = vm_scratch_alloc(x, stage + 1);
+    w->astrip = vm_tile_alloc(x, (size_t)(r.hs * r.k * r.es) + 1);
+    w->btile = vm_tile_alloc(x, (size_t)(r.k * r.tn * r.es) + 1);
+    w->bpacked = vm_tile_alloc(x, packed + 1);
+    w->cstrip = vm_tile_alloc(x, (size_t)(r.hs * r.tn * r.es) + 1);
+    w->stage = vm_tile_alloc(x, stage + 1);
     if (!w->astrip || !w->btile || !w->bpacked || !w->cstrip || !w->stage)
       status = vm_trap(x, "out of memory: mxu_dot tile buffers");
     else
@@ -320,11 +320,11 @@ int exec_mxu_dot(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *ou
   for (int i = 0; i < ready; i++) {
     MxuWorker *w = &r.workers[i];
     gemm_work_free(&w->gemm);
-    vm_scratch_free(x, w->astrip, (size_t)(r.hs * r.k * r.es) + 1);
-    vm_scratch_free(x, w->btile, (size_t)(r.k * r.tn * r.es) + 1);
-    vm_scratch_free(x, w->bpacked, packed + 1);
-    vm_scratch_free(x, w->cstrip, (size_t)(r.hs * r.tn * r.es) + 1);
-    vm_scratch_free(x, w->stage, stage + 1);
+    vm_tile_free(x, w->astrip, (size_t)(r.hs * r.k * r.es) + 1);
+    vm_tile_free(x, w->btile, (size_t)(r.k * r.tn * r.es) + 1);
+    vm_tile_free(x, w->bpacked, packed + 1);
+    vm_tile_free(x, w->cstrip, (size_t)(r.hs * r.tn * r.es) + 1);
+    vm_tile_free(x, w->stage, stage + 1);
   }
   scratch_free(&s);
   return status;

@@ -412,88 +412,93 @@ bool check_reduce(VmCheck *c) {
   return check_reducer(c, op, 1, out_rank, out_dims);
 }
 
-/* N = 1 with a recognised reducer: typed loops over the merged dims. */
-static int reduce_fast(VmExec *x, const FoldOps *ops, const Merged *m, const VmTensor *in, const VmTensor *init,
-                       VmTensor *out) {
-  int elem = in->type->elem, esz = vm_elem_bytes(elem), csz = compute_bytes(elem);
-  bool wide = computes_in_f32(elem);
-  int64_t out_count = out->type->count, in_count = in->type->count;
-  Scratch s = {.x = x};
-  char *acc = out->data;
-  float *buf = NULL;
-  if (wide) {
-    acc = kr_scratch_get(&s, out_count, 4);
-    buf = kr_scratch_get(&s, CHUNK, 4);
-    if (!acc || !buf) return kr_scratch_fail(&s, "reduce");
-  }
-  char init_c[16];
-  to_compute(elem, init->data, init_c);
-  fill_elems(acc, init_c, out_count, csz);
-  if (in_count > 0) {
-    int64_t inner = m->size[m->n - 1], rows = in_count / inner;
-    bool inner_reduced = m->reduced[m->n - 1];
-    int64_t idx[TPUB_MAX_RANK] = {0}, out_off = 0;
-    const char *src = in->data;
-    for (int64_t r = 0; r < rows; r++) {
-      int64_t base = r * inner;
-      if (!wide) {
-        const char *row = src + base * esz;
-        if (inner_reduced)
-          ops->run(acc + out_off * csz, row, inner);
-        else
-          ops->vec(acc + out_off * csz, row, inner);
-      } else {
-        for (int64_t c0 = 0; c0 < inner; c0 += CHUNK) {
-          int64_t len = inner - c0 < CHUNK ? inner - c0 : CHUNK;
-          vm_to_f32(elem, src, base + c0, len, buf);
-          if (inner_reduced)
-            ops->run(acc + out_off * 4, buf, len);
-          else
-            ops->vec(acc + (out_off + c0) * 4, buf, len);
-        }
-      }
-      for (int d = m->n - 2; d >= 0; d--) {
-        out_off += m->out_stride[d];
-        if (++idx[d] < m->size[d]) break;
-        out_off -= m->out_stride[d] * m->size[d];
-        idx[d] = 0;
-      }
-    }
-  }
-  if (wide) vm_from_f32(elem, out->data, 0, out_count, (const float *)acc);
-  kr_scratch_release(&s);
-  return VM_OK;
+/* A reduce folded over row-major ranges of its inputs: exec_reduce folds
+ * one range, all of it; an input fusion folds each tile of its producer
+ * as it is computed (vm/k_fusion.c).  Every input element is folded into
+ * its accumulator in row-major order, so the split never changes a bit. */
+struct VmReduceFold {
+  VmExec *x;
+  const VmInstr *ins;
+  const FoldOps *ops; /* N = 1 with a recognised reducer; NULL: the region per element */
+  Merged m;
+  int elem;      /* the inputs' element type (the body's) */
+  char *acc;     /* fast path: accumulators, out->data or f32 for bf16/f16 */
+  VmTensor *out; /* N results */
+  int *bytes;    /* generic path: element bytes of each value */
+  RegionCall rc;
+  Scratch s;
+};
+
+/* The merged view of reduce instruction ins over input type t. */
+static void reduce_merged(const VmInstr *ins, const VmType *t, Merged *m) {
+  int64_t nd;
+  const int64_t *dims = vm_field_list(ins, 0, &nd);
+  bool reduced[TPUB_MAX_RANK] = {false};
+  for (int64_t k = 0; k < nd; k++) reduced[dims[k]] = true;
+  merge_reduce_dims(t, reduced, m);
 }
 
-/* Any N and body: the region per input element, in row-major order. */
-static int reduce_generic(VmExec *x, const VmInstr *ins, const Merged *m, const VmTensor *in, VmTensor *out) {
-  uint32_t n = ins->n_out;
-  Scratch s = {.x = x};
-  RegionCall rc;
-  int *bytes = kr_scratch_get(&s, n, sizeof(int));
-  if (!bytes || !kr_region_call_init(&rc, &s, x, &ins->fields[1].regions[0])) return kr_scratch_fail(&s, "reduce");
-  int64_t out_count = out[0].type->count, in_count = in[0].type->count;
-  for (uint32_t i = 0; i < n; i++) {
-    bytes[i] = vm_elem_bytes(out[i].type->elem);
-    fill_elems(out[i].data, in[n + i].data, out_count, bytes[i]);
+/* The accumulator offset of input row r (rows of the innermost merged dim). */
+static int64_t row_out_off(const Merged *m, int64_t r) {
+  int64_t off = 0;
+  for (int d = m->n - 2; d >= 0; d--) {
+    off += (r % m->size[d]) * m->out_stride[d];
+    r /= m->size[d];
   }
-  int64_t idx[TPUB_MAX_RANK] = {0}, out_off = 0;
-  for (int64_t e = 0; e < in_count; e++) {
-    for (uint32_t i = 0; i < n; i++) {
-      rc.args[i].data = (char *)out[i].data + out_off * bytes[i];
-      rc.args[n + i].data = (char *)in[i].data + e * bytes[i];
-    }
-    if (rc.mini) {
-      /* The evaluator reads every argument before writing a result. */
-      for (uint32_t i = 0; i < n; i++) rc.res[i].data = rc.args[i].data;
-      kr_mini_run(&rc.prog, rc.args, rc.res, 0, NULL);
+  return off;
+}
+
+/* Fast path: elements [s, s + len) of the input (data at element s). */
+static void fold_fast(const VmReduceFold *f, const char *data, int64_t s, int64_t len) {
+  const Merged *m = &f->m;
+  const FoldOps *ops = f->ops;
+  int esz = vm_elem_bytes(f->elem), csz = compute_bytes(f->elem);
+  bool wide = computes_in_f32(f->elem), inner_reduced = m->reduced[m->n - 1];
+  int64_t inner = m->size[m->n - 1], r = s / inner, c = s % inner;
+  float buf[CHUNK];
+  for (; len > 0; r++, c = 0) {
+    int64_t run = inner - c < len ? inner - c : len;
+    char *acc = f->acc + (row_out_off(m, r) + (inner_reduced ? 0 : c)) * csz;
+    if (!wide) {
+      if (inner_reduced) ops->run(acc, data, run);
+      else ops->vec(acc, data, run);
     } else {
-      int rcode = kr_region_call(&rc);
-      if (rcode != VM_OK) {
-        kr_scratch_release(&s);
-        return rcode;
+      for (int64_t c0 = 0; c0 < run; c0 += CHUNK) {
+        int64_t n = run - c0 < CHUNK ? run - c0 : CHUNK;
+        vm_to_f32(f->elem, data, c0, n, buf);
+        if (inner_reduced) ops->run(acc, buf, n);
+        else ops->vec(acc + c0 * 4, buf, n);
       }
-      for (uint32_t i = 0; i < n; i++) copy_elem(rc.args[i].data, rc.res[i].data, bytes[i]);
+    }
+    data += run * esz;
+    len -= run;
+  }
+}
+
+/* Generic path: the region per input element of [s, s + len). */
+static int fold_generic(VmReduceFold *f, const void *const *data, int64_t s, int64_t len) {
+  const Merged *m = &f->m;
+  uint32_t n = f->ins->n_out;
+  RegionCall *rc = &f->rc;
+  int64_t idx[TPUB_MAX_RANK], out_off = 0, rem = s;
+  for (int d = m->n - 1; d >= 0; d--) {
+    idx[d] = rem % m->size[d];
+    rem /= m->size[d];
+    out_off += idx[d] * m->out_stride[d];
+  }
+  for (int64_t e = 0; e < len; e++) {
+    for (uint32_t i = 0; i < n; i++) {
+      rc->args[i].data = (char *)f->out[i].data + out_off * f->bytes[i];
+      rc->args[n + i].data = (char *)data[i] + e * f->bytes[i];
+    }
+    if (rc->mini) {
+      /* The evaluator reads every argument before writing a result. */
+      for (uint32_t i = 0; i < n; i++) rc->res[i].data = rc->args[i].data;
+      kr_mini_run(&rc->prog, rc->args, rc->res, 0, NULL);
+    } else {
+      int rcode = kr_region_call(rc);
+      if (rcode != VM_OK) return rcode;
+      for (uint32_t i = 0; i < n; i++) copy_elem(rc->args[i].data, rc->res[i].data, f->bytes[i]);
     }
     for (int d = m->n - 1; d >= 0; d--) {
       out_off += m->out_stride[d];
@@ -502,25 +507,91 @@ static int reduce_generic(VmExec *x, const VmInstr *ins, const Merged *m, const 
       idx[d] = 0;
     }
   }
-  kr_scratch_release(&s);
   return VM_OK;
 }
 
-/* Promotes the operands if the body is wider, then the fast or generic path. */
+bool vm_reduce_foldable(const VmExec *x, const VmInstr *ins, const VmType *const *in_types) {
+  const VmRegion *body = &ins->fields[1].regions[0];
+  const VmFunc *fn = vm_region_func(x, body);
+  if (body->ncaps) return false;
+  for (uint32_t i = 0; i < ins->n_out; i++)
+    if (fn->reg_types[i]->elem != in_types[i]->elem) return false;
+  return true;
+}
+
+VmReduceFold *vm_reduce_fold_begin(VmExec *x, const VmInstr *ins, const VmType *in_type, const VmTensor *init,
+                                   VmTensor *out) {
+  VmReduceFold *f = vm_scratch_alloc(x, sizeof *f);
+  if (!f) {
+    vm_trap(x, "out of memory: reduce scratch");
+    return NULL;
+  }
+  *f = (VmReduceFold){.x = x, .ins = ins, .elem = in_type->elem, .out = out, .s = {.x = x}};
+  const VmRegion *body = &ins->fields[1].regions[0];
+  reduce_merged(ins, in_type, &f->m);
+  f->ops = ins->n_out == 1 ? region_fold_ops(x, body, f->elem) : NULL;
+  int64_t out_count = out[0].type->count;
+  bool ok;
+  if (f->ops) {
+    int csz = compute_bytes(f->elem);
+    f->acc = computes_in_f32(f->elem) ? kr_scratch_get(&f->s, out_count, 4) : out->data;
+    char init_c[16];
+    to_compute(f->elem, init->data, init_c);
+    if ((ok = f->acc != NULL)) fill_elems(f->acc, init_c, out_count, csz);
+  } else {
+    uint32_t n = ins->n_out;
+    f->bytes = kr_scratch_get(&f->s, n, sizeof(int));
+    ok = f->bytes && kr_region_call_init(&f->rc, &f->s, x, body);
+    for (uint32_t i = 0; ok && i < n; i++) {
+      f->bytes[i] = vm_elem_bytes(out[i].type->elem);
+      fill_elems(out[i].data, init[i].data, out_count, f->bytes[i]);
+    }
+  }
+  if (!ok) {
+    kr_scratch_fail(&f->s, "reduce");
+    vm_scratch_free(x, f, sizeof *f);
+    return NULL;
+  }
+  return f;
+}
+
+int64_t vm_reduce_fold_block(const VmReduceFold *f, int64_t in_count) {
+  if (!f->ops || f->m.reduced[0] || in_count == 0) return in_count;
+  return in_count / f->m.size[0];
+}
+
+int vm_reduce_fold(VmReduceFold *f, const void *const *data, int64_t s, int64_t len) {
+  if (len <= 0) return VM_OK;
+  if (f->ops) {
+    fold_fast(f, data[0], s, len);
+    return VM_OK;
+  }
+  return fold_generic(f, data, s, len);
+}
+
+void vm_reduce_fold_end(VmReduceFold *f, bool ok) {
+  if (ok && f->ops && computes_in_f32(f->elem))
+    vm_from_f32(f->elem, f->out->data, 0, f->out->type->count, (const float *)f->acc);
+  kr_scratch_release(&f->s);
+  vm_scratch_free(f->x, f, sizeof *f);
+}
+
+/* Promotes the operands if the body is wider, then folds them whole. */
 int exec_reduce(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmRegion *body = &ins->fields[1].regions[0];
   Scratch s = {.x = x};
   const VmTensor *ops_in;
   if (!promote_operands(&s, ins, body, in, &ops_in)) return kr_scratch_fail(&s, "reduce");
-  const VmType *t = ops_in[0].type;
-  int64_t nd;
-  const int64_t *dims = vm_field_list(ins, 0, &nd);
-  bool reduced[TPUB_MAX_RANK] = {false};
-  for (int64_t k = 0; k < nd; k++) reduced[dims[k]] = true;
-  Merged m;
-  merge_reduce_dims(t, reduced, &m);
-  const FoldOps *ops = ins->n_out == 1 ? region_fold_ops(x, body, t->elem) : NULL;
-  int rcode = ops ? reduce_fast(x, ops, &m, &ops_in[0], &ops_in[1], &out[0]) : reduce_generic(x, ins, &m, ops_in, out);
+  uint32_t n = ins->n_out;
+  VmReduceFold *f = vm_reduce_fold_begin(x, ins, ops_in[0].type, &ops_in[n], out);
+  const void **data = kr_scratch_get(&s, n, sizeof(void *));
+  int rcode = VM_TRAP;
+  if (!data) rcode = vm_trap(x, "out of memory: reduce scratch");
+  if (f && data) {
+    for (uint32_t i = 0; i < n; i++) data[i] = ops_in[i].data;
+    rcode = vm_reduce_fold(f, data, 0, ops_in[0].type->count);
+  }
+  if (f) vm_reduce_fold_end(f, rcode == VM_OK);
   kr_scratch_release(&s);
   return rcode;
 }

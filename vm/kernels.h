@@ -50,6 +50,23 @@ const void *vm_region_capture(const VmExec *x, const VmRegion *r, uint32_t i);
  * vm_exec_free frees.  Returns NULL when out of host memory. */
 void **vm_instr_cache(VmExec *x);
 
+/* A reduce instruction folded over row-major ranges of its inputs
+ * (vm/k_reduce.c): begin fills the N results (or f32 accumulators) with
+ * the init values, each vm_reduce_fold folds input elements [s, s + len)
+ * (data[i]: input i at element s) in row-major order, end writes the
+ * results and frees.  Any split of the input gives the bits of
+ * exec_reduce.  begin traps and returns NULL when out of memory. */
+typedef struct VmReduceFold VmReduceFold;
+/* The reduce's inputs of in_types need no promotion and its body no captures. */
+bool vm_reduce_foldable(const VmExec *x, const VmInstr *ins, const VmType *const *in_types);
+VmReduceFold *vm_reduce_fold_begin(VmExec *x, const VmInstr *ins, const VmType *in_type, const VmTensor *init,
+                                   VmTensor *out);
+/* Ranges of whole blocks of this many elements write disjoint results and
+ * may be folded on different threads at once; in_count: one block only. */
+int64_t vm_reduce_fold_block(const VmReduceFold *f, int64_t in_count);
+int vm_reduce_fold(VmReduceFold *f, const void *const *data, int64_t s, int64_t len);
+void vm_reduce_fold_end(VmReduceFold *f, bool ok);
+
 #define OPC(id, name, nin, nout, fields, check, exec, flags, doc) \
   bool check(VmCheck *c);
 #include "vm/opcodes.def"

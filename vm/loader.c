@@ -455,7 +455,8 @@ static bool load_code(Loader *l, VmFunc *fn, const TpubFunc *rec, uint32_t nfunc
     ins->n_kill = regs[ins->n_in + ins->n_out];
     if (!read_regs(l, fn, regs + ins->n_in + ins->n_out + 1, ins->n_kill, "kill", &ins->kill)) return false;
     if ((ins->flags & TPUB_INSTR_INPLACE) &&
-        (!(info.flags & (VMF_ELEMENTWISE | VMF_UPDATE)) || (ins->flags & 0xff) >= ins->n_in || ins->n_out < 1 ||
+        (!(info.flags & (VMF_ELEMENTWISE | VMF_UPDATE | VMF_TILEWISE)) || (ins->flags & 0xff) >= ins->n_in ||
+         ins->n_out < 1 ||
          ((info.flags & VMF_UPDATE) && (ins->flags & 0xff) != 0) ||
          !vm_type_equal(fn->reg_types[ins->in[ins->flags & 0xff]], fn->reg_types[ins->out[0]])))
       return fail(l, "pc %u: bad in-place flag", ins->pc);

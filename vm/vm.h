@@ -26,6 +26,7 @@ enum VmOpFlags {
   VMF_ALIAS = 2,       /* result holds the operand's bytes unchanged: may share its buffer */
   VMF_UPDATE = 4,      /* result 0 is operand 0 with parts rewritten: may reuse it when it dies */
   VMF_COLLECTIVE = 8,  /* meets other chips (vm_collective): may be started asynchronously */
+  VMF_TILEWISE = 16,   /* a loop FUSION, tile by tile: out[0] may reuse a dying operand (kind 0 only) */
 };
 
 /* Field kinds of the fields strings in vm/opcodes.def. */
@@ -272,8 +273,13 @@ typedef struct VmCheckStats {
 } VmCheckStats;
 VmCheckStats vm_check_stats(const VmExec *x);
 
-/* Peak and current bytes of live values. */
+/* High-water marks of the accounted allocator over the runs so far: all
+ * of it; the HBM (values and kernel scratch, without the tile buffers:
+ * what the compiler's buffer assignment models); the tile buffers.
+ * Arguments (borrowed) and the program's constants are not in them. */
 uint64_t vm_peak_bytes(const VmExec *x);
+uint64_t vm_peak_hbm_bytes(const VmExec *x);
+uint64_t vm_peak_tile_bytes(const VmExec *x);
 
 /* ------------------------------------------------------------------ */
 /* Services for kernels. */
@@ -285,6 +291,11 @@ int vm_trap(VmExec *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)
  * which the kernel returns vm_trap(x, "...").  Free with the same size. */
 void *vm_scratch_alloc(VmExec *x, size_t n);
 void vm_scratch_free(VmExec *x, void *p, size_t n);
+/* The same for a kernel's tile buffers, which the TPU holds on chip
+ * (VMEM): fusion tiles, MXU and GEMM operand tiles.  Bounded by the HBM
+ * with everything else, but outside vm_peak_hbm_bytes. */
+void *vm_tile_alloc(VmExec *x, size_t n);
+void vm_tile_free(VmExec *x, void *p, size_t n);
 
 /* Calls a region: args are the region's explicit arguments (the captures
  * are appended by the VM); results[i].data must point to caller-owned

@@ -99,7 +99,7 @@ same_as() { cmp -s "$TMP/ref-$1" "$2.out" || fail "results of $(basename "$2") d
 # metrics ERR C H M: the --metrics line says C compiles, H hits, M misses.
 metrics() {
   local line
-  line=$(grep -E '^metrics: compiles [0-9]+, cache hits [0-9]+, cache misses [0-9]+, compile time [0-9.]+ ms, load time [0-9.]+ ms$' "$1") \
+  line=$(grep -E '^metrics: compiles [0-9]+, cache hits [0-9]+, cache misses [0-9]+, compile time [0-9.]+ ms, load time [0-9.]+ ms, peak HBM [0-9]+ bytes$' "$1") \
     || fail "no well-formed metrics line in $(basename "$1"): $(head -c 600 "$1")"
   [ "$(grep -c '^metrics:' "$1")" -eq 1 ] || fail "more than one metrics line in $(basename "$1")"
   [[ $line == "metrics: compiles $2, cache hits $3, cache misses $4,"* ]] \

@@ -126,11 +126,11 @@ static void test_corrupted_header(void **state) {
   memcpy(bad, img, n);
   ((TpubHeader *)bad)->format_version = 99;
   expect_refused(bad, n, "format version 99");
-  /* Version 2 kept one COSTS record per location: refused at the header. */
+  /* Version 3 had no in-place loop fusions: refused at the header. */
   memcpy(bad, img, n);
-  ((TpubHeader *)bad)->format_version = 2;
+  ((TpubHeader *)bad)->format_version = 3;
   fix_checksum(bad, n);
-  expect_refused(bad, n, "format version 2, this tpurun reads version 3");
+  expect_refused(bad, n, "format version 3, this tpurun reads version 4");
   memcpy(bad, img, n);
   bad[n / 2] ^= 0x40;
   expect_refused(bad, n, "checksum mismatch");
@@ -655,6 +655,60 @@ static void test_mxu_dot_validator(void **state) {
   free(img);
 }
 
+/* The in-place flag of a FUSION: the back end writes it on a loop fusion
+ * whose operand of its result's type dies there; the loader refuses it on
+ * any other kind. */
+static void test_fusion_inplace_flag(void **state) {
+  (void)state;
+  static const char text[] =
+      "func.func @main(%a: tensor<4x8xf32>, %c: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {\n"
+      "  %e = stablehlo.exponential %c : tensor<4xf32>\n"
+      "  %l = \"tpu.fusion\"(%e) ({\n"
+      "  ^bb0(%x: tensor<4xf32>):\n"
+      "    %n = stablehlo.negate %x : tensor<4xf32>\n"
+      "    \"tpu.yield\"(%n) : (tensor<4xf32>) -> ()\n"
+      "  }) {kind = \"loop\"} : (tensor<4xf32>) -> tensor<4xf32>\n"
+      "  %i = \"tpu.fusion\"(%a, %c) ({\n"
+      "  ^bb0(%x: tensor<4x8xf32>, %y: tensor<4xf32>):\n"
+      "    %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+      "    %b = stablehlo.broadcast_in_dim %y, dims = [0] : (tensor<4xf32>) -> tensor<4x8xf32>\n"
+      "    %m = stablehlo.multiply %x, %b : tensor<4x8xf32>\n"
+      "    %r = stablehlo.reduce(%m init: %z) applies stablehlo.add across dimensions = [1] : "
+      "(tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>\n"
+      "    \"tpu.yield\"(%r) : (tensor<4xf32>) -> ()\n"
+      "  }) {kind = \"input\"} : (tensor<4x8xf32>, tensor<4xf32>) -> tensor<4xf32>\n"
+      "  return %l, %i : tensor<4xf32>, tensor<4xf32>\n"
+      "}\n";
+  size_t n;
+  uint8_t *img = compile_text(text, &n);
+  const TpubSection *sec = (const TpubSection *)(img + sizeof(TpubHeader));
+  while (sec->kind != TPUB_SEC_CODE) sec++;
+  uint32_t *code = (uint32_t *)(img + sec->offset), *loop = NULL, *input = NULL;
+  for (uint32_t i = 0; i + 3 <= sec->count; i++) {
+    if (code[i] == (VM_OP_FUSION | (uint32_t)TPUB_INSTR_INPLACE << 16) && code[i + 1] == 1) loop = &code[i];
+    if (code[i] == VM_OP_FUSION && code[i + 1] == 2 && code[i + 2] == 1) input = &code[i];
+  }
+  assert_non_null(loop);  /* the exponential's buffer dies at the loop fusion */
+  assert_non_null(input); /* the reduce with its producers: an input fusion */
+  char err[256];
+  VmProgram *p = vm_program_load(img, n, err, sizeof err);
+  if (!p) fail_msg("load failed: %s", err);
+  vm_program_free(p);
+  uint8_t *bad = malloc(n);
+  int kind_refusals = 0;
+  for (uint32_t k = 0; k < 2; k++) {
+    memcpy(bad, img, n);
+    *(uint32_t *)(bad + ((uint8_t *)input - img)) = VM_OP_FUSION | (uint32_t)(TPUB_INSTR_INPLACE | k) << 16;
+    fix_checksum(bad, n);
+    err[0] = '\0';
+    if ((p = vm_program_load(bad, n, err, sizeof err))) fail_msg("an in-place input fusion loaded");
+    kind_refusals += strstr(err, "fusion: in-place flag on a kind 1 fusion (loop fusions only)") != NULL;
+  }
+  assert_int_equal(kind_refusals, 1); /* the operand of the result's type; the other is refused as any op */
+  free(bad);
+  free(img);
+}
+
 /* gemm_run_packed with B packed once by gemm_pack_b gives the bits of
  * gemm_run, for every kind, both kernel widths and several blocks of K
  * (256) and N (4096). */
@@ -756,6 +810,7 @@ int run_bytecode_tests(void) {
       cmocka_unit_test(test_loader_fuzz_regressions), cmocka_unit_test(test_costs_round_trip),
       cmocka_unit_test(test_costs_corrupt),     cmocka_unit_test(test_module_section),     cmocka_unit_test(test_profile),
       cmocka_unit_test(test_mxu_dot_validator), cmocka_unit_test(test_gemm_packed_b),
+      cmocka_unit_test(test_fusion_inplace_flag),
   };
   return cmocka_run_group_tests_name("bytecode", tests, NULL, NULL);
 }
