@@ -18,10 +18,7 @@ TPUCC="$BUILD/tpucc"
 MLIR_OPT=mlir-opt-14
 GEN="$HERE/gen_scaling.py"
 
-bench_require /usr/bin/time time || exit 1
-bench_require "$MLIR_OPT" mlir-14-tools || exit 1
-bench_require python3 python3 || exit 1
-[ -x "$TPUCC" ] || { echo "bench: $TPUCC not built (run make)" >&2; exit 1; }
+bench_require_compile_peers "$TPUCC" || exit 1
 dir="$BUILD/bench"
 mkdir -p "$dir"
 

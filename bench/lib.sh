@@ -1,6 +1,10 @@
 # bench/lib.sh — helpers sourced by the benchmark scripts (bench/*.sh).
 #
 #   bench_require CMD PACKAGE   fail (with the apt-get line) if CMD is missing
+#   bench_require_compile_peers TPUCC
+#                               the compile benchmarks' tools: GNU time,
+#                               mlir-opt-14 (the peer), python3 (generators)
+#                               and a built TPUCC; fail if one is missing
 #   bench_measure LOG NAME CMD...
 #       run CMD once under /usr/bin/time; append a line
 #       "WALL_S PEAK_RSS_KIB CPU_S" (CPU = user + system) to LOG; on failure
@@ -26,6 +30,13 @@ bench_require() {
   echo "bench: '$1' not found; install the Debian package '$2':" >&2
   echo "  apt-get install -y --no-install-recommends $2   (or: mk/install-deps.sh test)" >&2
   return 1
+}
+
+bench_require_compile_peers() {
+  bench_require /usr/bin/time time || return 1
+  bench_require mlir-opt-14 mlir-14-tools || return 1
+  bench_require python3 python3 || return 1
+  [ -x "$1" ] || { echo "bench: $1 not built (run make)" >&2; return 1; }
 }
 
 bench_measure() {

@@ -12,10 +12,7 @@ N=${BENCH_OPS:-100000}
 TPUCC="$BUILD/tpucc"
 MLIR_OPT=mlir-opt-14
 
-bench_require /usr/bin/time time || exit 1
-bench_require "$MLIR_OPT" mlir-14-tools || exit 1
-bench_require python3 python3 || exit 1
-[ -x "$TPUCC" ] || { echo "bench: $TPUCC not built (run make)" >&2; exit 1; }
+bench_require_compile_peers "$TPUCC" || exit 1
 
 # ------------------------------------------------------------ input
 # Generated once per N; regenerated when the generator changes.

@@ -9,9 +9,10 @@ source "$(dirname "$0")/lib.sh"
 TPURUN="$BUILD/tpurun"
 run() { timeout 60 "$TPURUN" --no-cache "$@"; }
 
-# A while whose condition is always true.
-cat > "$TMP/forever.mlir" <<'EOF'
-func.func @main(%x: tensor<i32>) -> tensor<i32> {
+# forever NAME: a function @NAME(%x: tensor<i32>) whose while never ends.
+forever() {
+  cat <<EOF
+func.func @$1(%x: tensor<i32>) -> tensor<i32> {
   %one = stablehlo.constant dense<1> : tensor<i32>
   %r = stablehlo.while(%i = %x) : tensor<i32>
    cond {
@@ -24,6 +25,8 @@ func.func @main(%x: tensor<i32>) -> tensor<i32> {
   return %r : tensor<i32>
 }
 EOF
+}
+forever main > "$TMP/forever.mlir"
 F="$TMP/forever.mlir"
 # One iteration is 4 steps: the condition's constant and return, the body's add and return.
 expect_status 4 run "$F" --input=i32=0 --max-steps=1000
@@ -111,19 +114,9 @@ got=$?
 expect_in "$TMP/err" "error: interrupted while running 'stablehlo."
 
 # interpreter.run_parallel: chips started by a program share its limits.
-cat > "$TMP/par.mlir" <<'EOF'
-func.func @spin(%x: tensor<i32>) -> tensor<i32> {
-  %one = stablehlo.constant dense<1> : tensor<i32>
-  %r = stablehlo.while(%i = %x) : tensor<i32>
-   cond {
-    %t = stablehlo.constant dense<true> : tensor<i1>
-    stablehlo.return %t : tensor<i1>
-  } do {
-    %n = stablehlo.add %i, %one : tensor<i32>
-    stablehlo.return %n : tensor<i32>
-  }
-  return %r : tensor<i32>
-}
+{
+  forever spin
+  cat <<'EOF'
 func.func @main() {
   %z = stablehlo.constant dense<0> : tensor<i32>
   %r:2 = "interpreter.run_parallel"(%z, %z) {programs = [[@spin], [@spin]]} : (tensor<i32>, tensor<i32>) -> (tensor<i32>, tensor<i32>)
@@ -131,6 +124,7 @@ func.func @main() {
   func.return
 }
 EOF
+} > "$TMP/par.mlir"
 expect_status 4 run "$TMP/par.mlir" --check --max-steps=100
 expect_in "$TMP/err" "par.mlir:3:8: error: 'stablehlo.while' op exceeded --max-steps=100 after 100 steps (trip count 24)"
 expect_status 4 run "$TMP/par.mlir" --check --timeout=1
