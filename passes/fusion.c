@@ -119,8 +119,35 @@ static bool same_shape(const Type *a, const Type *b) {
   return a->rank == b->rank && memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank) == 0;
 }
 
+/* True when value v is defined inside op (in one of its regions). */
+static bool defined_inside(const Value *v, const Op *op) {
+  const Block *b = v->def ? v->def->parent : v->block;
+  while (b && b->parent && b->parent->parent) {
+    if (b->parent->parent == op) return true;
+    b = b->parent->parent->parent;
+  }
+  return false;
+}
+
+/* True when every operand used in region r (nested regions included) is
+ * defined inside op: the region captures nothing. */
+static bool region_is_closed(const Region *r, const Op *op) {
+  for (int bi = 0; bi < r->nblocks; bi++)
+    for (const Op *o = r->blocks[bi]->first; o; o = o->next) {
+      for (int i = 0; i < o->noperands; i++)
+        if (!defined_inside(o->operands[i], op)) return false;
+      for (int k = 0; k < o->nregions; k++)
+        if (!region_is_closed(&o->regions[k], op)) return false;
+    }
+  return true;
+}
+
+/* A reduce of one input whose body captures nothing: the VM folds the
+ * producer's tiles into it (a body reading outer values cannot run on
+ * tiles, so it is left unfused and its producer counted whole). */
 static bool is_single_input_reduce(const Op *op) {
-  return op->kind == OP_REDUCE && op->noperands == 2 && op->nresults == 1 && is_static_tensor(op->operands[0]->type);
+  return op->kind == OP_REDUCE && op->noperands == 2 && op->nresults == 1 &&
+         is_static_tensor(op->operands[0]->type) && op->nregions == 1 && region_is_closed(&op->regions[0], op);
 }
 
 static bool is_contraction(const Op *op) {

@@ -12,7 +12,8 @@
  * decided once per instruction and kept in vm_instr_cache.  An input
  * fusion (such a body followed by reduces of its values) runs the same
  * tiles and folds each into the reduces as soon as it is computed
- * (vm_reduce_fold), so its producer is never materialized.  A loop fusion
+ * (vm_reduce_fold, converting to a wider reducer type), so its producer is
+ * never materialized.  A loop fusion
  * may write result 0 over a dying operand (INPLACE): it is written at the
  * end of each tile.  Any other body (ops the tiles cannot run) is called
  * once on the whole buffers, which gives the results of unfused execution. */
@@ -339,7 +340,7 @@ static bool written_in(const VmFunc *fn, uint32_t first, uint32_t end, uint32_t 
  * values (init values from parameters or constants; nothing from another
  * reduce) whose results, in order, are the body's; false for any other
  * body. */
-static bool plan_input(FusionPlan *p, const VmExec *x, const VmFunc *fn, SlotState *ss) {
+static bool plan_input(FusionPlan *p, const VmFunc *fn, SlotState *ss) {
   const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
   uint32_t end = fn->n_instrs - 1, nyield = 0, nres = 0;
   while (end > 0 && fn->instrs[end - 1].opcode == VM_OP_REDUCE) end--;
@@ -348,13 +349,12 @@ static bool plan_input(FusionPlan *p, const VmExec *x, const VmFunc *fn, SlotSta
   bool ok = nreds > 0 && yield;
   for (uint32_t k = 0; ok && k < nreds; k++) {
     const VmInstr *red = &fn->instrs[end + k];
-    const VmType *types[MAX_VALUES];
     for (uint32_t j = 0; ok && j < red->n_out; j++, nres++) {
       ok = nres < ret->n_in && ret->in[nres] == red->out[j] && nyield < fn->n_regs &&
            !written_in(fn, end, end + k, red->in[j]) && !written_in(fn, end, end + k, red->in[red->n_out + j]);
-      if (ok) types[j] = fn->reg_types[red->in[j]], yield[nyield++] = red->in[j];
+      if (ok) yield[nyield++] = red->in[j];
     }
-    ok = ok && vm_reduce_foldable(x, red, types);
+    ok = ok && vm_reduce_foldable(red);
   }
   ok = ok && nres == ret->n_in && plan_body(p, fn, ss, end, yield, nyield, false, -1);
   free(yield);
@@ -372,7 +372,7 @@ static bool plan_input(FusionPlan *p, const VmExec *x, const VmFunc *fn, SlotSta
 
 /* A plan in one malloc'ed block (vm_instr_cache frees it), or NULL when
  * out of memory.  alias: as plan_body. */
-static FusionPlan *plan_build(const VmExec *x, const VmFunc *fn, const VmRegion *r, int64_t kind, int alias) {
+static FusionPlan *plan_build(const VmFunc *fn, const VmRegion *r, int64_t kind, int alias) {
   size_t nr = fn->n_regs + 1, ni = fn->n_instrs + 1;
   size_t size = sizeof(FusionPlan) + nr * sizeof(FReg) + ni * sizeof(FStep) + ni * sizeof(FSplat) +
                 (fn->n_results + 1) * sizeof(uint32_t) + 2 * nr * sizeof(VmType) + 64;
@@ -402,7 +402,7 @@ static FusionPlan *plan_build(const VmExec *x, const VmFunc *fn, const VmRegion 
   SlotState ss = {.refs = slot_mem, .free_list = slot_mem + nr};
   const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
   p->kind = PLAN_WHOLE;
-  if (!r->ncaps && kind == 1 && plan_input(p, x, fn, &ss)) p->kind = PLAN_INPUT;
+  if (!r->ncaps && kind == 1 && plan_input(p, fn, &ss)) p->kind = PLAN_INPUT;
   else if (!r->ncaps && kind != 1 && plan_body(p, fn, &ss, fn->n_instrs - 1, ret->in, ret->n_in, true, alias))
     p->kind = PLAN_LOOP;
   free(slot_mem);
@@ -627,11 +627,13 @@ static int64_t folds_begin(TileRun *R, const VmFunc *fn, VmTensor *out) {
   for (uint32_t k = 0; k < p->nreds; k++) {
     const VmInstr *red = &p->reds[k];
     VmTensor init[MAX_VALUES];
+    const VmType *types[MAX_VALUES];
     for (uint32_t j = 0; j < red->n_out; j++) {
       uint32_t g = red->in[red->n_out + j];
       init[j] = (VmTensor){fn->reg_types[g], reg_data(R, &p->regs[g], 0, NULL)};
+      types[j] = fn->reg_types[red->in[j]];
     }
-    if (!(R->folds[k] = vm_reduce_fold_begin(R->x, red, fn->reg_types[red->in[0]], init, out))) return -1;
+    if (!(R->folds[k] = vm_reduce_fold_begin(R->x, red, types, init, out))) return -1;
     out += red->n_out;
     /* Blocks are suffix products of the dims: the largest is a multiple of the others. */
     int64_t b = vm_reduce_fold_block(R->folds[k], p->n);
@@ -672,7 +674,7 @@ int exec_fusion(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out
   const VmFunc *fn = vm_region_func(x, r);
   void **slot = vm_instr_cache(x);
   int alias = ins->flags & TPUB_INSTR_INPLACE ? (int)(ins->flags & 0xff) : -1;
-  if (!slot || (!*slot && !(*slot = plan_build(x, fn, r, vm_field_int(ins, 0), alias))))
+  if (!slot || (!*slot && !(*slot = plan_build(fn, r, vm_field_int(ins, 0), alias))))
     return vm_trap(x, "out of host memory planning a fusion");
   const FusionPlan *p = *slot;
   if (p->kind == PLAN_LOOP) return run_tiled(x, p, fn, in, out);

@@ -17,6 +17,10 @@
 #define ATTR_LIMIT ((int64_t)1 << 40)
 /* Elements converted to f32 at a time on the bf16/f16 fast paths. */
 #define CHUNK 1024
+/* A fold of promoted inputs (an input fusion's tiles) converts them in
+ * chunks of this many bytes on the stack, for at most this many values. */
+#define FOLD_CONV_BYTES 16384
+#define FOLD_MAX_VALUES 256
 
 /* ------------------------------------------------------------------ */
 /* Small helpers */
@@ -421,7 +425,8 @@ struct VmReduceFold {
   const VmInstr *ins;
   const FoldOps *ops; /* N = 1 with a recognised reducer; NULL: the region per element */
   Merged m;
-  int elem;      /* the inputs' element type (the body's) */
+  int elem;      /* the body's element type of input 0 */
+  int *from;     /* N input element types where some is promoted to the body's; else NULL */
   char *acc;     /* fast path: accumulators, out->data or f32 for bf16/f16 */
   VmTensor *out; /* N results */
   int *bytes;    /* generic path: element bytes of each value */
@@ -510,36 +515,52 @@ static int fold_generic(VmReduceFold *f, const void *const *data, int64_t s, int
   return VM_OK;
 }
 
-bool vm_reduce_foldable(const VmExec *x, const VmInstr *ins, const VmType *const *in_types) {
+bool vm_reduce_foldable(const VmInstr *ins) {
   const VmRegion *body = &ins->fields[1].regions[0];
-  const VmFunc *fn = vm_region_func(x, body);
-  if (body->ncaps) return false;
-  for (uint32_t i = 0; i < ins->n_out; i++)
-    if (fn->reg_types[i]->elem != in_types[i]->elem) return false;
-  return true;
+  return !body->ncaps && ins->n_out <= FOLD_MAX_VALUES;
 }
 
-VmReduceFold *vm_reduce_fold_begin(VmExec *x, const VmInstr *ins, const VmType *in_type, const VmTensor *init,
+/* The init values of a fold whose inputs are promoted, converted to the
+ * body's types (in f->s); init itself otherwise.  NULL when out of memory. */
+static const VmTensor *promoted_init(VmReduceFold *f, const VmFunc *body, const VmTensor *init) {
+  if (!f->from) return init;
+  uint32_t n = f->ins->n_out;
+  VmTensor *conv = kr_scratch_get(&f->s, n, sizeof(VmTensor));
+  for (uint32_t i = 0; conv && i < n; i++) {
+    conv[i] = (VmTensor){body->reg_types[i], kr_scratch_get(&f->s, 1, 16)};
+    if (!conv[i].data) return NULL;
+    promote_elems(f->from[i], init[i].data, body->reg_types[i]->elem, conv[i].data, 1);
+  }
+  return conv;
+}
+
+VmReduceFold *vm_reduce_fold_begin(VmExec *x, const VmInstr *ins, const VmType *const *in_types, const VmTensor *init,
                                    VmTensor *out) {
   VmReduceFold *f = vm_scratch_alloc(x, sizeof *f);
   if (!f) {
     vm_trap(x, "out of memory: reduce scratch");
     return NULL;
   }
-  *f = (VmReduceFold){.x = x, .ins = ins, .elem = in_type->elem, .out = out, .s = {.x = x}};
   const VmRegion *body = &ins->fields[1].regions[0];
-  reduce_merged(ins, in_type, &f->m);
-  f->ops = ins->n_out == 1 ? region_fold_ops(x, body, f->elem) : NULL;
+  const VmFunc *fn = vm_region_func(x, body);
+  *f = (VmReduceFold){.x = x, .ins = ins, .elem = fn->reg_types[0]->elem, .out = out, .s = {.x = x}};
+  reduce_merged(ins, in_types[0], &f->m);
+  uint32_t n = ins->n_out;
+  bool ok = true;
+  for (uint32_t i = 0; i < n && !f->from; i++)
+    if (in_types[i]->elem != fn->reg_types[i]->elem && (ok = (f->from = kr_scratch_get(&f->s, n, sizeof(int)))))
+      for (uint32_t j = 0; j < n; j++) f->from[j] = in_types[j]->elem;
+  init = ok ? promoted_init(f, fn, init) : NULL;
+  ok = init != NULL;
+  f->ops = ok && n == 1 ? region_fold_ops(x, body, f->elem) : NULL;
   int64_t out_count = out[0].type->count;
-  bool ok;
-  if (f->ops) {
+  if (ok && f->ops) {
     int csz = compute_bytes(f->elem);
     f->acc = computes_in_f32(f->elem) ? kr_scratch_get(&f->s, out_count, 4) : out->data;
     char init_c[16];
     to_compute(f->elem, init->data, init_c);
     if ((ok = f->acc != NULL)) fill_elems(f->acc, init_c, out_count, csz);
-  } else {
-    uint32_t n = ins->n_out;
+  } else if (ok) {
     f->bytes = kr_scratch_get(&f->s, n, sizeof(int));
     ok = f->bytes && kr_region_call_init(&f->rc, &f->s, x, body);
     for (uint32_t i = 0; ok && i < n; i++) {
@@ -560,13 +581,40 @@ int64_t vm_reduce_fold_block(const VmReduceFold *f, int64_t in_count) {
   return in_count / f->m.size[0];
 }
 
-int vm_reduce_fold(VmReduceFold *f, const void *const *data, int64_t s, int64_t len) {
-  if (len <= 0) return VM_OK;
+/* Folds [s, s + len) of inputs that need no conversion. */
+static int fold_range(VmReduceFold *f, const void *const *data, int64_t s, int64_t len) {
   if (f->ops) {
     fold_fast(f, data[0], s, len);
     return VM_OK;
   }
   return fold_generic(f, data, s, len);
+}
+
+int vm_reduce_fold(VmReduceFold *f, const void *const *data, int64_t s, int64_t len) {
+  if (len <= 0) return VM_OK;
+  if (!f->from) return fold_range(f, data, s, len);
+  /* Promoted inputs: converted a chunk at a time on this thread's stack
+   * (folds may run on several threads at once). */
+  uint32_t n = f->ins->n_out;
+  const VmFunc *fn = vm_region_func(f->x, &f->ins->fields[1].regions[0]);
+  _Alignas(16) char conv[FOLD_CONV_BYTES];
+  const void *chunk[FOLD_MAX_VALUES];
+  int64_t step = FOLD_CONV_BYTES / (16 * (int64_t)n);
+  for (int64_t i0 = 0; i0 < len; i0 += step) {
+    int64_t k = len - i0 < step ? len - i0 : step;
+    for (uint32_t i = 0; i < n; i++) {
+      int to = fn->reg_types[i]->elem;
+      const char *src = (const char *)data[i] + i0 * vm_elem_bytes(f->from[i]);
+      chunk[i] = src;
+      if (f->from[i] == to) continue;
+      char *dst = conv + (size_t)i * (size_t)step * 16;
+      promote_elems(f->from[i], src, to, dst, k);
+      chunk[i] = dst;
+    }
+    int rc = fold_range(f, chunk, s + i0, k);
+    if (rc != VM_OK) return rc;
+  }
+  return VM_OK;
 }
 
 void vm_reduce_fold_end(VmReduceFold *f, bool ok) {
@@ -583,7 +631,9 @@ int exec_reduce(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out
   const VmTensor *ops_in;
   if (!promote_operands(&s, ins, body, in, &ops_in)) return kr_scratch_fail(&s, "reduce");
   uint32_t n = ins->n_out;
-  VmReduceFold *f = vm_reduce_fold_begin(x, ins, ops_in[0].type, &ops_in[n], out);
+  const VmType **types = kr_scratch_get(&s, n, sizeof(VmType *));
+  for (uint32_t i = 0; types && i < n; i++) types[i] = ops_in[i].type;
+  VmReduceFold *f = types ? vm_reduce_fold_begin(x, ins, types, &ops_in[n], out) : NULL;
   const void **data = kr_scratch_get(&s, n, sizeof(void *));
   int rcode = VM_TRAP;
   if (!data) rcode = vm_trap(x, "out of memory: reduce scratch");

@@ -57,9 +57,11 @@ void **vm_instr_cache(VmExec *x);
  * results and frees.  Any split of the input gives the bits of
  * exec_reduce.  begin traps and returns NULL when out of memory. */
 typedef struct VmReduceFold VmReduceFold;
-/* The reduce's inputs of in_types need no promotion and its body no captures. */
-bool vm_reduce_foldable(const VmExec *x, const VmInstr *ins, const VmType *const *in_types);
-VmReduceFold *vm_reduce_fold_begin(VmExec *x, const VmInstr *ins, const VmType *in_type, const VmTensor *init,
+/* The reduce's body captures nothing (its inputs may be promoted to the
+ * body's wider types: the fold converts them as it goes). */
+bool vm_reduce_foldable(const VmInstr *ins);
+/* in_types: the N inputs' types; init: of the same element types. */
+VmReduceFold *vm_reduce_fold_begin(VmExec *x, const VmInstr *ins, const VmType *const *in_types, const VmTensor *init,
                                    VmTensor *out);
 /* Ranges of whole blocks of this many elements write disjoint results and
  * may be folded on different threads at once; in_count: one block only. */

@@ -140,3 +140,24 @@ func.func @must_not_fuse(%x: tensor<4x8xf32>, %y: tensor<8xf32>) -> (tensor<4x8x
   %4 = "stablehlo.custom_call"(%0) {call_target_name = "side_effect", has_side_effect = true} : (tensor<4x8xf32>) -> tensor<4x8xf32>
   return %4, %3 : tensor<4x8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// A reduce whose body reads a value from outside it cannot fold tiles:
+// its producer stays unfused (and is counted whole by buffer-assign).
+// CHECK-LABEL: func.func @capturing_reducer
+// CHECK-NOT: "tpu.fusion"
+// CHECK: stablehlo.exponential
+// CHECK: stablehlo.reduce
+// CHECK: func.return
+func.func @capturing_reducer(%x: tensor<32x512xf32>, %k: tensor<f32>) -> tensor<32xf32> {
+  %e = stablehlo.exponential %x : tensor<32x512xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%e init: %z) across dimensions = [1] : (tensor<32x512xf32>, tensor<f32>) -> tensor<32xf32>
+    reducer(%a: tensor<f32>, %b: tensor<f32>) {
+      %m = stablehlo.multiply %b, %k : tensor<f32>
+      %s = stablehlo.add %a, %m : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }
+  return %r : tensor<32xf32>
+}
