@@ -365,7 +365,7 @@ static void finish_func(FuncBuilder *fb, uint32_t index, const char *name, uint3
       for (uint32_t k = 0; k < in->nin && k < 128; k++) {
         const TpubType *it = (const TpubType *)e->types.p + fb->reg_types[in->in[k]];
         if (last[in->in[k]] == (int64_t)i && it->elem == ot->elem && it->rank == ot->rank &&
-            memcmp(e->ints.p + it->dims * 8, e->ints.p + ot->dims * 8, it->rank * 8u) == 0) {
+            (it->rank == 0 || memcmp(e->ints.p + it->dims * 8, e->ints.p + ot->dims * 8, it->rank * 8u) == 0)) {
           flagsw = TPUB_INSTR_INPLACE | k;
           break;
         }
