@@ -9,8 +9,9 @@
  *   - views (bitcast reshapes and bitcast_converts, tuples,
  *     get_tuple_element, optimization_barrier, tpu.async_done) allocate
  *     nothing and keep their operands' buffers alive;
- *   - an element-wise op (or a loop fusion) reuses the buffer of an operand
- *     that dies at it and has the result's size (in place);
+ *   - an element-wise op (or a loop fusion) writes its result 0 over the
+ *     first operand of the same type that dies at it (in place), as the
+ *     back end flags it for the VM;
  *   - constants are resident for the whole program (weights), except
  *     splats, which each op that reads one materializes while it runs;
  *   - while, if and case add the peak of their bodies; a call adds the
@@ -166,23 +167,22 @@ static void live_build(Live *l, const Block *blk, bool charge_args, bool charge_
       if (s >= 0) v->root = s;
     }
   }
-  /* In-place reuse, first to last. */
+  /* In-place reuse, first to last, as the back end flags it: result 0
+   * over the first dying operand of the same type (backend/lower.c). */
   for (i = 0; i < l->nops; i++) {
     const Op *o = l->ops[i];
-    if (!is_charged_elementwise(o)) continue;
-    for (int r = 0; r < o->nresults; r++) {
-      int rb = buf_of(l, &o->results[r]);
-      for (int k = 0; k < o->noperands; k++) {
-        int s = buf_of(l, o->operands[k]);
-        if (s < 0) continue;
-        int root = find_root(l->bufs, s);
-        Buf *src = &l->bufs[root];
-        if (src->last != i || src->bytes <= 0 || src->bytes != l->bufs[rb].bytes) continue;
-        src->last = l->bufs[rb].last > i ? l->bufs[rb].last : i;
-        l->bufs[rb].root = root;
-        l->bufs[rb].bytes = 0;
-        break;
-      }
+    if (!is_charged_elementwise(o) || o->nresults == 0) continue;
+    int rb = buf_of(l, &o->results[0]);
+    for (int k = 0; k < o->noperands; k++) {
+      int s = buf_of(l, o->operands[k]);
+      if (s < 0 || o->operands[k]->type != o->results[0].type) continue;
+      int root = find_root(l->bufs, s);
+      Buf *src = &l->bufs[root];
+      if (src->last != i || src->bytes <= 0 || src->bytes != l->bufs[rb].bytes) continue;
+      src->last = l->bufs[rb].last > i ? l->bufs[rb].last : i;
+      l->bufs[rb].root = root;
+      l->bufs[rb].bytes = 0;
+      break;
     }
   }
   /* Results handed back to the caller are the caller's buffers. */

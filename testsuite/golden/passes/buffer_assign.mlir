@@ -42,6 +42,15 @@ func.func @main(%a: tensor<1024x1024xf32>) -> tensor<1024x1024xf64> {
 }
 
 // -----
+// Reuse keeps the element type, as the VM's in-place flag does: a convert
+// f32 -> i32 (same bytes) gets a buffer of its own, 4 + 4 MiB.
+// CHECK: peak HBM 8.0 MiB (8388608 bytes)
+func.func @main(%a: tensor<1024x1024xf32>) -> tensor<1024x1024xi32> {
+  %0 = stablehlo.convert %a : (tensor<1024x1024xf32>) -> tensor<1024x1024xi32>
+  return %0 : tensor<1024x1024xi32>
+}
+
+// -----
 // A bitcast reshape is a view: it keeps the argument's buffer alive and
 // allocates nothing; the exponential then reuses that buffer.
 // CHECK: peak HBM 4.0 MiB (4194304 bytes)
