@@ -1047,7 +1047,7 @@ static void emit_fusion(FuncBuilder *fb, Op *op, int64_t kind) {
   e->fields = &fields;
   fint(e, kind);
   field_region(fb, op, &op->regions[0]);
-  emit_op(fb, op, VM_OP_FUSION)->tilewise = kind == 0;
+  emit_op(fb, op, VM_OP_FUSION)->tilewise = kind == 0 && loop_fusion_writes_in_place(op);
   e->fields = saved;
   bytes_free(&fields);
 }

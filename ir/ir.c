@@ -137,6 +137,20 @@ const Attr *op_attr(const Op *op, const char *name) {
   return NULL;
 }
 
+bool loop_fusion_writes_in_place(const Op *fusion) {
+  const Attr *k = op_attr(fusion, "kind");
+  if (fusion->kind != OP_TPU_FUSION || fusion->nresults == 0 || fusion->nregions != 1 ||
+      fusion->regions[0].nblocks != 1 || !k || k->kind != ATTR_STRING || k->u.str.len != 4 ||
+      memcmp(k->u.str.s, "loop", 4) != 0)
+    return false;
+  const Block *body = fusion->regions[0].blocks[0];
+  for (const Op *o = body->first; o; o = o->next)
+    if (o->kind == OP_BROADCAST_IN_DIM && o->noperands == 1 && !o->operands[0]->def &&
+        o->operands[0]->block == body && o->operands[0]->type == fusion->results[0].type)
+      return false;
+  return true;
+}
+
 void op_set_attr(Context *c, Op *op, const char *name, Attr *value) {
   /* Copy on write: clones share their attribute array (ir/rewrite.c). */
   for (int i = 0; i < op->nattrs; i++)

@@ -428,6 +428,12 @@ void op_set_operand(Context *c, Op *op, int i, Value *v);
 Block *block_create(Context *c, Region *parent, int nargs, Type **arg_types);
 void region_add_block(Context *c, Region *r, Block *b);
 const Attr *op_attr(const Op *op, const char *name); /* NULL if absent */
+/* A tpu.fusion of kind "loop" whose result 0 may be written over a dying
+ * operand of its type (as an element-wise op's): not when its body
+ * broadcasts a parameter of that type, since the broadcast reads positions
+ * outside the tile being written.  The back end's INPLACE flag and
+ * buffer-assign's reuse both follow it. */
+bool loop_fusion_writes_in_place(const Op *fusion);
 
 /* JAX's annotation custom calls (ir/annotations.def). */
 typedef struct Annotation {

@@ -83,10 +83,7 @@ static bool is_view(const Op *o) {
 /* Writes its result element by element over same-sized operands, so it
  * can write into one of them. */
 static bool is_charged_elementwise(const Op *op) {
-  if (op->kind == OP_TPU_FUSION) {
-    const Attr *k = op_attr(op, "kind");
-    return k && k->kind == ATTR_STRING && k->u.str.len == 4 && memcmp(k->u.str.s, "loop", 4) == 0;
-  }
+  if (op->kind == OP_TPU_FUSION) return loop_fusion_writes_in_place(op);
   return (op_info[op->kind].traits & TRAIT_ELEMENTWISE) && op->nregions == 0;
 }
 

@@ -50,7 +50,8 @@ static const char *const kind_names[] = {"loop", "input", "output", "multi_outpu
 typedef struct Param {
   Value *v;
   uint32_t users_in;
-  uint64_t key; /* KEY_NONE: no member offers its producer for fusion */
+  uint64_t key;   /* KEY_NONE: no member offers its producer for fusion */
+  bool broadcast; /* a member broadcasts it: it must stay whole, not computed tile by tile */
 } Param;
 
 /* A group is a union-find set of parts: each part holds the ops it brought
@@ -228,6 +229,7 @@ static void note_reads(Fuser *f, Group *g, Op *p, uint64_t scan) {
       *q = (Param){.v = x, .key = KEY_NONE};
     }
     q->users_in++;
+    q->broadcast |= p->kind == OP_BROADCAST_IN_DIM;
     if (k < scanned && scan + (uint64_t)k < q->key) q->key = scan + (uint64_t)k;
   }
 }
@@ -264,7 +266,9 @@ static double bytes_saved(const Fuser *f, Group *g, const Op *p, bool duplicate)
 /* Can the producer of read q join g now?  *duplicate: as a clone. */
 static bool can_fuse_producer(Fuser *f, Group *g, const Param *q, bool *duplicate) {
   Op *p = q->v->def;
-  if (g->size >= FUSION_MAX_OPS) return false;
+  /* A broadcast reads other positions than the tile it writes: what it
+   * reads is a whole operand of the fusion, never a value computed in it. */
+  if (g->size >= FUSION_MAX_OPS || q->broadcast) return false;
   if (!p || p->parent != f->block || !numbered(f, p) || group_of(f, p)) return false;
   if (!op_is_pure(p) || p->nresults != 1) return false;
   const Type *t = p->results[0].type;
@@ -455,12 +459,20 @@ static bool merged_params(const Fuser *f, Group *a, Group *b, Param *out, int *n
     Group *g = side ? a : b, *other = side ? b : a;
     for (int i = 0; i < g->nparams; i++) {
       Value *x = g->params[i].v;
-      if ((x->def && in_group(f, other, x->def))) continue;
-      bool seen = false;
-      for (int j = 0; j < *n && !seen; j++) seen = out[j].v == x;
-      if (seen) continue;
+      bool broadcast = g->params[i].broadcast;
+      if (x->def && in_group(f, other, x->def)) {
+        if (broadcast) return false; /* it would broadcast a value computed in the fusion */
+        continue;
+      }
+      int seen = -1;
+      for (int j = 0; j < *n && seen < 0; j++)
+        if (out[j].v == x) seen = j;
+      if (seen >= 0) {
+        out[seen].broadcast |= broadcast;
+        continue;
+      }
       if (*n == FUSION_MAX_PARAMS) return false;
-      out[(*n)++] = (Param){.v = x, .key = KEY_NONE};
+      out[(*n)++] = (Param){.v = x, .key = KEY_NONE, .broadcast = broadcast};
     }
   }
   return true;

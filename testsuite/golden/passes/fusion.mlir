@@ -161,3 +161,21 @@ func.func @capturing_reducer(%x: tensor<32x512xf32>, %k: tensor<f32>) -> tensor<
     }
   return %r : tensor<32xf32>
 }
+
+// -----
+
+// A broadcast inside a fusion reads positions outside the tile it writes,
+// so what it reads stays a whole operand: the exponential it transposes is
+// not pulled in (the VM could not compute it tile by tile).
+// CHECK-LABEL: func.func @broadcast_of_computed
+// CHECK: %[[E:.*]] = stablehlo.exponential %arg0
+// CHECK: "tpu.fusion"({{.*}}%[[E]]
+// CHECK: stablehlo.broadcast_in_dim
+// CHECK: {kind = "loop"}
+func.func @broadcast_of_computed(%x: tensor<64x64xf32>, %y: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %e = stablehlo.exponential %x : tensor<64x64xf32>
+  %t = stablehlo.broadcast_in_dim %e, dims = [1, 0] : (tensor<64x64xf32>) -> tensor<64x64xf32>
+  %s = stablehlo.add %t, %y : tensor<64x64xf32>
+  %u = stablehlo.add %s, %e : tensor<64x64xf32>
+  return %u : tensor<64x64xf32>
+}
