@@ -94,4 +94,26 @@ expect_in "$TMP/run.out" "result[0]: f32=4999802880"
 [ -n "$meas" ] && [ "$meas" -le "$rep" ] && [ "$meas" -lt 1048576 ] \
   || fail "100000x100000 broadcast + reduce: measured peak HBM '$meas' bytes, reported '$rep' bytes"
 echo "100000x100000 broadcast + reduce: reported $rep bytes, measured $meas bytes"
+
+# Bodies the VM cannot run tile by tile are never formed: a broadcast that
+# transposes a computed value (it stays an operand of the fusion), a
+# reducer wider than its input (folded with promotion).
+cat >"$TMP/shapes.mlir" <<'MLIR'
+func.func @main(%x: tensor<1024x1024xf32>, %y: tensor<1024x1024xf32>, %h: tensor<1024x1024xbf16>)
+    -> (tensor<1024x1024xf32>, tensor<1024xf32>) {
+  %e = stablehlo.exponential %x : tensor<1024x1024xf32>
+  %t = stablehlo.broadcast_in_dim %e, dims = [1, 0] : (tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %s = stablehlo.add %t, %y : tensor<1024x1024xf32>
+  %u = stablehlo.add %s, %e : tensor<1024x1024xf32>
+  %he = stablehlo.exponential %h : tensor<1024x1024xbf16>
+  %hz = stablehlo.constant dense<0.0> : tensor<bf16>
+  %r = stablehlo.reduce(%he init: %hz) across dimensions = [1] : (tensor<1024x1024xbf16>, tensor<bf16>) -> tensor<1024xf32>
+    reducer(%a: tensor<f32>, %b: tensor<f32>) {
+      %sum = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %sum : tensor<f32>
+    }
+  return %u, %r : tensor<1024x1024xf32>, tensor<1024xf32>
+}
+MLIR
+check "transposing broadcast, promoted reducer" "$TMP/shapes.mlir"
 exit 0
