@@ -258,7 +258,8 @@ static bool ends_with(const char *s, const char *suffix) {
  * result it is asked to (with a note where the file holds another form). */
 static int check_outputs(const Options *o, const VmFunc *fn) {
   if ((uint32_t)o->noutputs > fn->n_results) {
-    fprintf(stderr, "tpurun: %d --output given, @%s has %u results\n", o->noutputs, fn->name, fn->n_results);
+    fprintf(stderr, "tpurun: %d --output given, @%s has %u result%s\n", o->noutputs, fn->name, fn->n_results,
+            fn->n_results == 1 ? "" : "s");
     return EXIT_USAGE;
   }
   for (int pass = 0; pass < 2; pass++) /* every output checked, then the notes */
