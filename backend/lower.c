@@ -560,13 +560,11 @@ static void lower_constant(FuncBuilder *fb, const Op *op, const Attr *a) {
 /* get_dimension_size of a static dimension: the size as an i32 constant
  * (canonicalize folds it; this is for -O0). */
 static void lower_dimension_size(FuncBuilder *fb, const Op *op) {
-  const Type *t = op->operands[0]->type;
-  int64_t dim = attr_int_or(op, "dimension", -1);
-  if (!type_is_tensor(t) || dim < 0 || dim >= t->rank || t->dims[dim] == DIM_DYNAMIC || t->dims[dim] > INT32_MAX) {
+  int32_t size;
+  if (!static_dimension_size(op, &size)) {
     unsupported(fb, op, "get_dimension_size of a dynamic dimension");
     return;
   }
-  int32_t size = (int32_t)t->dims[dim];
   fint(fb->e, (int64_t)emit_const_bytes(fb->e, &size, sizeof size));
   fint(fb->e, sizeof size);
   fint(fb->e, 0);
@@ -937,10 +935,12 @@ static Op *build_part_fusion(Context *c, const Op *fusion, PtrVec *part, Table *
 
 static void emit_fusion(FuncBuilder *fb, Op *op, int64_t kind);
 
+/* tpu.fusion kinds by their FUSION field value (kind 0: loop, 1: input). */
+static const char *const fusion_kinds[] = {"loop", "input", "output", "multi_output", NULL};
+
 /* Lowers `part` as one detached fusion of kind `kind` yielding `outs`. */
 static void lower_part(FuncBuilder *fb, const Op *fusion, PtrVec *part, Table *in_part, PtrVec *outs, int64_t kind) {
-  static const char *const names[] = {"loop", "input"};
-  Op *f = build_part_fusion(fb->e->c, fusion, part, in_part, outs, names[kind]);
+  Op *f = build_part_fusion(fb->e->c, fusion, part, in_part, outs, fusion_kinds[kind]);
   emit_fusion(fb, f, kind);
   op_erase(f);
 }
@@ -1237,11 +1237,10 @@ static void lower_op_fields(FuncBuilder *fb, Op *op) {
       lower_fusion_inline(fb, op);
       return;
     }
-    static const char *const kinds[] = {"loop", "input", "output", "multi_output", NULL};
     const Attr *k = op_attr(op, "kind");
     int64_t kind = 0;
-    for (int i = 0; k && k->kind == ATTR_STRING && kinds[i]; i++)
-      if (strcmp(kinds[i], k->u.str.s) == 0) kind = i;
+    for (int i = 0; k && k->kind == ATTR_STRING && fusion_kinds[i]; i++)
+      if (strcmp(fusion_kinds[i], k->u.str.s) == 0) kind = i;
     emit_fusion(fb, op, kind);
     return;
   }

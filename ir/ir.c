@@ -151,6 +151,16 @@ bool loop_fusion_writes_in_place(const Op *fusion) {
   return true;
 }
 
+bool static_dimension_size(const Op *op, int32_t *size) {
+  const Type *t = op->noperands == 1 ? op->operands[0]->type : NULL;
+  int64_t dim;
+  if (op->kind != OP_GET_DIMENSION_SIZE || !t || !type_is_tensor(t) || !attr_as_int(op_attr(op, "dimension"), &dim) ||
+      dim < 0 || dim >= t->rank || t->dims[dim] == DIM_DYNAMIC || t->dims[dim] > INT32_MAX)
+    return false;
+  *size = (int32_t)t->dims[dim];
+  return true;
+}
+
 void op_set_attr(Context *c, Op *op, const char *name, Attr *value) {
   /* Copy on write: clones share their attribute array (ir/rewrite.c). */
   for (int i = 0; i < op->nattrs; i++)

@@ -434,6 +434,10 @@ const Attr *op_attr(const Op *op, const char *name); /* NULL if absent */
  * outside the tile being written.  The back end's INPLACE flag and
  * buffer-assign's reuse both follow it. */
 bool loop_fusion_writes_in_place(const Op *fusion);
+/* The size a stablehlo.get_dimension_size returns when its dimension is
+ * static (and fits its i32 result); false for a dynamic one.  Canonicalize
+ * folds it and the back end lowers it to a constant by this one rule. */
+bool static_dimension_size(const Op *op, int32_t *size);
 
 /* JAX's annotation custom calls (ir/annotations.def). */
 typedef struct Annotation {

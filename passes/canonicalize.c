@@ -188,13 +188,10 @@ static Value *select_identity(Op *op) {
 
 /* get_dimension_size of a static dimension: its size as a constant. */
 static Value *dimension_size(Context *c, Op *op) {
-  const Type *t = op->operands[0]->type, *rt = op->results[0].type;
-  int64_t dim;
-  if (!type_is_tensor(t) || !type_is_tensor(rt) || rt->elem != ELEM_I32 || rt->rank != 0 ||
-      !attr_as_int(op_attr(op, "dimension"), &dim) || dim < 0 || dim >= t->rank || t->dims[dim] == DIM_DYNAMIC ||
-      t->dims[dim] > INT32_MAX)
-    return NULL;
-  return constant_before(c, op, fold_splat(c, op->results[0].type, (uint64_t)t->dims[dim]));
+  const Type *rt = op->results[0].type;
+  int32_t size;
+  if (!type_is_tensor(rt) || rt->elem != ELEM_I32 || rt->rank != 0 || !static_dimension_size(op, &size)) return NULL;
+  return constant_before(c, op, fold_splat(c, op->results[0].type, (uint64_t)size));
 }
 
 /* An identity for op, or NULL. */

@@ -446,12 +446,6 @@ static bool clone_dependents(Fuser *f, Group *a, uint32_t limit, PtrVec *deps) {
   return ok;
 }
 
-static bool reads_param(const Group *g, const Value *x) {
-  for (int i = 0; i < g->nparams; i++)
-    if (g->params[i].v == x) return true;
-  return false;
-}
-
 /* The params of a merged with b; false past the operand bound. */
 static bool merged_params(const Fuser *f, Group *a, Group *b, Param *out, int *n) {
   *n = 0;
@@ -481,7 +475,7 @@ static bool merged_params(const Fuser *f, Group *a, Group *b, Param *out, int *n
 /* a joins b: a's parts go after b's, a's clones into b's set. */
 static void merge_into(Fuser *f, Group *a, Group *b, const Param *params, int n) {
   for (int i = 0; i < n; i++)
-    if (!reads_param(b, params[i].v)) add_reader(f, params[i].v, b);
+    if (!find_param(b, params[i].v)) add_reader(f, params[i].v, b);
   memcpy(b->params, params, sizeof(Param) * (size_t)n);
   b->nparams = n;
   b->size += a->size;
@@ -532,7 +526,7 @@ static void merge_sibling(Fuser *f, Group *a) {
     prev = b;
     bool shares = false, dependent = false;
     for (int i = 0; i < a->nparams && !shares; i++)
-      shares = reads_param(b, a->params[i].v) && cost_tiled_bytes(a->params[i].v->type) >= cost_tiled_bytes(a->loop) / 2;
+      shares = find_param(b, a->params[i].v) && cost_tiled_bytes(a->params[i].v->type) >= cost_tiled_bytes(a->loop) / 2;
     for (int i = 0; i < deps.len && !dependent; i++) dependent = find(deps.items[i]) == b;
     Param params[FUSION_MAX_PARAMS];
     int n;

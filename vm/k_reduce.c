@@ -624,12 +624,14 @@ void vm_reduce_fold_end(VmReduceFold *f, bool ok) {
   vm_scratch_free(f->x, f, sizeof *f);
 }
 
-/* Promotes the operands if the body is wider, then folds them whole. */
+/* Folds the inputs whole; a body wider than the inputs converts them a
+ * chunk at a time as it folds (only a reduce of more values than a fold
+ * converts on its stack is promoted into a whole copy first). */
 int exec_reduce(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmRegion *body = &ins->fields[1].regions[0];
   Scratch s = {.x = x};
-  const VmTensor *ops_in;
-  if (!promote_operands(&s, ins, body, in, &ops_in)) return kr_scratch_fail(&s, "reduce");
+  const VmTensor *ops_in = in;
+  if (ins->n_out > FOLD_MAX_VALUES && !promote_operands(&s, ins, body, in, &ops_in)) return kr_scratch_fail(&s, "reduce");
   uint32_t n = ins->n_out;
   const VmType **types = kr_scratch_get(&s, n, sizeof(VmType *));
   for (uint32_t i = 0; types && i < n; i++) types[i] = ops_in[i].type;

@@ -113,13 +113,43 @@ static void remove_dir(const char *d) {
   rmdir(d);
 }
 
+/* A cache in a fresh directory whose warnings go to a temporary file. */
+typedef struct TestCache {
+  char *dir;
+  FILE *warn;
+  Cache *ca;
+} TestCache;
+
+static TestCache test_cache_open(void) {
+  TestCache t = {.dir = temp_dir(), .warn = tmpfile()};
+  assert_non_null(t.warn);
+  t.ca = cache_open(t.dir, 1 << 20, "test", t.warn);
+  assert_non_null(t.ca);
+  return t;
+}
+
+static void test_cache_close(TestCache *t) {
+  fclose(t->warn);
+  cache_close(t->ca);
+  remove_dir(t->dir);
+  free(t->dir);
+}
+
+/* The warning lines so far that contain needle. */
+static int warnings_with(const TestCache *t, const char *needle) {
+  rewind(t->warn);
+  char line[512];
+  int n = 0;
+  while (fgets(line, sizeof line, t->warn)) n += strstr(line, needle) != NULL;
+  return n;
+}
+
 /* An entry round-trips; every corruption of it is a miss that removes it. */
 static void test_entries(void **state) {
   (void)state;
-  char *dir = temp_dir();
-  FILE *warn = tmpfile();
-  Cache *ca = cache_open(dir, 1 << 20, "test", warn);
-  assert_non_null(ca);
+  TestCache t = test_cache_open();
+  Cache *ca = t.ca;
+  const char *dir = t.dir;
   CacheKey k = {1, 2};
   uint8_t payload[300];
   for (int i = 0; i < 300; i++) payload[i] = (uint8_t)(i * 7);
@@ -154,16 +184,8 @@ static void test_entries(void **state) {
     struct stat st;
     assert_int_not_equal(stat(path, &st), 0); /* removed */
   }
-  /* Every case warned. */
-  rewind(warn);
-  char line[512];
-  int corrupt = 0;
-  while (fgets(line, sizeof line, warn)) corrupt += strstr(line, "corrupt") != NULL;
-  assert_int_equal(corrupt, 5);
-  fclose(warn);
-  cache_close(ca);
-  remove_dir(dir);
-  free(dir);
+  assert_int_equal(warnings_with(&t, "corrupt"), 5); /* every case warned */
+  test_cache_close(&t);
 }
 
 /* copy_file SRC DST: DST's bytes become SRC's. */
@@ -181,10 +203,9 @@ static void copy_file(const char *src, const char *dst) {
  * removed miss: each proves the key it was looked up by. */
 static void test_swapped_files(void **state) {
   (void)state;
-  char *dir = temp_dir();
-  FILE *warn = tmpfile();
-  Cache *ca = cache_open(dir, 1 << 20, "test", warn);
-  assert_non_null(ca);
+  TestCache t = test_cache_open();
+  Cache *ca = t.ca;
+  const char *dir = t.dir;
   CacheKey key_a = {1, 10}, key_b = {2, 20}, raw_a = {3, 30}, raw_b = {4, 40};
   uint8_t prog_a[100], prog_b[100];
   memset(prog_a, 'a', sizeof prog_a);
@@ -218,19 +239,9 @@ static void test_swapped_files(void **state) {
   assert_true(cache_get(ca, key_a, &img, &n));
   assert_memory_equal(img, prog_a, sizeof prog_a);
   free(img);
-  rewind(warn);
-  char line[512];
-  int alias_warned = 0, entry_warned = 0;
-  while (fgets(line, sizeof line, warn)) {
-    alias_warned += strstr(line, "belongs to another input") != NULL;
-    entry_warned += strstr(line, "holds another key") != NULL;
-  }
-  assert_int_equal(alias_warned, 1);
-  assert_int_equal(entry_warned, 1);
-  fclose(warn);
-  cache_close(ca);
-  remove_dir(dir);
-  free(dir);
+  assert_int_equal(warnings_with(&t, "belongs to another input"), 1);
+  assert_int_equal(warnings_with(&t, "holds another key"), 1);
+  test_cache_close(&t);
 }
 
 /* Least recently used first, down to the bound. */
