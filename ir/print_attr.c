@@ -236,6 +236,39 @@ void print_conv_dims(FILE *out, const ConvDims *d) {
   print_conv_layout(out, rank, d->output_batch, 'b', d->output_feature, 'f', d->nspatial, d->output_spatial);
 }
 
+/* Words an enum's body may show bare in the pretty form: letters, digits,
+ * '_', '.', '$', '-' and spaces (anything else, read from a quoted body,
+ * would not read back). */
+static bool enum_words_bare(const char *s) {
+  for (; s && *s; s++)
+    if (!(isalnum((unsigned char)*s) || strchr("_.$- ", *s))) return false;
+  return true;
+}
+
+/* #dialect<name value>, or the body as one escaped string: always in the
+ * generic form (MLIR 14's #dialect<"name value">), and in the pretty form
+ * when it is not plain words. */
+static void print_enum(FILE *out, const Attr *a, bool generic) {
+  const char *name = a->u.enm.enum_name, *value = a->u.enm.value;
+  if (!a->u.enm.dialect) {
+    fputs_unlocked(value, out);
+    return;
+  }
+  fprintf(out, "#%s<", a->u.enm.dialect);
+  if (!generic && enum_words_bare(name) && enum_words_bare(value)) {
+    fprintf(out, "%s%s%s", name ? name : "", name ? " " : "", value);
+  } else {
+    size_t nl = name ? strlen(name) + 1 : 0, vl = strlen(value);
+    char *body = malloc(nl + vl + 1);
+    if (!body) die("out of memory printing an attribute");
+    if (name) memcpy(body, name, nl - 1), body[nl - 1] = ' ';
+    memcpy(body + nl, value, vl + 1);
+    print_escaped_string(out, body, nl + vl);
+    free(body);
+  }
+  fputc_unlocked('>', out);
+}
+
 void print_attr(FILE *out, const Attr *a, bool generic) {
   switch (a->kind) {
   case ATTR_UNIT: fputs_unlocked("unit", out); return;
@@ -304,15 +337,7 @@ void print_attr(FILE *out, const Attr *a, bool generic) {
     fprintf(out, "dense_resource<%s> : ", a->u.resource.name);
     print_type(out, a->type);
     return;
-  case ATTR_ENUM:
-    if (!a->u.enm.dialect) fputs_unlocked(a->u.enm.value, out);
-    else if (generic)
-      fprintf(out, "#%s<\"%s%s%s\">", a->u.enm.dialect, a->u.enm.enum_name ? a->u.enm.enum_name : "",
-              a->u.enm.enum_name ? " " : "", a->u.enm.value);
-    else
-      fprintf(out, "#%s<%s%s%s>", a->u.enm.dialect, a->u.enm.enum_name ? a->u.enm.enum_name : "",
-              a->u.enm.enum_name ? " " : "", a->u.enm.value);
-    return;
+  case ATTR_ENUM: print_enum(out, a, generic); return;
   case ATTR_DIALECT:
     fprintf(out, "#%s<", a->u.dialect.name);
     for (int i = 0; i < a->u.dialect.n; i++) {

@@ -256,12 +256,12 @@ static bool sdy_one(const Checker *k, const char *p, const char **end, char *why
 static bool sdy_tiles(const Checker *k, const char *text, bool *tiled, char *why) {
   why[0] = 0;
   *tiled = false;
-  const char *p = strchr(text, '<');
+  bool per_value = strncmp(text, "#sdy.sharding_per_value<", 24) == 0;
+  const char *p = per_value || strncmp(text, "#sdy.sharding<", 14) == 0 ? strchr(text, '<') : NULL;
   if (!p) {
-    snprintf(why, REASON_LEN, "is not a Shardy sharding");
+    snprintf(why, REASON_LEN, "is not a Shardy sharding (#sdy.sharding<...> or #sdy.sharding_per_value<...>)");
     return false;
   }
-  bool per_value = strncmp(text, "#sdy.sharding_per_value", 23) == 0;
   for (p = per_value ? strchr(p + 1, '<') : p; p; p = strchr(p, '<')) {
     const char *end;
     if (!sdy_one(k, p + 1, &end, why)) return false;

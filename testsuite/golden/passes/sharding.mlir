@@ -177,6 +177,17 @@ func.func public @main(%arg0: tensor<4x2xf32> {sdy.sharding = #sdy.sharding<@now
 
 // -----
 
+// An sdy.sharding that is not a Shardy attribute (another dialect's).
+module {
+  "sdy.mesh"() {mesh = #sdy.mesh<["x"=2]>, sym_name = "mesh"} : () -> ()
+  func.func public @main(%arg0: tensor<4x2xf32> {sdy.sharding = #sdx<@mesh, [{"x"}, {}]>}) -> tensor<4x2xf32> {
+    // expected-error @-1 {{malformed sdy.sharding on %arg0 of @main: #sdx<"@mesh, [{\"x\"}, {}]">: is not a Shardy sharding (#sdy.sharding<...> or #sdy.sharding_per_value<...>)}}
+    return %arg0 : tensor<4x2xf32>
+  }
+}
+
+// -----
+
 module {
   "sdy.mesh"() {mesh = #sdy.mesh<["x"=2]>, sym_name = "mesh"} : () -> ()
   func.func public @main(%arg0: tensor<4x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"y"}, {}]>}) -> tensor<4x2xf32> {
