@@ -199,6 +199,16 @@ static void copy_file(const char *src, const char *dst) {
   fclose(out);
 }
 
+/* Copies key a's file (suffix) over key b's; their paths into from, to. */
+static void swap_in(const char *dir, CacheKey a, CacheKey b, const char *suffix, char from[4200], char to[4200]) {
+  char hex_a[33], hex_b[33];
+  cache_key_hex(a, hex_a);
+  cache_key_hex(b, hex_b);
+  snprintf(from, 4200, "%s/%s%s", dir, hex_a, suffix);
+  snprintf(to, 4200, "%s/%s%s", dir, hex_b, suffix);
+  copy_file(from, to);
+}
+
 /* An alias or an entry copied over another key's file is a warned,
  * removed miss: each proves the key it was looked up by. */
 static void test_swapped_files(void **state) {
@@ -217,23 +227,15 @@ static void test_swapped_files(void **state) {
   assert_true(cache_get_alias(ca, raw_b, &img, &n));
   assert_memory_equal(img, prog_b, sizeof prog_b);
   free(img);
-  char hex_a[33], hex_b[33], from[4200], to[4200];
+  char from[4200], to[4200];
   /* A's alias over B's: B's lookup must not find A's program. */
-  cache_key_hex(raw_a, hex_a);
-  cache_key_hex(raw_b, hex_b);
-  snprintf(from, sizeof from, "%s/%s.alias", dir, hex_a);
-  snprintf(to, sizeof to, "%s/%s.alias", dir, hex_b);
-  copy_file(from, to);
+  swap_in(dir, raw_a, raw_b, ".alias", from, to);
   assert_false(cache_get_alias(ca, raw_b, &img, &n));
   struct stat st;
   assert_int_not_equal(stat(to, &st), 0);
   assert_int_equal(stat(from, &st), 0);
   /* A's entry over B's: B's lookup misses and the impostor is removed. */
-  cache_key_hex(key_a, hex_a);
-  cache_key_hex(key_b, hex_b);
-  snprintf(from, sizeof from, "%s/%s.tpuc", dir, hex_a);
-  snprintf(to, sizeof to, "%s/%s.tpuc", dir, hex_b);
-  copy_file(from, to);
+  swap_in(dir, key_a, key_b, ".tpuc", from, to);
   assert_false(cache_get(ca, key_b, &img, &n));
   assert_int_not_equal(stat(to, &st), 0);
   assert_true(cache_get(ca, key_a, &img, &n));
