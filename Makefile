@@ -65,12 +65,14 @@ $(BUILD)/obj/%.o: %.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-# Generic: $(BUILD)/libX.a holds every X/*.c, so a new folder just works.
+# Generic: $(BUILD)/libX.a holds every X/*.c and X/*/*.c (vm/kernels, ...), so a
+# new folder just works; basenames must differ within a folder tree (ar keys
+# members by basename).
 # Objects reached only through this rule would count as intermediate and be
 # deleted after the build; .SECONDARY keeps them (incremental rebuilds).
 .SECONDARY:
 .SECONDEXPANSION:
-$(BUILD)/lib%.a: $$(call obj,$$(wildcard $$*/*.c))
+$(BUILD)/lib%.a: $$(call obj,$$(wildcard $$*/*.c $$*/*/*.c))
 	@rm -f $@
 	$(AR) rcs $@ $^
 
@@ -175,7 +177,7 @@ fuzz-parser: deps $(FUZZ_BUILD)/fuzz_parser
 
 # The loader and VM on arbitrary bytes (testsuite/fuzz/fuzz_loader.c), seeded
 # with the bytecode of the examples and a sample of the corpus.
-LOADER_FUZZ_SRCS   := testsuite/fuzz/fuzz_loader.c $(wildcard vm/*.c)
+LOADER_FUZZ_SRCS   := testsuite/fuzz/fuzz_loader.c $(wildcard vm/*.c vm/*/*.c)
 LOADER_FUZZ_OBJS   := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(LOADER_FUZZ_SRCS))
 LOADER_FUZZ_CORPUS := $(FUZZ_BUILD)/corpus-loader
 
@@ -205,7 +207,7 @@ fuzz-cache: deps $(FUZZ_BUILD)/fuzz_cache
 	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_BUILD)/cache-
 
 # The .npy reader and the --input parser (testsuite/fuzz/fuzz_npy.c).
-NPY_FUZZ_SRCS := testsuite/fuzz/fuzz_npy.c vm/literal.c vm/npy.c vm/compare.c vm/dtype.c
+NPY_FUZZ_SRCS := testsuite/fuzz/fuzz_npy.c vm/io/literal.c vm/io/npy.c vm/io/compare.c vm/dtype.c
 $(FUZZ_BUILD)/fuzz_npy: $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(NPY_FUZZ_SRCS))
 	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(LDLIBS)
 

@@ -431,25 +431,25 @@ static int direct_opcode(OpKind k) {
   case OP_CBRT: return VM_OP_CBRT;
   case OP_CEIL: return VM_OP_CEIL;
   case OP_CONVERT: return VM_OP_CONVERT;
-  case OP_COSINE: return VM_OP_COS;
-  case OP_COUNT_LEADING_ZEROS: return VM_OP_CLZ;
-  case OP_EXPONENTIAL: return VM_OP_EXP;
-  case OP_EXPONENTIAL_MINUS_ONE: return VM_OP_EXPM1;
+  case OP_COSINE: return VM_OP_COSINE;
+  case OP_COUNT_LEADING_ZEROS: return VM_OP_COUNT_LEADING_ZEROS;
+  case OP_EXPONENTIAL: return VM_OP_EXPONENTIAL;
+  case OP_EXPONENTIAL_MINUS_ONE: return VM_OP_EXPONENTIAL_MINUS_ONE;
   case OP_FLOOR: return VM_OP_FLOOR;
   case OP_IMAG: return VM_OP_IMAG;
   case OP_IS_FINITE: return VM_OP_IS_FINITE;
   case OP_LOG: return VM_OP_LOG;
-  case OP_LOG_PLUS_ONE: return VM_OP_LOG1P;
+  case OP_LOG_PLUS_ONE: return VM_OP_LOG_PLUS_ONE;
   case OP_LOGISTIC: return VM_OP_LOGISTIC;
   case OP_NEGATE: return VM_OP_NEGATE;
   case OP_NOT: return VM_OP_NOT;
   case OP_POPCNT: return VM_OP_POPCNT;
   case OP_REAL: return VM_OP_REAL;
-  case OP_ROUND_NEAREST_AFZ: return VM_OP_ROUND_AFZ;
-  case OP_ROUND_NEAREST_EVEN: return VM_OP_ROUND_EVEN;
+  case OP_ROUND_NEAREST_AFZ: return VM_OP_ROUND_NEAREST_AFZ;
+  case OP_ROUND_NEAREST_EVEN: return VM_OP_ROUND_NEAREST_EVEN;
   case OP_RSQRT: return VM_OP_RSQRT;
   case OP_SIGN: return VM_OP_SIGN;
-  case OP_SINE: return VM_OP_SIN;
+  case OP_SINE: return VM_OP_SINE;
   case OP_SQRT: return VM_OP_SQRT;
   case OP_TAN: return VM_OP_TAN;
   case OP_TANH: return VM_OP_TANH;
@@ -457,17 +457,17 @@ static int direct_opcode(OpKind k) {
   case OP_AND: return VM_OP_AND;
   case OP_ATAN2: return VM_OP_ATAN2;
   case OP_COMPLEX: return VM_OP_COMPLEX;
-  case OP_DIVIDE: return VM_OP_DIV;
-  case OP_MAXIMUM: return VM_OP_MAX;
-  case OP_MINIMUM: return VM_OP_MIN;
-  case OP_MULTIPLY: return VM_OP_MUL;
+  case OP_DIVIDE: return VM_OP_DIVIDE;
+  case OP_MAXIMUM: return VM_OP_MAXIMUM;
+  case OP_MINIMUM: return VM_OP_MINIMUM;
+  case OP_MULTIPLY: return VM_OP_MULTIPLY;
   case OP_OR: return VM_OP_OR;
-  case OP_POWER: return VM_OP_POW;
-  case OP_REMAINDER: return VM_OP_REM;
-  case OP_SHIFT_LEFT: return VM_OP_SHL;
-  case OP_SHIFT_RIGHT_ARITHMETIC: return VM_OP_SHR_A;
-  case OP_SHIFT_RIGHT_LOGICAL: return VM_OP_SHR_L;
-  case OP_SUBTRACT: return VM_OP_SUB;
+  case OP_POWER: return VM_OP_POWER;
+  case OP_REMAINDER: return VM_OP_REMAINDER;
+  case OP_SHIFT_LEFT: return VM_OP_SHIFT_LEFT;
+  case OP_SHIFT_RIGHT_ARITHMETIC: return VM_OP_SHIFT_RIGHT_ARITHMETIC;
+  case OP_SHIFT_RIGHT_LOGICAL: return VM_OP_SHIFT_RIGHT_LOGICAL;
+  case OP_SUBTRACT: return VM_OP_SUBTRACT;
   case OP_XOR: return VM_OP_XOR;
   case OP_CLAMP: return VM_OP_CLAMP;
   case OP_SELECT: return VM_OP_SELECT;
@@ -757,9 +757,9 @@ static bool field_mxu_tiling(FuncBuilder *fb, const Op *op) {
 }
 
 /* ------------------------------------------------------------------ */
-/* Collectives (vm/k_collective.c, vm/k_channel.c, docs/collectives.md). */
+/* Collectives (vm/kernels/collective.c, vm/kernels/channel.c, docs/collectives.md). */
 
-/* The mode field of the collective opcodes (vm/k_collective.h). */
+/* The mode field of the collective opcodes (vm/kernels/collective.h). */
 enum { COLL_CROSS_REPLICA, COLL_CROSS_PARTITION, COLL_CROSS_REPLICA_AND_PARTITION, COLL_FLATTENED_IDS };
 
 /* The channel handle's id, 0 without one. */

@@ -9,7 +9,7 @@
 
 #include "ir/table.h"
 #include "passes/cost.h"
-#include "vm/ici.h"
+#include "common/ici.h"
 
 /* Vector-unit operations per element of the op classes (DESIGN.md §2 gives
  * no figures; these follow the relative costs of XLA's TPU cost analysis:
@@ -380,7 +380,7 @@ static void contraction_work(const Op *op, const Target *t, Work *w) {
 }
 
 /* ------------------------------------------------------------------ */
-/* Collectives on the ICI torus (vm/ici.h). */
+/* Collectives on the ICI torus (common/ici.h). */
 
 /* The builtin.module around op, or NULL. */
 static const Op *module_of(const Op *op) {
@@ -461,7 +461,7 @@ static int group_chips(GroupMode gm, const Attr *ids, int64_t first, int64_t n, 
   return k;
 }
 
-/* ICI seconds of a collective (vm/ici.h): its groups resolved to chips of
+/* ICI seconds of a collective (common/ici.h): its groups resolved to chips of
  * the module's slice, mhlo.num_replicas x mhlo.num_partitions (default 1,
  * grown to hold every id the op names), sitting on the target's default
  * torus; the slowest group sets the time.  A group of one chip, or a

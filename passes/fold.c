@@ -6,7 +6,7 @@
  * so the folded program computes what the VM would: integer division by
  * zero or of INT_MIN by -1, float -> integer conversions out of range, the
  * sign of max/min of -0.0 and +0.0.  Elsewhere the results are the VM's
- * (vm/k_elementwise.c): boolean add is or, shifts by the width or more give
+ * (vm/kernels/elementwise.c): boolean add is or, shifts by the width or more give
  * 0 (or the sign), NaN propagates through max/min/clamp. */
 #include <gmp.h>
 #include <math.h>

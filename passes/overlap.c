@@ -48,7 +48,7 @@
 #include "passes/walk.h"
 
 /* All-reduces are combined up to this many operand bytes (tiled layout):
- * 4 MiB.  The α-β model (vm/ici.h) gives the reason: on a v5e slice of 8
+ * 4 MiB.  The α-β model (common/ici.h) gives the reason: on a v5e slice of 8
  * to 256 chips the latency term of an all-reduce (4 to 16 hops of 1 us,
  * plus 1 us to issue it) equals its bandwidth term at about 0.8 to 3 MiB,
  * so merging collectives below a few MiB saves most of their fixed cost,

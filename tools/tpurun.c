@@ -11,9 +11,9 @@
 #include <time.h>
 
 #include "tools/driver.h"
-#include "vm/io.h"
+#include "vm/io/io.h"
 #include "vm/profile.h"
-#include "vm/timeline.h"
+#include "vm/chips/timeline.h"
 #include "vm/vm.h"
 
 #define EXIT_CHECK EXIT_CHECK_FAILED

@@ -3,7 +3,7 @@
 #ifndef VM_INTERNAL_H
 #define VM_INTERNAL_H
 
-#include "vm/kernels.h"
+#include "vm/kernels/kernels.h"
 
 /* A bump allocator for the loaded program: blocks freed together. */
 typedef struct PoolBlock {
@@ -31,7 +31,7 @@ typedef struct VmProgramImpl {
 } VmProgramImpl;
 
 /* ------------------------------------------------------------------ */
-/* Chips (vm/chips.c) and what the interpreter tells them about a chip. */
+/* Chips (vm/chips/chips.c) and what the interpreter tells them about a chip. */
 
 /* The shared state of a slice's chips: meetings, channels, turns. */
 typedef struct VmFabric VmFabric;

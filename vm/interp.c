@@ -10,10 +10,10 @@
 
 #include "vm/dtype.h"
 #include "vm/internal.h"
-#include "vm/io.h"
+#include "vm/io/io.h"
 #include "vm/opinfo.h"
 #include "vm/profile.h"
-#include "vm/timeline.h"
+#include "vm/chips/timeline.h"
 
 enum BufFlags {
   BUF_CONST = 1,    /* data points into the program: never written or freed */
@@ -76,7 +76,7 @@ struct VmExec {
     void *data;
   } *probes;
   uint32_t nprobes, probecap;
-  /* The slice this chip belongs to (vm/chips.c), or a fabric of its own
+  /* The slice this chip belongs to (vm/chips/chips.c), or a fabric of its own
    * for send/recv on a chip alone (own_fabric). */
   VmFabric *fabric;
   int chip;
@@ -433,9 +433,9 @@ int vm_region_binary_op(const VmExec *x, const VmRegion *r) {
   if (!((op->in[0] == 0 && op->in[1] == 1) || (op->in[0] == 1 && op->in[1] == 0))) return -1;
   switch (op->opcode) {
   case VM_OP_ADD:
-  case VM_OP_MUL:
-  case VM_OP_MAX:
-  case VM_OP_MIN:
+  case VM_OP_MULTIPLY:
+  case VM_OP_MAXIMUM:
+  case VM_OP_MINIMUM:
   case VM_OP_AND:
   case VM_OP_OR:
   case VM_OP_XOR: return op->opcode;

@@ -187,8 +187,8 @@ typedef struct VmOptions {
   uint64_t seed;       /* seed for elided constants */
   int threads;         /* host threads for tile-parallel kernels; 0 or 1: one */
   bool profile;        /* time the entry function's instructions (vm/profile.h) */
-  bool trace;          /* keep the modeled timeline's events (vm/timeline.h) */
-  /* The target's ICI for the modeled timeline (vm/ici.h): link bandwidth
+  bool trace;          /* keep the modeled timeline's events (vm/chips/timeline.h) */
+  /* The target's ICI for the modeled timeline (common/ici.h): link bandwidth
    * one way, latency of a hop, torus dimensions (2 or 3).  0: collectives
    * take no modeled time. */
   double ici_link_bytes_per_s, ici_hop_s;
@@ -232,14 +232,14 @@ const char *vm_error(const VmExec *x);
 void vm_value_free(VmValue *v);
 
 /* ------------------------------------------------------------------ */
-/* Slices of chips (vm/chips.c). */
+/* Slices of chips (vm/chips/chips.c). */
 
 #define VM_MAX_CHIPS TPUB_MAX_CHIPS
 
 /* The chips of a slice: replicas x partitions of them (chip c is replica
  * c / partitions, partition c % partitions), sitting row-major on a torus
  * of dims[0] x ... x dims[ndims - 1] chips (ndims 0: the target's default
- * slice, vm/ici.h ici_default_mesh). */
+ * slice, common/ici.h ici_default_mesh). */
 typedef struct VmMesh {
   int replicas, partitions;
   int ndims;

@@ -1,4 +1,4 @@
-/* libFuzzer target: host values (vm/npy.c, vm/literal.c, vm/compare.c).
+/* libFuzzer target: host values (vm/io/npy.c, vm/io/literal.c, vm/io/compare.c).
  *
  * The first byte picks a parameter type from a small table and a mode:
  *   even: the rest is a whole .npy file, read with vm_npy_parse;
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "vm/dtype.h"
-#include "vm/io_internal.h"
+#include "vm/io/io_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

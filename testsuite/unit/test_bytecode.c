@@ -7,7 +7,7 @@
 #include "backend/backend.h"
 #include "backend/emit.h"
 #include "vm/dtype.h"
-#include "vm/k_gemm.h"
+#include "vm/kernels/gemm.h"
 #include "testsuite/unit/unit_tests.h"
 #include "vm/profile.h"
 #include "vm/vm.h"

@@ -1,6 +1,6 @@
-/* The collectives (vm/k_collective.c, vm/k_channel.c) below the tools: the
+/* The collectives (vm/kernels/collective.c, vm/kernels/channel.c) below the tools: the
  * loader refuses hostile group, pair and dimension fields, and all_reduce
- * on a slice of chips (vm/chips.c) gives the bits of a sequential left
+ * on a slice of chips (vm/chips/chips.c) gives the bits of a sequential left
  * fold in group order, on the fast path and the region path, whatever the
  * host thread count. */
 #include <math.h>

@@ -1,4 +1,4 @@
-/* The FUSION opcode (vm/k_fusion.c): the loader refuses a body whose
+/* The FUSION opcode (vm/kernels/fusion.c): the loader refuses a body whose
  * signature does not match; a loop body runs in tile scratch (its peak
  * memory is the result, not the intermediates), gives the same bits for
  * every thread count, and ends in a clean trap when any allocation fails. */

@@ -1,4 +1,4 @@
-/* Host values of tpurun (vm/io.h): input specs and printing (round trips,
+/* Host values of tpurun (vm/io/io.h): input specs and printing (round trips,
  * errors), .npy reading and writing (round trips, hostile files), seeded
  * random data and the comparisons of the check ops. */
 #include <math.h>
@@ -6,7 +6,7 @@
 
 #include "testsuite/unit/unit_tests.h"
 #include "vm/dtype.h"
-#include "vm/io_internal.h"
+#include "vm/io/io_internal.h"
 
 int run_vm_io_tests(void);
 

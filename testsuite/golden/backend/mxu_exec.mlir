@@ -1,4 +1,4 @@
-// Execution of mxu_dot (vm/k_mxu.c): each function computes a dot_general
+// Execution of mxu_dot (vm/kernels/mxu.c): each function computes a dot_general
 // plainly and with a tpu.mxu_tile schedule (lowered to mxu_dot) and checks
 // that both agree.  The outputs are also compared byte for byte: mxu_dot
 // gives the same bits as dot_general, for any number of host threads.

@@ -1,4 +1,4 @@
-// Execution of tpu.fusion by the VM (vm/k_fusion.c): each function computes
+// Execution of tpu.fusion by the VM (vm/kernels/fusion.c): each function computes
 // the same ops unfused and inside a tpu.fusion and checks that both agree
 // bit for bit.  Loop bodies run tile by tile (4096 elements, on host threads
 // from 65536 elements); other bodies run once on whole buffers.  Sizes are

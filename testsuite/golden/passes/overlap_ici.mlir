@@ -1,4 +1,4 @@
-// The ICI model of collectives (vm/ici.h, docs/passes.md "The ICI model")
+// The ICI model of collectives (common/ici.h, docs/passes.md "The ICI model")
 // through `tpucc --report`: groups resolved to chips of the slice
 // (mhlo.num_replicas x mhlo.num_partitions) on the target's default torus.
 // RUN: %tpucc --report --verify-each --passes=buffer-assign --split-input-file %s | FileCheck %s

@@ -1,4 +1,4 @@
-// all_reduce and cross-replica-sum over simulated chips (vm/k_collective.c):
+// all_reduce and cross-replica-sum over simulated chips (vm/kernels/collective.c):
 // the reduction folds left in group order (a non-commutative region shows
 // it), integers wrap, bf16 rounds at every step as the element-wise add,
 // uneven groups padded with -1, several operands, every process-group mode,

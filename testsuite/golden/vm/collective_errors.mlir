@@ -1,6 +1,6 @@
 // Collectives that cannot complete end the run with exit 4 and a message
-// naming the op and its location, never a hang (vm/k_collective.c,
-// vm/chips.c); a reduction body that would wait for other chips is refused
+// naming the op and its location, never a hang (vm/kernels/collective.c,
+// vm/chips/chips.c); a reduction body that would wait for other chips is refused
 // by the loader (exit 3).
 // RUN: %tpurun --check --function=outside %s 2>%t.1; test $? -eq 4
 // RUN: FileCheck %s --check-prefix=OUTSIDE < %t.1

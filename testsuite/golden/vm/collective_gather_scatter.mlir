@@ -1,5 +1,5 @@
 // all_gather, reduce_scatter and all_to_all over simulated chips
-// (vm/k_collective.c): the members' parts in group order, several operands,
+// (vm/kernels/collective.c): the members' parts in group order, several operands,
 // cross_replica, cross_partition and flattened_ids groups, reductions by
 // the fast path (max) and by the region (10 a + b, in group order), and
 // all_to_all with split and concat dimensions equal and different.

@@ -1,6 +1,6 @@
 // collective_permute, collective_broadcast, collective_reduce, send and
 // recv with source_target_pairs, replica_id and partition_id on simulated
-// chips (vm/k_collective.c, vm/k_channel.c): chips nobody sends to get
+// chips (vm/kernels/collective.c, vm/kernels/channel.c): chips nobody sends to get
 // zeros, chips in no pair or group do not wait, a collective under an `if`
 // taken by one chip only waits for its own group.
 // RUN: %tpurun --check --threads=1 %s | FileCheck %s --implicit-check-not=FAIL

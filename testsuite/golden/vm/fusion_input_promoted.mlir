@@ -1,6 +1,6 @@
 // Input fusions whose reduce body works on a wider type than its input
 // (the spec's promotable reducers: bf16 summed in f32, i8 in i32) still run
-// tile by tile: the fold converts each tile as it goes (vm/k_reduce.c), so
+// tile by tile: the fold converts each tile as it goes (vm/kernels/reduce.c), so
 // the 512x1024 producers are never materialized (the measured peak HBM
 // stays under their 512 KiB) and the bits equal the unfused program's at
 // any number of host threads.

@@ -1,5 +1,5 @@
 // Input fusions (a reduce with its element-wise producers, or a sibling
-// fusion of several) run tile by tile (vm/k_fusion.c): the producer's
+// fusion of several) run tile by tile (vm/kernels/fusion.c): the producer's
 // tiles are folded into the reduces as they are computed, in row-major
 // order, so every result has the bits of
 // the unfused program (-O0) whatever the number of host threads: reduced

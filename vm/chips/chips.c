@@ -1,0 +1,722 @@
+/* A slice of simulated chips: one host thread per chip, at most
+ * VmOptions.threads of them computing at once (a chip that waits gives its
+ * turn away), meetings for collectives, channels for send/recv, and exact
+ * deadlock detection: when no chip can make progress while one waits, the
+ * run ends with a message naming the op and the chips that never came.
+ *
+ * All shared state lives in one VmFabric under one mutex; every change of
+ * it is broadcast on one condition variable.  Chips wait only for each
+ * other, so a slice of R*P chips needs no timeout. */
+#include "vm/chips/chips.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/ici.h"
+#include "vm/internal.h"
+
+enum ChipState { CHIP_RUNNING, CHIP_BLOCKED, CHIP_DONE };
+
+/* A collective in progress: members arrive, then run phases together. */
+typedef struct Meeting {
+  struct Meeting *next;
+  int64_t channel;
+  int n, arrived, left;
+  int *group;
+  bool full, failed;
+  const VmInstr *ins;  /* the first arrival's instruction (opcode, types) */
+  const VmFunc *func;  /* and its function */
+  int first_chip;
+  const VmTensor **in; /* per member */
+  VmTensor **out;
+  double start_s;
+  int barrier_count, barrier_gen;
+  char mismatch[640]; /* why a member did not match: every member traps with it */
+} Meeting;
+
+/* A message sent on a channel, waiting for its receiver. */
+typedef struct Message {
+  struct Message *next;
+  int64_t channel;
+  int n;
+  const VmType **types;
+  void **data;
+} Message;
+
+struct VmFabric {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int nchips, replicas, partitions;
+  int slots;   /* host threads free to compute */
+  int running; /* chips in CHIP_RUNNING */
+  int *state;  /* enum ChipState, per chip */
+  /* What a blocked chip waits for: it can go on once done(arg) holds,
+   * even before its thread wakes up to see it. */
+  bool (**wait_done)(const void *);
+  const void **wait_arg;
+  VmExec **execs;
+  Meeting *meetings;
+  Message *messages, **messages_tail;
+  bool aborted;
+  atomic_bool stopped; /* aborted, readable without the mutex (vm_fabric_stopped) */
+  char deadlock[1024]; /* the deadlock message, when one ended the run */
+  /* The torus and its links, for the collectives' modeled time. */
+  IciMesh mesh;
+  double link_bytes_per_s, hop_s;
+};
+
+/* ------------------------------------------------------------------ */
+/* Fabric. */
+
+VmFabric *vm_fabric_new(int replicas, int partitions, int threads) {
+  VmFabric *f = calloc(1, sizeof *f);
+  int n = replicas * partitions;
+  if (!f || !(f->state = calloc((size_t)n, sizeof(int))) || !(f->execs = calloc((size_t)n, sizeof(VmExec *))) ||
+      !(f->wait_done = calloc((size_t)n, sizeof *f->wait_done)) || !(f->wait_arg = calloc((size_t)n, sizeof *f->wait_arg))) {
+    if (f) {
+      free(f->state);
+      free(f->execs);
+      free(f->wait_done);
+    }
+    free(f);
+    return NULL;
+  }
+  pthread_mutex_init(&f->mu, NULL);
+  pthread_cond_init(&f->cv, NULL);
+  f->nchips = n;
+  f->replicas = replicas;
+  f->partitions = partitions;
+  f->slots = threads < 1 ? 1 : threads;
+  f->running = n;
+  f->messages_tail = &f->messages;
+  return f;
+}
+
+static void message_free(Message *m) {
+  for (int i = 0; i < m->n; i++) free(m->data[i]);
+  free(m->data);
+  free(m->types);
+  free(m);
+}
+
+/* Readies the fabric for a new run: no messages, meetings or abort. */
+void vm_fabric_reset(VmFabric *f) {
+  while (f->messages) {
+    Message *m = f->messages;
+    f->messages = m->next;
+    message_free(m);
+  }
+  f->messages_tail = &f->messages;
+  /* Meetings are freed by their last member; only a run whose chips could
+   * not all start leaves one behind. */
+  while (f->meetings) {
+    Meeting *m = f->meetings;
+    f->meetings = m->next;
+    free(m->group);
+    free(m->in);
+    free(m->out);
+    free(m);
+  }
+  f->aborted = false;
+  atomic_store(&f->stopped, false);
+  f->deadlock[0] = '\0';
+  f->running = f->nchips;
+  for (int c = 0; c < f->nchips; c++) f->state[c] = CHIP_RUNNING;
+}
+
+void vm_fabric_free(VmFabric *f) {
+  if (!f) return;
+  vm_fabric_reset(f);
+  pthread_mutex_destroy(&f->mu);
+  pthread_cond_destroy(&f->cv);
+  free(f->state);
+  free(f->execs);
+  free(f->wait_done);
+  free(f->wait_arg);
+  free(f);
+}
+
+void vm_fabric_attach(VmFabric *f, int chip, VmExec *x) { f->execs[chip] = x; }
+bool vm_fabric_stopped(const VmFabric *f) { return atomic_load_explicit(&f->stopped, memory_order_relaxed); }
+
+VmChipId vm_chip_id(const VmExec *x) {
+  const VmFabric *f = vm_exec_fabric(x);
+  int c = vm_exec_chip(x);
+  if (!f) return (VmChipId){0, 0, 0, 1, 1};
+  return (VmChipId){c, c / f->partitions, c % f->partitions, f->replicas, f->partitions};
+}
+
+/* Waits on the fabric's condition, giving this chip's compute turn away
+ * meanwhile.  Called with the mutex held. */
+static void wait_turn(VmFabric *f) {
+  f->slots++;
+  pthread_cond_broadcast(&f->cv);
+  pthread_cond_wait(&f->cv, &f->mu);
+  while (f->slots == 0 && !f->aborted) pthread_cond_wait(&f->cv, &f->mu);
+  f->slots--;
+}
+
+/* Takes a compute turn at the start of a chip's run. */
+static void take_turn(VmFabric *f) {
+  pthread_mutex_lock(&f->mu);
+  while (f->slots == 0 && !f->aborted) pthread_cond_wait(&f->cv, &f->mu);
+  f->slots--;
+  pthread_mutex_unlock(&f->mu);
+}
+
+/* Ends the run for every chip (they trap at their next wait). */
+static void abort_locked(VmFabric *f) {
+  f->aborted = true;
+  atomic_store(&f->stopped, true);
+  pthread_cond_broadcast(&f->cv);
+}
+
+/* What chip c is doing, for a deadlock message. */
+static void describe_chip(const VmFabric *f, int c, char *buf, size_t n) {
+  if (f->state[c] == CHIP_DONE) {
+    snprintf(buf, n, "chip %d finished", c);
+  } else {
+    char where[256];
+    vm_exec_where(f->execs[c], where, sizeof where);
+    snprintf(buf, n, "chip %d %s %s", c, f->state[c] == CHIP_BLOCKED ? "waits at" : "runs", where);
+  }
+}
+
+/* Appends printf output to buf (of size n, holding len bytes). */
+static void append(char *buf, size_t n, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void append(char *buf, size_t n, size_t *len, const char *fmt, ...) {
+  if (*len >= n) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(buf + *len, n - *len, fmt, ap);
+  va_end(ap);
+  if (k > 0) *len += (size_t)k < n - *len ? (size_t)k : n - *len - 1;
+}
+
+/* The meeting chip c has arrived at and waits in, or NULL. */
+static const Meeting *meeting_of(const VmFabric *f, int c) {
+  for (const Meeting *m = f->meetings; m; m = m->next) {
+    if (m->full) continue;
+    for (int k = 0; k < m->n; k++)
+      if (m->group[k] == c && m->in[k]) return m;
+  }
+  return NULL;
+}
+
+/* When no chip runs and one waits, nothing can ever change: describe the
+ * lowest waiting chip's meeting (or receive) and end the run. */
+static void check_deadlock(VmFabric *f) {
+  if (f->running > 0 || f->aborted) return;
+  int c = -1;
+  for (int k = 0; k < f->nchips; k++) {
+    if (f->state[k] != CHIP_BLOCKED) continue;
+    if (f->wait_done[k](f->wait_arg[k])) return; /* it can go on: it just has not woken yet */
+    if (c < 0) c = k;
+  }
+  if (c < 0) return;
+  char where[256];
+  vm_exec_where(f->execs[c], where, sizeof where);
+  size_t len = 0;
+  append(f->deadlock, sizeof f->deadlock, &len, "deadlock: %s on chip %d can never complete", where, c);
+  const Meeting *m = meeting_of(f, c);
+  if (m) {
+    append(f->deadlock, sizeof f->deadlock, &len, ": its group is chips {");
+    for (int k = 0; k < m->n; k++) append(f->deadlock, sizeof f->deadlock, &len, "%s%d", k ? ", " : "", m->group[k]);
+    append(f->deadlock, sizeof f->deadlock, &len, "}; did not arrive:");
+    int shown = 0;
+    for (int k = 0; k < m->n; k++) {
+      if (m->in[k]) continue;
+      char d[300];
+      describe_chip(f, m->group[k], d, sizeof d);
+      append(f->deadlock, sizeof f->deadlock, &len, "%s %s", shown++ ? ";" : "", d);
+    }
+  } else {
+    append(f->deadlock, sizeof f->deadlock, &len, ": no chip will send on its channel (");
+    int shown = 0;
+    for (int k = 0; k < f->nchips; k++) {
+      if (k == c) continue;
+      char d[300];
+      describe_chip(f, k, d, sizeof d);
+      append(f->deadlock, sizeof f->deadlock, &len, "%s%s", shown++ ? "; " : "", d);
+    }
+    append(f->deadlock, sizeof f->deadlock, &len, "%s)", shown ? "" : "no other chip");
+  }
+  abort_locked(f);
+}
+
+/* Waits, blocked, until done() or an abort; false after an abort. */
+static bool wait_blocked(VmFabric *f, int chip, bool (*done)(const void *), const void *arg) {
+  f->state[chip] = CHIP_BLOCKED;
+  f->wait_done[chip] = done;
+  f->wait_arg[chip] = arg;
+  f->running--;
+  check_deadlock(f);
+  while (!done(arg) && !f->aborted) wait_turn(f);
+  f->state[chip] = CHIP_RUNNING;
+  f->running++;
+  return !f->aborted;
+}
+
+/* The trap of a chip whose run ended because of another chip. */
+static int aborted_trap(VmExec *x, const VmFabric *f) {
+  vm_exec_mark_victim(x);
+  if (f->deadlock[0]) return vm_trap(x, "%s", f->deadlock);
+  return vm_trap(x, "stopped: another chip failed");
+}
+
+/* ------------------------------------------------------------------ */
+/* Collectives. */
+
+static bool meeting_full(const void *m) { return ((const Meeting *)m)->full; }
+
+static bool same_types(const VmFunc *fa, const VmInstr *a, const VmFunc *fb, const VmInstr *b) {
+  if (a->opcode != b->opcode || a->n_in != b->n_in || a->n_out != b->n_out) return false;
+  for (uint32_t i = 0; i < a->n_in; i++)
+    if (!vm_type_equal(fa->reg_types[a->in[i]], fb->reg_types[b->in[i]])) return false;
+  for (uint32_t i = 0; i < a->n_out; i++)
+    if (!vm_type_equal(fa->reg_types[a->out[i]], fb->reg_types[b->out[i]])) return false;
+  return true;
+}
+
+/* The open meeting of (channel, group), created when there is none; NULL
+ * when out of memory. */
+static Meeting *find_meeting(VmFabric *f, const int *group, int n, int64_t channel) {
+  Meeting **pm = &f->meetings;
+  for (; *pm; pm = &(*pm)->next) {
+    Meeting *m = *pm;
+    if (!m->full && m->channel == channel && m->n == n && memcmp(m->group, group, sizeof(int) * (size_t)n) == 0)
+      return m;
+  }
+  Meeting *m = calloc(1, sizeof *m);
+  if (!m || !(m->group = malloc(sizeof(int) * (size_t)n)) || !(m->in = calloc((size_t)n, sizeof *m->in)) ||
+      !(m->out = calloc((size_t)n, sizeof *m->out))) {
+    if (m) {
+      free(m->group);
+      free(m->in);
+    }
+    free(m);
+    return NULL;
+  }
+  memcpy(m->group, group, sizeof(int) * (size_t)n);
+  m->n = n;
+  m->channel = channel;
+  *pm = m;
+  return m;
+}
+
+/* A member leaves; the last one unlinks and frees the meeting. */
+static void leave_meeting(VmFabric *f, Meeting *m) {
+  if (++m->left < m->arrived || !(m->full || f->aborted)) return;
+  Meeting **pm = &f->meetings;
+  while (*pm != m) pm = &(*pm)->next;
+  *pm = m->next;
+  free(m->group);
+  free(m->in);
+  free(m->out);
+  free(m);
+}
+
+/* Waits until every member has reached this barrier; false when the
+ * meeting failed or the run was aborted. */
+static bool barrier(VmFabric *f, Meeting *m) {
+  int gen = m->barrier_gen;
+  if (++m->barrier_count == m->n) {
+    m->barrier_count = 0;
+    m->barrier_gen++;
+    pthread_cond_broadcast(&f->cv);
+  } else {
+    while (m->barrier_gen == gen && !m->failed && !f->aborted) wait_turn(f);
+  }
+  return !m->failed && !f->aborted;
+}
+
+/* Chip of id `id` of a permute pair: a replica id in this chip's
+ * partition (mode 0) or a partition id in its replica (mode 1). */
+static int pair_chip(const VmChipId *me, int mode, int64_t id) {
+  return mode == 0 ? (int)id * me->partitions + me->partition : me->replica * me->partitions + (int)id;
+}
+
+/* Modeled seconds of the executing collective among the meeting's members
+ * on the slice's torus (common/ici.h). */
+static double collective_seconds(const VmFabric *f, const VmExec *x, const Meeting *m) {
+  const VmInstr *ins = m->ins;
+  const VmFunc *fn = m->func;
+  double in_bytes = 0, out_bytes = 0;
+  for (uint32_t i = 0; i < ins->n_in; i++) in_bytes += (double)fn->reg_types[ins->in[i]]->nbytes;
+  for (uint32_t i = 0; i < ins->n_out; i++) out_bytes += (double)fn->reg_types[ins->out[i]]->nbytes;
+  IciCollective kind;
+  double bytes = in_bytes;
+  switch (ins->opcode) {
+  case VM_OP_ALL_GATHER: kind = ICI_ALL_GATHER, bytes = out_bytes; break;
+  case VM_OP_REDUCE_SCATTER: kind = ICI_REDUCE_SCATTER; break;
+  case VM_OP_ALL_TO_ALL: kind = ICI_ALL_TO_ALL; break;
+  case VM_OP_COLLECTIVE_BROADCAST: kind = ICI_COLLECTIVE_BROADCAST; break;
+  case VM_OP_COLLECTIVE_PERMUTE: {
+    int64_t len;
+    const int64_t *pairs = vm_field_list(ins, 0, &len);
+    int mode = (int)vm_field_int(ins, 1), chips = f->nchips;
+    VmChipId me = vm_chip_id(x);
+    int *ends = malloc(sizeof(int) * ((size_t)len + 1));
+    if (!ends) return 0;
+    for (int64_t i = 0; i < len; i++) {
+      int c = pair_chip(&me, mode, pairs[i]);
+      ends[i] = c >= 0 && c < chips ? c : -1;
+    }
+    double s = ici_collective_seconds(ICI_COLLECTIVE_PERMUTE, bytes, ends, (int)len, &f->mesh, f->link_bytes_per_s,
+                                      f->hop_s);
+    free(ends);
+    return s;
+  }
+  default: kind = ICI_ALL_REDUCE; break; /* all_reduce, cross_replica_sum, collective_reduce */
+  }
+  return ici_collective_seconds(kind, bytes, m->group, m->n, &f->mesh, f->link_bytes_per_s, f->hop_s);
+}
+
+int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmTensor *in, VmTensor *out,
+                  int nphases, VmPhaseFn fn, void *ctx) {
+  VmFabric *f = vm_exec_fabric(x);
+  VmChipId id = vm_chip_id(x);
+  int chips = id.replicas * id.partitions, me = -1;
+  for (int k = 0; k < n; k++) {
+    if (group[k] < 0 || group[k] >= chips)
+      return vm_trap(x, "its group names chip %d, but the slice has %d chip%s", group[k], chips, chips == 1 ? "" : "s");
+    for (int j = 0; j < k; j++)
+      if (group[j] == group[k]) return vm_trap(x, "its group names chip %d twice", group[k]);
+    if (group[k] == id.chip) me = k;
+  }
+  if (me < 0) return vm_trap(x, "internal error: chip %d is not in its own group", id.chip);
+  if (!f) {
+    /* One chip alone: a group of one meets at once. */
+    const VmTensor *ins[1] = {in};
+    VmTensor *outs[1] = {out};
+    VmMeeting view = {1, 0, group, ins, outs, vm_exec_clock(x)};
+    for (int p = 0; p < nphases; p++)
+      if (fn(x, &view, p, ctx) != VM_OK) return VM_TRAP;
+    return VM_OK;
+  }
+  const VmInstr *ins = vm_exec_instr(x);
+  const VmFunc *func = vm_exec_func(x);
+  pthread_mutex_lock(&f->mu);
+  if (f->aborted) {
+    pthread_mutex_unlock(&f->mu);
+    return aborted_trap(x, f);
+  }
+  Meeting *m = find_meeting(f, group, n, channel);
+  if (!m) {
+    abort_locked(f);
+    pthread_mutex_unlock(&f->mu);
+    return vm_trap(x, "out of host memory");
+  }
+  if (m->arrived == 0) {
+    m->ins = ins;
+    m->func = func;
+    m->first_chip = id.chip;
+  } else if (!same_types(m->func, m->ins, func, ins)) {
+    /* Named in chip order, and every member that came traps with it, so
+     * the run reports the same message whoever came last. */
+    char here[256], there[256];
+    vm_exec_where(x, here, sizeof here);
+    vm_exec_where(f->execs[m->first_chip], there, sizeof there);
+    bool first_lower = m->first_chip < id.chip;
+    snprintf(m->mismatch, sizeof m->mismatch,
+             "does not match its group: chip %d is at %s, chip %d at %s, with other operand or result types",
+             first_lower ? m->first_chip : id.chip, first_lower ? there : here, first_lower ? id.chip : m->first_chip,
+             first_lower ? here : there);
+    char why[sizeof m->mismatch];
+    snprintf(why, sizeof why, "%s", m->mismatch);
+    abort_locked(f);
+    pthread_mutex_unlock(&f->mu); /* m may go from here on */
+    return vm_trap(x, "%s", why);
+  }
+  m->in[me] = in;
+  m->out[me] = out;
+  double clock = vm_exec_clock(x);
+  if (clock > m->start_s) m->start_s = clock;
+  if (++m->arrived == n) {
+    m->full = true;
+    pthread_cond_broadcast(&f->cv);
+  } else if (!wait_blocked(f, id.chip, meeting_full, m)) {
+    char mismatch[sizeof m->mismatch];
+    snprintf(mismatch, sizeof mismatch, "%s", m->mismatch);
+    leave_meeting(f, m);
+    pthread_mutex_unlock(&f->mu);
+    return mismatch[0] ? vm_trap(x, "%s", mismatch) : aborted_trap(x, f);
+  }
+  pthread_mutex_unlock(&f->mu);
+  vm_exec_collective_ran(x, m->start_s, collective_seconds(f, x, m));
+  VmMeeting view = {n, me, m->group, m->in, m->out, m->start_s};
+  int rc = VM_OK;
+  for (int p = 0; p < nphases; p++) {
+    bool ok = fn(x, &view, p, ctx) == VM_OK;
+    pthread_mutex_lock(&f->mu);
+    if (!ok) {
+      m->failed = true;
+      abort_locked(f);
+    }
+    bool go = barrier(f, m);
+    pthread_mutex_unlock(&f->mu);
+    if (!ok) {
+      rc = VM_TRAP;
+      break;
+    }
+    if (!go) {
+      rc = aborted_trap(x, f);
+      break;
+    }
+  }
+  pthread_mutex_lock(&f->mu);
+  leave_meeting(f, m);
+  pthread_mutex_unlock(&f->mu);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Channels. */
+
+typedef struct RecvWait {
+  const VmFabric *f;
+  int64_t channel;
+} RecvWait;
+
+static bool message_ready(const void *arg) {
+  const RecvWait *w = arg;
+  for (const Message *m = w->f->messages; m; m = m->next)
+    if (m->channel == w->channel) return true;
+  return false;
+}
+
+int vm_channel_send(VmExec *x, int64_t channel, const VmTensor *in, int nin) {
+  VmFabric *f = vm_exec_fabric_or_solo(x);
+  if (!f) return vm_trap(x, "out of host memory");
+  Message *m = calloc(1, sizeof *m);
+  if (m) {
+    m->channel = channel;
+    m->types = calloc((size_t)nin + 1, sizeof *m->types);
+    m->data = calloc((size_t)nin + 1, sizeof *m->data);
+  }
+  if (!m || !m->types || !m->data) {
+    if (m) message_free(m);
+    return vm_trap(x, "out of host memory");
+  }
+  for (int i = 0; i < nin; i++) {
+    size_t bytes = (size_t)in[i].type->nbytes;
+    m->types[i] = in[i].type;
+    if (!(m->data[i] = malloc(bytes + 1))) {
+      message_free(m);
+      return vm_trap(x, "out of host memory");
+    }
+    m->n = i + 1;
+    if (bytes) memcpy(m->data[i], in[i].data, bytes);
+  }
+  m->n = nin;
+  pthread_mutex_lock(&f->mu);
+  *f->messages_tail = m;
+  f->messages_tail = &m->next;
+  pthread_cond_broadcast(&f->cv);
+  pthread_mutex_unlock(&f->mu);
+  return VM_OK;
+}
+
+int vm_channel_recv(VmExec *x, int64_t channel, VmTensor *out, int nout) {
+  VmFabric *f = vm_exec_fabric_or_solo(x);
+  if (!f) return vm_trap(x, "out of host memory");
+  int chip = vm_exec_chip(x);
+  RecvWait w = {f, channel};
+  pthread_mutex_lock(&f->mu);
+  if (f->aborted || (!message_ready(&w) && !wait_blocked(f, chip, message_ready, &w))) {
+    pthread_mutex_unlock(&f->mu);
+    return aborted_trap(x, f);
+  }
+  Message **pm = &f->messages;
+  while ((*pm)->channel != channel) pm = &(*pm)->next;
+  Message *m = *pm;
+  *pm = m->next;
+  if (f->messages_tail == &m->next) f->messages_tail = pm;
+  pthread_mutex_unlock(&f->mu);
+  int rc = VM_OK;
+  if (m->n != nout) {
+    rc = vm_trap(x, "receives %d values on channel %lld, but %d were sent", nout, (long long)channel, m->n);
+  } else {
+    for (int i = 0; i < nout && rc == VM_OK; i++) {
+      if (!vm_type_equal(m->types[i], out[i].type))
+        rc = vm_trap(x, "value %d received on channel %lld has another type than was sent", i, (long long)channel);
+      else if (out[i].type->nbytes)
+        memcpy(out[i].data, m->data[i], (size_t)out[i].type->nbytes);
+    }
+  }
+  message_free(m);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Slices. */
+
+struct VmSlice {
+  VmFabric *fabric;
+  VmExec **execs;
+  int nchips;
+  VmMesh mesh;
+  double deadline_s;   /* vm_slice_set_deadline: of every run, */
+  bool deadline_fixed; /* instead of one from VmOptions.timeout_s */
+  char error[1024];
+};
+
+VmSlice *vm_slice_new(const VmProgram *p, const VmOptions *opts, const VmMesh *mesh) {
+  int n = mesh->replicas * mesh->partitions;
+  if (mesh->replicas < 1 || mesh->partitions < 1 || n > VM_MAX_CHIPS) return NULL;
+  VmSlice *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->nchips = n;
+  s->mesh = *mesh;
+  int threads = opts && opts->threads > 0 ? opts->threads : 1;
+  s->fabric = vm_fabric_new(mesh->replicas, mesh->partitions, threads);
+  s->execs = calloc((size_t)n, sizeof(VmExec *));
+  if (!s->fabric || !s->execs) {
+    vm_slice_free(s);
+    return NULL;
+  }
+  int torus_dims = opts && opts->torus_dims == 3 ? 3 : 2;
+  if (mesh->ndims == 0) {
+    ici_default_mesh(n, torus_dims, &s->fabric->mesh);
+    s->mesh.ndims = s->fabric->mesh.ndims;
+    memcpy(s->mesh.dims, s->fabric->mesh.dims, sizeof s->mesh.dims);
+  } else if (!ici_mesh_init(&s->fabric->mesh, mesh->ndims, mesh->dims, torus_dims) ||
+             ici_mesh_chips(&s->fabric->mesh) != n) {
+    vm_slice_free(s);
+    return NULL;
+  }
+  s->fabric->link_bytes_per_s = opts ? opts->ici_link_bytes_per_s : 0;
+  s->fabric->hop_s = opts ? opts->ici_hop_s : 0;
+  /* Chips share the host threads: each kernel gets its share. */
+  VmOptions chip_opts = opts ? *opts : (VmOptions){0};
+  chip_opts.threads = threads / n > 1 ? threads / n : 1;
+  for (int c = 0; c < n; c++) {
+    chip_opts.profile = opts && opts->profile && c == 0; /* tpurun --profile prints chip 0's */
+    if (!(s->execs[c] = vm_exec_new(p, &chip_opts))) {
+      vm_slice_free(s);
+      return NULL;
+    }
+    vm_exec_attach(s->execs[c], s->fabric, c);
+    vm_fabric_attach(s->fabric, c, s->execs[c]);
+  }
+  return s;
+}
+
+void vm_slice_free(VmSlice *s) {
+  if (!s) return;
+  for (int c = 0; s->execs && c < s->nchips; c++) vm_exec_free(s->execs[c]);
+  free(s->execs);
+  vm_fabric_free(s->fabric);
+  free(s);
+}
+
+int vm_slice_chips(const VmSlice *s) { return s->nchips; }
+VmExec *vm_slice_exec(VmSlice *s, int chip) { return s->execs[chip]; }
+const char *vm_slice_error(const VmSlice *s) { return s->error; }
+const VmMesh *vm_slice_mesh(const VmSlice *s) { return &s->mesh; }
+void vm_slice_set_deadline(VmSlice *s, double deadline_s) {
+  s->deadline_s = deadline_s;
+  s->deadline_fixed = true;
+}
+
+typedef struct ChipRun {
+  VmSlice *s;
+  int chip, fn, nargs, rc;
+  const VmValue *args;
+  VmValue *results;
+} ChipRun;
+
+static void *chip_main(void *arg) {
+  ChipRun *r = arg;
+  VmFabric *f = r->s->fabric;
+  take_turn(f);
+  r->rc = vm_run(r->s->execs[r->chip], r->fn, r->args, r->nargs, r->results);
+  pthread_mutex_lock(&f->mu);
+  f->slots++;
+  f->state[r->chip] = CHIP_DONE;
+  f->running--;
+  if (r->rc != VM_OK && !vm_exec_is_victim(r->s->execs[r->chip])) abort_locked(f);
+  check_deadlock(f);
+  pthread_cond_broadcast(&f->cv);
+  pthread_mutex_unlock(&f->mu);
+  return NULL;
+}
+
+int vm_slice_run(VmSlice *s, const int *fns, const VmValue *const *args, VmValue *const *results) {
+  VmFabric *f = s->fabric;
+  int n = s->nchips;
+  s->error[0] = '\0';
+  vm_fabric_reset(f);
+  double timeout = vm_exec_options(s->execs[0])->timeout_s, deadline = s->deadline_s;
+  if (!s->deadline_fixed && timeout > 0) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts); /* the clock of vm_exec_set_deadline */
+    deadline = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + timeout;
+  }
+  for (int c = 0; c < n; c++) {
+    vm_exec_reset_chip(s->execs[c]);
+    vm_exec_set_deadline(s->execs[c], deadline);
+  }
+  ChipRun *runs = calloc((size_t)n, sizeof *runs);
+  pthread_t *threads = calloc((size_t)n, sizeof *threads);
+  bool *started = calloc((size_t)n, sizeof *started);
+  if (!runs || !threads || !started) {
+    free(runs);
+    free(threads);
+    free(started);
+    snprintf(s->error, sizeof s->error, "error: out of host memory starting %d chips", n);
+    return VM_TRAP;
+  }
+  int rc = VM_OK;
+  bool interrupted = false;
+  for (int c = 0; c < n; c++) {
+    const VmFunc *fn = fns[c] >= 0 && (uint32_t)fns[c] < vm_exec_program(s->execs[c])->n_funcs
+                           ? &vm_exec_program(s->execs[c])->funcs[fns[c]]
+                           : NULL;
+    runs[c] = (ChipRun){s, c, fns[c], fn ? (int)fn->n_params : 0, VM_OK, args[c], results ? results[c] : NULL};
+    if (pthread_create(&threads[c], NULL, chip_main, &runs[c]) != 0) {
+      /* A chip that cannot start is a chip that never arrives. */
+      pthread_mutex_lock(&f->mu);
+      f->state[c] = CHIP_DONE;
+      f->running--;
+      runs[c].rc = VM_TRAP;
+      snprintf(s->error, sizeof s->error, "error: cannot start a host thread for chip %d", c);
+      abort_locked(f);
+      pthread_mutex_unlock(&f->mu);
+      rc = VM_TRAP;
+      continue;
+    }
+    started[c] = true;
+  }
+  for (int c = 0; c < n; c++)
+    if (started[c]) pthread_join(threads[c], NULL);
+  /* The lowest chip's own error, else the deadlock: the same message
+   * whatever the threads' timing. */
+  for (int c = 0; c < n && !s->error[0]; c++)
+    if (runs[c].rc != VM_OK && !vm_exec_is_victim(s->execs[c])) {
+      snprintf(s->error, sizeof s->error, "%s", vm_error(s->execs[c]));
+      if (runs[c].rc == VM_INTERRUPTED) interrupted = true;
+    }
+  if (!s->error[0] && f->deadlock[0]) {
+    for (int c = 0; c < n && !s->error[0]; c++)
+      if (runs[c].rc != VM_OK) snprintf(s->error, sizeof s->error, "%s", vm_error(s->execs[c]));
+  }
+  for (int c = 0; c < n; c++)
+    if (runs[c].rc != VM_OK) rc = VM_TRAP;
+  if (rc != VM_OK && !s->error[0]) snprintf(s->error, sizeof s->error, "error: a chip failed");
+  /* Results of a failed run are not handed out. */
+  for (int c = 0; rc != VM_OK && results && c < n; c++) {
+    if (runs[c].rc != VM_OK || !results[c]) continue;
+    const VmFunc *fn = &vm_exec_program(s->execs[c])->funcs[fns[c]];
+    for (uint32_t i = 0; i < fn->n_results; i++) vm_value_free(&results[c][i]);
+  }
+  free(runs);
+  free(threads);
+  free(started);
+  return interrupted ? VM_INTERRUPTED : rc;
+}

@@ -1,0 +1,52 @@
+/* The modeled timeline of a chip (tpurun --trace, --profile): each
+ * top-level op of the entry function takes its modeled time (COSTS) on the
+ * unit that bounds it; a collective starts when the last chip of its group
+ * arrives and takes the ICI model's time (common/ici.h) for its group on the
+ * slice's torus; an asynchronous one (TPUB_INSTR_ASYNC) runs on the ICI
+ * while the chip goes on, and async_done waits for it.  Internal to vm/. */
+#ifndef VM_TIMELINE_H
+#define VM_TIMELINE_H
+
+#include <stdio.h>
+
+#include "vm/vm.h"
+
+/* The tracks of a chip in the trace. */
+enum VmUnit { VM_UNIT_MXU, VM_UNIT_VPU, VM_UNIT_DMA, VM_UNIT_ICI, VM_UNIT_COUNT };
+
+typedef struct VmTraceEvent {
+  uint32_t loc; /* names the op */
+  uint8_t unit; /* VmUnit */
+  double start_s, dur_s;
+} VmTraceEvent;
+
+typedef struct VmTimeline {
+  double clock_s;   /* the chip's compute stream */
+  double ici_s;     /* ICI busy time */
+  double exposed_s; /* time the compute stream waited for the ICI */
+  uint32_t last_op; /* COSTS op id last charged (0: none) */
+  bool record;      /* keep events for a trace */
+  VmTraceEvent *events;
+  size_t nevents, cap;
+} VmTimeline;
+
+void vm_timeline_reset(VmTimeline *t);
+void vm_timeline_free(VmTimeline *t);
+/* Charges a top-level instruction of the entry function: its op's modeled
+ * time, once per op (consecutive instructions of one op are one op). */
+void vm_timeline_op(VmTimeline *t, const VmProgram *p, const VmInstr *ins);
+/* A collective that started at start_s (the group's latest arrival) and
+ * takes dur_s on the ICI; synchronous ones hold the compute stream until
+ * it ends.  Returns its end. */
+double vm_timeline_collective(VmTimeline *t, uint32_t loc, double start_s, double dur_s, bool async);
+/* async_done: the compute stream waits until ready_s. */
+void vm_timeline_wait(VmTimeline *t, double ready_s);
+
+/* The timeline of x's last run. */
+const VmTimeline *vm_exec_timeline(const VmExec *x);
+
+/* Writes a Chrome/Perfetto trace (JSON) of chips' timelines: one process
+ * per chip, one thread per unit.  Returns false on a write error. */
+bool vm_trace_write(FILE *out, const VmProgram *p, const VmTimeline *const *chips, int nchips, int partitions);
+
+#endif
