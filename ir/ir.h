@@ -322,8 +322,9 @@ typedef enum OpKind {
   OP_COUNT
 } OpKind;
 
-/* Static facts about an op kind.  The pretty-syntax format string is a
- * small language described in ir/syntax.h. */
+/* Static facts about an op kind, from its row of ir/ops.def.  The
+ * pretty-syntax format string is a small language described in
+ * ir/syntax.h. */
 typedef struct OpInfo {
   const char *name;    /* "stablehlo.add" */
   size_t name_len;
@@ -332,8 +333,8 @@ typedef struct OpInfo {
   int max_operands;    /* -1 for variadic */
   int num_results;     /* -1 for variadic */
   int num_regions;
-  unsigned traits;
-  const char *summary; /* one line */
+  unsigned traits;     /* TRAIT_* */
+  unsigned elems;      /* EM_* classes of a same_type op's operands and results */
 } OpInfo;
 
 /* Op traits. */
@@ -346,6 +347,19 @@ enum {
   TRAIT_SAME_TYPE = 1u << 5,     /* operands and results share one type */
   TRAIT_CHLO = 1u << 6,          /* CHLO op, decomposed later */
   TRAIT_COMMUTATIVE = 1u << 7,
+  TRAIT_CONTRACTION = 1u << 8,   /* a contraction (dot, convolution): runs on the MXU */
+  TRAIT_COLLECTIVE = 1u << 9,    /* a collective over a process group (ICI traffic) */
+};
+
+/* Element classes, as a mask (OpInfo.elems, the verifier's operand rules). */
+enum {
+  EM_BOOL = 1u << 0,    /* i1 */
+  EM_SINT = 1u << 1,    /* signless or signed integers (not i1) */
+  EM_UINT = 1u << 2,    /* unsigned integers */
+  EM_FLOAT = 1u << 3,
+  EM_COMPLEX = 1u << 4,
+  EM_INT = EM_SINT | EM_UINT,
+  EM_ANY = EM_BOOL | EM_INT | EM_FLOAT | EM_COMPLEX,
 };
 
 extern const OpInfo op_info[OP_COUNT];

@@ -70,7 +70,7 @@ static bool is_scalar_of(const Type *t, ElemKind elem) {
 /* ------------------------------------------------------------------ */
 /* while, if, case, optimization_barrier */
 
-static void verify_while(Context *c, Op *op) {
+void verify_while(Context *c, Op *op) {
   int n = op->noperands;
   const Type **ops = operand_types(c, op);
   if (op->nresults != n) {
@@ -96,7 +96,7 @@ static void verify_while(Context *c, Op *op) {
   check_region_returns(c, op, 1, "body region", n, ops, "the operand types");
 }
 
-static void verify_if(Context *c, Op *op) {
+void verify_if(Context *c, Op *op) {
   const Type *p = vo_operand_type(op, 0);
   if (p && !is_scalar_of(p, ELEM_I1))
     op_error(c, op, "operand #0 must be a 0-dimensional tensor of i1 values, but got '%s'", vo_type_str(c, p));
@@ -108,7 +108,7 @@ static void verify_if(Context *c, Op *op) {
   }
 }
 
-static void verify_case(Context *c, Op *op) {
+void verify_case(Context *c, Op *op) {
   const Type *idx = vo_operand_type(op, 0);
   if (idx && (!is_scalar_of(idx, ELEM_COUNT) || (vo_builtin_elem(idx) && !(vo_elem_mask(idx->elem) & EM_INT))))
     op_error(c, op, "operand #0 must be a 0-dimensional tensor of integer values, but got '%s'", vo_type_str(c, idx));
@@ -125,7 +125,7 @@ static void verify_case(Context *c, Op *op) {
   }
 }
 
-static void verify_optimization_barrier(Context *c, Op *op) {
+void verify_optimization_barrier(Context *c, Op *op) {
   if (op->nresults != op->noperands) {
     op_error(c, op, "expects %d results (one per operand), but got %d", op->noperands, op->nresults);
     return;
@@ -140,7 +140,7 @@ static void verify_optimization_barrier(Context *c, Op *op) {
 
 /* sdy.mesh names a mesh; sdy.sharding_constraint is an identity with a
  * sharding (what the shardings say: passes/sharding.c). */
-static void verify_sdy(Context *c, Op *op) {
+void verify_sdy(Context *c, Op *op) {
   const char *need = op->kind == OP_SDY_MESH ? "mesh" : "sharding";
   if (!op_attr(op, need)) op_error(c, op, "requires attribute '%s'", need);
   else if (op->kind == OP_SDY_MESH && !op_symbol_name(op)) op_error(c, op, "requires a string attribute 'sym_name'");
@@ -162,42 +162,39 @@ static void expect_token_operand(Context *c, const Op *op, int i) {
   if (t && !is_token(t)) op_error(c, op, "operand #%d must be a token, but got '%s'", i, vo_type_str(c, t));
 }
 
-static void verify_tokens_io(Context *c, Op *op) {
-  switch (op->kind) {
-  case OP_CREATE_TOKEN: expect_token_result(c, op, 0); return;
-  case OP_AFTER_ALL:
-    for (int i = 0; i < op->noperands; i++) expect_token_operand(c, op, i);
-    expect_token_result(c, op, 0);
-    return;
-  case OP_REPLICA_ID:
-  case OP_PARTITION_ID: {
-    const Type *t = vo_result_type(op, 0);
-    if (t && !is_scalar_of(t, ELEM_UI32))
-      op_error(c, op, "result #0 must be a 0-dimensional tensor of ui32 values, but got '%s'", vo_type_str(c, t));
+void verify_create_token(Context *c, Op *op) { expect_token_result(c, op, 0); }
+
+void verify_after_all(Context *c, Op *op) {
+  for (int i = 0; i < op->noperands; i++) expect_token_operand(c, op, i);
+  expect_token_result(c, op, 0);
+}
+
+/* replica_id, partition_id: a ui32 scalar. */
+void verify_process_id(Context *c, Op *op) {
+  const Type *t = vo_result_type(op, 0);
+  if (t && !is_scalar_of(t, ELEM_UI32))
+    op_error(c, op, "result #0 must be a 0-dimensional tensor of ui32 values, but got '%s'", vo_type_str(c, t));
+}
+
+/* infeed, recv (C1-C3 of infeed): a token in; tensors, then a token out. */
+void verify_infeed_recv(Context *c, Op *op) {
+  if (op->noperands >= 1) expect_token_operand(c, op, 0);
+  if (op->nresults < 1) {
+    op_error(c, op, "expects at least 1 result (the token)");
     return;
   }
-  case OP_INFEED:
-  case OP_RECV:
-    /* C1-C3 of infeed: tensors, then a token */
-    if (op->noperands >= 1) expect_token_operand(c, op, 0);
-    if (op->nresults < 1) {
-      op_error(c, op, "expects at least 1 result (the token)");
-      return;
-    }
-    expect_token_result(c, op, op->nresults - 1);
-    for (int i = 0; i < op->nresults - 1; i++) {
-      const Type *t = vo_result_type(op, i);
-      if (t && t->kind != TY_TENSOR && t->kind != TY_TUPLE)
-        op_error(c, op, "result #%d must be a tensor, but got '%s'", i, vo_type_str(c, t));
-    }
-    return;
-  case OP_OUTFEED:
-  case OP_SEND:
-    if (op->noperands >= 1) expect_token_operand(c, op, op->noperands - 1);
-    expect_token_result(c, op, 0);
-    return;
-  default: return;
+  expect_token_result(c, op, op->nresults - 1);
+  for (int i = 0; i < op->nresults - 1; i++) {
+    const Type *t = vo_result_type(op, i);
+    if (t && t->kind != TY_TENSOR && t->kind != TY_TUPLE)
+      op_error(c, op, "result #%d must be a tensor, but got '%s'", i, vo_type_str(c, t));
   }
+}
+
+/* outfeed, send: tensors, then a token in; a token out. */
+void verify_outfeed_send(Context *c, Op *op) {
+  if (op->noperands >= 1) expect_token_operand(c, op, op->noperands - 1);
+  expect_token_result(c, op, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -275,7 +272,7 @@ static bool same_count(Context *c, const Op *op) {
   return false;
 }
 
-static void verify_all_gather(Context *c, Op *op) {
+void verify_all_gather(Context *c, Op *op) {
   int64_t gs, dim;
   check_replica_groups(c, op, true, &gs);
   check_channel(c, op);
@@ -318,7 +315,7 @@ static void verify_all_gather(Context *c, Op *op) {
   }
 }
 
-static void verify_all_reduce(Context *c, Op *op) {
+void verify_all_reduce(Context *c, Op *op) {
   int64_t gs;
   check_replica_groups(c, op, false, &gs);
   check_channel(c, op);
@@ -343,7 +340,7 @@ static void verify_all_reduce(Context *c, Op *op) {
   }
 }
 
-static void verify_reduce_scatter(Context *c, Op *op) {
+void verify_reduce_scatter(Context *c, Op *op) {
   int64_t gs, dim;
   check_replica_groups(c, op, true, &gs);
   check_channel(c, op);
@@ -388,7 +385,7 @@ static void verify_reduce_scatter(Context *c, Op *op) {
   }
 }
 
-static void verify_all_to_all(Context *c, Op *op) {
+void verify_all_to_all(Context *c, Op *op) {
   int64_t gs, sd, cd, sc;
   check_replica_groups(c, op, true, &gs);
   AttrRead as = vo_int_attr(c, op, "split_dimension", true, &sd);
@@ -438,7 +435,7 @@ static void verify_all_to_all(Context *c, Op *op) {
   }
 }
 
-static void verify_collective_permute(Context *c, Op *op) {
+void verify_collective_permute(Context *c, Op *op) {
   int n = 0;
   const int64_t *p = NULL;
   if (vo_pairs_attr(c, op, "source_target_pairs", true, &n, &p) == AR_OK) {
@@ -476,7 +473,7 @@ static void verify_collective_permute(Context *c, Op *op) {
                vo_type_str(c, vo_result_type(op, i)), vo_type_str(c, vo_operand_type(op, i)));
 }
 
-static void verify_collective_broadcast(Context *c, Op *op) {
+void verify_collective_broadcast(Context *c, Op *op) {
   int64_t gs;
   check_replica_groups(c, op, true, &gs);
   if (!same_count(c, op)) return;
@@ -513,7 +510,7 @@ static const Op *lookup_func(const Op *from, const char *name) {
 
 static const char *const check_targets[] = {"check.expect_eq", "check.expect_almost_eq", "check.expect_close", NULL};
 
-static void verify_custom_call(Context *c, Op *op) {
+void verify_custom_call(Context *c, Op *op) {
   const Attr *t = op_attr(op, "call_target_name");
   const char *target = NULL;
   if (!t) op_error(c, op, "requires attribute 'call_target_name'");
@@ -593,7 +590,7 @@ static bool isolated_args_match(Context *c, const Op *op, const Block *b) {
 
 /* tpu.fusion: block arguments match the operands, tpu.yield the results,
  * and `kind` names one of XLA's fusion kinds. */
-static void verify_fusion(Context *c, Op *op) {
+void verify_fusion(Context *c, Op *op) {
   static const char *const kinds[] = {"loop", "input", "output", "multi_output"};
   const Attr *kind = op_attr(op, "kind");
   bool known = false;
@@ -617,7 +614,7 @@ static void verify_fusion(Context *c, Op *op) {
                vo_type_str(c, op->results[i].type), vo_type_str(c, y->operands[i]->type));
 }
 
-static void verify_tpu_yield(Context *c, Op *op) {
+void verify_tpu_yield(Context *c, Op *op) {
   const Block *b = op->parent;
   const Op *owner = b && b->parent ? b->parent->parent : NULL;
   if (!owner || (owner->kind != OP_TPU_FUSION && owner->kind != OP_TPU_ASYNC_START))
@@ -634,7 +631,7 @@ static bool is_async_collective(OpKind k) {
  * the operands, holding one collective over exactly those arguments and
  * the tpu.yield of its results; the op's results have the yielded types
  * and all go, each once and in order, to one tpu.async_done. */
-static void verify_async_start(Context *c, Op *op) {
+void verify_async_start(Context *c, Op *op) {
   Block *b = vo_region_block(op, 0);
   if (!b || !isolated_args_match(c, op, b)) return;
   const Op *coll = b->first, *y = coll ? coll->next : NULL;
@@ -682,7 +679,7 @@ static void verify_async_start(Context *c, Op *op) {
 
 /* tpu.async_done: its operands are the results of one tpu.async_start of
  * its block, in order, and its results have their types. */
-static void verify_async_done(Context *c, Op *op) {
+void verify_async_done(Context *c, Op *op) {
   const Op *start = op->operands[0] ? op->operands[0]->def : NULL;
   bool ok = start && start->kind == OP_TPU_ASYNC_START && start->nresults == op->noperands;
   for (int i = 0; ok && i < op->noperands; i++) ok = op->operands[i] == &start->results[i];
@@ -704,7 +701,7 @@ static void verify_async_done(Context *c, Op *op) {
                vo_type_str(c, op->results[i].type), i, vo_type_str(c, op->operands[i]->type));
 }
 
-static void verify_composite(Context *c, Op *op) {
+void verify_composite(Context *c, Op *op) {
   const Attr *name = op_attr(op, "name");
   if (!name) op_error(c, op, "requires attribute 'name'");
   else if (name->kind != ATTR_STRING)
@@ -764,7 +761,7 @@ static void verify_composite(Context *c, Op *op) {
     }
 }
 
-static void verify_constant(Context *c, Op *op) {
+void verify_constant(Context *c, Op *op) {
   const Attr *v = op_attr(op, "value");
   if (!v) {
     op_error(c, op, "requires attribute 'value'");
@@ -781,44 +778,8 @@ static void verify_constant(Context *c, Op *op) {
 /* ------------------------------------------------------------------ */
 /* check and interpreter dialects */
 
-static void verify_check(Context *c, Op *op) {
-  switch (op->kind) {
-  case OP_CHECK_EXPECT_EQ:
-  case OP_CHECK_EXPECT_ALMOST_EQ:
-  case OP_CHECK_EXPECT_CLOSE:
-    for (int i = 0; i < op->noperands && i < 2; i++) vo_require_tensor_operand(c, op, i);
-    if (op->noperands == 2 && vo_is_tensor(vo_operand_type(op, 0)) && vo_is_tensor(vo_operand_type(op, 1)) &&
-        !vo_types_compatible(vo_operand_type(op, 0), vo_operand_type(op, 1)))
-      op_error(c, op, "expects operands of the same type, but got '%s' and '%s'",
-               vo_type_str(c, vo_operand_type(op, 0)), vo_type_str(c, vo_operand_type(op, 1)));
-    break;
-  case OP_CHECK_EXPECT_EQ_CONST:
-  case OP_CHECK_EXPECT_ALMOST_EQ_CONST: {
-    vo_require_tensor_operand(c, op, 0);
-    const Attr *v = op_attr(op, "value");
-    if (!v) op_error(c, op, "requires attribute 'value'");
-    else if (v->kind != ATTR_DENSE && v->kind != ATTR_DENSE_RESOURCE)
-      op_error(c, op, "attribute 'value' must be a dense elements attribute, but got %s", vo_attr_str(c, v));
-    else if (v->type && vo_operand_type(op, 0) && !vo_types_compatible(v->type, vo_operand_type(op, 0)))
-      op_error(c, op, "expects the constant of type '%s' to have the operand type '%s'", vo_type_str(c, v->type),
-               vo_type_str(c, vo_operand_type(op, 0)));
-    break;
-  }
-  case OP_CHECK_EXPECT_SERIALIZED_EQ:
-  case OP_INTERPRETER_PROBE: {
-    const Attr *id = op_attr(op, "probe_id");
-    if (!id) op_error(c, op, "requires attribute 'probe_id'");
-    else if (id->kind != ATTR_STRING)
-      op_error(c, op, "attribute 'probe_id' must be a string, but got %s", vo_attr_str(c, id));
-    if (op->kind == OP_INTERPRETER_PROBE && op->nresults == 1 &&
-        !vo_types_compatible(vo_operand_type(op, 0), vo_result_type(op, 0)))
-      op_error(c, op, "expects the result to have the operand type, but got '%s' and '%s'",
-               vo_type_str(c, vo_result_type(op, 0)), vo_type_str(c, vo_operand_type(op, 0)));
-    break;
-  }
-  default: break;
-  }
-  /* tolerances and ULP bounds */
+/* The tolerance and ULP bounds any check op may carry. */
+static void check_tolerances(Context *c, Op *op) {
   const Attr *tol = op_attr(op, "tolerance");
   if (tol && tol->kind != ATTR_FLOAT && tol->kind != ATTR_INT)
     op_error(c, op, "attribute 'tolerance' must be a float, but got %s", vo_attr_str(c, tol));
@@ -833,10 +794,48 @@ static void verify_check(Context *c, Op *op) {
   }
 }
 
+/* check.expect_eq, expect_almost_eq, expect_close: two tensors of one type. */
+void verify_check_pair(Context *c, Op *op) {
+  for (int i = 0; i < op->noperands && i < 2; i++) vo_require_tensor_operand(c, op, i);
+  if (op->noperands == 2 && vo_is_tensor(vo_operand_type(op, 0)) && vo_is_tensor(vo_operand_type(op, 1)) &&
+      !vo_types_compatible(vo_operand_type(op, 0), vo_operand_type(op, 1)))
+    op_error(c, op, "expects operands of the same type, but got '%s' and '%s'",
+             vo_type_str(c, vo_operand_type(op, 0)), vo_type_str(c, vo_operand_type(op, 1)));
+  check_tolerances(c, op);
+}
+
+/* check.expect_eq_const, expect_almost_eq_const: a tensor and a dense
+ * 'value' of its type. */
+void verify_check_const(Context *c, Op *op) {
+  vo_require_tensor_operand(c, op, 0);
+  const Attr *v = op_attr(op, "value");
+  if (!v) op_error(c, op, "requires attribute 'value'");
+  else if (v->kind != ATTR_DENSE && v->kind != ATTR_DENSE_RESOURCE)
+    op_error(c, op, "attribute 'value' must be a dense elements attribute, but got %s", vo_attr_str(c, v));
+  else if (v->type && vo_operand_type(op, 0) && !vo_types_compatible(v->type, vo_operand_type(op, 0)))
+    op_error(c, op, "expects the constant of type '%s' to have the operand type '%s'", vo_type_str(c, v->type),
+             vo_type_str(c, vo_operand_type(op, 0)));
+  check_tolerances(c, op);
+}
+
+/* check.expect_serialized_eq, interpreter.probe: a string probe_id; the
+ * probe's result has its operand's type. */
+void verify_probe(Context *c, Op *op) {
+  const Attr *id = op_attr(op, "probe_id");
+  if (!id) op_error(c, op, "requires attribute 'probe_id'");
+  else if (id->kind != ATTR_STRING)
+    op_error(c, op, "attribute 'probe_id' must be a string, but got %s", vo_attr_str(c, id));
+  if (op->kind == OP_INTERPRETER_PROBE && op->nresults == 1 &&
+      !vo_types_compatible(vo_operand_type(op, 0), vo_result_type(op, 0)))
+    op_error(c, op, "expects the result to have the operand type, but got '%s' and '%s'",
+             vo_type_str(c, vo_result_type(op, 0)), vo_type_str(c, vo_operand_type(op, 0)));
+  check_tolerances(c, op);
+}
+
 /* ------------------------------------------------------------------ */
 /* CHLO: top_k, scan, ragged_dot */
 
-static void verify_top_k(Context *c, Op *op) {
+void verify_top_k(Context *c, Op *op) {
   int64_t k;
   AttrRead ak = vo_int_attr(c, op, "k", true, &k);
   bool ok = vo_require_tensor_operand(c, op, 0);
@@ -877,7 +876,7 @@ static void verify_top_k(Context *c, Op *op) {
   }
 }
 
-static void verify_scan(Context *c, Op *op) {
+void verify_scan(Context *c, Op *op) {
   int64_t dim;
   AttrRead ad = vo_int_attr(c, op, "dimension", true, &dim);
   for (int i = 0; i < op->noperands; i++) vo_require_tensor_operand(c, op, i);
@@ -886,7 +885,7 @@ static void verify_scan(Context *c, Op *op) {
     op_error(c, op, "dimension %" PRId64 " is out of range for the input rank %d", dim, in0->rank);
 }
 
-static void verify_ragged_dot(Context *c, Op *op) {
+void verify_ragged_dot(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_operand(c, op, 1);
   ok &= vo_check_operand(c, op, 2, EM_INT);
@@ -968,47 +967,4 @@ static void verify_ragged_dot(Context *c, Op *op) {
   if (!match)
     op_error(c, op, "inferred shape %s is incompatible with the result type '%s'", vo_list_str(c, k, d),
              vo_type_str(c, res));
-}
-
-void verify_control_rules(Context *c, Op *op) {
-  switch (op->kind) {
-  case OP_WHILE: verify_while(c, op); return;
-  case OP_IF: verify_if(c, op); return;
-  case OP_CASE: verify_case(c, op); return;
-  case OP_OPTIMIZATION_BARRIER: verify_optimization_barrier(c, op); return;
-  case OP_SDY_MESH:
-  case OP_SDY_SHARDING_CONSTRAINT: verify_sdy(c, op); return;
-  case OP_CREATE_TOKEN:
-  case OP_AFTER_ALL:
-  case OP_REPLICA_ID:
-  case OP_PARTITION_ID:
-  case OP_INFEED:
-  case OP_OUTFEED:
-  case OP_SEND:
-  case OP_RECV: verify_tokens_io(c, op); return;
-  case OP_ALL_GATHER: verify_all_gather(c, op); return;
-  case OP_ALL_REDUCE: verify_all_reduce(c, op); return;
-  case OP_REDUCE_SCATTER: verify_reduce_scatter(c, op); return;
-  case OP_ALL_TO_ALL: verify_all_to_all(c, op); return;
-  case OP_COLLECTIVE_PERMUTE: verify_collective_permute(c, op); return;
-  case OP_COLLECTIVE_BROADCAST: verify_collective_broadcast(c, op); return;
-  case OP_CUSTOM_CALL: verify_custom_call(c, op); return;
-  case OP_COMPOSITE: verify_composite(c, op); return;
-  case OP_TPU_FUSION: verify_fusion(c, op); return;
-  case OP_TPU_YIELD: verify_tpu_yield(c, op); return;
-  case OP_TPU_ASYNC_START: verify_async_start(c, op); return;
-  case OP_TPU_ASYNC_DONE: verify_async_done(c, op); return;
-  case OP_CONSTANT: verify_constant(c, op); return;
-  case OP_CHECK_EXPECT_EQ:
-  case OP_CHECK_EXPECT_EQ_CONST:
-  case OP_CHECK_EXPECT_ALMOST_EQ:
-  case OP_CHECK_EXPECT_ALMOST_EQ_CONST:
-  case OP_CHECK_EXPECT_CLOSE:
-  case OP_CHECK_EXPECT_SERIALIZED_EQ:
-  case OP_INTERPRETER_PROBE: verify_check(c, op); return;
-  case OP_CHLO_TOP_K: verify_top_k(c, op); return;
-  case OP_CHLO_SCAN: verify_scan(c, op); return;
-  case OP_CHLO_RAGGED_DOT: verify_ragged_dot(c, op); return;
-  default: return;
-  }
 }

@@ -159,7 +159,7 @@ static bool check_reduce_inputs(Context *c, const Op *op, int n) {
 /* ------------------------------------------------------------------ */
 /* reduce */
 
-static void verify_reduce(Context *c, Op *op) {
+void verify_reduce(Context *c, Op *op) {
   bool ok;
   int n = reduce_arity(c, op, &ok);
   if (n < 0) return;
@@ -180,7 +180,7 @@ static void verify_reduce(Context *c, Op *op) {
 /* ------------------------------------------------------------------ */
 /* reduce_window */
 
-static void verify_reduce_window(Context *c, Op *op) {
+void verify_reduce_window(Context *c, Op *op) {
   bool ok;
   int n = reduce_arity(c, op, &ok);
   if (n < 0) return;
@@ -222,7 +222,7 @@ static void verify_reduce_window(Context *c, Op *op) {
 /* ------------------------------------------------------------------ */
 /* select_and_scatter */
 
-static void verify_select_and_scatter(Context *c, Op *op) {
+void verify_select_and_scatter(Context *c, Op *op) {
   bool ok = true;
   for (int i = 0; i < 3; i++) ok &= vo_require_tensor_operand(c, op, i);
   ok &= vo_require_tensor_result(c, op, 0);
@@ -318,7 +318,7 @@ static void verify_select_and_scatter(Context *c, Op *op) {
 /* ------------------------------------------------------------------ */
 /* dot / dot_general */
 
-static void verify_dot(Context *c, Op *op) {
+void verify_dot(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_operand(c, op, 1);
   ok &= vo_require_tensor_result(c, op, 0);
@@ -390,7 +390,7 @@ static bool check_dot_dims(Context *c, const Op *op, const Type *l, const Type *
   return good;
 }
 
-static void verify_dot_general(Context *c, Op *op) {
+void verify_dot_general(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_operand(c, op, 1);
   ok &= vo_require_tensor_result(c, op, 0);
@@ -435,7 +435,7 @@ static void verify_dot_general(Context *c, Op *op) {
 /* ------------------------------------------------------------------ */
 /* convolution / dynamic_conv */
 
-static void verify_convolution(Context *c, Op *op) {
+void verify_convolution(Context *c, Op *op) {
   bool dynamic = op->kind == OP_DYNAMIC_CONV;
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_operand(c, op, 1);
@@ -568,7 +568,7 @@ static void verify_convolution(Context *c, Op *op) {
 
 static const char *const fft_types[] = {"FFT", "IFFT", "RFFT", "IRFFT", NULL};
 
-static void verify_fft(Context *c, Op *op) {
+void verify_fft(Context *c, Op *op) {
   bool ok = vo_check_operand(c, op, 0, EM_FLOAT | EM_COMPLEX);
   ok &= vo_check_result(c, op, 0, EM_FLOAT | EM_COMPLEX);
   const char *ty = NULL;
@@ -639,7 +639,7 @@ static void verify_fft(Context *c, Op *op) {
 /* ------------------------------------------------------------------ */
 /* cholesky, triangular_solve */
 
-static void verify_cholesky(Context *c, Op *op) {
+void verify_cholesky(Context *c, Op *op) {
   bool ok = vo_check_operand(c, op, 0, EM_FLOAT | EM_COMPLEX);
   ok &= vo_check_result(c, op, 0, EM_FLOAT | EM_COMPLEX);
   bool lower;
@@ -660,7 +660,7 @@ static void verify_cholesky(Context *c, Op *op) {
 
 static const char *const transposes[] = {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT", NULL};
 
-static void verify_triangular_solve(Context *c, Op *op) {
+void verify_triangular_solve(Context *c, Op *op) {
   bool ok = vo_check_operand(c, op, 0, EM_FLOAT | EM_COMPLEX);
   ok &= vo_check_operand(c, op, 1, EM_FLOAT | EM_COMPLEX);
   ok &= vo_check_result(c, op, 0, EM_FLOAT | EM_COMPLEX);
@@ -706,7 +706,7 @@ static void verify_triangular_solve(Context *c, Op *op) {
 /* ------------------------------------------------------------------ */
 /* batch norm */
 
-static void verify_batch_norm(Context *c, Op *op) {
+void verify_batch_norm(Context *c, Op *op) {
   bool ok = true;
   for (int i = 0; i < op->noperands; i++) ok &= vo_check_operand(c, op, i, EM_FLOAT);
   for (int i = 0; i < op->nresults; i++) ok &= vo_check_result(c, op, i, EM_FLOAT);
@@ -772,7 +772,7 @@ static void verify_batch_norm(Context *c, Op *op) {
 /* ------------------------------------------------------------------ */
 /* sort */
 
-static void verify_sort(Context *c, Op *op) {
+void verify_sort(Context *c, Op *op) {
   int n = op->noperands;
   bool ok = true;
   for (int i = 0; i < n; i++) ok &= vo_require_tensor_operand(c, op, i);
@@ -838,7 +838,7 @@ static void verify_sort(Context *c, Op *op) {
 static const char *const rng_distributions[] = {"UNIFORM", "NORMAL", NULL};
 static const char *const rng_algorithms[] = {"DEFAULT", "THREE_FRY", "PHILOX", NULL};
 
-static void verify_rng(Context *c, Op *op) {
+void verify_rng(Context *c, Op *op) {
   const char *dist = NULL;
   vo_enum_attr(c, op, "rng_distribution", "rng_distribution", rng_distributions, true, &dist);
   bool ok = vo_check_operand(c, op, 0, EM_BOOL | EM_INT | EM_FLOAT);
@@ -864,7 +864,7 @@ static void verify_rng(Context *c, Op *op) {
     op_error(c, op, "shape operand has %" PRId64 " elements, but the result has rank %d", shape->dims[0], res->rank);
 }
 
-static void verify_rng_bit_generator(Context *c, Op *op) {
+void verify_rng_bit_generator(Context *c, Op *op) {
   const char *alg = NULL;
   vo_enum_attr(c, op, "rng_algorithm", "rng_algorithm", rng_algorithms, true, &alg);
   bool ok = vo_check_operand(c, op, 0, EM_INT | EM_FLOAT);
@@ -881,26 +881,4 @@ static void verify_rng_bit_generator(Context *c, Op *op) {
     op_error(c, op, "output state shape must be compatible with [2], but got '%s'", vo_type_str(c, st));
   else if (!strcmp(alg, "PHILOX") && size != 2 && size != 3)
     op_error(c, op, "output state shape must be compatible with [2] or [3], but got '%s'", vo_type_str(c, st));
-}
-
-void verify_data_rules(Context *c, Op *op) {
-  switch (op->kind) {
-  case OP_REDUCE: verify_reduce(c, op); return;
-  case OP_REDUCE_WINDOW: verify_reduce_window(c, op); return;
-  case OP_SELECT_AND_SCATTER: verify_select_and_scatter(c, op); return;
-  case OP_DOT: verify_dot(c, op); return;
-  case OP_DOT_GENERAL: verify_dot_general(c, op); return;
-  case OP_CONVOLUTION:
-  case OP_DYNAMIC_CONV: verify_convolution(c, op); return;
-  case OP_FFT: verify_fft(c, op); return;
-  case OP_CHOLESKY: verify_cholesky(c, op); return;
-  case OP_TRIANGULAR_SOLVE: verify_triangular_solve(c, op); return;
-  case OP_BATCH_NORM_GRAD:
-  case OP_BATCH_NORM_INFERENCE:
-  case OP_BATCH_NORM_TRAINING: verify_batch_norm(c, op); return;
-  case OP_SORT: verify_sort(c, op); return;
-  case OP_RNG: verify_rng(c, op); return;
-  case OP_RNG_BIT_GENERATOR: verify_rng_bit_generator(c, op); return;
-  default: return;
-  }
 }

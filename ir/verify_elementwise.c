@@ -7,37 +7,6 @@
 
 #include "ir/verify_ops.h"
 
-/* Allowed operand element classes of the ops that keep one type. */
-static unsigned same_type_mask(OpKind k) {
-  switch (k) {
-  case OP_CBRT: case OP_COSINE: case OP_EXPONENTIAL: case OP_EXPONENTIAL_MINUS_ONE:
-  case OP_LOG: case OP_LOG_PLUS_ONE: case OP_LOGISTIC: case OP_RSQRT: case OP_SINE:
-  case OP_SQRT: case OP_TAN: case OP_TANH: case OP_ATAN2:
-  case OP_CHLO_ACOS: case OP_CHLO_ACOSH: case OP_CHLO_ASIN: case OP_CHLO_ASINH:
-  case OP_CHLO_ATAN: case OP_CHLO_ATANH: case OP_CHLO_BESSEL_I1E: case OP_CHLO_CONJ:
-  case OP_CHLO_COSH: case OP_CHLO_SINH: case OP_CHLO_TAN:
-    return EM_FLOAT | EM_COMPLEX;
-  case OP_CEIL: case OP_FLOOR: case OP_ROUND_NEAREST_AFZ: case OP_ROUND_NEAREST_EVEN:
-  case OP_REDUCE_PRECISION:
-  case OP_CHLO_DIGAMMA: case OP_CHLO_ERF: case OP_CHLO_ERF_INV: case OP_CHLO_ERFC:
-  case OP_CHLO_LGAMMA: case OP_CHLO_NEXT_AFTER: case OP_CHLO_POLYGAMMA: case OP_CHLO_ZETA:
-    return EM_FLOAT;
-  case OP_COUNT_LEADING_ZEROS: case OP_POPCNT:
-  case OP_SHIFT_LEFT: case OP_SHIFT_RIGHT_ARITHMETIC: case OP_SHIFT_RIGHT_LOGICAL:
-    return EM_INT;
-  case OP_NOT: case OP_AND: case OP_OR: case OP_XOR:
-    return EM_BOOL | EM_INT;
-  case OP_NEGATE: case OP_SUBTRACT: case OP_DIVIDE: case OP_REMAINDER: case OP_POWER:
-    return EM_INT | EM_FLOAT | EM_COMPLEX;
-  case OP_SIGN:
-    return EM_SINT | EM_FLOAT | EM_COMPLEX;
-  case OP_ADD: case OP_MAXIMUM: case OP_MINIMUM: case OP_MULTIPLY:
-    return EM_ANY;
-  default:
-    return 0;
-  }
-}
-
 /* All tensor operands and results have one shape ("?" compatible). */
 static bool check_same_shape(Context *c, const Op *op) {
   const Type *first = NULL;
@@ -76,7 +45,7 @@ static bool check_same_elem(Context *c, const Op *op) {
 
 /* Every operand and result is a tensor of MASK; shapes and element types
  * agree. */
-static void verify_same_type(Context *c, Op *op, unsigned mask) {
+static void verify_same_type_of(Context *c, Op *op, unsigned mask) {
   /* one report for the first bad value: they share one type */
   for (int i = 0; i < op->noperands; i++)
     if (!vo_check_operand(c, op, i, mask)) return;
@@ -95,7 +64,7 @@ static void expect_result_elem(Context *c, const Op *op, int i, ElemKind want) {
 }
 
 /* abs: the result of a complex operand is its real element type (C2). */
-static void verify_abs(Context *c, Op *op) {
+void verify_abs(Context *c, Op *op) {
   bool ok = vo_check_operand(c, op, 0, EM_SINT | EM_FLOAT | EM_COMPLEX) &&
             vo_check_result(c, op, 0, EM_SINT | EM_FLOAT | EM_COMPLEX);
   if (!ok) return;
@@ -109,7 +78,7 @@ static void verify_abs(Context *c, Op *op) {
 }
 
 /* real / imag: complex -> its part type, float -> float (C1, C2). */
-static void verify_real_imag(Context *c, Op *op) {
+void verify_real_imag(Context *c, Op *op) {
   bool ok = vo_check_operand(c, op, 0, EM_FLOAT | EM_COMPLEX) && vo_check_result(c, op, 0, EM_FLOAT);
   if (!ok) return;
   check_same_shape(c, op);
@@ -119,13 +88,13 @@ static void verify_real_imag(Context *c, Op *op) {
 }
 
 /* is_finite, chlo.is_inf / is_neg_inf / is_pos_inf: float -> i1. */
-static void verify_float_predicate(Context *c, Op *op) {
+void verify_float_predicate(Context *c, Op *op) {
   bool ok = vo_check_operand(c, op, 0, EM_FLOAT) && vo_check_result(c, op, 0, EM_BOOL);
   if (ok) check_same_shape(c, op);
 }
 
 /* complex: (f32, f32) -> complex<f32>, (f64, f64) -> complex<f64>. */
-static void verify_complex(Context *c, Op *op) {
+void verify_complex(Context *c, Op *op) {
   bool ok = vo_check_operand(c, op, 0, EM_FLOAT) && vo_check_operand(c, op, 1, EM_FLOAT) &&
             vo_check_result(c, op, 0, EM_COMPLEX);
   if (!ok) return;
@@ -145,7 +114,7 @@ static void verify_complex(Context *c, Op *op) {
 }
 
 /* convert: any element types, same shape (C1). */
-static void verify_convert(Context *c, Op *op) {
+void verify_convert(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_result(c, op, 0);
   if (ok) check_same_shape(c, op);
@@ -156,7 +125,7 @@ static const char *const comparison_types[] = {"NOTYPE", "FLOAT", "TOTALORDER", 
 
 /* compare: same operand types, i1 result of their shape, a valid direction
  * and a compare_type that suits the element type (C1-C3). */
-static void verify_compare(Context *c, Op *op) {
+void verify_compare(Context *c, Op *op) {
   vo_enum_attr(c, op, "comparison_direction", "comparison_direction", comparison_directions, true, NULL);
   const char *ct = NULL;
   vo_enum_attr(c, op, "compare_type", "comparison_type", comparison_types, false, &ct);
@@ -185,7 +154,7 @@ static void verify_compare(Context *c, Op *op) {
 
 /* select: pred is i1, a scalar or of the shape of the branches; branches and
  * result share one type (C1, C2). */
-static void verify_select(Context *c, Op *op) {
+void verify_select(Context *c, Op *op) {
   bool ok = vo_check_operand(c, op, 0, EM_BOOL);
   ok &= vo_require_tensor_operand(c, op, 1);
   ok &= vo_require_tensor_operand(c, op, 2);
@@ -203,7 +172,7 @@ static void verify_select(Context *c, Op *op) {
 
 /* clamp: min and max scalar or of the operand's shape, all of one element
  * type, result of the operand's type (C1-C4). */
-static void verify_clamp(Context *c, Op *op) {
+void verify_clamp(Context *c, Op *op) {
   bool ok = true;
   for (int i = 0; i < 3; i++) ok &= vo_require_tensor_operand(c, op, i);
   ok &= vo_require_tensor_result(c, op, 0);
@@ -226,7 +195,7 @@ static void verify_clamp(Context *c, Op *op) {
 
 /* bitcast_convert: shapes follow the bit widths (C1); complex only to and
  * from complex (C2). */
-static void verify_bitcast_convert(Context *c, Op *op) {
+void verify_bitcast_convert(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_result(c, op, 0);
   if (!ok) return;
@@ -271,7 +240,7 @@ static void verify_bitcast_convert(Context *c, Op *op) {
 /* map: inputs and result share a shape, dimensions = range(rank), and the
  * computation maps scalars of the input element types to one scalar of the
  * result element type (C1-C4). */
-static void verify_map(Context *c, Op *op) {
+void verify_map(Context *c, Op *op) {
   bool ok = true;
   for (int i = 0; i < op->noperands; i++) ok &= vo_require_tensor_operand(c, op, i);
   ok &= vo_require_tensor_result(c, op, 0);
@@ -319,8 +288,8 @@ static void verify_map(Context *c, Op *op) {
 }
 
 /* reduce_precision: 1 <= exponent_bits, 0 <= mantissa_bits (C2, C3). */
-static void verify_reduce_precision(Context *c, Op *op) {
-  verify_same_type(c, op, EM_FLOAT);
+void verify_reduce_precision(Context *c, Op *op) {
+  verify_same_type_of(c, op, EM_FLOAT);
   int64_t e, m;
   if (vo_int_attr(c, op, "exponent_bits", true, &e) == AR_OK && e < 1)
     op_error(c, op, "exponent_bits must be at least 1, but got %" PRId64, e);
@@ -328,27 +297,6 @@ static void verify_reduce_precision(Context *c, Op *op) {
     op_error(c, op, "mantissa_bits must be non-negative, but got %" PRId64, m);
 }
 
-void verify_elementwise_rules(Context *c, Op *op) {
-  switch (op->kind) {
-  case OP_ABS: verify_abs(c, op); return;
-  case OP_REAL:
-  case OP_IMAG: verify_real_imag(c, op); return;
-  case OP_IS_FINITE:
-  case OP_CHLO_IS_INF:
-  case OP_CHLO_IS_NEG_INF:
-  case OP_CHLO_IS_POS_INF: verify_float_predicate(c, op); return;
-  case OP_COMPLEX: verify_complex(c, op); return;
-  case OP_CONVERT: verify_convert(c, op); return;
-  case OP_COMPARE: verify_compare(c, op); return;
-  case OP_SELECT: verify_select(c, op); return;
-  case OP_CLAMP: verify_clamp(c, op); return;
-  case OP_BITCAST_CONVERT: verify_bitcast_convert(c, op); return;
-  case OP_MAP: verify_map(c, op); return;
-  case OP_REDUCE_PRECISION: verify_reduce_precision(c, op); return;
-  default: {
-    unsigned mask = same_type_mask(op->kind);
-    if (mask) verify_same_type(c, op, mask);
-    return;
-  }
-  }
-}
+/* The rule of the ops that keep one type: the element classes of their
+ * row's ELEMS column (ir/ops.def). */
+void verify_same_type(Context *c, Op *op) { verify_same_type_of(c, op, op_info[op->kind].elems); }

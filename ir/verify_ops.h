@@ -39,11 +39,12 @@ void verify_tensor_type(Context *c, Loc loc, const Type *t);
 void verify_call_graph(Context *c, Module *m);
 
 /* ------------------------------------------------------------------ */
-/* Family entry points (each returns after reporting; never aborts). */
-void verify_elementwise_rules(Context *c, Op *op); /* verify_elementwise.c */
-void verify_shape_rules(Context *c, Op *op);       /* verify_shape.c */
-void verify_data_rules(Context *c, Op *op);        /* verify_data.c */
-void verify_control_rules(Context *c, Op *op);     /* verify_control.c */
+/* The per-op rules (each returns after reporting; never aborts), one per distinct VERIFY column of ir/ops.def, in
+ * verify_elementwise.c, verify_shape.c, verify_data.c, verify_control.c
+ * (verify_none in verify_common.c). */
+#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, ...) void verify_##verify(Context *c, Op *op);
+#include "ir/ops.def"
+#undef OP
 
 /* ------------------------------------------------------------------ */
 /* Shared helpers (verify_common.c). */
@@ -68,16 +69,6 @@ bool vo_elems_compatible(const Type *a, const Type *b);
  * everything else: identity). */
 bool vo_types_compatible(const Type *a, const Type *b);
 
-/* Element classes, as a mask. */
-enum {
-  EM_BOOL = 1u << 0,    /* i1 */
-  EM_SINT = 1u << 1,    /* signless or signed integers (not i1) */
-  EM_UINT = 1u << 2,    /* unsigned integers */
-  EM_FLOAT = 1u << 3,
-  EM_COMPLEX = 1u << 4,
-  EM_INT = EM_SINT | EM_UINT,
-  EM_ANY = EM_BOOL | EM_INT | EM_FLOAT | EM_COMPLEX,
-};
 unsigned vo_elem_mask(ElemKind k);
 const char *vo_mask_desc(unsigned mask); /* "boolean or integer" */
 

@@ -89,7 +89,7 @@ static void check_broadcast_dims(Context *c, const Op *op, const Type *in, const
   }
 }
 
-static void verify_broadcast_in_dim(Context *c, Op *op) {
+void verify_broadcast_in_dim(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_result(c, op, 0);
   I64List dims;
@@ -100,7 +100,7 @@ static void verify_broadcast_in_dim(Context *c, Op *op) {
   check_broadcast_dims(c, op, in, res, ar, &dims);
 }
 
-static void verify_broadcast(Context *c, Op *op) {
+void verify_broadcast(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_result(c, op, 0);
   I64List sizes;
@@ -124,7 +124,7 @@ static void verify_broadcast(Context *c, Op *op) {
   expect_shape(c, op, res, rank, d);
 }
 
-static void verify_dynamic_broadcast_in_dim(Context *c, Op *op) {
+void verify_dynamic_broadcast_in_dim(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   int64_t osize;
   ok &= check_shape_operand(c, op, 1, &osize);
@@ -177,7 +177,7 @@ static void check_same_count(Context *c, const Op *op, const Type *in, const Typ
   mpz_clear(b);
 }
 
-static void verify_reshape(Context *c, Op *op) {
+void verify_reshape(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_result(c, op, 0);
   if (!ok) return;
@@ -186,7 +186,7 @@ static void verify_reshape(Context *c, Op *op) {
   check_same_count(c, op, in, res);
 }
 
-static void verify_dynamic_reshape(Context *c, Op *op) {
+void verify_dynamic_reshape(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   int64_t osize;
   ok &= check_shape_operand(c, op, 1, &osize);
@@ -199,7 +199,7 @@ static void verify_dynamic_reshape(Context *c, Op *op) {
   check_same_count(c, op, in, res);
 }
 
-static void verify_transpose(Context *c, Op *op) {
+void verify_transpose(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_result(c, op, 0);
   I64List perm;
@@ -218,7 +218,7 @@ static void verify_transpose(Context *c, Op *op) {
   expect_shape(c, op, res, perm.n, d);
 }
 
-static void verify_slice(Context *c, Op *op) {
+void verify_slice(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_result(c, op, 0);
   I64List start, limit, strides;
@@ -301,7 +301,7 @@ static bool check_start_indices(Context *c, const Op *op, int first) {
   return ok;
 }
 
-static void verify_dynamic_slice(Context *c, Op *op) {
+void verify_dynamic_slice(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_result(c, op, 0);
   ok &= check_start_indices(c, op, 1);
@@ -333,7 +333,7 @@ static void verify_dynamic_slice(Context *c, Op *op) {
   if (good) expect_shape(c, op, res, sizes.n, sizes.v);
 }
 
-static void verify_dynamic_update_slice(Context *c, Op *op) {
+void verify_dynamic_update_slice(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_operand(c, op, 1);
   ok &= vo_require_tensor_result(c, op, 0);
@@ -362,7 +362,7 @@ static void verify_dynamic_update_slice(Context *c, Op *op) {
     }
 }
 
-static void verify_concatenate(Context *c, Op *op) {
+void verify_concatenate(Context *c, Op *op) {
   bool ok = true;
   for (int i = 0; i < op->noperands; i++) ok &= vo_require_tensor_operand(c, op, i);
   ok &= vo_require_tensor_result(c, op, 0);
@@ -454,7 +454,7 @@ static void check_pad_types(Context *c, const Op *op, const Type *in, const Type
   same_elem(c, op, in, res, "operand");
 }
 
-static void verify_pad(Context *c, Op *op) {
+void verify_pad(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_operand(c, op, 1);
   ok &= vo_require_tensor_result(c, op, 0);
@@ -499,7 +499,7 @@ static void verify_pad(Context *c, Op *op) {
   if (good) expect_shape(c, op, res, rank, d);
 }
 
-static void verify_dynamic_pad(Context *c, Op *op) {
+void verify_dynamic_pad(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_operand(c, op, 1);
   ok &= vo_require_tensor_result(c, op, 0);
@@ -518,7 +518,7 @@ static void verify_dynamic_pad(Context *c, Op *op) {
   if (vo_is_ranked(in)) expect_rank(c, op, res, in->rank);
 }
 
-static void verify_iota(Context *c, Op *op) {
+void verify_iota(Context *c, Op *op) {
   int64_t dim;
   AttrRead ar = vo_int_attr(c, op, "iota_dimension", true, &dim);
   bool ok = vo_check_result(c, op, 0, EM_ANY);
@@ -540,7 +540,7 @@ static void verify_iota(Context *c, Op *op) {
     op_error(c, op, "iota dimension %" PRId64 " is out of range for the result rank %d", dim, res->rank);
 }
 
-static void verify_reverse(Context *c, Op *op) {
+void verify_reverse(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_result(c, op, 0);
   I64List dims;
@@ -553,7 +553,7 @@ static void verify_reverse(Context *c, Op *op) {
   if (ar == AR_OK && vo_is_ranked(in)) vo_check_dims(c, op, "dimensions", &dims, in->rank, true);
 }
 
-static void verify_get_dimension_size(Context *c, Op *op) {
+void verify_get_dimension_size(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_check_result(c, op, 0, EM_INT);
   int64_t dim;
@@ -566,7 +566,7 @@ static void verify_get_dimension_size(Context *c, Op *op) {
     op_error(c, op, "requires dimension attribute in range [0, %d); found (%" PRId64 ")", in->rank, dim);
 }
 
-static void verify_real_dynamic_slice(Context *c, Op *op) {
+void verify_real_dynamic_slice(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_result(c, op, 0);
   int64_t sz[3];
@@ -703,7 +703,7 @@ static bool check_index_dims(Context *c, const Op *op, const Attr *dn, const Ind
 /* ------------------------------------------------------------------ */
 /* gather / dynamic_gather */
 
-static void verify_gather(Context *c, Op *op) {
+void verify_gather(Context *c, Op *op) {
   bool dynamic = op->kind == OP_DYNAMIC_GATHER;
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_check_operand(c, op, 1, EM_INT);
@@ -784,7 +784,7 @@ static void verify_gather(Context *c, Op *op) {
 /* ------------------------------------------------------------------ */
 /* scatter */
 
-static void verify_scatter(Context *c, Op *op) {
+void verify_scatter(Context *c, Op *op) {
   int nops = op->noperands;
   if (nops < 3 || nops % 2 == 0) {
     op_error(c, op, "expects an odd number of operands (inputs, scatter_indices, updates), but got %d", nops);
@@ -881,7 +881,7 @@ static void verify_scatter(Context *c, Op *op) {
 /* ------------------------------------------------------------------ */
 /* tuples */
 
-static void verify_tuple(Context *c, Op *op) {
+void verify_tuple(Context *c, Op *op) {
   const Type *res = vo_result_type(op, 0);
   if (!res) return;
   if (res->kind != TY_TUPLE) {
@@ -901,7 +901,7 @@ static void verify_tuple(Context *c, Op *op) {
     }
 }
 
-static void verify_get_tuple_element(Context *c, Op *op) {
+void verify_get_tuple_element(Context *c, Op *op) {
   const Type *in = vo_operand_type(op, 0), *res = vo_result_type(op, 0);
   int64_t index;
   AttrRead ar = vo_int_attr(c, op, "index", true, &index);
@@ -917,32 +917,4 @@ static void verify_get_tuple_element(Context *c, Op *op) {
   }
   if (res && !vo_types_compatible(in->inputs[index], res))
     op_error(c, op, "has return type %s, but expected %s", vo_type_str(c, res), vo_type_str(c, in->inputs[index]));
-}
-
-void verify_shape_rules(Context *c, Op *op) {
-  switch (op->kind) {
-  case OP_BROADCAST_IN_DIM: verify_broadcast_in_dim(c, op); return;
-  case OP_BROADCAST: verify_broadcast(c, op); return;
-  case OP_DYNAMIC_BROADCAST_IN_DIM: verify_dynamic_broadcast_in_dim(c, op); return;
-  case OP_RESHAPE: verify_reshape(c, op); return;
-  case OP_DYNAMIC_RESHAPE: verify_dynamic_reshape(c, op); return;
-  case OP_TRANSPOSE: verify_transpose(c, op); return;
-  case OP_SLICE: verify_slice(c, op); return;
-  case OP_DYNAMIC_SLICE: verify_dynamic_slice(c, op); return;
-  case OP_DYNAMIC_UPDATE_SLICE: verify_dynamic_update_slice(c, op); return;
-  case OP_CONCATENATE: verify_concatenate(c, op); return;
-  case OP_PAD: verify_pad(c, op); return;
-  case OP_DYNAMIC_PAD: verify_dynamic_pad(c, op); return;
-  case OP_IOTA:
-  case OP_DYNAMIC_IOTA: verify_iota(c, op); return;
-  case OP_REVERSE: verify_reverse(c, op); return;
-  case OP_GET_DIMENSION_SIZE: verify_get_dimension_size(c, op); return;
-  case OP_REAL_DYNAMIC_SLICE: verify_real_dynamic_slice(c, op); return;
-  case OP_GATHER:
-  case OP_DYNAMIC_GATHER: verify_gather(c, op); return;
-  case OP_SCATTER: verify_scatter(c, op); return;
-  case OP_TUPLE: verify_tuple(c, op); return;
-  case OP_GET_TUPLE_ELEMENT: verify_get_tuple_element(c, op); return;
-  default: return;
-  }
 }

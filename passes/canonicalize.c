@@ -84,7 +84,9 @@ static Op *clone_on(Context *c, Op *op, Value *x) {
 /* Binary identities: x OP k where k, on the right (or either side when the
  * op commutes), is a special constant.  Gives x, or k itself when it
  * absorbs (integer x * 0, x & 0, x | -1). */
-static Value *binary_identity(Op *op) {
+static Value *canon_binary_identity(Context *c, Op *op) {
+  (void)c;
+  if (op->noperands != 2) return NULL;
   Value *l = op->operands[0], *r = op->operands[1];
   unsigned sl = special_value(l), sr = special_value(r);
   bool ints = is_int_elem(l), commutes = op_info[op->kind].traits & TRAIT_COMMUTATIVE;
@@ -130,7 +132,7 @@ static bool is_identity_perm(int n, const int64_t *p) {
 
 /* transpose: identity permutation -> x; transpose of a transpose -> one
  * transpose with the composed permutation (or x). */
-static Value *transpose_identity(Context *c, Op *op) {
+static Value *canon_transpose(Context *c, Op *op) {
   Value *x = op->operands[0];
   int n;
   const int64_t *p;
@@ -155,7 +157,7 @@ static Value *transpose_identity(Context *c, Op *op) {
 }
 
 /* reshape: to its own type -> x; of a reshape -> one reshape (or x). */
-static Value *reshape_identity(Context *c, Op *op) {
+static Value *canon_reshape(Context *c, Op *op) {
   Value *x = op->operands[0];
   if (same_type(op, x)) return x;
   Op *inner = x->def;
@@ -166,7 +168,7 @@ static Value *reshape_identity(Context *c, Op *op) {
 }
 
 /* broadcast_in_dim to the operand's own type along dims 0..r-1 -> x. */
-static Value *broadcast_identity(Context *c, Op *op) {
+static Value *canon_broadcast_in_dim(Context *c, Op *op) {
   Value *x = op->operands[0];
   int n;
   const int64_t *dims;
@@ -178,7 +180,9 @@ static Value *broadcast_identity(Context *c, Op *op) {
 
 /* select on a constant predicate (every element equal), or between one
  * value and itself. */
-static Value *select_identity(Op *op) {
+static Value *canon_select(Context *c, Op *op) {
+  (void)c;
+  if (op->noperands != 3) return NULL;
   Value *p = op->operands[0], *t = op->operands[1], *f = op->operands[2];
   if (t == f) return same_type(op, t);
   uint64_t bits;
@@ -187,34 +191,38 @@ static Value *select_identity(Op *op) {
 }
 
 /* get_dimension_size of a static dimension: its size as a constant. */
-static Value *dimension_size(Context *c, Op *op) {
+static Value *canon_dimension_size(Context *c, Op *op) {
   const Type *rt = op->results[0].type;
   int32_t size;
   if (!type_is_tensor(rt) || rt->elem != ELEM_I32 || rt->rank != 0 || !static_dimension_size(op, &size)) return NULL;
   return constant_before(c, op, fold_splat(c, op->results[0].type, (uint64_t)size));
 }
 
-/* An identity for op, or NULL. */
-static Value *identity(Context *c, Op *op) {
-  switch (op->kind) {
-  case OP_ADD: case OP_SUBTRACT: case OP_MULTIPLY: case OP_DIVIDE: case OP_AND: case OP_OR: case OP_XOR:
-  case OP_SHIFT_LEFT: case OP_SHIFT_RIGHT_LOGICAL: case OP_SHIFT_RIGHT_ARITHMETIC:
-    return op->noperands == 2 ? binary_identity(op) : NULL;
-  case OP_NEGATE:
-  case OP_NOT: {
-    Op *inner = op->operands[0]->def;
-    return inner && inner->kind == op->kind ? same_type(op, inner->operands[0]) : NULL;
-  }
-  case OP_CONVERT:
-  case OP_SDY_SHARDING_CONSTRAINT: return same_type(op, op->operands[0]);
-  case OP_TRANSPOSE: return transpose_identity(c, op);
-  case OP_RESHAPE: return reshape_identity(c, op);
-  case OP_BROADCAST_IN_DIM: return broadcast_identity(c, op);
-  case OP_SELECT: return op->noperands == 3 ? select_identity(op) : NULL;
-  case OP_GET_DIMENSION_SIZE: return dimension_size(c, op);
-  default: return NULL;
-  }
+/* negate(negate(x)), not(not(x)) -> x. */
+static Value *canon_involution(Context *c, Op *op) {
+  (void)c;
+  Op *inner = op->operands[0]->def;
+  return inner && inner->kind == op->kind ? same_type(op, inner->operands[0]) : NULL;
 }
+
+/* convert, sharding_constraint: x when the result has x's type. */
+static Value *canon_forward(Context *c, Op *op) {
+  (void)c;
+  return same_type(op, op->operands[0]);
+}
+
+/* The rewrite of the ops whose CANON column is none. */
+static Value *canon_none(Context *c, Op *op) {
+  (void)c, (void)op;
+  return NULL;
+}
+
+/* The simplification of each op: the CANON column of ir/ops.def. */
+static Value *(*const simplifiers[OP_COUNT])(Context *c, Op *op) = {
+#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, cost, fold, canon, ...) [OP_##id] = canon_##canon,
+#include "ir/ops.def"
+#undef OP
+};
 
 /* The folded constant of op when every operand is a known constant. */
 static Value *fold(Context *c, Op *op) {
@@ -226,18 +234,18 @@ static Value *fold(Context *c, Op *op) {
 }
 
 /* One sweep over a block and its nested blocks; returns the rewrites. */
-static int canon_block(Context *c, Block *b) {
+static int canonicalize_block(Context *c, Block *b) {
   int changed = 0;
   for (Op *op = b->first, *next; op; op = next) {
     next = op->next;
     for (int r = 0; r < op->nregions; r++)
-      for (int k = 0; k < op->regions[r].nblocks; k++) changed += canon_block(c, op->regions[r].blocks[k]);
+      for (int k = 0; k < op->regions[r].nblocks; k++) changed += canonicalize_block(c, op->regions[r].blocks[k]);
     if (op->nresults != 1 || op->nregions || op->kind == OP_CONSTANT || !op->results[0].uses) continue;
     Value *to = NULL;
     if (custom_call_annotation(op) && op->noperands == 1) to = same_type(op, op->operands[0]);
     else if (!op_is_pure(op)) continue;
     if (!to) to = fold(c, op);
-    if (!to) to = identity(c, op);
+    if (!to) to = simplifiers[op->kind](c, op);
     if (!to) continue;
     value_replace_all_uses(c, &op->results[0], to);
     op_erase(op);
@@ -249,7 +257,7 @@ static int canon_block(Context *c, Block *b) {
 bool pass_canonicalize(PassContext *pc) {
   for (int round = 0; round < CANON_MAX_ROUNDS; round++) {
     int changed = 0;
-    FOR_EACH_FUNC(pc->m, f) changed += canon_block(pc->c, op_body(f));
+    FOR_EACH_FUNC(pc->m, f) changed += canonicalize_block(pc->c, op_body(f));
     if (!changed) break;
   }
   dce_module(pc->m);

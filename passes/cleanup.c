@@ -10,14 +10,11 @@
 
 bool op_is_pure(const Op *op) {
   unsigned traits = op_info[op->kind].traits;
-  if (traits & (TRAIT_SIDE_EFFECT | TRAIT_TERMINATOR | TRAIT_SYMBOL)) return false;
+  if (traits & (TRAIT_SIDE_EFFECT | TRAIT_TERMINATOR | TRAIT_SYMBOL | TRAIT_COLLECTIVE)) return false;
   switch (op->kind) {
   /* External code, decompositions that may hold anything, randomness that
    * must not be merged, and collectives every chip must reach. */
-  case OP_CUSTOM_CALL: case OP_COMPOSITE: case OP_FUNC_CALL: case OP_RNG:
-  case OP_ALL_GATHER: case OP_ALL_REDUCE: case OP_ALL_TO_ALL: case OP_COLLECTIVE_BROADCAST:
-  case OP_COLLECTIVE_PERMUTE: case OP_REDUCE_SCATTER: case OP_COLLECTIVE_REDUCE: case OP_CROSS_REPLICA_SUM:
-  case OP_REPLICA_ID: case OP_PARTITION_ID: case OP_CREATE_TOKEN: case OP_AFTER_ALL:
+  case OP_CUSTOM_CALL: case OP_COMPOSITE: case OP_FUNC_CALL: case OP_RNG: case OP_REPLICA_ID: case OP_PARTITION_ID: case OP_CREATE_TOKEN: case OP_AFTER_ALL:
   case OP_OPTIMIZATION_BARRIER: case OP_UNKNOWN:
     return false;
   default: break;

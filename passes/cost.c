@@ -32,6 +32,61 @@
  * one row each. */
 #define COST_MAX_EXPANDED_ROWS 100000
 
+/* How an op is priced: the COST column of ir/ops.def. */
+typedef enum CostKind {
+  CK_FREE,           /* bookkeeping: constants, tuples, returns, checks */
+  CK_MOVE,           /* data movement: one VPU op per element written outside a fusion */
+  CK_RESHAPE,        /* free when it keeps the tiled layout, else data movement */
+  CK_BITCAST,        /* free when the element width stays, else data movement */
+  CK_ELEMENTWISE,    /* element-wise, one VPU op per element */
+  CK_DIVIDE,         /* element-wise divide, remainder */
+  CK_TRANSCENDENTAL, /* element-wise exp, log, sin, ... */
+  CK_POWER,          /* element-wise pow */
+  CK_SPECIAL,        /* element-wise lgamma, digamma, zeta, ... */
+  CK_CLAMP,          /* element-wise max then min */
+  CK_MAP,            /* element-wise, its body's ops per element */
+  CK_DOT,            /* contractions: MXU passes (cost_gemm_shape) */
+  CK_DOT_GENERAL,
+  CK_CONVOLUTION,
+  CK_REDUCE,         /* the body per input element */
+  CK_WINDOW,         /* the body per window element */
+  CK_SORT,           /* a bitonic network */
+  CK_FFT,
+  CK_CHOLESKY,
+  CK_TRIANGULAR_SOLVE,
+  CK_BATCH_NORM_INFERENCE,
+  CK_BATCH_NORM_TRAINING,
+  CK_BATCH_NORM_GRAD,
+  CK_RNG,            /* a hash per random element; writes only its result */
+  CK_SCATTER,        /* the combiner per update element; in place */
+  CK_ALL_GATHER,     /* collectives: ICI time from common/ici.h */
+  CK_REDUCE_SCATTER,
+  CK_ALL_REDUCE,
+  CK_CROSS_REPLICA_SUM,
+  CK_ALL_TO_ALL,
+  CK_COLLECTIVE_BROADCAST,
+  CK_COLLECTIVE_PERMUTE,
+  CK_SEND,
+  CK_OPAQUE,         /* unknown work: only the HBM traffic */
+  CK_CALL,           /* the callee's ops */
+  CK_WHILE,          /* one trip of both regions */
+  CK_BRANCH,         /* the most expensive region */
+  CK_ASYNC_START,    /* the collective it starts */
+  CK_FUSION,         /* its body as one kernel */
+  CK_IOTA,           /* data movement that reads nothing */
+  CK_SLICE,          /* data movement that reads only what it writes */
+  CK_GATHER,         /* reads what it writes and the indices */
+  CK_UPDATE_SLICE,   /* in place: the update read and written */
+} CostKind;
+
+static const unsigned char op_cost_kinds[OP_COUNT] = {
+#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, cost, ...) [OP_##id] = CK_##cost,
+#include "ir/ops.def"
+#undef OP
+};
+
+static CostKind cost_kind(const Op *op) { return (CostKind)op_cost_kinds[op->kind]; }
+
 const char *cost_bound_name(CostBound b) {
   static const char *const names[] = {"-", "MXU", "VPU", "HBM", "ICI", "issue"};
   return (unsigned)b < sizeof names / sizeof names[0] ? names[b] : "?";
@@ -131,15 +186,10 @@ static bool reshape_is_bitcast(const Op *op) {
 }
 
 bool cost_op_is_free(const Op *op) {
-  switch (op->kind) {
-  case OP_CONSTANT: case OP_GET_TUPLE_ELEMENT: case OP_TUPLE: case OP_FUNC_RETURN: case OP_RETURN:
-  case OP_TPU_YIELD: case OP_OPTIMIZATION_BARRIER: case OP_GET_DIMENSION_SIZE: case OP_CREATE_TOKEN:
-  case OP_AFTER_ALL: case OP_CHECK_EXPECT_EQ: case OP_CHECK_EXPECT_EQ_CONST: case OP_CHECK_EXPECT_ALMOST_EQ:
-  case OP_CHECK_EXPECT_ALMOST_EQ_CONST: case OP_CHECK_EXPECT_CLOSE: case OP_CHECK_EXPECT_SERIALIZED_EQ:
-  case OP_INTERPRETER_PROBE: case OP_TPU_ASYNC_DONE:
-    return true;
-  case OP_RESHAPE: return reshape_is_bitcast(op);
-  case OP_BITCAST_CONVERT: {
+  switch (cost_kind(op)) {
+  case CK_FREE: return true;
+  case CK_RESHAPE: return reshape_is_bitcast(op);
+  case CK_BITCAST: {
     const Type *a = op->operands[0]->type, *b = op->results[0].type;
     return a->kind == TY_TENSOR && b->kind == TY_TENSOR && a->rank == b->rank && !a->elem_opaque &&
            !b->elem_opaque && elem_bits(a->elem) == elem_bits(b->elem);
@@ -148,7 +198,8 @@ bool cost_op_is_free(const Op *op) {
   }
 }
 
-/* Vector-unit operations per element of an element-wise op. */
+/* Vector-unit operations per element of an element-wise op; 0 for the
+ * other ops. */
 static double elementwise_weight(const Op *op);
 
 static double body_weight(const Op *op) {
@@ -156,27 +207,23 @@ static double body_weight(const Op *op) {
   for (int r = 0; r < op->nregions; r++)
     for (int b = 0; b < op->regions[r].nblocks; b++)
       for (const Op *o = op->regions[r].blocks[b]->first; o; o = o->next)
-        if (!(op_info[o->kind].traits & TRAIT_TERMINATOR) && !cost_op_is_free(o))
-          w += (op_info[o->kind].traits & TRAIT_ELEMENTWISE) ? elementwise_weight(o) : 1;
+        if (!(op_info[o->kind].traits & TRAIT_TERMINATOR) && !cost_op_is_free(o)) {
+          double ew = elementwise_weight(o);
+          w += ew > 0 ? ew : 1;
+        }
   return w > 0 ? w : 1;
 }
 
 static double elementwise_weight(const Op *op) {
-  switch (op->kind) {
-  case OP_DIVIDE: case OP_REMAINDER: return COST_DIVIDE_OPS;
-  case OP_EXPONENTIAL: case OP_EXPONENTIAL_MINUS_ONE: case OP_LOG: case OP_LOG_PLUS_ONE: case OP_LOGISTIC:
-  case OP_TANH: case OP_SINE: case OP_COSINE: case OP_TAN: case OP_RSQRT: case OP_SQRT: case OP_CBRT:
-  case OP_ATAN2: case OP_CHLO_ACOS: case OP_CHLO_ACOSH: case OP_CHLO_ASIN: case OP_CHLO_ASINH:
-  case OP_CHLO_ATAN: case OP_CHLO_ATANH: case OP_CHLO_COSH: case OP_CHLO_SINH: case OP_CHLO_TAN:
-  case OP_CHLO_ERF: case OP_CHLO_ERFC:
-    return COST_TRANSCENDENTAL_OPS;
-  case OP_POWER: return COST_POWER_OPS;
-  case OP_CHLO_LGAMMA: case OP_CHLO_DIGAMMA: case OP_CHLO_ERF_INV: case OP_CHLO_BESSEL_I1E:
-  case OP_CHLO_POLYGAMMA: case OP_CHLO_ZETA:
-    return COST_SPECIAL_OPS;
-  case OP_CLAMP: return 2;
-  case OP_MAP: return body_weight(op);
-  default: return 1;
+  switch (cost_kind(op)) {
+  case CK_ELEMENTWISE: return 1;
+  case CK_DIVIDE: return COST_DIVIDE_OPS;
+  case CK_TRANSCENDENTAL: return COST_TRANSCENDENTAL_OPS;
+  case CK_POWER: return COST_POWER_OPS;
+  case CK_SPECIAL: return COST_SPECIAL_OPS;
+  case CK_CLAMP: return 2;
+  case CK_MAP: return body_weight(op);
+  default: return 0;
   }
 }
 
@@ -253,13 +300,13 @@ bool cost_gemm_shape(const Op *op, GemmShape *g) {
   if (op->noperands < 2 || op->nresults < 1) return false;
   const Type *l = op->operands[0]->type, *r = op->operands[1]->type, *res = op->results[0].type;
   if (!tensor_ok(l) || !tensor_ok(r) || !tensor_ok(res)) return false;
-  switch (op->kind) {
-  case OP_DOT:
+  switch (cost_kind(op)) {
+  case CK_DOT:
     g->k = l->rank ? dim_or_one(l->dims[l->rank - 1]) : 1;
     g->m = l->rank == 2 ? dim_or_one(l->dims[0]) : 1;
     g->n = r->rank == 2 ? dim_or_one(r->dims[1]) : 1;
     return true;
-  case OP_DOT_GENERAL: case OP_CHLO_RAGGED_DOT: {
+  case CK_DOT_GENERAL: {
     const Attr *d = op_attr(op, op->kind == OP_DOT_GENERAL ? "dot_dimension_numbers" : "ragged_dot_dimension_numbers");
     int64_t lb[COST_MAX_DIMS], rb[COST_MAX_DIMS], lc[COST_MAX_DIMS], rc[COST_MAX_DIMS], rg[COST_MAX_DIMS];
     int nlb = int_list(dialect_param(d, "lhs_batching_dimensions"), lb, COST_MAX_DIMS);
@@ -275,7 +322,7 @@ bool cost_gemm_shape(const Op *op, GemmShape *g) {
     g->batched = nlb > 0;
     return true;
   }
-  case OP_CONVOLUTION: case OP_DYNAMIC_CONV: {
+  case CK_CONVOLUTION: {
     const Attr *dn = op_attr(op, "dimension_numbers");
     if (!dn || dn->kind != ATTR_CONV_DIMS) return false;
     const ConvDims *cd = &dn->u.conv;
@@ -434,14 +481,14 @@ static const Attr *id_rows(const Op *op, const char *name, int64_t *rows, int64_
 
 /* The ICI model's name for op's collective; false for other ops. */
 static bool ici_kind_of(const Op *op, IciCollective *k) {
-  switch (op->kind) {
-  case OP_ALL_GATHER: *k = ICI_ALL_GATHER; return true;
-  case OP_REDUCE_SCATTER: *k = ICI_REDUCE_SCATTER; return true;
-  case OP_ALL_REDUCE: case OP_CROSS_REPLICA_SUM: case OP_COLLECTIVE_REDUCE: *k = ICI_ALL_REDUCE; return true;
-  case OP_ALL_TO_ALL: *k = ICI_ALL_TO_ALL; return true;
-  case OP_COLLECTIVE_BROADCAST: *k = ICI_COLLECTIVE_BROADCAST; return true;
-  case OP_COLLECTIVE_PERMUTE: *k = ICI_COLLECTIVE_PERMUTE; return true;
-  case OP_SEND: *k = ICI_SEND_RECV; return true;
+  switch (cost_kind(op)) {
+  case CK_ALL_GATHER: *k = ICI_ALL_GATHER; return true;
+  case CK_REDUCE_SCATTER: *k = ICI_REDUCE_SCATTER; return true;
+  case CK_ALL_REDUCE: case CK_CROSS_REPLICA_SUM: *k = ICI_ALL_REDUCE; return true;
+  case CK_ALL_TO_ALL: *k = ICI_ALL_TO_ALL; return true;
+  case CK_COLLECTIVE_BROADCAST: *k = ICI_COLLECTIVE_BROADCAST; return true;
+  case CK_COLLECTIVE_PERMUTE: *k = ICI_COLLECTIVE_PERMUTE; return true;
+  case CK_SEND: *k = ICI_SEND_RECV; return true;
   default: return false;
   }
 }
@@ -527,96 +574,101 @@ static double window_size(const Op *op) {
   return s;
 }
 
+/* VPU work of ops elements of op's operand 0 each cost. */
+static void vpu_work(const Op *op, double ops, Work *w) {
+  w->flops += ops;
+  w->vpu_ops += ops * op_vpu_factor(op);
+}
+
+/* Work of the ops whose body (or algorithm) runs on the vector unit. */
+static void algorithm_work(const Op *op, Work *w) {
+  const Type *res = op->nresults ? op->results[0].type : NULL;
+  const Type *in = op->noperands ? op->operands[0]->type : NULL;
+  switch (cost_kind(op)) {
+  case CK_REDUCE:
+    w->flops += body_weight(op) * num_elems(in);
+    w->vpu_ops += body_weight(op) * tiled_elems(in) * op_vpu_factor(op);
+    return;
+  case CK_WINDOW:
+    vpu_work(op, body_weight(op) * window_size(op) * num_elems(op->kind == OP_REDUCE_WINDOW ? res : in), w);
+    return;
+  case CK_SORT: {
+    /* A bitonic network: log2(d) (log2(d) + 1) / 2 compare-exchange stages. */
+    int64_t dim = 0;
+    const Attr *a = op_attr(op, "dimension");
+    if (a) attr_as_int(a, &dim);
+    double d = tensor_ok(in) && in->rank > 0 ? dim_or_one(in->dims[dim >= 0 && dim < in->rank ? dim : in->rank - 1]) : 1;
+    double lg = d > 1 ? ceil(log2(d)) : 0;
+    vpu_work(op, num_elems(in) * lg * (lg + 1) / 2 * body_weight(op), w);
+    return;
+  }
+  case CK_FFT: {
+    int64_t len[COST_MAX_DIMS];
+    int n = int_list(op_attr(op, "fft_length"), len, COST_MAX_DIMS);
+    double l = 1;
+    for (int i = 0; i < n; i++) l *= (double)len[i];
+    vpu_work(op, 5 * fmax(num_elems(in), num_elems(res)) * (l > 1 ? log2(l) : 1), w);
+    return;
+  }
+  case CK_CHOLESKY:
+  case CK_TRIANGULAR_SOLVE: {
+    double n = tensor_ok(in) && in->rank > 0 ? dim_or_one(in->dims[in->rank - 1]) : 1;
+    vpu_work(op, cost_kind(op) == CK_CHOLESKY ? num_elems(in) * n / 3 : num_elems(op->operands[1]->type) * n, w);
+    return;
+  }
+  case CK_BATCH_NORM_INFERENCE:
+  case CK_BATCH_NORM_TRAINING:
+  case CK_BATCH_NORM_GRAD: {
+    CostKind k = cost_kind(op);
+    double per = k == CK_BATCH_NORM_INFERENCE ? 4 : k == CK_BATCH_NORM_TRAINING ? 8 : 12;
+    w->flops += per * num_elems(in);
+    w->vpu_ops += per * tiled_elems(in) * op_vpu_factor(op);
+    return;
+  }
+  case CK_SCATTER: {
+    /* The combiner runs once per update element. */
+    int n = (op->noperands - 1) / 2;
+    double upd = 0;
+    for (int i = 0; i < n; i++) upd += num_elems(op->operands[n + 1 + i]->type);
+    vpu_work(op, upd * body_weight(op), w);
+    return;
+  }
+  default: die("cost kind without an algorithm");
+  }
+}
+
 /* Work of op; in a fusion body data movement is free (it is addressing
  * inside the kernel). */
 static void op_work(const Op *op, const Target *t, Work *w, bool fused) {
   if (cost_op_is_free(op)) return;
   const Type *res = op->nresults ? op->results[0].type : NULL;
   const Type *in = op->noperands ? op->operands[0]->type : NULL;
-  unsigned traits = op_info[op->kind].traits;
-  double f = op_vpu_factor(op);
-  if (traits & TRAIT_ELEMENTWISE) {
+  double ew = elementwise_weight(op);
+  if (ew > 0) {
     w->flops += num_elems(res);
-    w->vpu_ops += tiled_elems(res) * elementwise_weight(op) * f;
+    w->vpu_ops += tiled_elems(res) * ew * op_vpu_factor(op);
     return;
   }
-  switch (op->kind) {
-  case OP_DOT: case OP_DOT_GENERAL: case OP_CONVOLUTION: case OP_DYNAMIC_CONV: case OP_CHLO_RAGGED_DOT:
-    contraction_work(op, t, w);
+  switch (cost_kind(op)) {
+  case CK_DOT: case CK_DOT_GENERAL: case CK_CONVOLUTION: contraction_work(op, t, w); return;
+  case CK_REDUCE: case CK_WINDOW: case CK_SORT: case CK_FFT: case CK_CHOLESKY: case CK_TRIANGULAR_SOLVE:
+  case CK_BATCH_NORM_INFERENCE: case CK_BATCH_NORM_TRAINING: case CK_BATCH_NORM_GRAD: case CK_SCATTER:
+    algorithm_work(op, w);
     return;
-  case OP_REDUCE: {
-    double ops = body_weight(op) * num_elems(in), vpu = body_weight(op) * tiled_elems(in);
-    w->flops += ops;
-    w->vpu_ops += vpu * f;
-    return;
-  }
-  case OP_REDUCE_WINDOW: case OP_SELECT_AND_SCATTER: {
-    double ops = body_weight(op) * window_size(op) * num_elems(op->kind == OP_REDUCE_WINDOW ? res : in);
-    w->flops += ops;
-    w->vpu_ops += ops * f;
-    return;
-  }
-  case OP_SORT: {
-    /* A bitonic network: log2(d) (log2(d) + 1) / 2 compare-exchange stages. */
-    int64_t dim = 0;
-    const Attr *a = op_attr(op, "dimension");
-    if (a) attr_as_int(a, &dim);
-    double d = tensor_ok(in) && in->rank > 0 ? dim_or_one(in->dims[dim >= 0 && dim < in->rank ? dim : in->rank - 1]) : 1;
-    double lg = d > 1 ? ceil(log2(d)) : 0, ops = num_elems(in) * lg * (lg + 1) / 2 * body_weight(op);
-    w->flops += ops;
-    w->vpu_ops += ops * f;
-    return;
-  }
-  case OP_FFT: {
-    int64_t len[COST_MAX_DIMS];
-    int n = int_list(op_attr(op, "fft_length"), len, COST_MAX_DIMS);
-    double l = 1;
-    for (int i = 0; i < n; i++) l *= (double)len[i];
-    double ops = 5 * fmax(num_elems(in), num_elems(res)) * (l > 1 ? log2(l) : 1);
-    w->flops += ops;
-    w->vpu_ops += ops * f;
-    return;
-  }
-  case OP_CHOLESKY: case OP_TRIANGULAR_SOLVE: {
-    double n = tensor_ok(in) && in->rank > 0 ? dim_or_one(in->dims[in->rank - 1]) : 1;
-    double ops = op->kind == OP_CHOLESKY ? num_elems(in) * n / 3 : num_elems(op->operands[1]->type) * n;
-    w->flops += ops;
-    w->vpu_ops += ops * f;
-    return;
-  }
-  case OP_BATCH_NORM_INFERENCE: case OP_BATCH_NORM_TRAINING: case OP_BATCH_NORM_GRAD: {
-    double per = op->kind == OP_BATCH_NORM_INFERENCE ? 4 : op->kind == OP_BATCH_NORM_TRAINING ? 8 : 12;
-    w->flops += per * num_elems(in);
-    w->vpu_ops += per * tiled_elems(in) * f;
-    return;
-  }
-  case OP_RNG: case OP_RNG_BIT_GENERATOR:
+  case CK_RNG:
     w->flops += num_elems(op->results[op->nresults - 1].type);
     w->vpu_ops += COST_RNG_OPS * tiled_elems(op->results[op->nresults - 1].type);
     return;
-  case OP_SCATTER: {
-    /* The combiner runs once per update element. */
-    int n = (op->noperands - 1) / 2;
-    double upd = 0;
-    for (int i = 0; i < n; i++) upd += num_elems(op->operands[n + 1 + i]->type);
-    w->flops += upd * body_weight(op);
-    w->vpu_ops += upd * body_weight(op) * f;
-    return;
-  }
-  case OP_ALL_GATHER: case OP_ALL_REDUCE: case OP_ALL_TO_ALL: case OP_COLLECTIVE_BROADCAST:
-  case OP_COLLECTIVE_PERMUTE: case OP_REDUCE_SCATTER: case OP_COLLECTIVE_REDUCE: case OP_CROSS_REPLICA_SUM:
+  case CK_ALL_GATHER: case CK_REDUCE_SCATTER: case CK_ALL_REDUCE: case CK_CROSS_REPLICA_SUM:
+  case CK_ALL_TO_ALL: case CK_COLLECTIVE_BROADCAST: case CK_COLLECTIVE_PERMUTE:
     w->ici_s += collective_seconds(op, t);
-    if (op->nregions || op->kind == OP_CROSS_REPLICA_SUM) {
+    if (op->nregions || cost_kind(op) == CK_CROSS_REPLICA_SUM) {
       w->flops += num_elems(in);
-      w->vpu_ops += tiled_elems(in) * f;
+      w->vpu_ops += tiled_elems(in) * op_vpu_factor(op);
     }
     return;
-  case OP_SEND:
-    w->ici_s += collective_seconds(op, t);
-    return;
-  case OP_CUSTOM_CALL: case OP_COMPOSITE: case OP_INFEED: case OP_OUTFEED: case OP_RECV:
-  case OP_UNKNOWN: case OP_INTERPRETER_RUN_PARALLEL: case OP_REPLICA_ID: case OP_PARTITION_ID:
-    return; /* unknown work: only their HBM traffic is modeled */
+  case CK_SEND: w->ici_s += collective_seconds(op, t); return;
+  case CK_OPAQUE: return; /* unknown work: only their HBM traffic is modeled */
   default:
     /* Data movement: broadcast, transpose, slice, concatenate, pad, gather,
      * reverse, iota, dynamic slices, relayouting reshapes: one VPU op per
@@ -629,18 +681,17 @@ static void op_work(const Op *op, const Target *t, Work *w, bool fused) {
 /* HBM bytes of an op outside a fusion: its operands and results, except
  * where it touches only part of them. */
 static double op_bytes(const Op *op) {
-  switch (op->kind) {
-  case OP_IOTA: case OP_RNG_BIT_GENERATOR: case OP_RNG: return result_bytes(op);
-  case OP_SLICE: case OP_DYNAMIC_SLICE: case OP_REAL_DYNAMIC_SLICE: return 2 * result_bytes(op);
-  case OP_GATHER: case OP_DYNAMIC_GATHER: case OP_TORCH_INDEX_SELECT:
-    return 2 * result_bytes(op) + cost_tiled_bytes(op->operands[1]->type);
-  case OP_DYNAMIC_UPDATE_SLICE: {
+  switch (cost_kind(op)) {
+  case CK_IOTA: case CK_RNG: return result_bytes(op);
+  case CK_SLICE: return 2 * result_bytes(op);
+  case CK_GATHER: return 2 * result_bytes(op) + cost_tiled_bytes(op->operands[1]->type);
+  case CK_UPDATE_SLICE: {
     /* In place: the update is read and written, plus the start indices. */
     double b = 2 * cost_tiled_bytes(op->operands[1]->type);
     for (int i = 2; i < op->noperands; i++) b += cost_tiled_bytes(op->operands[i]->type);
     return b;
   }
-  case OP_SCATTER: {
+  case CK_SCATTER: {
     /* In place: updates read, their targets read and written, indices read. */
     int n = (op->noperands - 1) / 2;
     double b = cost_tiled_bytes(op->operands[n]->type);
@@ -735,17 +786,17 @@ static const Op *callee_of(const Op *call) {
  * regions. */
 static OpCost cost_at_depth(const Op *op, const Target *t, int depth, long *budget) {
   Sum s = {0};
-  switch (op->kind) {
-  case OP_FUNC_CALL: {
+  switch (cost_kind(op)) {
+  case CK_CALL: {
     const Op *f = callee_of(op);
     if (f && depth < COST_MAX_CALL_DEPTH) sum_block(&s, op_body(f), t, depth + 1, budget);
     return sum_finish(&s);
   }
-  case OP_WHILE: /* one trip: the trip count is not known at compile time */
+  case CK_WHILE: /* one trip: the trip count is not known at compile time */
     for (int r = 0; r < op->nregions; r++)
       for (int b = 0; b < op->regions[r].nblocks; b++) sum_block(&s, op->regions[r].blocks[b], t, depth, budget);
     return sum_finish(&s);
-  case OP_IF: case OP_CASE: { /* the most expensive branch */
+  case CK_BRANCH: { /* the most expensive branch */
     OpCost best = {0};
     for (int r = 0; r < op->nregions; r++) {
       Sum branch = {0};
@@ -756,12 +807,12 @@ static OpCost cost_at_depth(const Op *op, const Target *t, int depth, long *budg
     }
     return best;
   }
-  case OP_TPU_ASYNC_START: {
+  case CK_ASYNC_START: {
     /* The collective it starts, priced as if it ran alone. */
     const Block *b = op_body(op);
     return b && b->first && b->first != b->last ? cost_at_depth(b->first, t, depth, budget) : (OpCost){0};
   }
-  case OP_TPU_FUSION: {
+  case CK_FUSION: {
     Work w = {0};
     for (int r = 0; r < op->nregions; r++)
       for (int b = 0; b < op->regions[r].nblocks; b++)
@@ -817,12 +868,8 @@ typedef struct Report {
 
 /* Ops that only move data between chips. */
 static bool is_communication(const Op *op) {
-  switch (op->kind) {
-  case OP_ALL_GATHER: case OP_ALL_REDUCE: case OP_ALL_TO_ALL: case OP_COLLECTIVE_BROADCAST: case OP_COLLECTIVE_PERMUTE:
-  case OP_REDUCE_SCATTER: case OP_COLLECTIVE_REDUCE: case OP_CROSS_REPLICA_SUM: case OP_SEND:
-    return true;
-  default: return false;
-  }
+  IciCollective k;
+  return ici_kind_of(op, &k);
 }
 
 /* Advances the streams over one row of cost c. */

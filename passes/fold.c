@@ -360,20 +360,9 @@ static bool eval_float(const FoldElemOp *e, Scratch *s, int nargs, const uint64_
 
 static bool elem_foldable(ElemKind k) { return elem_is_int(k) || float_foldable(k); }
 
-/* The element-wise description of op; false when op is not one fold_op
- * evaluates per element, or its element types do not fold. */
+/* The element-wise description of op (an op whose FOLD column is
+ * elementwise); false when its element types do not fold. */
 static bool elem_op_of(const Op *op, FoldElemOp *e) {
-  switch (op->kind) {
-  case OP_ADD: case OP_SUBTRACT: case OP_MULTIPLY: case OP_DIVIDE: case OP_REMAINDER:
-  case OP_AND: case OP_OR: case OP_XOR: case OP_NOT: case OP_NEGATE: case OP_ABS: case OP_SIGN:
-  case OP_MAXIMUM: case OP_MINIMUM: case OP_CLAMP: case OP_SELECT:
-  case OP_SHIFT_LEFT: case OP_SHIFT_RIGHT_LOGICAL: case OP_SHIFT_RIGHT_ARITHMETIC:
-  case OP_POPCNT: case OP_COUNT_LEADING_ZEROS: case OP_COMPARE: case OP_CONVERT:
-  case OP_SQRT: case OP_FLOOR: case OP_CEIL: case OP_ROUND_NEAREST_EVEN: case OP_ROUND_NEAREST_AFZ:
-  case OP_IS_FINITE:
-    break;
-  default: return false;
-  }
   if (op->noperands < 1 || op->nresults != 1) return false;
   int data = op->kind == OP_SELECT || op->kind == OP_CLAMP ? 1 : 0;
   if (data >= op->noperands) return false;
@@ -425,11 +414,19 @@ static bool scalar_operand_ok(const Op *op, int i) {
   return (op->kind == OP_SELECT && i == 0) || (op->kind == OP_CLAMP && i != 1);
 }
 
+/* Every operand of op is a known constant of a rank the folders handle. */
+static bool known_operands(const Op *op, const Attr *const *vals) {
+  if (op->noperands == 0) return false;
+  for (int i = 0; i < op->noperands; i++)
+    if (!vals[i] || vals[i]->type->rank > FOLD_MAX_RANK) return false;
+  return true;
+}
+
 /* An element-wise op over constants, element by element (once when every
  * operand is a splat). */
 static Attr *fold_elementwise(Context *c, const Op *op, const Attr *const *vals, Type *rt, int64_t n) {
   FoldElemOp e;
-  if (!elem_op_of(op, &e) || op->noperands > 3) return NULL;
+  if (!known_operands(op, vals) || !elem_op_of(op, &e) || op->noperands > 3) return NULL;
   int nargs = op->noperands;
   bool uniform = true, one[3];
   for (int i = 0; i < nargs; i++) {
@@ -502,8 +499,13 @@ static const int64_t *list_attr(Context *c, const Op *op, const char *name, int 
   return v;
 }
 
-/* pad: edge (possibly negative) and interior padding with the scalar pv. */
-static Attr *fold_pad(Context *c, const Op *op, const Attr *src, const Attr *pv, Type *rt, int64_t n) {
+/* pad: edge (possibly negative) and interior padding with the scalar
+ * operand 1. */
+static Attr *fold_pad(Context *c, const Op *op, const Attr *const *vals, Type *rt, int64_t n) {
+  if (!known_operands(op, vals) || op->noperands != 2 || vals[0]->type->elem != rt->elem ||
+      vals[1]->type->elem != rt->elem || vals[0]->type->rank != rt->rank)
+    return NULL;
+  const Attr *src = vals[0], *pv = vals[1];
   const Type *t = src->type;
   int r = t->rank;
   const int64_t *lo = list_attr(c, op, "edge_padding_low", r), *hi = list_attr(c, op, "edge_padding_high", r),
@@ -539,6 +541,9 @@ static Attr *fold_pad(Context *c, const Op *op, const Attr *src, const Attr *pv,
 
 /* concatenate: the operands' blocks along the dimension, in turn. */
 static Attr *fold_concatenate(Context *c, const Op *op, const Attr *const *vals, Type *rt, int64_t n) {
+  if (!known_operands(op, vals)) return NULL;
+  for (int i = 0; i < op->noperands; i++)
+    if (vals[i]->type->elem != rt->elem) return NULL;
   int64_t dim;
   if (!attr_as_int(op_attr(op, "dimension"), &dim) || dim < 0 || dim >= rt->rank) return NULL;
   int esz = elem_storage_bytes(rt->elem);
@@ -571,8 +576,10 @@ static Attr *fold_concatenate(Context *c, const Op *op, const Attr *const *vals,
 }
 
 /* iota: each element's index along the dimension, in the element type. */
-static Attr *fold_iota(Context *c, const Op *op, Type *rt, int64_t n) {
+static Attr *fold_iota(Context *c, const Op *op, const Attr *const *vals, Type *rt, int64_t n) {
+  (void)vals;
   int64_t dim;
+  if (op->noperands != 0) return NULL;
   ElemKind k = rt->elem;
   if (!attr_as_int(op_attr(op, "iota_dimension"), &dim) || dim < 0 || dim >= rt->rank) return NULL;
   if (!elem_foldable(k) || ((k == ELEM_I1 || k == ELEM_UI1) && rt->dims[dim] > 2)) return NULL;
@@ -601,7 +608,9 @@ static Attr *fold_iota(Context *c, const Op *op, Type *rt, int64_t n) {
 
 /* transpose, broadcast_in_dim, broadcast, slice, reverse: an affine map
  * from result indices to operand positions. */
-static Attr *fold_affine(Context *c, const Op *op, const Attr *src, Type *rt, int64_t n) {
+static Attr *fold_affine(Context *c, const Op *op, const Attr *const *vals, Type *rt, int64_t n) {
+  if (!known_operands(op, vals) || op->noperands != 1 || vals[0]->type->elem != rt->elem) return NULL;
+  const Attr *src = vals[0];
   const Type *t = src->type;
   int r = t->rank;
   int64_t strides[FOLD_MAX_RANK], coef[FOLD_MAX_RANK] = {0}, base = 0;
@@ -670,6 +679,31 @@ static Attr *fold_affine(Context *c, const Op *op, const Attr *src, Type *rt, in
 
 /* ------------------------------------------------------------------ */
 
+/* reshape: the same bytes under the result type. */
+static Attr *fold_reshape(Context *c, const Op *op, const Attr *const *vals, Type *rt, int64_t n) {
+  if (!known_operands(op, vals)) return NULL;
+  const Attr *src = vals[0];
+  if (src->type->elem != rt->elem || dense_num_elements(src) != n) return NULL;
+  if (src->u.dense.splat || n <= 1) return n ? dense_filled(c, rt, src->u.dense.data) : fold_splat(c, rt, 0);
+  const uint8_t *u = uniform_elem(src);
+  if (u) return dense_filled(c, rt, u);
+  if (n > FOLD_MAX_ELEMENTS) return NULL;
+  return dense_new(c, rt, src->u.dense.data, src->u.dense.nbytes, false); /* same bytes, shared */
+}
+
+/* The folder of the ops whose FOLD column is none. */
+static Attr *fold_none(Context *c, const Op *op, const Attr *const *vals, Type *rt, int64_t n) {
+  (void)c, (void)op, (void)vals, (void)rt, (void)n;
+  return NULL;
+}
+
+/* The folder of each op: the FOLD column of ir/ops.def. */
+static Attr *(*const folders[OP_COUNT])(Context *c, const Op *op, const Attr *const *vals, Type *rt, int64_t n) = {
+#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, cost, fold, ...) [OP_##id] = fold_##fold,
+#include "ir/ops.def"
+#undef OP
+};
+
 Attr *fold_op(Context *c, const Op *op, const Attr *const *vals) {
   if (op->nresults != 1 || op->nregions) return NULL;
   Type *rt = op->results[0].type;
@@ -677,36 +711,5 @@ Attr *fold_op(Context *c, const Op *op, const Attr *const *vals) {
   if (!type_is_static(rt) || rt->elem_opaque || rt->encoding || rt->rank > FOLD_MAX_RANK ||
       !type_tensor_num_elements(rt, &n))
     return NULL;
-  if (op->kind == OP_IOTA) return op->noperands == 0 ? fold_iota(c, op, rt, n) : NULL;
-  if (op->noperands == 0) return NULL;
-  for (int i = 0; i < op->noperands; i++)
-    if (!vals[i] || vals[i]->type->rank > FOLD_MAX_RANK) return NULL;
-  switch (op->kind) {
-  case OP_RESHAPE: {
-    const Attr *src = vals[0];
-    if (src->type->elem != rt->elem || dense_num_elements(src) != n) return NULL;
-    if (src->u.dense.splat || n <= 1) return n ? dense_filled(c, rt, src->u.dense.data) : fold_splat(c, rt, 0);
-    const uint8_t *u = uniform_elem(src);
-    if (u) return dense_filled(c, rt, u);
-    if (n > FOLD_MAX_ELEMENTS) return NULL;
-    return dense_new(c, rt, src->u.dense.data, src->u.dense.nbytes, false); /* same bytes, shared */
-  }
-  case OP_TRANSPOSE:
-  case OP_BROADCAST_IN_DIM:
-  case OP_BROADCAST:
-  case OP_SLICE:
-  case OP_REVERSE:
-    if (op->noperands != 1 || vals[0]->type->elem != rt->elem) return NULL;
-    return fold_affine(c, op, vals[0], rt, n);
-  case OP_PAD:
-    if (op->noperands != 2 || vals[0]->type->elem != rt->elem || vals[1]->type->elem != rt->elem ||
-        vals[0]->type->rank != rt->rank)
-      return NULL;
-    return fold_pad(c, op, vals[0], vals[1], rt, n);
-  case OP_CONCATENATE:
-    for (int i = 0; i < op->noperands; i++)
-      if (vals[i]->type->elem != rt->elem) return NULL;
-    return fold_concatenate(c, op, vals, rt, n);
-  default: return fold_elementwise(c, op, vals, rt, n);
-  }
+  return folders[op->kind](c, op, vals, rt, n);
 }
