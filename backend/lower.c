@@ -299,24 +299,18 @@ void field_region(FuncBuilder *fb, const Op *op, Region *r) {
   table_free(&seen, NULL);
 }
 
-/* Writes the instructions of fb with kill lists and in-place flags, and
- * the function record. */
-void finish_func(FuncBuilder *fb, uint32_t index, const char *name, uint32_t flags,
-                        uint32_t nparams, int nresults, Type *const *result_types, Loc loc) {
-  Emitter *e = fb->e;
-  /* Last use of every register; -1 if never used. */
-  int64_t *last = xrealloc(NULL, (fb->nregs + 1) * sizeof(int64_t));
+/* Liveness of fb's registers: last[r] the instruction of r's last use (-1:
+ * none), and kill lists: each register dies at its last use, or where it
+ * is defined when never used, bucketed by instruction (counting sort):
+ * kills[kill_start[i] .. kill_start[i + 1]) die at instruction i. */
+static void kill_lists(const FuncBuilder *fb, int64_t *last, uint32_t *kill_start, uint32_t *kills) {
   int64_t *def = xrealloc(NULL, (fb->nregs + 1) * sizeof(int64_t));
   for (uint32_t r = 0; r < fb->nregs; r++) last[r] = -1, def[r] = 0;
   for (uint32_t i = 0; i < fb->ninstrs; i++) {
-    Instr *in = &fb->instrs[i];
+    const Instr *in = &fb->instrs[i];
     for (uint32_t k = 0; k < in->nuse; k++) last[in->use[k]] = i;
     for (uint32_t k = 0; k < in->nout; k++) def[in->out[k]] = i;
   }
-  /* Kill lists: each register dies at its last use, or where it is
-   * defined when never used; bucketed by instruction (counting sort). */
-  uint32_t *kill_start = xrealloc(NULL, (fb->ninstrs + 2) * sizeof(uint32_t));
-  uint32_t *kills = xrealloc(NULL, (fb->nregs + 1) * sizeof(uint32_t));
   memset(kill_start, 0, (fb->ninstrs + 2) * sizeof(uint32_t));
   for (uint32_t r = 0; r < fb->nregs && fb->ninstrs; r++) kill_start[(last[r] >= 0 ? last[r] : def[r]) + 1]++;
   for (uint32_t i = 0; i < fb->ninstrs; i++) kill_start[i + 1] += kill_start[i];
@@ -324,28 +318,46 @@ void finish_func(FuncBuilder *fb, uint32_t index, const char *name, uint32_t fla
   memcpy(fill, kill_start, (fb->ninstrs + 1) * sizeof(uint32_t));
   for (uint32_t r = 0; r < fb->nregs && fb->ninstrs; r++) kills[fill[last[r] >= 0 ? last[r] : def[r]]++] = r;
   free(fill);
+  free(def);
+}
+
+/* The INPLACE flag of instruction i: an update op over its dying operand
+ * 0, or an element-wise op (or loop FUSION) over a dying operand of the
+ * result's type, whose index the flag carries. */
+static uint32_t inplace_flags(const FuncBuilder *fb, uint32_t i, const int64_t *last) {
+  const Emitter *e = fb->e;
+  const Instr *in = &fb->instrs[i];
+  unsigned opflags = vm_op_rows[in->opcode].flags;
+  if ((opflags & VMF_UPDATE) && in->nin > 0 && in->nout > 0 && last[in->in[0]] == (int64_t)i &&
+      fb->reg_types[in->in[0]] == fb->reg_types[in->out[0]]) {
+    for (uint32_t k = 1; k < in->nuse; k++)
+      if (in->use[k] == in->in[0]) return 0; /* an operand passed twice must not be overwritten */
+    return TPUB_INSTR_INPLACE;
+  }
+  if (!((opflags & VMF_ELEMENTWISE) && in->nout == 1) && !in->tilewise) return 0;
+  const TpubType *ot = (const TpubType *)e->types.p + fb->reg_types[in->out[0]];
+  for (uint32_t k = 0; k < in->nin && k < 128; k++) {
+    const TpubType *it = (const TpubType *)e->types.p + fb->reg_types[in->in[k]];
+    if (last[in->in[k]] == (int64_t)i && it->elem == ot->elem && it->rank == ot->rank &&
+        (it->rank == 0 || memcmp(e->ints.p + it->dims * 8, e->ints.p + ot->dims * 8, it->rank * 8u) == 0))
+      return TPUB_INSTR_INPLACE | k;
+  }
+  return 0;
+}
+
+/* Writes the instructions of fb with kill lists and in-place flags, and
+ * the function record. */
+void finish_func(FuncBuilder *fb, uint32_t index, const char *name, uint32_t flags,
+                        uint32_t nparams, int nresults, Type *const *result_types, Loc loc) {
+  Emitter *e = fb->e;
+  int64_t *last = xrealloc(NULL, (fb->nregs + 1) * sizeof(int64_t));
+  uint32_t *kill_start = xrealloc(NULL, (fb->ninstrs + 2) * sizeof(uint32_t));
+  uint32_t *kills = xrealloc(NULL, (fb->nregs + 1) * sizeof(uint32_t));
+  kill_lists(fb, last, kill_start, kills);
   uint32_t code_start = (uint32_t)(e->code.n / sizeof(uint32_t));
   for (uint32_t i = 0; i < fb->ninstrs; i++) {
     Instr *in = &fb->instrs[i];
-    unsigned opflags = vm_op_rows[in->opcode].flags;
-    uint32_t flagsw = 0;
-    if ((opflags & VMF_UPDATE) && in->nin > 0 && in->nout > 0 && last[in->in[0]] == (int64_t)i &&
-        fb->reg_types[in->in[0]] == fb->reg_types[in->out[0]]) {
-      bool twice = false; /* an operand passed twice must not be overwritten */
-      for (uint32_t k = 1; k < in->nuse; k++) twice |= in->use[k] == in->in[0];
-      if (!twice) flagsw = TPUB_INSTR_INPLACE;
-    } else if (((opflags & VMF_ELEMENTWISE) && in->nout == 1) || in->tilewise) {
-      const TpubType *ot = (const TpubType *)e->types.p + fb->reg_types[in->out[0]];
-      for (uint32_t k = 0; k < in->nin && k < 128; k++) {
-        const TpubType *it = (const TpubType *)e->types.p + fb->reg_types[in->in[k]];
-        if (last[in->in[k]] == (int64_t)i && it->elem == ot->elem && it->rank == ot->rank &&
-            (it->rank == 0 || memcmp(e->ints.p + it->dims * 8, e->ints.p + ot->dims * 8, it->rank * 8u) == 0)) {
-          flagsw = TPUB_INSTR_INPLACE | k;
-          break;
-        }
-      }
-    }
-    flagsw |= in->flags;
+    uint32_t flagsw = inplace_flags(fb, i, last) | in->flags;
     uint32_t head[TPUB_INSTR_HEADER_WORDS] = {in->opcode | flagsw << 16, in->nin, in->nout,
                                               in->attrs, in->nattrs, in->loc};
     bytes_append(&e->code, head, sizeof head);
@@ -375,7 +387,6 @@ void finish_func(FuncBuilder *fb, uint32_t index, const char *name, uint32_t fla
   emit_func_set(e, index, &f);
   free(rtypes);
   free(last);
-  free(def);
   free(kill_start);
   free(kills);
   for (uint32_t i = 0; i < fb->ninstrs; i++) {

@@ -435,6 +435,107 @@ void verify_dot_general(Context *c, Op *op) {
 /* ------------------------------------------------------------------ */
 /* convolution / dynamic_conv */
 
+/* feature_group_count and batch_group_count (C9-C12 of convolution);
+ * false when they are unusable for the shape checks. */
+static bool conv_group_counts(Context *c, Op *op, int64_t *fgc, int64_t *bgc) {
+  *fgc = *bgc = 1;
+  AttrRead af = vo_int_attr(c, op, "feature_group_count", false, fgc);
+  AttrRead ab = vo_int_attr(c, op, "batch_group_count", false, bgc);
+  bool groups_ok = af != AR_BAD && ab != AR_BAD;
+  if (af != AR_BAD && *fgc <= 0) {
+    op_error(c, op, "expects feature_group_count to be a positive number, got %" PRId64 ".", *fgc);
+    groups_ok = false;
+  }
+  if (ab != AR_BAD && *bgc <= 0) {
+    op_error(c, op, "expects batch_group_count to be a positive number, got %" PRId64 ".", *bgc);
+    groups_ok = false;
+  }
+  if (groups_ok && *fgc != 1 && *bgc != 1) {
+    op_error(c, op, "expects batch_group_count and feature_group_count not to be both greater than 1. Got %" PRId64
+             " and %" PRId64 " resp.", *bgc, *fgc);
+    groups_ok = false;
+  }
+  return groups_ok;
+}
+
+/* The window attributes of an N-d convolution; *pad is NULL for
+ * dynamic_conv (its padding is operand 2). */
+static void conv_window(Context *c, Op *op, int N, const int64_t **strides, const int64_t **ldil,
+                        const int64_t **rdil, const int64_t **pad) {
+  int ns = N - 2;
+  bool dynamic = op->kind == OP_DYNAMIC_CONV;
+  *strides = positive_list(c, op, "window_strides", ns, false);
+  *ldil = positive_list(c, op, "lhs_dilation", ns, false);
+  *rdil = positive_list(c, op, "rhs_dilation", ns, false);
+  *pad = dynamic ? NULL : padding_pairs(c, op, "padding", ns);
+  int nrev = 0;
+  bool *rev = NULL;
+  if (vo_bool_list_attr(c, op, "window_reversal", false, &nrev, &rev) == AR_OK && nrev != ns)
+    op_error(c, op, "window_reversal should have %d elements, but has %d elements", ns, nrev);
+  if (dynamic) {
+    const Type *p = vo_operand_type(op, 2);
+    if (vo_is_ranked(p) && (p->rank != 2 || !vo_dims_compatible(p->dims[0], ns) || !vo_dims_compatible(p->dims[1], 2)))
+      op_error(c, op, "expects padding to have shape [%d, 2], but got '%s'", ns, vo_type_str(c, p));
+  }
+}
+
+/* C13, C18, C20: the input, kernel and output dimension numbers of an N-d
+ * convolution are each a permutation of its dimensions. */
+static bool conv_dimension_numbers(Context *c, Op *op, const ConvDims *cd, int N) {
+  int ns = N - 2;
+  if (cd->nspatial != ns) {
+    op_error(c, op, "expects the number of spatial dimensions (%d) to be the input rank minus 2 (%d)", cd->nspatial,
+             ns);
+    return false;
+  }
+  if (ns > 0 && (!cd->input_spatial || !cd->kernel_spatial || !cd->output_spatial)) return false;
+  int64_t *grp = new_dims(c, N);
+  bool dims_ok = true;
+  for (int g = 0; g < 3; g++) {
+    static const char *const names[] = {"input dimension numbers", "kernel dimension numbers",
+                                        "output dimension numbers"};
+    if (g == 0) {
+      grp[0] = cd->input_batch;
+      for (int i = 0; i < ns; i++) grp[1 + i] = cd->input_spatial[i];
+      grp[N - 1] = cd->input_feature;
+    } else if (g == 1) {
+      for (int i = 0; i < ns; i++) grp[i] = cd->kernel_spatial[i];
+      grp[N - 2] = cd->kernel_input_feature;
+      grp[N - 1] = cd->kernel_output_feature;
+    } else {
+      grp[0] = cd->output_batch;
+      for (int i = 0; i < ns; i++) grp[1 + i] = cd->output_spatial[i];
+      grp[N - 1] = cd->output_feature;
+    }
+    I64List gl = {N, grp};
+    dims_ok &= vo_check_dims(c, op, names[g], &gl, N, true);
+  }
+  return dims_ok;
+}
+
+/* C10-C12, C14-C16: the batch and feature sizes divide by the group
+ * counts and the kernel's input features match the groups'. */
+static void conv_group_sizes(Context *c, Op *op, const Type *l, const Type *r, const ConvDims *cd, int64_t fgc,
+                             int64_t bgc) {
+  int64_t ib = l->dims[cd->input_batch], ifeat = l->dims[cd->input_feature];
+  int64_t kif = r->dims[cd->kernel_input_feature], kof = r->dims[cd->kernel_output_feature];
+  if (vo_dim_known(ib) && ib % bgc != 0)
+    op_error(c, op, "expects input batch dimension (%" PRId64 ") to be divisible by batch_group_count. Got "
+             "batch_group_count = %" PRId64 ".", ib, bgc);
+  if (vo_dim_known(ifeat) && ifeat % fgc != 0)
+    op_error(c, op, "expects input feature dimension (%" PRId64 ") to be a multiple of feature_group_count. Got "
+             "feature_group_count = %" PRId64 ".", ifeat, fgc);
+  else if (vo_dim_known(ifeat) && vo_dim_known(kif) && ifeat / fgc != kif)
+    op_error(c, op, "expects input feature dimension (%" PRId64 ") / feature_group_count = kernel input feature "
+             "dimension (%" PRId64 "). Got feature_group_count = %" PRId64 ".", ifeat, kif, fgc);
+  if (vo_dim_known(kof) && kof % bgc != 0)
+    op_error(c, op, "expects output feature dimension size (%" PRId64 ") to be a multiple of batch_group_count. Got "
+             "batch_group_count = %" PRId64 ".", kof, bgc);
+  if (vo_dim_known(kof) && kof % fgc != 0)
+    op_error(c, op, "expects kernel output feature dimension (%" PRId64 ") to be divisible by feature_group_count. "
+             "For feature_group_count = %" PRId64 ".", kof, fgc);
+}
+
 void verify_convolution(Context *c, Op *op) {
   bool dynamic = op->kind == OP_DYNAMIC_CONV;
   bool ok = vo_require_tensor_operand(c, op, 0);
@@ -449,23 +550,8 @@ void verify_convolution(Context *c, Op *op) {
              vo_attr_str(c, dn));
     dn = NULL;
   }
-  int64_t fgc = 1, bgc = 1;
-  AttrRead af = vo_int_attr(c, op, "feature_group_count", false, &fgc);
-  AttrRead ab = vo_int_attr(c, op, "batch_group_count", false, &bgc);
-  bool groups_ok = af != AR_BAD && ab != AR_BAD;
-  if (af != AR_BAD && fgc <= 0) {
-    op_error(c, op, "expects feature_group_count to be a positive number, got %" PRId64 ".", fgc);
-    groups_ok = false;
-  }
-  if (ab != AR_BAD && bgc <= 0) {
-    op_error(c, op, "expects batch_group_count to be a positive number, got %" PRId64 ".", bgc);
-    groups_ok = false;
-  }
-  if (groups_ok && fgc != 1 && bgc != 1) {
-    op_error(c, op, "expects batch_group_count and feature_group_count not to be both greater than 1. Got %" PRId64
-             " and %" PRId64 " resp.", bgc, fgc);
-    groups_ok = false;
-  }
+  int64_t fgc, bgc;
+  bool groups_ok = conv_group_counts(c, op, &fgc, &bgc);
   if (!ok) return;
   const Type *l = vo_operand_type(op, 0), *r = vo_operand_type(op, 1), *res = vo_result_type(op, 0);
   if (!vo_elems_compatible(l, r))
@@ -483,78 +569,19 @@ void verify_convolution(Context *c, Op *op) {
              vo_type_str(c, r));
     return;
   }
-  int ns = N - 2;
   expect_rank(c, op, 0, N);
-  const int64_t *strides = positive_list(c, op, "window_strides", ns, false);
-  const int64_t *ldil = positive_list(c, op, "lhs_dilation", ns, false);
-  const int64_t *rdil = positive_list(c, op, "rhs_dilation", ns, false);
-  const int64_t *pad = dynamic ? NULL : padding_pairs(c, op, "padding", ns);
-  int nrev = 0;
-  bool *rev = NULL;
-  if (vo_bool_list_attr(c, op, "window_reversal", false, &nrev, &rev) == AR_OK && nrev != ns)
-    op_error(c, op, "window_reversal should have %d elements, but has %d elements", ns, nrev);
-  if (dynamic) {
-    const Type *p = vo_operand_type(op, 2);
-    if (vo_is_ranked(p) && (p->rank != 2 || !vo_dims_compatible(p->dims[0], ns) || !vo_dims_compatible(p->dims[1], 2)))
-      op_error(c, op, "expects padding to have shape [%d, 2], but got '%s'", ns, vo_type_str(c, p));
-  }
-  if (!dn) return;
+  const int64_t *strides, *ldil, *rdil, *pad;
+  conv_window(c, op, N, &strides, &ldil, &rdil, &pad);
+  if (!dn || !conv_dimension_numbers(c, op, &dn->u.conv, N)) return;
   const ConvDims *cd = &dn->u.conv;
-  if (cd->nspatial != ns) {
-    op_error(c, op, "expects the number of spatial dimensions (%d) to be the input rank minus 2 (%d)", cd->nspatial,
-             ns);
-    return;
-  }
-  if (ns > 0 && (!cd->input_spatial || !cd->kernel_spatial || !cd->output_spatial)) return;
-  /* C13, C18, C20: each group of dimension numbers is a permutation */
-  int64_t *grp = new_dims(c, N);
-  bool dims_ok = true;
-  for (int g = 0; g < 3; g++) {
-    static const char *const names[] = {"input dimension numbers", "kernel dimension numbers",
-                                        "output dimension numbers"};
-    if (g == 0) {
-      grp[0] = cd->input_batch;
-      for (int i = 0; i < ns; i++) grp[1 + i] = cd->input_spatial ? cd->input_spatial[i] : -1;
-      grp[N - 1] = cd->input_feature;
-    } else if (g == 1) {
-      for (int i = 0; i < ns; i++) grp[i] = cd->kernel_spatial ? cd->kernel_spatial[i] : -1;
-      grp[N - 2] = cd->kernel_input_feature;
-      grp[N - 1] = cd->kernel_output_feature;
-    } else {
-      grp[0] = cd->output_batch;
-      for (int i = 0; i < ns; i++) grp[1 + i] = cd->output_spatial ? cd->output_spatial[i] : -1;
-      grp[N - 1] = cd->output_feature;
-    }
-    I64List gl = {N, grp};
-    dims_ok &= vo_check_dims(c, op, names[g], &gl, N, true);
-  }
-  if (!dims_ok) return;
-  int64_t ib = l->dims[cd->input_batch], ifeat = l->dims[cd->input_feature];
-  int64_t kif = r->dims[cd->kernel_input_feature], kof = r->dims[cd->kernel_output_feature];
-  if (groups_ok) {
-    if (vo_dim_known(ib) && ib % bgc != 0)
-      op_error(c, op, "expects input batch dimension (%" PRId64 ") to be divisible by batch_group_count. Got "
-               "batch_group_count = %" PRId64 ".", ib, bgc);
-    if (vo_dim_known(ifeat) && ifeat % fgc != 0)
-      op_error(c, op, "expects input feature dimension (%" PRId64 ") to be a multiple of feature_group_count. Got "
-               "feature_group_count = %" PRId64 ".", ifeat, fgc);
-    else if (vo_dim_known(ifeat) && vo_dim_known(kif) && ifeat / fgc != kif)
-      op_error(c, op, "expects input feature dimension (%" PRId64 ") / feature_group_count = kernel input feature "
-               "dimension (%" PRId64 "). Got feature_group_count = %" PRId64 ".", ifeat, kif, fgc);
-    if (vo_dim_known(kof) && kof % bgc != 0)
-      op_error(c, op, "expects output feature dimension size (%" PRId64 ") to be a multiple of batch_group_count. Got "
-               "batch_group_count = %" PRId64 ".", kof, bgc);
-    if (vo_dim_known(kof) && kof % fgc != 0)
-      op_error(c, op, "expects kernel output feature dimension (%" PRId64 ") to be divisible by feature_group_count. "
-               "For feature_group_count = %" PRId64 ".", kof, fgc);
-  }
+  if (groups_ok) conv_group_sizes(c, op, l, r, cd, fgc, bgc);
   if (!vo_is_ranked(res) || res->rank != N) return;
-  int64_t *d = new_dims(c, N);
+  int64_t *d = new_dims(c, N), ib = l->dims[cd->input_batch];
   for (int i = 0; i < N; i++) d[i] = DIM_DYNAMIC;
   if (groups_ok && vo_dim_known(ib)) d[cd->output_batch] = ib / bgc;
-  d[cd->output_feature] = kof;
-  if (!dynamic && strides && ldil && rdil && pad)
-    for (int s = 0; s < ns; s++) {
+  d[cd->output_feature] = r->dims[cd->kernel_output_feature];
+  if (pad && strides && ldil && rdil)
+    for (int s = 0; s < N - 2; s++) {
       int64_t in = l->dims[cd->input_spatial[s]], win = r->dims[cd->kernel_spatial[s]];
       if (!vo_dim_known(in) || !vo_dim_known(win)) continue;
       __int128 w = num_windows(in, ldil[s], pad[2 * s], pad[2 * s + 1], win, rdil[s], strides[s]);
