@@ -669,6 +669,97 @@ static int run_program(const Options *o, const char *name, const char *source, V
   return rc;
 }
 
+/* Runs a .tpub image (text, len bytes). */
+static int run_tpub(const Options *o, const char *text, size_t len, VmCheckStats *stats, uint64_t *peak) {
+  char err[512];
+  VmProgram *p = vm_program_load(text, len, err, sizeof err);
+  if (!p) {
+    fprintf(stderr, "tpurun: %s: bad bytecode: %s\n", o->program, err);
+    return EXIT_BAD_FILE;
+  }
+  if (o->compile_only)
+    fprintf(stderr, "tpurun: warning: %s is ignored: '%s' is already compiled (for %s); it applies to .mlir input\n",
+            o->compile_only, o->program, p->target[0] ? p->target : "v5e");
+  return run_program(o, o->program, NULL, p, stats, peak);
+}
+
+/* Compiles one chunk of a .mlir file (through the cache) and loads it:
+ * EXIT_OK with *p and *img (to free after the run), or the exit code. */
+static int compile_and_load(const Options *o, const SourceFile *file, SourceChunk *chunk, Cache *cache,
+                            CacheMetrics *metrics, VmProgram **p, uint8_t **img) {
+  size_t n;
+  int hits = cache ? cache_metrics(cache)->hits : 0;
+  int crc = driver_compile(file, chunk, &o->compile, cache, metrics, img, &n);
+  char err[512];
+  *p = crc == 0 ? vm_program_load(*img, n, err, sizeof err) : NULL;
+  if (crc == 0 && !*p && cache && cache_metrics(cache)->hits > hits) {
+    /* An entry that checks out but does not load (another build wrote it
+     * under the same versions) is a miss: compile and replace it. */
+    fprintf(stderr, "tpurun: warning: %s: the cached program does not load (%s); compiling it again\n", file->name,
+            err);
+    free(*img);
+    cache_skip_reads(cache, true);
+    crc = driver_compile(file, chunk, &o->compile, cache, metrics, img, &n);
+    cache_skip_reads(cache, false);
+    if (crc == 0) *p = vm_program_load(*img, n, err, sizeof err);
+  }
+  if (crc != 0) return EXIT_REJECTED;
+  if (*p) return EXIT_OK;
+  fprintf(stderr, "tpurun: %s: bad bytecode: %s\n", file->name, err);
+  free(*img);
+  return EXIT_BAD_FILE;
+}
+
+/* Compiles and runs a .mlir file (text, len bytes), each chunk of it with
+ * --split-input-file; the worst exit code. */
+static int run_mlir(const Options *o, char *text, size_t len, Cache *cache, CacheMetrics *metrics, VmCheckStats *stats,
+                    uint64_t *peak) {
+  SourceFile file = {strcmp(o->program, "-") == 0 ? "<stdin>" : o->program, text, len};
+  SourceChunk *chunks;
+  int nchunks;
+  if (o->split) {
+    nchunks = split_input_file(&file, &chunks);
+  } else {
+    chunks = malloc(sizeof(SourceChunk));
+    chunks[0] = (SourceChunk){text, text + len, 1};
+    nchunks = 1;
+  }
+  int rc = EXIT_OK;
+  for (int i = 0; i < nchunks && rc != EXIT_INTERRUPTED; i++) {
+    if (atomic_load(&interrupted)) {
+      fprintf(stderr, "tpurun: %s: interrupted before running it\n", file.name);
+      rc = EXIT_INTERRUPTED;
+      break;
+    }
+    VmProgram *p;
+    uint8_t *img;
+    int r = compile_and_load(o, &file, &chunks[i], cache, metrics, &p, &img);
+    if (r == EXIT_REJECTED) {
+      if (rc == EXIT_OK) rc = EXIT_REJECTED;
+      continue;
+    }
+    if (r == EXIT_OK) {
+      r = run_program(o, file.name, file.name, p, stats, peak);
+      free(img);
+    }
+    if (r != EXIT_OK && (rc == EXIT_OK || rc == EXIT_CHECK || r == EXIT_INTERRUPTED)) rc = r;
+  }
+  free(chunks);
+  return rc;
+}
+
+/* --check's summary line and exit code: a failed check, or none run, is
+ * EXIT_CHECK. */
+static int report_checks(const Options *o, const VmCheckStats *stats, int rc) {
+  printf("checks: %d passed, %d failed\n", stats->passed, stats->failed);
+  if (rc == EXIT_OK && stats->failed) rc = EXIT_CHECK;
+  if (rc == EXIT_OK && stats->passed + stats->failed == 0) {
+    fprintf(stderr, "tpurun: %s: no checks ran (no check op was executed)\n", o->program);
+    rc = EXIT_CHECK;
+  }
+  return rc;
+}
+
 int main(int argc, char **argv) {
   /* Tensors are large and short-lived: keep freed blocks in the heap
    * instead of returning each one to the kernel and faulting it in again. */
@@ -693,66 +784,11 @@ int main(int argc, char **argv) {
   uint64_t peak = 0;
   Cache *cache = NULL;
   CacheMetrics metrics = {0};
-  bool is_tpub = len >= 8 && memcmp(text, TPUB_MAGIC, 8) == 0;
-  if (is_tpub || ends_with(o.program, ".tpub")) {
-    char err[512];
-    VmProgram *p = vm_program_load(text, len, err, sizeof err);
-    if (p && o.compile_only)
-      fprintf(stderr, "tpurun: warning: %s is ignored: '%s' is already compiled (for %s); it applies to .mlir input\n",
-              o.compile_only, o.program, p->target[0] ? p->target : "v5e");
-    if (p) {
-      rc = run_program(&o, o.program, NULL, p, &stats, &peak);
-    } else {
-      fprintf(stderr, "tpurun: %s: bad bytecode: %s\n", o.program, err);
-      rc = EXIT_BAD_FILE;
-    }
+  if ((len >= 8 && memcmp(text, TPUB_MAGIC, 8) == 0) || ends_with(o.program, ".tpub")) {
+    rc = run_tpub(&o, text, len, &stats, &peak);
   } else {
-    SourceFile file = {strcmp(o.program, "-") == 0 ? "<stdin>" : o.program, text, len};
-    SourceChunk *chunks;
-    int nchunks;
-    if (o.split) {
-      nchunks = split_input_file(&file, &chunks);
-    } else {
-      chunks = malloc(sizeof(SourceChunk));
-      chunks[0] = (SourceChunk){text, text + len, 1};
-      nchunks = 1;
-    }
-    rc = EXIT_OK;
     cache = o.compile.no_cache ? NULL : cache_open(o.compile.cache_dir, o.compile.cache_max_bytes, "tpurun", stderr);
-    for (int i = 0; i < nchunks && rc != EXIT_INTERRUPTED; i++) {
-      if (atomic_load(&interrupted)) {
-        fprintf(stderr, "tpurun: %s: interrupted before running it\n", file.name);
-        rc = EXIT_INTERRUPTED;
-        break;
-      }
-      uint8_t *img;
-      size_t n;
-      int hits = cache ? cache_metrics(cache)->hits : 0;
-      int crc = driver_compile(&file, &chunks[i], &o.compile, cache, &metrics, &img, &n);
-      char err[512];
-      VmProgram *p = crc == 0 ? vm_program_load(img, n, err, sizeof err) : NULL;
-      if (crc == 0 && !p && cache && cache_metrics(cache)->hits > hits) {
-        /* An entry that checks out but does not load (another build wrote
-         * it under the same versions) is a miss: compile and replace it. */
-        fprintf(stderr, "tpurun: warning: %s: the cached program does not load (%s); compiling it again\n", file.name,
-                err);
-        free(img);
-        cache_skip_reads(cache, true);
-        crc = driver_compile(&file, &chunks[i], &o.compile, cache, &metrics, &img, &n);
-        cache_skip_reads(cache, false);
-        if (crc == 0) p = vm_program_load(img, n, err, sizeof err);
-      }
-      if (crc != 0) {
-        if (rc == EXIT_OK) rc = EXIT_REJECTED;
-        continue;
-      }
-      int r = EXIT_BAD_FILE;
-      if (p) r = run_program(&o, file.name, file.name, p, &stats, &peak);
-      else fprintf(stderr, "tpurun: %s: bad bytecode: %s\n", file.name, err);
-      free(img);
-      if (r != EXIT_OK && (rc == EXIT_OK || rc == EXIT_CHECK || r == EXIT_INTERRUPTED)) rc = r;
-    }
-    free(chunks);
+    rc = run_mlir(&o, text, len, cache, &metrics, &stats, &peak);
   }
   if (o.metrics) {
     const CacheMetrics *cm = cache ? cache_metrics(cache) : &(CacheMetrics){0};
@@ -763,14 +799,7 @@ int main(int argc, char **argv) {
             (unsigned long long)peak);
   }
   cache_close(cache);
-  if (o.check) {
-    printf("checks: %d passed, %d failed\n", stats.passed, stats.failed);
-    if (rc == EXIT_OK && stats.failed) rc = EXIT_CHECK;
-    if (rc == EXIT_OK && stats.passed + stats.failed == 0) {
-      fprintf(stderr, "tpurun: %s: no checks ran (no check op was executed)\n", o.program);
-      rc = EXIT_CHECK;
-    }
-  }
+  if (o.check) rc = report_checks(&o, &stats, rc);
   free(text);
   free(o.inputs);
   free(o.outputs);
