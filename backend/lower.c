@@ -424,6 +424,18 @@ bool constant_ints(Emitter *e, const Value *v, int *n, const int64_t **out) {
   return true;
 }
 
+/* opcode with one int field, op's attribute `name` (def when absent). */
+void emit_with_int(FuncBuilder *fb, Op *op, int opcode, const char *name, int64_t def) {
+  fint(fb->e, attr_int_or(op, name, def));
+  emit_op(fb, op, opcode);
+}
+
+/* opcode with one list field, op's attribute `name` (empty when absent). */
+void emit_with_list(FuncBuilder *fb, Op *op, int opcode, const char *name) {
+  field_attr_list(fb->e, op, name, 0, 0);
+  emit_op(fb, op, opcode);
+}
+
 /* An op whose operands and results map one to one onto the opcode's, with
  * no fields. */
 void lower_plain(FuncBuilder *fb, Op *op, int opcode) { emit_op(fb, op, opcode); }

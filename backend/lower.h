@@ -76,6 +76,10 @@ Instr *emit_regs(FuncBuilder *fb, const Op *op, int opcode, uint32_t nin, const 
 /* opcode over the op's operands [first, first + n) and all its results. */
 Instr *emit_op_range(FuncBuilder *fb, const Op *op, int opcode, int first, int n);
 Instr *emit_op(FuncBuilder *fb, const Op *op, int opcode);
+/* opcode with one field from op's attribute `name`: an int (def when
+ * absent) or a list (empty when absent). */
+void emit_with_int(FuncBuilder *fb, Op *op, int opcode, const char *name, int64_t def);
+void emit_with_list(FuncBuilder *fb, Op *op, int opcode, const char *name);
 /* A located "... is not supported by the tpurun back end"; false. */
 bool report_unsupported(FuncBuilder *fb, const Op *op, const char *what);
 

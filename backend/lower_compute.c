@@ -48,10 +48,7 @@ void lower_map(FuncBuilder *fb, Op *op, int opcode) {
   emit_op(fb, op, opcode);
 }
 
-void lower_top_k(FuncBuilder *fb, Op *op, int opcode) {
-  fint(fb->e, attr_int_or(op, "k", 1));
-  emit_op(fb, op, opcode);
-}
+void lower_top_k(FuncBuilder *fb, Op *op, int opcode) { emit_with_int(fb, op, opcode, "k", 1); }
 
 /* chlo.scan: dimension, reverse flag, the count of inputs (the rest are
  * initial carries), the body. */
@@ -221,10 +218,7 @@ void lower_triangular_solve(FuncBuilder *fb, Op *op, int opcode) {
   emit_op(fb, op, opcode);
 }
 
-void lower_cholesky(FuncBuilder *fb, Op *op, int opcode) {
-  fint(fb->e, attr_int_or(op, "lower", 0));
-  emit_op(fb, op, opcode);
-}
+void lower_cholesky(FuncBuilder *fb, Op *op, int opcode) { emit_with_int(fb, op, opcode, "lower", 0); }
 
 void lower_rng_bit_generator(FuncBuilder *fb, Op *op, int opcode) {
   static const char *const algs[] = {"DEFAULT", "THREE_FRY", "PHILOX", NULL};

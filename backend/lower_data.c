@@ -153,8 +153,7 @@ void lower_reduce_precision(FuncBuilder *fb, Op *op, int opcode) {
 }
 
 void lower_broadcast_in_dim(FuncBuilder *fb, Op *op, int opcode) {
-  field_attr_list(fb->e, op, "broadcast_dimensions", 0, 0);
-  emit_op(fb, op, opcode);
+  emit_with_list(fb, op, opcode, "broadcast_dimensions");
 }
 
 /* broadcast prepends dimensions: a broadcast_in_dim onto the trailing ones. */
@@ -167,10 +166,7 @@ void lower_broadcast(FuncBuilder *fb, Op *op, int opcode) {
   emit_op(fb, op, opcode);
 }
 
-void lower_transpose(FuncBuilder *fb, Op *op, int opcode) {
-  field_attr_list(fb->e, op, "permutation", 0, 0);
-  emit_op(fb, op, opcode);
-}
+void lower_transpose(FuncBuilder *fb, Op *op, int opcode) { emit_with_list(fb, op, opcode, "permutation"); }
 
 void lower_slice(FuncBuilder *fb, Op *op, int opcode) {
   int rank = op->operands[0]->type->rank;
@@ -180,15 +176,9 @@ void lower_slice(FuncBuilder *fb, Op *op, int opcode) {
   emit_op(fb, op, opcode);
 }
 
-void lower_dynamic_slice(FuncBuilder *fb, Op *op, int opcode) {
-  field_attr_list(fb->e, op, "slice_sizes", 0, 0);
-  emit_op(fb, op, opcode);
-}
+void lower_dynamic_slice(FuncBuilder *fb, Op *op, int opcode) { emit_with_list(fb, op, opcode, "slice_sizes"); }
 
-void lower_concatenate(FuncBuilder *fb, Op *op, int opcode) {
-  fint(fb->e, attr_int_or(op, "dimension", 0));
-  emit_op(fb, op, opcode);
-}
+void lower_concatenate(FuncBuilder *fb, Op *op, int opcode) { emit_with_int(fb, op, opcode, "dimension", 0); }
 
 void lower_pad(FuncBuilder *fb, Op *op, int opcode) {
   int rank = op->operands[0]->type->rank;
@@ -198,20 +188,11 @@ void lower_pad(FuncBuilder *fb, Op *op, int opcode) {
   emit_op(fb, op, opcode);
 }
 
-void lower_iota(FuncBuilder *fb, Op *op, int opcode) {
-  fint(fb->e, attr_int_or(op, "iota_dimension", 0));
-  emit_op(fb, op, opcode);
-}
+void lower_iota(FuncBuilder *fb, Op *op, int opcode) { emit_with_int(fb, op, opcode, "iota_dimension", 0); }
 
-void lower_reverse(FuncBuilder *fb, Op *op, int opcode) {
-  field_attr_list(fb->e, op, "dimensions", 0, 0);
-  emit_op(fb, op, opcode);
-}
+void lower_reverse(FuncBuilder *fb, Op *op, int opcode) { emit_with_list(fb, op, opcode, "dimensions"); }
 
-void lower_get_tuple_element(FuncBuilder *fb, Op *op, int opcode) {
-  fint(fb->e, attr_int_or(op, "index", 0));
-  emit_op(fb, op, opcode);
-}
+void lower_get_tuple_element(FuncBuilder *fb, Op *op, int opcode) { emit_with_int(fb, op, opcode, "index", 0); }
 
 void lower_gather(FuncBuilder *fb, Op *op, int opcode) {
   Emitter *e = fb->e;
