@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/scalar.h"
 #include "passes/fold.h"
 
 #define FOLD_MAX_RANK 16
@@ -280,8 +281,7 @@ static bool float_foldable(ElemKind k) {
  * against +0.0, whose result the spec does not fix. */
 static bool float_max_min(double x, double y, bool is_max, double *r) {
   if (x == 0 && y == 0 && signbit(x) != signbit(y)) return false;
-  if (is_max) *r = (isnan(x) || x >= y) ? x : y;
-  else *r = (isnan(x) || x <= y) ? x : y;
+  *r = is_max ? SCALAR_MAX(x, y) : SCALAR_MIN(x, y);
   return true;
 }
 

@@ -1,13 +1,28 @@
 /* Opcode facts generated from vm/opcodes.def, header-only so that the back
  * end (emitter, disassembler) and the VM (loader) share them without the
- * back end linking the VM. */
+ * back end linking the VM.  One of the VM's bytecode-format headers: it
+ * includes only vm/tpub.h, vm/opcodes.def and common/ (DESIGN.md §1,
+ * testsuite/tools/layering.sh). */
 #ifndef VM_OPINFO_H
 #define VM_OPINFO_H
 
 #include <stdbool.h>
 #include <string.h>
 
-#include "vm/vm.h"
+#include "vm/tpub.h"
+
+#define VM_MAX_FIELDS 24
+
+/* Static facts about an opcode, from the table (vm_op_describe fills it). */
+typedef struct VmOpInfo {
+  const char *name;
+  int n_in, n_out; /* -1: variadic */
+  unsigned flags;  /* VMF_* */
+  const char *doc;
+  int nfields;
+  char field_kind[VM_MAX_FIELDS];      /* VmFieldKind */
+  char field_name[VM_MAX_FIELDS][40];  /* e.g. "window_strides" */
+} VmOpInfo;
 
 typedef struct VmOpRow {
   const char *name;

@@ -203,4 +203,33 @@ _Static_assert(sizeof(TpubCost) == 40, "cost layout");
  * timeline it runs on the ICI while the chip goes on, until async_done. */
 #define TPUB_INSTR_ASYNC 0x4000u
 
+/* ------------------------------------------------------------------ */
+/* Opcodes (the low 16 bits of an instruction's first word), their flags
+ * and the kinds of their fields, from vm/opcodes.def. */
+typedef enum VmOpcode {
+#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) VM_OP_##id,
+#include "vm/opcodes.def"
+#undef OPC
+  VM_OP_COUNT
+} VmOpcode;
+
+enum VmOpFlags {
+  VMF_ELEMENTWISE = 1, /* same-shape element-wise: out[0] may reuse a dying operand */
+  VMF_ALIAS = 2,       /* result holds the operand's bytes unchanged: may share its buffer */
+  VMF_UPDATE = 4,      /* result 0 is operand 0 with parts rewritten: may reuse it when it dies */
+  VMF_COLLECTIVE = 8,  /* meets other chips (vm_collective): may be started asynchronously */
+  VMF_TILEWISE = 16,   /* a loop FUSION, tile by tile: out[0] may reuse a dying operand (kind 0 only) */
+};
+
+/* Field kinds of the fields strings in vm/opcodes.def. */
+enum VmFieldKind {
+  VM_FIELD_INT = 'i',
+  VM_FIELD_F64 = 'f',
+  VM_FIELD_LIST = 'l',
+  VM_FIELD_STR = 's',
+  VM_FIELD_CONST = 'c',
+  VM_FIELD_REGION = 'r',
+  VM_FIELD_REGIONS = 'R',
+};
+
 #endif

@@ -13,47 +13,6 @@
 #include "vm/tpub.h"
 
 /* ------------------------------------------------------------------ */
-/* Opcodes, from vm/opcodes.def. */
-typedef enum VmOpcode {
-#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) VM_OP_##id,
-#include "vm/opcodes.def"
-#undef OPC
-  VM_OP_COUNT
-} VmOpcode;
-
-enum VmOpFlags {
-  VMF_ELEMENTWISE = 1, /* same-shape element-wise: out[0] may reuse a dying operand */
-  VMF_ALIAS = 2,       /* result holds the operand's bytes unchanged: may share its buffer */
-  VMF_UPDATE = 4,      /* result 0 is operand 0 with parts rewritten: may reuse it when it dies */
-  VMF_COLLECTIVE = 8,  /* meets other chips (vm_collective): may be started asynchronously */
-  VMF_TILEWISE = 16,   /* a loop FUSION, tile by tile: out[0] may reuse a dying operand (kind 0 only) */
-};
-
-/* Field kinds of the fields strings in vm/opcodes.def. */
-enum VmFieldKind {
-  VM_FIELD_INT = 'i',
-  VM_FIELD_F64 = 'f',
-  VM_FIELD_LIST = 'l',
-  VM_FIELD_STR = 's',
-  VM_FIELD_CONST = 'c',
-  VM_FIELD_REGION = 'r',
-  VM_FIELD_REGIONS = 'R',
-};
-
-#define VM_MAX_FIELDS 24
-
-/* Static facts about an opcode, from the table (vm/opinfo.h fills it). */
-typedef struct VmOpInfo {
-  const char *name;
-  int n_in, n_out; /* -1: variadic */
-  unsigned flags;  /* VMF_* */
-  const char *doc;
-  int nfields;
-  char field_kind[VM_MAX_FIELDS];      /* VmFieldKind */
-  char field_name[VM_MAX_FIELDS][40];  /* e.g. "window_strides" */
-} VmOpInfo;
-
-/* ------------------------------------------------------------------ */
 /* Element types. */
 int vm_elem_bits(int elem);
 int vm_elem_bytes(int elem);

@@ -6,6 +6,7 @@
 
 #include "backend/backend.h"
 #include "backend/emit.h"
+#include "common/scalar.h"
 #include "vm/dtype.h"
 #include "vm/kernels/gemm.h"
 #include "testsuite/unit/unit_tests.h"
@@ -263,31 +264,115 @@ static void test_call_depth_limit(void **state) {
   }
 }
 
-/* The compiler's float codecs (ir/elem.c, used for constants) and the VM's
- * (vm/dtype.c, used when computing) are two copies, because the VM may not
- * link the IR: they must agree on every bit pattern of every float kind up
- * to 16 bits, and on rounding a spread of doubles into each kind. */
+/* The compiler's float codecs (ir/elem.c: constants, folding) and the
+ * VM's (vm/dtype.c: kernels, scalar and bulk paths) must give the same
+ * bits for every float kind narrower than f32: a NaN is compared bit for
+ * bit, sign and payload included.  Decoding: every pattern of every kind
+ * up to 19 bits (f16, bf16 and tf32 whole).  Encoding: codec_inputs(). */
+static uint64_t f64_bits_of(double d) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+
+static double f64_of_bits(uint64_t u) {
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+/* Doubles to encode into kind k, both signs of each: NaNs (quiet,
+ * signalling, with payloads), infinities, zeros, f64 and f32 subnormals
+ * and extremes, every f32 exponent with a spread of mantissas, and for
+ * every pattern of k its value, the midpoints to its neighbours (ties)
+ * and the doubles just either side of them.  Returns the count (<= cap). */
+static int codec_inputs(ElemKind k, double *out, int cap) {
+  static const uint64_t specials[] = {
+      0x7ff8000000000000ull, 0x7ff0000000000001ull, 0x7ff4000000000000ull, 0x7fffffffffffffffull,
+      0x7ffc000000000000ull, 0x7ff8000020000000ull, 0x7ff2468ace000000ull, 0x7ff0000000000000ull,
+      0x0000000000000000ull, 0x0000000000000001ull, 0x000fffffffffffffull, 0x0010000000000000ull,
+      0x7fefffffffffffffull, 0x3ff0000000000000ull, 0x36a0000000000000ull, 0x3810000000000000ull,
+      0x47efffffe0000000ull, 0x47efffff00000000ull, 0x380fffffe0000000ull};
+  static const uint32_t mantissas[] = {0, 1, 0x1000, 0x7fff, 0x8000, 0x8001, 0xffff, 0x10000, 0x100000,
+                                       0x200000, 0x400000, 0x3fffff, 0x7fffff, 0x7ffffe, 0x555555, 0x2aaaaa};
+  int n = 0;
+#define ADD(v) (n < cap ? (void)(out[n++] = (v)) : (void)0)
+  for (size_t i = 0; i < sizeof specials / sizeof *specials; i++) ADD(f64_of_bits(specials[i]));
+  for (uint32_t e = 0; e < 256; e++)
+    for (size_t i = 0; i < sizeof mantissas / sizeof *mantissas; i++) ADD((double)scalar_bits_f32(e << 23 | mantissas[i]));
+  int width = k == ELEM_TF32 ? 19 : elem_bits(k);
+  double prev = NAN;
+  uint64_t half = k == ELEM_F8E8M0FNU ? 1ull << width : 1ull << (width - 1); /* E8M0 has no sign bit */
+  for (uint64_t b = 0; b < half; b++) { /* the non-negative values, increasing */
+    double v = float_bits_to_double(k, b);
+    if (isnan(v) || isinf(v)) continue;
+    ADD(v);
+    if (prev == prev) {
+      double mid = prev + (v - prev) / 2;
+      ADD(mid);
+      ADD(nextafter(mid, 0));
+      ADD(nextafter(mid, INFINITY));
+    }
+    prev = v;
+  }
+  ADD(prev * 2);
+  ADD(nextafter(prev, INFINITY));
+  for (int i = 0, m = n; i < m; i++) ADD(-out[i]);
+#undef ADD
+  return n;
+}
+
+/* fail_msg unless ir and vm, the bits each side gave for `what`, agree. */
+static void expect_same_bits(ElemKind k, const char *what, uint64_t in, uint64_t ir, uint64_t vm) {
+  if (ir != vm)
+    fail_msg("%s %s 0x%llx: ir 0x%llx, vm 0x%llx", elem_name(k), what, (unsigned long long)in,
+             (unsigned long long)ir, (unsigned long long)vm);
+}
+
 static void test_codecs_agree(void **state) {
   (void)state;
+  enum { CAP = 1 << 22 };
+  double *in = malloc(CAP * sizeof *in), *wide = malloc(CAP * sizeof *wide);
+  float *narrow = malloc(CAP * sizeof *narrow), *f32 = malloc(CAP * sizeof *f32);
+  uint64_t *store = malloc(CAP * sizeof *store);
+  assert_true(in && wide && narrow && f32 && store);
+  int kinds = 0;
   for (int k = 0; k < ELEM_COUNT; k++) {
     TpubElem e;
-    if (!elem_is_float((ElemKind)k) || !tpub_elem_of((ElemKind)k, &e)) continue;
-    int bits = elem_bits((ElemKind)k);
-    if (bits <= 16)
-      for (uint64_t b = 0; b < (1ull << bits); b++) {
-        double x = float_bits_to_double((ElemKind)k, b), y = vm_float_bits_to_f64(e, b);
-        if (!(x == y || (x != x && y != y)) || (x == 0 && signbit(x) != signbit(y)))
-          fail_msg("%s bits 0x%llx: ir %g, vm %g", elem_name((ElemKind)k), (unsigned long long)b, x, y);
-      }
-    uint64_t seed = 12345;
-    for (int i = 0; i < 200000; i++) {
-      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      double d = ldexp((double)(int64_t)(seed >> 11) / (double)(1ull << 52), (int)((seed >> 3) % 80) - 40);
-      uint64_t x = double_to_float_bits((ElemKind)k, d), y = vm_f64_to_float_bits(e, d);
-      if (x != y) fail_msg("%s from %.17g: ir 0x%llx, vm 0x%llx", elem_name((ElemKind)k), d, (unsigned long long)x,
-                           (unsigned long long)y);
+    if (!elem_is_float((ElemKind)k) || !tpub_elem_of((ElemKind)k, &e) || k == ELEM_F32 || k == ELEM_F64) continue;
+    kinds++;
+    int width = k == ELEM_TF32 ? 19 : elem_bits((ElemKind)k);
+    /* decode: scalar, and the bulk loads into double and float */
+    uint64_t count = 1ull << width;
+    assert_true(count <= CAP);
+    for (uint64_t b = 0; b < count; b++) vm_store_bits(e, store, (int64_t)b, b);
+    vm_to_f64(e, store, 0, (int64_t)count, wide);
+    vm_to_f32(e, store, 0, (int64_t)count, f32);
+    for (uint64_t b = 0; b < count; b++) {
+      uint64_t ir = f64_bits_of(float_bits_to_double((ElemKind)k, b));
+      expect_same_bits((ElemKind)k, "decode", b, ir, f64_bits_of(vm_float_bits_to_f64(e, b)));
+      expect_same_bits((ElemKind)k, "bulk decode", b, ir, f64_bits_of(wide[b]));
+      expect_same_bits((ElemKind)k, "decode to f32", b, f64_bits_of((float)f64_of_bits(ir)), f64_bits_of(f32[b]));
+    }
+    /* encode: scalar, and the bulk stores from double and (for the inputs
+     * that are f32 values) from float */
+    int n = codec_inputs((ElemKind)k, in, CAP);
+    assert_true(n < CAP);
+    vm_from_f64(e, store, 0, n, in);
+    for (int i = 0; i < n; i++) {
+      uint64_t ir = double_to_float_bits((ElemKind)k, in[i]), in_bits = f64_bits_of(in[i]);
+      expect_same_bits((ElemKind)k, "encode", in_bits, ir, vm_f64_to_float_bits(e, in[i]));
+      expect_same_bits((ElemKind)k, "bulk encode", in_bits, ir, vm_load_bits(e, store, i));
+      narrow[i] = (float)in[i];
+    }
+    vm_from_f32(e, store, 0, n, narrow);
+    for (int i = 0; i < n; i++) {
+      uint64_t ir = double_to_float_bits((ElemKind)k, narrow[i]);
+      expect_same_bits((ElemKind)k, "encode from f32", f64_bits_of(narrow[i]), ir, vm_load_bits(e, store, i));
     }
   }
+  assert_int_equal(kinds, 14);
+  free(in), free(wide), free(narrow), free(f32), free(store);
 }
 
 /* ---- the COSTS section and the profile ---- */

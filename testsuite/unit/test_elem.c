@@ -3,6 +3,7 @@
 #include <float.h>
 #include <math.h>
 
+#include "common/scalar.h"
 #include "testsuite/unit/unit_tests.h"
 
 /* Assert decode(k, bits) == v exactly (NaN never passes) and encode(v) == bits. */
@@ -131,6 +132,33 @@ static void test_nan(void **state) {
   b = double_to_float_bits(ELEM_BF16, NAN);
   assert_true(isnan(float_bits_to_double(ELEM_BF16, b)));
   assert_int_equal(b, 0x7FC0);
+}
+
+/* The NaN rules of common/minifloat.h, pinned bit for bit: signed NaNs
+ * keep their sign both ways (IEEE and FN kinds), IEEE kinds keep the top
+ * of a payload and quiet it, the FNUZ NaN decodes negative (ml_dtypes),
+ * E8M0's is positive, and E8M0 takes a negative value as NaN. */
+static void test_nan_bits(void **state) {
+  (void)state;
+  uint64_t u;
+  double d = float_bits_to_double(ELEM_F8E4M3FN, 0xFF);
+  memcpy(&u, &d, 8);
+  assert_int_equal(u, 0xFFF8000000000000ull);
+  d = float_bits_to_double(ELEM_F8E5M2, 0x7D); /* signalling, payload 1 */
+  memcpy(&u, &d, 8);
+  assert_int_equal(u, 0x7FFC000000000000ull);
+  d = float_bits_to_double(ELEM_F8E4M3FNUZ, 0x80);
+  assert_true(isnan(d) && signbit(d));
+  d = float_bits_to_double(ELEM_F8E8M0FNU, 0xFF);
+  assert_true(isnan(d) && !signbit(d));
+  enc(ELEM_F8E4M3FN, -NAN, 0xFF);
+  enc(ELEM_F8E5M2, -NAN, 0xFE);
+  enc(ELEM_F8E4M3FNUZ, -NAN, 0x80);
+  enc(ELEM_F16, -(double)scalar_bits_f32(0x7FA00001u), 0xFF00); /* quiet, the top of the payload kept */
+  enc(ELEM_BF16, (double)scalar_bits_f32(0x7F812345u), 0x7FC1);
+  enc(ELEM_F8E8M0FNU, -2.0, 0xFF);
+  enc(ELEM_F8E8M0FNU, -INFINITY, 0xFF);
+  enc(ELEM_F4E2M1FN, -NAN, 0x0);
 }
 
 /* Facts about one 8-bit-or-smaller float kind. */
@@ -312,6 +340,7 @@ int run_elem_tests(void) {
       cmocka_unit_test(test_overflow_to_inf),
       cmocka_unit_test(test_subnormals),
       cmocka_unit_test(test_nan),
+      cmocka_unit_test(test_nan_bits),
       cmocka_unit_test(test_minifloat_key_values),
       cmocka_unit_test(test_minifloat_overflow),
       cmocka_unit_test(test_fnuz_negative_zero),
