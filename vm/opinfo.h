@@ -14,11 +14,10 @@ typedef struct VmOpRow {
   int n_in, n_out;
   const char *fields;
   unsigned flags;
-  const char *doc;
 } VmOpRow;
 
 static const VmOpRow vm_op_rows[VM_OP_COUNT] = {
-#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) {name, nin, nout, fields, flags, doc},
+#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) {name, nin, nout, fields, flags},
 #include "vm/opcodes.def"
 #undef OPC
 };
@@ -32,7 +31,6 @@ static inline void vm_op_describe(int opcode, VmOpInfo *info) {
   info->n_in = r->n_in;
   info->n_out = r->n_out;
   info->flags = r->flags;
-  info->doc = r->doc;
   const char *s = r->fields;
   while (*s && info->nfields < VM_MAX_FIELDS) {
     while (*s == ' ') s++;

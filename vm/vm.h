@@ -47,7 +47,6 @@ typedef struct VmOpInfo {
   const char *name;
   int n_in, n_out; /* -1: variadic */
   unsigned flags;  /* VMF_* */
-  const char *doc;
   int nfields;
   char field_kind[VM_MAX_FIELDS];      /* VmFieldKind */
   char field_name[VM_MAX_FIELDS][40];  /* e.g. "window_strides" */
