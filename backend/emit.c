@@ -58,8 +58,6 @@ uint32_t emit_ints(Emitter *e, const int64_t *v, size_t n) {
   return at;
 }
 
-uint32_t emit_int(Emitter *e, int64_t v) { return emit_ints(e, &v, 1); }
-
 bool tpub_elem_of(ElemKind k, TpubElem *out) {
   static const struct {
     ElemKind ir;

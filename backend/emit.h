@@ -40,7 +40,6 @@ typedef struct Emitter {
 
 uint32_t emit_string(Emitter *e, const char *s);
 uint32_t emit_ints(Emitter *e, const int64_t *v, size_t n); /* returns the INTS index */
-uint32_t emit_int(Emitter *e, int64_t v);
 uint32_t ints_count(const Emitter *e);
 /* Type index of t, or UINT32_MAX after reporting why it cannot be lowered. */
 uint32_t emit_type(Emitter *e, const Type *t, const Op *where);
