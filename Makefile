@@ -12,6 +12,7 @@
 #   make fuzz-cache    libFuzzer on the cache's entry and alias readers
 #   make conformance   every corpus program under tpurun --check
 #   make bench         benchmarks (never part of check)
+#   make docs          regenerate docs/opcodes.md from vm/opcodes.def
 #   make clean
 
 # make predefines CC=cc, so `CC ?= gcc` alone would never take effect.
@@ -51,10 +52,10 @@ PROGRAMS := $(BUILD)/tpucc $(if $(wildcard tools/tpurun.c),$(BUILD)/tpurun)
 # Phony, so it runs once per make invocation; objects wait for it through an
 # order-only prerequisite (it never forces a rebuild).  Test-like goals ask
 # for the test package set, everything else for the build set.
-TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache bench conformance
+TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache bench conformance docs
 DEPS_SET   := $(if $(filter $(TEST_GOALS),$(MAKECMDGOALS)),test,build)
 
-.PHONY: all deps run check sanitize tsan unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache bench conformance clean
+.PHONY: all deps run check sanitize tsan unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache bench conformance docs clean
 all: deps $(PROGRAMS)
 
 deps:
@@ -139,6 +140,11 @@ tsan: deps
 
 bench: all
 	bench/run.sh $(BUILD)
+
+# The opcode reference, generated from the table (testsuite/tools/docs_current.sh
+# fails `make check` when the page in the tree is stale).
+docs: deps
+	/usr/bin/python3 mk/gen-opcodes-md.py docs/opcodes.md
 
 # ---------------------------------------------------------------- fuzzing
 # The harness is linked with -fsanitize=fuzzer; the code under test is

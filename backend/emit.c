@@ -23,7 +23,8 @@ void bytes_append(Bytes *b, const void *data, size_t n) {
   b->n += n;
 }
 
-void bytes_align(Bytes *b, size_t align) {
+/* Pads b with zeros to a multiple of align. */
+static void bytes_align(Bytes *b, size_t align) {
   static const uint8_t zeros[16];
   while (b->n % align) bytes_append(b, zeros, 1);
 }
@@ -50,15 +51,14 @@ uint32_t emit_string(Emitter *e, const char *s) {
   return off;
 }
 
-uint32_t ints_count(const Emitter *e) { return (uint32_t)(e->ints.n / sizeof(int64_t)); }
+/* Entries in the INTS pool so far: the index of the next one. */
+static uint32_t ints_count(const Emitter *e) { return (uint32_t)(e->ints.n / sizeof(int64_t)); }
 
 uint32_t emit_ints(Emitter *e, const int64_t *v, size_t n) {
   uint32_t at = ints_count(e);
   bytes_append(&e->ints, v, n * sizeof(int64_t));
   return at;
 }
-
-uint32_t emit_int(Emitter *e, int64_t v) { return emit_ints(e, &v, 1); }
 
 bool tpub_elem_of(ElemKind k, TpubElem *out) {
   static const struct {

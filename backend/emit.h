@@ -16,7 +16,6 @@ typedef struct Bytes {
 } Bytes;
 
 void bytes_append(Bytes *b, const void *data, size_t n);
-void bytes_align(Bytes *b, size_t align); /* pads with zeros */
 void bytes_free(Bytes *b);
 
 /* The sections of the file being written. */
@@ -40,8 +39,6 @@ typedef struct Emitter {
 
 uint32_t emit_string(Emitter *e, const char *s);
 uint32_t emit_ints(Emitter *e, const int64_t *v, size_t n); /* returns the INTS index */
-uint32_t emit_int(Emitter *e, int64_t v);
-uint32_t ints_count(const Emitter *e);
 /* Type index of t, or UINT32_MAX after reporting why it cannot be lowered. */
 uint32_t emit_type(Emitter *e, const Type *t, const Op *where);
 uint32_t emit_loc(Emitter *e, Loc loc, const char *op_name);

@@ -449,16 +449,22 @@ static bool parse_sdy_short(Parser *p, OpParts *o, const char *name, const char 
 
 static bool parse_symbol_name(Parser *p, OpParts *o, const char *attr_name);
 
-static bool parse_fragment_hook(Parser *p, OpParts *o, const char *hook) {
-  if (strcmp(hook, "sdy_sym") == 0) return parse_symbol_name(p, o, "sym_name");
-  if (strcmp(hook, "sdy_mesh") == 0) return parse_sdy_short(p, o, "mesh", "#sdy.mesh");
-  if (strcmp(hook, "sdy_sharding") == 0) return parse_sdy_short(p, o, "sharding", "#sdy.sharding");
-  if (strcmp(hook, "slice_ranges") == 0) return parse_slice_ranges(p, o);
-  if (strcmp(hook, "dot_dims") == 0) return parse_dot_dims(p, o);
-  if (strcmp(hook, "conv_window") == 0) return parse_conv_window(p, o);
-  if (strcmp(hook, "rp_format") == 0) return parse_rp_format(p, o);
-  die("unknown format hook @%s", hook);
+static bool parse_sdy_sym(Parser *p, OpParts *o) { return parse_symbol_name(p, o, "sym_name"); }
+static bool parse_sdy_mesh(Parser *p, OpParts *o) { return parse_sdy_short(p, o, "mesh", "#sdy.mesh"); }
+static bool parse_sdy_sharding(Parser *p, OpParts *o) {
+  return parse_sdy_short(p, o, "sharding", "#sdy.sharding");
 }
+
+/* The parsers of the fragment hooks (ir/hooks.def); NULL for whole-op hooks. */
+static bool (*const fragment_parsers[HOOK_COUNT])(Parser *p, OpParts *o) = {
+    [HOOK_SLICE_RANGES] = parse_slice_ranges,
+    [HOOK_DOT_DIMS] = parse_dot_dims,
+    [HOOK_CONV_WINDOW] = parse_conv_window,
+    [HOOK_RP_FORMAT] = parse_rp_format,
+    [HOOK_SDY_SYM] = parse_sdy_sym,
+    [HOOK_SDY_MESH] = parse_sdy_mesh,
+    [HOOK_SDY_SHARDING] = parse_sdy_sharding,
+};
 
 /* Does the input start optional group toks[i] (an OPT_BEGIN)?  The group's
  * leading literals (up to two: ", precision") must all match, so groups that
@@ -508,7 +514,8 @@ static bool parse_formatted(Parser *p, OpParts *o, const char *fmt, int nresults
       if (!parse_types_directive(p, o, t->text, nresults)) return false;
       break;
     case FMT_HOOK:
-      if (!parse_fragment_hook(p, o, t->text)) return false;
+      if (!fragment_parsers[t->hook]) die("@%s is a whole-op hook inside a longer op format", t->text);
+      if (!fragment_parsers[t->hook](p, o)) return false;
       break;
     }
   }
@@ -572,7 +579,8 @@ static bool parse_attributes_keyword(Parser *p, OpParts *o) {
   return merge_attr_dict(p, o);
 }
 
-static Op *parse_module_hook(Parser *p, Loc loc, OpParts *o) {
+static Op *parse_module_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
+  (void)nresults;
   if (p->tok.kind == TOK_AT && !parse_symbol_name(p, o, "sym_name")) return NULL;
   if (!parse_attributes_keyword(p, o)) return NULL;
   Op *op = build_op(p, OP_MODULE, loc, 0, o, 1);
@@ -607,7 +615,8 @@ static Op *parse_module_hook(Parser *p, Loc loc, OpParts *o) {
   return op;
 }
 
-static Op *parse_func_hook(Parser *p, Loc loc, OpParts *o) {
+static Op *parse_func_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
+  (void)nresults;
   if (p->tok.kind == TOK_IDENT &&
       (tok_is(&p->tok, "public") || tok_is(&p->tok, "private") || tok_is(&p->tok, "nested"))) {
     add_attr(p, o, "sym_visibility", attr_string(p->c, p->tok.text, p->tok.len));
@@ -943,29 +952,28 @@ static Op *parse_scan_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
   return op;
 }
 
+/* The parsers of the whole-op hooks (ir/hooks.def); NULL for fragment hooks. */
+static Op *(*const whole_parsers[HOOK_COUNT])(Parser *p, Loc loc, OpParts *o, int nresults) = {
+    [HOOK_MODULE] = parse_module_hook,
+    [HOOK_FUNC] = parse_func_hook,
+    [HOOK_CONSTANT] = parse_constant_hook,
+    [HOOK_CUSTOM_CALL] = parse_custom_call_hook,
+    [HOOK_REDUCE] = parse_reduce_hook,
+    [HOOK_WHILE] = parse_while_hook,
+    [HOOK_SCAN] = parse_scan_hook,
+};
+
 bool parse_custom_op(Parser *p, OpKind kind, Loc loc, int nresults, Op **out) {
   const char *fmt = op_info[kind].format;
-  const char *hook = fmt_whole_hook(fmt);
+  FmtHook hook = fmt_whole_hook(fmt);
   OpParts o = {0};
   Op *op = NULL;
-  if (!hook) {
+  if (hook == HOOK_NONE) {
     if (parse_formatted(p, &o, fmt, nresults)) op = build_op(p, kind, loc, nresults, &o, 0);
-  } else if (strcmp(hook, "module") == 0) {
-    op = parse_module_hook(p, loc, &o);
-  } else if (strcmp(hook, "func") == 0) {
-    op = parse_func_hook(p, loc, &o);
-  } else if (strcmp(hook, "constant") == 0) {
-    op = parse_constant_hook(p, loc, &o, nresults);
-  } else if (strcmp(hook, "custom_call") == 0) {
-    op = parse_custom_call_hook(p, loc, &o, nresults);
-  } else if (strcmp(hook, "reduce") == 0) {
-    op = parse_reduce_hook(p, loc, &o, nresults);
-  } else if (strcmp(hook, "while") == 0) {
-    op = parse_while_hook(p, loc, &o, nresults);
-  } else if (strcmp(hook, "scan") == 0) {
-    op = parse_scan_hook(p, loc, &o, nresults);
+  } else if (whole_parsers[hook]) {
+    op = whole_parsers[hook](p, loc, &o, nresults);
   } else {
-    die("unknown whole-op hook @%s", hook);
+    die("@%s is a fragment hook, not an op's whole format", fmt_hook_name(hook));
   }
   parts_free(&o);
   *out = op;

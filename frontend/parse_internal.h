@@ -58,10 +58,8 @@ bool skip_balanced_angles(Parser *p, const char **end_text);
 Attr *parse_attr_dict(Parser *p);  /* { k = v, ... }; the current token is '{' */
 bool parse_int64(Parser *p, int64_t *out); /* optional leading '-' */
 bool parse_i64_list(Parser *p, int *n, int64_t **v); /* [1, 2] */
-Attr *parse_dense_body_with_type(Parser *p, Loc loc, bool is_dense); /* after 'dense' */
-Attr *parse_conv_dims_body(Parser *p);
-Attr *parse_float_literal(Parser *p, ElemKind k); /* 1.5, -2, 0x7FC00000: no type */ /* [b, 0, 1, f]x[...]->[...] */
-Resource *parser_resource(Parser *p, const char *name, size_t len);
+Attr *parse_conv_dims_body(Parser *p); /* [b, 0, 1, f]x[...]->[...] */
+Attr *parse_float_literal(Parser *p, ElemKind k); /* 1.5, -2, 0x7FC00000: no type */
 void parse_resource_section(Parser *p);
 
 /* Ops (parse_op.c, parse_custom.c). */

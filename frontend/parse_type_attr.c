@@ -573,8 +573,10 @@ static bool parse_hex_blob(Parser *p, const Token *t, uint8_t **data, size_t *nb
 
 static void store_bits(uint8_t *dst, uint64_t bits, int nbytes) { memcpy(dst, &bits, (size_t)nbytes); }
 
+static Resource *parser_resource(Parser *p, const char *name, size_t len);
+
 /* After the keyword 'dense' (or dense_resource): '<' body '>' ':' type. */
-Attr *parse_dense_body_with_type(Parser *p, Loc loc, bool is_dense) {
+static Attr *parse_dense_body_with_type(Parser *p, Loc loc, bool is_dense) {
   if (!p_expect(p, "<")) return NULL;
   if (!is_dense) {
     /* dense_resource<name> */
@@ -690,7 +692,8 @@ out:
 
 /* ------------------------------------------------------------ attributes */
 
-Resource *parser_resource(Parser *p, const char *name, size_t len) {
+/* The module's resource of that name, created (empty) at its first mention. */
+static Resource *parser_resource(Parser *p, const char *name, size_t len) {
   for (int i = 0; i < p->resources.len; i++) {
     Resource *r = p->resources.items[i];
     if (strlen(r->name) == len && memcmp(r->name, name, len) == 0) return r;

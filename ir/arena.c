@@ -89,12 +89,6 @@ void vec_push(PtrVec *v, void *item) {
   v->items[v->len++] = item;
 }
 
-void **vec_finish(Arena *a, PtrVec *v) {
-  void **out = arena_dup(a, v->items, sizeof(void *) * (size_t)v->len);
-  vec_free(v);
-  return out;
-}
-
 void vec_free(PtrVec *v) {
   free(v->items);
   v->items = NULL;

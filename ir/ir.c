@@ -179,15 +179,6 @@ void op_set_attr(Context *c, Op *op, const char *name, Attr *value) {
   op->nattrs = d->u.dict.n;
 }
 
-void op_remove_attr(Context *c, Op *op, const char *name) {
-  NamedAttr *na = arena_alloc(&c->arena, sizeof(NamedAttr) * (size_t)(op->nattrs ? op->nattrs : 1));
-  int n = 0;
-  for (int i = 0; i < op->nattrs; i++)
-    if (strcmp(op->attrs[i].name, name) != 0) na[n++] = op->attrs[i];
-  op->attrs = na;
-  op->nattrs = n;
-}
-
 const Annotation *custom_call_annotation(const Op *op) {
   static const Annotation table[] = {
 #define ANNOTATION(target, spmd_only, meaning) {target, spmd_only, meaning},

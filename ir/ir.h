@@ -47,13 +47,12 @@ char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf,
 void arena_free_all(Arena *a);
 
 /* A growable array of pointers allocated with malloc (used while building;
- * the final array is copied into the arena with vec_finish). */
+ * freed with vec_free). */
 typedef struct PtrVec {
   void **items;
   int len, cap;
 } PtrVec;
 void vec_push(PtrVec *v, void *item);
-void **vec_finish(Arena *a, PtrVec *v); /* copy to arena, free the vector */
 void vec_free(PtrVec *v);
 
 /* ------------------------------------------------------------------ */
@@ -462,7 +461,6 @@ typedef struct Annotation {
 /* The annotation op is a custom_call of, or NULL. */
 const Annotation *custom_call_annotation(const Op *op);
 void op_set_attr(Context *c, Op *op, const char *name, Attr *value);
-void op_remove_attr(Context *c, Op *op, const char *name);
 Block *op_body(const Op *op); /* first block of region 0, or NULL */
 const char *op_symbol_name(const Op *op); /* sym_name of a func/module */
 Op *module_lookup_func(const Module *m, const char *name);
@@ -470,7 +468,6 @@ Op *module_lookup_func(const Module *m, const char *name);
 /* ------------------------------------------------------------------ */
 /* Rewriting (ir/rewrite.c): what passes use to change the IR.  Use lists
  * stay exact. */
-int value_num_uses(const Value *v);
 bool op_results_unused(const Op *op);
 void value_replace_all_uses(Context *c, Value *from, Value *to);
 void op_unlink(Op *op);                    /* detach from its block (uses kept) */

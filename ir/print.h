@@ -4,8 +4,6 @@
 
 #include "ir/ir.h"
 
-void print_type_list_results(FILE *out, int n, Type *const *types);
-void print_escaped_string(FILE *out, const char *s, size_t len);
 void print_symbol(FILE *out, const char *name);
 void print_attr_name(FILE *out, const char *name);
 void print_float_value(FILE *out, ElemKind k, uint64_t bits);

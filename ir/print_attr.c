@@ -13,6 +13,8 @@
 #include "ir/ir.h"
 #include "ir/print.h"
 
+static void print_type_list_results(FILE *out, int n, Type *const *types);
+
 void print_type(FILE *out, const Type *t) {
   switch (t->kind) {
   case TY_ELEM: fputs_unlocked(elem_name(t->elem), out); return;
@@ -54,7 +56,8 @@ void print_type(FILE *out, const Type *t) {
   }
 }
 
-void print_type_list_results(FILE *out, int n, Type *const *types) {
+/* A function type's results: one type bare (unless itself a function), else in parentheses. */
+static void print_type_list_results(FILE *out, int n, Type *const *types) {
   bool parens = n != 1 || types[0]->kind == TY_FUNC;
   if (parens) fputc_unlocked('(', out);
   for (int i = 0; i < n; i++) {
@@ -64,7 +67,8 @@ void print_type_list_results(FILE *out, int n, Type *const *types) {
   if (parens) fputc_unlocked(')', out);
 }
 
-void print_escaped_string(FILE *out, const char *s, size_t len) {
+/* s as a quoted MLIR string literal, escaping what needs it. */
+static void print_escaped_string(FILE *out, const char *s, size_t len) {
   fputc_unlocked('"', out);
   for (size_t i = 0; i < len; i++) {
     unsigned char ch = (unsigned char)s[i];

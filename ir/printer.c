@@ -248,55 +248,73 @@ static const char *sdy_short(const Op *op, const char *name, const char *kind) {
   return a->u.str.s + k;
 }
 
-static bool hook_fits(const Op *op, const char *hook, Arena *scratch) {
+/* ------------------------------------------------------- fragment hooks
+ * Each fragment hook of ir/hooks.def has a test (can op be written with it?)
+ * and a printer; fragment_printers below indexes them by hook. */
+
+static bool sdy_sym_fits(const Op *op, Arena *scratch) {
+  (void)scratch;
+  return op_symbol_name(op) != NULL;
+}
+
+static bool sdy_mesh_fits(const Op *op, Arena *scratch) {
+  (void)scratch;
+  return sdy_short(op, "mesh", "#sdy.mesh") != NULL;
+}
+
+static bool sdy_sharding_fits(const Op *op, Arena *scratch) {
+  (void)scratch;
+  return sdy_short(op, "sharding", "#sdy.sharding") != NULL;
+}
+
+static bool slice_ranges_fits(const Op *op, Arena *scratch) {
+  int n, n1, n2;
+  const int64_t *v, *v1, *v2;
+  if (!attr_as_i64_list(op_attr(op, "start_indices"), &n, &v, scratch) ||
+      !attr_as_i64_list(op_attr(op, "limit_indices"), &n1, &v1, scratch))
+    return false;
+  if (n != n1) return false;
+  /* The pretty form always implies strides: without them, print generic. */
+  const Attr *st = op_attr(op, "strides");
+  return st && attr_as_i64_list(st, &n2, &v2, scratch) && n2 == n;
+}
+
+static bool dot_dims_fits(const Op *op, Arena *scratch) {
+  (void)scratch;
+  const Attr *d = op_attr(op, "dot_dimension_numbers");
+  if (!d || d->kind != ATTR_DIALECT || strcmp(d->u.dialect.name, "stablehlo.dot") != 0) return false;
+  for (int i = 0; i < d->u.dialect.n; i++) {
+    const char *k = d->u.dialect.params[i].name;
+    if (!k || d->u.dialect.params[i].value->kind != ATTR_INT_LIST) return false;
+    if (strcmp(k, "lhs_batching_dimensions") && strcmp(k, "rhs_batching_dimensions") &&
+        strcmp(k, "lhs_contracting_dimensions") && strcmp(k, "rhs_contracting_dimensions"))
+      return false;
+  }
+  return true;
+}
+
+static bool conv_window_fits(const Op *op, Arena *scratch) {
   int n;
   const int64_t *v;
-  if (strcmp(hook, "sdy_sym") == 0) return op_symbol_name(op) != NULL;
-  if (strcmp(hook, "sdy_mesh") == 0) return sdy_short(op, "mesh", "#sdy.mesh") != NULL;
-  if (strcmp(hook, "sdy_sharding") == 0) return sdy_short(op, "sharding", "#sdy.sharding") != NULL;
-  if (strcmp(hook, "slice_ranges") == 0) {
-    int n1, n2;
-    const int64_t *v1, *v2;
-    if (!attr_as_i64_list(op_attr(op, "start_indices"), &n, &v, scratch) ||
-        !attr_as_i64_list(op_attr(op, "limit_indices"), &n1, &v1, scratch))
-      return false;
-    if (n != n1) return false;
-    /* The pretty form always implies strides: without them, print generic. */
-    const Attr *st = op_attr(op, "strides");
-    return st && attr_as_i64_list(st, &n2, &v2, scratch) && n2 == n;
+  static const char *const lists[] = {"window_strides", "lhs_dilation", "rhs_dilation"};
+  for (int i = 0; i < 3; i++) {
+    const Attr *a = op_attr(op, lists[i]);
+    if (a && !attr_as_i64_list(a, &n, &v, scratch)) return false;
   }
-  if (strcmp(hook, "dot_dims") == 0) {
-    const Attr *d = op_attr(op, "dot_dimension_numbers");
-    if (!d || d->kind != ATTR_DIALECT || strcmp(d->u.dialect.name, "stablehlo.dot") != 0) return false;
-    for (int i = 0; i < d->u.dialect.n; i++) {
-      const char *k = d->u.dialect.params[i].name;
-      if (!k || d->u.dialect.params[i].value->kind != ATTR_INT_LIST) return false;
-      if (strcmp(k, "lhs_batching_dimensions") && strcmp(k, "rhs_batching_dimensions") &&
-          strcmp(k, "lhs_contracting_dimensions") && strcmp(k, "rhs_contracting_dimensions"))
-        return false;
-    }
-    return true;
-  }
-  if (strcmp(hook, "conv_window") == 0) {
-    static const char *const lists[] = {"window_strides", "lhs_dilation", "rhs_dilation"};
-    for (int i = 0; i < 3; i++) {
-      const Attr *a = op_attr(op, lists[i]);
-      if (a && !attr_as_i64_list(a, &n, &v, scratch)) return false;
-    }
-    const Attr *pad = op_attr(op, "padding");
-    if (pad && !(pad->kind == ATTR_DENSE && elem_is_int(pad->type->elem) && pad->type->rank == 2 &&
-                 pad->type->dims[1] == 2 && type_is_static(pad->type)))
-      return false;
-    const Attr *rev = op_attr(op, "window_reversal");
-    bool *bv;
-    if (rev && !attr_as_bool_list(rev, &n, &bv, scratch)) return false;
-    return true;
-  }
-  if (strcmp(hook, "rp_format") == 0) {
-    const Attr *e = op_attr(op, "exponent_bits"), *m = op_attr(op, "mantissa_bits");
-    return e && m && e->kind == ATTR_INT && m->kind == ATTR_INT;
-  }
-  return false;
+  const Attr *pad = op_attr(op, "padding");
+  if (pad && !(pad->kind == ATTR_DENSE && elem_is_int(pad->type->elem) && pad->type->rank == 2 &&
+               pad->type->dims[1] == 2 && type_is_static(pad->type)))
+    return false;
+  const Attr *rev = op_attr(op, "window_reversal");
+  bool *bv;
+  if (rev && !attr_as_bool_list(rev, &n, &bv, scratch)) return false;
+  return true;
+}
+
+static bool rp_format_fits(const Op *op, Arena *scratch) {
+  (void)scratch;
+  const Attr *e = op_attr(op, "exponent_bits"), *m = op_attr(op, "mantissa_bits");
+  return e && m && e->kind == ATTR_INT && m->kind == ATTR_INT;
 }
 
 static bool all_types_equal(const Op *op) {
@@ -328,38 +346,6 @@ static bool types_fit(const Op *op, const char *dir) {
   if (strcmp(dir, "ops") == 0) return op->nresults == 0;
   if (strcmp(dir, "same") == 0) return op->noperands + op->nresults > 0;
   if (strcmp(dir, "complex") == 0) return op->noperands == 2 && op->nresults == 1;
-  return true;
-}
-
-/* Can this op be written with its format?  Checks operand counts, regions,
- * required attributes and their kinds. */
-static bool pretty_fits(const Op *op, const FmtTok *t, int n, Arena *scratch) {
-  if (op->nregions) return false;
-  int depth = 0;
-  for (int i = 0; i < n; i++) {
-    switch (t[i].kind) {
-    case FMT_OPT_BEGIN: depth++; break;
-    case FMT_OPT_END: depth--; break;
-    case FMT_ATTR: {
-      const Attr *a = op_attr(op, t[i].text);
-      if (!a) {
-        if (depth == 0) return false;
-      } else if (!attr_fits_style(a, t[i].style, scratch)) {
-        return false;
-      }
-      if (strcmp(t[i].style, "dense") == 0 && (op->noperands != 1 || op->operands[0]->type != a->type))
-        return false;
-      break;
-    }
-    case FMT_HOOK:
-      if (!hook_fits(op, t[i].text, scratch)) return false;
-      break;
-    case FMT_TYPES:
-      if (!types_fit(op, t[i].text)) return false;
-      break;
-    default: break;
-    }
-  }
   return true;
 }
 
@@ -406,78 +392,146 @@ static const int64_t *dialect_list(const Attr *d, const char *key, int *n) {
   return a ? a->u.ilist.v : NULL;
 }
 
-static void print_hook(Printer *p, const Op *op, const char *hook, Arena *scratch) {
+static void print_slice_ranges(Printer *p, const Op *op, Arena *scratch) {
   FILE *out = p->out;
-  int n;
-  const int64_t *v;
-  if (strcmp(hook, "slice_ranges") == 0) {
-    int n1, n2 = 0;
-    const int64_t *lim, *st = NULL;
-    attr_as_i64_list(op_attr(op, "start_indices"), &n, &v, scratch);
-    attr_as_i64_list(op_attr(op, "limit_indices"), &n1, &lim, scratch);
-    if (op_attr(op, "strides")) attr_as_i64_list(op_attr(op, "strides"), &n2, &st, scratch);
-    fputs_unlocked(" [", out);
-    for (int i = 0; i < n; i++) {
-      if (i) fputs_unlocked(", ", out);
-      fprintf(out, "%" PRId64 ":%" PRId64, v[i], lim[i]);
-      if (st && st[i] != 1) fprintf(out, ":%" PRId64, st[i]);
-    }
-    fputc_unlocked(']', out);
-  } else if (strcmp(hook, "dot_dims") == 0) {
-    const Attr *d = op_attr(op, "dot_dimension_numbers");
-    int nl, nr;
-    const int64_t *l = dialect_list(d, "lhs_batching_dimensions", &nl);
-    const int64_t *r = dialect_list(d, "rhs_batching_dimensions", &nr);
-    if (nl || nr) {
-      fputs_unlocked("batching_dims = ", out);
-      print_i64_list(p, nl, l);
-      fputs_unlocked(" x ", out);
-      print_i64_list(p, nr, r);
-      fputs_unlocked(", ", out);
-    }
-    l = dialect_list(d, "lhs_contracting_dimensions", &nl);
-    r = dialect_list(d, "rhs_contracting_dimensions", &nr);
-    fputs_unlocked("contracting_dims = ", out);
+  int n, n1, n2 = 0;
+  const int64_t *v, *lim, *st = NULL;
+  attr_as_i64_list(op_attr(op, "start_indices"), &n, &v, scratch);
+  attr_as_i64_list(op_attr(op, "limit_indices"), &n1, &lim, scratch);
+  if (op_attr(op, "strides")) attr_as_i64_list(op_attr(op, "strides"), &n2, &st, scratch);
+  fputs_unlocked(" [", out);
+  for (int i = 0; i < n; i++) {
+    if (i) fputs_unlocked(", ", out);
+    fprintf(out, "%" PRId64 ":%" PRId64, v[i], lim[i]);
+    if (st && st[i] != 1) fprintf(out, ":%" PRId64, st[i]);
+  }
+  fputc_unlocked(']', out);
+}
+
+static void print_dot_dims(Printer *p, const Op *op, Arena *scratch) {
+  (void)scratch;
+  FILE *out = p->out;
+  const Attr *d = op_attr(op, "dot_dimension_numbers");
+  int nl, nr;
+  const int64_t *l = dialect_list(d, "lhs_batching_dimensions", &nl);
+  const int64_t *r = dialect_list(d, "rhs_batching_dimensions", &nr);
+  if (nl || nr) {
+    fputs_unlocked("batching_dims = ", out);
     print_i64_list(p, nl, l);
     fputs_unlocked(" x ", out);
     print_i64_list(p, nr, r);
-  } else if (strcmp(hook, "conv_window") == 0) {
-    static const char *const names[] = {"window_strides", "padding", "lhs_dilation", "rhs_dilation",
-                                        "window_reversal"};
-    static const char *const keys[] = {"stride", "pad", "lhs_dilate", "rhs_dilate", "reverse"};
-    bool first = true;
-    for (int k = 0; k < 5; k++) {
-      const Attr *a = op_attr(op, names[k]);
-      if (!a) continue;
-      fprintf(out, "%s%s = ", first ? "" : ", ", keys[k]);
-      first = false;
-      if (k == 1) {
-        fputc_unlocked('[', out);
-        for (int64_t i = 0; i < a->type->dims[0]; i++)
-          fprintf(out, "%s[%" PRId64 ", %" PRId64 "]", i ? ", " : "", dense_get_int(a, 2 * i),
-                  dense_get_int(a, 2 * i + 1));
-        fputc_unlocked(']', out);
-      } else if (k == 4) {
-        bool *bv;
-        attr_as_bool_list(a, &n, &bv, scratch);
-        fputc_unlocked('[', out);
-        for (int i = 0; i < n; i++) fprintf(out, "%s%s", i ? ", " : "", bv[i] ? "true" : "false");
-        fputc_unlocked(']', out);
-      } else {
-        attr_as_i64_list(a, &n, &v, scratch);
-        print_i64_list(p, n, v);
-      }
-    }
-  } else if (strcmp(hook, "sdy_sym") == 0) {
-    fputc_unlocked('@', out);
-    print_attr_name(out, op_symbol_name(op));
-  } else if (strcmp(hook, "sdy_mesh") == 0) {
-    fputs_unlocked(sdy_short(op, "mesh", "#sdy.mesh"), out);
-  } else if (strcmp(hook, "sdy_sharding") == 0) {
-    fputs_unlocked(sdy_short(op, "sharding", "#sdy.sharding"), out);
-  } else if (strcmp(hook, "rp_format") == 0) {
-    fprintf(out, "e%" PRId64 "m%" PRId64, op_attr(op, "exponent_bits")->u.i, op_attr(op, "mantissa_bits")->u.i);
+    fputs_unlocked(", ", out);
   }
+  l = dialect_list(d, "lhs_contracting_dimensions", &nl);
+  r = dialect_list(d, "rhs_contracting_dimensions", &nr);
+  fputs_unlocked("contracting_dims = ", out);
+  print_i64_list(p, nl, l);
+  fputs_unlocked(" x ", out);
+  print_i64_list(p, nr, r);
+}
+
+static void print_conv_window(Printer *p, const Op *op, Arena *scratch) {
+  FILE *out = p->out;
+  int n;
+  const int64_t *v;
+  static const char *const names[] = {"window_strides", "padding", "lhs_dilation", "rhs_dilation",
+                                      "window_reversal"};
+  static const char *const keys[] = {"stride", "pad", "lhs_dilate", "rhs_dilate", "reverse"};
+  bool first = true;
+  for (int k = 0; k < 5; k++) {
+    const Attr *a = op_attr(op, names[k]);
+    if (!a) continue;
+    fprintf(out, "%s%s = ", first ? "" : ", ", keys[k]);
+    first = false;
+    if (k == 1) {
+      fputc_unlocked('[', out);
+      for (int64_t i = 0; i < a->type->dims[0]; i++)
+        fprintf(out, "%s[%" PRId64 ", %" PRId64 "]", i ? ", " : "", dense_get_int(a, 2 * i),
+                dense_get_int(a, 2 * i + 1));
+      fputc_unlocked(']', out);
+    } else if (k == 4) {
+      bool *bv;
+      attr_as_bool_list(a, &n, &bv, scratch);
+      fputc_unlocked('[', out);
+      for (int i = 0; i < n; i++) fprintf(out, "%s%s", i ? ", " : "", bv[i] ? "true" : "false");
+      fputc_unlocked(']', out);
+    } else {
+      attr_as_i64_list(a, &n, &v, scratch);
+      print_i64_list(p, n, v);
+    }
+  }
+}
+
+static void print_sdy_sym(Printer *p, const Op *op, Arena *scratch) {
+  (void)scratch;
+  fputc_unlocked('@', p->out);
+  print_attr_name(p->out, op_symbol_name(op));
+}
+
+static void print_sdy_mesh(Printer *p, const Op *op, Arena *scratch) {
+  (void)scratch;
+  fputs_unlocked(sdy_short(op, "mesh", "#sdy.mesh"), p->out);
+}
+
+static void print_sdy_sharding(Printer *p, const Op *op, Arena *scratch) {
+  (void)scratch;
+  fputs_unlocked(sdy_short(op, "sharding", "#sdy.sharding"), p->out);
+}
+
+static void print_rp_format(Printer *p, const Op *op, Arena *scratch) {
+  (void)scratch;
+  fprintf(p->out, "e%" PRId64 "m%" PRId64, op_attr(op, "exponent_bits")->u.i, op_attr(op, "mantissa_bits")->u.i);
+}
+
+/* A hook's printing half: can op be written with it (NULL: always), and
+ * the writer. */
+typedef struct HookPrinter {
+  bool (*fits)(const Op *op, Arena *scratch);
+  void (*print)(Printer *p, const Op *op, Arena *scratch);
+} HookPrinter;
+
+/* The fragment hooks of ir/hooks.def; zero for whole-op hooks. */
+static const HookPrinter fragment_printers[HOOK_COUNT] = {
+    [HOOK_SLICE_RANGES] = {slice_ranges_fits, print_slice_ranges},
+    [HOOK_DOT_DIMS] = {dot_dims_fits, print_dot_dims},
+    [HOOK_CONV_WINDOW] = {conv_window_fits, print_conv_window},
+    [HOOK_RP_FORMAT] = {rp_format_fits, print_rp_format},
+    [HOOK_SDY_SYM] = {sdy_sym_fits, print_sdy_sym},
+    [HOOK_SDY_MESH] = {sdy_mesh_fits, print_sdy_mesh},
+    [HOOK_SDY_SHARDING] = {sdy_sharding_fits, print_sdy_sharding},
+};
+
+/* Can this op be written with its format?  Checks operand counts, regions,
+ * required attributes and their kinds. */
+static bool pretty_fits(const Op *op, const FmtTok *t, int n, Arena *scratch) {
+  if (op->nregions) return false;
+  int depth = 0;
+  for (int i = 0; i < n; i++) {
+    switch (t[i].kind) {
+    case FMT_OPT_BEGIN: depth++; break;
+    case FMT_OPT_END: depth--; break;
+    case FMT_ATTR: {
+      const Attr *a = op_attr(op, t[i].text);
+      if (!a) {
+        if (depth == 0) return false;
+      } else if (!attr_fits_style(a, t[i].style, scratch)) {
+        return false;
+      }
+      if (strcmp(t[i].style, "dense") == 0 && (op->noperands != 1 || op->operands[0]->type != a->type))
+        return false;
+      break;
+    }
+    case FMT_HOOK:
+      if (!fragment_printers[t[i].hook].print) die("@%s is a whole-op hook inside a longer op format", t[i].text);
+      if (!fragment_printers[t[i].hook].fits(op, scratch)) return false;
+      break;
+    case FMT_TYPES:
+      if (!types_fit(op, t[i].text)) return false;
+      break;
+    default: break;
+    }
+  }
+  return true;
 }
 
 static void print_types_directive(Printer *p, const Op *op, const char *dir) {
@@ -571,8 +625,8 @@ static void print_formatted(Printer *p, const Op *op, const FmtTok *t, int n, Ar
       print_types_directive(p, op, t[i].text);
       break;
     case FMT_HOOK:
-      if (strcmp(t[i].text, "slice_ranges") != 0) sep(p, "@");
-      print_hook(p, op, t[i].text, scratch);
+      if (t[i].hook != HOOK_SLICE_RANGES) sep(p, "@");
+      fragment_printers[t[i].hook].print(p, op, scratch);
       p->after_open = false;
       break;
     }
@@ -594,7 +648,8 @@ static void print_attributes_keyword(Printer *p, const Op *op, const char *const
   free(buf);
 }
 
-static void print_func(Printer *p, const Op *op) {
+static void print_func(Printer *p, const Op *op, Arena *scratch) {
+  (void)scratch;
   const Attr *ft = op_attr(op, "function_type");
   const Attr *vis = op_attr(op, "sym_visibility");
   const Attr *arg_attrs = op_attr(op, "arg_attrs"), *res_attrs = op_attr(op, "res_attrs");
@@ -648,7 +703,8 @@ static void print_func(Printer *p, const Op *op) {
   }
 }
 
-static bool func_prints_pretty(const Op *op) {
+static bool func_prints_pretty(const Op *op, Arena *scratch) {
+  (void)scratch;
   const Attr *ft = op_attr(op, "function_type"), *name = op_attr(op, "sym_name");
   const Attr *vis = op_attr(op, "sym_visibility");
   if (!ft || ft->kind != ATTR_TYPE || ft->type->kind != TY_FUNC || !name || name->kind != ATTR_STRING)
@@ -671,7 +727,8 @@ static bool func_prints_pretty(const Op *op) {
   return true;
 }
 
-static void print_module_op(Printer *p, const Op *op) {
+static void print_module_op(Printer *p, const Op *op, Arena *scratch) {
+  (void)scratch;
   fputs_unlocked("module", p->out);
   const char *name = op_symbol_name(op);
   if (name) {
@@ -760,7 +817,8 @@ static void print_reduce(Printer *p, const Op *op, Arena *scratch) {
   fputc_unlocked('}', p->out);
 }
 
-static bool while_prints_pretty(const Op *op) {
+static bool while_prints_pretty(const Op *op, Arena *scratch) {
+  (void)scratch;
   if (op->nregions != 2) return false;
   for (int r = 0; r < 2; r++) {
     if (op->regions[r].nblocks != 1) return false;
@@ -775,7 +833,8 @@ static bool while_prints_pretty(const Op *op) {
   return true;
 }
 
-static void print_while(Printer *p, const Op *op) {
+static void print_while(Printer *p, const Op *op, Arena *scratch) {
+  (void)scratch;
   const Block *cond = op->regions[0].blocks[0], *body = op->regions[1].blocks[0];
   int first_arg = p->next_arg;
   name_block_args(p, cond);
@@ -804,12 +863,14 @@ static void print_while(Printer *p, const Op *op) {
   fputc_unlocked('}', p->out);
 }
 
-static bool custom_call_prints_pretty(const Op *op) {
+static bool custom_call_prints_pretty(const Op *op, Arena *scratch) {
+  (void)scratch;
   const Attr *t = op_attr(op, "call_target_name");
   return t && t->kind == ATTR_STRING && op->nregions == 0 && strlen(t->u.str.s) == t->u.str.len;
 }
 
-static void print_custom_call(Printer *p, const Op *op) {
+static void print_custom_call(Printer *p, const Op *op, Arena *scratch) {
+  (void)scratch;
   fputs_unlocked("stablehlo.custom_call ", p->out);
   print_symbol(p->out, op_attr(op, "call_target_name")->u.str.s);
   fputc_unlocked('(', p->out);
@@ -821,14 +882,16 @@ static void print_custom_call(Printer *p, const Op *op) {
   print_functional_type(p, op);
 }
 
-static bool constant_prints_pretty(const Op *op) {
+static bool constant_prints_pretty(const Op *op, Arena *scratch) {
+  (void)scratch;
   const Attr *v = op_attr(op, "value");
   if (!v || op->nresults != 1 || op->noperands) return false;
   if (v->kind != ATTR_DENSE && v->kind != ATTR_DENSE_RESOURCE) return false;
   return v->type == op->results[0].type;
 }
 
-static void print_constant(Printer *p, const Op *op) {
+static void print_constant(Printer *p, const Op *op, Arena *scratch) {
+  (void)scratch;
   fputs_unlocked("stablehlo.constant", p->out);
   static const char *const skip[] = {"value", NULL};
   print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, true);
@@ -864,21 +927,28 @@ static void print_scan(Printer *p, const Op *op, Arena *scratch) {
   print_functional_type(p, op);
 }
 
+/* The whole-op hooks of ir/hooks.def; zero for fragment hooks. */
+static const HookPrinter whole_printers[HOOK_COUNT] = {
+    [HOOK_MODULE] = {NULL, print_module_op},
+    [HOOK_FUNC] = {func_prints_pretty, print_func},
+    [HOOK_CONSTANT] = {constant_prints_pretty, print_constant},
+    [HOOK_CUSTOM_CALL] = {custom_call_prints_pretty, print_custom_call},
+    [HOOK_REDUCE] = {reduce_prints_pretty, print_reduce},
+    [HOOK_WHILE] = {while_prints_pretty, print_while},
+    [HOOK_SCAN] = {scan_prints_pretty, print_scan},
+};
+
 /* Print op in pretty form if its format allows, returning false if not. */
 static bool print_pretty_op(Printer *p, const Op *op) {
   const char *fmt = op_info[op->kind].format;
   if (op->kind == OP_UNKNOWN || !fmt) return false;
   Arena scratch = {0};
   bool done = true;
-  const char *hook = fmt_whole_hook(fmt);
-  if (hook) {
-    if (strcmp(hook, "module") == 0) print_module_op(p, op);
-    else if (strcmp(hook, "func") == 0 && func_prints_pretty(op)) print_func(p, op);
-    else if (strcmp(hook, "constant") == 0 && constant_prints_pretty(op)) print_constant(p, op);
-    else if (strcmp(hook, "reduce") == 0 && reduce_prints_pretty(op, &scratch)) print_reduce(p, op, &scratch);
-    else if (strcmp(hook, "while") == 0 && while_prints_pretty(op)) print_while(p, op);
-    else if (strcmp(hook, "custom_call") == 0 && custom_call_prints_pretty(op)) print_custom_call(p, op);
-    else if (strcmp(hook, "scan") == 0 && scan_prints_pretty(op, &scratch)) print_scan(p, op, &scratch);
+  FmtHook hook = fmt_whole_hook(fmt);
+  if (hook != HOOK_NONE) {
+    const HookPrinter *h = &whole_printers[hook];
+    if (!h->print) die("@%s is a fragment hook, not an op's whole format", fmt_hook_name(hook));
+    if (!h->fits || h->fits(op, &scratch)) h->print(p, op, &scratch);
     else done = false;
   } else {
     FmtTok toks[FMT_MAX_TOKENS];

@@ -15,12 +15,6 @@ static void remove_use(Op *user, int i) {
   die("use list of an operand lacks its user");
 }
 
-int value_num_uses(const Value *v) {
-  int n = 0;
-  for (const Use *u = v->uses; u; u = u->next) n++;
-  return n;
-}
-
 bool op_results_unused(const Op *op) {
   for (int i = 0; i < op->nresults; i++)
     if (op->results[i].uses) return false;

@@ -19,12 +19,9 @@
  *                     attr    any attribute
  *   !same !fn !res !ops !chlo !select !tuple !pair !complex
  *                   how operand and result types are written (see printer)
- *   @HOOK           custom syntax in C: whole-op hooks (@module, @func,
- *                   @constant, @reduce, @while, @custom_call, @scan) when
- *                   they are the whole format, else a fragment (@slice_ranges,
- *                   @dot_dims, @conv_window, @rp_format; Shardy's @sdy_sym
- *                   for sym_name as @name, @sdy_mesh and @sdy_sharding for
- *                   a #sdy.mesh / #sdy.sharding attribute written as <...>)
+ *   @HOOK           custom syntax in C, one of the hooks of ir/hooks.def: a
+ *                   whole-op hook (@module, @func, ...) is the whole format,
+ *                   a fragment hook (@slice_ranges, @dot_dims, ...) one token
  *   ?{ ... }?       optional group: printed when its first attribute (or
  *                   operand / type directive) is present; parsed when the
  *                   next token matches its first literal
@@ -46,22 +43,33 @@ typedef enum FmtKind {
   FMT_OPT_END,
 } FmtKind;
 
+/* The format hooks of ir/hooks.def; HOOK_NONE: a format that is no hook. */
+typedef enum FmtHook {
+  HOOK_NONE = -1,
+#define HOOK(id, name) HOOK_##id,
+#include "ir/hooks.def"
+#undef HOOK
+  HOOK_COUNT
+} FmtHook;
+
 typedef struct FmtTok {
   FmtKind kind;
+  FmtHook hook;   /* FMT_HOOK: which one */
   char text[48];  /* literal, attribute name, type directive or hook name */
   char style[40]; /* FMT_ATTR style */
 } FmtTok;
 
 enum { FMT_MAX_TOKENS = 40 };
 
-/* Split a format string into tokens; returns the count. */
+/* Split a format string into tokens; returns the count.  Dies on a hook
+ * name that ir/hooks.def lacks (a bug of the op table). */
 int fmt_tokenize(const char *fmt, FmtTok *out);
 
-/* Is the whole format one whole-op hook? Returns its name or NULL. */
-const char *fmt_whole_hook(const char *fmt);
+/* Is the whole format one whole-op hook? Returns it, or HOOK_NONE. */
+FmtHook fmt_whole_hook(const char *fmt);
 
-/* Attributes that a fragment hook writes (NULL-terminated list). */
-const char *const *fmt_hook_attrs(const char *hook);
+/* The hook's name, as written after '@'. */
+const char *fmt_hook_name(FmtHook h);
 
 /* Does the attribute dictionary need to list attribute NAME for this format?
  * False for names the format writes itself. */

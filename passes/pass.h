@@ -46,7 +46,6 @@ bool sharding_check(Context *c, Module *m);
 #undef PASS
 
 const char *pass_name(PassId id);
-const char *pass_doc(PassId id);
 bool pass_lookup(const char *name, size_t len, PassId *out);
 
 #define PIPELINE_MAX 64

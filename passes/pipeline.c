@@ -8,15 +8,13 @@
 static const struct {
   const char *name;
   PassFn fn;
-  const char *doc;
 } passes[PASS_COUNT] = {
-#define PASS(id, name, fn, doc) {name, fn, doc},
+#define PASS(id, name, fn, doc) {name, fn},
 #include "passes/passes.def"
 #undef PASS
 };
 
 const char *pass_name(PassId id) { return passes[id].name; }
-const char *pass_doc(PassId id) { return passes[id].doc; }
 
 bool pass_lookup(const char *name, size_t len, PassId *out) {
   for (int i = 0; i < PASS_COUNT; i++)

@@ -18,12 +18,4 @@ const Target *target_lookup(const char *name) {
 
 const Target *target_default(void) { return target_lookup("v5e"); }
 
-const char *target_names(void) {
-  return
-#define TARGET(id, name, ...) name ", "
-#include "passes/targets.def"
-#undef TARGET
-      "(the presets of DESIGN.md section 2)";
-}
-
 double target_vpu_ops_per_s(const Target *t) { return t->bf16_flops / TARGET_MXU_PER_VPU_OP; }

@@ -30,7 +30,6 @@ typedef struct Target {
 
 const Target *target_lookup(const char *name); /* NULL if unknown */
 const Target *target_default(void);            /* v5e */
-const char *target_names(void);                /* "v4, v5e, v5p, v6e, v7x" */
 /* Vector-unit element operations per second, derived from the peak FLOP/s
  * (DESIGN.md: never from a unit count): the MXU FLOP rate divided by
  * TARGET_MXU_PER_VPU_OP, the ratio of a systolic array to one 8x128 vector

@@ -17,8 +17,6 @@ typedef struct Pool {
   size_t total;
 } Pool;
 
-void *pool_alloc(Pool *p, size_t n); /* zeroed, 16-byte aligned; NULL when out of memory */
-void pool_free(Pool *p);
 
 /* What a loaded program keeps besides the public VmProgram fields. */
 typedef struct VmProgramImpl {

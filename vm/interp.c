@@ -45,7 +45,7 @@ struct VmExec {
   VmOptions opts;
   uint64_t live_bytes, peak_bytes;
   uint64_t tile_bytes;           /* of live_bytes: on-chip tile buffers (vm_tile_alloc) */
-  uint64_t hbm_peak, tile_peak;  /* high-water marks of live_bytes - tile_bytes, tile_bytes */
+  uint64_t hbm_peak;             /* high-water mark of live_bytes - tile_bytes */
   bool hbm_refused; /* the last failed allocation exceeded the HBM */
   VmCheckStats checks;
   char error[1024];
@@ -112,7 +112,6 @@ static void *vm_mem_in(VmExec *x, void *p, size_t old, size_t n, bool on_chip) {
   if (on_chip) x->tile_bytes = x->tile_bytes - old + n;
   if (x->live_bytes > x->peak_bytes) x->peak_bytes = x->live_bytes;
   if (x->live_bytes - x->tile_bytes > x->hbm_peak) x->hbm_peak = x->live_bytes - x->tile_bytes;
-  if (x->tile_bytes > x->tile_peak) x->tile_peak = x->tile_bytes;
   return q;
 }
 
@@ -274,7 +273,6 @@ const char *vm_error(const VmExec *x) { return x->error; }
 VmCheckStats vm_check_stats(const VmExec *x) { return x->checks; }
 uint64_t vm_peak_bytes(const VmExec *x) { return x->peak_bytes; }
 uint64_t vm_peak_hbm_bytes(const VmExec *x) { return x->hbm_peak; }
-uint64_t vm_peak_tile_bytes(const VmExec *x) { return x->tile_peak; }
 const VmOptions *vm_exec_options(const VmExec *x) { return &x->opts; }
 const VmProfile *vm_exec_profile(const VmExec *x) { return x->profile; }
 

@@ -11,7 +11,8 @@
 #include "vm/internal.h"
 #include "vm/opinfo.h"
 
-void *pool_alloc(Pool *p, size_t n) {
+/* Zeroed, 16-byte aligned; NULL when out of memory. */
+static void *pool_alloc(Pool *p, size_t n) {
   n = (n + 15) & ~(size_t)15;
   if (!p->head || p->head->cap - p->head->used < n) {
     size_t cap = n > 65536 ? n : 65536;
@@ -29,7 +30,7 @@ void *pool_alloc(Pool *p, size_t n) {
   return r;
 }
 
-void pool_free(Pool *p) {
+static void pool_free(Pool *p) {
   for (PoolBlock *b = p->head, *next; b; b = next) {
     next = b->next;
     free(b);

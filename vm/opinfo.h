@@ -18,7 +18,6 @@ typedef struct VmOpInfo {
   const char *name;
   int n_in, n_out; /* -1: variadic */
   unsigned flags;  /* VMF_* */
-  const char *doc;
   int nfields;
   char field_kind[VM_MAX_FIELDS];      /* VmFieldKind */
   char field_name[VM_MAX_FIELDS][40];  /* e.g. "window_strides" */
@@ -29,11 +28,10 @@ typedef struct VmOpRow {
   int n_in, n_out;
   const char *fields;
   unsigned flags;
-  const char *doc;
 } VmOpRow;
 
 static const VmOpRow vm_op_rows[VM_OP_COUNT] = {
-#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) {name, nin, nout, fields, flags, doc},
+#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) {name, nin, nout, fields, flags},
 #include "vm/opcodes.def"
 #undef OPC
 };
@@ -47,7 +45,6 @@ static inline void vm_op_describe(int opcode, VmOpInfo *info) {
   info->n_in = r->n_in;
   info->n_out = r->n_out;
   info->flags = r->flags;
-  info->doc = r->doc;
   const char *s = r->fields;
   while (*s && info->nfields < VM_MAX_FIELDS) {
     while (*s == ' ') s++;

@@ -213,8 +213,6 @@ typedef struct VmSlice VmSlice;
  * NULL when out of memory or the mesh is invalid. */
 VmSlice *vm_slice_new(const VmProgram *p, const VmOptions *opts, const VmMesh *mesh);
 void vm_slice_free(VmSlice *s);
-int vm_slice_chips(const VmSlice *s);
-const VmMesh *vm_slice_mesh(const VmSlice *s);
 /* Chip c's executor (its checks, peak memory and profile). */
 VmExec *vm_slice_exec(VmSlice *s, int chip);
 /* Runs function fns[c] on chip c with the values args[c] (as vm_run) and
@@ -234,11 +232,10 @@ VmCheckStats vm_check_stats(const VmExec *x);
 
 /* High-water marks of the accounted allocator over the runs so far: all
  * of it; the HBM (values and kernel scratch, without the tile buffers:
- * what the compiler's buffer assignment models); the tile buffers.
- * Arguments (borrowed) and the program's constants are not in them. */
+ * what the compiler's buffer assignment models).  Arguments (borrowed)
+ * and the program's constants are not in them. */
 uint64_t vm_peak_bytes(const VmExec *x);
 uint64_t vm_peak_hbm_bytes(const VmExec *x);
-uint64_t vm_peak_tile_bytes(const VmExec *x);
 
 /* ------------------------------------------------------------------ */
 /* Services for kernels. */

@@ -615,10 +615,8 @@ void vm_slice_free(VmSlice *s) {
   free(s);
 }
 
-int vm_slice_chips(const VmSlice *s) { return s->nchips; }
 VmExec *vm_slice_exec(VmSlice *s, int chip) { return s->execs[chip]; }
 const char *vm_slice_error(const VmSlice *s) { return s->error; }
-const VmMesh *vm_slice_mesh(const VmSlice *s) { return &s->mesh; }
 void vm_slice_set_deadline(VmSlice *s, double deadline_s) {
   s->deadline_s = deadline_s;
   s->deadline_fixed = true;

@@ -16,19 +16,11 @@
  * width - 1 (tf32 keeps its 19 bits in the low bits of its container). */
 int vm_io_float_width(int elem);
 
-/* Shortest text of the real float `bits` of type elem that reads back
- * (vm_io_parse_float) to the same bits: "1.5", "-0", "inf", "nan". */
-void vm_io_format_float(char buf[VM_ELEM_TEXT_MAX], int elem, uint64_t bits);
 /* The text of element i as vm_print_value writes it. */
 void vm_io_format_element(char buf[VM_ELEM_TEXT_MAX], int elem, const void *data, int64_t i);
 /* vm_print_type into a buffer (truncated to n - 1 characters). */
 void vm_io_format_type(char *buf, size_t n, const VmType *t);
 
-/* Parses the whole of text (len bytes, not NUL-terminated) as a real float
- * of type elem: decimal or hex float (strtod syntax; f32 with strtof), inf,
- * nan, or a bit pattern 0xHEX (hex digits only).  False when unparsable or
- * when the bit pattern is wider than the type. */
-bool vm_io_parse_float(int elem, const char *text, size_t len, uint64_t *bits);
 
 /* The in-memory core of vm_npy_read: parses the n bytes of a whole .npy
  * file.  err receives the reason without a file name. */

@@ -49,7 +49,11 @@ static bool is_bit_pattern(const char *text, size_t len) {
 
 int vm_io_float_width(int elem) { return elem == TPUB_TF32 ? 19 : vm_elem_bits(elem); }
 
-bool vm_io_parse_float(int elem, const char *text, size_t len, uint64_t *bits) {
+/* Parses the whole of text (len bytes, not NUL-terminated) as a real float
+ * of type elem: decimal or hex float (strtod syntax; f32 with strtof), inf,
+ * nan, or a bit pattern 0xHEX (hex digits only).  False when unparsable or
+ * when the bit pattern is wider than the type. */
+static bool vm_io_parse_float(int elem, const char *text, size_t len, uint64_t *bits) {
   char buf[128];
   if (len == 0 || len >= sizeof buf) return false;
   memcpy(buf, text, len);
@@ -83,7 +87,9 @@ bool vm_io_parse_float(int elem, const char *text, size_t len, uint64_t *bits) {
   return end == buf + len;
 }
 
-void vm_io_format_float(char buf[VM_ELEM_TEXT_MAX], int elem, uint64_t bits) {
+/* Shortest text of the real float `bits` of type elem that reads back
+ * (vm_io_parse_float) to the same bits: "1.5", "-0", "inf", "nan". */
+static void vm_io_format_float(char buf[VM_ELEM_TEXT_MAX], int elem, uint64_t bits) {
   double v = vm_float_bits_to_f64(elem, bits);
   if (isnan(v)) {
     strcpy(buf, "nan");
