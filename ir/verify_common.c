@@ -115,7 +115,8 @@ bool vo_is_tensor(const Type *t) { return t && t->kind == TY_TENSOR; }
 bool vo_is_ranked(const Type *t) { return vo_is_tensor(t) && t->rank >= 0; }
 bool vo_builtin_elem(const Type *t) { return vo_is_tensor(t) && !t->elem_opaque && t->elem < ELEM_COUNT; }
 int vo_rank(const Type *t) { return vo_is_ranked(t) ? t->rank : -1; }
-ElemKind vo_elem(const Type *t) { return vo_builtin_elem(t) ? t->elem : ELEM_COUNT; }
+/* Elements of a tensor with builtin element type, ELEM_COUNT otherwise. */
+static ElemKind vo_elem(const Type *t) { return vo_builtin_elem(t) ? t->elem : ELEM_COUNT; }
 
 int64_t vo_dim(const Type *t, int i) {
   if (!vo_is_ranked(t) || i < 0 || i >= t->rank || !t->dims) return DIM_DYNAMIC;
@@ -177,7 +178,8 @@ unsigned vo_elem_mask(ElemKind k) {
   return 0;
 }
 
-const char *vo_mask_desc(unsigned mask) {
+/* "boolean or integer" */
+static const char *vo_mask_desc(unsigned mask) {
   switch (mask) {
   case EM_ANY: return "any";
   case EM_BOOL: return "pred (AKA boolean or 1-bit integer)";

@@ -70,7 +70,6 @@ bool vo_elems_compatible(const Type *a, const Type *b);
 bool vo_types_compatible(const Type *a, const Type *b);
 
 unsigned vo_elem_mask(ElemKind k);
-const char *vo_mask_desc(unsigned mask); /* "boolean or integer" */
 
 /* Strings for messages (arena-allocated, shortened when very long). */
 const char *vo_type_str(Context *c, const Type *t);
@@ -147,7 +146,5 @@ bool vo_check_reducer(Context *c, const Op *op, int region, const char *what, in
 /* is_promotable(x, y) of the specification. */
 bool vo_promotable(ElemKind x, ElemKind y);
 
-/* Elements of a tensor with builtin element type, ELEM_COUNT otherwise. */
-ElemKind vo_elem(const Type *t);
 
 #endif

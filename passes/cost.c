@@ -87,7 +87,8 @@ static const unsigned char op_cost_kinds[OP_COUNT] = {
 
 static CostKind cost_kind(const Op *op) { return (CostKind)op_cost_kinds[op->kind]; }
 
-const char *cost_bound_name(CostBound b) {
+/* "-", "MXU", "VPU", "HBM", "ICI", "issue" */
+static const char *cost_bound_name(CostBound b) {
   static const char *const names[] = {"-", "MXU", "VPU", "HBM", "ICI", "issue"};
   return (unsigned)b < sizeof names / sizeof names[0] ? names[b] : "?";
 }

@@ -15,7 +15,6 @@
 #include "passes/target.h"
 
 typedef enum CostBound { BOUND_NONE, BOUND_MXU, BOUND_VPU, BOUND_HBM, BOUND_ICI, BOUND_ISSUE } CostBound;
-const char *cost_bound_name(CostBound b); /* "-", "MXU", "VPU", "HBM", "ICI", "issue" */
 
 typedef struct OpCost {
   double flops;        /* useful arithmetic: 2*M*N*K for a dot, 1 per element op */
