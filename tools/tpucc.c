@@ -181,6 +181,49 @@ static bool explain_cache(const Options *o, const SourceFile *file, const Source
   return ok;
 }
 
+/* Compiles chunk i of file and writes what -o / --emit / --report ask
+ * for; the output file is opened at the first successful chunk (*out,
+ * *path), so a rejected program leaves none.  False when the chunk is
+ * rejected; *rc becomes EXIT_BAD_FILE when the output cannot be opened. */
+static bool compile_chunk(const Options *o, const SourceFile *file, SourceChunk *chunk, int i, Cache *cache,
+                          bool write, FILE **out, char **path, int *rc) {
+  Context *c = ctx_new();
+  c->diag.max_errors = o->compile.max_errors;
+  uint8_t *img = NULL;
+  size_t n = 0;
+  PassContext pc = {0};
+  Module *m = NULL;
+  bool ok;
+  if (cache) {
+    ok = driver_compile(file, chunk, &o->compile, cache, NULL, &img, &n) == 0;
+  } else {
+    m = parse_module(c, file, chunk->start, chunk->end, chunk->first_line);
+    ok = m && verify_module(c, m) &&
+         ((o->emit == EMIT_NONE && !o->report) ? sharding_check(c, m) : driver_optimize(c, m, &o->compile, &pc));
+  }
+  if (ok && !cache && write && (o->emit == EMIT_TPUB || o->emit == EMIT_ASM))
+    ok = driver_lower(c, m, &o->compile, &img, &n);
+  if (ok && write && !*out && !(*out = open_output(o, path))) *rc = EXIT_BAD_FILE;
+  if (ok && *out) {
+    if (i > 0 && o->emit != EMIT_TPUB) fputs("// -----\n", *out);
+    if (o->emit == EMIT_TPUB) {
+      fwrite(img, 1, n, *out);
+    } else if (o->emit == EMIT_ASM) {
+      backend_disassemble(img, n, *out);
+    } else {
+      PrintOptions po = {.generic = o->emit == EMIT_MLIR_GENERIC};
+      print_module(c, m, *out, &po);
+    }
+  }
+  if (ok && o->report) {
+    if (i > 0) fputs("// -----\n", stdout);
+    cost_report(c, m, pc.target, pc.peak_hbm_bytes, stdout);
+  }
+  free(img);
+  ctx_free(c);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   Options o = {0};
   int rc = parse_args(argc, argv, &o);
@@ -204,14 +247,7 @@ int main(int argc, char **argv) {
   if (!text) return EXIT_BAD_FILE;
   SourceFile file = {strcmp(o.input, "-") == 0 ? "<stdin>" : o.input, text, len};
   SourceChunk *chunks;
-  int nchunks;
-  if (o.split) {
-    nchunks = split_input_file(&file, &chunks);
-  } else {
-    chunks = malloc(sizeof(SourceChunk));
-    chunks[0] = (SourceChunk){text, text + len, 1};
-    nchunks = 1;
-  }
+  int nchunks = driver_chunks(&file, o.split, &chunks);
   /* Bytecode goes through the cache when the user asked for one. */
   bool cached = !o.compile.no_cache && (o.compile.cache_dir || getenv("TPU_CACHE_DIR")) && write && !o.report &&
                 (o.emit == EMIT_TPUB || o.emit == EMIT_ASM);
@@ -226,49 +262,12 @@ int main(int argc, char **argv) {
     free(text);
     return all ? EXIT_OK : EXIT_REJECTED;
   }
-  /* The output is opened at the first successful chunk, so a rejected
-   * program leaves no output file. */
   bool failed = false;
   char *path = NULL;
   FILE *out = NULL;
   rc = EXIT_OK;
-  for (int i = 0; i < nchunks && rc == EXIT_OK; i++) {
-    Context *c = ctx_new();
-    c->diag.max_errors = o.compile.max_errors;
-    uint8_t *img = NULL;
-    size_t n = 0;
-    PassContext pc = {0};
-    Module *m = NULL;
-    bool ok;
-    if (cache) {
-      ok = driver_compile(&file, &chunks[i], &o.compile, cache, NULL, &img, &n) == 0;
-    } else {
-      m = parse_module(c, &file, chunks[i].start, chunks[i].end, chunks[i].first_line);
-      ok = m && verify_module(c, m) &&
-           ((o.emit == EMIT_NONE && !o.report) ? sharding_check(c, m) : driver_optimize(c, m, &o.compile, &pc));
-    }
-    if (ok && !cache && write && (o.emit == EMIT_TPUB || o.emit == EMIT_ASM))
-      ok = driver_lower(c, m, &o.compile, &img, &n);
-    if (ok && write && !out && !(out = open_output(&o, &path))) rc = EXIT_BAD_FILE;
-    if (ok && out) {
-      if (i > 0 && o.emit != EMIT_TPUB) fputs("// -----\n", out);
-      if (o.emit == EMIT_TPUB) {
-        fwrite(img, 1, n, out);
-      } else if (o.emit == EMIT_ASM) {
-        backend_disassemble(img, n, out);
-      } else {
-        PrintOptions po = {.generic = o.emit == EMIT_MLIR_GENERIC};
-        print_module(c, m, out, &po);
-      }
-    }
-    if (ok && o.report) {
-      if (i > 0) fputs("// -----\n", stdout);
-      cost_report(c, m, pc.target, pc.peak_hbm_bytes, stdout);
-    }
-    free(img);
-    if (!ok) failed = true;
-    ctx_free(c);
-  }
+  for (int i = 0; i < nchunks && rc == EXIT_OK; i++)
+    if (!compile_chunk(&o, &file, &chunks[i], i, cache, write, &out, &path, &rc)) failed = true;
   if (out && !close_output(out)) {
     fprintf(stderr, "tpucc: error writing '%s'\n", path ? path : o.output ? o.output : "<stdout>");
     rc = EXIT_BAD_FILE;
