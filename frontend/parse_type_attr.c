@@ -920,63 +920,91 @@ static Attr *parse_dialect_param_value(Parser *p) {
 
 /* #dialect.name<...> or #dialect<...>: structured when the body is a list of
  * [key =] value items, else kept as text. */
+/* An attribute alias reference (#loc3, #map): its value, NULL after a
+ * diagnostic. */
+static Attr *attr_alias_value(Parser *p, Token t) {
+  for (int i = 0; i < p->aliases.len; i++) {
+    AttrAlias *al = p->aliases.items[i];
+    if (al->len == t.len && memcmp(al->name, t.text, t.len) == 0) return al->value;
+  }
+  p_error(p, t.loc, "undefined attribute alias '%.*s'", (int)t.len, t.text);
+  return NULL;
+}
+
+/* The body of an enum-form dialect attribute after '<', through '>':
+ * #stablehlo<comparison_direction LT> or #stablehlo<"comparison_direction LT">. */
+static Attr *parse_enum_form(Parser *p, const char *name, size_t nlen) {
+  const char *body;
+  size_t blen;
+  Token first = p->tok;
+  if (first.kind == TOK_STRING) {
+    body = tok_string_value(&p->c->arena, &first, &blen);
+    p_next(p);
+  } else {
+    const char *end = first.text;
+    while (!p_is(p, ">") && p->tok.kind != TOK_EOF && p->tok.kind != TOK_ERROR) {
+      end = p->tok.text + p->tok.len;
+      p_next(p);
+    }
+    body = first.text;
+    blen = (size_t)(end - first.text);
+  }
+  if (!p_expect(p, ">")) return NULL;
+  const char *sp = memchr(body, ' ', blen);
+  char *dialect = arena_strndup(&p->c->arena, name, nlen);
+  if (!sp) return attr_enum(p->c, dialect, NULL, arena_strndup(&p->c->arena, body, blen));
+  const char *val = sp;
+  while (val < body + blen && *val == ' ') val++;
+  return attr_enum(p->c, dialect, arena_strndup(&p->c->arena, body, (size_t)(sp - body)),
+                   arena_strndup(&p->c->arena, val, (size_t)(body + blen - val)));
+}
+
+/* The structured parameters of a dialect attribute up to (not through) its
+ * '>': `key = value` or bare values, comma-separated.  False (quietly)
+ * when they do not follow that grammar. */
+static bool parse_dialect_params(Parser *p, PtrVec *params) {
+  if (p_is(p, ">")) return true;
+  do {
+    NamedAttr *na = arena_alloc(&p->c->arena, sizeof(NamedAttr));
+    if (p->tok.kind == TOK_IDENT) {
+      Token key = p->tok;
+      Lexer save_lex = p->lex;
+      p_next(p);
+      if (p_accept(p, "=")) {
+        na->name = arena_strndup(&p->c->arena, key.text, key.len);
+      } else {
+        p->lex = save_lex;
+        p->tok = key;
+      }
+    }
+    na->value = parse_dialect_param_value(p);
+    if (!na->value) return false;
+    vec_push(params, na);
+  } while (p_accept(p, ","));
+  return p_is(p, ">");
+}
+
 static Attr *parse_hash_attr(Parser *p) {
   Token t = p->tok;
   const char *name = t.text + 1;
   size_t nlen = t.len - 1;
   p_next(p);
-  if (!p_is(p, "<")) {
-    /* An alias reference (#loc3, #map). */
-    for (int i = 0; i < p->aliases.len; i++) {
-      AttrAlias *al = p->aliases.items[i];
-      if (al->len == t.len && memcmp(al->name, t.text, t.len) == 0) return al->value;
-    }
-    p_error(p, t.loc, "undefined attribute alias '%.*s'", (int)t.len, t.text);
-    return NULL;
-  }
+  if (!p_is(p, "<")) return attr_alias_value(p, t);
   Token open = p->tok;
   bool is_conv = nlen == 14 && memcmp(name, "stablehlo.conv", 14) == 0;
-  bool is_enum_form = memchr(name, '.', nlen) == NULL;
   p_next(p);
   if (is_conv && p_is(p, "[")) {
     Attr *a = parse_conv_dims_body(p);
     if (!a || !p_expect(p, ">")) return NULL;
     return a;
   }
-  if (is_enum_form) {
-    /* #stablehlo<comparison_direction LT> or #stablehlo<"comparison_direction LT"> */
-    const char *body;
-    size_t blen;
-    Token first = p->tok;
-    if (first.kind == TOK_STRING) {
-      body = tok_string_value(&p->c->arena, &first, &blen);
-      p_next(p);
-    } else {
-      const char *end = first.text;
-      while (!p_is(p, ">") && p->tok.kind != TOK_EOF && p->tok.kind != TOK_ERROR) {
-        end = p->tok.text + p->tok.len;
-        p_next(p);
-      }
-      body = first.text;
-      blen = (size_t)(end - first.text);
-    }
-    if (!p_expect(p, ">")) return NULL;
-    const char *sp = memchr(body, ' ', blen);
-    char *dialect = arena_strndup(&p->c->arena, name, nlen);
-    if (!sp) return attr_enum(p->c, dialect, NULL, arena_strndup(&p->c->arena, body, blen));
-    const char *val = sp;
-    while (val < body + blen && *val == ' ') val++;
-    return attr_enum(p->c, dialect, arena_strndup(&p->c->arena, body, (size_t)(sp - body)),
-                     arena_strndup(&p->c->arena, val, (size_t)(body + blen - val)));
-  }
-  /* Structured parameters. */
+  if (memchr(name, '.', nlen) == NULL) return parse_enum_form(p, name, nlen);
   PtrVec params = {0};
   bool raw = false;
   if (p->tok.kind == TOK_IDENT && tok_is(&p->tok, "raw")) {
     raw = true;
     p_next(p);
   }
-  bool ok = true;
   bool saved_error = p->error;
   bool saved_quiet = p->c->diag.quiet;
   int saved_errors = p->c->diag.nerrors;
@@ -984,31 +1012,7 @@ static Attr *parse_hash_attr(Parser *p) {
    * Shardy's attributes have a grammar of their own ({"x"} is a list of
    * axes, not a dictionary): always opaque, so they print as written. */
   p->c->diag.quiet = true;
-  if (nlen > 4 && memcmp(name, "sdy.", 4) == 0) {
-    ok = false;
-  } else if (!p_is(p, ">")) {
-    do {
-      NamedAttr *na = arena_alloc(&p->c->arena, sizeof(NamedAttr));
-      if (p->tok.kind == TOK_IDENT) {
-        Token key = p->tok;
-        Lexer save_lex = p->lex;
-        p_next(p);
-        if (p_accept(p, "=")) {
-          na->name = arena_strndup(&p->c->arena, key.text, key.len);
-        } else {
-          p->lex = save_lex;
-          p->tok = key;
-        }
-      }
-      na->value = parse_dialect_param_value(p);
-      if (!na->value) {
-        ok = false;
-        break;
-      }
-      vec_push(&params, na);
-    } while (p_accept(p, ","));
-  }
-  if (ok && !p_is(p, ">")) ok = false;
+  bool ok = !(nlen > 4 && memcmp(name, "sdy.", 4) == 0) && parse_dialect_params(p, &params);
   p->c->diag.quiet = saved_quiet;
   if (!ok) {
     /* Opaque: rescan from '<' to its matching '>'. */
