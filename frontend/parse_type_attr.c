@@ -576,29 +576,85 @@ static void store_bits(uint8_t *dst, uint64_t bits, int nbytes) { memcpy(dst, &b
 static Resource *parser_resource(Parser *p, const char *name, size_t len);
 
 /* After the keyword 'dense' (or dense_resource): '<' body '>' ':' type. */
+/* dense_resource<name> : type, after its keyword. */
+static Attr *parse_dense_resource_body(Parser *p, Loc loc) {
+  if (p->tok.kind != TOK_IDENT) {
+    p_error_here(p, "expected resource name");
+    return NULL;
+  }
+  Token name = p->tok;
+  p_next(p);
+  if (!p_expect(p, ">") || !p_expect(p, ":")) return NULL;
+  Type *t = parse_type(p);
+  if (!t) return NULL;
+  if (t->kind != TY_TENSOR) {
+    p_error(p, loc, "dense_resource requires a tensor type");
+    return NULL;
+  }
+  Attr *a = arena_alloc(&p->c->arena, sizeof(Attr));
+  a->kind = ATTR_DENSE_RESOURCE;
+  a->type = t;
+  a->u.resource.name = parser_resource(p, name.text, name.len)->name;
+  return a;
+}
+
+/* The literal of a dense<...> (its elements are a, of type t with n
+ * elements): the hex blob's bytes; false after a diagnostic. */
+static bool dense_from_hex(Parser *p, Loc loc, Attr *a, int64_t n, uint8_t *hex_data, size_t hex_bytes) {
+  int esz = elem_storage_bytes(a->type->elem);
+  a->u.dense.form = DENSE_HEX;
+  if ((int64_t)hex_bytes == esz && n != 1) {
+    a->u.dense.splat = true;
+  } else if (n > INT64_MAX / esz || (int64_t)hex_bytes != n * esz) {
+    p_error(p, loc, "hex dense literal has %zu bytes but type '%s' needs %lld", hex_bytes,
+            type_to_string(p->c, a->type), n > INT64_MAX / esz ? -1LL : (long long)(n * esz));
+    return false;
+  }
+  a->u.dense.data = hex_data;
+  a->u.dense.nbytes = hex_bytes;
+  return true;
+}
+
+/* The literal of a dense<...> from its nested list of literals (shape of
+ * the given rank, complex when (re, im) pairs); false after a diagnostic. */
+static bool dense_from_literals(Parser *p, Loc loc, Attr *a, int64_t n, const LitVec *lits, const int64_t *shape,
+                                int rank, bool is_complex) {
+  const Type *t = a->type;
+  ElemKind k = t->elem;
+  if (is_complex != elem_is_complex(k)) {
+    p_error(p, loc, is_complex ? "complex literal for non-complex element type %s"
+                               : "complex element type %s needs (re, im) literals", elem_name(k));
+    return false;
+  }
+  size_t per = is_complex ? 2 : 1;
+  int64_t count = (int64_t)(lits->len / per);
+  bool splat = rank == 0 && count == 1;
+  if (!splat) {
+    bool ok = rank == t->rank;
+    for (int i = 0; ok && i < rank; i++) ok = shape[i] == t->dims[i];
+    if (!ok) {
+      p_error(p, loc, "dense literal shape does not match type '%s'", type_to_string(p->c, t));
+      return false;
+    }
+  }
+  int esz = elem_storage_bytes(k);
+  uint8_t *data = arena_alloc(&p->c->arena, (size_t)(count ? count : 1) * (size_t)esz);
+  ElemKind part = is_complex ? elem_complex_part(k) : k;
+  int psz = elem_storage_bytes(part);
+  for (size_t i = 0; i < lits->len; i++) {
+    uint64_t bits;
+    if (!lit_to_bits(p, &lits->items[i], part, &bits)) return false;
+    store_bits(data + i * (size_t)psz, bits, psz);
+  }
+  a->u.dense.data = data;
+  a->u.dense.nbytes = (size_t)count * (size_t)esz;
+  a->u.dense.splat = splat && n != 1;
+  return true;
+}
+
 static Attr *parse_dense_body_with_type(Parser *p, Loc loc, bool is_dense) {
   if (!p_expect(p, "<")) return NULL;
-  if (!is_dense) {
-    /* dense_resource<name> */
-    if (p->tok.kind != TOK_IDENT) {
-      p_error_here(p, "expected resource name");
-      return NULL;
-    }
-    Token name = p->tok;
-    p_next(p);
-    if (!p_expect(p, ">") || !p_expect(p, ":")) return NULL;
-    Type *t = parse_type(p);
-    if (!t) return NULL;
-    if (t->kind != TY_TENSOR) {
-      p_error(p, loc, "dense_resource requires a tensor type");
-      return NULL;
-    }
-    Attr *a = arena_alloc(&p->c->arena, sizeof(Attr));
-    a->kind = ATTR_DENSE_RESOURCE;
-    a->type = t;
-    a->u.resource.name = parser_resource(p, name.text, name.len)->name;
-    return a;
-  }
+  if (!is_dense) return parse_dense_resource_body(p, loc);
   LitVec lits = {0};
   int64_t shape[66] = {0};
   bool shape_set[66] = {0};
@@ -624,67 +680,22 @@ static Attr *parse_dense_body_with_type(Parser *p, Loc loc, bool is_dense) {
     p_error(p, loc, "dense literal requires a statically shaped tensor type, got '%s'", type_to_string(p->c, t));
     goto out;
   }
-  ElemKind k = t->elem;
   int64_t n;
   if (!type_tensor_num_elements(t, &n)) {
     p_error(p, loc, "dense literal type has too many elements");
     goto out;
   }
-  int esz = elem_storage_bytes(k);
   Attr *a = arena_alloc(&p->c->arena, sizeof(Attr));
   a->kind = ATTR_DENSE;
   a->type = t;
-  if (hex) {
-    a->u.dense.form = DENSE_HEX;
-    if ((int64_t)hex_bytes == esz && n != 1) {
-      a->u.dense.splat = true;
-    } else if (n > INT64_MAX / esz || (int64_t)hex_bytes != n * esz) {
-      p_error(p, loc, "hex dense literal has %zu bytes but type '%s' needs %lld", hex_bytes,
-              type_to_string(p->c, t), n > INT64_MAX / esz ? -1LL : (long long)(n * esz));
-      goto out;
-    }
-    a->u.dense.data = hex_data;
-    a->u.dense.nbytes = hex_bytes;
+  if (empty && n != 0) {
+    p_error(p, loc, "empty dense literal for type '%s' with %lld elements", type_to_string(p->c, t), (long long)n);
+    goto out;
+  }
+  if (empty) a->u.dense.data = arena_alloc(&p->c->arena, 1);
+  if (empty || (hex ? dense_from_hex(p, loc, a, n, hex_data, hex_bytes)
+                    : dense_from_literals(p, loc, a, n, &lits, shape, rank, is_complex)))
     result = a;
-    goto out;
-  }
-  if (empty) {
-    if (n != 0) {
-      p_error(p, loc, "empty dense literal for type '%s' with %lld elements", type_to_string(p->c, t), (long long)n);
-      goto out;
-    }
-    a->u.dense.data = arena_alloc(&p->c->arena, 1);
-    result = a;
-    goto out;
-  }
-  if (is_complex != elem_is_complex(k)) {
-    p_error(p, loc, is_complex ? "complex literal for non-complex element type %s"
-                               : "complex element type %s needs (re, im) literals", elem_name(k));
-    goto out;
-  }
-  size_t per = is_complex ? 2 : 1;
-  int64_t count = (int64_t)(lits.len / per);
-  bool splat = rank == 0 && count == 1;
-  if (!splat) {
-    bool ok = rank == t->rank;
-    for (int i = 0; ok && i < rank; i++) ok = shape[i] == t->dims[i];
-    if (!ok) {
-      p_error(p, loc, "dense literal shape does not match type '%s'", type_to_string(p->c, t));
-      goto out;
-    }
-  }
-  uint8_t *data = arena_alloc(&p->c->arena, (size_t)(count ? count : 1) * (size_t)esz);
-  ElemKind part = is_complex ? elem_complex_part(k) : k;
-  int psz = elem_storage_bytes(part);
-  for (size_t i = 0; i < lits.len; i++) {
-    uint64_t bits;
-    if (!lit_to_bits(p, &lits.items[i], part, &bits)) goto out;
-    store_bits(data + i * (size_t)psz, bits, psz);
-  }
-  a->u.dense.data = data;
-  a->u.dense.nbytes = (size_t)count * (size_t)esz;
-  a->u.dense.splat = splat && n != 1;
-  result = a;
 out:
   free(lits.items);
   return result;
