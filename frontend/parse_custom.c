@@ -767,117 +767,121 @@ static bool parse_region_with_args(Parser *p, Region *r, int n, Token **names, T
   return ok && p_expect(p, "}");
 }
 
-/* stablehlo.reduce(%x init: %i), ... applies OP | reducer(...) {...} */
-static Op *parse_reduce_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
+/* The "(%x init: %i), ..." operand list of the reduce form: inputs, then
+ * inits, appended to o's operands; false after a diagnostic. */
+static bool parse_reduce_operands(Parser *p, OpParts *o, int *n) {
   PtrVec inputs = {0}, inits = {0};
-  Op *op = NULL;
+  bool ok = true;
   do {
-    if (!p_expect(p, "(")) goto out;
-    Value *x = parse_value_use(p);
-    if (!x || !(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "init"))) {
-      if (x) p_error_here(p, "expected 'init:'");
-      goto out;
+    Value *x = NULL, *i = NULL;
+    ok = p_expect(p, "(") && (x = parse_value_use(p));
+    if (ok && !(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "init"))) {
+      p_error_here(p, "expected 'init:'");
+      ok = false;
     }
-    p_next(p);
-    if (!p_expect(p, ":")) goto out;
-    Value *i = parse_value_use(p);
-    if (!i || !p_expect(p, ")")) goto out;
-    vec_push(&inputs, x);
-    vec_push(&inits, i);
-  } while (p_accept(p, ","));
-  for (int i = 0; i < inputs.len; i++) vec_push(&o->operands, inputs.items[i]);
-  for (int i = 0; i < inits.len; i++) vec_push(&o->operands, inits.items[i]);
-  OpKind body_kind = OP_UNKNOWN;
-  Loc body_loc = p->tok.loc;
-  if (p->tok.kind == TOK_IDENT && tok_is(&p->tok, "applies")) {
-    p_next(p);
-    body_loc = p->tok.loc;
-    if (p->tok.kind != TOK_IDENT) {
-      p_error_here(p, "expected an op name after 'applies'");
-      goto out;
+    if (ok) p_next(p);
+    ok = ok && p_expect(p, ":") && (i = parse_value_use(p)) && p_expect(p, ")");
+    if (ok) {
+      vec_push(&inputs, x);
+      vec_push(&inits, i);
     }
-    body_kind = op_kind_from_name(p->tok.text, p->tok.len);
-    if (body_kind == OP_UNKNOWN || op_info[body_kind].min_operands != 2 || op_info[body_kind].max_operands != 2 ||
-        op_info[body_kind].num_results != 1) {
-      p_error_here(p, "'applies' needs a binary op, found '%.*s'", (int)p->tok.len, p->tok.text);
-      goto out;
-    }
-    p_next(p);
+  } while (ok && p_accept(p, ","));
+  for (int i = 0; ok && i < inputs.len; i++) vec_push(&o->operands, inputs.items[i]);
+  for (int i = 0; ok && i < inits.len; i++) vec_push(&o->operands, inits.items[i]);
+  *n = inputs.len;
+  vec_free(&inputs);
+  vec_free(&inits);
+  return ok;
+}
+
+/* "applies OP": the binary op named, OP_UNKNOWN when the form is absent;
+ * false after a diagnostic. */
+static bool parse_reduce_applies(Parser *p, OpKind *body_kind, Loc *body_loc) {
+  *body_kind = OP_UNKNOWN;
+  *body_loc = p->tok.loc;
+  if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "applies"))) return true;
+  p_next(p);
+  *body_loc = p->tok.loc;
+  if (p->tok.kind != TOK_IDENT) {
+    p_error_here(p, "expected an op name after 'applies'");
+    return false;
   }
-  if (!p_expect(p, "across")) goto out;
-  if (!p_expect(p, "dimensions")) goto out;
-  if (!p_expect(p, "=")) goto out;
-  Attr *dims = parse_styled_attr(p, "arr");
-  if (!dims) goto out;
-  add_attr(p, o, "dimensions", dims);
-  if (!merge_attr_dict(p, o) || !p_expect(p, ":") || !parse_types_directive(p, o, "fn", nresults)) goto out;
-  op = build_op(p, OP_REDUCE, loc, nresults, o, 1);
-  if (!op) goto out;
-  int n = inputs.len;
-  if (body_kind != OP_UNKNOWN) {
-    /* Build the body: ^bb0(%a: tensor<T>, %b: tensor<T>): r = OP(a, b); return r */
-    if (n != 1 || op->operands[1]->type->kind != TY_TENSOR) {
-      p_error(p, body_loc, "'applies' form needs exactly one input and a tensor init value");
-      op = NULL;
-      goto out;
-    }
-    Type *t = type_scalar_tensor(p->c, op->operands[1]->type->elem);
-    Type *ts[2] = {t, t};
-    Block *b = block_create(p->c, &op->regions[0], 2, ts);
-    region_add_block(p->c, &op->regions[0], b);
-    Value *args[2] = {&b->args[0], &b->args[1]};
-    Op *inner = op_create(p->c, body_kind, NULL, body_loc, 2, args, 1, ts, 0, NULL, 0);
-    op_append(b, inner);
-    Value *res = &inner->results[0];
-    op_append(b, op_create(p->c, OP_RETURN, NULL, body_loc, 1, &res, 0, NULL, 0, NULL, 0));
-    goto out;
+  OpKind k = op_kind_from_name(p->tok.text, p->tok.len);
+  if (k == OP_UNKNOWN || op_info[k].min_operands != 2 || op_info[k].max_operands != 2 ||
+      op_info[k].num_results != 1) {
+    p_error_here(p, "'applies' needs a binary op, found '%.*s'", (int)p->tok.len, p->tok.text);
+    return false;
   }
+  p_next(p);
+  *body_kind = k;
+  return true;
+}
+
+/* The body of "applies OP": ^bb0(%a: tensor<T>, %b: tensor<T>): r = OP(a, b);
+ * return r; false after a diagnostic. */
+static bool build_applies_body(Parser *p, Op *op, int n, OpKind body_kind, Loc body_loc) {
+  if (n != 1 || op->operands[1]->type->kind != TY_TENSOR) {
+    p_error(p, body_loc, "'applies' form needs exactly one input and a tensor init value");
+    return false;
+  }
+  Type *t = type_scalar_tensor(p->c, op->operands[1]->type->elem);
+  Type *ts[2] = {t, t};
+  Block *b = block_create(p->c, &op->regions[0], 2, ts);
+  region_add_block(p->c, &op->regions[0], b);
+  Value *args[2] = {&b->args[0], &b->args[1]};
+  Op *inner = op_create(p->c, body_kind, NULL, body_loc, 2, args, 1, ts, 0, NULL, 0);
+  op_append(b, inner);
+  Value *res = &inner->results[0];
+  op_append(b, op_create(p->c, OP_RETURN, NULL, body_loc, 1, &res, 0, NULL, 0, NULL, 0));
+  return true;
+}
+
+/* "reducer (%acc: T, %x: T) ... {...}" of n inputs: the block takes all
+ * accumulators, then all inputs; false after a diagnostic. */
+static bool parse_reducer(Parser *p, Loc loc, Op *op, int n) {
   if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, "reducer"))) {
     p_error_here(p, "expected 'applies' or 'reducer'");
-    op = NULL;
-    goto out;
+    return false;
   }
   p_next(p);
   Token *names[2 * 64];
   Type *types[2 * 64];
   if (n > 64) {
     p_error(p, loc, "too many reduce inputs");
-    op = NULL;
-    goto out;
+    return false;
   }
   for (int i = 0; i < n; i++) {
-    /* (%acc: T, %x: T): block order is all accumulators, then all inputs. */
-    if (!p_expect(p, "(")) {
-      op = NULL;
-      goto out;
-    }
+    if (!p_expect(p, "(")) return false;
     for (int k = 0; k < 2; k++) {
-      if (k && !p_expect(p, ",")) {
-        op = NULL;
-        goto out;
-      }
+      if (k && !p_expect(p, ",")) return false;
       if (p->tok.kind != TOK_PERCENT) {
         p_error_here(p, "expected block argument");
-        op = NULL;
-        goto out;
+        return false;
       }
       names[k * n + i] = arena_dup(&p->c->arena, &p->tok, sizeof(Token));
       p_next(p);
-      if (!p_expect(p, ":") || !(types[k * n + i] = parse_type(p))) {
-        op = NULL;
-        goto out;
-      }
+      if (!p_expect(p, ":") || !(types[k * n + i] = parse_type(p))) return false;
     }
-    if (!p_expect(p, ")")) {
-      op = NULL;
-      goto out;
-    }
+    if (!p_expect(p, ")")) return false;
   }
-  if (!parse_region_with_args(p, &op->regions[0], 2 * n, names, types)) op = NULL;
-out:
-  vec_free(&inputs);
-  vec_free(&inits);
-  return op;
+  return parse_region_with_args(p, &op->regions[0], 2 * n, names, types);
+}
+
+/* stablehlo.reduce(%x init: %i), ... applies OP | reducer(...) {...} */
+static Op *parse_reduce_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
+  int n;
+  OpKind body_kind;
+  Loc body_loc;
+  if (!parse_reduce_operands(p, o, &n) || !parse_reduce_applies(p, &body_kind, &body_loc)) return NULL;
+  if (!p_expect(p, "across") || !p_expect(p, "dimensions") || !p_expect(p, "=")) return NULL;
+  Attr *dims = parse_styled_attr(p, "arr");
+  if (!dims) return NULL;
+  add_attr(p, o, "dimensions", dims);
+  if (!merge_attr_dict(p, o) || !p_expect(p, ":") || !parse_types_directive(p, o, "fn", nresults)) return NULL;
+  Op *op = build_op(p, OP_REDUCE, loc, nresults, o, 1);
+  if (!op) return NULL;
+  bool ok = body_kind != OP_UNKNOWN ? build_applies_body(p, op, n, body_kind, body_loc) : parse_reducer(p, loc, op, n);
+  return ok ? op : NULL;
 }
 
 /* stablehlo.while(%a = %x, ...) attributes {..}? : types cond {..} do {..} */
