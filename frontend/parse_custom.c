@@ -615,6 +615,98 @@ static Op *parse_module_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
   return op;
 }
 
+/* A function's signature as written: named (or unnamed) arguments with
+ * their attribute dictionaries, results with theirs. */
+typedef struct FuncSignature {
+  PtrVec arg_names, arg_types, arg_attrs, res_types, res_attrs;
+  bool any_arg_attrs, any_res_attrs;
+} FuncSignature;
+
+/* "(%a: T {attrs}, ...)": false after a diagnostic. */
+static bool parse_func_args(Parser *p, FuncSignature *sig) {
+  if (!p_expect(p, "(")) return false;
+  if (!p_is(p, ")")) {
+    do {
+      Token *name = NULL;
+      if (p->tok.kind == TOK_PERCENT) {
+        name = arena_dup(&p->c->arena, &p->tok, sizeof(Token));
+        p_next(p);
+        if (!p_expect(p, ":")) return false;
+      }
+      Type *t = parse_type(p);
+      if (!t) return false;
+      Attr *d = attr_dict(p->c, 0, NULL);
+      if (p_is(p, "{")) {
+        d = parse_attr_dict(p);
+        if (!d) return false;
+        if (d->u.dict.n) sig->any_arg_attrs = true;
+      }
+      skip_loc(p, NULL);
+      if (p->error) return false;
+      bool first_arg = sig->arg_types.len == 0, named_so_far = sig->arg_names.len > 0;
+      if (!first_arg && (name != NULL) != named_so_far) {
+        p_error_here(p, "function arguments must be all named or all unnamed");
+        return false;
+      }
+      if (name) vec_push(&sig->arg_names, name);
+      vec_push(&sig->arg_types, t);
+      vec_push(&sig->arg_attrs, d);
+    } while (p_accept(p, ","));
+  }
+  return p_expect(p, ")");
+}
+
+/* "-> T" or "-> (T {attrs}, ...)", when present: false after a diagnostic. */
+static bool parse_func_results(Parser *p, FuncSignature *sig) {
+  if (!p_accept(p, "->")) return true;
+  bool parens = p_accept(p, "(");
+  if (!parens || !p_is(p, ")")) {
+    do {
+      Type *t = parse_type(p);
+      if (!t) return false;
+      Attr *d = attr_dict(p->c, 0, NULL);
+      if (parens && p_is(p, "{")) {
+        d = parse_attr_dict(p);
+        if (!d) return false;
+        if (d->u.dict.n) sig->any_res_attrs = true;
+      }
+      vec_push(&sig->res_types, t);
+      vec_push(&sig->res_attrs, d);
+    } while (parens && p_accept(p, ","));
+  }
+  return !parens || p_expect(p, ")");
+}
+
+/* "{ ops }": the one-block body of func op, whose entry block's arguments
+ * are the named function arguments; false after a diagnostic. */
+static bool parse_func_body(Parser *p, Loc loc, Op *op, const FuncSignature *sig) {
+  if (sig->arg_names.len != sig->arg_types.len) {
+    p_error(p, loc, "a function with a body needs named arguments");
+    return false;
+  }
+  Block *b = block_create(p->c, &op->regions[0], sig->arg_types.len, (Type **)sig->arg_types.items);
+  region_add_block(p->c, &op->regions[0], b);
+  scope_push(p);
+  bool ok = true;
+  for (int i = 0; ok && i < sig->arg_names.len; i++) ok = scope_define(p, sig->arg_names.items[i], &b->args[i], 1);
+  p_next(p); /* '{' */
+  while (ok && !p_is(p, "}")) {
+    if (p->tok.kind == TOK_EOF) {
+      p_error_here(p, "expected '}' to close the function body");
+      ok = false;
+    } else if (p->tok.kind == TOK_CARET) {
+      p_error_here(p, "functions with several blocks are not supported (StableHLO bodies are one block)");
+      ok = false;
+    } else {
+      Op *inner = parse_op(p);
+      if (inner) op_append(b, inner);
+      ok = inner != NULL;
+    }
+  }
+  scope_pop(p);
+  return ok && p_expect(p, "}");
+}
+
 static Op *parse_func_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
   (void)nresults;
   if (p->tok.kind == TOK_IDENT &&
@@ -623,104 +715,24 @@ static Op *parse_func_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
     p_next(p);
   }
   if (!parse_symbol_name(p, o, "sym_name")) return NULL;
-  if (!p_expect(p, "(")) return NULL;
-  PtrVec arg_names = {0}, arg_types = {0}, arg_attrs = {0}, res_types = {0}, res_attrs = {0};
+  FuncSignature sig = {0};
   Op *op = NULL;
-  bool any_arg_attrs = false, any_res_attrs = false;
-  if (!p_is(p, ")")) {
-    do {
-      Token *name = NULL;
-      if (p->tok.kind == TOK_PERCENT) {
-        name = arena_dup(&p->c->arena, &p->tok, sizeof(Token));
-        p_next(p);
-        if (!p_expect(p, ":")) goto out;
-      }
-      Type *t = parse_type(p);
-      if (!t) goto out;
-      Attr *d = attr_dict(p->c, 0, NULL);
-      if (p_is(p, "{")) {
-        d = parse_attr_dict(p);
-        if (!d) goto out;
-        if (d->u.dict.n) any_arg_attrs = true;
-      }
-      skip_loc(p, NULL);
-      if (p->error) goto out;
-      bool first_arg = arg_types.len == 0, named_so_far = arg_names.len > 0;
-      if (!first_arg && (name != NULL) != named_so_far) {
-        p_error_here(p, "function arguments must be all named or all unnamed");
-        goto out;
-      }
-      if (name) vec_push(&arg_names, name);
-      vec_push(&arg_types, t);
-      vec_push(&arg_attrs, d);
-    } while (p_accept(p, ","));
+  if (parse_func_args(p, &sig) && parse_func_results(p, &sig) && parse_attributes_keyword(p, o)) {
+    Type *fty = type_func(p->c, sig.arg_types.len, (Type **)sig.arg_types.items, sig.res_types.len,
+                          (Type **)sig.res_types.items);
+    add_attr(p, o, "function_type", attr_type(p->c, fty));
+    if (sig.any_arg_attrs)
+      add_attr(p, o, "arg_attrs", attr_array(p->c, sig.arg_attrs.len, (Attr **)sig.arg_attrs.items));
+    if (sig.any_res_attrs)
+      add_attr(p, o, "res_attrs", attr_array(p->c, sig.res_attrs.len, (Attr **)sig.res_attrs.items));
+    op = build_op(p, OP_FUNC, loc, 0, o, 1);
+    if (op && p_is(p, "{") && !parse_func_body(p, loc, op, &sig)) op = NULL;
   }
-  if (!p_expect(p, ")")) goto out;
-  if (p_accept(p, "->")) {
-    bool parens = p_accept(p, "(");
-    if (!parens || !p_is(p, ")")) {
-      do {
-        Type *t = parse_type(p);
-        if (!t) goto out;
-        Attr *d = attr_dict(p->c, 0, NULL);
-        if (parens && p_is(p, "{")) {
-          d = parse_attr_dict(p);
-          if (!d) goto out;
-          if (d->u.dict.n) any_res_attrs = true;
-        }
-        vec_push(&res_types, t);
-        vec_push(&res_attrs, d);
-      } while (parens && p_accept(p, ","));
-    }
-    if (parens && !p_expect(p, ")")) goto out;
-  }
-  if (!parse_attributes_keyword(p, o)) goto out;
-  Type *fty = type_func(p->c, arg_types.len, (Type **)arg_types.items, res_types.len, (Type **)res_types.items);
-  add_attr(p, o, "function_type", attr_type(p->c, fty));
-  if (any_arg_attrs) add_attr(p, o, "arg_attrs", attr_array(p->c, arg_attrs.len, (Attr **)arg_attrs.items));
-  if (any_res_attrs) add_attr(p, o, "res_attrs", attr_array(p->c, res_attrs.len, (Attr **)res_attrs.items));
-  op = build_op(p, OP_FUNC, loc, 0, o, 1);
-  if (!op) goto out;
-  if (p_is(p, "{")) {
-    if (arg_names.len != arg_types.len) {
-      p_error(p, loc, "a function with a body needs named arguments");
-      op = NULL;
-      goto out;
-    }
-    /* The entry block's arguments are the named function arguments. */
-    Block *b = block_create(p->c, &op->regions[0], arg_types.len, (Type **)arg_types.items);
-    region_add_block(p->c, &op->regions[0], b);
-    scope_push(p);
-    bool ok = true;
-    for (int i = 0; ok && i < arg_names.len; i++) ok = scope_define(p, arg_names.items[i], &b->args[i], 1);
-    p_next(p); /* '{' */
-    while (ok && !p_is(p, "}")) {
-      if (p->tok.kind == TOK_EOF) {
-        p_error_here(p, "expected '}' to close the function body");
-        ok = false;
-        break;
-      }
-      if (p->tok.kind == TOK_CARET) {
-        p_error_here(p, "functions with several blocks are not supported (StableHLO bodies are one block)");
-        ok = false;
-        break;
-      }
-      Op *inner = parse_op(p);
-      if (!inner) {
-        ok = false;
-        break;
-      }
-      op_append(b, inner);
-    }
-    scope_pop(p);
-    if (!ok || !p_expect(p, "}")) op = NULL;
-  }
-out:
-  vec_free(&arg_names);
-  vec_free(&arg_types);
-  vec_free(&arg_attrs);
-  vec_free(&res_types);
-  vec_free(&res_attrs);
+  vec_free(&sig.arg_names);
+  vec_free(&sig.arg_types);
+  vec_free(&sig.arg_attrs);
+  vec_free(&sig.res_types);
+  vec_free(&sig.res_attrs);
   return op;
 }
 
