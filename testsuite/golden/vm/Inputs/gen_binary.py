@@ -1,3 +1,4 @@
+OUT = 'elementwise_binary.mlir'
 from kg import *
 import numpy as np, math, sys
 

@@ -1,3 +1,4 @@
+OUT = 'elementwise_unary.mlir'
 from kg import *
 import numpy as np, math
 

@@ -21,13 +21,15 @@ INTS = {'i8': np.int8, 'i16': np.int16, 'i32': np.int32, 'i64': np.int64,
 
 def bf16(x):
     """Rounds float32 values to bfloat16 (nearest even), kept as float32."""
-    a = np.asarray(x, dtype=np.float32).copy()
+    a = np.atleast_1d(np.asarray(x, dtype=np.float32)).copy()
+    shape = np.shape(x)
     b = a.view(np.uint32).astype(np.uint64)
     nan = np.isnan(a)
-    r = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16
+    u16, one = np.uint64(16), np.uint64(1)
+    r = ((b + np.uint64(0x7FFF) + ((b >> u16) & one)) >> u16) << u16
     out = r.astype(np.uint32).view(np.float32)
     out = np.where(nan, np.float32('nan'), out)
-    return out.astype(np.float32)
+    return out.astype(np.float32).reshape(shape)
 
 
 def npdt(ty):
