@@ -191,4 +191,4 @@ overflow, INT_MIN / -1, x / 0 and x % 0 (opcodes.def), shift counts >= the
 width or negative, NaN propagation, +-inf, -0.0 (read back as bits), bf16
 round-to-nearest-even ties, rank 0 and empty tensors.  Integer references are
 Python integers wrapped to the type; floats NumPy (exact for the IEEE ops).'''
-print(write(sys.argv[1], HEADER, C, 'gen_binary.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_binary.py'))

@@ -101,4 +101,4 @@ patterns: -NaN < -inf < -0 < +0 < NaN); select with an element-wise and a
 scalar predicate; clamp with scalar and tensor bounds, NaN and inverted
 bounds; rank 0 and empty tensors.  Expected values from Python's comparisons
 and NumPy (TOTALORDER on the sign-magnitude bits).'''
-print(write(sys.argv[1], HEADER, C, 'gen_compare.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_compare.py'))

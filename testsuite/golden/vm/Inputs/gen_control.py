@@ -134,4 +134,4 @@ with ui64 wrap, a nested loop), if (both branches, several results), case
 (every branch, and out-of-range indices -1, 3, INT_MAX, INT_MIN running the
 last branch), func.call (private functions, several results, chained calls).
 Expected values computed in Python (sums, Fibonacci numbers).'''
-print(write(sys.argv[1], HEADER, C, 'gen_control.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_control.py'))

@@ -123,4 +123,4 @@ attributes at once, i8 -> i32, f16, bf16, f32, f64, an empty result, a
 16 -> 32 channel 12x12 case.  Inputs are small integers so every result is
 exact; the reference is the spec's definition written out in NumPy in the
 generator, checked against the spec example.'''
-print(write(sys.argv[1], HEADER, C, 'gen_conv.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_conv.py'))

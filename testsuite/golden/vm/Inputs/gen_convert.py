@@ -147,4 +147,4 @@ width and with a width change (minor dimension added or dropped,
 little-endian); reduce_precision for e5m10, e8m7, e4m3 and e8m23 with ties,
 overflow, underflow and NaN payloads (reference: XLA's algorithm on f32 bits,
 written out in the generator), rank 0 and empty tensors.'''
-print(write(sys.argv[1], HEADER, C, 'gen_convert.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_convert.py'))

@@ -53,4 +53,4 @@ complex<f64>, f32, f64; lengths 1, 4, 7, 8, 9, 12, 16, 64; 1-D, 2-D and 3-D
 transforms with batch dimensions.  References: numpy.fft, within an absolute
 tolerance scaled by the result's largest magnitude (2e-5 for 32-bit, 1e-12 for
 64-bit).'''
-print(write(sys.argv[1], HEADER, C, 'gen_fft.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_fft.py'))

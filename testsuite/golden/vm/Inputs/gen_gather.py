@@ -150,4 +150,4 @@ above, i8 / ui8 / ui32 / i64 indices, empty index sets; scatter with add
 wholly out of bounds skipped, 2-D windows, over i1, i8, i16, i32, i64, ui16,
 ui64, f16, bf16, f32, f64, complex.  References: the spec's semantics written
 out element by element in the generator (checked against the spec examples).'''
-print(write(sys.argv[1], HEADER, C, 'gen_gather.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_gather.py'))

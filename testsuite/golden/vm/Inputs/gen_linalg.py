@@ -134,4 +134,4 @@ triangle is masked); triangular_solve in all 24 combinations of left_side /
 lower / unit_diagonal / transpose_a on f64, plus f32, complex TRANSPOSE vs
 ADJOINT and a batch (unread entries hold garbage).  References: np.einsum on
 small integers (exact) and np.linalg.solve (within 1e-12 / 1e-5).'''
-print(write(sys.argv[1], HEADER, C, 'gen_linalg.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_linalg.py'))

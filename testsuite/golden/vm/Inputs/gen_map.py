@@ -48,4 +48,4 @@ HEADER = '''map (vm/kernels/reduce.c): scalar bodies of one and several ops over
 two and three operands (f32, i32 wrapping, f64 -> i1, bf16 with a constant and
 select, ui8 -> f16, complex<f32>, i64, ui32), rank 0, empty and 3-D operands.
 References: NumPy element-wise.'''
-print(write(sys.argv[1], HEADER, C, 'gen_map.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_map.py'))

@@ -94,4 +94,4 @@ init value), a full (8, 128) tile; promoted reducers (bf16 / f16 summed in
 f32, i8 in i32, ui8 in ui64); a two-operand argmax with ties to the lower
 index.  Float inputs are chosen so every order of summation gives the same
 bits; references are NumPy sums / maxima.'''
-print(write(sys.argv[1], HEADER, C, 'gen_reduce.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_reduce.py'))

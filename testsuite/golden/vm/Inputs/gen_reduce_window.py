@@ -114,4 +114,4 @@ together, 3-D, NaN, an empty result; select_and_scatter as max-pool gradient
 with ties, overlapping windows, LE and GT selectors, padding never selected.
 References: the spec's definitions written out in the generator (padded
 input, dilated windows), checked against the spec examples.'''
-print(write(sys.argv[1], HEADER, C, 'gen_reduce_window.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_reduce_window.py'))

@@ -91,4 +91,4 @@ from independent Python implementations of both generators
 (Inputs/prng.py), asserted against the Random123 known answers, arranged
 as XLA's RngBitGenerator expander lays them out (key = state[0], counters
 from state[1..]).  DEFAULT is implementation-defined and not tested.'''
-print(write(sys.argv[1], HEADER, C, 'gen_rng.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_rng.py'))

@@ -126,4 +126,4 @@ covering all rows, fewer rows, an empty group, a batch dimension) and a
 ragged contracting dimension, over f32, bf16, f64, i32.  References: the
 loops of the scan and the per-group matrix products in NumPy (small
 integers, exact).'''
-print(write(sys.argv[1], HEADER, C, 'gen_scan_ragged.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_scan_ragged.py'))

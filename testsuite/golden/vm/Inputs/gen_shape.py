@@ -142,4 +142,4 @@ interior padding, empty operand, rank 0), reverse, iota (wrapping i8, bf16
 rounding, complex), dynamic_slice and dynamic_update_slice with starts clamped
 from above and below (signed, unsigned and i32 / i64 indices), over i1, i8..i64,
 ui8..ui64, f16, bf16, f32, f64 and complex.  References: NumPy indexing.'''
-print(write(sys.argv[1], HEADER, C, 'gen_shape.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_shape.py'))

@@ -90,4 +90,4 @@ values (i32, complex<f32>, i1 following their key), a two-key comparator, 300
 elements with many ties, empty and length-1 dimensions; chlo.top_k with ties
 (lower index first), k = 1 and k = n, 3-D.  References: Python's stable
 sorted().'''
-print(write(sys.argv[1], HEADER, C, 'gen_sort.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_sort.py'))

@@ -197,4 +197,4 @@ recurrence + asymptotic series for digamma; Euler-Maclaurin for Hurwitz zeta
 and polygamma; the power series for I1) and compared within a tolerance
 relative to the largest result (2e-6 for f32, 1e-12 for f64); next_after
 exactly.'''
-print(write(sys.argv[1], HEADER, C, 'gen_special.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_special.py'))

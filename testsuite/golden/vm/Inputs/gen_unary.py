@@ -145,4 +145,4 @@ ui8..ui64, f16, bf16, f32, f64, complex<f32/f64>, with INT_MIN, NaN, +-inf,
 Transcendentals are compared with NumPy's float64 result rounded to the type,
 within an absolute tolerance of a few ULPs; everything else exactly.'''
 import sys
-print(write(sys.argv[1], HEADER, C, 'gen_unary.py'))
+print(write(out_path(OUT), HEADER, C, 'gen_unary.py'))

@@ -1,6 +1,8 @@
 """Helpers for the kernel goldens of testsuite/golden/vm/.
 
-Each generator builds a list of cases; every case is one argument-free
+Regenerate a file with `/usr/bin/python3 Inputs/gen_FAMILY.py` (it writes
+../FAMILY.mlir, or the path given as its argument).  Each generator builds
+a list of cases; every case is one argument-free
 function: its inputs are constants passed through one
 stablehlo.optimization_barrier (so -O2 can neither fold the op under test
 nor see its operands' values, and the fused kernels run), then the op,
@@ -8,7 +10,9 @@ then check ops against expected values computed here with NumPy / Python
 (never from tpurun's output).
 """
 import math
+import os
 import struct
+import sys
 
 import numpy as np
 
@@ -139,6 +143,13 @@ class Case:
         out.append('  func.return')
         out.append('}')
         return '\n'.join(out)
+
+
+def out_path(name):
+    """The file a generator writes: its argument, else ../NAME beside Inputs/."""
+    if len(sys.argv) > 1:
+        return sys.argv[1]
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', name)
 
 
 def write(path, header, cases, gen):
