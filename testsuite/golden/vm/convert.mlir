@@ -14,7 +14,7 @@
 // -O2 neither folds the ops nor loses the fused kernels.
 // RUN: %tpurun -O0 --check %s | FileCheck %s --implicit-check-not=FAIL
 // RUN: %tpurun --check %s | FileCheck %s --implicit-check-not=FAIL
-// CHECK: checks: 58 passed, 0 failed
+// CHECK: checks: 66 passed, 0 failed
 // integer conversions keep the low bits (wrap)
 func.func @convert_i32_i8() {
   %c0 = stablehlo.constant dense<[300, -129, 127, -1, 65535, 2147483647, -2147483648]> : tensor<7xi32>
@@ -366,6 +366,72 @@ func.func @convert_empty() {
   %a0 = stablehlo.optimization_barrier %c0 : tensor<0x3xf32>
   %r = stablehlo.convert %a0 : (tensor<0x3xf32>) -> tensor<0x3xi8>
   check.expect_eq_const %r, dense<> : tensor<0x3xi8>
+  func.return
+}
+
+func.func @convert_f32_ui64_edges() {
+  %c0 = stablehlo.constant dense<[1.8446744e+19, 9.223372e+18, -0.9]> : tensor<3xf32>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<3xf32>
+  %r = stablehlo.convert %a0 : (tensor<3xf32>) -> tensor<3xui64>
+  check.expect_eq_const %r, dense<[18446744073709551615, 9223372036854775808, 0]> : tensor<3xui64>
+  func.return
+}
+
+func.func @convert_f64_i32_edges() {
+  %c0 = stablehlo.constant dense<[2147483647.9, -2147483648.9, 10000000000.0]> : tensor<3xf64>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<3xf64>
+  %r = stablehlo.convert %a0 : (tensor<3xf64>) -> tensor<3xi32>
+  check.expect_eq_const %r, dense<[2147483647, -2147483648, 2147483647]> : tensor<3xi32>
+  func.return
+}
+
+func.func @convert_f16_i8() {
+  %c0 = stablehlo.constant dense<[300.0, -300.0, 0xFC00]> : tensor<3xf16>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<3xf16>
+  %r = stablehlo.convert %a0 : (tensor<3xf16>) -> tensor<3xi8>
+  check.expect_eq_const %r, dense<[127, -128, -128]> : tensor<3xi8>
+  func.return
+}
+
+func.func @convert_bf16_ui8() {
+  %c0 = stablehlo.constant dense<[0x7FC0, 256.0, 256.0]> : tensor<3xbf16>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<3xbf16>
+  %r = stablehlo.convert %a0 : (tensor<3xbf16>) -> tensor<3xui8>
+  check.expect_eq_const %r, dense<[0, 255, 255]> : tensor<3xui8>
+  func.return
+}
+
+// f64 -> f16 rounds once: ties to even, just below the overflow threshold, subnormal ties
+func.func @convert_f64_f16_ties() {
+  %c0 = stablehlo.constant dense<[1.00048828125, 1.00146484375, 65519.999999999, 2.9802322387695312e-08, 2.980232536792755e-08]> : tensor<5xf64>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<5xf64>
+  %r = stablehlo.convert %a0 : (tensor<5xf64>) -> tensor<5xf16>
+  check.expect_eq_const %r, dense<[1.0, 1.002, 65500.0, 0.0, 6e-08]> : tensor<5xf16>
+  func.return
+}
+
+// f64 -> bf16 rounds once (through f32 first, 1 + 2^-8 + 2^-40 would tie down to 1)
+func.func @convert_f64_bf16_once() {
+  %c0 = stablehlo.constant dense<[1.0039062500009095, 1.00390625]> : tensor<2xf64>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<2xf64>
+  %r = stablehlo.convert %a0 : (tensor<2xf64>) -> tensor<2xbf16>
+  check.expect_eq_const %r, dense<[1.0078125, 1.0]> : tensor<2xbf16>
+  func.return
+}
+
+func.func @convert_i64_bf16() {
+  %c0 = stablehlo.constant dense<[9223372036854775807, 4294967553]> : tensor<2xi64>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<2xi64>
+  %r = stablehlo.convert %a0 : (tensor<2xi64>) -> tensor<2xbf16>
+  check.expect_eq_const %r, dense<[9.223372e+18, 4294967300.0]> : tensor<2xbf16>
+  func.return
+}
+
+func.func @convert_ui64_f16() {
+  %c0 = stablehlo.constant dense<[18446744073709551615, 65519]> : tensor<2xui64>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<2xui64>
+  %r = stablehlo.convert %a0 : (tensor<2xui64>) -> tensor<2xf16>
+  check.expect_eq_const %r, dense<[0x7C00, 65500.0]> : tensor<2xf16>
   func.return
 }
 

@@ -13,7 +13,7 @@
 // -O2 neither folds the ops nor loses the fused kernels.
 // RUN: %tpurun -O0 --check %s | FileCheck %s --implicit-check-not=FAIL
 // RUN: %tpurun --check %s | FileCheck %s --implicit-check-not=FAIL
-// CHECK: checks: 91 passed, 0 failed
+// CHECK: checks: 104 passed, 0 failed
 // integers wrap
 func.func @add_i8() {
   %c0 = stablehlo.constant dense<[127, -128, 100, -1]> : tensor<4xi8>
@@ -859,5 +859,127 @@ func.func @complex_f64() {
   %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<1xf64>, tensor<1xf64>
   %r = stablehlo.complex %a0, %a1 : (tensor<1xf64>, tensor<1xf64>) -> tensor<1xcomplex<f64>>
   check.expect_eq_const %r, dense<[(1e+300, -1e-300)]> : tensor<1xcomplex<f64>>
+  func.return
+}
+
+// arithmetic shift of an unsigned type fills with the top bit
+func.func @shift_right_arithmetic_ui8() {
+  %c0 = stablehlo.constant dense<[128, 128, 127, 255]> : tensor<4xui8>
+  %c1 = stablehlo.constant dense<[1, 8, 1, 100]> : tensor<4xui8>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<4xui8>, tensor<4xui8>
+  %r = stablehlo.shift_right_arithmetic %a0, %a1 : tensor<4xui8>
+  check.expect_eq_const %r, dense<[192, 255, 63, 255]> : tensor<4xui8>
+  func.return
+}
+
+func.func @shift_right_arithmetic_ui32() {
+  %c0 = stablehlo.constant dense<[2147483648]> : tensor<1xui32>
+  %c1 = stablehlo.constant dense<[4]> : tensor<1xui32>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<1xui32>, tensor<1xui32>
+  %r = stablehlo.shift_right_arithmetic %a0, %a1 : tensor<1xui32>
+  check.expect_eq_const %r, dense<[4160749568]> : tensor<1xui32>
+  func.return
+}
+
+// IEEE pow special cases
+func.func @power_f32_edges() {
+  %c0 = stablehlo.constant dense<[0xFF800000, 0xFF800000, 0.0, -1.0, 1.0, -0.5, 2.0, -2.0]> : tensor<8xf32>
+  %c1 = stablehlo.constant dense<[3.0, 2.0, 0xFF800000, 0x7F800000, 0xFF800000, 0x7F800000, 0xFF800000, 0.5]> : tensor<8xf32>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<8xf32>, tensor<8xf32>
+  %r = stablehlo.power %a0, %a1 : tensor<8xf32>
+  check.expect_eq_const %r, dense<[0xFF800000, 0x7F800000, 0x7F800000, 1.0, 1.0, 0.0, 0.0, 0x7FC00000]> : tensor<8xf32>
+  func.return
+}
+
+// pow(-0, 3) = -0, pow(-0, 2) = +0
+func.func @power_negzero_f32() {
+  %c0 = stablehlo.constant dense<[-0.0, -0.0]> : tensor<2xf32>
+  %c1 = stablehlo.constant dense<[3.0, 2.0]> : tensor<2xf32>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<2xf32>, tensor<2xf32>
+  %r = stablehlo.power %a0, %a1 : tensor<2xf32>
+  %b = stablehlo.bitcast_convert %r : (tensor<2xf32>) -> tensor<2xi32>
+  check.expect_eq_const %b, dense<[-2147483648, 0]> : tensor<2xi32>
+  func.return
+}
+
+func.func @remainder_f32_edges() {
+  %c0 = stablehlo.constant dense<[5.0, -0.0, 0x7F800000]> : tensor<3xf32>
+  %c1 = stablehlo.constant dense<[-0.0, 1.0, 0x7F800000]> : tensor<3xf32>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<3xf32>, tensor<3xf32>
+  %r = stablehlo.remainder %a0, %a1 : tensor<3xf32>
+  check.expect_eq_const %r, dense<[0x7FC00000, -0.0, 0x7FC00000]> : tensor<3xf32>
+  func.return
+}
+
+// fmod is exact: a huge dividend keeps its exact remainder
+func.func @remainder_bf16_big() {
+  %c0 = stablehlo.constant dense<[3.0040553e+38, 100.0]> : tensor<2xbf16>
+  %c1 = stablehlo.constant dense<[3.0, -7.0]> : tensor<2xbf16>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<2xbf16>, tensor<2xbf16>
+  %r = stablehlo.remainder %a0, %a1 : tensor<2xbf16>
+  check.expect_eq_const %r, dense<[1.0, 2.0]> : tensor<2xbf16>
+  func.return
+}
+
+func.func @atan2_infinities_f64() {
+  %c0 = stablehlo.constant dense<[0x7FF0000000000000, 0xFFF0000000000000, 0x7FF0000000000000, 1.0, -1.0]> : tensor<5xf64>
+  %c1 = stablehlo.constant dense<[0xFFF0000000000000, 0x7FF0000000000000, 1.0, 0x7FF0000000000000, 0xFFF0000000000000]> : tensor<5xf64>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<5xf64>, tensor<5xf64>
+  %r = stablehlo.atan2 %a0, %a1 : tensor<5xf64>
+  check.expect_eq_const %r, dense<[2.356194490192345, -0.7853981633974483, 1.5707963267948966, 0.0, -3.141592653589793]> : tensor<5xf64>
+  func.return
+}
+
+func.func @divide_ui16_zero() {
+  %c0 = stablehlo.constant dense<[65535, 1]> : tensor<2xui16>
+  %c1 = stablehlo.constant dense<[0, 0]> : tensor<2xui16>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<2xui16>, tensor<2xui16>
+  %r = stablehlo.divide %a0, %a1 : tensor<2xui16>
+  check.expect_eq_const %r, dense<[65535, 65535]> : tensor<2xui16>
+  func.return
+}
+
+func.func @remainder_ui16_zero() {
+  %c0 = stablehlo.constant dense<[65535, 7]> : tensor<2xui16>
+  %c1 = stablehlo.constant dense<[0, 0]> : tensor<2xui16>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<2xui16>, tensor<2xui16>
+  %r = stablehlo.remainder %a0, %a1 : tensor<2xui16>
+  check.expect_eq_const %r, dense<[65535, 7]> : tensor<2xui16>
+  func.return
+}
+
+func.func @remainder_i64_edges() {
+  %c0 = stablehlo.constant dense<[-9223372036854775808, -9223372036854775808]> : tensor<2xi64>
+  %c1 = stablehlo.constant dense<[-1, 0]> : tensor<2xi64>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<2xi64>, tensor<2xi64>
+  %r = stablehlo.remainder %a0, %a1 : tensor<2xi64>
+  check.expect_eq_const %r, dense<[0, -9223372036854775808]> : tensor<2xi64>
+  func.return
+}
+
+func.func @divide_i16_edges() {
+  %c0 = stablehlo.constant dense<[-32768, -32768]> : tensor<2xi16>
+  %c1 = stablehlo.constant dense<[-1, 0]> : tensor<2xi16>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<2xi16>, tensor<2xi16>
+  %r = stablehlo.divide %a0, %a1 : tensor<2xi16>
+  check.expect_eq_const %r, dense<[-32768, -1]> : tensor<2xi16>
+  func.return
+}
+
+func.func @power_i64_negative() {
+  %c0 = stablehlo.constant dense<[2, -1, 1, 0]> : tensor<4xi64>
+  %c1 = stablehlo.constant dense<[-1, -9223372036854775808, -9223372036854775808, -1]> : tensor<4xi64>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<4xi64>, tensor<4xi64>
+  %r = stablehlo.power %a0, %a1 : tensor<4xi64>
+  check.expect_eq_const %r, dense<[0, 1, 1, 0]> : tensor<4xi64>
+  func.return
+}
+
+func.func @power_ui8() {
+  %c0 = stablehlo.constant dense<[2, 3, 255]> : tensor<3xui8>
+  %c1 = stablehlo.constant dense<[8, 5, 2]> : tensor<3xui8>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<3xui8>, tensor<3xui8>
+  %r = stablehlo.power %a0, %a1 : tensor<3xui8>
+  check.expect_eq_const %r, dense<[0, 243, 1]> : tensor<3xui8>
   func.return
 }

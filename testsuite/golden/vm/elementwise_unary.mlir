@@ -13,7 +13,7 @@
 // -O2 neither folds the ops nor loses the fused kernels.
 // RUN: %tpurun -O0 --check %s | FileCheck %s --implicit-check-not=FAIL
 // RUN: %tpurun --check %s | FileCheck %s --implicit-check-not=FAIL
-// CHECK: checks: 104 passed, 0 failed
+// CHECK: checks: 123 passed, 0 failed
 // abs: INT_MIN stays INT_MIN (two's complement wrap)
 func.func @abs_i8() {
   %c0 = stablehlo.constant dense<[-128, -127, -1, 0, 1, 127]> : tensor<6xi8>
@@ -863,5 +863,174 @@ func.func @imag_f32() {
   %a0 = stablehlo.optimization_barrier %c0 : tensor<2xf32>
   %r = stablehlo.imag %a0 : tensor<2xf32>
   check.expect_eq_const %r, dense<[0.0, 0.0]> : tensor<2xf32>
+  func.return
+}
+
+// cbrt(-0.0) = -0.0
+func.func @cbrt_negzero_f32() {
+  %c0 = stablehlo.constant dense<[-0.0]> : tensor<1xf32>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<1xf32>
+  %r = stablehlo.cbrt %a0 : tensor<1xf32>
+  %b = stablehlo.bitcast_convert %r : (tensor<1xf32>) -> tensor<1xi32>
+  check.expect_eq_const %b, dense<[-2147483648]> : tensor<1xi32>
+  func.return
+}
+
+func.func @tanh_negzero_f32() {
+  %c0 = stablehlo.constant dense<[-0.0]> : tensor<1xf32>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<1xf32>
+  %r = stablehlo.tanh %a0 : tensor<1xf32>
+  %b = stablehlo.bitcast_convert %r : (tensor<1xf32>) -> tensor<1xi32>
+  check.expect_eq_const %b, dense<[-2147483648]> : tensor<1xi32>
+  func.return
+}
+
+func.func @log_plus_one_negzero_f32() {
+  %c0 = stablehlo.constant dense<[-0.0]> : tensor<1xf32>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<1xf32>
+  %r = stablehlo.log_plus_one %a0 : tensor<1xf32>
+  %b = stablehlo.bitcast_convert %r : (tensor<1xf32>) -> tensor<1xi32>
+  check.expect_eq_const %b, dense<[-2147483648]> : tensor<1xi32>
+  func.return
+}
+
+func.func @exponential_minus_one_negzero_f32() {
+  %c0 = stablehlo.constant dense<[-0.0]> : tensor<1xf32>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<1xf32>
+  %r = stablehlo.exponential_minus_one %a0 : tensor<1xf32>
+  %b = stablehlo.bitcast_convert %r : (tensor<1xf32>) -> tensor<1xi32>
+  check.expect_eq_const %b, dense<[-2147483648]> : tensor<1xi32>
+  func.return
+}
+
+func.func @sine_negzero_f32() {
+  %c0 = stablehlo.constant dense<[-0.0]> : tensor<1xf32>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<1xf32>
+  %r = stablehlo.sine %a0 : tensor<1xf32>
+  %b = stablehlo.bitcast_convert %r : (tensor<1xf32>) -> tensor<1xi32>
+  check.expect_eq_const %b, dense<[-2147483648]> : tensor<1xi32>
+  func.return
+}
+
+func.func @tan_negzero_f32() {
+  %c0 = stablehlo.constant dense<[-0.0]> : tensor<1xf32>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<1xf32>
+  %r = stablehlo.tan %a0 : tensor<1xf32>
+  %b = stablehlo.bitcast_convert %r : (tensor<1xf32>) -> tensor<1xi32>
+  check.expect_eq_const %b, dense<[-2147483648]> : tensor<1xi32>
+  func.return
+}
+
+func.func @floor_negzero_f32() {
+  %c0 = stablehlo.constant dense<[-0.0]> : tensor<1xf32>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<1xf32>
+  %r = stablehlo.floor %a0 : tensor<1xf32>
+  %b = stablehlo.bitcast_convert %r : (tensor<1xf32>) -> tensor<1xi32>
+  check.expect_eq_const %b, dense<[-2147483648]> : tensor<1xi32>
+  func.return
+}
+
+func.func @ceil_negzero_f32() {
+  %c0 = stablehlo.constant dense<[-0.0]> : tensor<1xf32>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<1xf32>
+  %r = stablehlo.ceil %a0 : tensor<1xf32>
+  %b = stablehlo.bitcast_convert %r : (tensor<1xf32>) -> tensor<1xi32>
+  check.expect_eq_const %b, dense<[-2147483648]> : tensor<1xi32>
+  func.return
+}
+
+func.func @round_nearest_afz_negzero_f32() {
+  %c0 = stablehlo.constant dense<[-0.0]> : tensor<1xf32>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<1xf32>
+  %r = stablehlo.round_nearest_afz %a0 : tensor<1xf32>
+  %b = stablehlo.bitcast_convert %r : (tensor<1xf32>) -> tensor<1xi32>
+  check.expect_eq_const %b, dense<[-2147483648]> : tensor<1xi32>
+  func.return
+}
+
+// ceil(-0.5) and afz(-0.4) round to -0.0
+func.func @ceil_round_to_negzero_f32() {
+  %c0 = stablehlo.constant dense<[-0.5, -0.25]> : tensor<2xf32>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<2xf32>
+  %r = stablehlo.ceil %a0 : tensor<2xf32>
+  %b = stablehlo.bitcast_convert %r : (tensor<2xf32>) -> tensor<2xi32>
+  check.expect_eq_const %b, dense<[-2147483648, -2147483648]> : tensor<2xi32>
+  func.return
+}
+
+func.func @afz_round_to_negzero_f32() {
+  %c0 = stablehlo.constant dense<[-0.4]> : tensor<1xf32>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<1xf32>
+  %r = stablehlo.round_nearest_afz %a0 : tensor<1xf32>
+  %b = stablehlo.bitcast_convert %r : (tensor<1xf32>) -> tensor<1xi32>
+  check.expect_eq_const %b, dense<[-2147483648]> : tensor<1xi32>
+  func.return
+}
+
+// overflow to inf, saturation at -1
+func.func @expm1_limits_f32() {
+  %c0 = stablehlo.constant dense<[89.0, -100.0]> : tensor<2xf32>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<2xf32>
+  %r = stablehlo.exponential_minus_one %a0 : tensor<2xf32>
+  check.expect_eq_const %r, dense<[0x7F800000, -1.0]> : tensor<2xf32>
+  func.return
+}
+
+// f16 overflows past 65504, underflows to 0
+func.func @exp_overflow_f16() {
+  %c0 = stablehlo.constant dense<[12.0, -20.0]> : tensor<2xf16>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<2xf16>
+  %r = stablehlo.exponential %a0 : tensor<2xf16>
+  check.expect_eq_const %r, dense<[0x7C00, 0.0]> : tensor<2xf16>
+  func.return
+}
+
+func.func @round_even_f16() {
+  %c0 = stablehlo.constant dense<[0.5, 2.5, -1.5, 1026.0]> : tensor<4xf16>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<4xf16>
+  %r = stablehlo.round_nearest_even %a0 : tensor<4xf16>
+  check.expect_eq_const %r, dense<[0.0, 2.0, -2.0, 1026.0]> : tensor<4xf16>
+  func.return
+}
+
+// the branch cut: the sign of a zero imaginary part picks the side
+func.func @sqrt_branch_cut_c128() {
+  %c0 = stablehlo.constant dense<[(-4.0, -0.0), (-4.0, 0.0)]> : tensor<2xcomplex<f64>>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<2xcomplex<f64>>
+  %r = stablehlo.sqrt %a0 : tensor<2xcomplex<f64>>
+  check.expect_eq_const %r, dense<[(-0.0, -2.0), (0.0, 2.0)]> : tensor<2xcomplex<f64>>
+  func.return
+}
+
+func.func @sign_nan_c128() {
+  %c0 = stablehlo.constant dense<[(0x7FF8000000000000, 0.0), (0.0, -0.0)]> : tensor<2xcomplex<f64>>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<2xcomplex<f64>>
+  %r = stablehlo.sign %a0 : tensor<2xcomplex<f64>>
+  check.expect_eq_const %r, dense<[(0x7FF8000000000000, 0x7FF8000000000000), (0.0, 0.0)]> : tensor<2xcomplex<f64>>
+  func.return
+}
+
+// |inf + NaN i| = inf; no overflow in the intermediate square
+func.func @abs_inf_c64() {
+  %c0 = stablehlo.constant dense<[(0x7F800000, 0x7FC00000), (2e+38, 2e+38)]> : tensor<2xcomplex<f32>>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<2xcomplex<f32>>
+  %r = stablehlo.abs %a0 : (tensor<2xcomplex<f32>>) -> tensor<2xf32>
+  check.expect_eq_const %r, dense<[0x7F800000, 2.828427e+38]> : tensor<2xf32>
+  func.return
+}
+
+func.func @clz_ui8() {
+  %c0 = stablehlo.constant dense<[0, 1, 255, 16]> : tensor<4xui8>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<4xui8>
+  %r = stablehlo.count_leading_zeros %a0 : tensor<4xui8>
+  check.expect_eq_const %r, dense<[8, 7, 0, 3]> : tensor<4xui8>
+  func.return
+}
+
+func.func @popcnt_ui8() {
+  %c0 = stablehlo.constant dense<[255, 129]> : tensor<2xui8>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<2xui8>
+  %r = stablehlo.popcnt %a0 : tensor<2xui8>
+  check.expect_eq_const %r, dense<[8, 2]> : tensor<2xui8>
   func.return
 }

@@ -183,6 +183,24 @@ C.append(binary('complex_f32', 'complex', 'f32', [1.5, -0.0, inf], [2.0, nan, -1
                 np.array([complex(x, y) for x, y in zip(a, b)]), rty='complex<f32>'))
 C.append(binary('complex_f64', 'complex', 'f64', [1e300], [-1e-300], lambda a, b: np.array([complex(x, y) for x, y in zip(a, b)]), rty='complex<f64>'))
 
+# ---- more edge values
+C.append(binary('shift_right_arithmetic_ui8', 'shift_right_arithmetic', 'ui8', [0x80, 0x80, 0x7F, 0xFF], [1, 8, 1, 100], lambda a, b: np.array([0xC0, 0xFF, 0x3F, 0xFF]),
+                comment='arithmetic shift of an unsigned type fills with the top bit'))
+C.append(binary('shift_right_arithmetic_ui32', 'shift_right_arithmetic', 'ui32', [0x80000000], [4], lambda a, b: np.array([0xF8000000])))
+C.append(binary('power_f32_edges', 'power', 'f32', [-inf, -inf, 0.0, -1.0, 1.0, -0.5, 2.0, -2.0], [3.0, 2.0, -inf, inf, -inf, inf, -inf, 0.5],
+                lambda a, b: np.power(a.astype(np.float64), b.astype(np.float64)), comment='IEEE pow special cases'))
+C.append(signbits('power_negzero_f32', 'power', 'f32', [-0.0, -0.0], [3.0, 2.0], [-2**31, 0], 'pow(-0, 3) = -0, pow(-0, 2) = +0'))
+C.append(binary('remainder_f32_edges', 'remainder', 'f32', [5.0, -0.0, inf], [-0.0, 1.0, inf], lambda a, b: np.fmod(a, b)))
+C.append(binary('remainder_bf16_big', 'remainder', 'bf16', [3.0e38, 100.0], [3.0, -7.0], lambda a, b: np.fmod(a.astype(np.float64), b.astype(np.float64)),
+                comment='fmod is exact: a huge dividend keeps its exact remainder'))
+C.append(binary('atan2_infinities_f64', 'atan2', 'f64', [inf, -inf, inf, 1.0, -1.0], [-inf, inf, 1.0, inf, -inf], np.arctan2))
+C.append(binary('divide_ui16_zero', 'divide', 'ui16', [65535, 1], [0, 0], iref('ui16', lambda x, y, n: -1 if y == 0 else x // y)))
+C.append(binary('remainder_ui16_zero', 'remainder', 'ui16', [65535, 7], [0, 0], iref('ui16', lambda x, y, n: x if y == 0 else x % y)))
+C.append(binary('remainder_i64_edges', 'remainder', 'i64', [-2**63, -2**63], [-1, 0], iref('i64', irem)))
+C.append(binary('divide_i16_edges', 'divide', 'i16', [-32768, -32768], [-1, 0], iref('i16', idiv)))
+C.append(binary('power_i64_negative', 'power', 'i64', [2, -1, 1, 0], [-1, -2**63, -2**63, -1], iref('i64', ipow)))
+C.append(binary('power_ui8', 'power', 'ui8', [2, 3, 255], [8, 5, 2], iref('ui8', ipow)))
+
 HEADER = '''Element-wise binary kernels (vm/kernels/elementwise.c): add, subtract,
 multiply, divide, remainder, power, maximum, minimum, and, or, xor,
 shift_left, shift_right_arithmetic, shift_right_logical, atan2, complex over

@@ -104,6 +104,17 @@ C.append(conv('convert_f32_c64', [1.5, nan], 'f32', 'complex<f32>', [1.5 + 0j, c
 C.append(conv('convert_c128_c64', [1e300 + 0.1j, 1 - 2j], 'complex<f64>', 'complex<f32>', np.array([1e300 + 0.1j, 1 - 2j]).astype(np.complex64)))
 C.append(conv('convert_rank0_f32_i32', -7.9, 'f32', 'i32', -7))
 C.append(conv('convert_empty', np.zeros((0, 3)), 'f32', 'i8', np.zeros((0, 3))))
+C.append(conv('convert_f32_ui64_edges', [1.8446744e19, 2.0**63, -0.9], 'f32', 'ui64', [f2i(float(np.float32(v)), 'ui64') for v in [1.8446744e19, 2.0**63, -0.9]]))
+C.append(conv('convert_f64_i32_edges', [2147483647.9, -2147483648.9, 1e10], 'f64', 'i32', [f2i(v, 'i32') for v in [2147483647.9, -2147483648.9, 1e10]]))
+C.append(conv('convert_f16_i8', [300.0, -300.0, -inf], 'f16', 'i8', [127, -128, -128]))
+C.append(conv('convert_bf16_ui8', [nan, 255.5, 256.0], 'bf16', 'ui8', [0, 255, 255]))
+C.append(conv('convert_f64_f16_ties', [1.0 + 2**-11, 1.0 + 3 * 2**-11, 65520.0 - 1e-9, 2.0**-25, 2.0**-25 * 1.0000001], 'f64', 'f16',
+              np.array([1.0 + 2**-11, 1.0 + 3 * 2**-11, 65520.0 - 1e-9, 2.0**-25, 2.0**-25 * 1.0000001]).astype(np.float16),
+              comment='f64 -> f16 rounds once: ties to even, just below the overflow threshold, subnormal ties'))
+C.append(conv('convert_f64_bf16_once', [1.0 + 2**-8 + 2**-40, 1.0 + 2**-8], 'f64', 'bf16', [1.0078125, 1.0],
+              comment='f64 -> bf16 rounds once (through f32 first, 1 + 2^-8 + 2^-40 would tie down to 1)'))
+C.append(conv('convert_i64_bf16', [2**63 - 1, 2**32 + 257], 'i64', 'bf16', [2.0**63, 2.0**32]))
+C.append(conv('convert_ui64_f16', [2**64 - 1, 65519], 'ui64', 'f16', [inf, 65504.0]))
 # ---- bitcast_convert
 C.append(conv('bitcast_f32_i32', [1.0, -0.0, nan, -inf], 'f32', 'i32', [0x3F800000, -2**31, 0x7FC00000, wrapi(0xFF800000, 'i32')],
               op='bitcast_convert', comment='bitcast_convert keeps the bits'))

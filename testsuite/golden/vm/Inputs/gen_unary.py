@@ -15,7 +15,7 @@ def f64ref(f):
     # reference in float64 (then rounded to the element type by arr())
     return lambda a: f(np.asarray(a, dtype=np.float64))
 
-def signbits(name, op, ty, vals, exp_bits, comment):
+def signbits(name, op, ty, vals, exp_bits, comment=None):
     """The sign of zero: bitcast the result to an integer."""
     a = arr(vals, ty)
     ity = {'f16': 'i16', 'bf16': 'i16', 'f32': 'i32', 'f64': 'i64'}[ty]
@@ -135,6 +135,23 @@ C.append(unary('real_c128', 'real', 'complex<f64>', [1.5 - 2j, -0.25 + 8j], np.r
 C.append(unary('imag_c64', 'imag', 'complex<f32>', [1.5 - 2j, -0.25 + 8j], np.imag, rty='f32'))
 C.append(unary('real_f32', 'real', 'f32', [1.5, -inf], np.real))
 C.append(unary('imag_f32', 'imag', 'f32', [1.5, -inf], lambda a: np.zeros_like(a), comment='imag of a real float is zero'))
+
+# ---- more edge values: the sign of zero kept, overflow, branch cuts
+N = -2**31
+for op in ('cbrt', 'tanh', 'log_plus_one', 'exponential_minus_one', 'sine', 'tan', 'floor', 'ceil', 'round_nearest_afz'):
+    C.append(signbits('%s_negzero_f32' % op, op, 'f32', [-0.0], [N], '%s(-0.0) = -0.0' % op if op == 'cbrt' else None))
+C.append(signbits('ceil_round_to_negzero_f32', 'ceil', 'f32', [-0.5, -0.25], [N, N], 'ceil(-0.5) and afz(-0.4) round to -0.0'))
+C.append(signbits('afz_round_to_negzero_f32', 'round_nearest_afz', 'f32', [-0.4], [N]))
+C.append(unary('expm1_limits_f32', 'exponential_minus_one', 'f32', [89.0, -100.0], lambda a: np.array([inf, -1.0]), comment='overflow to inf, saturation at -1'))
+C.append(unary('exp_overflow_f16', 'exponential', 'f16', [12.0, -20.0], lambda a: np.array([inf, 0.0]), comment='f16 overflows past 65504, underflows to 0'))
+C.append(unary('round_even_f16', 'round_nearest_even', 'f16', [0.5, 2.5, -1.5, 1025.5], np.rint))
+C.append(unary('sqrt_branch_cut_c128', 'sqrt', 'complex<f64>', [complex(-4, -0.0), complex(-4, 0.0)], lambda a: np.array([-2j, 2j]),
+               comment='the branch cut: the sign of a zero imaginary part picks the side'))
+C.append(unary('sign_nan_c128', 'sign', 'complex<f64>', [complex(nan, 0), complex(0, -0.0)], lambda a: np.array([complex(nan, nan), 0j])))
+C.append(unary('abs_inf_c64', 'abs', 'complex<f32>', [complex(inf, nan), complex(2e38, 2e38)], lambda a: np.array([inf, math.hypot(float(np.float32(2e38)), float(np.float32(2e38)))]), rty='f32',
+               comment='|inf + NaN i| = inf; no overflow in the intermediate square'))
+C.append(unary('clz_ui8', 'count_leading_zeros', 'ui8', [0, 1, 255, 16], clz(8)))
+C.append(unary('popcnt_ui8', 'popcnt', 'ui8', [255, 0x81], popcnt(8)))
 
 HEADER = '''Element-wise unary kernels (vm/kernels/elementwise.c): abs, negate, not,
 sign, floor, ceil, round_nearest_afz/even, sqrt, rsqrt, cbrt, exponential,
