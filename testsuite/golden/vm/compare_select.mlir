@@ -12,7 +12,7 @@
 // -O2 neither folds the ops nor loses the fused kernels.
 // RUN: %tpurun -O0 --check %s | FileCheck %s --implicit-check-not=FAIL
 // RUN: %tpurun --check %s | FileCheck %s --implicit-check-not=FAIL
-// CHECK: checks: 92 passed, 0 failed
+// CHECK: checks: 110 passed, 0 failed
 func.func @compare_i32_signed() {
   %c0 = stablehlo.constant dense<[-2147483648, -1, 0, 5, 2147483647]> : tensor<5xi32>
   %c1 = stablehlo.constant dense<[2147483647, 1, 0, 5, -2147483648]> : tensor<5xi32>
@@ -225,6 +225,70 @@ func.func @compare_f32_totalorder() {
   check.expect_eq_const %gt, dense<[false, true, false, false, false, false, true, false]> : tensor<8xi1>
   check.expect_eq_const %le, dense<[true, false, true, true, true, true, false, true]> : tensor<8xi1>
   check.expect_eq_const %lt, dense<[true, false, false, true, false, true, false, true]> : tensor<8xi1>
+  func.return
+}
+
+// TOTALORDER on f16, bf16 and f64 bit patterns: NaN payloads order too
+func.func @compare_f16_totalorder() {
+  %c0 = stablehlo.constant dense<[-32768, 32256, -512, -1024, 32257, 15360]> : tensor<6xi16>
+  %c1 = stablehlo.constant dense<[0, 31744, -1024, -512, 32256, 15360]> : tensor<6xi16>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<6xi16>, tensor<6xi16>
+  %x = stablehlo.bitcast_convert %a0 : (tensor<6xi16>) -> tensor<6xf16>
+  %y = stablehlo.bitcast_convert %a1 : (tensor<6xi16>) -> tensor<6xf16>
+  %eq = stablehlo.compare  EQ, %x, %y,  TOTALORDER : (tensor<6xf16>, tensor<6xf16>) -> tensor<6xi1>
+  %ne = stablehlo.compare  NE, %x, %y,  TOTALORDER : (tensor<6xf16>, tensor<6xf16>) -> tensor<6xi1>
+  %ge = stablehlo.compare  GE, %x, %y,  TOTALORDER : (tensor<6xf16>, tensor<6xf16>) -> tensor<6xi1>
+  %gt = stablehlo.compare  GT, %x, %y,  TOTALORDER : (tensor<6xf16>, tensor<6xf16>) -> tensor<6xi1>
+  %le = stablehlo.compare  LE, %x, %y,  TOTALORDER : (tensor<6xf16>, tensor<6xf16>) -> tensor<6xi1>
+  %lt = stablehlo.compare  LT, %x, %y,  TOTALORDER : (tensor<6xf16>, tensor<6xf16>) -> tensor<6xi1>
+  check.expect_eq_const %eq, dense<[false, false, false, false, false, true]> : tensor<6xi1>
+  check.expect_eq_const %ne, dense<[true, true, true, true, true, false]> : tensor<6xi1>
+  check.expect_eq_const %ge, dense<[false, true, false, true, true, true]> : tensor<6xi1>
+  check.expect_eq_const %gt, dense<[false, true, false, true, true, false]> : tensor<6xi1>
+  check.expect_eq_const %le, dense<[true, false, true, false, false, true]> : tensor<6xi1>
+  check.expect_eq_const %lt, dense<[true, false, true, false, false, false]> : tensor<6xi1>
+  func.return
+}
+
+func.func @compare_bf16_totalorder() {
+  %c0 = stablehlo.constant dense<[-32768, 32704, -64, 1]> : tensor<4xi16>
+  %c1 = stablehlo.constant dense<[0, 32640, -128, -32767]> : tensor<4xi16>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<4xi16>, tensor<4xi16>
+  %x = stablehlo.bitcast_convert %a0 : (tensor<4xi16>) -> tensor<4xbf16>
+  %y = stablehlo.bitcast_convert %a1 : (tensor<4xi16>) -> tensor<4xbf16>
+  %eq = stablehlo.compare  EQ, %x, %y,  TOTALORDER : (tensor<4xbf16>, tensor<4xbf16>) -> tensor<4xi1>
+  %ne = stablehlo.compare  NE, %x, %y,  TOTALORDER : (tensor<4xbf16>, tensor<4xbf16>) -> tensor<4xi1>
+  %ge = stablehlo.compare  GE, %x, %y,  TOTALORDER : (tensor<4xbf16>, tensor<4xbf16>) -> tensor<4xi1>
+  %gt = stablehlo.compare  GT, %x, %y,  TOTALORDER : (tensor<4xbf16>, tensor<4xbf16>) -> tensor<4xi1>
+  %le = stablehlo.compare  LE, %x, %y,  TOTALORDER : (tensor<4xbf16>, tensor<4xbf16>) -> tensor<4xi1>
+  %lt = stablehlo.compare  LT, %x, %y,  TOTALORDER : (tensor<4xbf16>, tensor<4xbf16>) -> tensor<4xi1>
+  check.expect_eq_const %eq, dense<[false, false, false, false]> : tensor<4xi1>
+  check.expect_eq_const %ne, dense<[true, true, true, true]> : tensor<4xi1>
+  check.expect_eq_const %ge, dense<[false, true, false, true]> : tensor<4xi1>
+  check.expect_eq_const %gt, dense<[false, true, false, true]> : tensor<4xi1>
+  check.expect_eq_const %le, dense<[true, false, true, false]> : tensor<4xi1>
+  check.expect_eq_const %lt, dense<[true, false, true, false]> : tensor<4xi1>
+  func.return
+}
+
+func.func @compare_f64_totalorder() {
+  %c0 = stablehlo.constant dense<[-9223372036854775808, 9221120237041090560, -2251799813685248, 9221120237041090561]> : tensor<4xi64>
+  %c1 = stablehlo.constant dense<[0, 9218868437227405312, -4503599627370496, 9221120237041090560]> : tensor<4xi64>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<4xi64>, tensor<4xi64>
+  %x = stablehlo.bitcast_convert %a0 : (tensor<4xi64>) -> tensor<4xf64>
+  %y = stablehlo.bitcast_convert %a1 : (tensor<4xi64>) -> tensor<4xf64>
+  %eq = stablehlo.compare  EQ, %x, %y,  TOTALORDER : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xi1>
+  %ne = stablehlo.compare  NE, %x, %y,  TOTALORDER : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xi1>
+  %ge = stablehlo.compare  GE, %x, %y,  TOTALORDER : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xi1>
+  %gt = stablehlo.compare  GT, %x, %y,  TOTALORDER : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xi1>
+  %le = stablehlo.compare  LE, %x, %y,  TOTALORDER : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xi1>
+  %lt = stablehlo.compare  LT, %x, %y,  TOTALORDER : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xi1>
+  check.expect_eq_const %eq, dense<[false, false, false, false]> : tensor<4xi1>
+  check.expect_eq_const %ne, dense<[true, true, true, true]> : tensor<4xi1>
+  check.expect_eq_const %ge, dense<[false, true, false, true]> : tensor<4xi1>
+  check.expect_eq_const %gt, dense<[false, true, false, true]> : tensor<4xi1>
+  check.expect_eq_const %le, dense<[true, false, true, false]> : tensor<4xi1>
+  check.expect_eq_const %lt, dense<[true, false, true, false]> : tensor<4xi1>
   func.return
 }
 

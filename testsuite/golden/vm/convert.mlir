@@ -14,7 +14,7 @@
 // -O2 neither folds the ops nor loses the fused kernels.
 // RUN: %tpurun -O0 --check %s | FileCheck %s --implicit-check-not=FAIL
 // RUN: %tpurun --check %s | FileCheck %s --implicit-check-not=FAIL
-// CHECK: checks: 66 passed, 0 failed
+// CHECK: checks: 71 passed, 0 failed
 // integer conversions keep the low bits (wrap)
 func.func @convert_i32_i8() {
   %c0 = stablehlo.constant dense<[300, -129, 127, -1, 65535, 2147483647, -2147483648]> : tensor<7xi32>
@@ -562,5 +562,56 @@ func.func @reduce_precision_2d() {
   %a0 = stablehlo.optimization_barrier %c0 : tensor<2x2xf32>
   %r = stablehlo.reduce_precision %a0, format = e5m10 : tensor<2x2xf32>
   check.expect_eq_const %r, dense<[[1.0019531, 0x7F800000], [2.0, -0.0]]> : tensor<2x2xf32>
+  func.return
+}
+
+// f64, f16 and bf16 inputs, compared as bits: f64 to the f32 format (a NaN with a low payload stays NaN)
+func.func @reduce_precision_f64_e8m23() {
+  %c0 = stablehlo.constant dense<[4607182419068452864, 4607182419605323776, 5190260616003865117, 4023340849777945987, 3859002664735258655, 4591870180066957722, -4609434218613702656, 9218868437227405313]> : tensor<8xi64>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<8xi64>
+  %f = stablehlo.bitcast_convert %a0 : (tensor<8xi64>) -> tensor<8xf64>
+  %g = stablehlo.reduce_precision %f, format = e8m23 : tensor<8xf64>
+  %r = stablehlo.bitcast_convert %g : (tensor<8xf64>) -> tensor<8xi64>
+  check.expect_eq_const %r, dense<[4607182418800017408, 4607182419873759232, 9218868437227405312, 0, 0, 4591870180174331904, -4609434218613702656, 9218868437227405313]> : tensor<8xi64>
+  func.return
+}
+
+func.func @reduce_precision_f64_e11m10() {
+  %c0 = stablehlo.constant dense<[4607184617823272960, 9094988921128908188, 4591870180066957722]> : tensor<3xi64>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<3xi64>
+  %f = stablehlo.bitcast_convert %a0 : (tensor<3xi64>) -> tensor<3xf64>
+  %g = stablehlo.reduce_precision %f, format = e11m10 : tensor<3xf64>
+  %r = stablehlo.bitcast_convert %g : (tensor<3xf64>) -> tensor<3xi64>
+  check.expect_eq_const %r, dense<[4607182418800017408, 9094988661149138944, 4591868420848353280]> : tensor<3xi64>
+  func.return
+}
+
+func.func @reduce_precision_f16_e5m2() {
+  %c0 = stablehlo.constant dense<[15360, 15488, 15744, 31743, 1, 31745, -16896]> : tensor<7xi16>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<7xi16>
+  %f = stablehlo.bitcast_convert %a0 : (tensor<7xi16>) -> tensor<7xf16>
+  %g = stablehlo.reduce_precision %f, format = e5m2 : tensor<7xf16>
+  %r = stablehlo.bitcast_convert %g : (tensor<7xf16>) -> tensor<7xi16>
+  check.expect_eq_const %r, dense<[15360, 15360, 15872, 31744, 0, 31745, -16896]> : tensor<7xi16>
+  func.return
+}
+
+func.func @reduce_precision_f16_e4m3() {
+  %c0 = stablehlo.constant dense<[15360, 24320, 8192, 7168]> : tensor<4xi16>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<4xi16>
+  %f = stablehlo.bitcast_convert %a0 : (tensor<4xi16>) -> tensor<4xf16>
+  %g = stablehlo.reduce_precision %f, format = e4m3 : tensor<4xf16>
+  %r = stablehlo.bitcast_convert %g : (tensor<4xf16>) -> tensor<4xi16>
+  check.expect_eq_const %r, dense<[15360, 31744, 0, 0]> : tensor<4xi16>
+  func.return
+}
+
+func.func @reduce_precision_bf16_e5m2() {
+  %c0 = stablehlo.constant dense<[16256, 16288, 18304, 13184, 32705]> : tensor<5xi16>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<5xi16>
+  %f = stablehlo.bitcast_convert %a0 : (tensor<5xi16>) -> tensor<5xbf16>
+  %g = stablehlo.reduce_precision %f, format = e5m2 : tensor<5xbf16>
+  %r = stablehlo.bitcast_convert %g : (tensor<5xbf16>) -> tensor<5xi16>
+  check.expect_eq_const %r, dense<[16256, 16288, 32640, 0, 32705]> : tensor<5xi16>
   func.return
 }

@@ -13,7 +13,7 @@
 // -O2 neither folds the ops nor loses the fused kernels.
 // RUN: %tpurun -O0 --check %s | FileCheck %s --implicit-check-not=FAIL
 // RUN: %tpurun --check %s | FileCheck %s --implicit-check-not=FAIL
-// CHECK: checks: 104 passed, 0 failed
+// CHECK: checks: 111 passed, 0 failed
 // integers wrap
 func.func @add_i8() {
   %c0 = stablehlo.constant dense<[127, -128, 100, -1]> : tensor<4xi8>
@@ -981,5 +981,70 @@ func.func @power_ui8() {
   %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<3xui8>, tensor<3xui8>
   %r = stablehlo.power %a0, %a1 : tensor<3xui8>
   check.expect_eq_const %r, dense<[0, 243, 1]> : tensor<3xui8>
+  func.return
+}
+
+// counts whose low 32 bits are small (2^32, 2^32 + 1) still shift everything out
+func.func @shift_left_i64_big_counts() {
+  %c0 = stablehlo.constant dense<[1, 1, 1, -1]> : tensor<4xi64>
+  %c1 = stablehlo.constant dense<[4294967296, 4294967297, -9223372036854775808, 9223372036854775807]> : tensor<4xi64>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<4xi64>, tensor<4xi64>
+  %r = stablehlo.shift_left %a0, %a1 : tensor<4xi64>
+  check.expect_eq_const %r, dense<[0, 0, 0, 0]> : tensor<4xi64>
+  func.return
+}
+
+func.func @shift_right_arithmetic_i64_big_counts() {
+  %c0 = stablehlo.constant dense<[-5, 5, -5]> : tensor<3xi64>
+  %c1 = stablehlo.constant dense<[4294967296, 4294967297, -9223372036854775808]> : tensor<3xi64>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<3xi64>, tensor<3xi64>
+  %r = stablehlo.shift_right_arithmetic %a0, %a1 : tensor<3xi64>
+  check.expect_eq_const %r, dense<[-1, 0, -1]> : tensor<3xi64>
+  func.return
+}
+
+func.func @shift_right_logical_i32_negative_counts() {
+  %c0 = stablehlo.constant dense<[-1, -1]> : tensor<2xi32>
+  %c1 = stablehlo.constant dense<[-2147483648, 2147483647]> : tensor<2xi32>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<2xi32>, tensor<2xi32>
+  %r = stablehlo.shift_right_logical %a0, %a1 : tensor<2xi32>
+  check.expect_eq_const %r, dense<[0, 0]> : tensor<2xi32>
+  func.return
+}
+
+func.func @shift_left_ui64_big_counts() {
+  %c0 = stablehlo.constant dense<[1, 1]> : tensor<2xui64>
+  %c1 = stablehlo.constant dense<[18446744073709551615, 4294967296]> : tensor<2xui64>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<2xui64>, tensor<2xui64>
+  %r = stablehlo.shift_left %a0, %a1 : tensor<2xui64>
+  check.expect_eq_const %r, dense<[0, 0]> : tensor<2xui64>
+  func.return
+}
+
+// exponents up to 2^62: by squaring, wrapping
+func.func @power_i64_huge_exponents() {
+  %c0 = stablehlo.constant dense<[1, -1, 2, 3]> : tensor<4xi64>
+  %c1 = stablehlo.constant dense<[4611686018427387904, 4611686018427387905, 4611686018427387904, 1099511627776]> : tensor<4xi64>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<4xi64>, tensor<4xi64>
+  %r = stablehlo.power %a0, %a1 : tensor<4xi64>
+  check.expect_eq_const %r, dense<[1, -1, 0, -7860764868738023423]> : tensor<4xi64>
+  func.return
+}
+
+func.func @divide_ui64_top_bit() {
+  %c0 = stablehlo.constant dense<[18446744073709551615, 9223372036854775808]> : tensor<2xui64>
+  %c1 = stablehlo.constant dense<[9223372036854775808, 3]> : tensor<2xui64>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<2xui64>, tensor<2xui64>
+  %r = stablehlo.divide %a0, %a1 : tensor<2xui64>
+  check.expect_eq_const %r, dense<[1, 3074457345618258602]> : tensor<2xui64>
+  func.return
+}
+
+func.func @remainder_ui64_top_bit() {
+  %c0 = stablehlo.constant dense<[18446744073709551615, 9223372036854775813]> : tensor<2xui64>
+  %c1 = stablehlo.constant dense<[9223372036854775808, 9223372036854775808]> : tensor<2xui64>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<2xui64>, tensor<2xui64>
+  %r = stablehlo.remainder %a0, %a1 : tensor<2xui64>
+  check.expect_eq_const %r, dense<[9223372036854775807, 5]> : tensor<2xui64>
   func.return
 }

@@ -200,6 +200,15 @@ C.append(binary('remainder_i64_edges', 'remainder', 'i64', [-2**63, -2**63], [-1
 C.append(binary('divide_i16_edges', 'divide', 'i16', [-32768, -32768], [-1, 0], iref('i16', idiv)))
 C.append(binary('power_i64_negative', 'power', 'i64', [2, -1, 1, 0], [-1, -2**63, -2**63, -1], iref('i64', ipow)))
 C.append(binary('power_ui8', 'power', 'ui8', [2, 3, 255], [8, 5, 2], iref('ui8', ipow)))
+C.append(binary('shift_left_i64_big_counts', 'shift_left', 'i64', [1, 1, 1, -1], [2**32, 2**32 + 1, -2**63, 2**63 - 1], iref('i64', shl),
+                comment='counts whose low 32 bits are small (2^32, 2^32 + 1) still shift everything out'))
+C.append(binary('shift_right_arithmetic_i64_big_counts', 'shift_right_arithmetic', 'i64', [-5, 5, -5], [2**32, 2**32 + 1, -2**63], iref('i64', sra)))
+C.append(binary('shift_right_logical_i32_negative_counts', 'shift_right_logical', 'i32', [-1, -1], [-2**31, 2**31 - 1], iref('i32', srl)))
+C.append(binary('shift_left_ui64_big_counts', 'shift_left', 'ui64', [1, 1], [2**64 - 1, 2**32], iref('ui64', shl)))
+C.append(binary('power_i64_huge_exponents', 'power', 'i64', [1, -1, 2, 3], [2**62, 2**62 + 1, 2**62, 2**40], iref('i64', ipow),
+                comment='exponents up to 2^62: by squaring, wrapping'))
+C.append(binary('divide_ui64_top_bit', 'divide', 'ui64', [2**64 - 1, 2**63], [2**63, 3], iref('ui64', lambda x, y, n: x // y)))
+C.append(binary('remainder_ui64_top_bit', 'remainder', 'ui64', [2**64 - 1, 2**63 + 5], [2**63, 2**63], iref('ui64', lambda x, y, n: x % y)))
 
 HEADER = '''Element-wise binary kernels (vm/kernels/elementwise.c): add, subtract,
 multiply, divide, remainder, power, maximum, minimum, and, or, xor,

@@ -60,6 +60,23 @@ C.append(Case('compare_f32_totalorder',
                         ['%%%s = stablehlo.compare  %s, %%x, %%y,  TOTALORDER : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>' % (d.lower(), d) for d in DIRS]),
               [('%' + d.lower(), np.array([PY[d](tk(p), tk(q)) for p, q in zip(TXB, TYB)]), 'i1', 'eq') for d in DIRS],
               'TOTALORDER: -NaN < -inf < -max < -0 < +0 < 1 < NaN, on the bits (inputs are bit patterns)'))
+def tot_case(name, ty, ity, xb, yb, w):
+    """TOTALORDER on bit patterns of a w-bit float type."""
+    def k(u):
+        return -(u & ((1 << (w - 1)) - 1)) - 1 if u >> (w - 1) else u
+    ut, st = {16: (np.uint16, np.int16), 64: (np.uint64, np.int64)}[w]
+    x, y = np.array(xb, dtype=ut).view(st), np.array(yb, dtype=ut).view(st)
+    n = len(xb)
+    ft, it, bt = tt((n,), ty), tt((n,), ity), tt((n,), 'i1')
+    body = ['%%x = stablehlo.bitcast_convert %%a0 : (%s) -> %s' % (it, ft), '%%y = stablehlo.bitcast_convert %%a1 : (%s) -> %s' % (it, ft)]
+    body += ['%%%s = stablehlo.compare  %s, %%x, %%y,  TOTALORDER : (%s, %s) -> %s' % (d.lower(), d, ft, ft, bt) for d in DIRS]
+    return Case(name, [(x, ity), (y, ity)], '\n'.join(body),
+                [('%' + d.lower(), np.array([PY[d](k(p), k(q)) for p, q in zip(xb, yb)]), 'i1', 'eq') for d in DIRS])
+C.append(tot_case('compare_f16_totalorder', 'f16', 'i16', [0x8000, 0x7E00, 0xFE00, 0xFC00, 0x7E01, 0x3C00], [0x0000, 0x7C00, 0xFC00, 0xFE00, 0x7E00, 0x3C00], 16))
+C[-1].comment = 'TOTALORDER on f16, bf16 and f64 bit patterns: NaN payloads order too'
+C.append(tot_case('compare_bf16_totalorder', 'bf16', 'i16', [0x8000, 0x7FC0, 0xFFC0, 0x0001], [0x0000, 0x7F80, 0xFF80, 0x8001], 16))
+C.append(tot_case('compare_f64_totalorder', 'f64', 'i64', [0x8000000000000000, 0x7FF8000000000000, 0xFFF8000000000000, 0x7FF8000000000001],
+                  [0, 0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000000], 64))
 C.append(cmp_case('compare_c64_eq_ne', 'complex<f32>', 'FLOAT', [1 + 2j, 1 + 2j, complex(nan, 0)], [1 + 2j, 1 - 2j, complex(nan, 0)],
                   dirs=['EQ', 'NE'], comment='complex: EQ and NE only'))
 C.append(cmp_case('compare_c128_eq_ne', 'complex<f64>', 'FLOAT', [0j, 3 + 0j], [-0.0 + 0j, 3 + 1e-300j], dirs=['EQ', 'NE']))

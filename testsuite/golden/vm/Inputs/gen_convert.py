@@ -149,6 +149,43 @@ C.append(Case('reduce_precision_nan_payload', [(np.array([0x7F800001, wrapi(0xFF
               'a NaN whose payload lies in the dropped mantissa bits stays NaN (not inf)'))
 C.append(rp('reduce_precision_2d', [[1.00146484375, 70000.0], [2.0, -0.0]], 5, 10))
 
+def rp_bits(x, total, ebits_src, mbits_src, e, m):
+    """XLA's ReducePrecision on the bits of any float type (as reduce_precision above)."""
+    sign = 1 << (total - 1)
+    emask = ((1 << ebits_src) - 1) << mbits_src
+    if (x & emask) == emask and (x & ((1 << mbits_src) - 1)) != 0:
+        return x  # NaN
+    if m < mbits_src:
+        last = 1 << (mbits_src - m)
+        x = (x + (last >> 1) - 1 + ((x & last) >> (mbits_src - m))) & ~(last - 1) & ((1 << total) - 1)
+    if e < ebits_src:
+        src_bias, rbias = (1 << (ebits_src - 1)) - 1, (1 << (e - 1)) - 1
+        xe = x & emask
+        if xe > (src_bias + rbias) << mbits_src:
+            x = (x & sign) | emask
+        elif xe <= (src_bias - rbias) << mbits_src:
+            x = x & sign
+    return x
+def rp_other(name, ty, ity, vals_bits, e, m, comment=None):
+    w, eb, mb = {'f64': (64, 11, 52), 'f16': (16, 5, 10), 'bf16': (16, 8, 7)}[ty]
+    ut, st = {16: (np.uint16, np.int16), 64: (np.uint64, np.int64)}[w]
+    x = np.array(vals_bits, dtype=ut).view(st)
+    exp = np.array([rp_bits(v, w, eb, mb, e, m) for v in vals_bits], dtype=ut).view(st)
+    n = len(vals_bits)
+    it, ft = tt((n,), ity), tt((n,), ty)
+    body = '\n'.join(['%%f = stablehlo.bitcast_convert %%a0 : (%s) -> %s' % (it, ft),
+                      '%%g = stablehlo.reduce_precision %%f, format = e%dm%d : %s' % (e, m, ft),
+                      '%%r = stablehlo.bitcast_convert %%g : (%s) -> %s' % (ft, it)])
+    return Case(name, [(x, ity)], body, [('%r', exp, ity, 'eq')], comment)
+def f64b(v):
+    return struct.unpack('<Q', struct.pack('<d', v))[0]
+C.append(rp_other('reduce_precision_f64_e8m23', 'f64', 'i64', [f64b(v) for v in [1.0 + 2**-24, 1.0 + 3 * 2**-24, 1e39, 1e-39, 1e-50, 0.1, -3.0]] + [0x7FF0000000000001],
+                  8, 23, 'f64, f16 and bf16 inputs, compared as bits: f64 to the f32 format (a NaN with a low payload stays NaN)'))
+C.append(rp_other('reduce_precision_f64_e11m10', 'f64', 'i64', [f64b(v) for v in [1.0 + 2**-11, 1e300, 0.1]], 11, 10))
+C.append(rp_other('reduce_precision_f16_e5m2', 'f16', 'i16', [0x3C00, 0x3C80, 0x3D80, 0x7BFF, 0x0001, 0x7C01, 0xBE00], 5, 2))
+C.append(rp_other('reduce_precision_f16_e4m3', 'f16', 'i16', [0x3C00, 0x5F00, 0x2000, 0x1C00], 4, 3))
+C.append(rp_other('reduce_precision_bf16_e5m2', 'bf16', 'i16', [0x3F80, 0x3FA0, 0x4780, 0x3380, 0x7FC1], 5, 2))
+
 HEADER = '''Conversion kernels (vm/kernels/elementwise.c): convert between every
 integer width and signedness (wrap, sign and zero extension, to i1 as x != 0),
 int -> float (nearest even, f16 overflow), float -> int (truncate, saturate,
