@@ -15,7 +15,7 @@
 // -O2 neither folds the ops nor loses the fused kernels.
 // RUN: %tpurun -O0 --check %s | FileCheck %s --implicit-check-not=FAIL
 // RUN: %tpurun --check %s | FileCheck %s --implicit-check-not=FAIL
-// CHECK: checks: 21 passed, 0 failed
+// CHECK: checks: 24 passed, 0 failed
 // the example of docs/spec.md (gather), result from the spec: batching dims, a clamped index 9
 func.func @gather_spec_example() {
   %c0 = stablehlo.constant dense<[[[[1, 2], [3, 4], [5, 6], [7, 8]], [[9, 10], [11, 12], [13, 14], [15, 16]], [[17, 18], [19, 20], [21, 22], [23, 24]]], [[[25, 26], [27, 28], [29, 30], [31, 32]], [[33, 34], [35, 36], [37, 38], [39, 40]], [[41, 42], [43, 44], [45, 46], [47, 48]]]]> : tensor<2x3x4x2xi32>
@@ -111,6 +111,25 @@ func.func @gather_i1() {
   %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<4xi1>, tensor<2x1xi32>
   %r = "stablehlo.gather"(%a0, %a1) {dimension_numbers = #stablehlo.gather<offset_dims = [], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1>, indices_are_sorted = false} : (tensor<4xi1>, tensor<2x1xi32>) -> tensor<2xi1>
   check.expect_eq_const %r, dense<[false, true]> : tensor<2xi1>
+  func.return
+}
+
+// ui64 starts at and above 2^63 clamp to the end
+func.func @gather_ui64_huge_indices() {
+  %c0 = stablehlo.constant dense<[10, 11, 12, 13]> : tensor<4xi32>
+  %c1 = stablehlo.constant dense<[[9223372036854775808], [18446744073709551615], [1]]> : tensor<3x1xui64>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<4xi32>, tensor<3x1xui64>
+  %r = "stablehlo.gather"(%a0, %a1) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 2>, indices_are_sorted = false} : (tensor<4xi32>, tensor<3x1xui64>) -> tensor<3x2xi32>
+  check.expect_eq_const %r, dense<[[12, 13], [12, 13], [11, 12]]> : tensor<3x2xi32>
+  func.return
+}
+
+func.func @gather_ui8_indices_past_end() {
+  %c0 = stablehlo.constant dense<[10, 11, 12, 13]> : tensor<4xi32>
+  %c1 = stablehlo.constant dense<[[200], [255]]> : tensor<2x1xui8>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<4xi32>, tensor<2x1xui8>
+  %r = "stablehlo.gather"(%a0, %a1) {dimension_numbers = #stablehlo.gather<offset_dims = [], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1>, indices_are_sorted = false} : (tensor<4xi32>, tensor<2x1xui8>) -> tensor<2xi32>
+  check.expect_eq_const %r, dense<[13, 13]> : tensor<2xi32>
   func.return
 }
 
@@ -271,5 +290,20 @@ func.func @scatter_scalar_indices_f16() {
   stablehlo.return %s : tensor<f16>
   }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, indices_are_sorted = false, unique_indices = false} : (tensor<4x2xf16>, tensor<3xi32>, tensor<3x2xf16>) -> tensor<4x2xf16>
   check.expect_eq_const %r, dense<[[0.0, 0.0], [2.0, 4.0], [0.0, 0.0], [0.75, 1.25]]> : tensor<4x2xf16>
+  func.return
+}
+
+// ui64 indices at and above 2^63 are out of bounds: skipped
+func.func @scatter_ui64_huge_indices() {
+  %c0 = stablehlo.constant dense<[0, 0, 0]> : tensor<3xi32>
+  %c1 = stablehlo.constant dense<[[18446744073709551615], [9223372036854775808], [2]]> : tensor<3x1xui64>
+  %c2 = stablehlo.constant dense<[5, 6, 7]> : tensor<3xi32>
+  %a0, %a1, %a2 = stablehlo.optimization_barrier %c0, %c1, %c2 : tensor<3xi32>, tensor<3x1xui64>, tensor<3xi32>
+  %r = "stablehlo.scatter"(%a0, %a1, %a2) ({
+  ^bb0(%x: tensor<i32>, %y: tensor<i32>):
+  %s = stablehlo.add %x, %y : tensor<i32>
+  stablehlo.return %s : tensor<i32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, indices_are_sorted = false, unique_indices = false} : (tensor<3xi32>, tensor<3x1xui64>, tensor<3xi32>) -> tensor<3xi32>
+  check.expect_eq_const %r, dense<[0, 0, 7]> : tensor<3xi32>
   func.return
 }

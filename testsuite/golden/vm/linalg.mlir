@@ -16,7 +16,7 @@
 // -O2 neither folds the ops nor loses the fused kernels.
 // RUN: %tpurun -O0 --check %s | FileCheck %s --implicit-check-not=FAIL
 // RUN: %tpurun --check %s | FileCheck %s --implicit-check-not=FAIL
-// CHECK: checks: 57 passed, 0 failed
+// CHECK: checks: 58 passed, 0 failed
 // small integers: every order of summation is exact
 func.func @dot_matmul_f32() {
   %c0 = stablehlo.constant dense<[[-1.0, 2.0, 1.0, 0.0], [4.0, -3.0, 3.0, 2.0], [4.0, -4.0, 1.0, -4.0]]> : tensor<3x4xf32>
@@ -216,6 +216,16 @@ func.func @dot_nan_inf_f32() {
   %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<3x2xf32>, tensor<2x1xf32>
   %r = stablehlo.dot_general %a0, %a1, contracting_dims = [1] x [0] : (tensor<3x2xf32>, tensor<2x1xf32>) -> tensor<3x1xf32>
   check.expect_eq_const %r, dense<[[0x7FC00000], [0x7FC00000], [2.0]]> : tensor<3x1xf32>
+  func.return
+}
+
+// ui64 products and sums wrap
+func.func @dot_ui64_wrap() {
+  %c0 = stablehlo.constant dense<[[18446744073709551615, 2]]> : tensor<1x2xui64>
+  %c1 = stablehlo.constant dense<[[3], [9223372036854775808]]> : tensor<2x1xui64>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<1x2xui64>, tensor<2x1xui64>
+  %r = stablehlo.dot_general %a0, %a1, contracting_dims = [1] x [0] : (tensor<1x2xui64>, tensor<2x1xui64>) -> tensor<1x1xui64>
+  check.expect_eq_const %r, dense<[[18446744073709551613]]> : tensor<1x1xui64>
   func.return
 }
 

@@ -13,7 +13,7 @@
 // -O2 neither folds the ops nor loses the fused kernels.
 // RUN: %tpurun -O0 --check %s | FileCheck %s --implicit-check-not=FAIL
 // RUN: %tpurun --check %s | FileCheck %s --implicit-check-not=FAIL
-// CHECK: checks: 20 passed, 0 failed
+// CHECK: checks: 22 passed, 0 failed
 // the example of docs/spec.md (reduce_window), result from the spec
 func.func @reduce_window_spec_example() {
   %c0 = stablehlo.constant dense<[[1, 2], [3, 4], [5, 6]]> : tensor<3x2xi64>
@@ -214,6 +214,25 @@ func.func @reduce_window_empty_result() {
   stablehlo.return %s : tensor<f32>
   }) {window_dimensions = array<i64: 3>, window_strides = array<i64: 1>, base_dilations = array<i64: 1>, window_dilations = array<i64: 1>, padding = dense<[[0, 0]]> : tensor<1x2xi64>} : (tensor<2xf32>, tensor<f32>) -> tensor<0xf32>
   check.expect_eq_const %r, dense<> : tensor<0xf32>
+  func.return
+}
+
+// two operands reduced together: a windowed argmax (no ties, so any order of the fold agrees)
+func.func @reduce_window_two_operands_argmax() {
+  %c0 = stablehlo.constant dense<[3.0, 1.0, 4.0, 1.0, 5.0]> : tensor<5xf32>
+  %c1 = stablehlo.constant dense<[0, 1, 2, 3, 4]> : tensor<5xi32>
+  %c2 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %c3 = stablehlo.constant dense<-1> : tensor<i32>
+  %a0, %a1, %a2, %a3 = stablehlo.optimization_barrier %c0, %c1, %c2, %c3 : tensor<5xf32>, tensor<5xi32>, tensor<f32>, tensor<i32>
+  %r:2 = "stablehlo.reduce_window"(%a0, %a1, %a2, %a3) ({
+  ^bb0(%xv: tensor<f32>, %xi: tensor<i32>, %yv: tensor<f32>, %yi: tensor<i32>):
+  %ge = stablehlo.compare  GE, %xv, %yv,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  %v = stablehlo.select %ge, %xv, %yv : tensor<i1>, tensor<f32>
+  %i = stablehlo.select %ge, %xi, %yi : tensor<i1>, tensor<i32>
+  stablehlo.return %v, %i : tensor<f32>, tensor<i32>
+  }) {window_dimensions = array<i64: 3>, window_strides = array<i64: 1>} : (tensor<5xf32>, tensor<5xi32>, tensor<f32>, tensor<i32>) -> (tensor<3xf32>, tensor<3xi32>)
+  check.expect_eq_const %r#0, dense<[4.0, 4.0, 5.0]> : tensor<3xf32>
+  check.expect_eq_const %r#1, dense<[2, 2, 4]> : tensor<3xi32>
   func.return
 }
 

@@ -13,7 +13,7 @@
 // -O2 neither folds the ops nor loses the fused kernels.
 // RUN: %tpurun -O0 --check %s | FileCheck %s --implicit-check-not=FAIL
 // RUN: %tpurun --check %s | FileCheck %s --implicit-check-not=FAIL
-// CHECK: checks: 56 passed, 0 failed
+// CHECK: checks: 59 passed, 0 failed
 // a scalar to every element
 func.func @broadcast_scalar_f32() {
   %c0 = stablehlo.constant dense<2.5> : tensor<f32>
@@ -435,6 +435,25 @@ func.func @dynamic_slice_full() {
   func.return
 }
 
+// unsigned starts above INT64_MAX clamp to the end, not to 0
+func.func @dynamic_slice_ui64_huge() {
+  %c0 = stablehlo.constant dense<[0, 1, 2, 3, 4]> : tensor<5xi32>
+  %c1 = stablehlo.constant dense<18446744073709551615> : tensor<ui64>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<5xi32>, tensor<ui64>
+  %r = stablehlo.dynamic_slice %a0, %a1, sizes = [2] : (tensor<5xi32>, tensor<ui64>) -> tensor<2xi32>
+  check.expect_eq_const %r, dense<[3, 4]> : tensor<2xi32>
+  func.return
+}
+
+func.func @dynamic_slice_ui64_top_bit() {
+  %c0 = stablehlo.constant dense<[0, 1, 2, 3, 4]> : tensor<5xi32>
+  %c1 = stablehlo.constant dense<9223372036854775808> : tensor<ui64>
+  %a0, %a1 = stablehlo.optimization_barrier %c0, %c1 : tensor<5xi32>, tensor<ui64>
+  %r = stablehlo.dynamic_slice %a0, %a1, sizes = [2] : (tensor<5xi32>, tensor<ui64>) -> tensor<2xi32>
+  check.expect_eq_const %r, dense<[3, 4]> : tensor<2xi32>
+  func.return
+}
+
 func.func @dynamic_update_slice_i32() {
   %c0 = stablehlo.constant dense<[[0, 1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12, 13], [14, 15, 16, 17, 18, 19, 20], [21, 22, 23, 24, 25, 26, 27], [28, 29, 30, 31, 32, 33, 34]]> : tensor<5x7xi32>
   %c1 = stablehlo.constant dense<[[-1, -2, -3], [-4, -5, -6]]> : tensor<2x3xi32>
@@ -510,5 +529,16 @@ func.func @dynamic_update_slice_c128() {
   %a0, %a1, %a2 = stablehlo.optimization_barrier %c0, %c1, %c2 : tensor<3xcomplex<f64>>, tensor<2xcomplex<f64>>, tensor<i64>
   %r = stablehlo.dynamic_update_slice %a0, %a1, %a2 : (tensor<3xcomplex<f64>>, tensor<2xcomplex<f64>>, tensor<i64>) -> tensor<3xcomplex<f64>>
   check.expect_eq_const %r, dense<[(0.0, 1.0), (5.0, 0.0), (6.0, 0.0)]> : tensor<3xcomplex<f64>>
+  func.return
+}
+
+// an unsigned start of 2^32 - 1 clamps to the end
+func.func @dynamic_update_slice_ui32_huge() {
+  %c0 = stablehlo.constant dense<[0, 1, 2, 3, 4]> : tensor<5xi32>
+  %c1 = stablehlo.constant dense<[7, 8]> : tensor<2xi32>
+  %c2 = stablehlo.constant dense<4294967295> : tensor<ui32>
+  %a0, %a1, %a2 = stablehlo.optimization_barrier %c0, %c1, %c2 : tensor<5xi32>, tensor<2xi32>, tensor<ui32>
+  %r = stablehlo.dynamic_update_slice %a0, %a1, %a2 : (tensor<5xi32>, tensor<2xi32>, tensor<ui32>) -> tensor<5xi32>
+  check.expect_eq_const %r, dense<[0, 1, 2, 7, 8]> : tensor<5xi32>
   func.return
 }

@@ -114,6 +114,7 @@ C.append(conv('conv1d_f16', ri(1, 2, 5), ri(1, 2, 2), 'f16'))
 C.append(conv('conv3d_f32', ri(1, 1, 3, 4, 3), ri(2, 1, 2, 2, 2), 'f32', stride=[1, 2, 1], comment='three spatial dimensions'))
 C.append(conv('conv_empty_output_f32', ri(1, 1, 2, 2), ri(1, 1, 3, 3), 'f32', comment='a kernel larger than the input: an empty result'))
 C.append(conv('conv2d_larger_f32', ri(2, 16, 12, 12), ri(32, 16, 3, 3), 'f32', pad=[[1, 1], [1, 1]], comment='16 -> 32 channels, SAME padding'))
+C.append(conv('conv1d_i32_wrap', [[[2**31 - 1, 2**31 - 1]]], [[[1, 1]]], 'i32', comment='i32 sums wrap'))
 
 HEADER = '''convolution (vm/kernels/conv.c): the spec example with its result, 1-D,
 2-D and 3-D; strides, positive and negative padding, lhs dilation, rhs

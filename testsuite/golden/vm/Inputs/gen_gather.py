@@ -93,6 +93,9 @@ C.append(gather('gather_offset_first_i16', np.arange(24).reshape(2, 3, 4), 'i16'
                 comment='offset dims before the batch dim in the result'))
 C.append(gather('gather_empty_indices_f16', T, 'f16', np.zeros((0, 1)), 'i32', [1], [0], [0], 1, [1, 4], comment='no indices: an empty result'))
 C.append(gather('gather_i1', [True, False, True, False], 'i1', [[1], [2]], 'i32', [], [0], [0], 1, [1]))
+C.append(gather('gather_ui64_huge_indices', [10, 11, 12, 13], 'i32', [[2**63], [2**64 - 1], [1]], 'ui64', [1], [], [0], 1, [2],
+                comment='ui64 starts at and above 2^63 clamp to the end'))
+C.append(gather('gather_ui8_indices_past_end', [10, 11, 12, 13], 'i32', [[200], [255]], 'ui8', [], [0], [0], 1, [1]))
 
 def scatter(name, inp, ty, idx, ity, upd, uwd, iwd, s2o, ivd, op='add', comment=None, ibatch=(), sbatch=(), expect=None):
     x, i, u = arr(inp, ty), np.asarray(idx, dtype=INTS[ity]), arr(upd, ty)
@@ -139,6 +142,8 @@ C.append(scatter('scatter_i1_or', [False, False, True], 'i1', [[0], [1]], 'i32',
 C.append(scatter('scatter_empty_updates', np.arange(4), 'i32', np.zeros((0, 1)), 'i32', np.zeros((0,)), [], [0], [0], 1,
                  comment='no updates: the input unchanged'))
 C.append(scatter('scatter_scalar_indices_f16', np.zeros((4, 2)), 'f16', [3, 1, 3], 'i32', [[0.5, 1.0], [2.0, 4.0], [0.25, 0.25]], [1], [0], [0], 1))
+C.append(scatter('scatter_ui64_huge_indices', [0, 0, 0], 'i32', [[2**64 - 1], [2**63], [2]], 'ui64', [5, 6, 7], [], [0], [0], 1,
+                 comment='ui64 indices at and above 2^63 are out of bounds: skipped'))
 
 HEADER = '''gather and scatter (vm/kernels/gather.c): the examples of docs/spec.md
 (batching dims, clamped gather starts, overlapping and out-of-bounds

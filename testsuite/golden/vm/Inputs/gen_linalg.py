@@ -60,6 +60,7 @@ C.append(dot('dot_large_f32', ri(130, 70), 'f32', ri(70, 140), 'f32', 'f32', ([]
 C.append(dot('dot_large_batch_i32', ri(3, 33, 257, lo=-50, hi=50), 'i32', ri(3, 257, 9, lo=-50, hi=50), 'i32', 'i32', ([0], [0]), ([2], [1])))
 C.append(dot('dot_nan_inf_f32', [[inf, 1.0], [nan, 0.0], [0.0, 2.0]], 'f32', [[0.0], [1.0]], 'f32', 'f32', ([], []), ([1], [0]),
              'inf * 0 = NaN, NaN propagates'))
+C.append(dot('dot_ui64_wrap', [[2**64 - 1, 2]], 'ui64', [[3], [2**63]], 'ui64', 'ui64', ([], []), ([1], [0]), 'ui64 products and sums wrap'))
 
 # ---- cholesky: A = L L^H for small integer L (exact in floating point)
 def chol(name, L, ty, lower, comment=None):

@@ -64,6 +64,19 @@ C.append(rw('sum_window_c64', [1j, 1 + 0j, 2 - 1j], 'complex<f32>', 0j, 'add', [
 C.append(rw('reduce_window_i64_3d', np.arange(24).reshape(2, 3, 4), 'i64', 0, 'add', [1, 2, 2], [1, 1, 2]))
 C.append(rw('reduce_window_negative_pad', X, 'i32', 0, 'add', [1, 2], [1, 1], pad=[[-1, 0], [0, -2]], comment='negative padding crops'))
 C.append(rw('reduce_window_empty_result', [1.0, 2.0], 'f32', 0.0, 'add', [3], comment='a window larger than the input: an empty result'))
+X2 = np.array([3.0, 1.0, 4.0, 1.0, 5.0], dtype=np.float32)
+C.append(Case('reduce_window_two_operands_argmax', [(X2, 'f32'), (np.arange(5, dtype=np.int32), 'i32'), (np.array(-np.inf, dtype=np.float32), 'f32'),
+                                                     (np.array(-1, dtype=np.int32), 'i32')],
+              '\n'.join(['%r:2 = "stablehlo.reduce_window"(%a0, %a1, %a2, %a3) ({',
+                         '  ^bb0(%xv: tensor<f32>, %xi: tensor<i32>, %yv: tensor<f32>, %yi: tensor<i32>):',
+                         '    %ge = stablehlo.compare  GE, %xv, %yv,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>',
+                         '    %v = stablehlo.select %ge, %xv, %yv : tensor<i1>, tensor<f32>',
+                         '    %i = stablehlo.select %ge, %xi, %yi : tensor<i1>, tensor<i32>',
+                         '    stablehlo.return %v, %i : tensor<f32>, tensor<i32>',
+                         '}) {window_dimensions = array<i64: 3>, window_strides = array<i64: 1>} : (tensor<5xf32>, tensor<5xi32>, tensor<f32>, tensor<i32>) -> (tensor<3xf32>, tensor<3xi32>)']),
+              [('%r#0', np.array([max(X2[i:i + 3]) for i in range(3)], dtype=np.float32), 'f32', 'eq'),
+               ('%r#1', np.array([i + int(np.argmax(X2[i:i + 3])) for i in range(3)], dtype=np.int32), 'i32', 'eq')],
+              'two operands reduced together: a windowed argmax (no ties, so any order of the fold agrees)'))
 
 def sas_ref(x, src, init, sel, ws_dims, strides, pad):
     x = np.asarray(x)

@@ -113,6 +113,8 @@ C.append(ds('dynamic_slice_clamp_negative', B, 'i32', [-3, -100], [3, 2], ity='i
 C.append(ds('dynamic_slice_ui_index', B, 'i8', [200, 3], [1, 4], ity='ui8', comment='an unsigned start of 200'))
 C.append(ds('dynamic_slice_3d_c64', A234 * (1 + 1j), 'complex<f32>', [1, 1, 2], [1, 2, 2]))
 C.append(ds('dynamic_slice_full', A23, 'ui64', [1, 1], [2, 3], comment='the whole operand: starts clamp to 0'))
+C.append(ds('dynamic_slice_ui64_huge', np.arange(5), 'i32', [2**64 - 1], [2], ity='ui64', comment='unsigned starts above INT64_MAX clamp to the end, not to 0'))
+C.append(ds('dynamic_slice_ui64_top_bit', np.arange(5), 'i32', [2**63], [2], ity='ui64'))
 # ---- dynamic_update_slice
 def dus_ref(a, u, starts):
     a = np.array(a).copy()
@@ -133,6 +135,7 @@ C.append(dus('dynamic_update_slice_bf16', A234 * 1.0, np.full((2, 1, 2), 0.5), '
 C.append(dus('dynamic_update_slice_i1', [True, True, True], [False], 'i1', [1]))
 C.append(dus('dynamic_update_slice_empty_update', A23, np.zeros((0, 2)), 'i16', [1, 1], comment='an empty update leaves the operand'))
 C.append(dus('dynamic_update_slice_c128', [1j, 2j, 3j], [5 + 0j, 6 + 0j], 'complex<f64>', [2]))
+C.append(dus('dynamic_update_slice_ui32_huge', np.arange(5), [7, 8], 'i32', [2**32 - 1], ity='ui32', comment='an unsigned start of 2^32 - 1 clamps to the end'))
 
 HEADER = '''Data movement kernels (vm/kernels/shape.c): broadcast_in_dim (scalar,
 size-1 and permuted dims, empty), reshape, transpose (2-D, 3-D, a 20x15
