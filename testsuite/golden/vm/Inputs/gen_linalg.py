@@ -56,8 +56,9 @@ C.append(dot('dot_c128_batch', ri(2, 2, 2) + 1j * ri(2, 2, 2), 'complex<f64>', r
 C.append(dot('dot_empty_contract', np.zeros((3, 0)), 'f32', np.zeros((0, 2)), 'f32', 'f32', ([], []), ([1], [0]), 'an empty contracting dimension gives zeros'))
 C.append(dot('dot_empty_free', np.zeros((0, 4)), 'f32', ri(4, 2), 'f32', 'f32', ([], []), ([1], [0])))
 C.append(dot('dot_bf16_to_f32', ri(3, 64), 'bf16', ri(64, 2), 'bf16', 'f32', ([], []), ([1], [0]), 'bf16 operands, f32 result'))
-C.append(dot('dot_large_f32', ri(130, 70), 'f32', ri(70, 140), 'f32', 'f32', ([], []), ([1], [0]), 'larger than one (128, 128) tile in every dimension'))
-C.append(dot('dot_large_batch_i32', ri(3, 33, 257, lo=-50, hi=50), 'i32', ri(3, 257, 9, lo=-50, hi=50), 'i32', 'i32', ([0], [0]), ([2], [1])))
+C.append(dot('dot_large_f32', ri(129, 16), 'f32', ri(16, 130), 'f32', 'f32', ([], []), ([1], [0]), 'a result larger than one (128, 128) tile'))
+C.append(dot('dot_large_batch_i32', ri(2, 9, 300, lo=-50, hi=50), 'i32', ri(2, 300, 5, lo=-50, hi=50), 'i32', 'i32', ([0], [0]), ([2], [1]),
+             'a contracting dimension of 300, longer than a tile'))
 C.append(dot('dot_nan_inf_f32', [[inf, 1.0], [nan, 0.0], [0.0, 2.0]], 'f32', [[0.0], [1.0]], 'f32', 'f32', ([], []), ([1], [0]),
              'inf * 0 = NaN, NaN propagates'))
 C.append(dot('dot_ui64_wrap', [[2**64 - 1, 2]], 'ui64', [[3], [2**63]], 'ui64', 'ui64', ([], []), ([1], [0]), 'ui64 products and sums wrap'))
@@ -123,6 +124,94 @@ for trans in (0, 1, 2):
 C[-3].comment = 'complex: TRANSPOSE and ADJOINT differ by the conjugation'
 C.append(trsm('trsm_right_upper_adjoint_c64', Ac, Bc.T.copy(), 'complex<f32>', False, False, False, 2, 1e-5))
 C.append(trsm('trsm_batch_f64', np.stack([A4, A4 * 2]), np.stack([Bl, -Bl]), 'f64', True, False, False, 0, 1e-12))
+
+# ---- larger factorizations and solves, past the 128-wide diagonal blocks.
+# The operands are built in the program from iota by a formula (exact binary
+# fractions), so no large constant is needed: cholesky(L L^T) is checked
+# against L itself, and triangular_solve(A, A X) against X.
+def formula_matrix(n, ty, lower, diag, name):
+    """%name = a triangular n x n matrix: off-diagonal ((7 i + 3 j) mod 11 - 5) / 8
+    in the triangle, diag on the diagonal, zero elsewhere."""
+    t, it, bt = tt((n, n), ty), tt((n, n), 'i32'), tt((n, n), 'i1')
+    return [
+        '%%%s_i = stablehlo.iota dim = 0 : %s' % (name, it),
+        '%%%s_j = stablehlo.iota dim = 1 : %s' % (name, it),
+        '%%%s_c7 = stablehlo.constant dense<7> : %s' % (name, it),
+        '%%%s_c3 = stablehlo.constant dense<3> : %s' % (name, it),
+        '%%%s_c11 = stablehlo.constant dense<11> : %s' % (name, it),
+        '%%%s_c5 = stablehlo.constant dense<5> : %s' % (name, it),
+        '%%%s_p = stablehlo.multiply %%%s_i, %%%s_c7 : %s' % (name, name, name, it),
+        '%%%s_q = stablehlo.multiply %%%s_j, %%%s_c3 : %s' % (name, name, name, it),
+        '%%%s_s = stablehlo.add %%%s_p, %%%s_q : %s' % (name, name, name, it),
+        '%%%s_m = stablehlo.remainder %%%s_s, %%%s_c11 : %s' % (name, name, name, it),
+        '%%%s_k = stablehlo.subtract %%%s_m, %%%s_c5 : %s' % (name, name, name, it),
+        '%%%s_f = stablehlo.convert %%%s_k : (%s) -> %s' % (name, name, it, t),
+        '%%%s_e = stablehlo.constant dense<0.125> : %s' % (name, t),
+        '%%%s_v = stablehlo.multiply %%%s_f, %%%s_e : %s' % (name, name, name, t),
+        '%%%s_d = stablehlo.constant dense<%r> : %s' % (name, float(diag), t),
+        '%%%s_z = stablehlo.constant dense<0.0> : %s' % (name, t),
+        '%%%s_tri = stablehlo.compare  %s, %%%s_i, %%%s_j,  SIGNED : (%s, %s) -> %s' % (name, 'GT' if lower else 'LT', name, name, it, it, bt),
+        '%%%s_dg = stablehlo.compare  EQ, %%%s_i, %%%s_j,  SIGNED : (%s, %s) -> %s' % (name, name, name, it, it, bt),
+        '%%%s_o = stablehlo.select %%%s_tri, %%%s_v, %%%s_z : %s, %s' % (name, name, name, name, bt, t),
+        '%%%s = stablehlo.select %%%s_dg, %%%s_d, %%%s_o : %s, %s' % (name, name, name, name, bt, t),
+    ]
+
+def formula_np(n, lower, diag):
+    i, j = np.indices((n, n))
+    v = (((7 * i + 3 * j) % 11) - 5) / 8
+    return np.where(i == j, diag, np.where(i > j if lower else i < j, v, 0.0))
+
+def big_cholesky(name, n, ty, comment=None):
+    L = formula_np(n, True, 2.0)
+    assert np.allclose(np.linalg.cholesky(L @ L.T), L)  # the formula is the factor
+    t = tt((n, n), ty)
+    body = formula_matrix(n, ty, True, 2.0, 'L') + [
+        '%%A = stablehlo.dot_general %%L, %%L, contracting_dims = [1] x [1] : (%s, %s) -> %s' % (t, t, t),
+        '%Ab = stablehlo.optimization_barrier %A : ' + t,
+        '%r = "stablehlo.cholesky"(%Ab) {lower = true} : (' + t + ') -> ' + t,
+        '%%low = stablehlo.compare  GE, %%L_i, %%L_j,  SIGNED : (%s, %s) -> %s' % (tt((n, n), 'i32'), tt((n, n), 'i32'), tt((n, n), 'i1')),
+        '%k = stablehlo.select %low, %r, %L_z : ' + tt((n, n), 'i1') + ', ' + t,
+        'check.expect_eq %k, %L : ' + t]
+    c = Case(name, [], '\n'.join(body), [], comment)
+    c.checks = [None]  # one check, written in the body
+    return c
+
+def big_trsm(name, n, m, ty, lower, trans, tol, comment=None):
+    A = formula_np(n, lower, 3.0)
+    i, j = np.indices((n, m))
+    X = ((5 * i + j) % 9 - 4) / 4
+    op = A if trans == 0 else A.T
+    assert np.allclose(np.linalg.solve(op, op @ X), X)
+    t, bt = tt((n, n), ty), tt((n, m), ty)
+    xi = tt((n, m), 'i32')
+    cd = '[1] x [0]' if trans == 0 else '[0] x [0]'
+    body = formula_matrix(n, ty, lower, 3.0, 'A') + [
+        '%X_i = stablehlo.iota dim = 0 : ' + xi,
+        '%X_j = stablehlo.iota dim = 1 : ' + xi,
+        '%X_c5 = stablehlo.constant dense<5> : ' + xi,
+        '%X_c9 = stablehlo.constant dense<9> : ' + xi,
+        '%X_c4 = stablehlo.constant dense<4> : ' + xi,
+        '%X_p = stablehlo.multiply %X_i, %X_c5 : ' + xi,
+        '%X_s = stablehlo.add %X_p, %X_j : ' + xi,
+        '%X_m = stablehlo.remainder %X_s, %X_c9 : ' + xi,
+        '%X_k = stablehlo.subtract %X_m, %X_c4 : ' + xi,
+        '%X_f = stablehlo.convert %X_k : (' + xi + ') -> ' + bt,
+        '%X_q = stablehlo.constant dense<0.25> : ' + bt,
+        '%X = stablehlo.multiply %X_f, %X_q : ' + bt,
+        '%%B = stablehlo.dot_general %%A, %%X, contracting_dims = %s : (%s, %s) -> %s' % (cd, t, bt, bt),
+        '%Ab, %Bb = stablehlo.optimization_barrier %A, %B : ' + t + ', ' + bt,
+        '%%r = "stablehlo.triangular_solve"(%%Ab, %%Bb) {left_side = true, lower = %s, unit_diagonal = false, transpose_a = #stablehlo<transpose %s>} : (%s, %s) -> %s' % (
+            str(lower).lower(), TR[trans], t, bt, bt),
+        'check.expect_almost_eq %%r, %%X {tolerance = %r : f64} : %s' % (tol, bt)]
+    c = Case(name, [], '\n'.join(body).replace('%%', '%'), [], comment)
+    c.checks = [None]
+    return c
+
+C.append(big_cholesky('cholesky_200_f64', 200, 'f64', 'a 200x200 Cholesky factor (past the 128 blocks) of L L^T, L built from iota; compared with L exactly'))
+C.append(big_cholesky('cholesky_140_f32', 140, 'f32'))
+C.append(big_trsm('trsm_200_lower_f64', 200, 6, 'f64', True, 0, 1e-12, 'a 200x200 triangular solve of A X, A and X built from iota, against X'))
+C.append(big_trsm('trsm_200_upper_transpose_f64', 200, 6, 'f64', False, 1, 1e-12))
+C.append(big_trsm('trsm_140_lower_f32', 140, 3, 'f32', True, 0, 1e-5))
 
 HEADER = '''Linear algebra kernels (vm/kernels/linalg.c, gemm.c): dot_general with
 batch dims (leading, middle, two), contracting dims (transposed, two, none,

@@ -125,7 +125,7 @@ class Case:
                 ', '.join('%%c%d' % i for i in range(len(types))), ', '.join(types)))
         for line in self.body.strip('\n').split('\n'):
             out.append('  ' + line.strip())
-        for ssa, exp, ty, kind in self.checks:
+        for ssa, exp, ty, kind in [c for c in self.checks if c is not None]:
             t = tt(np.shape(exp), ty)
             if kind == 'eq':
                 out.append('  check.expect_eq_const %s, %s : %s' % (ssa, dense(exp, ty), t))
