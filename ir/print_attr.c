@@ -273,6 +273,45 @@ static void print_enum(FILE *out, const Attr *a, bool generic) {
   fputc_unlocked('>', out);
 }
 
+/* array<i64: 1, 2>, or dense<[1, 2]> : tensor<2xi64> in generic form. */
+static void print_dense_array(FILE *out, const Attr *a, bool generic) {
+  const char *en = elem_name(a->u.darray.elem);
+  int n = a->u.darray.n;
+  if (generic) fputs_unlocked("dense<", out);
+  else fprintf(out, "array<%s%s", en, n ? ": " : "");
+  if (generic && n) fputc_unlocked('[', out);
+  for (int i = 0; i < n; i++) {
+    if (i) fputs_unlocked(", ", out);
+    if (a->u.darray.elem == ELEM_I1) fputs_unlocked(a->u.darray.ints[i] ? "true" : "false", out);
+    else if (a->u.darray.ints) fprintf(out, "%" PRId64, a->u.darray.ints[i]);
+    else print_float_value(out, a->u.darray.elem, double_to_float_bits(a->u.darray.elem, a->u.darray.floats[i]));
+  }
+  if (generic) fprintf(out, "%s> : tensor<%dx%s>", n ? "]" : "", n, en);
+  else fputc_unlocked('>', out);
+}
+
+/* #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, or its raw
+ * form in generic form (old parsers cannot balance '->' inside <...>). */
+static void print_conv_attr(FILE *out, const Attr *a, bool generic) {
+  fputs_unlocked("#stablehlo.conv<", out);
+  if (generic) {
+    const ConvDims *d = &a->u.conv;
+    fprintf(out, "raw input_batch_dimension = %" PRId64 ", input_feature_dimension = %" PRId64
+                 ", input_spatial_dimensions = [", d->input_batch, d->input_feature);
+    print_i64s(out, d->nspatial, d->input_spatial);
+    fprintf(out, "], kernel_input_feature_dimension = %" PRId64 ", kernel_output_feature_dimension = %" PRId64
+                 ", kernel_spatial_dimensions = [", d->kernel_input_feature, d->kernel_output_feature);
+    print_i64s(out, d->nspatial, d->kernel_spatial);
+    fprintf(out, "], output_batch_dimension = %" PRId64 ", output_feature_dimension = %" PRId64
+                 ", output_spatial_dimensions = [", d->output_batch, d->output_feature);
+    print_i64s(out, d->nspatial, d->output_spatial);
+    fputc_unlocked(']', out);
+  } else {
+    print_conv_dims(out, &a->u.conv);
+  }
+  fputc_unlocked('>', out);
+}
+
 void print_attr(FILE *out, const Attr *a, bool generic) {
   switch (a->kind) {
   case ATTR_UNIT: fputs_unlocked("unit", out); return;
@@ -321,22 +360,7 @@ void print_attr(FILE *out, const Attr *a, bool generic) {
     fputs_unlocked("> : ", out);
     print_type(out, a->type);
     return;
-  case ATTR_DENSE_ARRAY: {
-    const char *en = elem_name(a->u.darray.elem);
-    int n = a->u.darray.n;
-    if (generic) fputs_unlocked("dense<", out);
-    else fprintf(out, "array<%s%s", en, n ? ": " : "");
-    if (generic && n) fputc_unlocked('[', out);
-    for (int i = 0; i < n; i++) {
-      if (i) fputs_unlocked(", ", out);
-      if (a->u.darray.elem == ELEM_I1) fputs_unlocked(a->u.darray.ints[i] ? "true" : "false", out);
-      else if (a->u.darray.ints) fprintf(out, "%" PRId64, a->u.darray.ints[i]);
-      else print_float_value(out, a->u.darray.elem, double_to_float_bits(a->u.darray.elem, a->u.darray.floats[i]));
-    }
-    if (generic) fprintf(out, "%s> : tensor<%dx%s>", n ? "]" : "", n, en);
-    else fputc_unlocked('>', out);
-    return;
-  }
+  case ATTR_DENSE_ARRAY: print_dense_array(out, a, generic); return;
   case ATTR_DENSE_RESOURCE:
     fprintf(out, "dense_resource<%s> : ", a->u.resource.name);
     print_type(out, a->type);
@@ -351,26 +375,7 @@ void print_attr(FILE *out, const Attr *a, bool generic) {
     }
     fputc_unlocked('>', out);
     return;
-  case ATTR_CONV_DIMS:
-    fputs_unlocked("#stablehlo.conv<", out);
-    if (generic) {
-      /* The raw form: old parsers cannot balance '->' inside <...>. */
-      const ConvDims *d = &a->u.conv;
-      fprintf(out, "raw input_batch_dimension = %" PRId64 ", input_feature_dimension = %" PRId64
-                   ", input_spatial_dimensions = [", d->input_batch, d->input_feature);
-      print_i64s(out, d->nspatial, d->input_spatial);
-      fprintf(out, "], kernel_input_feature_dimension = %" PRId64 ", kernel_output_feature_dimension = %" PRId64
-                   ", kernel_spatial_dimensions = [", d->kernel_input_feature, d->kernel_output_feature);
-      print_i64s(out, d->nspatial, d->kernel_spatial);
-      fprintf(out, "], output_batch_dimension = %" PRId64 ", output_feature_dimension = %" PRId64
-                   ", output_spatial_dimensions = [", d->output_batch, d->output_feature);
-      print_i64s(out, d->nspatial, d->output_spatial);
-      fputc_unlocked(']', out);
-    } else {
-      print_conv_dims(out, &a->u.conv);
-    }
-    fputc_unlocked('>', out);
-    return;
+  case ATTR_CONV_DIMS: print_conv_attr(out, a, generic); return;
   case ATTR_INT_LIST:
     fputc_unlocked('[', out);
     print_i64s(out, a->u.ilist.n, a->u.ilist.v);
