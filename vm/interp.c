@@ -577,14 +577,8 @@ static int check_probe_value(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
   return VM_OK;
 }
 
-typedef int (*ExecFn)(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out);
-static const ExecFn exec_table[VM_OP_COUNT] = {
+const VmExecFn vm_exec_table[VM_OP_COUNT] = {
 #define OPC(id, name, nin, nout, fields, check, exec, flags, doc) [VM_OP_##id] = exec,
-#include "vm/opcodes.def"
-#undef OPC
-};
-static const unsigned flags_table[VM_OP_COUNT] = {
-#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) [VM_OP_##id] = flags,
 #include "vm/opcodes.def"
 #undef OPC
 };
@@ -617,7 +611,7 @@ static int run_kernel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
     goto done;
   }
   for (uint32_t i = 0; i < ins->n_in; i++) in[i] = (VmTensor){fn->reg_types[ins->in[i]], x->regs[ins->in[i]]->data};
-  unsigned flags = flags_table[ins->opcode];
+  unsigned flags = vm_op_rows[ins->opcode].flags;
   if ((flags & VMF_ALIAS) && ins->n_out == 1 && same_bytes(fn->reg_types[ins->out[0]], in[0].type)) {
     x->regs[ins->out[0]] = buf_ref(x->regs[ins->in[0]]);
     goto done;
@@ -638,7 +632,7 @@ static int run_kernel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
     out[i] = (VmTensor){t, b->data};
   }
   x->ins = ins;
-  rc = exec_table[ins->opcode](x, ins, in, out);
+  rc = vm_exec_table[ins->opcode](x, ins, in, out);
 done:
   if (in && in != in_stack) free(in);
   if (out && out != out_stack) free(out);

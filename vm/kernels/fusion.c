@@ -91,12 +91,6 @@ typedef struct FusionPlan {
   VmType *views;     /* [2][nregs]: rank-1 tile views of full registers */
 } FusionPlan;
 
-static const VmExecFn exec_of[VM_OP_COUNT] = {
-#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) [VM_OP_##id] = exec,
-#include "vm/opcodes.def"
-#undef OPC
-};
-
 /* Kernels that work element by element on any count, never trap and never
  * touch the VmExec: safe on tile views and on worker threads. */
 static bool tile_kernel(VmExecFn f) {
@@ -260,7 +254,7 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, SlotState *ss, uint32_t e
         p->nsteps++;
         own_tile = true;
       }
-    } else if (tile_kernel(exec_of[ins->opcode])) {
+    } else if (tile_kernel(vm_exec_table[ins->opcode])) {
       ok = o->full;
       for (uint32_t k = 0; k < ins->n_in && ok; k++) {
         const FReg *a = &p->regs[ins->in[k]];
@@ -272,7 +266,7 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, SlotState *ss, uint32_t e
       FStep *st = &p->steps[p->nsteps++];
       st->kind = STEP_KERNEL;
       st->ins = ins;
-      st->fn = exec_of[ins->opcode];
+      st->fn = vm_exec_table[ins->opcode];
       /* In place, as the interpreter would: into the slot of an operand
        * that dies here and that nothing else holds. */
       if (ok && yielded[ins->out[0]] < 0 && (ins->flags & TPUB_INSTR_INPLACE)) {

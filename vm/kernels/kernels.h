@@ -80,4 +80,8 @@ typedef int (*VmExecFn)(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTen
 #include "vm/opcodes.def"
 #undef OPC
 
+/* Every opcode's EXEC, indexed by opcode (vm/interp.c): the interpreter's
+ * dispatch, and kernels that run a body's instruction on whole tensors. */
+extern const VmExecFn vm_exec_table[VM_OP_COUNT];
+
 #endif

@@ -1190,14 +1190,6 @@ bool check_map(VmCheck *c) {
   return true;
 }
 
-/* Every opcode's kernel, for running a one-instruction map body on whole
- * tensors. */
-static const VmExecFn exec_by_opcode[VM_OP_COUNT] = {
-#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) [VM_OP_##id] = exec,
-#include "vm/opcodes.def"
-#undef OPC
-};
-
 /* The body's instruction when region r is `return op(arg0, ..., argN-1)`
  * for one element-wise opcode applied to the arguments in order, else NULL. */
 static const VmInstr *region_single_elementwise(const VmExec *x, const VmRegion *r, uint32_t nargs) {
@@ -1225,7 +1217,7 @@ int exec_map(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   if (body) {
     VmInstr whole = *body;
     whole.flags = 0;
-    return exec_by_opcode[body->opcode](x, &whole, in, out);
+    return vm_exec_table[body->opcode](x, &whole, in, out);
   }
   Scratch s = {.x = x};
   RegionCall rc;
