@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "common/scalar.h"
 #include "vm/kernels/region.h"
 #include "vm/opinfo.h"
 
@@ -90,13 +91,6 @@ typedef struct FoldOps {
   void (*scatter)(void *acc, const void *x, const int64_t *off, int64_t n);
 } FoldOps;
 
-/* f rounded to the nearest bf16 (ties to even), kept in f32. */
-static inline float round_to_bf16(float f) {
-  uint32_t u = vm_f32_bits(f), r = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
-  if ((u & 0x7fffffffu) > 0x7f800000u) r = u; /* NaN: kept, quieted on the final store */
-  return vm_bits_f32(r);
-}
-
 /* f rounded to the nearest f16, kept in f32. */
 static inline float round_to_f16(float f) { return vm_f16_to_f32(vm_f32_to_f16(f)); }
 
@@ -108,12 +102,8 @@ static inline float round_to_f16(float f) { return vm_f16_to_f32(vm_f32_to_f16(f
 #define OP_XOR(a, b) ((a) ^ (b))
 #define OP_IMAX(a, b) ((a) > (b) ? (a) : (b))
 #define OP_IMIN(a, b) ((a) < (b) ? (a) : (b))
-/* XLA's NaN-propagating max/min; the first operand wins ties (as the
- * element-wise kernels). */
-#define OP_FMAX(a, b) (((a) != (a) || (a) >= (b)) ? (a) : (b))
-#define OP_FMIN(a, b) (((a) != (a) || (a) <= (b)) ? (a) : (b))
-#define OP_ADD_BF16(a, b) round_to_bf16((a) + (b))
-#define OP_MUL_BF16(a, b) round_to_bf16((a) * (b))
+#define OP_ADD_BF16(a, b) scalar_round_bf16((a) + (b))
+#define OP_MUL_BF16(a, b) scalar_round_bf16((a) * (b))
 #define OP_ADD_F16(a, b) round_to_f16((a) + (b))
 #define OP_MUL_F16(a, b) round_to_f16((a) * (b))
 
@@ -160,12 +150,12 @@ DEFINE_UINT_FOLDS(32, OP_MUL)
 DEFINE_UINT_FOLDS(64, OP_MUL)
 DEFINE_FOLD(add_f32, float, OP_ADD)
 DEFINE_FOLD(mul_f32, float, OP_MUL)
-DEFINE_FOLD(max_f32, float, OP_FMAX)
-DEFINE_FOLD(min_f32, float, OP_FMIN)
+DEFINE_FOLD(max_f32, float, SCALAR_MAX)
+DEFINE_FOLD(min_f32, float, SCALAR_MIN)
 DEFINE_FOLD(add_f64, double, OP_ADD)
 DEFINE_FOLD(mul_f64, double, OP_MUL)
-DEFINE_FOLD(max_f64, double, OP_FMAX)
-DEFINE_FOLD(min_f64, double, OP_FMIN)
+DEFINE_FOLD(max_f64, double, SCALAR_MAX)
+DEFINE_FOLD(min_f64, double, SCALAR_MIN)
 DEFINE_FOLD(add_bf16, float, OP_ADD_BF16)
 DEFINE_FOLD(mul_bf16, float, OP_MUL_BF16)
 DEFINE_FOLD(add_f16, float, OP_ADD_F16)
