@@ -657,17 +657,7 @@ static void make_complex(int elem, const void *a, const void *b, void *o, int64_
   }
 }
 
-int exec_binary(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
-  (void)x;
-  const int op = ins->opcode, elem = in[0].type->elem;
-  const int64_t n = in[0].type->count;
-  const void *a = in[0].data, *b = in[1].data;
-  void *o = out[0].data;
-  if (n == 0) return VM_OK;
-  if (op == VM_OP_COMPLEX) {
-    make_complex(elem, a, b, o, n);
-    return VM_OK;
-  }
+void vm_binary_apply(int op, int elem, void *o, const void *a, const void *b, int64_t n) {
   switch (vm_elem_class(elem)) {
   case TPUB_CLASS_FLOAT:
     if (elem == TPUB_F32) {
@@ -703,6 +693,16 @@ int exec_binary(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out
     break;
   default: int_op(op, elem, a, b, o, n); break;
   }
+}
+
+int exec_binary(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
+  (void)x;
+  const int64_t n = in[0].type->count;
+  if (n == 0) return VM_OK;
+  if (ins->opcode == VM_OP_COMPLEX)
+    make_complex(in[0].type->elem, in[0].data, in[1].data, out[0].data, n);
+  else
+    vm_binary_apply(ins->opcode, in[0].type->elem, out[0].data, in[0].data, in[1].data, n);
   return VM_OK;
 }
 
