@@ -148,7 +148,7 @@ static inline double sinh_xla_d(double x) {
   }
 
 #define DEFINE_BINARY_REAL(NAME, T, M)                                                             \
-  static void NAME(int op, const T *a, const T *b, T *o, int64_t n) {                              \
+  __attribute__((noinline)) static void NAME(int op, const T *a, const T *b, T *o, int64_t n) {    \
     int64_t i;                                                                                     \
     switch (op) {                                                                                  \
     case VM_OP_ADD: EACH(o[i] = a[i] + b[i]);                                                      \
@@ -657,14 +657,14 @@ static void make_complex(int elem, const void *a, const void *b, void *o, int64_
   }
 }
 
-void vm_binary_apply(int op, int elem, void *o, const void *a, const void *b, int64_t n) {
+/* vm_binary_apply for element types other than f32 and f64: in f32 or
+ * complex<f64> chunks, or the integer loops.  Apart so that the chunk
+ * buffers cost nothing to the f32/f64 calls. */
+__attribute__((noinline)) static void binary_other(int op, int elem, void *o, const void *a, const void *b,
+                                                   int64_t n) {
   switch (vm_elem_class(elem)) {
   case TPUB_CLASS_FLOAT:
-    if (elem == TPUB_F32) {
-      binary_f32(op, a, b, o, n);
-    } else if (elem == TPUB_F64) {
-      binary_f64(op, a, b, o, n);
-    } else if (op == VM_OP_NEXT_AFTER) {
+    if (op == VM_OP_NEXT_AFTER) {
       next_after_bits(elem, a, b, o, n);
     } else {
       float ba[CHUNK], bb[CHUNK];
@@ -693,6 +693,17 @@ void vm_binary_apply(int op, int elem, void *o, const void *a, const void *b, in
     break;
   default: int_op(op, elem, a, b, o, n); break;
   }
+}
+
+void vm_binary_apply(int op, int elem, void *o, const void *a, const void *b, int64_t n) {
+  /* f32 and f64 directly (their loops are not inlined here): scatters
+   * combine single elements, where each call's overhead counts. */
+  if (elem == TPUB_F32)
+    binary_f32(op, a, b, o, n);
+  else if (elem == TPUB_F64)
+    binary_f64(op, a, b, o, n);
+  else
+    binary_other(op, elem, o, a, b, n);
 }
 
 int exec_binary(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {

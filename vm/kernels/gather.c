@@ -360,19 +360,12 @@ static bool binary_supported(int op, int elem) {
 /* Elements a strided run combines at a time through contiguous copies. */
 enum { BIN_CHUNK = 256 };
 
-/* One run of the fast path (a VmRunFn): dst = op(dst, src) element-wise
- * with the element-wise kernel of op (vm_binary_apply), so every element
- * type rounds and wraps as the unfused op does; strided runs are gathered
- * into contiguous chunks and written back. */
-static void binary_run(void *ctx, int64_t doff, int64_t soff, int64_t n, int64_t ds, int64_t ss) {
-  const BinaryRun *b = ctx;
+/* binary_run for a strided run: gathered into contiguous chunks, combined,
+ * written back.  Apart so that its buffers cost nothing to contiguous
+ * runs (often single elements). */
+__attribute__((noinline)) static void binary_run_strided(const BinaryRun *b, char *d, const char *s, int64_t n,
+                                                         int64_t ds, int64_t ss) {
   size_t es = (size_t)b->esize;
-  char *d = b->dst + doff * (int64_t)es;
-  const char *s = b->src + soff * (int64_t)es;
-  if (ds == 1 && ss == 1) {
-    vm_binary_apply(b->op, b->elem, d, d, s, n);
-    return;
-  }
   _Alignas(16) char dbuf[BIN_CHUNK * 16], sbuf[BIN_CHUNK * 16];
   for (int64_t k0 = 0; k0 < n; k0 += BIN_CHUNK) {
     int64_t m = n - k0 < BIN_CHUNK ? n - k0 : BIN_CHUNK;
@@ -383,6 +376,19 @@ static void binary_run(void *ctx, int64_t doff, int64_t soff, int64_t n, int64_t
     vm_binary_apply(b->op, b->elem, dbuf, dbuf, sbuf, m);
     for (int64_t k = 0; k < m; k++) memcpy(d + (k0 + k) * ds * (int64_t)es, dbuf + k * (int64_t)es, es);
   }
+}
+
+/* One run of the fast path (a VmRunFn): dst = op(dst, src) element-wise
+ * with the element-wise kernel of op (vm_binary_apply), so every element
+ * type rounds and wraps as the unfused op does. */
+static void binary_run(void *ctx, int64_t doff, int64_t soff, int64_t n, int64_t ds, int64_t ss) {
+  const BinaryRun *b = ctx;
+  char *d = b->dst + doff * b->esize;
+  const char *s = b->src + soff * b->esize;
+  if (ds == 1 && ss == 1)
+    vm_binary_apply(b->op, b->elem, d, d, s, n);
+  else
+    binary_run_strided(b, d, s, n, ds, ss);
 }
 
 /* Per-input data of the region path. */
