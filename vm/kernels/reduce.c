@@ -190,8 +190,9 @@ static const FoldOps *fold_ops_for(int elem, int opcode) {
     case VM_OP_MULTIPLY:
     case VM_OP_MINIMUM: return &fold_and_u8;
     case VM_OP_OR:
-    case VM_OP_ADD:
     case VM_OP_MAXIMUM: return &fold_or_u8;
+    /* i1 add is or (the spec's boolean add); ui1 wraps, as vm_binary_apply */
+    case VM_OP_ADD: return elem == TPUB_I1 ? &fold_or_u8 : &fold_xor_u8;
     case VM_OP_XOR: return &fold_xor_u8;
     default: return NULL;
     }
