@@ -575,14 +575,8 @@ static int check_probe_value(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
   return VM_OK;
 }
 
-typedef int (*ExecFn)(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out);
-static const ExecFn exec_table[VM_OP_COUNT] = {
+const VmExecFn vm_exec_table[VM_OP_COUNT] = {
 #define OPC(id, name, nin, nout, fields, check, exec, flags, doc) [VM_OP_##id] = exec,
-#include "vm/opcodes.def"
-#undef OPC
-};
-static const unsigned flags_table[VM_OP_COUNT] = {
-#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) [VM_OP_##id] = flags,
 #include "vm/opcodes.def"
 #undef OPC
 };
@@ -615,7 +609,7 @@ static int run_kernel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
     goto done;
   }
   for (uint32_t i = 0; i < ins->n_in; i++) in[i] = (VmTensor){fn->reg_types[ins->in[i]], x->regs[ins->in[i]]->data};
-  unsigned flags = flags_table[ins->opcode];
+  unsigned flags = vm_op_rows[ins->opcode].flags;
   if ((flags & VMF_ALIAS) && ins->n_out == 1 && same_bytes(fn->reg_types[ins->out[0]], in[0].type)) {
     x->regs[ins->out[0]] = buf_ref(x->regs[ins->in[0]]);
     goto done;
@@ -636,7 +630,7 @@ static int run_kernel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
     out[i] = (VmTensor){t, b->data};
   }
   x->ins = ins;
-  rc = exec_table[ins->opcode](x, ins, in, out);
+  rc = vm_exec_table[ins->opcode](x, ins, in, out);
 done:
   if (in && in != in_stack) free(in);
   if (out && out != out_stack) free(out);
@@ -722,6 +716,158 @@ static int run_parallel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
   return rc;
 }
 
+/* call: results = callee(operands). */
+static int run_call(VmExec *x, VmBuf **regs, const VmInstr *ins) {
+  VmBuf *tmp_stack[16];
+  VmBuf **a = ins->n_in <= 16 ? tmp_stack : malloc(sizeof(VmBuf *) * ins->n_in);
+  if (!a) return trapf(x, ins, "out of host memory");
+  for (uint32_t i = 0; i < ins->n_in; i++) a[i] = regs[ins->in[i]];
+  VmBuf **res = malloc(sizeof(VmBuf *) * (ins->n_out + 1));
+  int rc;
+  if (!res) rc = trapf(x, ins, "out of host memory");
+  else rc = call_region(x, &ins->fields[0].regions[0], a, ins->n_in, res, false);
+  if (rc == VM_OK)
+    for (uint32_t i = 0; i < ins->n_out; i++) regs[ins->out[i]] = res[i];
+  free(res);
+  if (a != tmp_stack) free(a);
+  return rc;
+}
+
+/* while: the state goes through cond and body until cond is false; the
+ * loop is on x->loop while it runs (for the limits' message). */
+static int run_while(VmExec *x, VmBuf **regs, const VmInstr *ins) {
+  uint32_t n = ins->n_in;
+  VmBuf **state = malloc(sizeof(VmBuf *) * (n + 1)), **next = malloc(sizeof(VmBuf *) * (n + 1));
+  if (!state || !next) {
+    free(state);
+    free(next);
+    return trapf(x, ins, "out of host memory");
+  }
+  for (uint32_t i = 0; i < n; i++) state[i] = buf_ref(regs[ins->in[i]]);
+  VmLoop loop = {ins, 0, x->loop};
+  x->loop = &loop;
+  int rc;
+  for (;;) {
+    VmBuf *pred;
+    x->ins = ins;
+    if ((rc = call_region(x, &ins->fields[0].regions[0], state, n, &pred, false)) != VM_OK) break;
+    bool go = *(const uint8_t *)pred->data != 0;
+    buf_release(x, pred);
+    if (!go) break;
+    x->ins = ins;
+    /* The body owns the state: it may update it in place. */
+    rc = call_region(x, &ins->fields[1].regions[0], state, n, next, true);
+    for (uint32_t i = 0; i < n; i++) state[i] = rc == VM_OK ? next[i] : NULL;
+    if (rc != VM_OK) break;
+    loop.trips++;
+  }
+  x->loop = loop.outer;
+  if (rc == VM_OK)
+    for (uint32_t i = 0; i < n; i++) regs[ins->out[i]] = state[i];
+  else
+    for (uint32_t i = 0; i < n; i++) buf_release(x, state[i]);
+  free(state);
+  free(next);
+  return rc;
+}
+
+/* if / case: runs the region operand 0 picks (an out-of-range case index,
+ * or a negative unsigned one, runs the last branch). */
+static int run_branch(VmExec *x, const VmFunc *fn, VmBuf **regs, const VmInstr *ins) {
+  const VmType *pt = fn->reg_types[ins->in[0]];
+  const VmRegion *r;
+  if (ins->opcode == VM_OP_IF) {
+    r = &ins->fields[*(const uint8_t *)regs[ins->in[0]]->data ? 0 : 1].regions[0];
+  } else {
+    int64_t idx = vm_load_i64(pt->elem, regs[ins->in[0]]->data, 0);
+    int64_t nb = ins->fields[0].n;
+    if (vm_elem_is_unsigned(pt->elem) && idx < 0) idx = nb - 1;
+    if (idx < 0 || idx >= nb) idx = nb - 1;
+    r = &ins->fields[0].regions[idx];
+  }
+  VmBuf **res = malloc(sizeof(VmBuf *) * (ins->n_out + 1));
+  if (!res) return trapf(x, ins, "out of host memory");
+  int rc = call_region(x, r, NULL, 0, res, false);
+  if (rc == VM_OK)
+    for (uint32_t i = 0; i < ins->n_out; i++) regs[ins->out[i]] = res[i];
+  free(res);
+  return rc;
+}
+
+/* tuple: a value holding references to the operands. */
+static int run_tuple(VmExec *x, VmBuf **regs, const VmInstr *ins) {
+  VmBuf *t = buf_wrap(x, NULL, 0, BUF_TUPLE);
+  VmBuf **m = t ? vm_mem(x, NULL, 0, sizeof(VmBuf *) * (ins->n_in + 1)) : NULL;
+  if (!m) {
+    if (t) buf_release(x, t);
+    return oom(x, ins, sizeof(VmBuf *) * ins->n_in);
+  }
+  for (uint32_t i = 0; i < ins->n_in; i++) m[i] = buf_ref(regs[ins->in[i]]);
+  t->members = m;
+  t->nmembers = ins->n_in;
+  regs[ins->out[0]] = t;
+  return VM_OK;
+}
+
+/* Executes instruction ii of function fi (frame regs; a return writes
+ * results): the control opcodes here, the others through their kernel. */
+static int run_instr(VmExec *x, uint32_t fi, uint32_t ii, VmBuf **regs, VmBuf **results) {
+  const VmFunc *fn = &x->prog->funcs[fi];
+  const VmInstr *ins = &fn->instrs[ii];
+  switch (ins->opcode) {
+  case VM_OP_CONSTANT:
+    if (!(regs[ins->out[0]] = constant_value(x, fi, ii, ins, fn->reg_types[ins->out[0]])))
+      return oom(x, ins, (uint64_t)fn->reg_types[ins->out[0]]->nbytes);
+    return VM_OK;
+  case VM_OP_CALL: return run_call(x, regs, ins);
+  case VM_OP_WHILE: return run_while(x, regs, ins);
+  case VM_OP_IF:
+  case VM_OP_CASE: return run_branch(x, fn, regs, ins);
+  case VM_OP_RETURN:
+    for (uint32_t i = 0; i < ins->n_in; i++) results[i] = buf_ref(regs[ins->in[i]]);
+    return VM_OK;
+  case VM_OP_TUPLE: return run_tuple(x, regs, ins);
+  case VM_OP_GET_TUPLE_ELEMENT:
+    regs[ins->out[0]] = buf_ref(regs[ins->in[0]]->members[vm_field_int(ins, 0)]);
+    return VM_OK;
+  case VM_OP_COPY:
+    for (uint32_t i = 0; i < ins->n_in; i++) regs[ins->out[i]] = buf_ref(regs[ins->in[i]]);
+    return VM_OK;
+  case VM_OP_ASYNC_DONE:
+    for (uint32_t i = 0; i < ins->n_in; i++) {
+      vm_timeline_wait(&x->timeline, regs[ins->in[i]]->ready_s);
+      regs[ins->out[i]] = buf_ref(regs[ins->in[i]]);
+    }
+    x->timeline.last_op = 0;
+    return VM_OK;
+  case VM_OP_TOKEN:
+    if (!(regs[ins->out[0]] = buf_wrap(x, NULL, 0, BUF_TUPLE))) return oom(x, ins, sizeof(VmBuf));
+    return VM_OK;
+  case VM_OP_RUN_PARALLEL: return run_parallel(x, fn, ins);
+  case VM_OP_CHECK:
+  case VM_OP_CHECK2: return run_check(x, fn, ins);
+  case VM_OP_PROBE: return record_probe(x, fn, ins);
+  case VM_OP_CHECK_PROBE: return check_probe_value(x, fn, ins);
+  default: return run_kernel(x, fn, ins);
+  }
+}
+
+/* After instruction ins ran (status rc): frees its kill list, stamps the
+ * results of an async collective with its end, and puts the entry
+ * function's ops on the modeled timeline. */
+static void after_instr(VmExec *x, VmBuf **regs, const VmInstr *ins, int rc) {
+  for (uint32_t k = 0; k < ins->n_kill; k++) {
+    buf_release(x, regs[ins->kill[k]]);
+    regs[ins->kill[k]] = NULL;
+  }
+  if (x->ran_collective && rc == VM_OK && (ins->flags & TPUB_INSTR_ASYNC))
+    for (uint32_t i = 0; i < ins->n_out; i++)
+      if (regs[ins->out[i]]) regs[ins->out[i]]->ready_s = x->collective_end_s;
+  if (x->depth == 1 && rc == VM_OK && ins->opcode != VM_OP_ASYNC_DONE && !x->ran_collective)
+    vm_timeline_op(&x->timeline, x->prog, ins);
+  x->ran_collective = false;
+}
+
 /* Runs function fi; the first nowned arguments' references pass to the
  * callee (released by it, even on failure), the others are borrowed. */
 static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32_t nowned, VmBuf **results) {
@@ -741,7 +887,6 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32
   x->func = fn;
   x->depth++;
   int rc = VM_OK;
-  VmBuf *tmp_stack[16];
   /* --profile times the instructions of the entry function. */
   bool timed = x->profile && x->depth == 1;
   struct timespec t0, t1;
@@ -750,136 +895,8 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32
     x->ins = ins;
     if (timed) clock_gettime(CLOCK_MONOTONIC, &t0);
     if ((rc = check_limits(x, ins)) != VM_OK) break;
-    switch (ins->opcode) {
-    case VM_OP_CONSTANT:
-      if (!(regs[ins->out[0]] = constant_value(x, fi, ii, ins, fn->reg_types[ins->out[0]])))
-        rc = oom(x, ins, (uint64_t)fn->reg_types[ins->out[0]]->nbytes);
-      break;
-    case VM_OP_CALL: {
-      VmBuf **a = ins->n_in <= 16 ? tmp_stack : malloc(sizeof(VmBuf *) * ins->n_in);
-      if (!a) {
-        rc = trapf(x, ins, "out of host memory");
-        break;
-      }
-      for (uint32_t i = 0; i < ins->n_in; i++) a[i] = regs[ins->in[i]];
-      VmBuf **res = malloc(sizeof(VmBuf *) * (ins->n_out + 1));
-      if (!res) rc = trapf(x, ins, "out of host memory");
-      else rc = call_region(x, &ins->fields[0].regions[0], a, ins->n_in, res, false);
-      if (rc == VM_OK)
-        for (uint32_t i = 0; i < ins->n_out; i++) regs[ins->out[i]] = res[i];
-      free(res);
-      if (a != tmp_stack) free(a);
-      break;
-    }
-    case VM_OP_WHILE: {
-      uint32_t n = ins->n_in;
-      VmBuf **state = malloc(sizeof(VmBuf *) * (n + 1)), **next = malloc(sizeof(VmBuf *) * (n + 1));
-      if (!state || !next) {
-        free(state);
-        free(next);
-        rc = trapf(x, ins, "out of host memory");
-        break;
-      }
-      for (uint32_t i = 0; i < n; i++) state[i] = buf_ref(regs[ins->in[i]]);
-      VmLoop loop = {ins, 0, x->loop};
-      x->loop = &loop;
-      for (;;) {
-        VmBuf *pred;
-        x->ins = ins;
-        if ((rc = call_region(x, &ins->fields[0].regions[0], state, n, &pred, false)) != VM_OK) break;
-        bool go = *(const uint8_t *)pred->data != 0;
-        buf_release(x, pred);
-        if (!go) break;
-        x->ins = ins;
-        /* The body owns the state: it may update it in place. */
-        rc = call_region(x, &ins->fields[1].regions[0], state, n, next, true);
-        for (uint32_t i = 0; i < n; i++) state[i] = rc == VM_OK ? next[i] : NULL;
-        if (rc != VM_OK) break;
-        loop.trips++;
-      }
-      x->loop = loop.outer;
-      if (rc == VM_OK)
-        for (uint32_t i = 0; i < n; i++) regs[ins->out[i]] = state[i];
-      else
-        for (uint32_t i = 0; i < n; i++) buf_release(x, state[i]);
-      free(state);
-      free(next);
-      break;
-    }
-    case VM_OP_IF:
-    case VM_OP_CASE: {
-      const VmType *pt = fn->reg_types[ins->in[0]];
-      const VmRegion *r;
-      if (ins->opcode == VM_OP_IF) {
-        r = &ins->fields[*(const uint8_t *)regs[ins->in[0]]->data ? 0 : 1].regions[0];
-      } else {
-        int64_t idx = vm_load_i64(pt->elem, regs[ins->in[0]]->data, 0);
-        int64_t nb = ins->fields[0].n;
-        if (vm_elem_is_unsigned(pt->elem) && idx < 0) idx = nb - 1;
-        if (idx < 0 || idx >= nb) idx = nb - 1; /* out of range runs the last branch */
-        r = &ins->fields[0].regions[idx];
-      }
-      VmBuf **res = malloc(sizeof(VmBuf *) * (ins->n_out + 1));
-      if (!res) {
-        rc = trapf(x, ins, "out of host memory");
-        break;
-      }
-      rc = call_region(x, r, NULL, 0, res, false);
-      if (rc == VM_OK)
-        for (uint32_t i = 0; i < ins->n_out; i++) regs[ins->out[i]] = res[i];
-      free(res);
-      break;
-    }
-    case VM_OP_RETURN:
-      for (uint32_t i = 0; i < ins->n_in; i++) results[i] = buf_ref(regs[ins->in[i]]);
-      break;
-    case VM_OP_TUPLE: {
-      VmBuf *t = buf_wrap(x, NULL, 0, BUF_TUPLE);
-      VmBuf **m = t ? vm_mem(x, NULL, 0, sizeof(VmBuf *) * (ins->n_in + 1)) : NULL;
-      if (!m) {
-        if (t) buf_release(x, t);
-        rc = oom(x, ins, sizeof(VmBuf *) * ins->n_in);
-        break;
-      }
-      for (uint32_t i = 0; i < ins->n_in; i++) m[i] = buf_ref(regs[ins->in[i]]);
-      t->members = m;
-      t->nmembers = ins->n_in;
-      regs[ins->out[0]] = t;
-      break;
-    }
-    case VM_OP_GET_TUPLE_ELEMENT:
-      regs[ins->out[0]] = buf_ref(regs[ins->in[0]]->members[vm_field_int(ins, 0)]);
-      break;
-    case VM_OP_COPY:
-      for (uint32_t i = 0; i < ins->n_in; i++) regs[ins->out[i]] = buf_ref(regs[ins->in[i]]);
-      break;
-    case VM_OP_ASYNC_DONE:
-      for (uint32_t i = 0; i < ins->n_in; i++) {
-        vm_timeline_wait(&x->timeline, regs[ins->in[i]]->ready_s);
-        regs[ins->out[i]] = buf_ref(regs[ins->in[i]]);
-      }
-      x->timeline.last_op = 0;
-      break;
-    case VM_OP_TOKEN:
-      if (!(regs[ins->out[0]] = buf_wrap(x, NULL, 0, BUF_TUPLE))) rc = oom(x, ins, sizeof(VmBuf));
-      break;
-    case VM_OP_RUN_PARALLEL: rc = run_parallel(x, fn, ins); break;
-    case VM_OP_CHECK:
-    case VM_OP_CHECK2: rc = run_check(x, fn, ins); break;
-    case VM_OP_PROBE: rc = record_probe(x, fn, ins); break;
-    case VM_OP_CHECK_PROBE: rc = check_probe_value(x, fn, ins); break;
-    default: rc = run_kernel(x, fn, ins); break;
-    }
-    for (uint32_t k = 0; k < ins->n_kill; k++) {
-      buf_release(x, regs[ins->kill[k]]);
-      regs[ins->kill[k]] = NULL;
-    }
-    if (x->ran_collective && rc == VM_OK && (ins->flags & TPUB_INSTR_ASYNC))
-      for (uint32_t i = 0; i < ins->n_out; i++)
-        if (regs[ins->out[i]]) regs[ins->out[i]]->ready_s = x->collective_end_s;
-    if (x->depth == 1 && rc == VM_OK && ins->opcode != VM_OP_ASYNC_DONE && !x->ran_collective)
-      vm_timeline_op(&x->timeline, x->prog, ins);
-    x->ran_collective = false;
+    rc = run_instr(x, fi, ii, regs, results);
+    after_instr(x, regs, ins, rc);
     if (timed) {
       clock_gettime(CLOCK_MONOTONIC, &t1);
       vm_profile_add(x->profile, ins->loc, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));

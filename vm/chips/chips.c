@@ -377,30 +377,50 @@ static double collective_seconds(const VmFabric *f, const VmExec *x, const Meeti
   return ici_collective_seconds(kind, bytes, m->group, m->n, &f->mesh, f->link_bytes_per_s, f->hop_s);
 }
 
-int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmTensor *in, VmTensor *out,
-                  int nphases, VmPhaseFn fn, void *ctx) {
-  VmFabric *f = vm_exec_fabric(x);
-  VmChipId id = vm_chip_id(x);
-  int chips = id.replicas * id.partitions, me = -1;
+/* This chip's position in group (*me), after checking that the group
+ * names distinct chips of the slice. */
+static int group_position(VmExec *x, VmChipId id, const int *group, int n, int *me) {
+  int chips = id.replicas * id.partitions;
+  *me = -1;
   for (int k = 0; k < n; k++) {
     if (group[k] < 0 || group[k] >= chips)
       return vm_trap(x, "its group names chip %d, but the slice has %d chip%s", group[k], chips, chips == 1 ? "" : "s");
     for (int j = 0; j < k; j++)
       if (group[j] == group[k]) return vm_trap(x, "its group names chip %d twice", group[k]);
-    if (group[k] == id.chip) me = k;
+    if (group[k] == id.chip) *me = k;
   }
-  if (me < 0) return vm_trap(x, "internal error: chip %d is not in its own group", id.chip);
-  if (!f) {
-    /* One chip alone: a group of one meets at once. */
-    const VmTensor *ins[1] = {in};
-    VmTensor *outs[1] = {out};
-    VmMeeting view = {1, 0, group, ins, outs, vm_exec_clock(x)};
-    for (int p = 0; p < nphases; p++)
-      if (fn(x, &view, p, ctx) != VM_OK) return VM_TRAP;
-    return VM_OK;
-  }
+  if (*me < 0) return vm_trap(x, "internal error: chip %d is not in its own group", id.chip);
+  return VM_OK;
+}
+
+/* A member came to meeting m with another instruction than the first:
+ * named in chip order, and every member that came traps with it, so the
+ * run reports the same message whoever came last.  Called with f->mu
+ * held; releases it. */
+static int mismatch_trap(VmFabric *f, VmExec *x, Meeting *m, int chip) {
+  char here[256], there[256];
+  vm_exec_where(x, here, sizeof here);
+  vm_exec_where(f->execs[m->first_chip], there, sizeof there);
+  bool first_lower = m->first_chip < chip;
+  snprintf(m->mismatch, sizeof m->mismatch,
+           "does not match its group: chip %d is at %s, chip %d at %s, with other operand or result types",
+           first_lower ? m->first_chip : chip, first_lower ? there : here, first_lower ? chip : m->first_chip,
+           first_lower ? here : there);
+  char why[sizeof m->mismatch];
+  snprintf(why, sizeof why, "%s", m->mismatch);
+  abort_locked(f);
+  pthread_mutex_unlock(&f->mu); /* m may go from here on */
+  return vm_trap(x, "%s", why);
+}
+
+/* Brings this chip, member me of group, to its meeting with its operands
+ * and results, and waits until every member has come; *mp is the meeting
+ * when it returns VM_OK.  Takes and releases f->mu. */
+static int join_meeting(VmFabric *f, VmExec *x, const int *group, int n, int64_t channel, int me, const VmTensor *in,
+                        VmTensor *out, Meeting **mp) {
   const VmInstr *ins = vm_exec_instr(x);
   const VmFunc *func = vm_exec_func(x);
+  int chip = vm_exec_chip(x);
   pthread_mutex_lock(&f->mu);
   if (f->aborted) {
     pthread_mutex_unlock(&f->mu);
@@ -415,23 +435,9 @@ int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmT
   if (m->arrived == 0) {
     m->ins = ins;
     m->func = func;
-    m->first_chip = id.chip;
+    m->first_chip = chip;
   } else if (!same_types(m->func, m->ins, func, ins)) {
-    /* Named in chip order, and every member that came traps with it, so
-     * the run reports the same message whoever came last. */
-    char here[256], there[256];
-    vm_exec_where(x, here, sizeof here);
-    vm_exec_where(f->execs[m->first_chip], there, sizeof there);
-    bool first_lower = m->first_chip < id.chip;
-    snprintf(m->mismatch, sizeof m->mismatch,
-             "does not match its group: chip %d is at %s, chip %d at %s, with other operand or result types",
-             first_lower ? m->first_chip : id.chip, first_lower ? there : here, first_lower ? id.chip : m->first_chip,
-             first_lower ? here : there);
-    char why[sizeof m->mismatch];
-    snprintf(why, sizeof why, "%s", m->mismatch);
-    abort_locked(f);
-    pthread_mutex_unlock(&f->mu); /* m may go from here on */
-    return vm_trap(x, "%s", why);
+    return mismatch_trap(f, x, m, chip);
   }
   m->in[me] = in;
   m->out[me] = out;
@@ -440,7 +446,7 @@ int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmT
   if (++m->arrived == n) {
     m->full = true;
     pthread_cond_broadcast(&f->cv);
-  } else if (!wait_blocked(f, id.chip, meeting_full, m)) {
+  } else if (!wait_blocked(f, chip, meeting_full, m)) {
     char mismatch[sizeof m->mismatch];
     snprintf(mismatch, sizeof mismatch, "%s", m->mismatch);
     leave_meeting(f, m);
@@ -448,11 +454,17 @@ int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmT
     return mismatch[0] ? vm_trap(x, "%s", mismatch) : aborted_trap(x, f);
   }
   pthread_mutex_unlock(&f->mu);
-  vm_exec_collective_ran(x, m->start_s, collective_seconds(f, x, m));
-  VmMeeting view = {n, me, m->group, m->in, m->out, m->start_s};
+  *mp = m;
+  return VM_OK;
+}
+
+/* Runs the phases of a full meeting, every member passing a barrier after
+ * each; a failing member aborts the slice.  Then leaves the meeting. */
+static int run_phases(VmFabric *f, VmExec *x, Meeting *m, const VmMeeting *view, int nphases, VmPhaseFn fn,
+                      void *ctx) {
   int rc = VM_OK;
   for (int p = 0; p < nphases; p++) {
-    bool ok = fn(x, &view, p, ctx) == VM_OK;
+    bool ok = fn(x, view, p, ctx) == VM_OK;
     pthread_mutex_lock(&f->mu);
     if (!ok) {
       m->failed = true;
@@ -473,6 +485,28 @@ int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmT
   leave_meeting(f, m);
   pthread_mutex_unlock(&f->mu);
   return rc;
+}
+
+int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmTensor *in, VmTensor *out,
+                  int nphases, VmPhaseFn fn, void *ctx) {
+  VmFabric *f = vm_exec_fabric(x);
+  int me;
+  int rc = group_position(x, vm_chip_id(x), group, n, &me);
+  if (rc != VM_OK) return rc;
+  if (!f) {
+    /* One chip alone: a group of one meets at once. */
+    const VmTensor *ins[1] = {in};
+    VmTensor *outs[1] = {out};
+    VmMeeting view = {1, 0, group, ins, outs, vm_exec_clock(x)};
+    for (int p = 0; p < nphases; p++)
+      if (fn(x, &view, p, ctx) != VM_OK) return VM_TRAP;
+    return VM_OK;
+  }
+  Meeting *m;
+  if ((rc = join_meeting(f, x, group, n, channel, me, in, out, &m)) != VM_OK) return rc;
+  vm_exec_collective_ran(x, m->start_s, collective_seconds(f, x, m));
+  VmMeeting view = {n, me, m->group, m->in, m->out, m->start_s};
+  return run_phases(f, x, m, &view, nphases, fn, ctx);
 }
 
 /* ------------------------------------------------------------------ */

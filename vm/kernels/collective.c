@@ -191,20 +191,16 @@ static bool reducer_init(Reducer *r, VmExec *x, const VmInstr *ins, int f) {
 
 static void reducer_free(Reducer *r) { kr_scratch_release(&r->scratch); }
 
-/* dst[j] = a[j] op b[j] for j < n with the element-wise kernel of op, so
- * every element type rounds and wraps exactly as the unfused op does. */
-static void binop_run(VmExec *x, int op, int elem, bool swapped, void *dst, const void *a, const void *b, int64_t n) {
-  int64_t dims[1] = {n};
-  VmType t = {.kind = TPUB_TY_TENSOR, .elem = (uint8_t)elem, .rank = 1, .dims = dims, .count = n,
-              .nbytes = n * vm_elem_bytes(elem)};
-  VmInstr fake = {.opcode = (uint16_t)op};
-  VmTensor in[2] = {{&t, (void *)(swapped ? b : a)}, {&t, (void *)(swapped ? a : b)}}, out = {&t, dst};
-  exec_binary(x, &fake, in, &out);
+/* dst[j] = a[j] op b[j] for j < n with the element-wise kernel of the
+ * reducer's op, so every element type rounds and wraps exactly as the
+ * unfused op does. */
+static void binop_run(const Reducer *r, int elem, void *dst, const void *a, const void *b, int64_t n) {
+  vm_binary_apply(r->binop, elem, dst, r->swapped ? b : a, r->swapped ? a : b, n);
 }
 
 /* dst[0, len) = the left fold over members k = 0..n-1 of their operand i's
  * elements [off, off + len). */
-static int fold_range(VmExec *x, Reducer *r, const VmMeeting *m, int i, void *dst, int64_t off, int64_t len) {
+static int fold_range(Reducer *r, const VmMeeting *m, int i, void *dst, int64_t off, int64_t len) {
   const VmType *t = m->in[0][i].type;
   int elem = t->elem;
   size_t es = (size_t)vm_elem_bytes(elem);
@@ -219,10 +215,8 @@ static int fold_range(VmExec *x, Reducer *r, const VmMeeting *m, int i, void *ds
       int64_t bn = len - b0 < FOLD_BLOCK ? len - b0 : FOLD_BLOCK;
       char *db = d + b0 * (int64_t)es;
       int64_t at = (off + b0) * (int64_t)es;
-      binop_run(x, r->binop, elem, r->swapped, db, (const char *)m->in[0][i].data + at,
-                (const char *)m->in[1][i].data + at, bn);
-      for (int k = 2; k < m->n; k++)
-        binop_run(x, r->binop, elem, r->swapped, db, db, (const char *)m->in[k][i].data + at, bn);
+      binop_run(r, elem, db, (const char *)m->in[0][i].data + at, (const char *)m->in[1][i].data + at, bn);
+      for (int k = 2; k < m->n; k++) binop_run(r, elem, db, db, (const char *)m->in[k][i].data + at, bn);
     }
     return VM_OK;
   }
@@ -257,6 +251,7 @@ typedef struct Job {
  * every operand into its own results; phase 1 copies the other chunks
  * from their owners' results. */
 static int phase_all_reduce(VmExec *x, const VmMeeting *m, int phase, void *ctx) {
+  (void)x;
   Job *j = ctx;
   for (uint32_t i = 0; i < j->ins->n_out; i++) {
     const VmType *t = m->out[m->me][i].type;
@@ -268,7 +263,7 @@ static int phase_all_reduce(VmExec *x, const VmMeeting *m, int phase, void *ctx)
       chunk_of(t->count, m->n, k, &lo, &hi);
       if (hi <= lo) continue;
       if (phase == 0) {
-        if (fold_range(x, &j->red, m, (int)i, dst + lo * (int64_t)es, lo, hi - lo) != VM_OK) return VM_TRAP;
+        if (fold_range(&j->red, m, (int)i, dst + lo * (int64_t)es, lo, hi - lo) != VM_OK) return VM_TRAP;
       } else {
         memcpy(dst + lo * (int64_t)es, (const char *)m->out[k][i].data + lo * (int64_t)es, (size_t)(hi - lo) * es);
       }
@@ -290,7 +285,7 @@ static int phase_collective_reduce(VmExec *x, const VmMeeting *m, int phase, voi
 
 /* reduce_scatter: this member reduces its own part along dim directly. */
 static int phase_reduce_scatter(VmExec *x, const VmMeeting *m, int phase, void *ctx) {
-  (void)phase;
+  (void)x, (void)phase;
   Job *j = ctx;
   for (uint32_t i = 0; i < j->ins->n_out; i++) {
     const VmType *ti = m->in[m->me][i].type, *to = m->out[m->me][i].type;
@@ -300,7 +295,7 @@ static int phase_reduce_scatter(VmExec *x, const VmMeeting *m, int phase, void *
     for (int d = j->dim + 1; d < ti->rank; d++) inner *= ti->dims[d];
     char *dst = m->out[m->me][i].data;
     for (int64_t o = 0; o < outer; o++)
-      if (fold_range(x, &j->red, m, (int)i, dst + o * part * inner * (int64_t)es,
+      if (fold_range(&j->red, m, (int)i, dst + o * part * inner * (int64_t)es,
                      (o * whole + m->me * part) * inner, part * inner) != VM_OK)
         return VM_TRAP;
   }

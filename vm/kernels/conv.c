@@ -63,44 +63,46 @@ static bool distinct_dims(const int *dims, int n, int rank) {
   return true;
 }
 
-/* Builds the plan; on an invalid instruction writes the reason to err and
- * returns false (used by CHECK; EXEC rebuilds it and cannot fail). */
-static bool conv_plan(const VmInstr *ins, const VmType *lhs, const VmType *rhs, const VmType *res,
-                      ConvPlan *p, char *err, size_t errlen) {
+/* The plan builders below write the reason to err and return false. */
 #define FAIL(...) return snprintf(err, errlen, __VA_ARGS__), false
-  memset(p, 0, sizeof *p);
-  int N = lhs->rank;
-  if (N < 2 || rhs->rank != N || res->rank != N)
-    FAIL("lhs, rhs and result must have the same rank >= 2 (got %d, %d, %d)", lhs->rank, rhs->rank,
-         res->rank);
-  int S = p->S = N - 2;
+
+/* The spatial attribute lists of a convolution. */
+typedef struct ConvLists {
+  const int64_t *strides, *padding, *ldil, *rdil, *rev, *isp, *ksp, *osp;
+} ConvLists;
+
+/* Reads the lists; each must have S entries (padding 2S). */
+static bool conv_lists(const VmInstr *ins, int S, ConvLists *l, char *err, size_t errlen) {
   int64_t n;
-  const int64_t *strides = vm_field_list(ins, CV_WINDOW_STRIDES, &n);
+  l->strides = vm_field_list(ins, CV_WINDOW_STRIDES, &n);
   if (n != S) FAIL("window_strides has %lld entries, expected %d", (long long)n, S);
-  const int64_t *padding = vm_field_list(ins, CV_PADDING, &n);
+  l->padding = vm_field_list(ins, CV_PADDING, &n);
   if (n != 2 * S) FAIL("padding has %lld entries, expected %d", (long long)n, 2 * S);
-  const int64_t *ldil = vm_field_list(ins, CV_LHS_DILATION, &n);
+  l->ldil = vm_field_list(ins, CV_LHS_DILATION, &n);
   if (n != S) FAIL("lhs_dilation has %lld entries, expected %d", (long long)n, S);
-  const int64_t *rdil = vm_field_list(ins, CV_RHS_DILATION, &n);
+  l->rdil = vm_field_list(ins, CV_RHS_DILATION, &n);
   if (n != S) FAIL("rhs_dilation has %lld entries, expected %d", (long long)n, S);
-  const int64_t *rev = vm_field_list(ins, CV_WINDOW_REVERSAL, &n);
+  l->rev = vm_field_list(ins, CV_WINDOW_REVERSAL, &n);
   if (n != S) FAIL("window_reversal has %lld entries, expected %d", (long long)n, S);
-  const int64_t *isp = vm_field_list(ins, CV_INPUT_SPATIAL, &n);
+  l->isp = vm_field_list(ins, CV_INPUT_SPATIAL, &n);
   if (n != S) FAIL("input_spatial_dimensions has %lld entries, expected %d", (long long)n, S);
-  const int64_t *ksp = vm_field_list(ins, CV_KERNEL_SPATIAL, &n);
+  l->ksp = vm_field_list(ins, CV_KERNEL_SPATIAL, &n);
   if (n != S) FAIL("kernel_spatial_dimensions has %lld entries, expected %d", (long long)n, S);
-  const int64_t *osp = vm_field_list(ins, CV_OUTPUT_SPATIAL, &n);
+  l->osp = vm_field_list(ins, CV_OUTPUT_SPATIAL, &n);
   if (n != S) FAIL("output_spatial_dimensions has %lld entries, expected %d", (long long)n, S);
-  int64_t ib = vm_field_int(ins, CV_INPUT_BATCH), ifeat = vm_field_int(ins, CV_INPUT_FEATURE);
-  int64_t kif = vm_field_int(ins, CV_KERNEL_INPUT_FEATURE), kof = vm_field_int(ins, CV_KERNEL_OUTPUT_FEATURE);
-  int64_t ob = vm_field_int(ins, CV_OUTPUT_BATCH), ofeat = vm_field_int(ins, CV_OUTPUT_FEATURE);
-  int64_t fgc = vm_field_int(ins, CV_FEATURE_GROUP_COUNT), bgc = vm_field_int(ins, CV_BATCH_GROUP_COUNT);
-  /* dimension numbers: each group a permutation of 0..N-1 */
+  return true;
+}
+
+/* The dimension numbers into p->in_dims, ker_dims, out_dims: each a
+ * permutation of 0..N-1. */
+static bool conv_dim_numbers(const VmInstr *ins, const ConvLists *l, int N, ConvPlan *p, char *err, size_t errlen) {
+  int S = N - 2;
   int64_t all_in[TPUB_MAX_RANK], all_ker[TPUB_MAX_RANK], all_out[TPUB_MAX_RANK];
-  all_in[0] = ib, all_in[N - 1] = ifeat;
-  all_out[0] = ob, all_out[N - 1] = ofeat;
-  all_ker[N - 2] = kif, all_ker[N - 1] = kof;
-  for (int s = 0; s < S; s++) all_in[1 + s] = isp[s], all_ker[s] = ksp[s], all_out[1 + s] = osp[s];
+  all_in[0] = vm_field_int(ins, CV_INPUT_BATCH), all_in[N - 1] = vm_field_int(ins, CV_INPUT_FEATURE);
+  all_out[0] = vm_field_int(ins, CV_OUTPUT_BATCH), all_out[N - 1] = vm_field_int(ins, CV_OUTPUT_FEATURE);
+  all_ker[N - 2] = vm_field_int(ins, CV_KERNEL_INPUT_FEATURE);
+  all_ker[N - 1] = vm_field_int(ins, CV_KERNEL_OUTPUT_FEATURE);
+  for (int s = 0; s < S; s++) all_in[1 + s] = l->isp[s], all_ker[s] = l->ksp[s], all_out[1 + s] = l->osp[s];
   for (int i = 0; i < N; i++) {
     if (all_in[i] < 0 || all_in[i] >= N || all_ker[i] < 0 || all_ker[i] >= N || all_out[i] < 0 ||
         all_out[i] >= N)
@@ -110,12 +112,20 @@ static bool conv_plan(const VmInstr *ins, const VmType *lhs, const VmType *rhs, 
   if (!distinct_dims(p->in_dims, N, N)) FAIL("input dimension numbers are not distinct");
   if (!distinct_dims(p->ker_dims, N, N)) FAIL("kernel dimension numbers are not distinct");
   if (!distinct_dims(p->out_dims, N, N)) FAIL("output dimension numbers are not distinct");
+  return true;
+}
+
+/* Batch and feature sizes and the feature / batch group counts. */
+static bool conv_groups(const VmInstr *ins, const VmType *lhs, const VmType *rhs, const VmType *res, int N,
+                        ConvPlan *p, char *err, size_t errlen) {
+  int64_t fgc = vm_field_int(ins, CV_FEATURE_GROUP_COUNT), bgc = vm_field_int(ins, CV_BATCH_GROUP_COUNT);
+  int ob = p->out_dims[0], ofeat = p->out_dims[N - 1];
   if (fgc < 1 || bgc < 1) FAIL("feature_group_count and batch_group_count must be positive");
   if (fgc > 1 && bgc > 1) FAIL("feature_group_count and batch_group_count cannot both exceed 1");
-  p->batch_in = lhs->dims[ib];
-  p->feat_in = lhs->dims[ifeat];
-  p->ck = rhs->dims[kif];
-  p->feat_out = rhs->dims[kof];
+  p->batch_in = lhs->dims[p->in_dims[0]];
+  p->feat_in = lhs->dims[p->in_dims[N - 1]];
+  p->ck = rhs->dims[p->ker_dims[N - 2]];
+  p->feat_out = rhs->dims[p->ker_dims[N - 1]];
   if (p->batch_in % bgc) FAIL("input batch %lld not divisible by batch_group_count %lld", (long long)p->batch_in, (long long)bgc);
   if (p->feat_in % fgc) FAIL("input features %lld not divisible by feature_group_count %lld", (long long)p->feat_in, (long long)fgc);
   if (p->ck != p->feat_in / fgc)
@@ -130,41 +140,64 @@ static bool conv_plan(const VmInstr *ins, const VmType *lhs, const VmType *rhs, 
     FAIL("result batch dim is %lld, expected %lld", (long long)res->dims[ob], (long long)p->batch_out);
   if (res->dims[ofeat] != p->feat_out)
     FAIL("result feature dim is %lld, expected %lld", (long long)res->dims[ofeat], (long long)p->feat_out);
-  for (int s = 0; s < S; s++) {
-    if (strides[s] < 1 || ldil[s] < 1 || rdil[s] < 1)
-      FAIL("window strides and dilations must be positive");
-    if (rev[s] != 0 && rev[s] != 1) FAIL("window_reversal entries must be 0 or 1");
-    int64_t lo = padding[2 * s], hi = padding[2 * s + 1];
-    if (lo < -CV_PAD_LIMIT || lo > CV_PAD_LIMIT || hi < -CV_PAD_LIMIT || hi > CV_PAD_LIMIT)
-      FAIL("padding [%lld, %lld] out of the supported range", (long long)lo, (long long)hi);
-    int64_t in = lhs->dims[isp[s]], w = rhs->dims[ksp[s]], dil_in = 0, dil_w = 0, padded, count;
-    if (in > 0 && (__builtin_mul_overflow(in - 1, ldil[s], &dil_in) || dil_in > INT64_MAX / 4))
-      FAIL("dilated input size overflows");
-    if (in > 0) dil_in += 1;
-    if (w > 0 && (__builtin_mul_overflow(w - 1, rdil[s], &dil_w) || dil_w > INT64_MAX / 4))
-      FAIL("dilated window size overflows");
-    if (w > 0) dil_w += 1;
-    padded = lo + dil_in + hi;
-    count = (padded <= 0 || dil_w > padded) ? 0 : (padded - dil_w) / strides[s] + 1;
-    if (res->dims[osp[s]] != count)
-      FAIL("result spatial dim %d is %lld, expected %lld", (int)osp[s], (long long)res->dims[osp[s]],
-           (long long)count);
-    p->in_sp[s] = in;
-    p->win[s] = w;
-    p->out_sp[s] = count;
-    p->stride[s] = strides[s];
-    p->lo[s] = lo;
-    p->ldil[s] = ldil[s];
-    p->rdil[s] = rdil[s];
-    p->dilated_in[s] = dil_in;
-    p->reverse[s] = rev[s] != 0;
-  }
+  return true;
+}
+
+/* Spatial dimension s: strides, dilations, padding, reversal, and the
+ * window count the result must have. */
+static bool conv_spatial(const ConvLists *l, int s, const VmType *lhs, const VmType *rhs, const VmType *res,
+                         ConvPlan *p, char *err, size_t errlen) {
+  if (l->strides[s] < 1 || l->ldil[s] < 1 || l->rdil[s] < 1) FAIL("window strides and dilations must be positive");
+  if (l->rev[s] != 0 && l->rev[s] != 1) FAIL("window_reversal entries must be 0 or 1");
+  int64_t lo = l->padding[2 * s], hi = l->padding[2 * s + 1];
+  if (lo < -CV_PAD_LIMIT || lo > CV_PAD_LIMIT || hi < -CV_PAD_LIMIT || hi > CV_PAD_LIMIT)
+    FAIL("padding [%lld, %lld] out of the supported range", (long long)lo, (long long)hi);
+  int64_t in = lhs->dims[l->isp[s]], w = rhs->dims[l->ksp[s]], dil_in = 0, dil_w = 0, padded, count;
+  if (in > 0 && (__builtin_mul_overflow(in - 1, l->ldil[s], &dil_in) || dil_in > INT64_MAX / 4))
+    FAIL("dilated input size overflows");
+  if (in > 0) dil_in += 1;
+  if (w > 0 && (__builtin_mul_overflow(w - 1, l->rdil[s], &dil_w) || dil_w > INT64_MAX / 4))
+    FAIL("dilated window size overflows");
+  if (w > 0) dil_w += 1;
+  padded = lo + dil_in + hi;
+  count = (padded <= 0 || dil_w > padded) ? 0 : (padded - dil_w) / l->strides[s] + 1;
+  if (res->dims[l->osp[s]] != count)
+    FAIL("result spatial dim %d is %lld, expected %lld", (int)l->osp[s], (long long)res->dims[l->osp[s]],
+         (long long)count);
+  p->in_sp[s] = in;
+  p->win[s] = w;
+  p->out_sp[s] = count;
+  p->stride[s] = l->strides[s];
+  p->lo[s] = lo;
+  p->ldil[s] = l->ldil[s];
+  p->rdil[s] = l->rdil[s];
+  p->dilated_in[s] = dil_in;
+  p->reverse[s] = l->rev[s] != 0;
+  return true;
+}
+
+/* Builds the plan; on an invalid instruction writes the reason to err and
+ * returns false (used by CHECK; EXEC rebuilds it and cannot fail). */
+static bool conv_plan(const VmInstr *ins, const VmType *lhs, const VmType *rhs, const VmType *res,
+                      ConvPlan *p, char *err, size_t errlen) {
+  memset(p, 0, sizeof *p);
+  int N = lhs->rank;
+  if (N < 2 || rhs->rank != N || res->rank != N)
+    FAIL("lhs, rhs and result must have the same rank >= 2 (got %d, %d, %d)", lhs->rank, rhs->rank,
+         res->rank);
+  int S = p->S = N - 2;
+  ConvLists l;
+  if (!conv_lists(ins, S, &l, err, errlen) || !conv_dim_numbers(ins, &l, N, p, err, errlen) ||
+      !conv_groups(ins, lhs, rhs, res, N, p, err, errlen))
+    return false;
+  for (int s = 0; s < S; s++)
+    if (!conv_spatial(&l, s, lhs, rhs, res, p, err, errlen)) return false;
   if (gemm_kind_for(res->elem, lhs->elem, rhs->elem) < 0)
     FAIL("unsupported element types %s x %s -> %s", vm_elem_name(lhs->elem), vm_elem_name(rhs->elem),
          vm_elem_name(res->elem));
   return true;
-#undef FAIL
 }
+#undef FAIL
 
 bool check_convolution(VmCheck *c) {
   const VmType *lhs = vm_check_in(c, 0), *rhs = vm_check_in(c, 1), *res = vm_check_out(c, 0);
@@ -434,6 +467,75 @@ static int conv_patches(VmExec *x, const ConvPlan *p, GemmKind kind, const char 
   return status;
 }
 
+/* Computes the output in canonical [batch][spatial...][feature] layout
+ * into outc: grouped convolutions with few outputs per group directly, a
+ * 1x1 window as one matrix product per group, others through patches. */
+static int conv_compute(VmExec *x, const ConvPlan *p, GemmKind kind, GemmWork *w, ConvBufs *b, const char *inp,
+                        const char *ker, char *outc) {
+  int S = p->S, es = gemm_kind_bytes(kind);
+  int64_t yprod = 1, wprod = 1, iprod = 1;
+  bool pointwise = true;
+  for (int s = 0; s < S; s++) {
+    yprod *= p->out_sp[s], wprod *= p->win[s], iprod *= p->in_sp[s];
+    pointwise = pointwise && p->win[s] == 1 && p->stride[s] == 1 && p->lo[s] == 0 && p->ldil[s] == 1 &&
+                p->out_sp[s] == p->in_sp[s];
+  }
+  int64_t kdim = p->ck * wprod, rows = p->batch_out * yprod, og = p->feat_out / p->groups;
+  bool direct = !p->batch_groups && p->groups > 1 && og < 16 && (kind == GK_F32 || kind == GK_F64);
+  if (direct) {
+    int64_t ntab = 1;
+    for (int s = 0; s < S; s++) ntab += p->win[s];
+    int64_t *tabs = bufs_alloc(b, (size_t)(ntab + p->feat_out) * sizeof(int64_t));
+    void *acc = bufs_alloc(b, (size_t)p->feat_out * es);
+    if (!tabs || !acc) return vm_trap(x, "out of memory: convolution buffers");
+    if (kind == GK_F32)
+      conv_direct_f32(p, (const float *)inp, (const float *)ker, (float *)outc, tabs, acc, tabs + ntab);
+    else
+      conv_direct_f64(p, (const double *)inp, (const double *)ker, (double *)outc, tabs, acc, tabs + ntab);
+    return VM_OK;
+  }
+  if (pointwise) {
+    /* 1x1 window, no stride/padding/dilation: the canonical input is the patch matrix */
+    int status = VM_OK;
+    for (int64_t q = 0; status == VM_OK && q < p->groups; q++) {
+      const char *a = inp + (size_t)(p->batch_groups ? q * p->batch_out * iprod * p->feat_in : q * p->ck) * es;
+      status = gemm_run(w, rows, og, kdim, a, p->feat_in, 1, ker + (size_t)(q * og) * es, p->feat_out, 1,
+                        outc + (size_t)(q * og) * es, p->feat_out);
+    }
+    return status;
+  }
+  int64_t target = (int64_t)1 << 18; /* patch elements per chunk */
+  int64_t chunk_rows = kdim > 0 ? target / kdim : rows;
+  if (chunk_rows < 1) chunk_rows = 1;
+  if (chunk_rows > rows) chunk_rows = rows;
+  return conv_patches(x, p, kind, inp, ker, outc, rows, og, kdim, chunk_rows);
+}
+
+/* Writes the canonical output outc to the result's layout and type:
+ * result dim out_dims[i] reads canonical axis i (batch, spatial 0..S-1,
+ * feature). */
+static int conv_store(VmExec *x, const ConvPlan *p, GemmKind kind, ConvBufs *b, const char *outc, VmTensor *out) {
+  const VmType *ot = out->type;
+  int S = p->S, R = S + 2, es = gemm_kind_bytes(kind);
+  int64_t yprod = 1;
+  for (int s = 0; s < S; s++) yprod *= p->out_sp[s];
+  int64_t axis_stride[TPUB_MAX_RANK], sizes[TPUB_MAX_RANK], strides[TPUB_MAX_RANK];
+  axis_stride[R - 1] = 1;
+  axis_stride[S] = p->feat_out;
+  for (int s = S - 1; s >= 1; s--) axis_stride[s] = axis_stride[s + 1] * p->out_sp[s];
+  axis_stride[0] = yprod * p->feat_out;
+  for (int i = 0; i < R; i++) {
+    sizes[p->out_dims[i]] = ot->dims[p->out_dims[i]];
+    strides[p->out_dims[i]] = axis_stride[i];
+  }
+  bool native = gemm_is_native(kind, ot->elem);
+  char *dst = native ? out->data : bufs_alloc(b, (size_t)ot->count * es);
+  if (!dst) return vm_trap(x, "out of memory: convolution result");
+  gemm_strided_copy(es, R, sizes, strides, outc, dst);
+  if (!native) gemm_store(kind, ot->elem, dst, ot->count, out->data);
+  return VM_OK;
+}
+
 int exec_convolution(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmType *lt = in[0].type, *rt = in[1].type, *ot = out[0].type;
   if (ot->count == 0) return VM_OK;
@@ -442,82 +544,24 @@ int exec_convolution(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor
   if (!conv_plan(ins, lt, rt, ot, &p, why, sizeof why)) return vm_trap(x, "convolution: %s", why);
   GemmKind kind = (GemmKind)gemm_kind_for(ot->elem, lt->elem, rt->elem);
   int es = gemm_kind_bytes(kind);
-  int S = p.S, R = S + 2;
   ConvBufs b = {.x = x};
   GemmWork w;
   gemm_work_init(&w, x, kind);
-  int status = VM_OK;
+  int status;
   bool no_flip[TPUB_MAX_RANK] = {false}, ker_flip[TPUB_MAX_RANK] = {false};
-  for (int s = 0; s < S; s++) ker_flip[s] = p.reverse[s];
+  for (int s = 0; s < p.S; s++) ker_flip[s] = p.reverse[s];
   const char *inp = canonical_operand(&b, kind, &in[0], p.in_dims, no_flip);
   const char *ker = inp ? canonical_operand(&b, kind, &in[1], p.ker_dims, ker_flip) : NULL;
   /* output canonical [batch][spatial...][feature]: written in place when
    * the result already has that layout and the compute kind's storage */
   bool out_identity = gemm_is_native(kind, ot->elem);
-  for (int i = 0; i < R; i++) out_identity = out_identity && p.out_dims[i] == i;
+  for (int i = 0; i < p.S + 2; i++) out_identity = out_identity && p.out_dims[i] == i;
   char *outc = !ker ? NULL : out_identity ? out[0].data : bufs_alloc(&b, (size_t)ot->count * es);
-  if (!outc) {
+  if (!outc)
     status = vm_trap(x, "out of memory: convolution operands");
-    goto done;
-  }
-  int64_t yprod = 1, wprod = 1, iprod = 1;
-  bool pointwise = true;
-  for (int s = 0; s < S; s++) {
-    yprod *= p.out_sp[s], wprod *= p.win[s], iprod *= p.in_sp[s];
-    pointwise = pointwise && p.win[s] == 1 && p.stride[s] == 1 && p.lo[s] == 0 && p.ldil[s] == 1 &&
-                p.out_sp[s] == p.in_sp[s];
-  }
-  int64_t kdim = p.ck * wprod, rows = p.batch_out * yprod, og = p.feat_out / p.groups;
-  bool direct = !p.batch_groups && p.groups > 1 && og < 16 && (kind == GK_F32 || kind == GK_F64);
-  if (direct) {
-    int64_t ntab = 1;
-    for (int s = 0; s < S; s++) ntab += p.win[s];
-    int64_t *tabs = bufs_alloc(&b, (size_t)(ntab + p.feat_out) * sizeof(int64_t));
-    void *acc = bufs_alloc(&b, (size_t)p.feat_out * es);
-    if (!tabs || !acc) {
-      status = vm_trap(x, "out of memory: convolution buffers");
-      goto done;
-    }
-    if (kind == GK_F32)
-      conv_direct_f32(&p, (const float *)inp, (const float *)ker, (float *)outc, tabs, acc, tabs + ntab);
-    else
-      conv_direct_f64(&p, (const double *)inp, (const double *)ker, (double *)outc, tabs, acc, tabs + ntab);
-  } else if (pointwise) {
-    /* 1x1 window, no stride/padding/dilation: the canonical input is the patch matrix */
-    for (int64_t q = 0; status == VM_OK && q < p.groups; q++) {
-      const char *a = inp + (size_t)(p.batch_groups ? q * p.batch_out * iprod * p.feat_in : q * p.ck) * es;
-      status = gemm_run(&w, rows, og, kdim, a, p.feat_in, 1, ker + (size_t)(q * og) * es, p.feat_out, 1,
-                        outc + (size_t)(q * og) * es, p.feat_out);
-    }
-  } else {
-    int64_t target = (int64_t)1 << 18; /* patch elements per chunk */
-    int64_t chunk_rows = kdim > 0 ? target / kdim : rows;
-    if (chunk_rows < 1) chunk_rows = 1;
-    if (chunk_rows > rows) chunk_rows = rows;
-    status = conv_patches(x, &p, kind, inp, ker, outc, rows, og, kdim, chunk_rows);
-  }
-  if (status == VM_OK && !out_identity) {
-    /* canonical axes: batch, spatial 0..S-1, feature; result dim out_dims[i]
-     * reads canonical axis i */
-    int64_t axis_stride[TPUB_MAX_RANK], sizes[TPUB_MAX_RANK], strides[TPUB_MAX_RANK];
-    axis_stride[R - 1] = 1;
-    axis_stride[S] = p.feat_out;
-    for (int s = S - 1; s >= 1; s--) axis_stride[s] = axis_stride[s + 1] * p.out_sp[s];
-    axis_stride[0] = yprod * p.feat_out;
-    for (int i = 0; i < R; i++) {
-      sizes[p.out_dims[i]] = ot->dims[p.out_dims[i]];
-      strides[p.out_dims[i]] = axis_stride[i];
-    }
-    bool native = gemm_is_native(kind, ot->elem);
-    char *dst = native ? out[0].data : bufs_alloc(&b, (size_t)ot->count * es);
-    if (!dst) {
-      status = vm_trap(x, "out of memory: convolution result");
-      goto done;
-    }
-    gemm_strided_copy(es, R, sizes, strides, outc, dst);
-    if (!native) gemm_store(kind, ot->elem, dst, ot->count, out[0].data);
-  }
-done:
+  else
+    status = conv_compute(x, &p, kind, &w, &b, inp, ker, outc);
+  if (status == VM_OK && !out_identity) status = conv_store(x, &p, kind, &b, outc, &out[0]);
   gemm_work_free(&w);
   bufs_free(&b);
   return status;

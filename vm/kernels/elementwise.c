@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/scalar.h"
 #include "vm/dtype.h"
 #include "vm/kernels/kernels.h"
 #include "vm/opinfo.h"
@@ -82,11 +83,6 @@ static void wrap_subbyte(int elem, void *data, int64_t n) {
   }                                                                                                \
   break
 
-/* XLA's NaN-propagating max/min: the first operand wins ties (so the sign
- * of a zero result is that of x). */
-#define FMAX(x, y) ((isnan(x) || (x) >= (y)) ? (x) : (y))
-#define FMIN(x, y) ((isnan(x) || (x) <= (y)) ? (x) : (y))
-
 /* sinh and cosh as XLA's CHLO decompositions compute them (the corpus
  * expects their rounding): e^(x + log 1/2) -+ e^(-x + log 1/2), and for
  * |x| < 1, (expm1(x) + expm1(x) / (expm1(x) + 1)) / 2. */
@@ -152,7 +148,7 @@ static inline double sinh_xla_d(double x) {
   }
 
 #define DEFINE_BINARY_REAL(NAME, T, M)                                                             \
-  static void NAME(int op, const T *a, const T *b, T *o, int64_t n) {                              \
+  __attribute__((noinline)) static void NAME(int op, const T *a, const T *b, T *o, int64_t n) {    \
     int64_t i;                                                                                     \
     switch (op) {                                                                                  \
     case VM_OP_ADD: EACH(o[i] = a[i] + b[i]);                                                      \
@@ -161,8 +157,8 @@ static inline double sinh_xla_d(double x) {
     case VM_OP_DIVIDE: EACH(o[i] = a[i] / b[i]);                                                      \
     case VM_OP_REMAINDER: EACH(o[i] = M(fmod)(a[i], b[i]));                                              \
     case VM_OP_POWER: EACH(o[i] = M(pow)(a[i], b[i]));                                               \
-    case VM_OP_MAXIMUM: EACH(T x_ = a[i]; T y_ = b[i]; o[i] = FMAX(x_, y_));                           \
-    case VM_OP_MINIMUM: EACH(T x_ = a[i]; T y_ = b[i]; o[i] = FMIN(x_, y_));                           \
+    case VM_OP_MAXIMUM: EACH(T x_ = a[i]; T y_ = b[i]; o[i] = SCALAR_MAX(x_, y_));                         \
+    case VM_OP_MINIMUM: EACH(T x_ = a[i]; T y_ = b[i]; o[i] = SCALAR_MIN(x_, y_));                         \
     case VM_OP_ATAN2: EACH(o[i] = M(atan2)(a[i], b[i]));                                           \
     case VM_OP_NEXT_AFTER: EACH(o[i] = M(nextafter)(a[i], b[i]));                                  \
     case VM_OP_POLYGAMMA: EACH(o[i] = (T)vm_sf_polygamma(a[i], b[i]));                             \
@@ -184,18 +180,17 @@ static inline double sinh_xla_d(double x) {
     }                                                                                              \
   }
 
-/* clamp with lo/hi either per element (step 1) or scalars (step 0). */
-#define DEFINE_CLAMP(NAME, T, ISNAN)                                                               \
+/* clamp with lo/hi either per element (step 1) or scalars (step 0): XLA's
+ * NaN-propagating max with lo, then min with hi. */
+#define DEFINE_CLAMP(NAME, T)                                                                      \
   static void NAME(const T *lo, int64_t ls, const T *x, const T *hi, int64_t hs, T *o,             \
                    int64_t n) {                                                                    \
     for (int64_t i = 0; i < n; i++) {                                                              \
       T v = x[i], l = lo[i * ls], h = hi[i * hs];                                                  \
-      T t = (ISNAN(v) || v >= l) ? v : l;                                                          \
-      o[i] = (ISNAN(t) || t <= h) ? t : h;                                                         \
+      T t = SCALAR_MAX(v, l);                                                                      \
+      o[i] = SCALAR_MIN(t, h);                                                                     \
     }                                                                                              \
   }
-
-#define NEVER_NAN(v) 0
 
 DEFINE_UNARY_REAL(unary_f32, float, MF)
 DEFINE_UNARY_REAL(unary_f64, double, MD)
@@ -203,8 +198,8 @@ DEFINE_BINARY_REAL(binary_f32, float, MF)
 DEFINE_BINARY_REAL(binary_f64, double, MD)
 DEFINE_COMPARE(compare_f32, float)
 DEFINE_COMPARE(compare_f64, double)
-DEFINE_CLAMP(clamp_f32, float, isnan)
-DEFINE_CLAMP(clamp_f64, double, isnan)
+DEFINE_CLAMP(clamp_f32, float)
+DEFINE_CLAMP(clamp_f64, double)
 
 /* ------------------------------------------------------------------ */
 /* Integer kernels, instantiated for every native container.  T is the
@@ -282,7 +277,7 @@ static inline uint64_t width_mask(int width) {
     }                                                                                              \
   }                                                                                                \
   DEFINE_COMPARE(compare_##SFX, T)                                                                 \
-  DEFINE_CLAMP(clamp_##SFX, T, NEVER_NAN)
+  DEFINE_CLAMP(clamp_##SFX, T)
 
 DEFINE_INT_KERNELS(i8, int8_t, uint8_t, int8_t, 1)
 DEFINE_INT_KERNELS(u8, uint8_t, uint8_t, int8_t, 0)
@@ -662,24 +657,14 @@ static void make_complex(int elem, const void *a, const void *b, void *o, int64_
   }
 }
 
-int exec_binary(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
-  (void)x;
-  const int op = ins->opcode, elem = in[0].type->elem;
-  const int64_t n = in[0].type->count;
-  const void *a = in[0].data, *b = in[1].data;
-  void *o = out[0].data;
-  if (n == 0) return VM_OK;
-  if (op == VM_OP_COMPLEX) {
-    make_complex(elem, a, b, o, n);
-    return VM_OK;
-  }
+/* vm_binary_apply for element types other than f32 and f64: in f32 or
+ * complex<f64> chunks, or the integer loops.  Apart so that the chunk
+ * buffers cost nothing to the f32/f64 calls. */
+__attribute__((noinline)) static void binary_other(int op, int elem, void *o, const void *a, const void *b,
+                                                   int64_t n) {
   switch (vm_elem_class(elem)) {
   case TPUB_CLASS_FLOAT:
-    if (elem == TPUB_F32) {
-      binary_f32(op, a, b, o, n);
-    } else if (elem == TPUB_F64) {
-      binary_f64(op, a, b, o, n);
-    } else if (op == VM_OP_NEXT_AFTER) {
+    if (op == VM_OP_NEXT_AFTER) {
       next_after_bits(elem, a, b, o, n);
     } else {
       float ba[CHUNK], bb[CHUNK];
@@ -708,6 +693,27 @@ int exec_binary(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out
     break;
   default: int_op(op, elem, a, b, o, n); break;
   }
+}
+
+void vm_binary_apply(int op, int elem, void *o, const void *a, const void *b, int64_t n) {
+  /* f32 and f64 directly (their loops are not inlined here): scatters
+   * combine single elements, where each call's overhead counts. */
+  if (elem == TPUB_F32)
+    binary_f32(op, a, b, o, n);
+  else if (elem == TPUB_F64)
+    binary_f64(op, a, b, o, n);
+  else
+    binary_other(op, elem, o, a, b, n);
+}
+
+int exec_binary(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
+  (void)x;
+  const int64_t n = in[0].type->count;
+  if (n == 0) return VM_OK;
+  if (ins->opcode == VM_OP_COMPLEX)
+    make_complex(in[0].type->elem, in[0].data, in[1].data, out[0].data, n);
+  else
+    vm_binary_apply(ins->opcode, in[0].type->elem, out[0].data, in[0].data, in[1].data, n);
   return VM_OK;
 }
 

@@ -91,12 +91,6 @@ typedef struct FusionPlan {
   VmType *views;     /* [2][nregs]: rank-1 tile views of full registers */
 } FusionPlan;
 
-static const VmExecFn exec_of[VM_OP_COUNT] = {
-#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) [VM_OP_##id] = exec,
-#include "vm/opcodes.def"
-#undef OPC
-};
-
 /* Kernels that work element by element on any count, never trap and never
  * touch the VmExec: safe on tile views and on worker threads. */
 static bool tile_kernel(VmExecFn f) {
@@ -172,6 +166,169 @@ static bool bcast_map(FStep *st, const VmType *it, const VmType *ot, const int64
   return !(it->count == ot->count && (st->rank == 0 || (st->rank == 1 && st->stride[0] == 1)));
 }
 
+/* The tiling of n elements into p (tile length, count, last length). */
+static void plan_tiles(FusionPlan *p, int64_t n) {
+  p->n = n;
+  p->tile = n < TILE ? (n > 0 ? n : 1) : TILE;
+  p->ntiles = (n + p->tile - 1) / p->tile;
+  p->lens[0] = p->tile;
+  p->lens[1] = n - (p->ntiles > 0 ? p->ntiles - 1 : 0) * p->tile;
+}
+
+/* Element sizes and shapes of every register of fn, and the parameters'
+ * places; returns the largest element size. */
+static int plan_registers(FusionPlan *p, const VmFunc *fn) {
+  int max_eb = 1;
+  for (uint32_t k = 0; k < fn->n_regs; k++) {
+    FReg *g = &p->regs[k];
+    g->eb = vm_elem_bytes(fn->reg_types[k]->elem);
+    g->full = fn->reg_types[k]->count == p->n;
+    if (g->eb > max_eb) max_eb = g->eb;
+  }
+  for (uint32_t k = 0; k < fn->n_params; k++) {
+    FReg *g = &p->regs[k];
+    g->loc = LOC_INPUT;
+    g->index = (int32_t)k;
+    g->uniform = fn->reg_types[k]->count == 1;
+    g->uparam = (int32_t)k;
+  }
+  return max_eb;
+}
+
+/* A constant: a splat tile, or the program's bytes; false when its value
+ * is not in the file. */
+static bool plan_constant(FusionPlan *p, const VmInstr *ins, FReg *o, const VmType *ot) {
+  const VmField *f = &ins->fields[0];
+  if (f->flags & (VM_CONST_ELIDED | VM_CONST_NONE)) return false;
+  if ((f->flags & VM_CONST_SPLAT) && ot->count > 1) {
+    o->uniform = true, o->uparam = -1, o->udata = f->data;
+    o->loc = LOC_SPLAT;
+    o->index = (int32_t)p->nsplats;
+    p->splats[p->nsplats++] = (FSplat){-1, o->eb, f->data};
+  } else {
+    o->loc = LOC_CONST;
+    o->data = f->data;
+    o->uniform = ot->count == 1, o->uparam = -1, o->udata = f->data;
+  }
+  return true;
+}
+
+/* A broadcast_in_dim: a splat of a uniform source, the source itself, or a
+ * STEP_BCAST reading a parameter or constant (*own_tile: o needs a tile). */
+static bool plan_broadcast(FusionPlan *p, const VmFunc *fn, const VmInstr *ins, FReg *o, const VmType *ot, int alias,
+                           bool *own_tile) {
+  const FReg *s = &p->regs[ins->in[0]];
+  FStep *st = &p->steps[p->nsteps];
+  int64_t nmap;
+  const int64_t *map = vm_field_list(ins, 0, &nmap);
+  if (!o->full) return false;
+  if (s->uniform) {
+    o->loc = LOC_SPLAT;
+    o->index = (int32_t)p->nsplats;
+    o->uniform = true, o->uparam = s->uparam, o->udata = s->udata;
+    p->splats[p->nsplats++] = (FSplat){s->uparam, o->eb, s->udata};
+  } else if ((s->loc != LOC_INPUT && s->loc != LOC_CONST) || (s->loc == LOC_INPUT && s->index == alias)) {
+    return false; /* a computed value: its other tiles are not at hand; or overwritten */
+  } else if (!bcast_map(st, fn->reg_types[ins->in[0]], ot, map)) {
+    *o = *s;
+    o->full = true;
+  } else {
+    st->kind = STEP_BCAST;
+    st->ins = ins;
+    st->src = ins->in[0];
+    p->nsteps++;
+    *own_tile = true;
+  }
+  return true;
+}
+
+/* An element-wise kernel as a STEP_KERNEL, in place where the interpreter
+ * would run it in place (*own_tile: o needs a tile of its own). */
+static bool plan_kernel(FusionPlan *p, const VmFunc *fn, SlotState *ss, const VmInstr *ins, FReg *o,
+                        const int32_t *yielded, bool *own_tile) {
+  bool ok = o->full;
+  for (uint32_t k = 0; k < ins->n_in && ok; k++) {
+    const FReg *a = &p->regs[ins->in[k]];
+    /* select's predicate and clamp's bounds may be scalars */
+    bool scalar_ok = (ins->opcode == VM_OP_SELECT && k == 0) || (ins->opcode == VM_OP_CLAMP && k != 1);
+    ok = a->full || (scalar_ok && fn->reg_types[ins->in[k]]->rank == 0 && (a->loc == LOC_INPUT || a->loc == LOC_CONST));
+  }
+  FStep *st = &p->steps[p->nsteps++];
+  st->kind = STEP_KERNEL;
+  st->ins = ins;
+  st->fn = vm_exec_table[ins->opcode];
+  *own_tile = true;
+  /* In place, as the interpreter would: into the slot of an operand that
+   * dies here and that nothing else holds. */
+  if (ok && yielded[ins->out[0]] < 0 && (ins->flags & TPUB_INSTR_INPLACE)) {
+    uint32_t a = ins->in[ins->flags & 0xff];
+    bool dies = false;
+    for (uint32_t k = 0; k < ins->n_kill; k++) dies |= ins->kill[k] == a;
+    if (dies && p->regs[a].loc == LOC_SLOT && ss->refs[p->regs[a].index] == 1) {
+      o->loc = LOC_SLOT;
+      o->index = p->regs[a].index;
+      ss->refs[o->index]++;
+      *own_tile = false;
+    }
+  }
+  return ok;
+}
+
+/* Plans body instruction ins: where its result lives and which step
+ * computes it; then frees the slots of the registers it kills.  False when
+ * it cannot run tile by tile. */
+static bool plan_instr(FusionPlan *p, const VmFunc *fn, SlotState *ss, const VmInstr *ins, const int32_t *yielded,
+                       int alias) {
+  if (ins->n_out != 1) return false;
+  FReg *o = &p->regs[ins->out[0]];
+  const VmType *ot = fn->reg_types[ins->out[0]];
+  bool ok, own_tile = false; /* o needs a slot or its result buffer */
+  if (ins->opcode == VM_OP_CONSTANT) {
+    ok = plan_constant(p, ins, o, ot);
+  } else if (ins->opcode == VM_OP_RESHAPE) {
+    bool full = o->full;
+    *o = p->regs[ins->in[0]];
+    o->full = full;
+    if (o->loc == LOC_SLOT) ss->refs[o->index]++;
+    ok = true;
+  } else if (ins->opcode == VM_OP_BROADCAST_IN_DIM) {
+    ok = plan_broadcast(p, fn, ins, o, ot, alias, &own_tile);
+  } else if (tile_kernel(vm_exec_table[ins->opcode])) {
+    ok = plan_kernel(p, fn, ss, ins, o, yielded, &own_tile);
+  } else {
+    ok = false;
+  }
+  if (!ok) return false;
+  if (own_tile) {
+    if (yielded[ins->out[0]] >= 0) {
+      o->loc = LOC_RESULT;
+      o->index = yielded[ins->out[0]];
+    } else {
+      o->loc = LOC_SLOT;
+      o->index = slot_take(ss);
+    }
+  }
+  for (uint32_t k = 0; k < ins->n_kill; k++) {
+    const FReg *g = &p->regs[ins->kill[k]];
+    if (g->loc == LOC_SLOT) slot_drop(ss, g->index);
+  }
+  return true;
+}
+
+/* The rank-1 views of every register over a whole tile and the last one. */
+static void plan_views(FusionPlan *p, const VmFunc *fn) {
+  for (int k = 0; k < 2; k++)
+    for (uint32_t g = 0; g < fn->n_regs; g++) {
+      const VmType *t = fn->reg_types[g];
+      p->views[k * fn->n_regs + g] = (VmType){.kind = TPUB_TY_TENSOR,
+                                              .elem = t->elem,
+                                              .rank = 1,
+                                              .dims = &p->lens[k],
+                                              .count = p->lens[k],
+                                              .nbytes = p->lens[k] * p->regs[g].eb};
+    }
+}
+
 /* Decides how to run the first `end` instructions of body fn tile by tile,
  * computing registers yield[0..nyield) (into the results when to_results);
  * false when they cannot be.  alias >= 0: result 0 may be parameter
@@ -185,127 +342,15 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, SlotState *ss, uint32_t e
     if (fn->reg_types[yield[j]]->count != n) return false;
   for (uint32_t k = 0; k < fn->n_regs; k++)
     if (!vm_type_is_tensor(fn->reg_types[k])) return false;
-  p->n = n;
-  p->tile = n < TILE ? (n > 0 ? n : 1) : TILE;
-  p->ntiles = (n + p->tile - 1) / p->tile;
-  p->lens[0] = p->tile;
-  p->lens[1] = n - (p->ntiles > 0 ? p->ntiles - 1 : 0) * p->tile;
+  plan_tiles(p, n);
   /* The first result each register is yielded as, or -1. */
   int32_t *yielded = calloc(fn->n_regs + 1, sizeof(int32_t));
   if (!yielded) return false;
   for (uint32_t k = 0; k < fn->n_regs; k++) yielded[k] = -1;
   for (uint32_t j = nyield; to_results && j-- > (alias >= 0 ? 1u : 0u);) yielded[yield[j]] = (int32_t)j;
-  int max_eb = 1;
-  for (uint32_t k = 0; k < fn->n_regs; k++) {
-    FReg *g = &p->regs[k];
-    g->eb = vm_elem_bytes(fn->reg_types[k]->elem);
-    g->full = fn->reg_types[k]->count == n;
-    if (g->eb > max_eb) max_eb = g->eb;
-  }
-  for (uint32_t k = 0; k < fn->n_params; k++) {
-    FReg *g = &p->regs[k];
-    g->loc = LOC_INPUT;
-    g->index = (int32_t)k;
-    g->uniform = fn->reg_types[k]->count == 1;
-    g->uparam = (int32_t)k;
-  }
+  int max_eb = plan_registers(p, fn);
   bool ok = true;
-  for (uint32_t i = 0; i < end && ok; i++) {
-    const VmInstr *ins = &fn->instrs[i];
-    FReg *o = ins->n_out == 1 ? &p->regs[ins->out[0]] : NULL;
-    const VmType *ot = o ? fn->reg_types[ins->out[0]] : NULL;
-    bool own_tile = false; /* o needs a slot or its result buffer */
-    if (!o) {
-      ok = false;
-    } else if (ins->opcode == VM_OP_CONSTANT) {
-      const VmField *f = &ins->fields[0];
-      if (f->flags & (VM_CONST_ELIDED | VM_CONST_NONE)) {
-        ok = false;
-      } else if ((f->flags & VM_CONST_SPLAT) && ot->count > 1) {
-        o->uniform = true, o->uparam = -1, o->udata = f->data;
-        o->loc = LOC_SPLAT;
-        o->index = (int32_t)p->nsplats;
-        p->splats[p->nsplats++] = (FSplat){-1, o->eb, f->data};
-      } else {
-        o->loc = LOC_CONST;
-        o->data = f->data;
-        o->uniform = ot->count == 1, o->uparam = -1, o->udata = f->data;
-      }
-    } else if (ins->opcode == VM_OP_RESHAPE) {
-      bool full = o->full;
-      *o = p->regs[ins->in[0]];
-      o->full = full;
-      if (o->loc == LOC_SLOT) ss->refs[o->index]++;
-    } else if (ins->opcode == VM_OP_BROADCAST_IN_DIM) {
-      const FReg *s = &p->regs[ins->in[0]];
-      FStep *st = &p->steps[p->nsteps];
-      int64_t nmap;
-      const int64_t *map = vm_field_list(ins, 0, &nmap);
-      if (!o->full) {
-        ok = false;
-      } else if (s->uniform) {
-        o->loc = LOC_SPLAT;
-        o->index = (int32_t)p->nsplats;
-        o->uniform = true, o->uparam = s->uparam, o->udata = s->udata;
-        p->splats[p->nsplats++] = (FSplat){s->uparam, o->eb, s->udata};
-      } else if ((s->loc != LOC_INPUT && s->loc != LOC_CONST) || (s->loc == LOC_INPUT && s->index == alias)) {
-        ok = false; /* a computed value: its other tiles are not at hand; or overwritten */
-      } else if (!bcast_map(st, fn->reg_types[ins->in[0]], ot, map)) {
-        *o = *s;
-        o->full = true;
-      } else {
-        st->kind = STEP_BCAST;
-        st->ins = ins;
-        st->src = ins->in[0];
-        p->nsteps++;
-        own_tile = true;
-      }
-    } else if (tile_kernel(exec_of[ins->opcode])) {
-      ok = o->full;
-      for (uint32_t k = 0; k < ins->n_in && ok; k++) {
-        const FReg *a = &p->regs[ins->in[k]];
-        /* select's predicate and clamp's bounds may be scalars */
-        bool scalar_ok = (ins->opcode == VM_OP_SELECT && k == 0) || (ins->opcode == VM_OP_CLAMP && k != 1);
-        ok = a->full ||
-             (scalar_ok && fn->reg_types[ins->in[k]]->rank == 0 && (a->loc == LOC_INPUT || a->loc == LOC_CONST));
-      }
-      FStep *st = &p->steps[p->nsteps++];
-      st->kind = STEP_KERNEL;
-      st->ins = ins;
-      st->fn = exec_of[ins->opcode];
-      /* In place, as the interpreter would: into the slot of an operand
-       * that dies here and that nothing else holds. */
-      if (ok && yielded[ins->out[0]] < 0 && (ins->flags & TPUB_INSTR_INPLACE)) {
-        uint32_t a = ins->in[ins->flags & 0xff];
-        bool dies = false;
-        for (uint32_t k = 0; k < ins->n_kill; k++) dies |= ins->kill[k] == a;
-        if (dies && p->regs[a].loc == LOC_SLOT && ss->refs[p->regs[a].index] == 1) {
-          o->loc = LOC_SLOT;
-          o->index = p->regs[a].index;
-          ss->refs[o->index]++;
-        } else {
-          own_tile = true;
-        }
-      } else {
-        own_tile = true;
-      }
-    } else {
-      ok = false;
-    }
-    if (ok && own_tile) {
-      if (yielded[ins->out[0]] >= 0) {
-        o->loc = LOC_RESULT;
-        o->index = yielded[ins->out[0]];
-      } else {
-        o->loc = LOC_SLOT;
-        o->index = slot_take(ss);
-      }
-    }
-    for (uint32_t k = 0; ok && k < ins->n_kill; k++) {
-      const FReg *g = &p->regs[ins->kill[k]];
-      if (g->loc == LOC_SLOT) slot_drop(ss, g->index);
-    }
-  }
+  for (uint32_t i = 0; i < end && ok; i++) ok = plan_instr(p, fn, ss, &fn->instrs[i], yielded, alias);
   for (uint32_t j = 0; ok && j < nyield; j++) {
     p->res_reg[j] = yield[j];
     ok = p->regs[yield[j]].full;
@@ -315,16 +360,7 @@ static bool plan_body(FusionPlan *p, const VmFunc *fn, SlotState *ss, uint32_t e
   p->nres = nyield;
   p->nslots = ss->nslots;
   p->slot_bytes = ((size_t)p->tile * (size_t)max_eb + 63) & ~(size_t)63;
-  for (int k = 0; k < 2; k++)
-    for (uint32_t g = 0; g < fn->n_regs; g++) {
-      const VmType *t = fn->reg_types[g];
-      p->views[k * fn->n_regs + g] = (VmType){.kind = TPUB_TY_TENSOR,
-                                              .elem = t->elem,
-                                              .rank = 1,
-                                              .dims = &p->lens[k],
-                                              .count = p->lens[k],
-                                              .nbytes = p->lens[k] * p->regs[g].eb};
-    }
+  plan_views(p, fn);
   return true;
 }
 

@@ -337,77 +337,12 @@ static int region_returns_args(const VmExec *x, const VmRegion *r, int n) {
 
 /* A run of the binary fast path: dst[k] = op(dst[k], src[k]). */
 typedef struct BinaryRun {
-  int op, elem;
+  int op, elem, esize;
   char *dst;
   const char *src;
 } BinaryRun;
 
-#define BIN_LOOP(T, EXPR)                   \
-  do {                                      \
-    T *d_ = (T *)b->dst + doff;             \
-    const T *s_ = (const T *)b->src + soff; \
-    if (ds == 1 && ss == 1)                 \
-      for (int64_t k = 0; k < n; k++) {     \
-        T x_ = d_[k], y_ = s_[k];           \
-        d_[k] = (EXPR);                     \
-      }                                     \
-    else                                    \
-      for (int64_t k = 0; k < n; k++) {     \
-        T x_ = d_[k * ds], y_ = s_[k * ss]; \
-        d_[k * ds] = (EXPR);                \
-      }                                     \
-  } while (0)
-
-/* The max/min of XLA: NaN propagates; ties keep the current value. */
-#define PICK_MAX(a, c) ((a) >= (c) || (a) != (a))
-#define PICK_MIN(a, c) ((a) <= (c) || (a) != (a))
-
-#define INT_OPS(T)                                                       \
-  switch (b->op) {                                                       \
-  case VM_OP_ADD: BIN_LOOP(T, (T)((uint64_t)x_ + (uint64_t)y_)); return; \
-  case VM_OP_MULTIPLY: BIN_LOOP(T, (T)((uint64_t)x_ * (uint64_t)y_)); return; \
-  case VM_OP_MAXIMUM: BIN_LOOP(T, x_ > y_ ? x_ : y_); return;                \
-  case VM_OP_MINIMUM: BIN_LOOP(T, x_ < y_ ? x_ : y_); return;                \
-  case VM_OP_AND: BIN_LOOP(T, (x_ & y_)); return;                        \
-  case VM_OP_OR: BIN_LOOP(T, x_ | y_); return;                           \
-  default: BIN_LOOP(T, x_ ^ y_); return;                                 \
-  }
-
-#define FLOAT_OPS(T)                                               \
-  switch (b->op) {                                                 \
-  case VM_OP_ADD: BIN_LOOP(T, x_ + y_); return;                    \
-  case VM_OP_MULTIPLY: BIN_LOOP(T, (x_ * y_)); return;                  \
-  case VM_OP_MAXIMUM: BIN_LOOP(T, PICK_MAX(x_, y_) ? x_ : y_); return; \
-  default: BIN_LOOP(T, PICK_MIN(x_, y_) ? x_ : y_); return;        \
-  }
-
-/* Half floats: computed in f32 and rounded back. */
-#define HALF_OPS(TO_F32, FROM_F32)                                                        \
-  switch (b->op) {                                                                        \
-  case VM_OP_ADD: BIN_LOOP(uint16_t, FROM_F32(TO_F32(x_) + TO_F32(y_))); return;          \
-  case VM_OP_MULTIPLY: BIN_LOOP(uint16_t, FROM_F32(TO_F32(x_) * TO_F32(y_))); return;          \
-  case VM_OP_MAXIMUM: BIN_LOOP(uint16_t, PICK_MAX(TO_F32(x_), TO_F32(y_)) ? x_ : y_); return; \
-  default: BIN_LOOP(uint16_t, PICK_MIN(TO_F32(x_), TO_F32(y_)) ? x_ : y_); return;        \
-  }
-
-typedef struct C64 {
-  float re, im;
-} C64;
-typedef struct C128 {
-  double re, im;
-} C128;
-
-/* Complex max/min compare lexicographically (real part, then imaginary). */
-#define CPX_LESS(a, c) ((a).re < (c).re || ((a).re == (c).re && (a).im < (c).im))
-#define CPX_OPS(T)                                                                                          \
-  switch (b->op) {                                                                                          \
-  case VM_OP_ADD: BIN_LOOP(T, ((T){x_.re + y_.re, x_.im + y_.im})); return;                                 \
-  case VM_OP_MULTIPLY: BIN_LOOP(T, ((T){x_.re * y_.re - x_.im * y_.im, x_.re * y_.im + x_.im * y_.re})); return; \
-  case VM_OP_MAXIMUM: BIN_LOOP(T, CPX_LESS(x_, y_) ? y_ : x_); return;                                          \
-  default: BIN_LOOP(T, CPX_LESS(y_, x_) ? y_ : x_); return;                                                 \
-  }
-
-/* Whether the fast path implements op on elem: add, mul, max, min on every
+/* Whether the fast path takes op on elem: add, mul, max, min on every
  * numeric type, and, or, xor on integers. */
 static bool binary_supported(int op, int elem) {
   switch (op) {
@@ -422,69 +357,38 @@ static bool binary_supported(int op, int elem) {
   }
 }
 
-/* Narrow integers and i1 (in 1-byte containers) through int64 with the
- * canonical wrap; i1 add is or and mul is and, as for the element-wise op. */
-static void narrow_int_run(const BinaryRun *b, int64_t doff, int64_t soff, int64_t n, int64_t ds, int64_t ss) {
-  int elem = b->elem, op = b->op;
-  if (vm_elem_bits(elem) == 1)
-    op = op == VM_OP_ADD || op == VM_OP_MAXIMUM ? VM_OP_OR : op == VM_OP_MULTIPLY || op == VM_OP_MINIMUM ? VM_OP_AND : op;
-  bool is_unsigned = vm_elem_is_unsigned(elem);
-  uint8_t *d_ = (uint8_t *)b->dst + doff;
-  const uint8_t *s_ = (const uint8_t *)b->src + soff;
-  for (int64_t k = 0; k < n; k++) {
-    int64_t x_ = is_unsigned ? d_[k * ds] : (int8_t)d_[k * ds], y_ = is_unsigned ? s_[k * ss] : (int8_t)s_[k * ss], r;
-    switch (op) {
-    case VM_OP_ADD: r = (int64_t)((uint64_t)x_ + (uint64_t)y_); break;
-    case VM_OP_MULTIPLY: r = (int64_t)((uint64_t)x_ * (uint64_t)y_); break;
-    case VM_OP_MAXIMUM: r = x_ > y_ ? x_ : y_; break;
-    case VM_OP_MINIMUM: r = x_ < y_ ? x_ : y_; break;
-    case VM_OP_AND: r = x_ & y_; break;
-    case VM_OP_OR: r = x_ | y_; break;
-    default: r = x_ ^ y_; break;
+/* Elements a strided run combines at a time through contiguous copies. */
+enum { BIN_CHUNK = 256 };
+
+/* binary_run for a strided run: gathered into contiguous chunks, combined,
+ * written back.  Apart so that its buffers cost nothing to contiguous
+ * runs (often single elements). */
+__attribute__((noinline)) static void binary_run_strided(const BinaryRun *b, char *d, const char *s, int64_t n,
+                                                         int64_t ds, int64_t ss) {
+  size_t es = (size_t)b->esize;
+  _Alignas(16) char dbuf[BIN_CHUNK * 16], sbuf[BIN_CHUNK * 16];
+  for (int64_t k0 = 0; k0 < n; k0 += BIN_CHUNK) {
+    int64_t m = n - k0 < BIN_CHUNK ? n - k0 : BIN_CHUNK;
+    for (int64_t k = 0; k < m; k++) {
+      memcpy(dbuf + k * (int64_t)es, d + (k0 + k) * ds * (int64_t)es, es);
+      memcpy(sbuf + k * (int64_t)es, s + (k0 + k) * ss * (int64_t)es, es);
     }
-    d_[k * ds] = (uint8_t)vm_wrap_int(elem, r);
+    vm_binary_apply(b->op, b->elem, dbuf, dbuf, sbuf, m);
+    for (int64_t k = 0; k < m; k++) memcpy(d + (k0 + k) * ds * (int64_t)es, dbuf + k * (int64_t)es, es);
   }
 }
 
-/* Other real floats (minifloats, tf32) through double. */
-static void other_float_run(const BinaryRun *b, int64_t doff, int64_t soff, int64_t n, int64_t ds, int64_t ss) {
-  int elem = b->elem;
-  for (int64_t k = 0; k < n; k++) {
-    double x_ = vm_load_f64(elem, b->dst, doff + k * ds), y_ = vm_load_f64(elem, b->src, soff + k * ss), r;
-    switch (b->op) {
-    case VM_OP_ADD: r = x_ + y_; break;
-    case VM_OP_MULTIPLY: r = x_ * y_; break;
-    case VM_OP_MAXIMUM: r = PICK_MAX(x_, y_) ? x_ : y_; break;
-    default: r = PICK_MIN(x_, y_) ? x_ : y_; break;
-    }
-    vm_store_f64(elem, b->dst, doff + k * ds, r);
-  }
-}
-
-/* One run of the fast path (a VmRunFn): dst = op(dst, src) element-wise. */
+/* One run of the fast path (a VmRunFn): dst = op(dst, src) element-wise
+ * with the element-wise kernel of op (vm_binary_apply), so every element
+ * type rounds and wraps as the unfused op does. */
 static void binary_run(void *ctx, int64_t doff, int64_t soff, int64_t n, int64_t ds, int64_t ss) {
   const BinaryRun *b = ctx;
-  switch (b->elem) {
-  case TPUB_F32: FLOAT_OPS(float);
-  case TPUB_F64: FLOAT_OPS(double);
-  case TPUB_BF16: HALF_OPS(vm_bf16_to_f32, vm_f32_to_bf16);
-  case TPUB_F16: HALF_OPS(vm_f16_to_f32, vm_f32_to_f16);
-  case TPUB_I8: INT_OPS(int8_t);
-  case TPUB_I16: INT_OPS(int16_t);
-  case TPUB_I32: INT_OPS(int32_t);
-  case TPUB_I64: INT_OPS(int64_t);
-  case TPUB_U8: INT_OPS(uint8_t);
-  case TPUB_U16: INT_OPS(uint16_t);
-  case TPUB_U32: INT_OPS(uint32_t);
-  case TPUB_U64: INT_OPS(uint64_t);
-  case TPUB_C64: CPX_OPS(C64);
-  case TPUB_C128: CPX_OPS(C128);
-  default:
-    if (vm_elem_is_int(b->elem))
-      narrow_int_run(b, doff, soff, n, ds, ss);
-    else
-      other_float_run(b, doff, soff, n, ds, ss);
-  }
+  char *d = b->dst + doff * b->esize;
+  const char *s = b->src + soff * b->esize;
+  if (ds == 1 && ss == 1)
+    vm_binary_apply(b->op, b->elem, d, d, s, n);
+  else
+    binary_run_strided(b, d, s, n, ds, ss);
 }
 
 /* Per-input data of the region path. */
@@ -639,7 +543,7 @@ int exec_scatter(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *ou
 
   ScatterLayout l;
   scatter_layout(ins, it, xt, ut, &l);
-  BinaryRun bin = {op, it->elem, out[0].data, in[n + 1].data};
+  BinaryRun bin = {op, it->elem, vm_elem_bytes(it->elem), out[0].data, in[n + 1].data};
   RegionRun reg = {0};
   void *mem = NULL;
   size_t mem_bytes = region_scratch_bytes(n);

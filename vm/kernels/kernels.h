@@ -40,6 +40,12 @@ bool vm_type_is_scalar(const VmType *t);              /* rank-0 tensor */
  * vectorized path instead of calling the region per element. */
 int vm_region_binary_op(const VmExec *x, const VmRegion *r);
 
+/* o[j] = op(a[j], b[j]) for j < n: binary element-wise opcode op on
+ * element type elem, exactly as exec_binary computes it (o may be a or b).
+ * Kernels whose region body is one such op (vm_region_binary_op) use it so
+ * that every element type rounds and wraps as the unfused op does. */
+void vm_binary_apply(int op, int elem, void *o, const void *a, const void *b, int64_t n);
+
 /* The current value of capture i of region r of the executing instruction
  * (its type is the region function's parameter nargs + i). */
 const void *vm_region_capture(const VmExec *x, const VmRegion *r, uint32_t i);
@@ -79,5 +85,9 @@ typedef int (*VmExecFn)(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTen
   int exec(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out);
 #include "vm/opcodes.def"
 #undef OPC
+
+/* Every opcode's EXEC, indexed by opcode (vm/interp.c): the interpreter's
+ * dispatch, and kernels that run a body's instruction on whole tensors. */
+extern const VmExecFn vm_exec_table[VM_OP_COUNT];
 
 #endif

@@ -245,6 +245,124 @@ static void group_ranges(const VmTensor *gs, int64_t b, int64_t extent, int64_t 
   }
 }
 
+/* The packed operands' dim orders and the sizes of their axis groups:
+ * lhs [B][M free dims][K], rhs [group][B][K][N free dims]. */
+typedef struct RaggedLayout {
+  int lorder[TPUB_MAX_RANK], rorder[TPUB_MAX_RANK];
+  int lfree0, lfree_end; /* lhs free dims: lorder[lfree0 .. lfree_end) */
+  int64_t B, M, N, K;
+} RaggedLayout;
+
+/* The layout of instruction d's operands lt (lhs) and rt (rhs). */
+static void ragged_layout(const RaggedDims *d, const VmType *lt, const VmType *rt, RaggedLayout *L) {
+  int nl = 0, nr = 0;
+  int *lorder = L->lorder, *rorder = L->rorder;
+  L->B = L->M = L->N = L->K = 1;
+  uint32_t lused = dim_bits(d->lb, d->nb) | dim_bits(d->lc, d->nc);
+  uint32_t rused = dim_bits(d->rb, d->nb) | dim_bits(d->rc, d->nc) | (d->group >= 0 ? 1u << d->group : 0);
+  for (int64_t i = 0; i < d->nb; i++) lorder[nl++] = (int)d->lb[i], L->B *= lt->dims[d->lb[i]];
+  L->lfree0 = nl;
+  nl = append_free(lt->rank, lused, lorder, nl);
+  L->lfree_end = nl;
+  for (int i = L->lfree0; i < L->lfree_end; i++) L->M *= lt->dims[lorder[i]];
+  /* Mode 2 puts the ragged contracting dim first so that a group's k range
+   * is one contiguous run of the packed contraction. */
+  if (d->mode == RD_MODE_CONTRACT) lorder[nl++] = d->ragged;
+  for (int64_t i = 0; i < d->nc; i++) {
+    L->K *= lt->dims[d->lc[i]];
+    if (i != d->ragged_pos || d->mode != RD_MODE_CONTRACT) lorder[nl++] = (int)d->lc[i];
+  }
+  if (d->group >= 0) rorder[nr++] = d->group;
+  for (int64_t i = 0; i < d->nb; i++) rorder[nr++] = (int)d->rb[i];
+  if (d->mode == RD_MODE_CONTRACT) rorder[nr++] = (int)d->rc[d->ragged_pos];
+  for (int64_t i = 0; i < d->nc; i++)
+    if (i != d->ragged_pos || d->mode != RD_MODE_CONTRACT) rorder[nr++] = (int)d->rc[i];
+  int rfree0 = nr;
+  nr = append_free(rt->rank, rused, rorder, nr);
+  for (int i = rfree0; i < nr; i++) L->N *= rt->dims[rorder[i]];
+}
+
+/* What the three modes' loops share. */
+typedef struct RaggedRun {
+  GemmWork *w;
+  const RaggedDims *d;
+  const RaggedLayout *L;
+  const VmType *lt;
+  const VmTensor *sizes; /* group_sizes */
+  const char *a, *b;     /* packed operands */
+  char *c;               /* accumulator */
+  int es;
+  int64_t ngroups, *starts, *ends;
+} RaggedRun;
+
+/* Mode 1: rows are [B][pre][ragged][post]; a group is a run of whole
+ * ragged rows times its own rhs. */
+static int ragged_rows(const RaggedRun *R) {
+  const RaggedLayout *L = R->L;
+  int64_t pre = 1, post = 1, extent = R->lt->dims[R->d->ragged], K = L->K, N = L->N;
+  bool after = false;
+  for (int i = L->lfree0; i < L->lfree_end; i++) {
+    if (L->lorder[i] == R->d->ragged) after = true;
+    else if (after) post *= R->lt->dims[L->lorder[i]];
+    else pre *= R->lt->dims[L->lorder[i]];
+  }
+  int64_t row_elems = post * K; /* lhs elements per ragged index */
+  int status = VM_OK;
+  for (int64_t bi = 0; status == VM_OK && bi < L->B; bi++) {
+    group_ranges(R->sizes, bi, extent, R->starts, R->ends);
+    for (int64_t p = 0; status == VM_OK && p < pre; p++) {
+      int64_t row0 = (bi * pre + p) * extent;
+      for (int64_t g = 0; status == VM_OK && g < R->ngroups; g++) {
+        int64_t rows = (R->ends[g] - R->starts[g]) * post;
+        if (rows == 0) continue;
+        const char *A = R->a + ((row0 + R->starts[g]) * row_elems) * R->es;
+        const char *Bm = R->b + ((g * L->B + bi) * K * N) * R->es;
+        char *C = R->c + ((row0 + R->starts[g]) * post * N) * R->es;
+        status = gemm_run(R->w, rows, N, K, A, K, 1, Bm, N, 1, C, N);
+      }
+    }
+  }
+  return status;
+}
+
+/* Mode 2: the contraction is [ragged][rest]; a group is a run of whole
+ * ragged slabs, into its own output block. */
+static int ragged_contract(const RaggedRun *R) {
+  const RaggedLayout *L = R->L;
+  int64_t extent = R->lt->dims[R->d->ragged], rest = extent ? L->K / extent : 0, M = L->M, N = L->N, K = L->K;
+  int status = VM_OK;
+  for (int64_t bi = 0; status == VM_OK && bi < L->B; bi++) {
+    group_ranges(R->sizes, bi, extent, R->starts, R->ends);
+    for (int64_t g = 0; status == VM_OK && g < R->ngroups; g++) {
+      int64_t k0 = R->starts[g] * rest, kn = (R->ends[g] - R->starts[g]) * rest;
+      if (kn == 0) continue;
+      const char *A = R->a + (bi * M * K + k0) * R->es;
+      const char *Bm = R->b + (bi * K * N + k0 * N) * R->es;
+      char *C = R->c + ((g * L->B + bi) * M * N) * R->es;
+      status = gemm_run(R->w, M, N, kn, A, K, 1, Bm, N, 1, C, N);
+    }
+  }
+  return status;
+}
+
+/* Mode 3: the ragged dim is a batch dim; batch elements whose ragged index
+ * is past the groups stay zero. */
+static int ragged_batch(const RaggedRun *R) {
+  const RaggedDims *d = R->d;
+  const RaggedLayout *L = R->L;
+  int64_t extent = R->lt->dims[d->ragged], inner = 1, M = L->M, N = L->N, K = L->K;
+  for (int64_t i = d->ragged_pos + 1; i < d->nb; i++) inner *= R->lt->dims[d->lb[i]];
+  group_ranges(R->sizes, 0, extent, R->starts, R->ends);
+  int64_t used = R->ngroups ? R->ends[R->ngroups - 1] : 0;
+  int status = VM_OK;
+  for (int64_t bi = 0; status == VM_OK && bi < L->B; bi++) {
+    if ((bi / inner) % extent >= used) continue;
+    status = gemm_run(R->w, M, N, K, R->a + bi * M * K * R->es, K, 1, R->b + bi * K * N * R->es, N, 1,
+                      R->c + bi * M * N * R->es, N);
+  }
+  return status;
+}
+
 int exec_ragged_dot(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmType *lt = in[0].type, *rt = in[1].type, *ot = out[0].type;
   RaggedDims d;
@@ -252,39 +370,13 @@ int exec_ragged_dot(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor 
   GemmKind kind = (GemmKind)gemm_kind_for(ot->elem, lt->elem, rt->elem);
   int es = gemm_kind_bytes(kind);
   int64_t ngroups = in[2].type->dims[in[2].type->rank - 1];
-
-  /* Dim orders of the packed operands and the sizes of their axis groups. */
-  int lorder[TPUB_MAX_RANK], rorder[TPUB_MAX_RANK];
-  int nl = 0, nr = 0;
-  int64_t B = 1, M = 1, N = 1, K = 1;
-  uint32_t lused = dim_bits(d.lb, d.nb) | dim_bits(d.lc, d.nc);
-  uint32_t rused = dim_bits(d.rb, d.nb) | dim_bits(d.rc, d.nc) | (d.group >= 0 ? 1u << d.group : 0);
-  for (int64_t i = 0; i < d.nb; i++) lorder[nl++] = (int)d.lb[i], B *= lt->dims[d.lb[i]];
-  int lfree0 = nl;
-  nl = append_free(lt->rank, lused, lorder, nl);
-  int lfree_end = nl;
-  for (int i = lfree0; i < lfree_end; i++) M *= lt->dims[lorder[i]];
-  /* Mode 2 puts the ragged contracting dim first so that a group's k range
-   * is one contiguous run of the packed contraction. */
-  if (d.mode == RD_MODE_CONTRACT) lorder[nl++] = d.ragged;
-  for (int64_t i = 0; i < d.nc; i++) {
-    K *= lt->dims[d.lc[i]];
-    if (i != d.ragged_pos || d.mode != RD_MODE_CONTRACT) lorder[nl++] = (int)d.lc[i];
-  }
-  if (d.group >= 0) rorder[nr++] = d.group;
-  for (int64_t i = 0; i < d.nb; i++) rorder[nr++] = (int)d.rb[i];
-  if (d.mode == RD_MODE_CONTRACT) rorder[nr++] = (int)d.rc[d.ragged_pos];
-  for (int64_t i = 0; i < d.nc; i++)
-    if (i != d.ragged_pos || d.mode != RD_MODE_CONTRACT) rorder[nr++] = (int)d.rc[i];
-  int rfree0 = nr;
-  nr = append_free(rt->rank, rused, rorder, nr);
-  for (int i = rfree0; i < nr; i++) N *= rt->dims[rorder[i]];
-
+  RaggedLayout L;
+  ragged_layout(&d, lt, rt, &L);
   if (ot->count == 0) return VM_OK;
   Packed a, b;
-  int status = pack_operand(x, kind, &in[0], lorder, &a);
+  int status = pack_operand(x, kind, &in[0], L.lorder, &a);
   if (status != VM_OK) return status;
-  status = pack_operand(x, kind, &in[1], rorder, &b);
+  status = pack_operand(x, kind, &in[1], L.rorder, &b);
   if (status != VM_OK) {
     packed_free(x, &a);
     return status;
@@ -298,58 +390,11 @@ int exec_ragged_dot(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor 
   gemm_work_init(&w, x, kind);
   if (!cbuf || !starts) status = vm_trap(x, "out of memory: ragged_dot accumulator (%zu bytes)", cbytes);
   else memset(cbuf, 0, cbytes);
-
-  if (status == VM_OK && d.mode == RD_MODE_ROWS) {
-    /* Rows are [B][pre][ragged][post]: a group is a run of whole ragged rows. */
-    int64_t pre = 1, post = 1, extent = lt->dims[d.ragged];
-    bool after = false;
-    for (int i = lfree0; i < lfree_end; i++) {
-      if (lorder[i] == d.ragged) after = true;
-      else if (after) post *= lt->dims[lorder[i]];
-      else pre *= lt->dims[lorder[i]];
-    }
-    int64_t row_elems = post * K; /* lhs elements per ragged index */
-    for (int64_t bi = 0; status == VM_OK && bi < B; bi++) {
-      group_ranges(&in[2], bi, extent, starts, ends);
-      for (int64_t p = 0; status == VM_OK && p < pre; p++) {
-        int64_t row0 = (bi * pre + p) * extent;
-        for (int64_t g = 0; status == VM_OK && g < ngroups; g++) {
-          int64_t rows = (ends[g] - starts[g]) * post;
-          if (rows == 0) continue;
-          const char *A = a.data + ((row0 + starts[g]) * row_elems) * es;
-          const char *Bm = b.data + ((g * B + bi) * K * N) * es;
-          char *C = cbuf + ((row0 + starts[g]) * post * N) * es;
-          status = gemm_run(&w, rows, N, K, A, K, 1, Bm, N, 1, C, N);
-        }
-      }
-    }
-  } else if (status == VM_OK && d.mode == RD_MODE_CONTRACT) {
-    /* Contraction is [ragged][rest]: a group is a run of whole ragged slabs. */
-    int64_t extent = lt->dims[d.ragged], rest = extent ? K / extent : 0;
-    for (int64_t bi = 0; status == VM_OK && bi < B; bi++) {
-      group_ranges(&in[2], bi, extent, starts, ends);
-      for (int64_t g = 0; status == VM_OK && g < ngroups; g++) {
-        int64_t k0 = starts[g] * rest, kn = (ends[g] - starts[g]) * rest;
-        if (kn == 0) continue;
-        const char *A = a.data + (bi * M * K + k0) * es;
-        const char *Bm = b.data + (bi * K * N + k0 * N) * es;
-        char *C = cbuf + ((g * B + bi) * M * N) * es;
-        status = gemm_run(&w, M, N, kn, A, K, 1, Bm, N, 1, C, N);
-      }
-    }
-  } else if (status == VM_OK) {
-    /* Batch elements whose ragged index is past the groups stay zero. */
-    int64_t extent = lt->dims[d.ragged], inner = 1;
-    for (int64_t i = d.ragged_pos + 1; i < d.nb; i++) inner *= lt->dims[d.lb[i]];
-    group_ranges(&in[2], 0, extent, starts, ends);
-    int64_t used = ngroups ? ends[ngroups - 1] : 0;
-    for (int64_t bi = 0; status == VM_OK && bi < B; bi++) {
-      if ((bi / inner) % extent >= used) continue;
-      status = gemm_run(&w, M, N, K, a.data + bi * M * K * es, K, 1, b.data + bi * K * N * es, N, 1,
-                        cbuf + bi * M * N * es, N);
-    }
-  }
-
+  RaggedRun R = {&w, &d, &L, lt, &in[2], a.data, b.data, cbuf, es, ngroups, starts, ends};
+  if (status == VM_OK)
+    status = d.mode == RD_MODE_ROWS       ? ragged_rows(&R)
+             : d.mode == RD_MODE_CONTRACT ? ragged_contract(&R)
+                                          : ragged_batch(&R);
   if (status == VM_OK && !native_out) gemm_store(kind, ot->elem, cbuf, ot->count, out[0].data);
   gemm_work_free(&w);
   if (starts) vm_scratch_free(x, starts, range_bytes);

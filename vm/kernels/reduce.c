@@ -2,13 +2,15 @@
  * with regions"): reduce, reduce_window, select_and_scatter and map; sort
  * and top_k are in vm/kernels/sort.c.  Each op has a fast path for the bodies that
  * matter in practice (one add/mul/max/min/and/or/xor reducer, a compare
- * selector, one element-wise map instruction) running typed loops, and a
+ * selector, one element-wise map instruction) running the element-wise
+ * kernels (vm_binary_apply) or typed folds, and a
  * generic path calling the region per element on scalars (through the
  * scalar evaluator of vm/kernels/region.c when the body allows), so every body
  * and element type works. */
 #include <inttypes.h>
 #include <string.h>
 
+#include "common/scalar.h"
 #include "vm/kernels/region.h"
 #include "vm/opinfo.h"
 
@@ -75,13 +77,15 @@ static bool check_list(VmCheck *c, const char *op, int f, const char *name, int6
 }
 
 /* ------------------------------------------------------------------ */
-/* Typed fold kernels for the fast paths.  A FoldOps applies one binary op
- * in four access patterns; for bf16/f16 the values are f32 and every step
- * rounds back to the narrow type, as XLA's per-op bf16/f16 arithmetic. */
+/* The fast paths of a reducer that is one binary opcode.  Element-wise
+ * combinations (acc[j] = op(acc[j], x[j])) run the element-wise kernel,
+ * vm_binary_apply.  Folds of many elements into one accumulator, in order,
+ * have no element-wise loop: a FoldOps holds typed loops for those three
+ * access patterns, generated from the table below.  For bf16/f16 their
+ * values are f32 and every step rounds back to the narrow type, as XLA's
+ * per-op bf16/f16 arithmetic (and vm_binary_apply) do. */
 
 typedef struct FoldOps {
-  /* acc[j] = op(acc[j], x[j]) for j < n */
-  void (*vec)(void *acc, const void *x, int64_t n);
   /* *acc = op(...op(*acc, x[0])..., x[n-1]) */
   void (*run)(void *acc, const void *x, int64_t n);
   /* *acc folded with x[off[k]] for k < n, in order */
@@ -90,39 +94,24 @@ typedef struct FoldOps {
   void (*scatter)(void *acc, const void *x, const int64_t *off, int64_t n);
 } FoldOps;
 
-/* f rounded to the nearest bf16 (ties to even), kept in f32. */
-static inline float round_to_bf16(float f) {
-  uint32_t u = vm_f32_bits(f), r = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
-  if ((u & 0x7fffffffu) > 0x7f800000u) r = u; /* NaN: kept, quieted on the final store */
-  return vm_bits_f32(r);
-}
-
 /* f rounded to the nearest f16, kept in f32. */
 static inline float round_to_f16(float f) { return vm_f16_to_f32(vm_f32_to_f16(f)); }
 
-#define OP_ADD(a, b) ((a) + (b))
-#define OP_MUL(a, b) ((a) * (b))
-#define OP_MUL16(a, b) ((uint16_t)((uint32_t)(a) * (uint32_t)(b)))
-#define OP_AND(a, b) ((a) & (b))
-#define OP_OR(a, b) ((a) | (b))
-#define OP_XOR(a, b) ((a) ^ (b))
-#define OP_IMAX(a, b) ((a) > (b) ? (a) : (b))
-#define OP_IMIN(a, b) ((a) < (b) ? (a) : (b))
-/* XLA's NaN-propagating max/min; the first operand wins ties (as the
- * element-wise kernels). */
-#define OP_FMAX(a, b) (((a) != (a) || (a) >= (b)) ? (a) : (b))
-#define OP_FMIN(a, b) (((a) != (a) || (a) <= (b)) ? (a) : (b))
-#define OP_ADD_BF16(a, b) round_to_bf16((a) + (b))
-#define OP_MUL_BF16(a, b) round_to_bf16((a) * (b))
-#define OP_ADD_F16(a, b) round_to_f16((a) + (b))
-#define OP_MUL_F16(a, b) round_to_f16((a) * (b))
+/* The combinations, as the element-wise kernels compute them: integers
+ * wrap (16-bit products in unsigned int), max/min are XLA's
+ * (common/scalar.h; on i1 the folds use or/and). */
+#define COMBINE_ADD(a, b) ((a) + (b))
+#define COMBINE_MUL(a, b) ((a) * (b))
+#define COMBINE_MUL16(a, b) ((uint16_t)((uint32_t)(a) * (uint32_t)(b)))
+#define COMBINE_AND(a, b) ((a) & (b))
+#define COMBINE_OR(a, b) ((a) | (b))
+#define COMBINE_XOR(a, b) ((a) ^ (b))
+#define COMBINE_ADD_BF16(a, b) scalar_round_bf16((a) + (b))
+#define COMBINE_MUL_BF16(a, b) scalar_round_bf16((a) * (b))
+#define COMBINE_ADD_F16(a, b) round_to_f16((a) + (b))
+#define COMBINE_MUL_F16(a, b) round_to_f16((a) * (b))
 
 #define DEFINE_FOLD(NAME, T, OP)                                                                                       \
-  static void vec_##NAME(void *acc_, const void *x_, int64_t n) {                                                      \
-    T *restrict acc = acc_;                                                                                            \
-    const T *restrict x = x_;                                                                                          \
-    for (int64_t j = 0; j < n; j++) acc[j] = OP(acc[j], x[j]);                                                         \
-  }                                                                                                                    \
   static void run_##NAME(void *acc_, const void *x_, int64_t n) {                                                      \
     const T *restrict x = x_;                                                                                          \
     T a = *(T *)acc_;                                                                                                  \
@@ -141,35 +130,36 @@ static inline float round_to_f16(float f) { return vm_f16_to_f32(vm_f32_to_f16(f
     for (int64_t j = 0; j < n; j++)                                                                                    \
       if (off[j] >= 0) acc[off[j]] = OP(acc[off[j]], x[j]);                                                            \
   }                                                                                                                    \
-  static const FoldOps fold_##NAME = {vec_##NAME, run_##NAME, gather_##NAME, scatter_##NAME};
+  static const FoldOps fold_##NAME = {run_##NAME, gather_##NAME, scatter_##NAME};
 
+/* The table: every typed fold, (name, C type, combination). */
 #define DEFINE_UINT_FOLDS(BITS, MUL)                                                                                   \
-  DEFINE_FOLD(add_u##BITS, uint##BITS##_t, OP_ADD)                                                                     \
+  DEFINE_FOLD(add_u##BITS, uint##BITS##_t, COMBINE_ADD)                                                                \
   DEFINE_FOLD(mul_u##BITS, uint##BITS##_t, MUL)                                                                        \
-  DEFINE_FOLD(and_u##BITS, uint##BITS##_t, OP_AND)                                                                     \
-  DEFINE_FOLD(or_u##BITS, uint##BITS##_t, OP_OR)                                                                       \
-  DEFINE_FOLD(xor_u##BITS, uint##BITS##_t, OP_XOR)                                                                     \
-  DEFINE_FOLD(max_u##BITS, uint##BITS##_t, OP_IMAX)                                                                    \
-  DEFINE_FOLD(min_u##BITS, uint##BITS##_t, OP_IMIN)                                                                    \
-  DEFINE_FOLD(max_s##BITS, int##BITS##_t, OP_IMAX)                                                                     \
-  DEFINE_FOLD(min_s##BITS, int##BITS##_t, OP_IMIN)
+  DEFINE_FOLD(and_u##BITS, uint##BITS##_t, COMBINE_AND)                                                                \
+  DEFINE_FOLD(or_u##BITS, uint##BITS##_t, COMBINE_OR)                                                                  \
+  DEFINE_FOLD(xor_u##BITS, uint##BITS##_t, COMBINE_XOR)                                                                \
+  DEFINE_FOLD(max_u##BITS, uint##BITS##_t, SCALAR_MAX)                                                                 \
+  DEFINE_FOLD(min_u##BITS, uint##BITS##_t, SCALAR_MIN)                                                                 \
+  DEFINE_FOLD(max_s##BITS, int##BITS##_t, SCALAR_MAX)                                                                  \
+  DEFINE_FOLD(min_s##BITS, int##BITS##_t, SCALAR_MIN)
 
-DEFINE_UINT_FOLDS(8, OP_MUL)
-DEFINE_UINT_FOLDS(16, OP_MUL16)
-DEFINE_UINT_FOLDS(32, OP_MUL)
-DEFINE_UINT_FOLDS(64, OP_MUL)
-DEFINE_FOLD(add_f32, float, OP_ADD)
-DEFINE_FOLD(mul_f32, float, OP_MUL)
-DEFINE_FOLD(max_f32, float, OP_FMAX)
-DEFINE_FOLD(min_f32, float, OP_FMIN)
-DEFINE_FOLD(add_f64, double, OP_ADD)
-DEFINE_FOLD(mul_f64, double, OP_MUL)
-DEFINE_FOLD(max_f64, double, OP_FMAX)
-DEFINE_FOLD(min_f64, double, OP_FMIN)
-DEFINE_FOLD(add_bf16, float, OP_ADD_BF16)
-DEFINE_FOLD(mul_bf16, float, OP_MUL_BF16)
-DEFINE_FOLD(add_f16, float, OP_ADD_F16)
-DEFINE_FOLD(mul_f16, float, OP_MUL_F16)
+DEFINE_UINT_FOLDS(8, COMBINE_MUL)
+DEFINE_UINT_FOLDS(16, COMBINE_MUL16)
+DEFINE_UINT_FOLDS(32, COMBINE_MUL)
+DEFINE_UINT_FOLDS(64, COMBINE_MUL)
+DEFINE_FOLD(add_f32, float, COMBINE_ADD)
+DEFINE_FOLD(mul_f32, float, COMBINE_MUL)
+DEFINE_FOLD(max_f32, float, SCALAR_MAX)
+DEFINE_FOLD(min_f32, float, SCALAR_MIN)
+DEFINE_FOLD(add_f64, double, COMBINE_ADD)
+DEFINE_FOLD(mul_f64, double, COMBINE_MUL)
+DEFINE_FOLD(max_f64, double, SCALAR_MAX)
+DEFINE_FOLD(min_f64, double, SCALAR_MIN)
+DEFINE_FOLD(add_bf16, float, COMBINE_ADD_BF16)
+DEFINE_FOLD(mul_bf16, float, COMBINE_MUL_BF16)
+DEFINE_FOLD(add_f16, float, COMBINE_ADD_F16)
+DEFINE_FOLD(mul_f16, float, COMBINE_MUL_F16)
 
 /* bf16 and f16 fast paths compute in f32. */
 static bool computes_in_f32(int elem) { return elem == TPUB_BF16 || elem == TPUB_F16; }
@@ -200,8 +190,9 @@ static const FoldOps *fold_ops_for(int elem, int opcode) {
     case VM_OP_MULTIPLY:
     case VM_OP_MINIMUM: return &fold_and_u8;
     case VM_OP_OR:
-    case VM_OP_ADD:
     case VM_OP_MAXIMUM: return &fold_or_u8;
+    /* i1 add is or (the spec's boolean add); ui1 wraps, as vm_binary_apply */
+    case VM_OP_ADD: return elem == TPUB_I1 ? &fold_or_u8 : &fold_xor_u8;
     case VM_OP_XOR: return &fold_xor_u8;
     default: return NULL;
     }
@@ -239,15 +230,17 @@ static const FoldOps *fold_ops_for(int elem, int opcode) {
   }
 }
 
-/* The fast-path kernels for a reducer region, or NULL. */
-static const FoldOps *region_fold_ops(const VmExec *x, const VmRegion *r, int elem) {
-  int opcode = vm_region_binary_op(x, r);
-  return opcode < 0 ? NULL : fold_ops_for(elem, opcode);
+/* The typed folds for a reducer region (its opcode in *opcode), or NULL
+ * when it has no fast path. */
+static const FoldOps *region_fold_ops(const VmExec *x, const VmRegion *r, int elem, int *opcode) {
+  *opcode = vm_region_binary_op(x, r);
+  return *opcode < 0 ? NULL : fold_ops_for(elem, *opcode);
 }
 
-/* One element (the init value) in the compute representation. */
-static void to_compute(int elem, const void *src, void *dst) {
-  if (computes_in_f32(elem)) {
+/* One element (the init value) in the compute representation: f32 when
+ * wide, else the element itself. */
+static void to_compute(bool wide, int elem, const void *src, void *dst) {
+  if (wide) {
     float f;
     vm_to_f32(elem, src, 0, 1, &f);
     memcpy(dst, &f, 4);
@@ -424,10 +417,12 @@ struct VmReduceFold {
   VmExec *x;
   const VmInstr *ins;
   const FoldOps *ops; /* N = 1 with a recognised reducer; NULL: the region per element */
+  int opcode;         /* fast path: the reducer's opcode */
+  bool wide;          /* fast path: rows of bf16/f16 folded into f32 accumulators */
   Merged m;
   int elem;      /* the body's element type of input 0 */
   int *from;     /* N input element types where some is promoted to the body's; else NULL */
-  char *acc;     /* fast path: accumulators, out->data or f32 for bf16/f16 */
+  char *acc;     /* fast path: accumulators, out->data or f32 when wide */
   VmTensor *out; /* N results */
   int *bytes;    /* generic path: element bytes of each value */
   RegionCall rc;
@@ -453,26 +448,27 @@ static int64_t row_out_off(const Merged *m, int64_t r) {
   return off;
 }
 
-/* Fast path: elements [s, s + len) of the input (data at element s). */
+/* Fast path: elements [s, s + len) of the input (data at element s).  A
+ * row of a reduced inner dimension folds into one accumulator (typed fold);
+ * a row of a kept one combines element-wise with its accumulators. */
 static void fold_fast(const VmReduceFold *f, const char *data, int64_t s, int64_t len) {
   const Merged *m = &f->m;
-  const FoldOps *ops = f->ops;
-  int esz = vm_elem_bytes(f->elem), csz = compute_bytes(f->elem);
-  bool wide = computes_in_f32(f->elem), inner_reduced = m->reduced[m->n - 1];
+  int esz = vm_elem_bytes(f->elem), csz = f->wide ? 4 : esz;
+  bool inner_reduced = m->reduced[m->n - 1];
   int64_t inner = m->size[m->n - 1], r = s / inner, c = s % inner;
   float buf[CHUNK];
   for (; len > 0; r++, c = 0) {
     int64_t run = inner - c < len ? inner - c : len;
     char *acc = f->acc + (row_out_off(m, r) + (inner_reduced ? 0 : c)) * csz;
-    if (!wide) {
-      if (inner_reduced) ops->run(acc, data, run);
-      else ops->vec(acc, data, run);
+    if (!inner_reduced) {
+      vm_binary_apply(f->opcode, f->elem, acc, acc, data, run);
+    } else if (!f->wide) {
+      f->ops->run(acc, data, run);
     } else {
       for (int64_t c0 = 0; c0 < run; c0 += CHUNK) {
         int64_t n = run - c0 < CHUNK ? run - c0 : CHUNK;
         vm_to_f32(f->elem, data, c0, n, buf);
-        if (inner_reduced) ops->run(acc, buf, n);
-        else ops->vec(acc + c0 * 4, buf, n);
+        f->ops->run(acc, buf, n);
       }
     }
     data += run * esz;
@@ -552,13 +548,14 @@ VmReduceFold *vm_reduce_fold_begin(VmExec *x, const VmInstr *ins, const VmType *
       for (uint32_t j = 0; j < n; j++) f->from[j] = in_types[j]->elem;
   init = ok ? promoted_init(f, fn, init) : NULL;
   ok = init != NULL;
-  f->ops = ok && n == 1 ? region_fold_ops(x, body, f->elem) : NULL;
+  f->ops = ok && n == 1 ? region_fold_ops(x, body, f->elem, &f->opcode) : NULL;
   int64_t out_count = out[0].type->count;
   if (ok && f->ops) {
-    int csz = compute_bytes(f->elem);
-    f->acc = computes_in_f32(f->elem) ? kr_scratch_get(&f->s, out_count, 4) : out->data;
+    f->wide = computes_in_f32(f->elem) && f->m.reduced[f->m.n - 1];
+    int csz = f->wide ? 4 : vm_elem_bytes(f->elem);
+    f->acc = f->wide ? kr_scratch_get(&f->s, out_count, 4) : out->data;
     char init_c[16];
-    to_compute(f->elem, init->data, init_c);
+    to_compute(f->wide, f->elem, init->data, init_c);
     if ((ok = f->acc != NULL)) fill_elems(f->acc, init_c, out_count, csz);
   } else if (ok) {
     f->bytes = kr_scratch_get(&f->s, n, sizeof(int));
@@ -618,7 +615,7 @@ int vm_reduce_fold(VmReduceFold *f, const void *const *data, int64_t s, int64_t 
 }
 
 void vm_reduce_fold_end(VmReduceFold *f, bool ok) {
-  if (ok && f->ops && computes_in_f32(f->elem))
+  if (ok && f->wide)
     vm_from_f32(f->elem, f->out->data, 0, f->out->type->count, (const float *)f->acc);
   kr_scratch_release(&f->s);
   vm_scratch_free(f->x, f, sizeof *f);
@@ -817,7 +814,7 @@ static int reduce_window_fast(const FoldOps *ops, const WinPlan *plan, Scratch *
     src = wide;
   }
   char init_c[16];
-  to_compute(elem, init->data, init_c);
+  to_compute(computes_in_f32(elem), elem, init->data, init_c);
   int64_t o[TPUB_MAX_RANK] = {0};
   for (int64_t e = 0; e < out_count; e++) {
     char *a = acc + e * csz;
@@ -895,43 +892,31 @@ static int scan_dimension(const VmInstr *ins, const VmType *it, bool *reverse) {
   return scan;
 }
 
-/* The inclusive scan with a recognised reducer, a row of the scanned
- * dimension at a time; reverse only for exactly associative and commutative
- * ops (integers, logic), where folding from the end gives the same result. */
-static int reduce_window_scan_fast(VmExec *x, const FoldOps *ops, int d, bool reverse, const VmTensor *in,
-                                   const VmTensor *init, VmTensor *out) {
+/* The inclusive scan with a reducer that is one binary opcode, a row of
+ * the scanned dimension at a time with the element-wise kernel; reverse
+ * only for exactly associative and commutative ops (integers, logic), where
+ * folding from the end gives the same result. */
+static void reduce_window_scan_fast(int opcode, int d, bool reverse, const VmTensor *in, const VmTensor *init,
+                                    VmTensor *out) {
   const VmType *t = in->type;
-  int elem = t->elem, csz = compute_bytes(elem);
+  int elem = t->elem, b = vm_elem_bytes(elem);
   int64_t n = t->dims[d], inner = 1;
   for (int k = d + 1; k < t->rank; k++) inner *= t->dims[k];
   int64_t outer = t->count / (n * inner);
-  Scratch s = {.x = x};
   const char *src = in->data;
   char *acc = out->data;
-  if (computes_in_f32(elem)) {
-    float *wide = kr_scratch_get(&s, t->count, 4);
-    acc = kr_scratch_get(&s, t->count, 4);
-    if (!wide || !acc) return kr_scratch_fail(&s, "reduce_window");
-    vm_to_f32(elem, in->data, 0, t->count, wide);
-    src = (const char *)wide;
-  }
-  char init_c[16];
-  to_compute(elem, init->data, init_c);
-  size_t row_bytes = (size_t)(inner * csz);
   for (int64_t o = 0; o < outer; o++) {
     for (int64_t step = 0; step < n; step++) {
       int64_t i = reverse ? n - 1 - step : step, prev = reverse ? i + 1 : i - 1;
-      char *row = acc + (o * n + i) * inner * csz;
+      char *row = acc + (o * n + i) * inner * b;
+      const char *before = row;
       if (step == 0)
-        fill_elems(row, init_c, inner, csz);
+        fill_elems(row, init->data, inner, b);
       else
-        memcpy(row, acc + (o * n + prev) * inner * csz, row_bytes);
-      ops->vec(row, src + (o * n + i) * inner * csz, inner);
+        before = acc + (o * n + prev) * inner * b;
+      vm_binary_apply(opcode, elem, row, before, src + (o * n + i) * inner * b, inner);
     }
   }
-  if (computes_in_f32(elem)) vm_from_f32(elem, out->data, 0, t->count, (const float *)acc);
-  kr_scratch_release(&s);
-  return VM_OK;
 }
 
 /* The inclusive scan (forward) with any body: one region call per element. */
@@ -978,13 +963,14 @@ int exec_reduce_window(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTens
     kr_scratch_release(&s);
     return VM_OK;
   }
-  const FoldOps *ops = n == 1 ? region_fold_ops(x, body, ot->elem) : NULL;
+  int opcode = -1;
+  const FoldOps *ops = n == 1 ? region_fold_ops(x, body, ot->elem, &opcode) : NULL;
   bool reverse = false;
   int scan = scan_dimension(ins, it, &reverse);
   if (scan >= 0 && ops && (!reverse || vm_elem_is_int(ot->elem))) {
-    int rcode = reduce_window_scan_fast(x, ops, scan, reverse, &ops_in[0], &ops_in[1], &out[0]);
+    reduce_window_scan_fast(opcode, scan, reverse, &ops_in[0], &ops_in[1], &out[0]);
     kr_scratch_release(&s);
-    return rcode;
+    return VM_OK;
   }
   if (scan >= 0 && !reverse && !ops) {
     int rcode = reduce_window_scan_generic(x, ins, scan, ops_in, out);
@@ -1138,7 +1124,8 @@ int exec_select_and_scatter(VmExec *x, const VmInstr *ins, const VmTensor *in, V
   int rcode = select_in_windows(x, ins, &plan, &s, &in[0], st, sel);
   if (rcode != VM_OK) return rcode; /* scratch released */
   const VmRegion *scatter = &ins->fields[SS_SCATTER].regions[0];
-  const FoldOps *ops = region_fold_ops(x, scatter, elem);
+  int opcode;
+  const FoldOps *ops = region_fold_ops(x, scatter, elem, &opcode);
   if (ops && !computes_in_f32(elem)) {
     ops->scatter(out->data, source, sel, st->count);
   } else if (ops) {
@@ -1190,14 +1177,6 @@ bool check_map(VmCheck *c) {
   return true;
 }
 
-/* Every opcode's kernel, for running a one-instruction map body on whole
- * tensors. */
-static const VmExecFn exec_by_opcode[VM_OP_COUNT] = {
-#define OPC(id, name, nin, nout, fields, check, exec, flags, doc) [VM_OP_##id] = exec,
-#include "vm/opcodes.def"
-#undef OPC
-};
-
 /* The body's instruction when region r is `return op(arg0, ..., argN-1)`
  * for one element-wise opcode applied to the arguments in order, else NULL. */
 static const VmInstr *region_single_elementwise(const VmExec *x, const VmRegion *r, uint32_t nargs) {
@@ -1225,7 +1204,7 @@ int exec_map(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   if (body) {
     VmInstr whole = *body;
     whole.flags = 0;
-    return exec_by_opcode[body->opcode](x, &whole, in, out);
+    return vm_exec_table[body->opcode](x, &whole, in, out);
   }
   Scratch s = {.x = x};
   RegionCall rc;

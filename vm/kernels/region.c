@@ -277,6 +277,46 @@ static uint64_t int_width_mask(int elem) {
 
 static bool int_signed(int elem) { return vm_elem_class(elem) == TPUB_CLASS_INT && elem != TPUB_I1; }
 
+/* Compiles a compare of element type in_elem; false for complex. */
+static bool mini_compile_compare(const VmInstr *ins, int in_elem, MiniOp *op) {
+  op->dir = (uint8_t)vm_field_int(ins, 0);
+  for (int c = -1; c <= 1; c++) op->holds |= (uint8_t)(dir_holds(op->dir, c) << (c + 1));
+  op->elem = in_elem;
+  switch (vm_elem_class(in_elem)) {
+  case TPUB_CLASS_FLOAT:
+    if (vm_field_int(ins, 1) == CMP_TOTALORDER)
+      op->code = MC_CMP_TOTAL;
+    else
+      op->code = in_elem == TPUB_F32 ? MC_CMP_F32 : in_elem == TPUB_F64 ? MC_CMP_F64 : MC_CMP_FLOAT;
+    return true;
+  case TPUB_CLASS_COMPLEX: return false;
+  default: op->code = op->sign ? MC_CMP_SIGNED : MC_CMP_UNSIGNED; return true;
+  }
+}
+
+/* Compiles and, or, xor, max, min (integers) and add, subtract, multiply
+ * (integers but i1, f32, f64); false for other element types. */
+static bool mini_compile_arith(const VmInstr *ins, int in_elem, bool is_int, MiniOp *op) {
+  switch (ins->opcode) {
+  case VM_OP_AND: op->code = MC_AND; return is_int;
+  case VM_OP_OR: op->code = MC_OR; return is_int;
+  case VM_OP_XOR: op->code = MC_XOR; return is_int;
+  case VM_OP_MAXIMUM: op->code = op->sign ? MC_MAX_S : MC_MAX_U; return is_int;
+  case VM_OP_MINIMUM: op->code = op->sign ? MC_MIN_S : MC_MIN_U; return is_int;
+  default: break;
+  }
+  int k = ins->opcode == VM_OP_ADD ? 0 : ins->opcode == VM_OP_SUBTRACT ? 1 : 2;
+  if (is_int && in_elem != TPUB_I1)
+    op->code = (uint8_t)(MC_ADD + k);
+  else if (in_elem == TPUB_F32)
+    op->code = (uint8_t)(MC_ADD_F32 + k);
+  else if (in_elem == TPUB_F64)
+    op->code = (uint8_t)(MC_ADD_F64 + k);
+  else
+    return false;
+  return true;
+}
+
 /* Compiles one instruction; false when the evaluator cannot run it. */
 static bool mini_compile_op(const VmFunc *fn, const VmInstr *ins, MiniOp *op) {
   memset(op, 0, sizeof *op);
@@ -301,21 +341,7 @@ static bool mini_compile_op(const VmFunc *fn, const VmInstr *ins, MiniOp *op) {
     memcpy(op->k, f->data, (size_t)bytes);
     return true;
   }
-  case VM_OP_COMPARE: {
-    op->dir = (uint8_t)vm_field_int(ins, 0);
-    for (int c = -1; c <= 1; c++) op->holds |= (uint8_t)(dir_holds(op->dir, c) << (c + 1));
-    op->elem = in_elem;
-    switch (vm_elem_class(in_elem)) {
-    case TPUB_CLASS_FLOAT:
-      if (vm_field_int(ins, 1) == CMP_TOTALORDER)
-        op->code = MC_CMP_TOTAL;
-      else
-        op->code = in_elem == TPUB_F32 ? MC_CMP_F32 : in_elem == TPUB_F64 ? MC_CMP_F64 : MC_CMP_FLOAT;
-      return true;
-    case TPUB_CLASS_COMPLEX: return false;
-    default: op->code = op->sign ? MC_CMP_SIGNED : MC_CMP_UNSIGNED; return true;
-    }
-  }
+  case VM_OP_COMPARE: return mini_compile_compare(ins, in_elem, op);
   case VM_OP_SELECT: op->code = MC_SELECT; return true;
   case VM_OP_REAL:
   case VM_OP_IMAG: {
@@ -329,37 +355,16 @@ static bool mini_compile_op(const VmFunc *fn, const VmInstr *ins, MiniOp *op) {
     return true;
   }
   case VM_OP_NOT:
-    if (!is_int) return false;
     op->code = MC_NOT;
-    return true;
+    return is_int;
   case VM_OP_AND:
   case VM_OP_OR:
   case VM_OP_XOR:
   case VM_OP_MAXIMUM:
   case VM_OP_MINIMUM:
-    if (!is_int) return false;
-    switch (ins->opcode) {
-    case VM_OP_AND: op->code = MC_AND; break;
-    case VM_OP_OR: op->code = MC_OR; break;
-    case VM_OP_XOR: op->code = MC_XOR; break;
-    case VM_OP_MAXIMUM: op->code = op->sign ? MC_MAX_S : MC_MAX_U; break;
-    default: op->code = op->sign ? MC_MIN_S : MC_MIN_U; break;
-    }
-    return true;
   case VM_OP_ADD:
   case VM_OP_SUBTRACT:
-  case VM_OP_MULTIPLY: {
-    int k = ins->opcode == VM_OP_ADD ? 0 : ins->opcode == VM_OP_SUBTRACT ? 1 : 2;
-    if (is_int && in_elem != TPUB_I1)
-      op->code = (uint8_t)(MC_ADD + k);
-    else if (in_elem == TPUB_F32)
-      op->code = (uint8_t)(MC_ADD_F32 + k);
-    else if (in_elem == TPUB_F64)
-      op->code = (uint8_t)(MC_ADD_F64 + k);
-    else
-      return false;
-    return true;
-  }
+  case VM_OP_MULTIPLY: return mini_compile_arith(ins, in_elem, is_int, op);
   default: return false;
   }
 }
@@ -402,11 +407,8 @@ static inline uint64_t mini_wrap(const MiniOp *op, uint64_t v) {
   return v & op->mask;
 }
 
-/* Runs a compiled body: args[i].data are the arguments, results go to
- * res[i].data; or, when key_out is not NULL, the final bits of register
- * key_reg go to *key_out instead. */
-void kr_mini_run(const MiniProg *p, const VmTensor *args, VmTensor *res, uint32_t key_reg, uint64_t *key_out) {
-  uint64_t reg[MINI_MAX_REGS][2];
+/* Loads the arguments into the first registers, zero-extended. */
+static inline void mini_load_args(const MiniProg *p, const VmTensor *args, uint64_t (*reg)[2]) {
   for (uint32_t i = 0; i < p->nargs; i++) {
     const void *src = args[i].data;
     reg[i][1] = 0;
@@ -428,80 +430,97 @@ void kr_mini_run(const MiniProg *p, const VmTensor *args, VmTensor *res, uint32_
     default: memcpy(reg[i], src, 16); break;
     }
   }
+}
+
+/* The i1 result of a compiled compare of the bits a and b. */
+static inline uint64_t mini_compare(const MiniOp *op, uint64_t a, uint64_t b) {
+  switch (op->code) {
+  case MC_CMP_F32: {
+    float x = vm_bits_f32(a), y = vm_bits_f32(b);
+    return x != x || y != y ? op->dir == DIR_NE : (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
+  }
+  case MC_CMP_F64: {
+    double x = vm_bits_f64(a), y = vm_bits_f64(b);
+    return x != x || y != y ? op->dir == DIR_NE : (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
+  }
+  case MC_CMP_FLOAT: {
+    double x = vm_float_bits_to_f64(op->elem, a), y = vm_float_bits_to_f64(op->elem, b);
+    return x != x || y != y ? op->dir == DIR_NE : (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
+  }
+  case MC_CMP_TOTAL: {
+    int64_t x = total_order_key(op->elem, a), y = total_order_key(op->elem, b);
+    return (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
+  }
+  case MC_CMP_SIGNED: {
+    int64_t x = (int64_t)(a << op->shift) >> op->shift, y = (int64_t)(b << op->shift) >> op->shift;
+    return (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
+  }
+  default: return (uint64_t)(op->holds >> (CMP3(a, b) + 1) & 1); /* MC_CMP_UNSIGNED */
+  }
+}
+
+/* Runs one compiled instruction on the registers. */
+static inline void mini_step(const MiniOp *op, uint64_t (*reg)[2]) {
+  uint64_t a = reg[op->a][0], b = reg[op->b][0], r0 = 0, r1 = 0;
+  switch (op->code) {
+  case MC_CONST:
+    r0 = op->k[0];
+    r1 = op->k[1];
+    break;
+  case MC_SELECT: {
+    const uint64_t *src = a & 1 ? reg[op->b] : reg[op->c];
+    r0 = src[0];
+    r1 = src[1];
+    break;
+  }
+  case MC_CMP_F32:
+  case MC_CMP_F64:
+  case MC_CMP_FLOAT:
+  case MC_CMP_TOTAL:
+  case MC_CMP_SIGNED:
+  case MC_CMP_UNSIGNED: r0 = mini_compare(op, a, b); break;
+  case MC_AND: r0 = a & b; break;
+  case MC_OR: r0 = a | b; break;
+  case MC_XOR: r0 = a ^ b; break;
+  case MC_NOT: r0 = a ^ op->mask; break;
+  case MC_ADD: r0 = mini_wrap(op, a + b); break;
+  case MC_SUB: r0 = mini_wrap(op, a - b); break;
+  case MC_MUL: r0 = mini_wrap(op, a * b); break;
+  case MC_MAX_S:
+  case MC_MIN_S: {
+    bool a_greater = (int64_t)(a << op->shift) > (int64_t)(b << op->shift);
+    r0 = (op->code == MC_MAX_S) == a_greater ? a : b;
+    break;
+  }
+  case MC_MAX_U: r0 = a > b ? a : b; break;
+  case MC_MIN_U: r0 = a < b ? a : b; break;
+  case MC_ADD_F32: r0 = vm_f32_bits(vm_bits_f32(a) + vm_bits_f32(b)); break;
+  case MC_SUB_F32: r0 = vm_f32_bits(vm_bits_f32(a) - vm_bits_f32(b)); break;
+  case MC_MUL_F32: r0 = vm_f32_bits(vm_bits_f32(a) * vm_bits_f32(b)); break;
+  case MC_ADD_F64: r0 = vm_f64_bits(vm_bits_f64(a) + vm_bits_f64(b)); break;
+  case MC_SUB_F64: r0 = vm_f64_bits(vm_bits_f64(a) - vm_bits_f64(b)); break;
+  case MC_MUL_F64: r0 = vm_f64_bits(vm_bits_f64(a) * vm_bits_f64(b)); break;
+  case MC_WORD0: r0 = a; break;
+  case MC_WORD1: r0 = reg[op->a][1]; break;
+  case MC_LO32: r0 = a & 0xffffffffu; break;
+  case MC_HI32: r0 = a >> 32; break;
+  default: break; /* MC_ZERO */
+  }
+  reg[op->out][0] = r0;
+  reg[op->out][1] = r1;
+}
+
+/* Runs a compiled body: args[i].data are the arguments, results go to
+ * res[i].data; or, when key_out is not NULL, the final bits of register
+ * key_reg go to *key_out instead. */
+void kr_mini_run(const MiniProg *p, const VmTensor *args, VmTensor *res, uint32_t key_reg, uint64_t *key_out) {
+  uint64_t reg[MINI_MAX_REGS][2];
+  mini_load_args(p, args, reg);
   for (uint32_t i = 0; i < p->ncaps; i++) {
     reg[p->nargs + i][0] = p->caps[i][0];
     reg[p->nargs + i][1] = p->caps[i][1];
   }
-  for (uint32_t k = 0; k < p->nops; k++) {
-    const MiniOp *op = &p->ops[k];
-    uint64_t a = reg[op->a][0], b = reg[op->b][0], r0 = 0, r1 = 0;
-    switch (op->code) {
-    case MC_CONST:
-      r0 = op->k[0];
-      r1 = op->k[1];
-      break;
-    case MC_SELECT: {
-      const uint64_t *src = a & 1 ? reg[op->b] : reg[op->c];
-      r0 = src[0];
-      r1 = src[1];
-      break;
-    }
-    case MC_CMP_F32: {
-      float x = vm_bits_f32(a), y = vm_bits_f32(b);
-      r0 = x != x || y != y ? op->dir == DIR_NE : (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
-      break;
-    }
-    case MC_CMP_F64: {
-      double x = vm_bits_f64(a), y = vm_bits_f64(b);
-      r0 = x != x || y != y ? op->dir == DIR_NE : (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
-      break;
-    }
-    case MC_CMP_FLOAT: {
-      double x = vm_float_bits_to_f64(op->elem, a), y = vm_float_bits_to_f64(op->elem, b);
-      r0 = x != x || y != y ? op->dir == DIR_NE : (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
-      break;
-    }
-    case MC_CMP_TOTAL: {
-      int64_t x = total_order_key(op->elem, a), y = total_order_key(op->elem, b);
-      r0 = (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
-      break;
-    }
-    case MC_CMP_SIGNED: {
-      int64_t x = (int64_t)(a << op->shift) >> op->shift, y = (int64_t)(b << op->shift) >> op->shift;
-      r0 = (uint64_t)(op->holds >> (CMP3(x, y) + 1) & 1);
-      break;
-    }
-    case MC_CMP_UNSIGNED: r0 = (uint64_t)(op->holds >> (CMP3(a, b) + 1) & 1); break;
-    case MC_AND: r0 = a & b; break;
-    case MC_OR: r0 = a | b; break;
-    case MC_XOR: r0 = a ^ b; break;
-    case MC_NOT: r0 = a ^ op->mask; break;
-    case MC_ADD: r0 = mini_wrap(op, a + b); break;
-    case MC_SUB: r0 = mini_wrap(op, a - b); break;
-    case MC_MUL: r0 = mini_wrap(op, a * b); break;
-    case MC_MAX_S:
-    case MC_MIN_S: {
-      bool a_greater = (int64_t)(a << op->shift) > (int64_t)(b << op->shift);
-      r0 = (op->code == MC_MAX_S) == a_greater ? a : b;
-      break;
-    }
-    case MC_MAX_U: r0 = a > b ? a : b; break;
-    case MC_MIN_U: r0 = a < b ? a : b; break;
-    case MC_ADD_F32: r0 = vm_f32_bits(vm_bits_f32(a) + vm_bits_f32(b)); break;
-    case MC_SUB_F32: r0 = vm_f32_bits(vm_bits_f32(a) - vm_bits_f32(b)); break;
-    case MC_MUL_F32: r0 = vm_f32_bits(vm_bits_f32(a) * vm_bits_f32(b)); break;
-    case MC_ADD_F64: r0 = vm_f64_bits(vm_bits_f64(a) + vm_bits_f64(b)); break;
-    case MC_SUB_F64: r0 = vm_f64_bits(vm_bits_f64(a) - vm_bits_f64(b)); break;
-    case MC_MUL_F64: r0 = vm_f64_bits(vm_bits_f64(a) * vm_bits_f64(b)); break;
-    case MC_WORD0: r0 = a; break;
-    case MC_WORD1: r0 = reg[op->a][1]; break;
-    case MC_LO32: r0 = a & 0xffffffffu; break;
-    case MC_HI32: r0 = a >> 32; break;
-    default: break; /* MC_ZERO */
-    }
-    reg[op->out][0] = r0;
-    reg[op->out][1] = r1;
-  }
+  for (uint32_t k = 0; k < p->nops; k++) mini_step(&p->ops[k], reg);
   if (key_out) {
     *key_out = reg[key_reg][0];
     return;

@@ -226,6 +226,49 @@ static void sort_row_keys(SortCtx *ctx, int kind, const KeyFunction *kfn, int64_
 
 /* Sorts each row along dim: keyed (radix or merge sort) when the comparator
  * is a strict order of per-element keys, else a merge sort calling it. */
+/* Scratch of a sort: the permutation, and the keys of keyed sorting. */
+typedef struct SortBufs {
+  int64_t *perm, *tmp, *ikeys;
+  KeyI *ki, *ki_tmp;
+  KeyF *kf, *kf_tmp;
+  double *fkeys;
+} SortBufs;
+
+/* The permutation that sorts the row at ctx->base into b->perm: by keys
+ * of kind (integer keys, or IEEE order on f64 keys, which without NaNs is
+ * the total order with -0 = +0), else calling the comparator. */
+static int sort_row(SortCtx *ctx, int kind, const KeyFunction *kfn, int dir, int64_t len, SortBufs *b) {
+  bool nan = false;
+  if (kind == KEYS_F64) {
+    sort_row_keys(ctx, kind, kfn, len, NULL, b->fkeys);
+    for (int64_t i = 0; i < len && !nan; i++) {
+      double d = b->fkeys[i] + 0.0;
+      uint64_t bits;
+      memcpy(&bits, &d, 8);
+      nan = d != d;
+      b->ikeys[i] = kr_bits_key_i64(TPUB_F64, bits);
+    }
+  } else if (kind == KEYS_I64) {
+    sort_row_keys(ctx, kind, kfn, len, b->ikeys, NULL);
+  }
+  if (kind != KEYS_NONE && !nan) {
+    for (int64_t i = 0; i < len; i++) b->ki[i] = (KeyI){b->ikeys[i], i};
+    sort_keyi(b->ki, b->ki_tmp, len, dir == DIR_GT);
+    for (int64_t i = 0; i < len; i++) b->perm[i] = b->ki[i].idx;
+  } else if (kind == KEYS_F64) {
+    for (int64_t i = 0; i < len; i++) b->kf[i] = (KeyF){b->fkeys[i], i};
+    if (dir == DIR_LT)
+      sort_keyf_asc(b->kf, b->kf_tmp, len);
+    else
+      sort_keyf_desc(b->kf, b->kf_tmp, len);
+    for (int64_t i = 0; i < len; i++) b->perm[i] = b->kf[i].idx;
+  } else {
+    for (int64_t i = 0; i < len; i++) b->perm[i] = i;
+    return sort_perm(b->perm, b->tmp, len, sort_less_region, ctx);
+  }
+  return VM_OK;
+}
+
 int exec_sort(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   const VmType *t = in[0].type;
   uint32_t n = ins->n_in;
@@ -250,61 +293,31 @@ int exec_sort(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) 
     kind = kr_key_kind(kfn->elem, kfn->cmp_type);
   }
   if (dir != DIR_LT && dir != DIR_GT) kind = KEYS_NONE;
-  int64_t *perm = kr_scratch_get(&s, len, sizeof(int64_t)), *tmp = kr_scratch_get(&s, len, sizeof(int64_t));
-  KeyI *ki = NULL, *ki_tmp = NULL;
-  KeyF *kf = NULL, *kf_tmp = NULL;
-  int64_t *ikeys = NULL;
-  double *fkeys = NULL;
-  bool ok = perm && tmp;
+  SortBufs b = {0};
+  b.perm = kr_scratch_get(&s, len, sizeof(int64_t));
+  b.tmp = kr_scratch_get(&s, len, sizeof(int64_t));
+  bool ok = b.perm && b.tmp;
   if (ok && kind != KEYS_NONE) {
-    ki = kr_scratch_get(&s, len, sizeof(KeyI));
-    ki_tmp = kr_scratch_get(&s, len, sizeof(KeyI));
-    ikeys = kr_scratch_get(&s, len, sizeof(int64_t));
-    ok = ki && ki_tmp && ikeys;
+    b.ki = kr_scratch_get(&s, len, sizeof(KeyI));
+    b.ki_tmp = kr_scratch_get(&s, len, sizeof(KeyI));
+    b.ikeys = kr_scratch_get(&s, len, sizeof(int64_t));
+    ok = b.ki && b.ki_tmp && b.ikeys;
   }
   if (ok && kind == KEYS_F64) {
-    kf = kr_scratch_get(&s, len, sizeof(KeyF));
-    kf_tmp = kr_scratch_get(&s, len, sizeof(KeyF));
-    fkeys = kr_scratch_get(&s, len, sizeof(double));
-    ok = kf && kf_tmp && fkeys;
+    b.kf = kr_scratch_get(&s, len, sizeof(KeyF));
+    b.kf_tmp = kr_scratch_get(&s, len, sizeof(KeyF));
+    b.fkeys = kr_scratch_get(&s, len, sizeof(double));
+    ok = b.kf && b.kf_tmp && b.fkeys;
   }
   if (!ok) return kr_scratch_fail(&s, "sort");
   for (int64_t row = 0; row < rows; row++) {
     ctx.base = row / stride * len * stride + row % stride;
-    bool nan = false;
-    if (kind == KEYS_F64) {
-      /* IEEE order: without NaNs it is the total order with -0 = +0. */
-      sort_row_keys(&ctx, kind, kfn, len, NULL, fkeys);
-      for (int64_t i = 0; i < len && !nan; i++) {
-        double d = fkeys[i] + 0.0;
-        uint64_t bits;
-        memcpy(&bits, &d, 8);
-        nan = d != d;
-        ikeys[i] = kr_bits_key_i64(TPUB_F64, bits);
-      }
-    } else if (kind == KEYS_I64) {
-      sort_row_keys(&ctx, kind, kfn, len, ikeys, NULL);
+    int rcode = sort_row(&ctx, kind, kfn, dir, len, &b);
+    if (rcode != VM_OK) {
+      kr_scratch_release(&s);
+      return rcode;
     }
-    if (kind != KEYS_NONE && !nan) {
-      for (int64_t i = 0; i < len; i++) ki[i] = (KeyI){ikeys[i], i};
-      sort_keyi(ki, ki_tmp, len, dir == DIR_GT);
-      for (int64_t i = 0; i < len; i++) perm[i] = ki[i].idx;
-    } else if (kind == KEYS_F64) {
-      for (int64_t i = 0; i < len; i++) kf[i] = (KeyF){fkeys[i], i};
-      if (dir == DIR_LT)
-        sort_keyf_asc(kf, kf_tmp, len);
-      else
-        sort_keyf_desc(kf, kf_tmp, len);
-      for (int64_t i = 0; i < len; i++) perm[i] = kf[i].idx;
-    } else {
-      for (int64_t i = 0; i < len; i++) perm[i] = i;
-      int rcode = sort_perm(perm, tmp, len, sort_less_region, &ctx);
-      if (rcode != VM_OK) {
-        kr_scratch_release(&s);
-        return rcode;
-      }
-    }
-    apply_perm(in, out, n, perm, len, ctx.base, stride);
+    apply_perm(in, out, n, b.perm, len, ctx.base, stride);
   }
   kr_scratch_release(&s);
   return VM_OK;
