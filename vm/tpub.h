@@ -27,7 +27,9 @@
 #include "common/limits.h"
 
 #define TPUB_MAGIC "TPUB\x89\r\n\x1a" /* 8 bytes; the \r\n\x1a catch text-mode damage */
-#define TPUB_FORMAT_VERSION 4 /* 2: COSTS section, mxu_dot; 3: COSTS per op, LOCOPS; 4: in-place loop fusions */
+/* 2: COSTS section, mxu_dot; 3: COSTS per op, LOCOPS; 4: in-place loop
+ * fusions; 5: opcode square (the opcodes after it renumbered). */
+#define TPUB_FORMAT_VERSION 5
 #define TPUB_MAX_RANK 16     /* deeper tensors are refused by the loader */
 #define TPUB_MAX_CALL_DEPTH TPU_MAX_CALL_DEPTH /* common/limits.h: the verifier's too */
 #define TPUB_MAX_TUPLE_NESTING 64 /* tuples of tuples, at most this deep */

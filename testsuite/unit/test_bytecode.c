@@ -127,11 +127,12 @@ static void test_corrupted_header(void **state) {
   memcpy(bad, img, n);
   ((TpubHeader *)bad)->format_version = 99;
   expect_refused(bad, n, "format version 99");
-  /* Version 3 had no in-place loop fusions: refused at the header. */
+  /* Version 4 numbered the opcodes after square differently: refused at
+   * the header, not misread. */
   memcpy(bad, img, n);
-  ((TpubHeader *)bad)->format_version = 3;
+  ((TpubHeader *)bad)->format_version = 4;
   fix_checksum(bad, n);
-  expect_refused(bad, n, "format version 3, this tpurun reads version 4");
+  expect_refused(bad, n, "format version 4, this tpurun reads version 5");
   memcpy(bad, img, n);
   bad[n / 2] ^= 0x40;
   expect_refused(bad, n, "checksum mismatch");

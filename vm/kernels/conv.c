@@ -352,8 +352,8 @@ static void im2col_rows(const ConvPlan *p, int es, const char *in, int64_t q, in
     int64_t *tab[CV_MAX_SPATIAL], tab_off = 0;                                             \
     for (int s = 0; s < S; s++) yprod *= p->out_sp[s], wprod *= p->win[s];                 \
     in_stride[S] = p->feat_in;                                                             \
-    for (int s = S - 1; s >= 0; s--) in_stride[s] = in_stride[s + 1] * p->in_sp[s];       \
-    for (int s = 0; s < S; s++) tab[s] = tabs + tab_off, tab_off += p->win[s];            \
+    for (int s = S - 1; s >= 0; s--) in_stride[s] = in_stride[s + 1] * p->in_sp[s];        \
+    for (int s = 0; s < S; s++) tab[s] = tabs + tab_off, tab_off += p->win[s];             \
     for (int64_t o = 0; o < O; o++) fidx[o] = o / og * ck;                                 \
     for (int64_t r = 0; r < p->batch_out * yprod; r++) {                                   \
       conv_window_tables(p, y, in_stride, tab);                                            \
@@ -373,7 +373,7 @@ static void im2col_rows(const ConvPlan *p, int es, const char *in, int64_t q, in
             for (int64_t o = 0; o < O; o++) acc[o] += ip[o] * kp[o];                       \
           } else {                                                                         \
             for (int64_t c = 0; c < ck; c++)                                               \
-              for (int64_t o = 0; o < O; o++) acc[o] += ip[fidx[o] + c] * kp[c * O + o];  \
+              for (int64_t o = 0; o < O; o++) acc[o] += ip[fidx[o] + c] * kp[c * O + o];   \
           }                                                                                \
         }                                                                                  \
         for (int s = S - 1; s >= 0; s--) {                                                 \

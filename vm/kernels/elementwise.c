@@ -113,19 +113,19 @@ static inline double sinh_xla_d(double x) {
     case VM_OP_SQRT: EACH(o[i] = M(sqrt)(a[i]));                                                   \
     case VM_OP_RSQRT: EACH(o[i] = (T)1 / M(sqrt)(a[i]));                                           \
     case VM_OP_CBRT: EACH(o[i] = M(cbrt)(a[i]));                                                   \
-    case VM_OP_EXPONENTIAL: EACH(o[i] = M(exp)(a[i]));                                                     \
-    case VM_OP_EXPONENTIAL_MINUS_ONE: EACH(o[i] = M(expm1)(a[i]));                                                 \
+    case VM_OP_EXPONENTIAL: EACH(o[i] = M(exp)(a[i]));                                             \
+    case VM_OP_EXPONENTIAL_MINUS_ONE: EACH(o[i] = M(expm1)(a[i]));                                 \
     case VM_OP_LOG: EACH(o[i] = M(log)(a[i]));                                                     \
-    case VM_OP_LOG_PLUS_ONE: EACH(o[i] = M(log1p)(a[i]));                                                 \
+    case VM_OP_LOG_PLUS_ONE: EACH(o[i] = M(log1p)(a[i]));                                          \
     case VM_OP_LOGISTIC: EACH(o[i] = (T)1 / ((T)1 + M(exp)(-a[i])));                               \
-    case VM_OP_SINE: EACH(o[i] = M(sin)(a[i]));                                                     \
-    case VM_OP_COSINE: EACH(o[i] = M(cos)(a[i]));                                                     \
+    case VM_OP_SINE: EACH(o[i] = M(sin)(a[i]));                                                    \
+    case VM_OP_COSINE: EACH(o[i] = M(cos)(a[i]));                                                  \
     case VM_OP_TAN: EACH(o[i] = M(tan)(a[i]));                                                     \
     case VM_OP_TANH: EACH(o[i] = M(tanh)(a[i]));                                                   \
     case VM_OP_FLOOR: EACH(o[i] = M(floor)(a[i]));                                                 \
     case VM_OP_CEIL: EACH(o[i] = M(ceil)(a[i]));                                                   \
-    case VM_OP_ROUND_NEAREST_AFZ: EACH(o[i] = M(round)(a[i]));                                             \
-    case VM_OP_ROUND_NEAREST_EVEN: EACH(o[i] = M(rint)(a[i]));                                             \
+    case VM_OP_ROUND_NEAREST_AFZ: EACH(o[i] = M(round)(a[i]));                                     \
+    case VM_OP_ROUND_NEAREST_EVEN: EACH(o[i] = M(rint)(a[i]));                                     \
     case VM_OP_ERF: EACH(o[i] = M(erf)(a[i]));                                                     \
     case VM_OP_ERFC: EACH(o[i] = M(erfc)(a[i]));                                                   \
     case VM_OP_ERF_INV: EACH(o[i] = (T)vm_sf_erf_inv(a[i]));                                       \
@@ -137,6 +137,7 @@ static inline double sinh_xla_d(double x) {
     case VM_OP_ATAN: EACH(o[i] = M(atan)(a[i]));                                                   \
     case VM_OP_SINH: EACH(o[i] = SINH_XLA(T, M, a[i]));                                            \
     case VM_OP_COSH: EACH(T x_ = a[i]; o[i] = M(exp)(x_ + LOG_HALF(T)) + M(exp)(-x_ + LOG_HALF(T))); \
+    case VM_OP_SQUARE: EACH(o[i] = a[i] * a[i]);                                                   \
     case VM_OP_ASINH: EACH(o[i] = M(asinh)(a[i]));                                                 \
     case VM_OP_ACOSH: EACH(o[i] = M(acosh)(a[i]));                                                 \
     case VM_OP_ATANH: EACH(o[i] = M(atanh)(a[i]));                                                 \
@@ -152,13 +153,13 @@ static inline double sinh_xla_d(double x) {
     int64_t i;                                                                                     \
     switch (op) {                                                                                  \
     case VM_OP_ADD: EACH(o[i] = a[i] + b[i]);                                                      \
-    case VM_OP_SUBTRACT: EACH(o[i] = a[i] - b[i]);                                                      \
-    case VM_OP_MULTIPLY: EACH(o[i] = a[i] * b[i]);                                                      \
-    case VM_OP_DIVIDE: EACH(o[i] = a[i] / b[i]);                                                      \
-    case VM_OP_REMAINDER: EACH(o[i] = M(fmod)(a[i], b[i]));                                              \
-    case VM_OP_POWER: EACH(o[i] = M(pow)(a[i], b[i]));                                               \
-    case VM_OP_MAXIMUM: EACH(T x_ = a[i]; T y_ = b[i]; o[i] = SCALAR_MAX(x_, y_));                         \
-    case VM_OP_MINIMUM: EACH(T x_ = a[i]; T y_ = b[i]; o[i] = SCALAR_MIN(x_, y_));                         \
+    case VM_OP_SUBTRACT: EACH(o[i] = a[i] - b[i]);                                                 \
+    case VM_OP_MULTIPLY: EACH(o[i] = a[i] * b[i]);                                                 \
+    case VM_OP_DIVIDE: EACH(o[i] = a[i] / b[i]);                                                   \
+    case VM_OP_REMAINDER: EACH(o[i] = M(fmod)(a[i], b[i]));                                        \
+    case VM_OP_POWER: EACH(o[i] = M(pow)(a[i], b[i]));                                             \
+    case VM_OP_MAXIMUM: EACH(T x_ = a[i]; T y_ = b[i]; o[i] = SCALAR_MAX(x_, y_));                 \
+    case VM_OP_MINIMUM: EACH(T x_ = a[i]; T y_ = b[i]; o[i] = SCALAR_MIN(x_, y_));                 \
     case VM_OP_ATAN2: EACH(o[i] = M(atan2)(a[i], b[i]));                                           \
     case VM_OP_NEXT_AFTER: EACH(o[i] = M(nextafter)(a[i], b[i]));                                  \
     case VM_OP_POLYGAMMA: EACH(o[i] = (T)vm_sf_polygamma(a[i], b[i]));                             \
@@ -222,7 +223,7 @@ static inline uint64_t width_mask(int width) {
   return width >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << width) - 1;
 }
 
-#define DEFINE_INT_KERNELS(SFX, T, U, S, SGN)                                                         \
+#define DEFINE_INT_KERNELS(SFX, T, U, S, SGN)                                                      \
   static void binary_##SFX(int op, const T *a, const T *b, T *o, int64_t n, int width) {           \
     const bool sgn = SGN;                                                                          \
     const T tmin = sgn ? (T)((U)1 << (sizeof(T) * 8 - 1)) : 0;                                     \
@@ -231,27 +232,27 @@ static inline uint64_t width_mask(int width) {
     int64_t i;                                                                                     \
     switch (op) {                                                                                  \
     case VM_OP_ADD: EACH(o[i] = (T)((U)a[i] + (U)b[i]));                                           \
-    case VM_OP_SUBTRACT: EACH(o[i] = (T)((U)a[i] - (U)b[i]));                                           \
-    case VM_OP_MULTIPLY: EACH(o[i] = (T)(1u * (U)a[i] * (U)b[i])); /* unsigned: no int overflow */     \
-    case VM_OP_DIVIDE:                                                                                \
+    case VM_OP_SUBTRACT: EACH(o[i] = (T)((U)a[i] - (U)b[i]));                                      \
+    case VM_OP_MULTIPLY: EACH(o[i] = (T)(1u * (U)a[i] * (U)b[i])); /* unsigned: no int overflow */ \
+    case VM_OP_DIVIDE:                                                                             \
       EACH(T x_ = a[i]; T y_ = b[i];                                                               \
-           o[i] = y_ == 0 ? (T)-1 : (sgn && y_ == (T)-1 && x_ == tmin) ? x_ : (T)(x_ / y_));        \
-    case VM_OP_REMAINDER:                                                                                \
+           o[i] = y_ == 0 ? (T)-1 : (sgn && y_ == (T)-1 && x_ == tmin) ? x_ : (T)(x_ / y_));       \
+    case VM_OP_REMAINDER:                                                                          \
       EACH(T x_ = a[i]; T y_ = b[i]; o[i] = y_ == 0 ? x_ : (sgn && y_ == (T)-1) ? 0 : (T)(x_ % y_)); \
     case VM_OP_POWER: /* negative exponent: 1 for 1, +-1 for -1, else 0 */                         \
       EACH(T x_ = a[i]; T y_ = b[i];                                                               \
            T neg_ = x_ == 1 ? (T)1 : x_ == (T)-1 ? ((y_ & 1) ? (T)-1 : (T)1) : (T)0;               \
-           o[i] = (sgn && (S)y_ < 0) ? neg_ : (T)ipow_u64((uint64_t)x_, (uint64_t)y_));           \
-    case VM_OP_MAXIMUM: EACH(o[i] = a[i] >= b[i] ? a[i] : b[i]);                                       \
-    case VM_OP_MINIMUM: EACH(o[i] = a[i] <= b[i] ? a[i] : b[i]);                                       \
+           o[i] = (sgn && (S)y_ < 0) ? neg_ : (T)ipow_u64((uint64_t)x_, (uint64_t)y_));            \
+    case VM_OP_MAXIMUM: EACH(o[i] = a[i] >= b[i] ? a[i] : b[i]);                                   \
+    case VM_OP_MINIMUM: EACH(o[i] = a[i] <= b[i] ? a[i] : b[i]);                                   \
     case VM_OP_AND: EACH(o[i] = a[i] & b[i]);                                                      \
     case VM_OP_OR: EACH(o[i] = a[i] | b[i]);                                                       \
     case VM_OP_XOR: EACH(o[i] = a[i] ^ b[i]);                                                      \
-    case VM_OP_SHIFT_LEFT:                                                                                \
+    case VM_OP_SHIFT_LEFT:                                                                         \
       EACH(U s_ = (U)b[i]; o[i] = s_ >= (U)width ? (T)0 : (T)((U)a[i] << s_));                     \
-    case VM_OP_SHIFT_RIGHT_LOGICAL:                                                                              \
+    case VM_OP_SHIFT_RIGHT_LOGICAL:                                                                \
       EACH(U s_ = (U)b[i]; o[i] = s_ >= (U)width ? (T)0 : (T)(((U)a[i] & mask) >> s_));            \
-    case VM_OP_SHIFT_RIGHT_ARITHMETIC:                                                                              \
+    case VM_OP_SHIFT_RIGHT_ARITHMETIC:                                                             \
       EACH(U s_ = (U)b[i]; S v_ = (S)((S)(U)((U)a[i] << sh) >> sh);                                \
            o[i] = s_ >= (U)width ? (v_ < 0 ? (T)-1 : (T)0) : (T)(v_ >> s_));                       \
     default: break;                                                                                \
@@ -262,13 +263,13 @@ static inline uint64_t width_mask(int width) {
     const uint64_t mask = width_mask(width);                                                       \
     int64_t i;                                                                                     \
     switch (op) {                                                                                  \
-    case VM_OP_ABS: EACH(o[i] = (sgn && (S)a[i] < 0) ? (T)(0 - (U)a[i]) : a[i]);                      \
+    case VM_OP_ABS: EACH(o[i] = (sgn && (S)a[i] < 0) ? (T)(0 - (U)a[i]) : a[i]);                   \
     case VM_OP_NEGATE: EACH(o[i] = (T)(0 - (U)a[i]));                                              \
     case VM_OP_SIGN:                                                                               \
       EACH(o[i] = sgn ? (T)(((S)a[i] > 0) - ((S)a[i] < 0)) : (T)(a[i] != 0));                      \
     case VM_OP_NOT: EACH(o[i] = (T)~a[i]);                                                         \
     case VM_OP_POPCNT: EACH(o[i] = (T)__builtin_popcountll((uint64_t)(U)a[i] & mask));             \
-    case VM_OP_COUNT_LEADING_ZEROS:                                                                                \
+    case VM_OP_COUNT_LEADING_ZEROS:                                                                \
       EACH(uint64_t v_ = (uint64_t)(U)a[i] & mask;                                                 \
            o[i] = v_ == 0 ? (T)width : (T)(__builtin_clzll(v_) - (64 - width)));                   \
     default:                                                                                       \
@@ -322,6 +323,12 @@ static void int_op(int op, int elem, const void *a, const void *b, void *o, int6
 
 /* ------------------------------------------------------------------ */
 /* Complex kernels, in complex<f64> (complex<f32> goes through chunks). */
+
+/* chlo.square of a complex number: (re - im)(re + im) + i 2 re im. */
+static cdouble c_square(cdouble z) {
+  double re = creal(z), im = cimag(z);
+  return cmk((re - im) * (re + im), re * im * 2);
+}
 
 static cdouble c_sign(cdouble z) {
   double re = creal(z), im = cimag(z);
@@ -402,6 +409,7 @@ static void unary_c128(int op, const cdouble *a, cdouble *o, int64_t n) {
   case VM_OP_ATAN: EACH(o[i] = catan(a[i]));
   case VM_OP_SINH: EACH(o[i] = csinh(a[i]));
   case VM_OP_COSH: EACH(o[i] = ccosh(a[i]));
+  case VM_OP_SQUARE: EACH(o[i] = c_square(a[i]));
   case VM_OP_ASINH: EACH(o[i] = casinh(a[i]));
   case VM_OP_ACOSH: EACH(o[i] = cacosh(a[i]));
   case VM_OP_ATANH: EACH(o[i] = catanh(a[i]));

@@ -468,7 +468,7 @@ static void copy_strided(char *dst, const char *src, int64_t stride, int64_t n, 
   {                                                                            \
     T *d = (T *)dst;                                                           \
     const T *s = (const T *)src;                                               \
-    for (int64_t k = 0; k < n; k++) memcpy(&d[k], &s[k * stride], sizeof(T)); \
+    for (int64_t k = 0; k < n; k++) memcpy(&d[k], &s[k * stride], sizeof(T));  \
     return;                                                                    \
   }
   switch (eb) {

@@ -170,12 +170,12 @@ static int compute_bytes(int elem) { return computes_in_f32(elem) ? 4 : vm_elem_
 #define PICK_INT(BITS, SIGNED)                                                                                         \
   switch (opcode) {                                                                                                    \
   case VM_OP_ADD: return &fold_add_u##BITS;                                                                            \
-  case VM_OP_MULTIPLY: return &fold_mul_u##BITS;                                                                            \
+  case VM_OP_MULTIPLY: return &fold_mul_u##BITS;                                                                       \
   case VM_OP_AND: return &fold_and_u##BITS;                                                                            \
   case VM_OP_OR: return &fold_or_u##BITS;                                                                              \
   case VM_OP_XOR: return &fold_xor_u##BITS;                                                                            \
-  case VM_OP_MAXIMUM: return SIGNED ? &fold_max_s##BITS : &fold_max_u##BITS;                                               \
-  case VM_OP_MINIMUM: return SIGNED ? &fold_min_s##BITS : &fold_min_u##BITS;                                               \
+  case VM_OP_MAXIMUM: return SIGNED ? &fold_max_s##BITS : &fold_max_u##BITS;                                           \
+  case VM_OP_MINIMUM: return SIGNED ? &fold_min_s##BITS : &fold_min_u##BITS;                                           \
   default: return NULL;                                                                                                \
   }
 

@@ -54,11 +54,16 @@ func.func @chlo_unary(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:    %1 = chlo.polygamma %arg0, %arg1 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
 // CHECK-NEXT:    %2 = chlo.zeta %arg0, %arg1 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
 // CHECK-NEXT:    %3 = chlo.conj %arg2 : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f32>>
+// CHECK-NEXT:    %4 = chlo.square %arg2 : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f32>>
+// CHECK-NEXT:    %5 = chlo.square %arg0 : tensor<4xf32> -> tensor<4xf32>
+// GENERIC:         %4 = "chlo.square"(%arg2) : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
 func.func @chlo_binary_and_complex(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xcomplex<f32>>) -> tensor<4xf32> {
   %0 = chlo.next_after %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   %1 = chlo.polygamma %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   %2 = chlo.zeta %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   %3 = chlo.conj %c : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f32>>
+  %4 = chlo.square %c : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f32>>
+  %5 = chlo.square %a : tensor<4xf32> -> tensor<4xf32>
   func.return %0 : tensor<4xf32>
 }
 

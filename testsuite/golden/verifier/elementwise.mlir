@@ -404,6 +404,14 @@ func.func @chlo_next_after_int(%a: tensor<2xi32>) -> tensor<2xi32> {
 
 // -----
 
+func.func @chlo_square_int(%a: tensor<2xi32>) -> tensor<2xi32> {
+  // expected-error @+1 {{operand #0 must be tensor of floating-point or complex values}}
+  %0 = "chlo.square"(%a) : (tensor<2xi32>) -> tensor<2xi32>
+  func.return %0 : tensor<2xi32>
+}
+
+// -----
+
 func.func @chlo_acos_shape(%a: tensor<2xf32>) -> tensor<3xf32> {
   // expected-error @+1 {{requires the same shape for all operands and results}}
   %0 = "chlo.acos"(%a) : (tensor<2xf32>) -> tensor<3xf32>

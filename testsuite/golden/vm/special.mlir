@@ -1,8 +1,8 @@
 // CHLO special functions and the other chlo element-wise ops
 // (vm/kernels/special.c, elementwise.c): erf, erfc, erf_inv, lgamma, digamma,
 // bessel_i1e, polygamma, zeta, asin, acos, atan, sinh, cosh, asinh, acosh,
-// atanh, tan, is_inf, is_pos_inf, is_neg_inf, conj, next_after over f16, bf16,
-// f32, f64 (complex for conj), with poles, infinities, NaN, out-of-domain
+// atanh, tan, is_inf, is_pos_inf, is_neg_inf, conj, square, next_after over
+// f16, bf16, f32, f64 (complex for conj and square), with poles, infinities, NaN, out-of-domain
 // arguments, subnormal steps.  References are written out in the generator in
 // double precision (Python's math.erf / erfc / lgamma; bisection for erf_inv;
 // recurrence + asymptotic series for digamma; Euler-Maclaurin for Hurwitz zeta
@@ -16,7 +16,7 @@
 // -O2 neither folds the ops nor loses the fused kernels.
 // RUN: %tpurun -O0 --check %s | FileCheck %s --implicit-check-not=FAIL
 // RUN: %tpurun --check %s | FileCheck %s --implicit-check-not=FAIL
-// CHECK: checks: 50 passed, 0 failed
+// CHECK: checks: 56 passed, 0 failed
 // erf: odd, saturating at +-1
 func.func @erf_f32() {
   %c0 = stablehlo.constant dense<[0.0, 0.1, -0.5, 1.0, 2.0, -3.0, 5.0, 0x7F800000, 0xFF800000, 0x7FC00000]> : tensor<10xf32>
@@ -404,6 +404,56 @@ func.func @conj_c128() {
   %a0 = stablehlo.optimization_barrier %c0 : tensor<1xcomplex<f64>>
   %r = chlo.conj %a0 : tensor<1xcomplex<f64>> -> tensor<1xcomplex<f64>>
   check.expect_eq_const %r, dense<[(-0.0, -1.0)]> : tensor<1xcomplex<f64>>
+  func.return
+}
+
+func.func @square_f32() {
+  %c0 = stablehlo.constant dense<[0.0, -0.0, 1.5, -3.0, 0.25, 300.0, 0x7F800000, 0xFF800000, 0x7FC00000]> : tensor<9xf32>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<9xf32>
+  %r = chlo.square %a0 : tensor<9xf32> -> tensor<9xf32>
+  check.expect_eq_const %r, dense<[0.0, 0.0, 2.25, 9.0, 0.0625, 90000.0, 0x7F800000, 0x7F800000, 0x7FC00000]> : tensor<9xf32>
+  func.return
+}
+
+func.func @square_f64() {
+  %c0 = stablehlo.constant dense<[0.0, -0.0, 1.5, -3.0, 0.25, 300.0, 0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000000]> : tensor<9xf64>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<9xf64>
+  %r = chlo.square %a0 : tensor<9xf64> -> tensor<9xf64>
+  check.expect_eq_const %r, dense<[0.0, 0.0, 2.25, 9.0, 0.0625, 90000.0, 0x7FF0000000000000, 0x7FF0000000000000, 0x7FF8000000000000]> : tensor<9xf64>
+  func.return
+}
+
+// square: x * x; -0 gives +0, 300^2 overflows f16 to inf, NaN stays NaN
+func.func @square_f16() {
+  %c0 = stablehlo.constant dense<[0.0, -0.0, 1.5, -3.0, 0.25, 300.0, 0x7C00, 0xFC00, 0x7E00]> : tensor<9xf16>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<9xf16>
+  %r = chlo.square %a0 : tensor<9xf16> -> tensor<9xf16>
+  check.expect_eq_const %r, dense<[0.0, 0.0, 2.25, 9.0, 0.0625, 0x7C00, 0x7C00, 0x7C00, 0x7E00]> : tensor<9xf16>
+  func.return
+}
+
+func.func @square_bf16() {
+  %c0 = stablehlo.constant dense<[0.0, -0.0, 1.5, -3.0, 0.25, 300.0, 0x7F80, 0xFF80, 0x7FC0]> : tensor<9xbf16>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<9xbf16>
+  %r = chlo.square %a0 : tensor<9xbf16> -> tensor<9xbf16>
+  check.expect_eq_const %r, dense<[0.0, 0.0, 2.25, 9.0, 0.0625, 90112.0, 0x7F80, 0x7F80, 0x7FC0]> : tensor<9xbf16>
+  func.return
+}
+
+// square of a complex: (re - im)(re + im) + 2 re im i
+func.func @square_c64() {
+  %c0 = stablehlo.constant dense<[(1.0, 2.0), (-3.0, -0.5)]> : tensor<2xcomplex<f32>>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<2xcomplex<f32>>
+  %r = chlo.square %a0 : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f32>>
+  check.expect_eq_const %r, dense<[(-3.0, 4.0), (8.75, 3.0)]> : tensor<2xcomplex<f32>>
+  func.return
+}
+
+func.func @square_c128() {
+  %c0 = stablehlo.constant dense<[(0.5, -2.0)]> : tensor<1xcomplex<f64>>
+  %a0 = stablehlo.optimization_barrier %c0 : tensor<1xcomplex<f64>>
+  %r = chlo.square %a0 : tensor<1xcomplex<f64>> -> tensor<1xcomplex<f64>>
+  check.expect_eq_const %r, dense<[(-3.75, -2.0)]> : tensor<1xcomplex<f64>>
   func.return
 }
 

@@ -150,6 +150,14 @@ C.append(Case('conj_c64', [(np.array([1 + 2j, -3 - 0.5j]), 'complex<f32>')], '%r
               [('%r', np.array([1 - 2j, -3 + 0.5j]), 'complex<f32>', 'eq')], 'conj negates the imaginary part'))
 C.append(Case('conj_c128', [(np.array([1j]), 'complex<f64>')], '%r = chlo.conj %a0 : tensor<1xcomplex<f64>> -> tensor<1xcomplex<f64>>',
               [('%r', np.array([-1j]), 'complex<f64>', 'eq')]))
+# square: x * x, exact for these values; complex (re - im)(re + im) + 2 re im i
+for ty in ('f32', 'f64', 'f16', 'bf16'):
+    C.append(un('square_%s' % ty, 'square', ty, [0.0, -0.0, 1.5, -3.0, 0.25, 300.0, inf, -inf, nan], lambda v: v * v,
+                exact=True, comment='square: x * x; -0 gives +0, 300^2 overflows f16 to inf, NaN stays NaN' if ty == 'f16' else None))
+C.append(Case('square_c64', [(np.array([1 + 2j, -3 - 0.5j]), 'complex<f32>')], '%r = chlo.square %a0 : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f32>>',
+              [('%r', np.array([-3 + 4j, 8.75 + 3j]), 'complex<f32>', 'eq')], 'square of a complex: (re - im)(re + im) + 2 re im i'))
+C.append(Case('square_c128', [(np.array([0.5 - 2j]), 'complex<f64>')], '%r = chlo.square %a0 : tensor<1xcomplex<f64>> -> tensor<1xcomplex<f64>>',
+              [('%r', np.array([-3.75 - 2j]), 'complex<f64>', 'eq')]))
 # next_after: exact, on the bits
 def next_after_bits(x, y, ty):
     """The next representable value after x toward y, by stepping the bits."""
@@ -189,8 +197,8 @@ for ty in ('f32', 'f64', 'f16', 'bf16'):
 HEADER = '''CHLO special functions and the other chlo element-wise ops
 (vm/kernels/special.c, elementwise.c): erf, erfc, erf_inv, lgamma, digamma,
 bessel_i1e, polygamma, zeta, asin, acos, atan, sinh, cosh, asinh, acosh,
-atanh, tan, is_inf, is_pos_inf, is_neg_inf, conj, next_after over f16, bf16,
-f32, f64 (complex for conj), with poles, infinities, NaN, out-of-domain
+atanh, tan, is_inf, is_pos_inf, is_neg_inf, conj, square, next_after over
+f16, bf16, f32, f64 (complex for conj and square), with poles, infinities, NaN, out-of-domain
 arguments, subnormal steps.  References are written out in the generator in
 double precision (Python's math.erf / erfc / lgamma; bisection for erf_inv;
 recurrence + asymptotic series for digamma; Euler-Maclaurin for Hurwitz zeta
