@@ -1,10 +1,12 @@
 /* Scalar semantics that the compiler (constant folding, passes/fold.c) and
  * the VM (kernels, vm/kernels/) must compute identically: XLA's
- * NaN-propagating maximum and minimum, and rounding f32 to bf16.
+ * NaN-propagating maximum and minimum, comparison directions, and rounding
+ * f32 to bf16.
  * Header-only (DESIGN.md §1: common/ depends on nothing). */
 #ifndef TPUCC_COMMON_SCALAR_H
 #define TPUCC_COMMON_SCALAR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -14,6 +16,20 @@
  * evaluated at most twice, so pass plain values. */
 #define SCALAR_MAX(x, y) ((((x) != (x)) || (x) >= (y)) ? (x) : (y))
 #define SCALAR_MIN(x, y) ((((x) != (x)) || (x) <= (y)) ? (x) : (y))
+
+/* Whether StableHLO comparison direction dir (0 EQ, 1 NE, 2 GE, 3 GT, 4 LE,
+ * 5 LT: the enum's order, and the compare opcode's field) holds for a
+ * three-way comparison result cmp (<0, 0, >0). */
+static inline bool scalar_direction_holds(int dir, int cmp) {
+  switch (dir) {
+  case 0: return cmp == 0;
+  case 1: return cmp != 0;
+  case 2: return cmp >= 0;
+  case 3: return cmp > 0;
+  case 4: return cmp <= 0;
+  default: return cmp < 0;
+  }
+}
 
 /* The bits of an f32 and back, without aliasing. */
 static inline uint32_t scalar_f32_bits(float f) {

@@ -134,18 +134,6 @@ static uint64_t int_store(ElemKind k, const mpz_t z, mpz_t t) {
   return (uint64_t)int_number(k, u);
 }
 
-/* Does a comparison result (<0, 0, >0) satisfy the direction? */
-static bool direction_holds(int dir, int cmp) {
-  switch (dir) {
-  case 0: return cmp == 0;
-  case 1: return cmp != 0;
-  case 2: return cmp >= 0;
-  case 3: return cmp > 0;
-  case 4: return cmp <= 0;
-  default: return cmp < 0;
-  }
-}
-
 /* An integer -> double rounded to odd beyond 53 bits, so that one more
  * rounding to a narrower format is correct (as the VM converts). */
 static double int_to_double_odd(int64_t v, bool is_unsigned) {
@@ -250,7 +238,7 @@ static bool eval_int(const FoldElemOp *e, Scratch *s, int nargs, const uint64_t 
     mpz_fdiv_r_2exp(t, a, (mp_bitcnt_t)w);
     mpz_set_ui(r, mpz_sgn(t) == 0 ? (unsigned long)w : (unsigned long)w - mpz_sizeinbase(t, 2));
     break;
-  case OP_COMPARE: *out = direction_holds(e->direction, mpz_cmp(a, b)); return true;
+  case OP_COMPARE: *out = scalar_direction_holds(e->direction, mpz_cmp(a, b)); return true;
   case OP_CONVERT:
     if (elem_is_float(e->out)) {
       *out = int_to_float_bits(e->out, int_number(k, in[0]), uns);
@@ -323,11 +311,11 @@ static bool eval_float(const FoldElemOp *e, Scratch *s, int nargs, const uint64_
   case OP_COMPARE:
     if (e->total) {
       int64_t kx = total_order_key(k, in[0]), ky = total_order_key(k, in[1]);
-      *out = direction_holds(e->direction, (kx > ky) - (kx < ky));
+      *out = scalar_direction_holds(e->direction, (kx > ky) - (kx < ky));
     } else if (isnan(x) || isnan(y)) {
       *out = e->direction == 1;
     } else {
-      *out = direction_holds(e->direction, (x > y) - (x < y));
+      *out = scalar_direction_holds(e->direction, (x > y) - (x < y));
     }
     return true;
   case OP_CONVERT: {

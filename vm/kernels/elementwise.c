@@ -737,17 +737,6 @@ static int64_t total_order_key(int elem, uint64_t bits) {
   return (bits >> (w - 1)) & 1 ? ~mag : mag;
 }
 
-static bool dir_holds(int dir, int cmp) {
-  switch (dir) {
-  case 0: return cmp == 0;
-  case 1: return cmp != 0;
-  case 2: return cmp >= 0;
-  case 3: return cmp > 0;
-  case 4: return cmp <= 0;
-  default: return cmp < 0;
-  }
-}
-
 #define CMP3(x, y) (((x) > (y)) - ((x) < (y)))
 
 /* Complex compare: EQ/NE on both parts, orderings lexicographic on
@@ -776,7 +765,7 @@ static void compare_complex(int dir, bool total, int elem, const void *a, const 
     } else {
       c = ar != br ? CMP3(ar, br) : CMP3(ai, bi);
     }
-    o[i] = dir_holds(dir, c);
+    o[i] = scalar_direction_holds(dir, c);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/scalar.h"
 #include "vm/kernels/region.h"
 
 /* ------------------------------------------------------------------ */
@@ -193,18 +194,6 @@ void kr_load_keys(int kind, int elem, const void *data, int64_t base, int64_t st
 
 #define CMP3(a, b) (((a) > (b)) - ((a) < (b)))
 
-/* Whether direction dir holds for a three-way comparison result cmp. */
-static int dir_holds(int dir, int cmp) {
-  switch (dir) {
-  case DIR_EQ: return cmp == 0;
-  case DIR_NE: return cmp != 0;
-  case DIR_GE: return cmp >= 0;
-  case DIR_GT: return cmp > 0;
-  case DIR_LE: return cmp <= 0;
-  default: return cmp < 0;
-  }
-}
-
 /* Value of a signed (sign-extended) integer container. */
 static int64_t mini_signed(int bytes, uint64_t v) {
   switch (bytes) {
@@ -280,7 +269,7 @@ static bool int_signed(int elem) { return vm_elem_class(elem) == TPUB_CLASS_INT 
 /* Compiles a compare of element type in_elem; false for complex. */
 static bool mini_compile_compare(const VmInstr *ins, int in_elem, MiniOp *op) {
   op->dir = (uint8_t)vm_field_int(ins, 0);
-  for (int c = -1; c <= 1; c++) op->holds |= (uint8_t)(dir_holds(op->dir, c) << (c + 1));
+  for (int c = -1; c <= 1; c++) op->holds |= (uint8_t)(scalar_direction_holds(op->dir, c) << (c + 1));
   op->elem = in_elem;
   switch (vm_elem_class(in_elem)) {
   case TPUB_CLASS_FLOAT:
