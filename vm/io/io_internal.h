@@ -27,4 +27,7 @@ void vm_io_format_type(char *buf, size_t n, const VmType *t);
 int vm_npy_parse(const void *bytes, size_t n, const VmType *type, VmValue *out, char *err,
                  size_t errlen);
 
+/* Formats a message into err (errlen bytes; nothing when err is NULL). */
+void vm_io_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif

@@ -382,8 +382,7 @@ static uint64_t parameter_seed(uint64_t seed, int index) {
 /* ------------------------------------------------------------------ */
 /* Parsing input specs. */
 
-static void errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void errf(char *err, size_t errlen, const char *fmt, ...) {
+void vm_io_errf(char *err, size_t errlen, const char *fmt, ...) {
   if (!err || errlen == 0) return;
   va_list ap;
   va_start(ap, fmt);
@@ -430,7 +429,7 @@ static int check_spec_type(InputParse *ip, const char *s, const char *end) {
     rank++;
   }
   if (bad) {
-    errf(ip->err, ip->errlen, "input %d: bad type '%.*s' (expected %s)", ip->index, spec_len, s, ip->tybuf);
+    vm_io_errf(ip->err, ip->errlen, "input %d: bad type '%.*s' (expected %s)", ip->index, spec_len, s, ip->tybuf);
     return VM_IO_USAGE;
   }
   int elem = -1;
@@ -439,14 +438,14 @@ static int check_spec_type(InputParse *ip, const char *s, const char *end) {
     if (strlen(name) == (size_t)(end - p) && memcmp(name, p, (size_t)(end - p)) == 0) elem = e;
   }
   if (elem < 0) {
-    errf(ip->err, ip->errlen, "input %d: unknown element type '%.*s' in '%.*s' (expected %s)", ip->index,
+    vm_io_errf(ip->err, ip->errlen, "input %d: unknown element type '%.*s' in '%.*s' (expected %s)", ip->index,
          (int)(end - p), p, spec_len, s, ip->tybuf);
     return VM_IO_USAGE;
   }
   bool same = rank == t->rank && rank <= TPUB_MAX_RANK && elem == t->elem;
   for (int d = 0; same && d < rank; d++) same = dims[d] == t->dims[d];
   if (!same) {
-    errf(ip->err, ip->errlen, "input %d: expected %s, got %.*s", ip->index, ip->tybuf, spec_len, s);
+    vm_io_errf(ip->err, ip->errlen, "input %d: expected %s, got %.*s", ip->index, ip->tybuf, spec_len, s);
     return VM_IO_USAGE;
   }
   return VM_IO_OK;
@@ -458,10 +457,10 @@ static int bad_token(InputParse *ip, int elem, const char *tok, size_t len, bool
   int qlen = len > QUOTE_MAX ? QUOTE_MAX : (int)len;
   const char *dots = len > QUOTE_MAX ? "..." : "";
   if (too_wide)
-    errf(ip->err, ip->errlen, "input %d: bit pattern '%.*s%s' is too wide for %s", ip->index, qlen, tok, dots,
+    vm_io_errf(ip->err, ip->errlen, "input %d: bit pattern '%.*s%s' is too wide for %s", ip->index, qlen, tok, dots,
          vm_elem_name(elem));
   else
-    errf(ip->err, ip->errlen, "input %d: cannot parse '%.*s%s' as %s", ip->index, qlen, tok, dots,
+    vm_io_errf(ip->err, ip->errlen, "input %d: cannot parse '%.*s%s' as %s", ip->index, qlen, tok, dots,
          vm_elem_name(elem));
   return VM_IO_USAGE;
 }
@@ -525,7 +524,7 @@ static int parse_scalar(InputParse *ip, int elem, const char *tok, size_t len, u
   }
   if (!ok) {
     int qlen = len > QUOTE_MAX ? QUOTE_MAX : (int)len;
-    errf(ip->err, ip->errlen, "input %d: value %.*s%s out of range for %s", ip->index, qlen, tok,
+    vm_io_errf(ip->err, ip->errlen, "input %d: value %.*s%s out of range for %s", ip->index, qlen, tok,
          len > QUOTE_MAX ? "..." : "", vm_elem_name(elem));
     return VM_IO_USAGE;
   }
@@ -542,9 +541,9 @@ static size_t token_length(const char *s) {
 /* Reports an unexpected character at s. */
 static int unexpected(InputParse *ip, const char *s, const char *why) {
   if (*s)
-    errf(ip->err, ip->errlen, "input %d: unexpected '%c' %s", ip->index, *s, why);
+    vm_io_errf(ip->err, ip->errlen, "input %d: unexpected '%c' %s", ip->index, *s, why);
   else
-    errf(ip->err, ip->errlen, "input %d: unexpected end of input %s", ip->index, why);
+    vm_io_errf(ip->err, ip->errlen, "input %d: unexpected end of input %s", ip->index, why);
   return VM_IO_USAGE;
 }
 
@@ -619,7 +618,7 @@ static int parse_values(InputParse *ip, const char *s, unsigned char *data) {
     n++;
   }
   if (depth != 0) {
-    errf(ip->err, ip->errlen, "input %d: unbalanced brackets: %d '[' not closed", ip->index, depth);
+    vm_io_errf(ip->err, ip->errlen, "input %d: unbalanced brackets: %d '[' not closed", ip->index, depth);
     return VM_IO_USAGE;
   }
   if (n == 1 && t->count != 1) {
@@ -627,7 +626,7 @@ static int parse_values(InputParse *ip, const char *s, unsigned char *data) {
     return VM_IO_OK;
   }
   if (n != t->count) {
-    errf(ip->err, ip->errlen, "input %d: expected %" PRId64 " values for %s (or 1 to splat), got %" PRId64,
+    vm_io_errf(ip->err, ip->errlen, "input %d: expected %" PRId64 " values for %s (or 1 to splat), got %" PRId64,
          ip->index, t->count, ip->tybuf, n);
     return VM_IO_USAGE;
   }
@@ -639,7 +638,7 @@ static int alloc_value(InputParse *ip, VmValue *out) {
   out->type = ip->type;
   out->data = malloc(ip->type->nbytes > 0 ? (size_t)ip->type->nbytes : 1);
   if (!out->data) {
-    errf(ip->err, ip->errlen, "input %d: out of memory for %s (%" PRId64 " bytes)", ip->index, ip->tybuf,
+    vm_io_errf(ip->err, ip->errlen, "input %d: out of memory for %s (%" PRId64 " bytes)", ip->index, ip->tybuf,
          ip->type->nbytes);
     return VM_IO_USAGE;
   }
@@ -653,13 +652,13 @@ int vm_parse_input(const char *spec, const VmType *type, int index, VmValue *out
   InputParse ip = {.type = type, .index = index, .err = err, .errlen = errlen};
   vm_io_format_type(ip.tybuf, sizeof ip.tybuf, type);
   if (type->kind != TPUB_TY_TENSOR) {
-    errf(err, errlen, "input %d: a parameter of type %s cannot be given on the command line", index, ip.tybuf);
+    vm_io_errf(err, errlen, "input %d: a parameter of type %s cannot be given on the command line", index, ip.tybuf);
     return VM_IO_USAGE;
   }
   if (spec[0] == '@') {
     char reason[1024];
     int rc = vm_npy_read(spec + 1, type, out, reason, sizeof reason);
-    if (rc) errf(err, errlen, "input %d: %s", index, reason);
+    if (rc) vm_io_errf(err, errlen, "input %d: %s", index, reason);
     return rc;
   }
   if (strncmp(spec, "random", 6) == 0 && (spec[6] == 0 || spec[6] == ':')) {
@@ -668,7 +667,7 @@ int vm_parse_input(const char *spec, const VmType *type, int index, VmValue *out
       bool neg, overflow;
       size_t len = strlen(spec + 7);
       if (!parse_int_text(spec + 7, len, &neg, &seed, &overflow) || neg || overflow || spec[7] == '+') {
-        errf(err, errlen, "input %d: bad seed in '%.*s' (expected random:N, N in 0..2^64-1)", index, QUOTE_MAX,
+        vm_io_errf(err, errlen, "input %d: bad seed in '%.*s' (expected random:N, N in 0..2^64-1)", index, QUOTE_MAX,
              spec);
         return VM_IO_USAGE;
       }
@@ -680,7 +679,7 @@ int vm_parse_input(const char *spec, const VmType *type, int index, VmValue *out
   }
   const char *eq = strchr(spec, '=');
   if (!eq) {
-    errf(err, errlen, "input %d: expected TYPE=VALUES, @FILE.npy, random or random:SEED; got '%.*s%s'", index,
+    vm_io_errf(err, errlen, "input %d: expected TYPE=VALUES, @FILE.npy, random or random:SEED; got '%.*s%s'", index,
          QUOTE_MAX, spec, strlen(spec) > QUOTE_MAX ? "..." : "");
     return VM_IO_USAGE;
   }

@@ -42,14 +42,6 @@ typedef struct NpyHeader {
   int64_t dims[NPY_MAX_DIMS];
 } NpyHeader;
 
-static void errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void errf(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || errlen == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
 static bool host_is_big_endian(void) {
   const uint16_t one = 1;
@@ -66,21 +58,21 @@ static bool host_is_big_endian(void) {
 static int parse_prefix(const unsigned char *p, size_t n, size_t *dict_off, size_t *dict_len, char *err,
                         size_t errlen) {
   if (n < NPY_MAGIC_LEN || memcmp(p, NPY_MAGIC, NPY_MAGIC_LEN) != 0) {
-    errf(err, errlen, "not a .npy file (bad magic)");
+    vm_io_errf(err, errlen, "not a .npy file (bad magic)");
     return VM_IO_BAD_FILE;
   }
   if (n < NPY_MAGIC_LEN + 2) {
-    errf(err, errlen, "truncated .npy header (%zu bytes)", n);
+    vm_io_errf(err, errlen, "truncated .npy header (%zu bytes)", n);
     return VM_IO_BAD_FILE;
   }
   int major = p[6], minor = p[7];
   if (major < 1 || major > 3 || minor != 0) {
-    errf(err, errlen, "unsupported .npy format version %d.%d (1.0, 2.0 and 3.0 are supported)", major, minor);
+    vm_io_errf(err, errlen, "unsupported .npy format version %d.%d (1.0, 2.0 and 3.0 are supported)", major, minor);
     return VM_IO_BAD_FILE;
   }
   size_t lenbytes = major == 1 ? 2 : 4;
   if (n < 8 + lenbytes) {
-    errf(err, errlen, "truncated .npy header (%zu bytes)", n);
+    vm_io_errf(err, errlen, "truncated .npy header (%zu bytes)", n);
     return VM_IO_BAD_FILE;
   }
   uint64_t len = (uint64_t)p[8] | (uint64_t)p[9] << 8;
@@ -161,7 +153,7 @@ static int parse_shape(Cursor *c, NpyHeader *h, char *err, size_t errlen) {
     int64_t d;
     if (!parse_dim(c, &d)) goto bad;
     if (h->rank == NPY_MAX_DIMS) {
-      errf(err, errlen, "shape has more than %d dimensions", NPY_MAX_DIMS);
+      vm_io_errf(err, errlen, "shape has more than %d dimensions", NPY_MAX_DIMS);
       return VM_IO_BAD_FILE;
     }
     h->dims[h->rank++] = d;
@@ -170,7 +162,7 @@ static int parse_shape(Cursor *c, NpyHeader *h, char *err, size_t errlen) {
     if (accept_char(c, ')')) return VM_IO_OK;
   }
 bad:
-  errf(err, errlen, "malformed header: 'shape' must be a tuple of non-negative integers");
+  vm_io_errf(err, errlen, "malformed header: 'shape' must be a tuple of non-negative integers");
   return VM_IO_BAD_FILE;
 }
 
@@ -222,17 +214,17 @@ static int parse_dict(const char *p, size_t len, NpyHeader *h, char *err, size_t
   bool have_descr = false, have_fortran = false, have_shape = false;
   memset(h, 0, sizeof *h);
   if (!accept_char(&c, '{')) {
-    errf(err, errlen, "malformed header: expected a dict");
+    vm_io_errf(err, errlen, "malformed header: expected a dict");
     return VM_IO_BAD_FILE;
   }
   while (!accept_char(&c, '}')) {
     char key[32];
     if (!parse_pystring(&c, key, sizeof key)) {
-      errf(err, errlen, "malformed header: expected a quoted key or '}'");
+      vm_io_errf(err, errlen, "malformed header: expected a quoted key or '}'");
       return VM_IO_BAD_FILE;
     }
     if (!accept_char(&c, ':')) {
-      errf(err, errlen, "malformed header: expected ':' after '%s'", key);
+      vm_io_errf(err, errlen, "malformed header: expected ':' after '%s'", key);
       return VM_IO_BAD_FILE;
     }
     bool *seen;
@@ -240,33 +232,33 @@ static int parse_dict(const char *p, size_t len, NpyHeader *h, char *err, size_t
     else if (strcmp(key, "fortran_order") == 0) seen = &have_fortran;
     else if (strcmp(key, "shape") == 0) seen = &have_shape;
     else {
-      errf(err, errlen, "malformed header: unexpected key '%s'", key);
+      vm_io_errf(err, errlen, "malformed header: unexpected key '%s'", key);
       return VM_IO_BAD_FILE;
     }
     if (*seen) {
-      errf(err, errlen, "malformed header: duplicate key '%s'", key);
+      vm_io_errf(err, errlen, "malformed header: duplicate key '%s'", key);
       return VM_IO_BAD_FILE;
     }
     *seen = true;
     if (seen == &have_descr) {
       skip_space(&c);
       if (c.p < c.end && *c.p == '[') {
-        errf(err, errlen, "unsupported dtype: structured arrays are not supported");
+        vm_io_errf(err, errlen, "unsupported dtype: structured arrays are not supported");
         return VM_IO_BAD_FILE;
       }
       if (!parse_pystring(&c, h->descr, sizeof h->descr)) {
-        errf(err, errlen, "malformed header: 'descr' must be a dtype string such as '<f4'");
+        vm_io_errf(err, errlen, "malformed header: 'descr' must be a dtype string such as '<f4'");
         return VM_IO_BAD_FILE;
       }
       if (!decode_descr(h)) {
-        errf(err, errlen, "unsupported dtype '%s'", h->descr);
+        vm_io_errf(err, errlen, "unsupported dtype '%s'", h->descr);
         return VM_IO_BAD_FILE;
       }
     } else if (seen == &have_fortran) {
       if (accept_word(&c, "True")) h->fortran_order = true;
       else if (accept_word(&c, "False")) h->fortran_order = false;
       else {
-        errf(err, errlen, "malformed header: 'fortran_order' must be True or False");
+        vm_io_errf(err, errlen, "malformed header: 'fortran_order' must be True or False");
         return VM_IO_BAD_FILE;
       }
     } else {
@@ -275,18 +267,18 @@ static int parse_dict(const char *p, size_t len, NpyHeader *h, char *err, size_t
     }
     if (accept_char(&c, '}')) break;
     if (!accept_char(&c, ',')) {
-      errf(err, errlen, "malformed header: expected ',' or '}' in the dict");
+      vm_io_errf(err, errlen, "malformed header: expected ',' or '}' in the dict");
       return VM_IO_BAD_FILE;
     }
   }
   skip_space(&c);
   if (c.p != c.end) {
-    errf(err, errlen, "malformed header: unexpected text after the dict");
+    vm_io_errf(err, errlen, "malformed header: unexpected text after the dict");
     return VM_IO_BAD_FILE;
   }
   const char *missing = !have_descr ? "descr" : !have_fortran ? "fortran_order" : !have_shape ? "shape" : NULL;
   if (missing) {
-    errf(err, errlen, "malformed header: no '%s' key", missing);
+    vm_io_errf(err, errlen, "malformed header: no '%s' key", missing);
     return VM_IO_BAD_FILE;
   }
   return VM_IO_OK;
@@ -372,32 +364,32 @@ static int match_type(const NpyHeader *h, const VmType *type, char *err, size_t 
     else count *= dim;
   }
   if (overflow) {
-    errf(err, errlen, "shape %s has too many elements", shape);
+    vm_io_errf(err, errlen, "shape %s has too many elements", shape);
     return VM_IO_BAD_FILE;
   }
   /* With at most one dimension > 1, C and Fortran order agree. */
   int long_dims = 0;
   for (int d = 0; d < rank; d++) long_dims += h->dims[d] > 1;
   if (h->fortran_order && long_dims > 1) {
-    errf(err, errlen, "Fortran-order arrays are not supported (save a C-order array, e.g. "
+    vm_io_errf(err, errlen, "Fortran-order arrays are not supported (save a C-order array, e.g. "
                       "np.ascontiguousarray(x))");
     return VM_IO_BAD_FILE;
   }
   if (type->kind != TPUB_TY_TENSOR) {
-    errf(err, errlen, "a parameter of type %s cannot be read from .npy", tybuf);
+    vm_io_errf(err, errlen, "a parameter of type %s cannot be read from .npy", tybuf);
     return VM_IO_USAGE;
   }
   NpyForm form = npy_form_of(type->elem);
   bool ml_dtypes_bf16 = type->elem == TPUB_BF16 && h->kind == 'V';
   if (!ml_dtypes_bf16 && (form.kind != h->kind || form.size != h->itemsize)) {
-    errf(err, errlen, "dtype '%s' does not match the parameter type %s (expected '%c%d'%s)", h->descr, tybuf,
+    vm_io_errf(err, errlen, "dtype '%s' does not match the parameter type %s (expected '%c%d'%s)", h->descr, tybuf,
          form.kind, form.size, form.as_bits ? ": its bit patterns" : "");
     return VM_IO_USAGE;
   }
   bool same = rank == type->rank;
   for (int d = 0; same && d < rank; d++) same = h->dims[d] == type->dims[d];
   if (!same) {
-    errf(err, errlen, "shape %s does not match the parameter type %s", shape, tybuf);
+    vm_io_errf(err, errlen, "shape %s does not match the parameter type %s", shape, tybuf);
     return VM_IO_USAGE;
   }
   return VM_IO_OK;
@@ -427,9 +419,9 @@ static int size_mismatch(uint64_t have, const VmType *type, char *err, size_t er
   char tybuf[512];
   vm_io_format_type(tybuf, sizeof tybuf, type);
   if (have < (uint64_t)type->nbytes)
-    errf(err, errlen, "truncated data: %" PRIu64 " bytes where %s needs %" PRId64, have, tybuf, type->nbytes);
+    vm_io_errf(err, errlen, "truncated data: %" PRIu64 " bytes where %s needs %" PRId64, have, tybuf, type->nbytes);
   else
-    errf(err, errlen, "%" PRIu64 " bytes of trailing data after the %" PRId64 " bytes of %s",
+    vm_io_errf(err, errlen, "%" PRIu64 " bytes of trailing data after the %" PRId64 " bytes of %s",
          have - (uint64_t)type->nbytes, type->nbytes, tybuf);
   return VM_IO_BAD_FILE;
 }
@@ -438,14 +430,14 @@ static int size_mismatch(uint64_t have, const VmType *type, char *err, size_t er
 static int check_values(const VmType *type, unsigned char *data, char *err, size_t errlen) {
   int64_t bad;
   if (values_fit(type->elem, data, type->count, &bad)) return VM_IO_OK;
-  errf(err, errlen, "element %" PRId64 " is not a value of %s (%s)", bad, vm_elem_name(type->elem),
+  vm_io_errf(err, errlen, "element %" PRId64 " is not a value of %s (%s)", bad, vm_elem_name(type->elem),
        vm_elem_class(type->elem) == TPUB_CLASS_FLOAT ? "a bit pattern wider than the type" : "out of range");
   free(data);
   return VM_IO_BAD_FILE;
 }
 
 static int out_of_memory(const VmType *type, char *err, size_t errlen) {
-  errf(err, errlen, "out of memory (%" PRId64 " bytes)", type->nbytes);
+  vm_io_errf(err, errlen, "out of memory (%" PRId64 " bytes)", type->nbytes);
   return VM_IO_USAGE;
 }
 
@@ -459,7 +451,7 @@ int vm_npy_parse(const void *bytes, size_t n, const VmType *type, VmValue *out, 
   int rc = parse_prefix(p, n, &dict_off, &dict_len, err, errlen);
   if (rc) return rc;
   if (dict_len > n - dict_off) {
-    errf(err, errlen, "header length %zu goes beyond the end of the file (%zu bytes)", dict_len, n);
+    vm_io_errf(err, errlen, "header length %zu goes beyond the end of the file (%zu bytes)", dict_len, n);
     return VM_IO_BAD_FILE;
   }
   NpyHeader h;
@@ -485,7 +477,7 @@ static int read_file(FILE *f, const VmType *type, VmValue *out, char *err, size_
   unsigned char prefix[12];
   size_t got = fread(prefix, 1, sizeof prefix, f);
   if (ferror(f)) {
-    errf(err, errlen, "cannot read: %s", strerror(errno));
+    vm_io_errf(err, errlen, "cannot read: %s", strerror(errno));
     return VM_IO_BAD_FILE;
   }
   size_t dict_off, dict_len;
@@ -493,10 +485,10 @@ static int read_file(FILE *f, const VmType *type, VmValue *out, char *err, size_
   if (rc) return rc;
   if ((sized && dict_len > file_size - dict_off) || (!sized && dict_len > NPY_MAX_STREAM_HEADER)) {
     if (sized)
-      errf(err, errlen, "header length %zu goes beyond the end of the file (%" PRIu64 " bytes)", dict_len,
+      vm_io_errf(err, errlen, "header length %zu goes beyond the end of the file (%" PRIu64 " bytes)", dict_len,
            file_size);
     else
-      errf(err, errlen, "header length %zu is too large", dict_len);
+      vm_io_errf(err, errlen, "header length %zu is too large", dict_len);
     return VM_IO_BAD_FILE;
   }
   char *dict = malloc(dict_len ? dict_len : 1);
@@ -509,7 +501,7 @@ static int read_file(FILE *f, const VmType *type, VmValue *out, char *err, size_
   size_t data_in_prefix = got - dict_off - have;
   NpyHeader h;
   if (have + rest != dict_len) {
-    errf(err, errlen, "header length %zu goes beyond the end of the file", dict_len);
+    vm_io_errf(err, errlen, "header length %zu goes beyond the end of the file", dict_len);
     rc = VM_IO_BAD_FILE;
   } else {
     rc = parse_dict(dict, dict_len, &h, err, errlen);
@@ -528,7 +520,7 @@ static int read_file(FILE *f, const VmType *type, VmValue *out, char *err, size_
   if (n != want || data_in_prefix > want || fgetc(f) != EOF) {
     free(data);
     if (n != want) return size_mismatch(n, type, err, errlen);
-    errf(err, errlen, "trailing data after the %" PRIu64 " bytes of the array", want);
+    vm_io_errf(err, errlen, "trailing data after the %" PRIu64 " bytes of the array", want);
     return VM_IO_BAD_FILE;
   }
   fix_data(&h, data, type->count);
@@ -542,7 +534,7 @@ int vm_npy_read(const char *path, const VmType *type, VmValue *out, char *err, s
   memset(out, 0, sizeof *out);
   FILE *f = fopen(path, "rb");
   if (!f) {
-    errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    vm_io_errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
     return VM_IO_BAD_FILE;
   }
   char reason[768];
@@ -555,7 +547,7 @@ int vm_npy_read(const char *path, const VmType *type, VmValue *out, char *err, s
     rc = VM_IO_BAD_FILE;
   }
   fclose(f);
-  if (rc) errf(err, errlen, "%s: %s", path, reason);
+  if (rc) vm_io_errf(err, errlen, "%s: %s", path, reason);
   return rc;
 }
 
@@ -567,12 +559,12 @@ int vm_npy_writable(const VmType *t, const char *path, char *note, size_t notele
   vm_io_format_type(tybuf, sizeof tybuf, t);
   if (note && notelen) note[0] = 0;
   if (!t || t->kind != TPUB_TY_TENSOR) {
-    errf(err, errlen, "%s: a value of type %s cannot be written to .npy; print it with --output=- instead", path,
+    vm_io_errf(err, errlen, "%s: a value of type %s cannot be written to .npy; print it with --output=- instead", path,
          tybuf);
     return VM_IO_USAGE;
   }
   if (t->rank > TPUB_MAX_RANK) {
-    errf(err, errlen, "%s: rank %d is too deep", path, t->rank);
+    vm_io_errf(err, errlen, "%s: rank %d is too deep", path, t->rank);
     return VM_IO_USAGE;
   }
   NpyForm form = npy_form_of(t->elem);
@@ -613,7 +605,7 @@ int vm_npy_write(const char *path, const VmValue *v, char *err, size_t errlen) {
   head[padded - 1] = '\n';
   FILE *f = fopen(path, "wb");
   if (!f) {
-    errf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    vm_io_errf(err, errlen, "cannot write %s: %s", path, strerror(errno));
     return VM_IO_BAD_FILE;
   }
   bool ok = fwrite(head, 1, padded, f) == padded;
@@ -624,7 +616,7 @@ int vm_npy_write(const char *path, const VmValue *v, char *err, size_t errlen) {
     saved = errno;
   }
   if (!ok) {
-    errf(err, errlen, "cannot write %s: %s", path, strerror(saved));
+    vm_io_errf(err, errlen, "cannot write %s: %s", path, strerror(saved));
     return VM_IO_BAD_FILE;
   }
   return VM_IO_OK;

@@ -24,14 +24,6 @@
 #pragma GCC optimize("-fvect-cost-model=dynamic")
 #endif
 
-/* Special functions (vm/kernels/special.c). */
-double vm_sf_lgamma(double x);
-double vm_sf_digamma(double x);
-double vm_sf_erf_inv(double x);
-double vm_sf_bessel_i1e(double x);
-double vm_sf_zeta(double x, double q);
-double vm_sf_polygamma(double n, double x);
-
 enum { CHUNK = 512 };
 
 typedef double _Complex cdouble;

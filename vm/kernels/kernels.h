@@ -90,4 +90,12 @@ typedef int (*VmExecFn)(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTen
  * dispatch, and kernels that run a body's instruction on whole tensors. */
 extern const VmExecFn vm_exec_table[VM_OP_COUNT];
 
+/* Special functions of CHLO in double precision (vm/kernels/special.c). */
+double vm_sf_lgamma(double x);
+double vm_sf_digamma(double x);
+double vm_sf_erf_inv(double x);
+double vm_sf_bessel_i1e(double x);
+double vm_sf_zeta(double x, double q);
+double vm_sf_polygamma(double n, double x);
+
 #endif

@@ -6,13 +6,6 @@
 
 #include "vm/kernels/kernels.h"
 
-double vm_sf_lgamma(double x);
-double vm_sf_digamma(double x);
-double vm_sf_erf_inv(double x);
-double vm_sf_bessel_i1e(double x);
-double vm_sf_zeta(double x, double q);
-double vm_sf_polygamma(double n, double x);
-
 #define PI 3.14159265358979323846
 
 /* log |gamma(x)|, without touching the global signgam. */
