@@ -285,34 +285,30 @@ void vm_store_i64(int elem, void *data, int64_t i, int64_t v) {
 /* ------------------------------------------------------------------ */
 /* Bulk conversions. */
 
+/* dst[i] = EXPR of s[i], the n source elements of type T from index i0. */
+#define LOAD_EACH(T, EXPR)                                                                                             \
+  do {                                                                                                                 \
+    const T *s = (const T *)src + i0;                                                                                  \
+    for (int64_t i = 0; i < n; i++) dst[i] = EXPR;                                                                     \
+    return;                                                                                                            \
+  } while (0)
+
+/* d[i] = EXPR of src[i], stored as type T from index i0. */
+#define STORE_EACH(T, EXPR)                                                                                            \
+  do {                                                                                                                 \
+    T *d = (T *)dst + i0;                                                                                              \
+    for (int64_t i = 0; i < n; i++) d[i] = EXPR;                                                                       \
+    return;                                                                                                            \
+  } while (0)
+
 void vm_to_f64(int elem, const void *src, int64_t i0, int64_t n, double *dst) {
   switch (elem) {
   case TPUB_F64: memcpy(dst, (const double *)src + i0, (size_t)n * 8); return;
-  case TPUB_F32: {
-    const float *s = (const float *)src + i0;
-    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
-    return;
-  }
-  case TPUB_F16: {
-    const uint16_t *s = (const uint16_t *)src + i0;
-    for (int64_t i = 0; i < n; i++) dst[i] = vm_f16_to_f32(s[i]);
-    return;
-  }
-  case TPUB_BF16: {
-    const uint16_t *s = (const uint16_t *)src + i0;
-    for (int64_t i = 0; i < n; i++) dst[i] = vm_bf16_to_f32(s[i]);
-    return;
-  }
-  case TPUB_I32: {
-    const int32_t *s = (const int32_t *)src + i0;
-    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
-    return;
-  }
-  case TPUB_I64: {
-    const int64_t *s = (const int64_t *)src + i0;
-    for (int64_t i = 0; i < n; i++) dst[i] = (double)s[i];
-    return;
-  }
+  case TPUB_F32: LOAD_EACH(float, s[i]);
+  case TPUB_F16: LOAD_EACH(uint16_t, vm_f16_to_f32(s[i]));
+  case TPUB_BF16: LOAD_EACH(uint16_t, vm_bf16_to_f32(s[i]));
+  case TPUB_I32: LOAD_EACH(int32_t, s[i]);
+  case TPUB_I64: LOAD_EACH(int64_t, (double)s[i]);
   default:
     for (int64_t i = 0; i < n; i++) dst[i] = vm_load_f64(elem, src, i0 + i);
     return;
@@ -322,11 +318,7 @@ void vm_to_f64(int elem, const void *src, int64_t i0, int64_t n, double *dst) {
 void vm_from_f64(int elem, void *dst, int64_t i0, int64_t n, const double *src) {
   switch (elem) {
   case TPUB_F64: memmove((double *)dst + i0, src, (size_t)n * 8); return;
-  case TPUB_F32: {
-    float *d = (float *)dst + i0;
-    for (int64_t i = 0; i < n; i++) d[i] = (float)src[i];
-    return;
-  }
+  case TPUB_F32: STORE_EACH(float, (float)src[i]);
   default:
     for (int64_t i = 0; i < n; i++) vm_store_f64(elem, dst, i0 + i, src[i]);
     return;
@@ -336,26 +328,10 @@ void vm_from_f64(int elem, void *dst, int64_t i0, int64_t n, const double *src) 
 void vm_to_f32(int elem, const void *src, int64_t i0, int64_t n, float *dst) {
   switch (elem) {
   case TPUB_F32: memmove(dst, (const float *)src + i0, (size_t)n * 4); return;
-  case TPUB_F16: {
-    const uint16_t *s = (const uint16_t *)src + i0;
-    for (int64_t i = 0; i < n; i++) dst[i] = vm_f16_to_f32(s[i]);
-    return;
-  }
-  case TPUB_BF16: {
-    const uint16_t *s = (const uint16_t *)src + i0;
-    for (int64_t i = 0; i < n; i++) dst[i] = vm_bf16_to_f32(s[i]);
-    return;
-  }
-  case TPUB_F64: {
-    const double *s = (const double *)src + i0;
-    for (int64_t i = 0; i < n; i++) dst[i] = (float)s[i];
-    return;
-  }
-  case TPUB_I32: {
-    const int32_t *s = (const int32_t *)src + i0;
-    for (int64_t i = 0; i < n; i++) dst[i] = (float)s[i];
-    return;
-  }
+  case TPUB_F16: LOAD_EACH(uint16_t, vm_f16_to_f32(s[i]));
+  case TPUB_BF16: LOAD_EACH(uint16_t, vm_bf16_to_f32(s[i]));
+  case TPUB_F64: LOAD_EACH(double, (float)s[i]);
+  case TPUB_I32: LOAD_EACH(int32_t, (float)s[i]);
   default:
     if (vm_elem_is_int(elem)) {
       bool uns = vm_elem_is_unsigned(elem);
@@ -373,21 +349,9 @@ void vm_to_f32(int elem, const void *src, int64_t i0, int64_t n, float *dst) {
 void vm_from_f32(int elem, void *dst, int64_t i0, int64_t n, const float *src) {
   switch (elem) {
   case TPUB_F32: memmove((float *)dst + i0, src, (size_t)n * 4); return;
-  case TPUB_F16: {
-    uint16_t *d = (uint16_t *)dst + i0;
-    for (int64_t i = 0; i < n; i++) d[i] = vm_f32_to_f16(src[i]);
-    return;
-  }
-  case TPUB_BF16: {
-    uint16_t *d = (uint16_t *)dst + i0;
-    for (int64_t i = 0; i < n; i++) d[i] = vm_f32_to_bf16(src[i]);
-    return;
-  }
-  case TPUB_F64: {
-    double *d = (double *)dst + i0;
-    for (int64_t i = 0; i < n; i++) d[i] = src[i];
-    return;
-  }
+  case TPUB_F16: STORE_EACH(uint16_t, vm_f32_to_f16(src[i]));
+  case TPUB_BF16: STORE_EACH(uint16_t, vm_f32_to_bf16(src[i]));
+  case TPUB_F64: STORE_EACH(double, src[i]);
   default:
     for (int64_t i = 0; i < n; i++) vm_store_f64(elem, dst, i0 + i, src[i]);
     return;
@@ -398,40 +362,16 @@ void vm_to_i64(int elem, const void *src, int64_t i0, int64_t n, int64_t *dst) {
   switch (elem) {
   case TPUB_I64:
   case TPUB_U64: memcpy(dst, (const int64_t *)src + i0, (size_t)n * 8); return;
-  case TPUB_I32: {
-    const int32_t *s = (const int32_t *)src + i0;
-    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
-    return;
-  }
-  case TPUB_U32: {
-    const uint32_t *s = (const uint32_t *)src + i0;
-    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
-    return;
-  }
-  case TPUB_I16: {
-    const int16_t *s = (const int16_t *)src + i0;
-    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
-    return;
-  }
-  case TPUB_U16: {
-    const uint16_t *s = (const uint16_t *)src + i0;
-    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
-    return;
-  }
+  case TPUB_I32: LOAD_EACH(int32_t, s[i]);
+  case TPUB_U32: LOAD_EACH(uint32_t, s[i]);
+  case TPUB_I16: LOAD_EACH(int16_t, s[i]);
+  case TPUB_U16: LOAD_EACH(uint16_t, s[i]);
   case TPUB_I8:
   case TPUB_I4:
-  case TPUB_I2: {
-    const int8_t *s = (const int8_t *)src + i0;
-    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
-    return;
-  }
+  case TPUB_I2: LOAD_EACH(int8_t, s[i]);
   case TPUB_U8:
   case TPUB_U4:
-  case TPUB_U2: {
-    const uint8_t *s = (const uint8_t *)src + i0;
-    for (int64_t i = 0; i < n; i++) dst[i] = s[i];
-    return;
-  }
+  case TPUB_U2: LOAD_EACH(uint8_t, s[i]);
   default:
     for (int64_t i = 0; i < n; i++) dst[i] = vm_load_i64(elem, src, i0 + i);
     return;
@@ -443,23 +383,11 @@ void vm_from_i64(int elem, void *dst, int64_t i0, int64_t n, const int64_t *src)
   case TPUB_I64:
   case TPUB_U64: memmove((int64_t *)dst + i0, src, (size_t)n * 8); return;
   case TPUB_I32:
-  case TPUB_U32: {
-    uint32_t *d = (uint32_t *)dst + i0;
-    for (int64_t i = 0; i < n; i++) d[i] = (uint32_t)src[i];
-    return;
-  }
+  case TPUB_U32: STORE_EACH(uint32_t, (uint32_t)src[i]);
   case TPUB_I16:
-  case TPUB_U16: {
-    uint16_t *d = (uint16_t *)dst + i0;
-    for (int64_t i = 0; i < n; i++) d[i] = (uint16_t)src[i];
-    return;
-  }
+  case TPUB_U16: STORE_EACH(uint16_t, (uint16_t)src[i]);
   case TPUB_I8:
-  case TPUB_U8: {
-    uint8_t *d = (uint8_t *)dst + i0;
-    for (int64_t i = 0; i < n; i++) d[i] = (uint8_t)src[i];
-    return;
-  }
+  case TPUB_U8: STORE_EACH(uint8_t, (uint8_t)src[i]);
   default:
     for (int64_t i = 0; i < n; i++) vm_store_i64(elem, dst, i0 + i, src[i]);
     return;
