@@ -12,7 +12,7 @@
 #   make fuzz-cache    libFuzzer on the cache's entry and alias readers
 #   make conformance   every corpus program under tpurun --check
 #   make bench         benchmarks (never part of check)
-#   make docs          regenerate docs/opcodes.md from vm/opcodes.def
+#   make docs          regenerate docs/ops.md and docs/opcodes.md from the tables
 #   make clean
 
 # make predefines CC=cc, so `CC ?= gcc` alone would never take effect.
@@ -141,9 +141,11 @@ tsan: deps
 bench: all
 	bench/run.sh $(BUILD)
 
-# The opcode reference, generated from the table (testsuite/tools/docs_current.sh
-# fails `make check` when the page in the tree is stale).
+# The op and opcode references, generated from the tables
+# (testsuite/tools/docs_current.sh fails `make check` when a page in the tree
+# is stale).
 docs: deps
+	/usr/bin/python3 mk/gen-ops-md.py docs/ops.md
 	/usr/bin/python3 mk/gen-opcodes-md.py docs/opcodes.md
 
 # ---------------------------------------------------------------- fuzzing
