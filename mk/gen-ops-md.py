@@ -18,7 +18,8 @@ _spec = importlib.util.spec_from_file_location(
 gen = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gen)
 
-NCOLS = 16  # ID, name, min, max, results, regions, traits, elems, verify, cost, fold, canon, lower, opcode, format, summary
+NCOLS = 17  # ID, name, min, max, results, regions, traits, elems, verify, cost, fold, canon, decompose,
+           # lower, opcode, format, summary
 TRAITS = {"TRAIT_ELEMENTWISE": "element-wise", "TRAIT_SAME_TYPE": "same type", "TRAIT_COMMUTATIVE": "commutative",
           "TRAIT_CHLO": "CHLO", "TRAIT_CONTRACTION": "contraction", "TRAIT_COLLECTIVE": "collective",
           "TRAIT_SIDE_EFFECT": "side effect", "TRAIT_TERMINATOR": "terminator", "TRAIT_ISOLATED": "isolated",
@@ -90,7 +91,8 @@ def render(root):
          "  element classes a *same type* rule accepts follow in brackets.",
          "- **rule**: the verifier's type rule, `verify_<rule>` in `ir/verify_*.c`.",
          "- **cost**: the cost model's kind ([passes.md](passes.md)).",
-         "- **fold / simplify**: the constant folder and algebraic rewrite, if any.",
+         "- **fold / simplify**: the constant folder and algebraic rewrite, if any;",
+         "  *decomposed*: chlo-decompose expands it into StableHLO where exact enough.",
          "- **bytecode**: the opcode it lowers to ([opcodes.md](opcodes.md)), through",
          "  the lowering function named when it is not a plain one-to-one mapping;",
          "  *not lowered* when tpurun cannot run it (compiling it is a located error)."]
@@ -104,7 +106,9 @@ def render(root):
             if elems:
                 traits += " [%s]" % elems
             folds = [x for x in (a[10], a[11]) if x != "none"]
-            lower, opcode = a[12], a[13].lower()
+            if a[12] != "none":
+                folds.append("decomposed")
+            lower, opcode = a[13], a[14].lower()
             if lower == "unsupported":
                 code = "*not lowered*"
             elif lower == "plain":
@@ -116,7 +120,7 @@ def render(root):
             o.append("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 a[1], arity(a[2], a[3]), arity(a[4], a[4]), gen.md(traits),
                 "-" if a[8] == "none" else "`%s`" % a[8], a[9].lower(), ", ".join(folds) or "-", code,
-                gen.md(a[15])))
+                gen.md(a[16])))
     return "\n".join(o) + "\n"
 
 

@@ -342,59 +342,94 @@ static bool plain_tensor(const Type *t) {
   return t->kind == TY_TENSOR && !t->elem_opaque && type_is_static(t) && type_tensor_num_elements(t, &n) && n > 0;
 }
 
-static RealFn real_fn(OpKind k) {
-  switch (k) {
-  case OP_CHLO_SINH: return real_sinh;
-  case OP_CHLO_COSH: return real_cosh;
-  case OP_CHLO_ASIN: return real_asin;
-  case OP_CHLO_ACOS: return real_acos;
-  case OP_CHLO_ATAN: return real_atan;
-  case OP_CHLO_ASINH: return real_asinh;
-  case OP_CHLO_ACOSH: return real_acosh;
-  case OP_CHLO_ATANH: return real_atanh;
-  default: return NULL;
-  }
+/* op's operand 0 and result, when op has one result and both are plain
+ * tensors (every expansion needs that); false otherwise. */
+static bool plain_op(const Op *op, Value **x, Type **rt) {
+  if (op->nresults != 1 || op->noperands < 1) return false;
+  *x = op->operands[0];
+  *rt = op->results[0].type;
+  return plain_tensor((*x)->type) && plain_tensor(*rt);
 }
 
-/* The StableHLO value that replaces op's result, or NULL to keep op. */
-static Value *decompose(Rw *b, Op *op) {
-  if (op->nresults != 1 || op->noperands < 1) return NULL;
-  Value *x = op->operands[0];
-  Type *t = x->type, *rt = op->results[0].type;
-  if (!plain_tensor(t) || !plain_tensor(rt)) return NULL;
-  ElemKind k = t->elem;
-  switch (op->kind) {
-  case OP_CHLO_IS_INF:
-  case OP_CHLO_IS_POS_INF:
-  case OP_CHLO_IS_NEG_INF:
-    if (!is_real(k) || rt != with_elem(b->c, t, ELEM_I1)) return NULL;
-    return is_inf(b, op->kind, x);
-  case OP_CHLO_CONJ:
-    if (rt != t) return NULL;
-    return elem_is_complex(k) ? complex_conj(b, x) : x;
-  case OP_CHLO_TAN:
-    if (rt != t || !(elem_is_float(k) || elem_is_complex(k))) return NULL;
-    return un(b, OP_TAN, x);
-  case OP_CHLO_NEXT_AFTER:
-    if (rt != t || op->operands[1]->type != t || !is_real(k)) return NULL;
-    return next_after(b, x, op->operands[1]);
-  default: {
-    RealFn fn = real_fn(op->kind);
-    if (!fn || rt != t || !is_real(k)) return NULL;
-    return with_upcast(b, x, fn);
-  }
-  }
+/* is_inf, is_pos_inf, is_neg_inf of reals: comparisons with infinity. */
+static Value *decompose_is_inf(Rw *b, Op *op) {
+  Value *x;
+  Type *rt;
+  if (!plain_op(op, &x, &rt) || !is_real(x->type->elem) || rt != with_elem(b->c, x->type, ELEM_I1)) return NULL;
+  return is_inf(b, op->kind, x);
 }
+
+/* conj: complex(real, -imag); the operand itself for reals. */
+static Value *decompose_conj(Rw *b, Op *op) {
+  Value *x;
+  Type *rt;
+  if (!plain_op(op, &x, &rt) || rt != x->type) return NULL;
+  return elem_is_complex(x->type->elem) ? complex_conj(b, x) : x;
+}
+
+/* chlo.tan: stablehlo.tan, every float and complex type. */
+static Value *decompose_tan(Rw *b, Op *op) {
+  Value *x;
+  Type *rt;
+  ElemKind k;
+  if (!plain_op(op, &x, &rt) || rt != x->type || !(elem_is_float(k = x->type->elem) || elem_is_complex(k)))
+    return NULL;
+  return un(b, OP_TAN, x);
+}
+
+/* next_after of reals of one type: XLA's stepping of the bits. */
+static Value *decompose_next_after(Rw *b, Op *op) {
+  Value *x;
+  Type *rt;
+  if (!plain_op(op, &x, &rt) || rt != x->type || op->operands[1]->type != x->type || !is_real(x->type->elem))
+    return NULL;
+  return next_after(b, x, op->operands[1]);
+}
+
+/* A real function of reals, computed in f32 (for f16, bf16) or its own
+ * type. */
+static Value *real_decomposition(Rw *b, Op *op, RealFn fn) {
+  Value *x;
+  Type *rt;
+  if (!plain_op(op, &x, &rt) || rt != x->type || !is_real(x->type->elem)) return NULL;
+  return with_upcast(b, x, fn);
+}
+
+#define REAL_DECOMPOSITION(NAME) \
+  static Value *decompose_##NAME(Rw *b, Op *op) { return real_decomposition(b, op, real_##NAME); }
+REAL_DECOMPOSITION(sinh)
+REAL_DECOMPOSITION(cosh)
+REAL_DECOMPOSITION(asin)
+REAL_DECOMPOSITION(acos)
+REAL_DECOMPOSITION(atan)
+REAL_DECOMPOSITION(asinh)
+REAL_DECOMPOSITION(acosh)
+REAL_DECOMPOSITION(atanh)
+#undef REAL_DECOMPOSITION
+
+/* The expansion of the ops whose DECOMPOSE column is none: kept. */
+static Value *decompose_none(Rw *b, Op *op) {
+  (void)b, (void)op;
+  return NULL;
+}
+
+/* The StableHLO value that replaces each op's result, or NULL to keep the
+ * op: the DECOMPOSE column of ir/ops.def. */
+static Value *(*const decompositions[OP_COUNT])(Rw *b, Op *op) = {
+#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, cost, fold, canon, decompose, ...) \
+  [OP_##id] = decompose_##decompose,
+#include "ir/ops.def"
+#undef OP
+};
 
 /* Decomposes the CHLO ops of a block and of the regions nested in it. */
-static void decompose_block(Context *c, Block *blk) {
+static void decompose_in_block(Context *c, Block *blk) {
   for (Op *op = blk->first, *next; op; op = next) {
     next = op->next;
     for (int r = 0; r < op->nregions; r++)
-      for (int i = 0; i < op->regions[r].nblocks; i++) decompose_block(c, op->regions[r].blocks[i]);
-    if (!(op_info[op->kind].traits & TRAIT_CHLO)) continue;
+      for (int i = 0; i < op->regions[r].nblocks; i++) decompose_in_block(c, op->regions[r].blocks[i]);
     Rw b = {c, op};
-    Value *v = decompose(&b, op);
+    Value *v = decompositions[op->kind](&b, op);
     if (!v) continue;
     value_replace_all_uses(c, &op->results[0], v);
     op_erase(op);
@@ -402,6 +437,6 @@ static void decompose_block(Context *c, Block *blk) {
 }
 
 bool pass_chlo_decompose(PassContext *pc) {
-  FOR_EACH_FUNC(pc->m, f) decompose_block(pc->c, op_body(f));
+  FOR_EACH_FUNC(pc->m, f) decompose_in_block(pc->c, op_body(f));
   return true;
 }
