@@ -222,25 +222,9 @@ void verify_reduce_window(Context *c, Op *op) {
 /* ------------------------------------------------------------------ */
 /* select_and_scatter */
 
-void verify_select_and_scatter(Context *c, Op *op) {
-  bool ok = true;
-  for (int i = 0; i < 3; i++) ok &= vo_require_tensor_operand(c, op, i);
-  ok &= vo_require_tensor_result(c, op, 0);
-  if (!ok) return;
-  const Type *x = vo_operand_type(op, 0), *src = vo_operand_type(op, 1), *init = vo_operand_type(op, 2),
-             *res = vo_result_type(op, 0);
-  if (!vo_elems_compatible(x, src))
-    op_error(c, op, "expects source to have the element type of the operand, but got '%s' and '%s'",
-             vo_type_str(c, src), vo_type_str(c, x));
-  if (vo_rank(init) > 0)
-    op_error(c, op, "expects init_value to be a 0-dimensional tensor, but got '%s'", vo_type_str(c, init));
-  else if (!vo_elems_compatible(x, init))
-    op_error(c, op, "expects init_value to have the element type of the operand, but got '%s' and '%s'",
-             vo_type_str(c, init), vo_type_str(c, x));
-  if (!vo_shapes_compatible(x, res))
-    op_error(c, op, "expects the result to have the shape of the operand, but got '%s' and '%s'", vo_type_str(c, res),
-             vo_type_str(c, x));
-  /* select: (tensor<E>, tensor<E>) -> tensor<i1> */
+/* select_and_scatter's select region: (tensor<E>, tensor<E>) -> tensor<i1>
+ * with E the operand x's element type. */
+static void check_select_region(Context *c, Op *op, const Type *x) {
   Block *sel = vo_region_block(op, 0);
   if (sel) {
     if (sel->nargs != 2) {
@@ -262,14 +246,11 @@ void verify_select_and_scatter(Context *c, Op *op) {
         op_error(c, op, "select region must return tensor<i1>, but returns '%s'", vo_type_str(c, rt));
     }
   }
-  ElemKind e;
-  const Type *in_types[1] = {x};
-  if (vo_check_reducer(c, op, 1, "scatter region", 1, in_types, &e) && e < ELEM_COUNT && vo_builtin_elem(res) &&
-      res->elem != e)
-    op_error(c, op, "expects the result to have element type %s (from the scatter region), but got '%s'",
-             elem_name(e), vo_type_str(c, res));
-  if (!vo_is_ranked(x)) return;
-  int rank = x->rank;
+}
+
+/* window_dimensions of a rank-`rank` select_and_scatter: positive, one
+ * per dimension, all 1 when absent; NULL after a diagnostic. */
+static const int64_t *select_window(Context *c, Op *op, int rank) {
   I64List wd;
   AttrRead aw = vo_i64_list_attr(c, op, "window_dimensions", false, &wd);
   const int64_t *win = NULL;
@@ -290,6 +271,37 @@ void verify_select_and_scatter(Context *c, Op *op) {
     for (int i = 0; i < rank; i++) ones[i] = 1;
     win = ones;
   }
+  return win;
+}
+
+void verify_select_and_scatter(Context *c, Op *op) {
+  bool ok = true;
+  for (int i = 0; i < 3; i++) ok &= vo_require_tensor_operand(c, op, i);
+  ok &= vo_require_tensor_result(c, op, 0);
+  if (!ok) return;
+  const Type *x = vo_operand_type(op, 0), *src = vo_operand_type(op, 1), *init = vo_operand_type(op, 2),
+             *res = vo_result_type(op, 0);
+  if (!vo_elems_compatible(x, src))
+    op_error(c, op, "expects source to have the element type of the operand, but got '%s' and '%s'",
+             vo_type_str(c, src), vo_type_str(c, x));
+  if (vo_rank(init) > 0)
+    op_error(c, op, "expects init_value to be a 0-dimensional tensor, but got '%s'", vo_type_str(c, init));
+  else if (!vo_elems_compatible(x, init))
+    op_error(c, op, "expects init_value to have the element type of the operand, but got '%s' and '%s'",
+             vo_type_str(c, init), vo_type_str(c, x));
+  if (!vo_shapes_compatible(x, res))
+    op_error(c, op, "expects the result to have the shape of the operand, but got '%s' and '%s'", vo_type_str(c, res),
+             vo_type_str(c, x));
+  check_select_region(c, op, x);
+  ElemKind e;
+  const Type *in_types[1] = {x};
+  if (vo_check_reducer(c, op, 1, "scatter region", 1, in_types, &e) && e < ELEM_COUNT && vo_builtin_elem(res) &&
+      res->elem != e)
+    op_error(c, op, "expects the result to have element type %s (from the scatter region), but got '%s'",
+             elem_name(e), vo_type_str(c, res));
+  if (!vo_is_ranked(x)) return;
+  int rank = x->rank;
+  const int64_t *win = select_window(c, op, rank);
   const int64_t *strides = positive_list(c, op, "window_strides", rank, false);
   const int64_t *pad = padding_pairs(c, op, "padding", rank);
   if (!win || !strides || !pad) return;

@@ -784,39 +784,22 @@ void verify_gather(Context *c, Op *op) {
 /* ------------------------------------------------------------------ */
 /* scatter */
 
-void verify_scatter(Context *c, Op *op) {
-  int nops = op->noperands;
-  if (nops < 3 || nops % 2 == 0) {
-    op_error(c, op, "expects an odd number of operands (inputs, scatter_indices, updates), but got %d", nops);
-    return;
-  }
-  int n = (nops - 1) / 2;
-  bool ok = true;
-  for (int i = 0; i < nops; i++) ok &= i == n ? vo_check_operand(c, op, i, EM_INT) : vo_require_tensor_operand(c, op, i);
-  for (int i = 0; i < op->nresults; i++) ok &= vo_require_tensor_result(c, op, i);
-  const Attr *dn = NULL;
-  AttrRead ad = vo_dialect_attr(c, op, "scatter_dimension_numbers", "stablehlo.scatter", true, &dn);
-  bool flag;
-  vo_bool_attr(c, op, "indices_are_sorted", false, &flag);
-  vo_bool_attr(c, op, "unique_indices", false, &flag);
-  if (op->nresults != n) {
-    op_error(c, op, "expects %d results (one per input), but got %d", n, op->nresults);
-    ok = false;
-  }
-  if (!ok) return;
-  const Type *in0 = vo_operand_type(op, 0), *idx = vo_operand_type(op, n), *upd0 = vo_operand_type(op, n + 1);
-  /* C1, C3, C6, C24 */
+/* C1, C3, C6, C24 of scatter's n inputs and updates: one shape each, the
+ * updates' element types those of the inputs, results shaped as inputs.
+ * False after a diagnostic that makes the rest meaningless. */
+static bool scatter_operand_types(Context *c, Op *op, int n) {
+  const Type *in0 = vo_operand_type(op, 0), *upd0 = vo_operand_type(op, n + 1);
   for (int i = 1; i < n; i++)
     if (!vo_shapes_compatible(in0, vo_operand_type(op, i))) {
       op_error(c, op, "expects all inputs to have the same shape, but got '%s' and '%s'", vo_type_str(c, in0),
                vo_type_str(c, vo_operand_type(op, i)));
-      return;
+      return false;
     }
   for (int i = 1; i < n; i++)
     if (!vo_shapes_compatible(upd0, vo_operand_type(op, n + 1 + i))) {
       op_error(c, op, "expects all updates to have the same shape, but got '%s' and '%s'", vo_type_str(c, upd0),
                vo_type_str(c, vo_operand_type(op, n + 1 + i)));
-      return;
+      return false;
     }
   for (int i = 0; i < n; i++) {
     const Type *in = vo_operand_type(op, i), *upd = vo_operand_type(op, n + 1 + i), *res = vo_result_type(op, i);
@@ -827,7 +810,12 @@ void verify_scatter(Context *c, Op *op) {
       op_error(c, op, "expects result #%d to have the shape of input #%d, but got '%s' and '%s'", i, i,
                vo_type_str(c, res), vo_type_str(c, in));
   }
-  /* C23, C25 */
+  return true;
+}
+
+/* C23, C25: the update computation, and the result element types it
+ * gives. */
+static void scatter_update_computation(Context *c, Op *op, int n) {
   const Type **in_types = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(n + 1));
   for (int i = 0; i < n; i++) in_types[i] = vo_operand_type(op, i);
   ElemKind *elems = arena_alloc(&c->arena, sizeof(ElemKind) * (size_t)(n + 1));
@@ -838,16 +826,15 @@ void verify_scatter(Context *c, Op *op) {
         op_error(c, op, "expects result #%d to have element type %s (from the update computation), but got '%s'", i,
                  elem_name(elems[i]), vo_type_str(c, res));
     }
-  if (ad != AR_OK) return;
-  IndexDims dims;
-  bool good;
-  int r_upd = vo_rank(upd0);
-  if (!check_index_dims(c, op, dn, &scatter_names, in0, idx, r_upd, &dims, &good)) return;
-  I64List uwd = dims.window, iwd = dims.collapsed, ibd = dims.obatch;
-  int64_t ivd = dims.ivd;
-  int r_in = vo_rank(in0), r_idx = vo_rank(idx);
-  if (!good || r_idx < 0 || r_upd < 0 || ivd < 0 || ivd > r_idx) return;
-  /* C4: shape of the updates */
+}
+
+/* C4: the updates' dimensions against the scatter indices' (scatter
+ * dimensions) and the input's (window dimensions). */
+static void scatter_updates_shape(Context *c, Op *op, const Type *in0, const Type *idx, const Type *upd0,
+                                  const IndexDims *dims) {
+  I64List uwd = dims->window, iwd = dims->collapsed, ibd = dims->obatch;
+  int64_t ivd = dims->ivd;
+  int r_in = vo_rank(in0), r_idx = vo_rank(idx), r_upd = vo_rank(upd0);
   int nscatter = r_idx - (ivd < r_idx ? 1 : 0);
   if ((int64_t)nscatter + uwd.n != r_upd) {
     op_error(c, op, "expects updates to have rank %d (%d scatter dimensions plus %d window dimensions), but got '%s'",
@@ -876,6 +863,39 @@ void verify_scatter(Context *c, Op *op) {
       }
     }
   }
+}
+
+void verify_scatter(Context *c, Op *op) {
+  int nops = op->noperands;
+  if (nops < 3 || nops % 2 == 0) {
+    op_error(c, op, "expects an odd number of operands (inputs, scatter_indices, updates), but got %d", nops);
+    return;
+  }
+  int n = (nops - 1) / 2;
+  bool ok = true;
+  for (int i = 0; i < nops; i++) ok &= i == n ? vo_check_operand(c, op, i, EM_INT) : vo_require_tensor_operand(c, op, i);
+  for (int i = 0; i < op->nresults; i++) ok &= vo_require_tensor_result(c, op, i);
+  const Attr *dn = NULL;
+  AttrRead ad = vo_dialect_attr(c, op, "scatter_dimension_numbers", "stablehlo.scatter", true, &dn);
+  bool flag;
+  vo_bool_attr(c, op, "indices_are_sorted", false, &flag);
+  vo_bool_attr(c, op, "unique_indices", false, &flag);
+  if (op->nresults != n) {
+    op_error(c, op, "expects %d results (one per input), but got %d", n, op->nresults);
+    ok = false;
+  }
+  if (!ok) return;
+  if (!scatter_operand_types(c, op, n)) return;
+  scatter_update_computation(c, op, n);
+  if (ad != AR_OK) return;
+  const Type *in0 = vo_operand_type(op, 0), *idx = vo_operand_type(op, n), *upd0 = vo_operand_type(op, n + 1);
+  IndexDims dims;
+  bool good;
+  int r_upd = vo_rank(upd0);
+  if (!check_index_dims(c, op, dn, &scatter_names, in0, idx, r_upd, &dims, &good)) return;
+  int r_idx = vo_rank(idx);
+  if (!good || r_idx < 0 || r_upd < 0 || dims.ivd < 0 || dims.ivd > r_idx) return;
+  scatter_updates_shape(c, op, in0, idx, upd0, &dims);
 }
 
 /* ------------------------------------------------------------------ */
