@@ -228,6 +228,50 @@ void skip_loc(Parser *p, Op *op) {
 }
 
 /* "name"(operands) <{props}>? ({regions})? {attrs}? : (types) -> types */
+/* The "({...}, {...})" regions of a generic op after its '(', into a
+ * temporary array (moved into the op once it exists); false after a
+ * diagnostic. */
+static bool parse_generic_regions(Parser *p, Region **regions, int *nregions) {
+  PtrVec rv = {0};
+  bool ok = true;
+  do {
+    Region *r = arena_alloc(&p->c->arena, sizeof(Region));
+    ok = parse_region(p, r, -1, NULL, NULL);
+    if (ok) vec_push(&rv, r);
+  } while (ok && p_accept(p, ","));
+  ok = ok && p_expect(p, ")");
+  if (ok) {
+    *nregions = rv.len;
+    *regions = arena_alloc(&p->c->arena, sizeof(Region) * (size_t)(rv.len ? rv.len : 1));
+    for (int i = 0; i < rv.len; i++) (*regions)[i] = *(Region *)rv.items[i];
+  }
+  vec_free(&rv);
+  return ok;
+}
+
+/* The generic op's function type against its operands (their types so
+ * far) and the results bound to it; false after a diagnostic. */
+static bool generic_types_match(Parser *p, Loc loc, Loc type_loc, const Type *ft, const PtrVec *operands,
+                                int nresults) {
+  if (ft->ninputs != operands->len) {
+    p_error(p, type_loc, "expected %d operand types but had %d", operands->len, ft->ninputs);
+    return false;
+  }
+  for (int i = 0; i < operands->len; i++) {
+    Value *v = operands->items[i];
+    if (v->type != ft->inputs[i]) {
+      p_error(p, type_loc, "use of value '%s' expects different type than prior uses: '%s' vs '%s'",
+              v->name_hint ? v->name_hint : "%?", type_to_string(p->c, ft->inputs[i]), type_to_string(p->c, v->type));
+      return false;
+    }
+  }
+  if (ft->nresults != nresults) {
+    p_error(p, loc, "operation defines %d results but was provided %d to bind", ft->nresults, nresults);
+    return false;
+  }
+  return true;
+}
+
 static Op *parse_generic_op(Parser *p, Loc loc, int nresults) {
   Token name_tok = p->tok;
   size_t nlen;
@@ -261,25 +305,7 @@ static Op *parse_generic_op(Parser *p, Loc loc, int nresults) {
   /* Regions are parsed into a temporary op, then moved. */
   Region *tmp_regions = NULL;
   int nregions = 0;
-  if (p_accept(p, "(")) {
-    PtrVec rv = {0};
-    do {
-      Region *r = arena_alloc(&p->c->arena, sizeof(Region));
-      if (!parse_region(p, r, -1, NULL, NULL)) {
-        vec_free(&rv);
-        goto out;
-      }
-      vec_push(&rv, r);
-    } while (p_accept(p, ","));
-    if (!p_expect(p, ")")) {
-      vec_free(&rv);
-      goto out;
-    }
-    nregions = rv.len;
-    tmp_regions = arena_alloc(&p->c->arena, sizeof(Region) * (size_t)nregions);
-    for (int i = 0; i < nregions; i++) tmp_regions[i] = *(Region *)rv.items[i];
-    vec_free(&rv);
-  }
+  if (p_accept(p, "(") && !parse_generic_regions(p, &tmp_regions, &nregions)) goto out;
   if (p_is(p, "{")) {
     Attr *d = parse_attr_dict(p);
     if (!d) goto out;
@@ -296,22 +322,7 @@ static Op *parse_generic_op(Parser *p, Loc loc, int nresults) {
   Loc type_loc = p->tok.loc;
   Type *ft = parse_function_type(p);
   if (!ft) goto out;
-  if (ft->ninputs != operands.len) {
-    p_error(p, type_loc, "expected %d operand types but had %d", operands.len, ft->ninputs);
-    goto out;
-  }
-  for (int i = 0; i < operands.len; i++) {
-    Value *v = operands.items[i];
-    if (v->type != ft->inputs[i]) {
-      p_error(p, type_loc, "use of value '%s' expects different type than prior uses: '%s' vs '%s'",
-              v->name_hint ? v->name_hint : "%?", type_to_string(p->c, ft->inputs[i]), type_to_string(p->c, v->type));
-      goto out;
-    }
-  }
-  if (ft->nresults != nresults) {
-    p_error(p, loc, "operation defines %d results but was provided %d to bind", ft->nresults, nresults);
-    goto out;
-  }
+  if (!generic_types_match(p, loc, type_loc, ft, &operands, nresults)) goto out;
   NamedAttr *flat = arena_alloc(&p->c->arena, sizeof(NamedAttr) * (size_t)(attrs.len ? attrs.len : 1));
   for (int i = 0; i < attrs.len; i++) flat[i] = *(NamedAttr *)attrs.items[i];
   op = op_create(p->c, kind, kind == OP_UNKNOWN ? name : NULL, loc, operands.len, (Value **)operands.items,
