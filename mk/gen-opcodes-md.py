@@ -193,17 +193,20 @@ def render(root):
     return "\n".join(o) + "\n"
 
 
-def main():
+def write_page(script, render_page):
+    """The command line of a page generator: `script [ROOT] OUT` writes
+    render_page(ROOT) to OUT (atomically: a temporary file, then a rename)."""
     args = sys.argv[1:]
     if len(args) not in (1, 2):
-        die("usage: gen-opcodes-md.py [ROOT] OUT")
+        sys.exit("usage: %s [ROOT] OUT" % script)
     root = args[0] if len(args) == 2 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = args[-1]
-    text = render(root)
+    text = render_page(root)
     tmp = out + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
     os.replace(tmp, out)
 
 
-main()
+if __name__ == "__main__":
+    write_page("gen-opcodes-md.py", render)

@@ -6,7 +6,7 @@ itself: the OP rows and section comments of ir/ops.def (name, arity,
 traits, element classes, type rule, cost kind, folder, simplification,
 lowering, opcode and summary).  `make docs` runs it; testsuite/tools/
 docs_current.sh checks that the page in the tree is what it writes.  The
-row parsing is gen-opcodes-md.py's.
+row parsing and the command line are gen-opcodes-md.py's.
 """
 import importlib.util
 import os
@@ -124,15 +124,5 @@ def render(root):
     return "\n".join(o) + "\n"
 
 
-def main():
-    args = sys.argv[1:]
-    if len(args) not in (1, 2):
-        die("usage: gen-ops-md.py [ROOT] OUT")
-    root = args[0] if len(args) == 2 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    text = render(root)
-    with open(args[-1], "w", encoding="utf-8") as f:
-        f.write(text)
-
-
 if __name__ == "__main__":
-    main()
+    gen.write_page("gen-ops-md.py", render)
