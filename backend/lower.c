@@ -14,15 +14,6 @@
 
 #include "backend/lower.h"
 
-void *xrealloc(void *p, size_t n) {
-  void *q = realloc(p, n ? n : 1);
-  if (!q) {
-    fprintf(stderr, "tpucc: out of memory lowering to bytecode\n");
-    exit(70);
-  }
-  return q;
-}
-
 uint32_t new_reg(FuncBuilder *fb, const Type *t, const Op *where) {
   if (fb->nregs == fb->regcap) {
     fb->regcap = fb->regcap ? fb->regcap * 2 : 64;

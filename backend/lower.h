@@ -42,8 +42,6 @@ typedef void LowerFn(FuncBuilder *fb, Op *op, int opcode);
 #include "ir/ops.def"
 #undef OP
 
-void *xrealloc(void *p, size_t n); /* exits 70 when out of memory */
-
 /* Registers. */
 uint32_t new_reg(FuncBuilder *fb, const Type *t, const Op *where);
 uint32_t bind_value(FuncBuilder *fb, Value *v, const Op *where); /* a new register for v */

@@ -242,11 +242,11 @@ static Attr *parse_styled_attr(Parser *p, const char *style) {
 static bool parse_slice_ranges(Parser *p, OpParts *o) {
   if (!p_expect(p, "[")) return false;
   int cap = 8, n = 0;
-  int64_t *st = malloc(sizeof(int64_t) * 3 * (size_t)cap);
+  int64_t *st = xrealloc(NULL, sizeof(int64_t) * 3 * (size_t)cap);
   bool ok = true;
   if (!p_is(p, "]")) {
     do {
-      if (n == cap) st = realloc(st, sizeof(int64_t) * 3 * (size_t)(cap *= 2));
+      if (n == cap) st = xrealloc(st, sizeof(int64_t) * 3 * (size_t)(cap *= 2));
       int64_t *r = &st[3 * n];
       r[2] = 1;
       if (!parse_int64(p, &r[0]) || !p_expect(p, ":") || !parse_int64(p, &r[1])) {
@@ -343,11 +343,11 @@ static bool parse_conv_window(Parser *p, OpParts *o) {
       if (!p_expect(p, "[")) return false;
       int64_t n = 0;
       int cap = 8;
-      int64_t *v = malloc(sizeof(int64_t) * 2 * (size_t)cap);
+      int64_t *v = xrealloc(NULL, sizeof(int64_t) * 2 * (size_t)cap);
       bool ok = true;
       if (!p_is(p, "]")) {
         do {
-          if (n == cap) v = realloc(v, sizeof(int64_t) * 2 * (size_t)(cap *= 2));
+          if (n == cap) v = xrealloc(v, sizeof(int64_t) * 2 * (size_t)(cap *= 2));
           if (!p_expect(p, "[") || !parse_int64(p, &v[2 * n]) || !p_expect(p, ",") ||
               !parse_int64(p, &v[2 * n + 1]) || !p_expect(p, "]")) {
             ok = false;

@@ -50,8 +50,7 @@ void p_error_here(Parser *p, const char *fmt, ...) {
 /* ------------------------------------------------------------ scopes */
 
 void scope_push(Parser *p) {
-  Scope *s = calloc(1, sizeof(Scope));
-  if (!s) die("out of memory");
+  Scope *s = xcalloc(1, sizeof(Scope));
   s->parent = p->scope;
   p->scope = s;
 }
@@ -498,7 +497,7 @@ static void parse_top_level_items(Parser *p, Block *body, bool nested) {
 int split_input_file(const SourceFile *file, SourceChunk **out) {
   const char *s = file->text, *end = file->text + file->len;
   int cap = 16, n = 0;
-  SourceChunk *chunks = malloc(sizeof(SourceChunk) * (size_t)cap);
+  SourceChunk *chunks = xrealloc(NULL, sizeof(SourceChunk) * (size_t)cap);
   const char *chunk_start = s;
   uint32_t chunk_line = 1, line = 1;
   for (const char *p = s; p < end;) {
@@ -509,7 +508,7 @@ int split_input_file(const SourceFile *file, SourceChunk **out) {
     const char *r = eol;
     while (r > q && (r[-1] == ' ' || r[-1] == '\t' || r[-1] == '\r')) r--;
     if (r - q == 8 && memcmp(q, "// -----", 8) == 0) {
-      if (n == cap) chunks = realloc(chunks, sizeof(SourceChunk) * (size_t)(cap *= 2));
+      if (n == cap) chunks = xrealloc(chunks, sizeof(SourceChunk) * (size_t)(cap *= 2));
       chunks[n++] = (SourceChunk){chunk_start, p, chunk_line};
       chunk_start = eol < end ? eol + 1 : end;
       chunk_line = line + 1;
@@ -517,7 +516,7 @@ int split_input_file(const SourceFile *file, SourceChunk **out) {
     line++;
     p = eol < end ? eol + 1 : end;
   }
-  if (n == cap) chunks = realloc(chunks, sizeof(SourceChunk) * (size_t)(cap + 1));
+  if (n == cap) chunks = xrealloc(chunks, sizeof(SourceChunk) * (size_t)(cap + 1));
   chunks[n++] = (SourceChunk){chunk_start, end, chunk_line};
   *out = chunks;
   return n;

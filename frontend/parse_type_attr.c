@@ -305,7 +305,7 @@ bool parse_int64(Parser *p, int64_t *out) {
 bool parse_i64_list(Parser *p, int *n, int64_t **v) {
   if (!p_expect(p, "[")) return false;
   int cap = 8, len = 0;
-  int64_t *buf = malloc(sizeof(int64_t) * (size_t)cap);
+  int64_t *buf = xrealloc(NULL, sizeof(int64_t) * (size_t)cap);
   if (!p_is(p, "]")) {
     do {
       int64_t x;
@@ -313,7 +313,7 @@ bool parse_i64_list(Parser *p, int *n, int64_t **v) {
         free(buf);
         return false;
       }
-      if (len == cap) buf = realloc(buf, sizeof(int64_t) * (size_t)(cap *= 2));
+      if (len == cap) buf = xrealloc(buf, sizeof(int64_t) * (size_t)(cap *= 2));
       buf[len++] = x;
     } while (p_accept(p, ","));
   }
@@ -360,7 +360,7 @@ static bool int_literal_bits(Parser *p, Loc loc, ElemKind k, bool neg, const cha
     return true;
   }
   mpz_t z, lo, hi;
-  char *buf = malloc(ndig + 1);
+  char *buf = xrealloc(NULL, ndig + 1);
   memcpy(buf, digits + (hex ? 2 : 0), ndig);
   buf[ndig] = 0;
   mpz_init(z);
@@ -419,8 +419,7 @@ typedef struct LitVec {
 static void lit_push(LitVec *v, Lit l) {
   if (v->len == v->cap) {
     v->cap = v->cap ? v->cap * 2 : 64;
-    v->items = realloc(v->items, sizeof(Lit) * v->cap);
-    if (!v->items) die("out of memory");
+    v->items = xrealloc(v->items, sizeof(Lit) * v->cap);
   }
   v->items[v->len++] = l;
 }
@@ -1063,8 +1062,8 @@ static Attr *parse_dense_array(Parser *p) {
   }
   ElemKind k = et->elem;
   int cap = 8, n = 0;
-  int64_t *iv = malloc(sizeof(int64_t) * (size_t)cap);
-  double *fv = malloc(sizeof(double) * (size_t)cap);
+  int64_t *iv = xrealloc(NULL, sizeof(int64_t) * (size_t)cap);
+  double *fv = xrealloc(NULL, sizeof(double) * (size_t)cap);
   bool ok = true;
   if (p_accept(p, ":")) {
     do {
@@ -1080,8 +1079,8 @@ static Attr *parse_dense_array(Parser *p) {
       }
       if (n == cap) {
         cap *= 2;
-        iv = realloc(iv, sizeof(int64_t) * (size_t)cap);
-        fv = realloc(fv, sizeof(double) * (size_t)cap);
+        iv = xrealloc(iv, sizeof(int64_t) * (size_t)cap);
+        fv = xrealloc(fv, sizeof(double) * (size_t)cap);
       }
       if (elem_is_int(k)) {
         int w = elem_bits(k);

@@ -23,6 +23,26 @@ _Noreturn void die_at(const char *file, int line, const char *fmt, ...) {
   exit(EXIT_INTERNAL);
 }
 
+void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q) {
+    fflush(stdout);
+    fprintf(stderr, "tpucc: out of memory (%zu bytes)\n", n);
+    exit(EXIT_INTERNAL);
+  }
+  return q;
+}
+
+void *xcalloc(size_t n, size_t size) {
+  void *q = calloc(n ? n : 1, size ? size : 1);
+  if (!q) {
+    fflush(stdout);
+    fprintf(stderr, "tpucc: out of memory (%zu x %zu bytes)\n", n, size);
+    exit(EXIT_INTERNAL);
+  }
+  return q;
+}
+
 void *arena_alloc(Arena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
   ArenaChunk *c = a->head;

@@ -40,6 +40,10 @@ typedef struct Arena {
 } Arena;
 
 void *arena_alloc(Arena *a, size_t n); /* zeroed, 16-byte aligned */
+/* realloc for the compiler's growable buffers: never NULL; out of memory
+ * ends the process with a message and EXIT_INTERNAL. */
+void *xrealloc(void *p, size_t n);
+void *xcalloc(size_t n, size_t size); /* zeroed; the same on failure */
 void *arena_dup(Arena *a, const void *p, size_t n);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);

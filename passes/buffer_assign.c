@@ -134,8 +134,8 @@ static void live_build(Live *l, const Block *blk, bool charge_args, bool charge_
   memset(l, 0, sizeof *l);
   l->blk = blk;
   int nvals = count_values(blk, &l->nops);
-  l->ops = malloc(sizeof(Op *) * (size_t)(l->nops ? l->nops : 1));
-  l->bufs = malloc(sizeof(Buf) * (size_t)(nvals ? nvals : 1));
+  l->ops = xrealloc(NULL, sizeof(Op *) * (size_t)(l->nops ? l->nops : 1));
+  l->bufs = xrealloc(NULL, sizeof(Buf) * (size_t)(nvals ? nvals : 1));
   for (int a = 0; a < blk->nargs; a++)
     add_buf(l, &blk->args[a], charge_args ? cost_tiled_bytes(blk->args[a].type) : 0, -1, false);
   int i = 0;
@@ -243,8 +243,8 @@ static double block_peak(BA *ba, const Block *b, bool charge_args, bool charge_r
   live_build(&l, b, charge_args, charge_returns);
   /* Buckets of buffers by the op after which they die; slot 0 is the entry. */
   int nslots = l.nops + 1;
-  int *head = malloc(sizeof(int) * (size_t)nslots);
-  Node *nodes = malloc(sizeof(Node) * (size_t)(l.nbufs ? l.nbufs : 1));
+  int *head = xrealloc(NULL, sizeof(int) * (size_t)nslots);
+  Node *nodes = xrealloc(NULL, sizeof(Node) * (size_t)(l.nbufs ? l.nbufs : 1));
   for (int s = 0; s < nslots; s++) head[s] = -1;
   double live = 0;
   for (int k = 0; k < l.nbufs; k++) {

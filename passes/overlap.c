@@ -209,8 +209,8 @@ static void combine_flush(Combine *g) {
     Op *first = g->members.items[0], *last = g->members.items[g->members.len - 1];
     int n = 0;
     for (int i = 0; i < g->members.len; i++) n += ((Op *)g->members.items[i])->noperands;
-    Value **operands = malloc(sizeof(Value *) * (size_t)n);
-    Type **types = malloc(sizeof(Type *) * (size_t)n);
+    Value **operands = xrealloc(NULL, sizeof(Value *) * (size_t)n);
+    Type **types = xrealloc(NULL, sizeof(Type *) * (size_t)n);
     n = 0;
     for (int i = 0; i < g->members.len; i++) {
       Op *m = g->members.items[i];
@@ -309,8 +309,7 @@ static void add_edge(Sched *s, int from, int to) {
   if (from == to) return;
   if (s->nedges == s->capedges) {
     s->capedges = s->capedges ? 2 * s->capedges : 256;
-    s->edges = realloc(s->edges, sizeof *s->edges * (size_t)s->capedges);
-    if (!s->edges) die("out of memory scheduling collectives");
+    s->edges = xrealloc(s->edges, sizeof *s->edges * (size_t)s->capedges);
   }
   s->edges[s->nedges][0] = from;
   s->edges[s->nedges++][1] = to;
@@ -338,8 +337,7 @@ static int producer(const Sched *s, const Value *v, int user) {
 static void tmp_push(Sched *s, int x) {
   if (s->ntmp == s->captmp) {
     s->captmp = s->captmp ? 2 * s->captmp : 64;
-    s->tmp = realloc(s->tmp, sizeof(int) * (size_t)s->captmp);
-    if (!s->tmp) die("out of memory scheduling collectives");
+    s->tmp = xrealloc(s->tmp, sizeof(int) * (size_t)s->captmp);
   }
   s->tmp[s->ntmp++] = x;
 }
@@ -371,8 +369,7 @@ static void csr_row(Sched *s, int *start, int **items, int *len, int *cap, int n
   for (int k = 0; k < s->ntmp; k++) {
     if (*len == *cap) {
       *cap = *cap ? 2 * *cap : 256;
-      *items = realloc(*items, sizeof(int) * (size_t)*cap);
-      if (!*items) die("out of memory scheduling collectives");
+      *items = xrealloc(*items, sizeof(int) * (size_t)*cap);
     }
     (*items)[(*len)++] = s->tmp[k];
   }
@@ -386,9 +383,9 @@ static bool sched_build(Sched *s) {
   renumber(b);
   s->term = b->last && (op_info[b->last->kind].traits & TRAIT_TERMINATOR) ? b->last : NULL;
   for (Op *op = b->first; op && op != s->term; op = op->next) s->n++;
-  s->ops = malloc(sizeof(Op *) * (size_t)(s->n + 1));
-  s->coll = malloc(sizeof(int) * (size_t)(s->n + 1));
-  s->coll_op = malloc(sizeof(int) * (size_t)(s->n + 1));
+  s->ops = xrealloc(NULL, sizeof(Op *) * (size_t)(s->n + 1));
+  s->coll = xrealloc(NULL, sizeof(int) * (size_t)(s->n + 1));
+  s->coll_op = xrealloc(NULL, sizeof(int) * (size_t)(s->n + 1));
   int i = 0;
   for (Op *op = b->first; op && op != s->term; op = op->next, i++) {
     s->ops[i] = op;
@@ -403,9 +400,9 @@ static bool sched_build(Sched *s) {
   /* Buffers. */
   int nvals = b->nargs;
   for (i = 0; i < s->n; i++) nvals += s->ops[i]->nresults;
-  s->bytes = malloc(sizeof(double) * (size_t)(nvals + 1));
-  s->root = malloc(sizeof(int) * (size_t)(nvals + 1));
-  s->pending = malloc(sizeof(int) * (size_t)(nvals + 1));
+  s->bytes = xrealloc(NULL, sizeof(double) * (size_t)(nvals + 1));
+  s->root = xrealloc(NULL, sizeof(int) * (size_t)(nvals + 1));
+  s->pending = xrealloc(NULL, sizeof(int) * (size_t)(nvals + 1));
   for (int a = 0; a < b->nargs; a++) {
     add_buf(s, &b->args[a], cost_tiled_bytes(b->args[a].type));
     s->live += s->bytes[s->nbufs - 1];
@@ -421,8 +418,8 @@ static bool sched_build(Sched *s) {
   }
   /* Edges and the buffers each node holds; a split collective's operands
    * are held by its done. */
-  s->use_start = malloc(sizeof(int) * (size_t)(nn + 1));
-  s->alloc_start = malloc(sizeof(int) * (size_t)(nn + 1));
+  s->use_start = xrealloc(NULL, sizeof(int) * (size_t)(nn + 1));
+  s->alloc_start = xrealloc(NULL, sizeof(int) * (size_t)(nn + 1));
   int nuses = 0, capuses = 0, nallocs = 0, capallocs = 0;
   for (i = 0; i < s->n; i++) {
     Op *op = s->ops[i];
@@ -463,12 +460,12 @@ static bool sched_build(Sched *s) {
       prev = i;
     }
   /* CSR of the successors. */
-  s->succ_start = calloc((size_t)nn + 2, sizeof(int));
-  s->indeg = calloc((size_t)nn + 1, sizeof(int));
-  s->succ = malloc(sizeof(int) * (size_t)(s->nedges + 1));
+  s->succ_start = xcalloc((size_t)nn + 2, sizeof(int));
+  s->indeg = xcalloc((size_t)nn + 1, sizeof(int));
+  s->succ = xrealloc(NULL, sizeof(int) * (size_t)(s->nedges + 1));
   for (int e = 0; e < s->nedges; e++) s->succ_start[s->edges[e][0] + 1]++, s->indeg[s->edges[e][1]]++;
   for (int k = 0; k < nn; k++) s->succ_start[k + 1] += s->succ_start[k];
-  int *fill = malloc(sizeof(int) * (size_t)(nn + 1));
+  int *fill = xrealloc(NULL, sizeof(int) * (size_t)(nn + 1));
   memcpy(fill, s->succ_start, sizeof(int) * (size_t)nn);
   for (int e = 0; e < s->nedges; e++) s->succ[fill[s->edges[e][0]]++] = s->edges[e][1];
   free(fill);
@@ -616,7 +613,7 @@ static int pick_node(Run *r) {
  * move to the done. */
 static void split_collective(Context *c, Op *op, Op **start_out, Op **done_out) {
   int n = op->noperands, m = op->nresults;
-  Type **in = malloc(sizeof(Type *) * (size_t)(n + 1)), **out = malloc(sizeof(Type *) * (size_t)(m + 1));
+  Type **in = xrealloc(NULL, sizeof(Type *) * (size_t)(n + 1)), **out = xrealloc(NULL, sizeof(Type *) * (size_t)(m + 1));
   for (int i = 0; i < n; i++) in[i] = op->operands[i]->type;
   for (int i = 0; i < m; i++) out[i] = op->results[i].type;
   Op *start = op_create(c, OP_TPU_ASYNC_START, NULL, op->loc, n, op->operands, m, out, 0, NULL, 1);
@@ -627,7 +624,7 @@ static void split_collective(Context *c, Op *op, Op **start_out, Op **done_out) 
   Op *inner = op_clone(c, op, &map);
   for (int i = 0; i < n; i++) op_set_operand(c, inner, i, &body->args[i]);
   op_append(body, inner);
-  Value **ys = malloc(sizeof(Value *) * (size_t)(m + 1)), **rs = malloc(sizeof(Value *) * (size_t)(m + 1));
+  Value **ys = xrealloc(NULL, sizeof(Value *) * (size_t)(m + 1)), **rs = xrealloc(NULL, sizeof(Value *) * (size_t)(m + 1));
   for (int i = 0; i < m; i++) ys[i] = &inner->results[i], rs[i] = &start->results[i];
   op_append(body, op_create(c, OP_TPU_YIELD, NULL, op->loc, m, ys, 0, NULL, 0, NULL, 0));
   Op *done = op_create(c, OP_TPU_ASYNC_DONE, NULL, op->loc, m, rs, m, out, 0, NULL, 0);
@@ -648,8 +645,8 @@ static void split_collective(Context *c, Op *op, Op **start_out, Op **done_out) 
  * start is. */
 static bool sched_apply(Sched *s, const int *order, int norder) {
   Context *c = s->pc->c;
-  int *pos = malloc(sizeof(int) * (size_t)(norder + 1)), *ops_before = malloc(sizeof(int) * (size_t)(norder + 1));
-  bool *split = calloc((size_t)s->ncoll + 1, sizeof(bool));
+  int *pos = xrealloc(NULL, sizeof(int) * (size_t)(norder + 1)), *ops_before = xrealloc(NULL, sizeof(int) * (size_t)(norder + 1));
+  bool *split = xcalloc((size_t)s->ncoll + 1, sizeof(bool));
   /* ops_before[i]: ops that are not collectives among order[0..i). */
   ops_before[0] = 0;
   for (int i = 0; i < norder; i++) {
@@ -669,8 +666,8 @@ static bool sched_apply(Sched *s, const int *order, int norder) {
     prev = order[i];
   }
   if (changed) {
-    Op **seq = malloc(sizeof(Op *) * (size_t)(norder + 1));
-    Op **starts = calloc((size_t)s->ncoll + 1, sizeof(Op *)), **dones = calloc((size_t)s->ncoll + 1, sizeof(Op *));
+    Op **seq = xrealloc(NULL, sizeof(Op *) * (size_t)(norder + 1));
+    Op **starts = xcalloc((size_t)s->ncoll + 1, sizeof(Op *)), **dones = xcalloc((size_t)s->ncoll + 1, sizeof(Op *));
     int nseq = 0;
     for (int k = 0; k < s->ncoll; k++)
       if (split[k]) split_collective(c, s->ops[s->coll_op[k]], &starts[k], &dones[k]);
@@ -707,10 +704,10 @@ static void schedule_block(PassContext *pc, Block *b, double budget) {
   s.budget = budget;
   int nn = s.n + s.ncoll;
   Run r = {.s = &s, .ready_start = -1};
-  r.ready.v = malloc(sizeof(int) * (size_t)(nn + 1));
-  r.inflight = malloc(sizeof(int) * (size_t)(s.ncoll + 1));
-  r.emitted = calloc((size_t)nn + 1, sizeof(bool));
-  r.order = malloc(sizeof(int) * (size_t)(nn + 1));
+  r.ready.v = xrealloc(NULL, sizeof(int) * (size_t)(nn + 1));
+  r.inflight = xrealloc(NULL, sizeof(int) * (size_t)(s.ncoll + 1));
+  r.emitted = xcalloc((size_t)nn + 1, sizeof(bool));
+  r.order = xrealloc(NULL, sizeof(int) * (size_t)(nn + 1));
   int first_start = -1;
   for (int i = 0; i < s.n; i++)
     if (s.indeg[i] == 0) {

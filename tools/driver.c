@@ -67,8 +67,7 @@ char *driver_read_file(const char *tool, const char *path, uint64_t max, size_t 
 
 int driver_chunks(const SourceFile *file, bool split, SourceChunk **chunks) {
   if (split) return split_input_file(file, chunks);
-  *chunks = malloc(sizeof(SourceChunk));
-  if (!*chunks) die("out of memory");
+  *chunks = xrealloc(NULL, sizeof(SourceChunk));
   (*chunks)[0] = (SourceChunk){file->text, file->text + file->len, 1};
   return 1;
 }
