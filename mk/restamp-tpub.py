@@ -74,9 +74,12 @@ def restamp(path, old, new, version, xxh):
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    old = opcode_names(subprocess.check_output(['git', 'show', sys.argv[1] + ':vm/opcodes.def']).decode())
-    new = opcode_names(open('vm/opcodes.def').read())
-    xxh = ctypes.CDLL('libxxhash.so.0')
+    try:
+        old = opcode_names(subprocess.check_output(['git', 'show', sys.argv[1] + ':vm/opcodes.def']).decode())
+        new = opcode_names(open('vm/opcodes.def').read())
+        xxh = ctypes.CDLL('libxxhash.so.0')
+    except (subprocess.CalledProcessError, OSError) as e:
+        sys.exit('restamp-tpub: %s (run it from the repository root; it needs libxxhash)' % e)
     xxh.XXH3_64bits.restype = ctypes.c_uint64
     xxh.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     status = 0
@@ -84,7 +87,7 @@ def main():
         try:
             restamp(path, old, new, format_version(), xxh)
             print('restamped', path)
-        except (ValueError, struct.error) as e:
+        except (ValueError, struct.error, OSError) as e:
             print('%s: left alone: %s' % (path, e), file=sys.stderr)
             status = 1
     sys.exit(status)
