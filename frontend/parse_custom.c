@@ -457,13 +457,11 @@ static bool parse_sdy_sharding(Parser *p, OpParts *o) {
 
 /* The parsers of the fragment hooks (ir/hooks.def); NULL for whole-op hooks. */
 static bool (*const fragment_parsers[HOOK_COUNT])(Parser *p, OpParts *o) = {
-    [HOOK_SLICE_RANGES] = parse_slice_ranges,
-    [HOOK_DOT_DIMS] = parse_dot_dims,
-    [HOOK_CONV_WINDOW] = parse_conv_window,
-    [HOOK_RP_FORMAT] = parse_rp_format,
-    [HOOK_SDY_SYM] = parse_sdy_sym,
-    [HOOK_SDY_MESH] = parse_sdy_mesh,
-    [HOOK_SDY_SHARDING] = parse_sdy_sharding,
+#define WHOLE_HOOK(id, name)
+#define FRAGMENT_HOOK(id, name) [HOOK_##id] = parse_##name,
+#include "ir/hooks.def"
+#undef WHOLE_HOOK
+#undef FRAGMENT_HOOK
 };
 
 /* Does the input start optional group toks[i] (an OPT_BEGIN)?  The group's
@@ -970,13 +968,11 @@ static Op *parse_scan_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
 
 /* The parsers of the whole-op hooks (ir/hooks.def); NULL for fragment hooks. */
 static Op *(*const whole_parsers[HOOK_COUNT])(Parser *p, Loc loc, OpParts *o, int nresults) = {
-    [HOOK_MODULE] = parse_module_hook,
-    [HOOK_FUNC] = parse_func_hook,
-    [HOOK_CONSTANT] = parse_constant_hook,
-    [HOOK_CUSTOM_CALL] = parse_custom_call_hook,
-    [HOOK_REDUCE] = parse_reduce_hook,
-    [HOOK_WHILE] = parse_while_hook,
-    [HOOK_SCAN] = parse_scan_hook,
+#define WHOLE_HOOK(id, name) [HOOK_##id] = parse_##name##_hook,
+#define FRAGMENT_HOOK(id, name)
+#include "ir/hooks.def"
+#undef WHOLE_HOOK
+#undef FRAGMENT_HOOK
 };
 
 bool parse_custom_op(Parser *p, OpKind kind, Loc loc, int nresults, Op **out) {

@@ -483,8 +483,7 @@ static void print_rp_format(Printer *p, const Op *op, Arena *scratch) {
   fprintf(p->out, "e%" PRId64 "m%" PRId64, op_attr(op, "exponent_bits")->u.i, op_attr(op, "mantissa_bits")->u.i);
 }
 
-/* A hook's printing half: can op be written with it (NULL: always), and
- * the writer. */
+/* A hook's printing half: can op be written with it, and the writer. */
 typedef struct HookPrinter {
   bool (*fits)(const Op *op, Arena *scratch);
   void (*print)(Printer *p, const Op *op, Arena *scratch);
@@ -492,13 +491,11 @@ typedef struct HookPrinter {
 
 /* The fragment hooks of ir/hooks.def; zero for whole-op hooks. */
 static const HookPrinter fragment_printers[HOOK_COUNT] = {
-    [HOOK_SLICE_RANGES] = {slice_ranges_fits, print_slice_ranges},
-    [HOOK_DOT_DIMS] = {dot_dims_fits, print_dot_dims},
-    [HOOK_CONV_WINDOW] = {conv_window_fits, print_conv_window},
-    [HOOK_RP_FORMAT] = {rp_format_fits, print_rp_format},
-    [HOOK_SDY_SYM] = {sdy_sym_fits, print_sdy_sym},
-    [HOOK_SDY_MESH] = {sdy_mesh_fits, print_sdy_mesh},
-    [HOOK_SDY_SHARDING] = {sdy_sharding_fits, print_sdy_sharding},
+#define WHOLE_HOOK(id, name)
+#define FRAGMENT_HOOK(id, name) [HOOK_##id] = {name##_fits, print_##name},
+#include "ir/hooks.def"
+#undef WHOLE_HOOK
+#undef FRAGMENT_HOOK
 };
 
 /* Can this op be written with its format?  Checks operand counts, regions,
@@ -648,7 +645,7 @@ static void print_attributes_keyword(Printer *p, const Op *op, const char *const
   free(buf);
 }
 
-static void print_func(Printer *p, const Op *op, Arena *scratch) {
+static void print_func_hook(Printer *p, const Op *op, Arena *scratch) {
   (void)scratch;
   const Attr *ft = op_attr(op, "function_type");
   const Attr *vis = op_attr(op, "sym_visibility");
@@ -727,7 +724,13 @@ static bool func_prints_pretty(const Op *op, Arena *scratch) {
   return true;
 }
 
-static void print_module_op(Printer *p, const Op *op, Arena *scratch) {
+/* module: always in its pretty form. */
+static bool module_prints_pretty(const Op *op, Arena *scratch) {
+  (void)op, (void)scratch;
+  return true;
+}
+
+static void print_module_hook(Printer *p, const Op *op, Arena *scratch) {
   (void)scratch;
   fputs_unlocked("module", p->out);
   const char *name = op_symbol_name(op);
@@ -774,7 +777,7 @@ static bool reduce_prints_pretty(const Op *op, Arena *scratch) {
   return b->nargs == op->noperands;
 }
 
-static void print_reduce(Printer *p, const Op *op, Arena *scratch) {
+static void print_reduce_hook(Printer *p, const Op *op, Arena *scratch) {
   int n, half = op->noperands / 2;
   const int64_t *dims;
   attr_as_i64_list(op_attr(op, "dimensions"), &n, &dims, scratch);
@@ -833,7 +836,7 @@ static bool while_prints_pretty(const Op *op, Arena *scratch) {
   return true;
 }
 
-static void print_while(Printer *p, const Op *op, Arena *scratch) {
+static void print_while_hook(Printer *p, const Op *op, Arena *scratch) {
   (void)scratch;
   const Block *cond = op->regions[0].blocks[0], *body = op->regions[1].blocks[0];
   int first_arg = p->next_arg;
@@ -869,7 +872,7 @@ static bool custom_call_prints_pretty(const Op *op, Arena *scratch) {
   return t && t->kind == ATTR_STRING && op->nregions == 0 && strlen(t->u.str.s) == t->u.str.len;
 }
 
-static void print_custom_call(Printer *p, const Op *op, Arena *scratch) {
+static void print_custom_call_hook(Printer *p, const Op *op, Arena *scratch) {
   (void)scratch;
   fputs_unlocked("stablehlo.custom_call ", p->out);
   print_symbol(p->out, op_attr(op, "call_target_name")->u.str.s);
@@ -890,7 +893,7 @@ static bool constant_prints_pretty(const Op *op, Arena *scratch) {
   return v->type == op->results[0].type;
 }
 
-static void print_constant(Printer *p, const Op *op, Arena *scratch) {
+static void print_constant_hook(Printer *p, const Op *op, Arena *scratch) {
   (void)scratch;
   fputs_unlocked("stablehlo.constant", p->out);
   static const char *const skip[] = {"value", NULL};
@@ -910,7 +913,7 @@ static bool scan_prints_pretty(const Op *op, Arena *scratch) {
   return d && d->kind == ATTR_INT && op->nregions == 1 && op->regions[0].nblocks == 1;
 }
 
-static void print_scan(Printer *p, const Op *op, Arena *scratch) {
+static void print_scan_hook(Printer *p, const Op *op, Arena *scratch) {
   int n;
   const int64_t *seg;
   attr_as_i64_list(op_attr(op, "operandSegmentSizes"), &n, &seg, scratch);
@@ -929,13 +932,11 @@ static void print_scan(Printer *p, const Op *op, Arena *scratch) {
 
 /* The whole-op hooks of ir/hooks.def; zero for fragment hooks. */
 static const HookPrinter whole_printers[HOOK_COUNT] = {
-    [HOOK_MODULE] = {NULL, print_module_op},
-    [HOOK_FUNC] = {func_prints_pretty, print_func},
-    [HOOK_CONSTANT] = {constant_prints_pretty, print_constant},
-    [HOOK_CUSTOM_CALL] = {custom_call_prints_pretty, print_custom_call},
-    [HOOK_REDUCE] = {reduce_prints_pretty, print_reduce},
-    [HOOK_WHILE] = {while_prints_pretty, print_while},
-    [HOOK_SCAN] = {scan_prints_pretty, print_scan},
+#define WHOLE_HOOK(id, name) [HOOK_##id] = {name##_prints_pretty, print_##name##_hook},
+#define FRAGMENT_HOOK(id, name)
+#include "ir/hooks.def"
+#undef WHOLE_HOOK
+#undef FRAGMENT_HOOK
 };
 
 /* Print op in pretty form if its format allows, returning false if not. */
@@ -948,7 +949,7 @@ static bool print_pretty_op(Printer *p, const Op *op) {
   if (hook != HOOK_NONE) {
     const HookPrinter *h = &whole_printers[hook];
     if (!h->print) die("@%s is a fragment hook, not an op's whole format", fmt_hook_name(hook));
-    if (!h->fits || h->fits(op, &scratch)) h->print(p, op, &scratch);
+    if (h->fits(op, &scratch)) h->print(p, op, &scratch);
     else done = false;
   } else {
     FmtTok toks[FMT_MAX_TOKENS];

@@ -4,9 +4,11 @@
 #include "ir/syntax.h"
 
 static const char *const hook_names[HOOK_COUNT] = {
-#define HOOK(id, name) [HOOK_##id] = name,
+#define WHOLE_HOOK(id, name) [HOOK_##id] = #name,
+#define FRAGMENT_HOOK(id, name) [HOOK_##id] = #name,
 #include "ir/hooks.def"
-#undef HOOK
+#undef WHOLE_HOOK
+#undef FRAGMENT_HOOK
 };
 
 const char *fmt_hook_name(FmtHook h) { return hook_names[h]; }

@@ -46,9 +46,11 @@ typedef enum FmtKind {
 /* The format hooks of ir/hooks.def; HOOK_NONE: a format that is no hook. */
 typedef enum FmtHook {
   HOOK_NONE = -1,
-#define HOOK(id, name) HOOK_##id,
+#define WHOLE_HOOK(id, name) HOOK_##id,
+#define FRAGMENT_HOOK(id, name) HOOK_##id,
 #include "ir/hooks.def"
-#undef HOOK
+#undef WHOLE_HOOK
+#undef FRAGMENT_HOOK
   HOOK_COUNT
 } FmtHook;
 
