@@ -423,12 +423,15 @@ void **vm_instr_cache(VmExec *x) {
 
 const void *vm_region_capture(const VmExec *x, const VmRegion *r, uint32_t i) { return x->regs[r->caps[i]]->data; }
 
-int vm_region_binary_op(const VmExec *x, const VmRegion *r) {
+int vm_region_binary_op(const VmExec *x, const VmRegion *r, int elem, bool *swapped) {
   const VmFunc *fn = &x->prog->funcs[r->func];
   if (r->ncaps || fn->n_params != 2 || fn->n_results != 1 || fn->n_instrs != 2) return -1;
   const VmInstr *op = &fn->instrs[0], *ret = &fn->instrs[1];
   if (op->n_in != 2 || op->n_out != 1 || ret->n_in != 1 || ret->in[0] != op->out[0]) return -1;
   if (!((op->in[0] == 0 && op->in[1] == 1) || (op->in[0] == 1 && op->in[1] == 0))) return -1;
+  bool reversed = op->in[0] == 1;
+  if (swapped) *swapped = reversed;
+  else if (reversed && !vm_elem_is_int(elem)) return -1;
   switch (op->opcode) {
   case VM_OP_ADD:
   case VM_OP_MULTIPLY:

@@ -176,11 +176,8 @@ static bool reducer_init(Reducer *r, VmExec *x, const VmInstr *ins, int f) {
     return true;
   }
   const VmRegion *body = &ins->fields[f].regions[0];
-  r->binop = vm_region_binary_op(x, body);
-  if (r->binop >= 0) {
-    r->swapped = vm_region_func(x, body)->instrs[0].in[0] != 0;
-    return true;
-  }
+  r->binop = vm_region_binary_op(x, body, -1, &r->swapped);
+  if (r->binop >= 0) return true;
   if (!kr_region_call_init(&r->rc, &r->scratch, x, body)) {
     kr_scratch_fail(&r->scratch, vm_op_rows[ins->opcode].name);
     return false;

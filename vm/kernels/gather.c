@@ -536,7 +536,7 @@ int exec_scatter(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *ou
   int mode = region_returns_args(x, region, n), op = -1;
   if (mode == COMBINE_KEEP) return VM_OK;
   if (mode < 0 && n == 1) {
-    op = vm_region_binary_op(x, region);
+    op = vm_region_binary_op(x, region, it->elem, NULL);
     if (op >= 0 && binary_supported(op, it->elem)) mode = COMBINE_BINARY;
   }
   if (mode < 0) mode = COMBINE_REGION;

@@ -34,11 +34,15 @@ bool vm_type_same_shape(const VmType *a, const VmType *b);
 bool vm_type_equal(const VmType *a, const VmType *b); /* same element type and shape */
 bool vm_type_is_scalar(const VmType *t);              /* rank-0 tensor */
 
-/* If region r computes `return op(arg0, arg1)` (either operand order) with
- * one element-wise binary opcode and no captures, returns that opcode
+/* If region r computes `return op(arg0, arg1)` or `return op(arg1, arg0)`
+ * with one element-wise binary opcode and no captures, returns that opcode
  * (VM_OP_ADD, VM_OP_MAXIMUM, ...), else -1: kernels use it to pick a fast,
- * vectorized path instead of calling the region per element. */
-int vm_region_binary_op(const VmExec *x, const VmRegion *r);
+ * vectorized path instead of calling the region per element.  *swapped
+ * tells which order the body uses.  A caller that always computes
+ * op(arg0, arg1) passes swapped NULL: a swapped body on floats or complex
+ * numbers (elem), where the order decides ties, signed zeros and NaN
+ * payloads, then gives -1. */
+int vm_region_binary_op(const VmExec *x, const VmRegion *r, int elem, bool *swapped);
 
 /* o[j] = op(a[j], b[j]) for j < n: binary element-wise opcode op on
  * element type elem, exactly as exec_binary computes it (o may be a or b).

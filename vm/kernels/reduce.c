@@ -233,7 +233,7 @@ static const FoldOps *fold_ops_for(int elem, int opcode) {
 /* The typed folds for a reducer region (its opcode in *opcode), or NULL
  * when it has no fast path. */
 static const FoldOps *region_fold_ops(const VmExec *x, const VmRegion *r, int elem, int *opcode) {
-  *opcode = vm_region_binary_op(x, r);
+  *opcode = vm_region_binary_op(x, r, elem, NULL);
   return *opcode < 0 ? NULL : fold_ops_for(elem, *opcode);
 }
 
