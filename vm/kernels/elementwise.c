@@ -657,6 +657,24 @@ static void make_complex(int elem, const void *a, const void *b, void *o, int64_
   }
 }
 
+/* vm_binary_apply on bf16: in f32, converting inline (bf16 -> f32 is a
+ * shift; back rounds to nearest even, as vm_from_f32 does): the reduce and
+ * scatter fast paths call it for one or two elements at a time. */
+static void binary_bf16(int op, void *o, const void *a, const void *b, int64_t n) {
+  const uint16_t *sa = a, *sb = b;
+  uint16_t *so = o;
+  float ba[CHUNK], bb[CHUNK];
+  for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
+    int64_t k = min64(CHUNK, n - i0);
+    for (int64_t i = 0; i < k; i++) {
+      ba[i] = scalar_bits_f32((uint32_t)sa[i0 + i] << 16);
+      bb[i] = scalar_bits_f32((uint32_t)sb[i0 + i] << 16);
+    }
+    binary_f32(op, ba, bb, ba, k);
+    for (int64_t i = 0; i < k; i++) so[i0 + i] = scalar_f32_to_bf16(ba[i]);
+  }
+}
+
 /* vm_binary_apply for element types other than f32 and f64: in f32 or
  * complex<f64> chunks, or the integer loops.  Apart so that the chunk
  * buffers cost nothing to the f32/f64 calls. */
@@ -696,12 +714,14 @@ __attribute__((noinline)) static void binary_other(int op, int elem, void *o, co
 }
 
 void vm_binary_apply(int op, int elem, void *o, const void *a, const void *b, int64_t n) {
-  /* f32 and f64 directly (their loops are not inlined here): scatters
-   * combine single elements, where each call's overhead counts. */
+  /* f32, f64 and bf16 directly (their loops are not inlined here):
+   * scatters combine single elements, where each call's overhead counts. */
   if (elem == TPUB_F32)
     binary_f32(op, a, b, o, n);
   else if (elem == TPUB_F64)
     binary_f64(op, a, b, o, n);
+  else if (elem == TPUB_BF16 && op != VM_OP_NEXT_AFTER)
+    binary_bf16(op, o, a, b, n);
   else
     binary_other(op, elem, o, a, b, n);
 }
