@@ -17,19 +17,21 @@
 #define SCALAR_MAX(x, y) ((((x) != (x)) || (x) >= (y)) ? (x) : (y))
 #define SCALAR_MIN(x, y) ((((x) != (x)) || (x) <= (y)) ? (x) : (y))
 
-/* Whether StableHLO comparison direction dir (0 EQ, 1 NE, 2 GE, 3 GT, 4 LE,
- * 5 LT: the enum's order, and the compare opcode's field) holds for a
- * three-way comparison result cmp (<0, 0, >0). */
-static inline bool scalar_direction_holds(int dir, int cmp) {
-  switch (dir) {
-  case 0: return cmp == 0;
-  case 1: return cmp != 0;
-  case 2: return cmp >= 0;
-  case 3: return cmp > 0;
-  case 4: return cmp <= 0;
-  default: return cmp < 0;
-  }
-}
+/* a compared with b in StableHLO comparison direction dir (0 EQ, 1 NE,
+ * 2 GE, 3 GT, 4 LE, 5 LT: the enum's order, and the compare opcode's
+ * field), with C's operators (so a NaN compares unequal and unordered).
+ * Type-generic; each argument may be evaluated more than once. */
+#define SCALAR_COMPARE(dir, a, b)                                                                                      \
+  ((dir) == 0   ? (a) == (b)                                                                                           \
+   : (dir) == 1 ? (a) != (b)                                                                                           \
+   : (dir) == 2 ? (a) >= (b)                                                                                           \
+   : (dir) == 3 ? (a) > (b)                                                                                            \
+   : (dir) == 4 ? (a) <= (b)                                                                                           \
+                : (a) < (b))
+
+/* Whether direction dir holds for a three-way comparison result cmp
+ * (<0, 0, >0). */
+static inline bool scalar_direction_holds(int dir, int cmp) { return SCALAR_COMPARE(dir, cmp, 0); }
 
 /* The bits of an f32 and back, without aliasing. */
 static inline uint32_t scalar_f32_bits(float f) {

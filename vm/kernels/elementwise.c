@@ -160,6 +160,8 @@ static inline double sinh_xla_d(double x) {
     }                                                                                              \
   }
 
+/* The comparison loops, one per direction so each vectorizes (the
+ * directions of SCALAR_COMPARE in common/scalar.h). */
 #define DEFINE_COMPARE(NAME, T)                                                                    \
   static void NAME(int dir, const T *a, const T *b, uint8_t *o, int64_t n) {                       \
     int64_t i;                                                                                     \

@@ -1066,9 +1066,9 @@ static int select_in_windows(VmExec *x, const VmInstr *ins, const WinPlan *plan,
       int64_t cand = offs[t];
       bool keep;
       if (kind == KEYS_I64) {
-        keep = KEY_COMPARE(dir, ikeys[best], ikeys[cand]);
+        keep = SCALAR_COMPARE(dir, ikeys[best], ikeys[cand]);
       } else if (kind == KEYS_F64) {
-        keep = KEY_COMPARE(dir, fkeys[best], fkeys[cand]);
+        keep = SCALAR_COMPARE(dir, fkeys[best], fkeys[cand]);
       } else {
         rc.args[0].data = (char *)operand->data + best * b;
         rc.args[1].data = (char *)operand->data + cand * b;

@@ -81,15 +81,6 @@ void kr_load_keys(int kind, int elem, const void *data, int64_t base, int64_t st
  * vm_float_bits_to_f64). */
 int64_t kr_bits_key_i64(int elem, uint64_t bits);
 
-/* compare(a, b) with direction dir on keys. */
-#define KEY_COMPARE(dir, a, b)                                                                                         \
-  ((dir) == DIR_EQ   ? (a) == (b)                                                                                      \
-   : (dir) == DIR_NE ? (a) != (b)                                                                                      \
-   : (dir) == DIR_GE ? (a) >= (b)                                                                                      \
-   : (dir) == DIR_GT ? (a) > (b)                                                                                       \
-   : (dir) == DIR_LE ? (a) <= (b)                                                                                      \
-                     : (a) < (b))
-
 /* ------------------------------------------------------------------ */
 /* Region calls. */
 
