@@ -6,9 +6,11 @@
  * the same value computed at run time have the same bits.  Header-only
  * (DESIGN.md §1: common/ depends on nothing); docs/common.md.
  *
- * Special values (ml_dtypes float8.h / mxfloat.h, the types XLA and JAX
- * use; the StableHLO spec defers to them; IEEE 754-2019 §6.2.3 for NaN
- * payloads):
+ * Special values: the encodings are ml_dtypes' (float8.h / mxfloat.h, the
+ * types XLA and JAX use; the StableHLO spec defers to them).  NaN payloads
+ * follow IEEE 754-2019 §6.2.3, as the conversions XLA compiles (LLVM
+ * fptrunc / fpext) do, not ml_dtypes' scalar conversions, which may
+ * return the canonical NaN of the sign:
  *   - IEEE style (f16, bf16, tf32, f8E5M2, f8E4M3, f8E3M4): infinities and
  *     NaNs as in IEEE 754.  A NaN keeps its sign both ways; encoding keeps
  *     the top of the payload and sets the quiet bit, decoding keeps the
