@@ -1,4 +1,5 @@
 /* Arena allocation, growable pointer vectors and die(). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,23 +24,22 @@ _Noreturn void die_at(const char *file, int line, const char *fmt, ...) {
   exit(EXIT_INTERNAL);
 }
 
+/* Ends the process: out of memory for n bytes. */
+static _Noreturn void out_of_memory(size_t n) {
+  fflush(stdout);
+  fprintf(stderr, "%s: out of memory (%zu bytes)\n", program_invocation_short_name, n);
+  exit(EXIT_INTERNAL);
+}
+
 void *xrealloc(void *p, size_t n) {
   void *q = realloc(p, n ? n : 1);
-  if (!q) {
-    fflush(stdout);
-    fprintf(stderr, "tpucc: out of memory (%zu bytes)\n", n);
-    exit(EXIT_INTERNAL);
-  }
+  if (!q) out_of_memory(n);
   return q;
 }
 
 void *xcalloc(size_t n, size_t size) {
   void *q = calloc(n ? n : 1, size ? size : 1);
-  if (!q) {
-    fflush(stdout);
-    fprintf(stderr, "tpucc: out of memory (%zu x %zu bytes)\n", n, size);
-    exit(EXIT_INTERNAL);
-  }
+  if (!q) out_of_memory(n * size);
   return q;
 }
 
@@ -49,8 +49,7 @@ void *arena_alloc(Arena *a, size_t n) {
   if (!c || c->size - c->used < n) {
     size_t size = n > ARENA_CHUNK_MIN ? n : ARENA_CHUNK_MIN;
     if (c && c->size * 2 > size && c->size < (64u << 20)) size = c->size * 2 > n ? c->size * 2 : n;
-    c = calloc(1, sizeof(ArenaChunk) + size); /* fresh chunks are zero: no memset */
-    if (!c) die("out of memory allocating %zu bytes", size);
+    c = xcalloc(1, sizeof(ArenaChunk) + size); /* fresh chunks are zero: no memset */
     c->size = size;
     c->used = 0;
     c->next = a->head;
@@ -103,8 +102,7 @@ void arena_free_all(Arena *a) {
 void vec_push(PtrVec *v, void *item) {
   if (v->len == v->cap) {
     v->cap = v->cap ? v->cap * 2 : 8;
-    v->items = realloc(v->items, sizeof(void *) * (size_t)v->cap);
-    if (!v->items) die("out of memory");
+    v->items = xrealloc(v->items, sizeof(void *) * (size_t)v->cap);
   }
   v->items[v->len++] = item;
 }

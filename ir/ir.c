@@ -23,8 +23,7 @@ OpKind op_kind_from_name(const char *name, size_t len) {
 }
 
 Context *ctx_new(void) {
-  Context *c = calloc(1, sizeof(Context));
-  if (!c) die("out of memory");
+  Context *c = xcalloc(1, sizeof(Context));
   c->diag.out = stderr;
   c->diag.max_errors = 20;
   c->diag.show_source = true;

@@ -263,8 +263,7 @@ static void print_enum(FILE *out, const Attr *a, bool generic) {
     fprintf(out, "%s%s%s", name ? name : "", name ? " " : "", value);
   } else {
     size_t nl = name ? strlen(name) + 1 : 0, vl = strlen(value);
-    char *body = malloc(nl + vl + 1);
-    if (!body) die("out of memory printing an attribute");
+    char *body = xrealloc(NULL, nl + vl + 1);
     if (name) memcpy(body, name, nl - 1), body[nl - 1] = ' ';
     memcpy(body + nl, value, vl + 1);
     print_escaped_string(out, body, nl + vl);

@@ -34,8 +34,7 @@ void **table_get(const Table *t, const void *key, size_t len) {
 
 void **table_put(Table *t, const void *key, size_t len) {
   if ((t->count + 1) * 2 > t->cap) {
-    Table grown = {calloc(t->cap ? t->cap * 2 : 64, sizeof(TableSlot)), t->cap ? t->cap * 2 : 64, t->count};
-    if (!grown.slots) die("out of memory");
+    Table grown = {xcalloc(t->cap ? t->cap * 2 : 64, sizeof(TableSlot)), t->cap ? t->cap * 2 : 64, t->count};
     for (uint32_t i = 0; i < t->cap; i++)
       if (t->slots[i].key) *find(&grown, t->slots[i].key, t->slots[i].len) = t->slots[i];
     free(t->slots);

@@ -42,8 +42,7 @@ static bool type_same(const Type *a, const Type *b) {
 
 static void table_grow(TypeTable *tt) {
   uint32_t n = tt->nbuckets ? tt->nbuckets * 2 : 256;
-  Type **b = calloc(n, sizeof(Type *));
-  if (!b) die("out of memory");
+  Type **b = xcalloc(n, sizeof(Type *));
   for (uint32_t i = 0; i < tt->nbuckets; i++) {
     Type *t = tt->buckets[i];
     while (t) {

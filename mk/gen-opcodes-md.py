@@ -27,6 +27,8 @@ def split_args(text, where):
             while j < n and text[j] != '"':
                 if text[j] == "\\":
                     j += 1
+                    if j >= n:
+                        die(where + ": a backslash ends the row")
                 s += text[j]
                 j += 1
             if j >= n:

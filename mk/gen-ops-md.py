@@ -52,7 +52,9 @@ def read_table(path):
     defines = dict(re.findall(r"^#define\s+(\w+)\s+(.+?)\s*$", text, re.M))
     sections = [{"title": "", "rows": []}]
     for i, line in enumerate(text.split("\n")):
-        m = re.match(r"/\* ---- (.*?) ---- \*/$", line)
+        m = re.match(r"/\* ---- (.*?) ----", line)
+        if m and not line.rstrip().endswith("*/"):
+            die("%s:%d: a section comment must be one line" % (path, i + 1))
         if m:
             sections.append({"title": m.group(1), "rows": []})
         elif line.startswith("OP("):
@@ -63,7 +65,10 @@ def read_table(path):
             if len(a) != NCOLS:
                 die(where + ": %d columns, expected %d" % (len(a), NCOLS))
             sections[-1]["rows"].append((where, a))
-    return defines, [s for s in sections if s["rows"] and s["title"]]
+    for where, a in sections[0]["rows"]:
+        if a[0] != "UNKNOWN":
+            die(where + ": an op before the first section comment")
+    return defines, [s for s in sections[1:] if s["rows"]]
 
 
 def arity(lo, hi):
