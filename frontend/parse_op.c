@@ -522,6 +522,13 @@ int split_input_file(const SourceFile *file, SourceChunk **out) {
   return n;
 }
 
+int source_chunks(const SourceFile *file, bool split, SourceChunk **out) {
+  if (split) return split_input_file(file, out);
+  *out = xrealloc(NULL, sizeof(SourceChunk));
+  (*out)[0] = (SourceChunk){file->text, file->text + file->len, 1};
+  return 1;
+}
+
 Module *parse_module(Context *c, const SourceFile *file, const char *start, const char *end, uint32_t first_line) {
   Parser p = {.c = c, .file = file};
   lexer_init(&p.lex, file, start, end, first_line);

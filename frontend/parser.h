@@ -17,4 +17,8 @@ typedef struct SourceChunk {
 /* Split file text into chunks; returns the count, *out is malloc'd. */
 int split_input_file(const SourceFile *file, SourceChunk **out);
 
+/* The programs of file: its chunks with --split-input-file (split), else
+ * the whole text as one; the count, *out malloc'd. */
+int source_chunks(const SourceFile *file, bool split, SourceChunk **out);
+
 #endif

@@ -65,13 +65,6 @@ char *driver_read_file(const char *tool, const char *path, uint64_t max, size_t 
   return buf;
 }
 
-int driver_chunks(const SourceFile *file, bool split, SourceChunk **chunks) {
-  if (split) return split_input_file(file, chunks);
-  *chunks = xrealloc(NULL, sizeof(SourceChunk));
-  (*chunks)[0] = (SourceChunk){file->text, file->text + file->len, 1};
-  return 1;
-}
-
 bool driver_same_file(const char *a, const char *b) {
   struct stat sa, sb;
   if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0) return false;

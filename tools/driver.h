@@ -21,10 +21,6 @@
  * max bytes ...", on failure. */
 char *driver_read_file(const char *tool, const char *path, uint64_t max, size_t *len);
 
-/* The programs of file: its "// -----" chunks with --split-input-file
- * (split), else the whole text; the count, *chunks malloc'd. */
-int driver_chunks(const SourceFile *file, bool split, SourceChunk **chunks);
-
 typedef struct CompileOptions {
   const char *target; /* preset name, default "v5e" */
   int opt_level;      /* 0..2 */

@@ -247,7 +247,7 @@ int main(int argc, char **argv) {
   if (!text) return EXIT_BAD_FILE;
   SourceFile file = {strcmp(o.input, "-") == 0 ? "<stdin>" : o.input, text, len};
   SourceChunk *chunks;
-  int nchunks = driver_chunks(&file, o.split, &chunks);
+  int nchunks = source_chunks(&file, o.split, &chunks);
   /* Bytecode goes through the cache when the user asked for one. */
   bool cached = !o.compile.no_cache && (o.compile.cache_dir || getenv("TPU_CACHE_DIR")) && write && !o.report &&
                 (o.emit == EMIT_TPUB || o.emit == EMIT_ASM);

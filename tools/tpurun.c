@@ -716,7 +716,7 @@ static int run_mlir(const Options *o, char *text, size_t len, Cache *cache, Cach
                     uint64_t *peak) {
   SourceFile file = {strcmp(o->program, "-") == 0 ? "<stdin>" : o->program, text, len};
   SourceChunk *chunks;
-  int nchunks = driver_chunks(&file, o->split, &chunks);
+  int nchunks = source_chunks(&file, o->split, &chunks);
   int rc = EXIT_OK;
   for (int i = 0; i < nchunks && rc != EXIT_INTERRUPTED; i++) {
     if (atomic_load(&interrupted)) {

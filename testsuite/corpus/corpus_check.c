@@ -126,14 +126,7 @@ int main(int argc, char **argv) {
     }
     SourceFile file = {argv[i], text, len};
     SourceChunk *chunks;
-    int n;
-    if (split) {
-      n = split_input_file(&file, &chunks);
-    } else {
-      chunks = malloc(sizeof *chunks);
-      chunks[0] = (SourceChunk){text, text + len, 1};
-      n = 1;
-    }
+    int n = source_chunks(&file, split, &chunks);
     Result r = {{0}};
     bool ok = true;
     for (int k = 0; k < n && ok; k++) {
