@@ -67,8 +67,8 @@ $(BUILD)/obj/%.o: %.c | deps
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # Generic: $(BUILD)/libX.a holds every X/*.c and X/*/*.c (vm/kernels, ...), so a
-# new folder just works; basenames must differ within a folder tree (ar keys
-# members by basename).
+# new folder just works.  The archive is written anew each time, so two
+# objects of one basename in different subfolders are both kept.
 # Objects reached only through this rule would count as intermediate and be
 # deleted after the build; .SECONDARY keeps them (incremental rebuilds).
 .SECONDARY:

@@ -226,7 +226,6 @@ void skip_loc(Parser *p, Op *op) {
   if (op) op->srcloc = arena_strndup(&p->c->arena, start.text, (size_t)(end - start.text));
 }
 
-/* "name"(operands) <{props}>? ({regions})? {attrs}? : (types) -> types */
 /* The "({...}, {...})" regions of a generic op after its '(', into a
  * temporary array (moved into the op once it exists); false after a
  * diagnostic. */
@@ -271,6 +270,7 @@ static bool generic_types_match(Parser *p, Loc loc, Loc type_loc, const Type *ft
   return true;
 }
 
+/* "name"(operands) <{props}>? ({regions})? {attrs}? : (types) -> types */
 static Op *parse_generic_op(Parser *p, Loc loc, int nresults) {
   Token name_tok = p->tok;
   size_t nlen;

@@ -574,7 +574,6 @@ static void store_bits(uint8_t *dst, uint64_t bits, int nbytes) { memcpy(dst, &b
 
 static Resource *parser_resource(Parser *p, const char *name, size_t len);
 
-/* After the keyword 'dense' (or dense_resource): '<' body '>' ':' type. */
 /* dense_resource<name> : type, after its keyword. */
 static Attr *parse_dense_resource_body(Parser *p, Loc loc) {
   if (p->tok.kind != TOK_IDENT) {
@@ -651,6 +650,7 @@ static bool dense_from_literals(Parser *p, Loc loc, Attr *a, int64_t n, const Li
   return true;
 }
 
+/* After the keyword 'dense' (or dense_resource): '<' body '>' ':' type. */
 static Attr *parse_dense_body_with_type(Parser *p, Loc loc, bool is_dense) {
   if (!p_expect(p, "<")) return NULL;
   if (!is_dense) return parse_dense_resource_body(p, loc);
@@ -928,8 +928,6 @@ static Attr *parse_dialect_param_value(Parser *p) {
   return parse_attr(p);
 }
 
-/* #dialect.name<...> or #dialect<...>: structured when the body is a list of
- * [key =] value items, else kept as text. */
 /* An attribute alias reference (#loc3, #map): its value, NULL after a
  * diagnostic. */
 static Attr *attr_alias_value(Parser *p, Token t) {
@@ -994,6 +992,8 @@ static bool parse_dialect_params(Parser *p, PtrVec *params) {
   return p_is(p, ">");
 }
 
+/* #dialect.name<...> or #dialect<...>: structured when the body is a list of
+ * [key =] value items, else kept as text. */
 static Attr *parse_hash_attr(Parser *p) {
   Token t = p->tok;
   const char *name = t.text + 1;
