@@ -133,24 +133,27 @@ def fields_cell(fields, kinds, where):
     return ", ".join(out)
 
 
-def flags_cell(expr, defines, flag_names, where):
-    """The VMF_* names of a FLAGS expression ("0", "EW", "VMF_A | VMF_B")."""
+def expand(expr, defines, names, where):
+    """The display names (names[term]) of the terms of a flag expression
+    ("0", "EW", "VMF_A | VMF_B"), abbreviations of the table's #defines
+    expanded; an unknown term is fatal."""
     out = []
     for term in expr.split("|"):
-        term = defines.get(term.strip(), term.strip())
-        if term == "0":
-            continue
-        if term not in flag_names:
-            die("%s: unknown flag '%s'" % (where, term))
-        out.append(term[len("VMF_"):])
-    return ", ".join(out)
+        term = term.strip().strip("()")
+        if term in defines:
+            out += expand(defines[term], defines, names, where)
+        elif term != "0":
+            if term not in names:
+                die("%s: unknown name '%s'" % (where, term))
+            out.append(names[term])
+    return out
 
 
 def render(root):
     def_path = os.path.join(root, "vm/opcodes.def")
     kinds, defines, sections = read_table(def_path)
     flags = read_flags(os.path.join(root, "vm/tpub.h"))
-    flag_names = {f[0] for f in flags}
+    flag_names = {f[0]: f[0][len("VMF_"):] for f in flags}
     nops = sum(len(s["rows"]) for s in sections)
     o = []
     o.append("# Bytecode opcodes")
@@ -191,7 +194,7 @@ def render(root):
             where = "%s: %s" % (def_path, a[1])
             o.append("| `%s` | %s | %s | %s | %s | %s |" % (
                 a[1], count(a[2]), count(a[3]), fields_cell(a[4], kinds, where),
-                flags_cell(a[7], defines, flag_names, where), md(a[8])))
+                ", ".join(expand(a[7], defines, flag_names, where)), md(a[8])))
     return "\n".join(o) + "\n"
 
 

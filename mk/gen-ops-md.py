@@ -32,20 +32,6 @@ def die(msg):
     sys.exit("gen-ops-md: " + msg)
 
 
-def expand(expr, defines, names, where):
-    """The names of a flag expression ("0", "E_C", "TRAIT_A | TRAIT_B")."""
-    out = []
-    for term in expr.split("|"):
-        term = term.strip().strip("()")
-        if term in defines:
-            out += expand(defines[term], defines, names, where)
-        elif term != "0":
-            if term not in names:
-                die("%s: unknown name '%s'" % (where, term))
-            out.append(names[term])
-    return out
-
-
 def read_table(path):
     """Returns the #define abbreviations and the sections [{title, rows}] of ir/ops.def."""
     text = open(path, encoding="utf-8").read()
@@ -106,8 +92,8 @@ def render(root):
               "| op | operands | results | traits | rule | cost | fold / simplify | bytecode | summary |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for where, a in s["rows"]:
-            traits = ", ".join(expand(a[6], defines, TRAITS, where))
-            elems = ", ".join(expand(a[7], defines, ELEMS, where))
+            traits = ", ".join(gen.expand(a[6], defines, TRAITS, where))
+            elems = ", ".join(gen.expand(a[7], defines, ELEMS, where))
             if elems:
                 traits += " [%s]" % elems
             folds = [x for x in (a[10], a[11]) if x != "none"]

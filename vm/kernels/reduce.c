@@ -230,11 +230,12 @@ static const FoldOps *fold_ops_for(int elem, int opcode) {
   }
 }
 
-/* The typed folds for a reducer region (its opcode in *opcode), or NULL
- * when it has no fast path. */
+/* The typed folds for a reducer region (its opcode in *opcode unless
+ * opcode is NULL), or NULL when it has no fast path. */
 static const FoldOps *region_fold_ops(const VmExec *x, const VmRegion *r, int elem, int *opcode) {
-  *opcode = vm_region_binary_op(x, r, elem, NULL);
-  return *opcode < 0 ? NULL : fold_ops_for(elem, *opcode);
+  int op = vm_region_binary_op(x, r, elem, NULL);
+  if (opcode) *opcode = op;
+  return op < 0 ? NULL : fold_ops_for(elem, op);
 }
 
 /* One element (the init value) in the compute representation: f32 when
@@ -1124,8 +1125,7 @@ int exec_select_and_scatter(VmExec *x, const VmInstr *ins, const VmTensor *in, V
   int rcode = select_in_windows(x, ins, &plan, &s, &in[0], st, sel);
   if (rcode != VM_OK) return rcode; /* scratch released */
   const VmRegion *scatter = &ins->fields[SS_SCATTER].regions[0];
-  int opcode;
-  const FoldOps *ops = region_fold_ops(x, scatter, elem, &opcode);
+  const FoldOps *ops = region_fold_ops(x, scatter, elem, NULL);
   if (ops && !computes_in_f32(elem)) {
     ops->scatter(out->data, source, sel, st->count);
   } else if (ops) {
