@@ -22,7 +22,9 @@ endif
 AR      ?= ar
 BUILD   ?= build
 # SAN_CFLAGS is appended last (after -O2) by `make sanitize`.
-CFLAGS   = -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(SAN_CFLAGS)
+# -fPIC: every object also goes into build/libtpurun.so; -fvisibility=hidden:
+# the shared library exports only the tpu_* API (TPU_API in runtime/tpurun.h).
+CFLAGS   = -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC -fvisibility=hidden -I. $(SAN_CFLAGS)
 DEPFLAGS = -MMD -MP
 LDFLAGS ?=
 # GMP and xxHash are linked statically (Debian's -dev packages ship the .a):
@@ -33,7 +35,7 @@ LDLIBS   = -Wl,-Bstatic -lgmp -lxxhash -Wl,-Bdynamic -lm -lpthread
 # ---------------------------------------------------------------- libraries
 # One static library per source folder, in link order (users before the
 # libraries they depend on).  A folder without .c files is skipped.
-LIBDIRS     := frontend cache backend passes vm ir
+LIBDIRS     := runtime frontend cache backend passes vm ir
 present      = $(foreach d,$(1),$(if $(wildcard $(d)/*.c),$(d)))
 lib          = $(patsubst %,$(BUILD)/lib%.a,$(call present,$(1)))
 obj          = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -41,12 +43,12 @@ obj          = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 # libvm.a never needs the front end (DESIGN.md §1; testsuite/tools/layering.sh
 # checks its symbols); the tpurun tool links the compiler to accept .mlir,
 # and tpucc links the VM's loader to check what it writes (tools/driver.c).
-TPUCC_LIBS  := $(call lib,frontend cache backend passes vm ir)
-TPURUN_LIBS := $(call lib,frontend cache backend passes vm ir)
+TPUCC_LIBS  := $(call lib,runtime frontend cache backend passes vm ir)
+TPURUN_LIBS := $(call lib,runtime frontend cache backend passes vm ir)
 UNIT_LIBS   := $(call lib,$(LIBDIRS))
 UNIT_SRCS   := $(wildcard testsuite/unit/*.c) testsuite/fuzz/fuzz_loader.c
 
-PROGRAMS := $(BUILD)/tpucc $(if $(wildcard tools/tpurun.c),$(BUILD)/tpurun)
+PROGRAMS := $(BUILD)/tpucc $(if $(wildcard tools/tpurun.c),$(BUILD)/tpurun) $(BUILD)/libtpurun.a $(BUILD)/libtpurun.so
 
 # ---------------------------------------------------------------- deps
 # Phony, so it runs once per make invocation; objects wait for it through an
@@ -82,6 +84,17 @@ $(BUILD)/tpucc: $(call obj,tools/tpucc.c tools/driver.c) $(TPUCC_LIBS)
 
 $(BUILD)/tpurun: $(call obj,tools/tpurun.c tools/driver.c) $(TPURUN_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# libtpurun (DESIGN.md §9): every library folder in one archive and one
+# shared object.  GMP and xxHash are the .so's own dependencies; a static
+# client links them itself (tpurun.pc's Libs.private).
+TPURUN_OBJS := $(call obj,$(foreach d,$(LIBDIRS),$(wildcard $(d)/*.c $(d)/*/*.c)))
+$(BUILD)/libtpurun.a: $(TPURUN_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/libtpurun.so: $(TPURUN_OBJS)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libtpurun.so -Wl,-z,defs -o $@ $^ -lgmp -lxxhash -lm -lpthread
 
 $(BUILD)/unit_tests: $(call obj,$(UNIT_SRCS)) $(UNIT_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)

@@ -62,7 +62,7 @@ static int usage_error(const char *fmt, const char *arg) { return driver_usage_e
 /* Parse argv into opts; returns -1 to continue, else an exit code. */
 static int parse_args(int argc, char **argv, Options *o) {
   o->emit = EMIT_TPUB;
-  driver_compile_defaults(&o->compile);
+  compile_defaults(&o->compile);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int taken;
@@ -168,7 +168,7 @@ static bool explain_cache(const Options *o, const SourceFile *file, const Source
   bool ok = m && verify_module(c, m);
   if (ok) {
     char opts[512], hex[33];
-    CacheKeyOptions ko = driver_cache_key_options(&o->compile, opts, sizeof opts);
+    CacheKeyOptions ko = compile_cache_key_options(&o->compile, opts, sizeof opts);
     CacheKeyInfo info;
     cache_key_of_module(c, m, &ko, &info);
     printf("cache key of %s:\n", file->name);
@@ -195,14 +195,14 @@ static bool compile_chunk(const Options *o, const SourceFile *file, SourceChunk 
   Module *m = NULL;
   bool ok;
   if (cache) {
-    ok = driver_compile(file, chunk, &o->compile, cache, NULL, &img, &n) == 0;
+    ok = compile_source(file, chunk, &o->compile, cache, NULL, &img, &n) == 0;
   } else {
     m = parse_module(c, file, chunk->start, chunk->end, chunk->first_line);
     ok = m && verify_module(c, m) &&
-         ((o->emit == EMIT_NONE && !o->report) ? sharding_check(c, m) : driver_optimize(c, m, &o->compile, &pc));
+         ((o->emit == EMIT_NONE && !o->report) ? sharding_check(c, m) : compile_optimize(c, m, &o->compile, &pc));
   }
   if (ok && !cache && write && (o->emit == EMIT_TPUB || o->emit == EMIT_ASM))
-    ok = driver_lower(c, m, &o->compile, &img, &n);
+    ok = compile_lower(c, m, &o->compile, &img, &n);
   if (ok && write && !*out && !(*out = open_output(o, path))) *rc = EXIT_BAD_FILE;
   if (ok && *out) {
     if (i > 0 && o->emit != EMIT_TPUB) fputs("// -----\n", *out);

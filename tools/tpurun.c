@@ -167,7 +167,7 @@ static bool parse_timeout(const char *s, double *out) {
 
 static int parse_args(int argc, char **argv, Options *o) {
   o->function = NULL;
-  driver_compile_defaults(&o->compile);
+  compile_defaults(&o->compile);
   o->inputs = calloc((size_t)argc, sizeof(char *));
   o->outputs = calloc((size_t)argc, sizeof(char *));
   if (!o->inputs || !o->outputs) return usage_error("%s", "out of memory");
@@ -689,7 +689,7 @@ static int compile_and_load(const Options *o, const SourceFile *file, SourceChun
                             CacheMetrics *metrics, VmProgram **p, uint8_t **img) {
   size_t n;
   int hits = cache ? cache_metrics(cache)->hits : 0;
-  int crc = driver_compile(file, chunk, &o->compile, cache, metrics, img, &n);
+  int crc = compile_source(file, chunk, &o->compile, cache, metrics, img, &n);
   char err[512];
   *p = crc == 0 ? vm_program_load(*img, n, err, sizeof err) : NULL;
   if (crc == 0 && !*p && cache && cache_metrics(cache)->hits > hits) {
@@ -699,7 +699,7 @@ static int compile_and_load(const Options *o, const SourceFile *file, SourceChun
             err);
     free(*img);
     cache_skip_reads(cache, true);
-    crc = driver_compile(file, chunk, &o->compile, cache, metrics, img, &n);
+    crc = compile_source(file, chunk, &o->compile, cache, metrics, img, &n);
     cache_skip_reads(cache, false);
     if (crc == 0) *p = vm_program_load(*img, n, err, sizeof err);
   }

@@ -1,0 +1,135 @@
+/* The one compile path of tpucc, tpurun and libtpurun: StableHLO text or a
+ * verified module through the optimization pipeline, the back end and the
+ * compilation cache to a .tpub image that tpurun's loader accepts. */
+#include "runtime/compile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend/backend.h"
+#include "ir/ir.h"
+#include "passes/cost.h"
+#include "vm/vm.h"
+
+void compile_defaults(CompileOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->target = "v5e";
+  o->opt_level = 2;
+  o->max_errors = 20;
+  o->cache_max_bytes = 1ull << 30;
+  o->max_input_bytes = 2ull << 30;
+}
+
+bool compile_optimize(Context *c, Module *m, const CompileOptions *o, PassContext *out) {
+  PassContext pc = {.c = c, .m = m, .target = target_lookup(o->target ? o->target : "v5e"),
+                    .opt_level = o->opt_level};
+  if (!pc.target) pc.target = target_default();
+  Pipeline p = o->explicit_passes ? o->passes : pipeline_for_level(o->opt_level);
+  bool ok = pipeline_run(&pc, &p, &o->pass_opts);
+  if (out) *out = pc;
+  return ok;
+}
+
+/* BackendOptions.op_cost: the cost model's figures for a top-level op on
+ * the target ud. */
+static bool op_cost(void *ud, const Op *op, TpubCost *out) {
+  OpCost c = cost_of_op(op, ud);
+  *out = (TpubCost){.flops = c.flops, .hbm_bytes = c.hbm_bytes, .modeled_s = c.time_s,
+                    .mxu_util = (float)c.mxu_util};
+  switch (c.bound) {
+  case BOUND_NONE: out->bound = TPUB_BOUND_NONE; break;
+  case BOUND_MXU: out->bound = TPUB_BOUND_MXU; break;
+  case BOUND_VPU: out->bound = TPUB_BOUND_VPU; break;
+  case BOUND_HBM: out->bound = TPUB_BOUND_HBM; break;
+  case BOUND_ICI: out->bound = TPUB_BOUND_ICI; break;
+  case BOUND_ISSUE: out->bound = TPUB_BOUND_ISSUE; break;
+  }
+  return true;
+}
+
+BackendOptions compile_backend_options(const CompileOptions *o) {
+  const Target *t = target_lookup(o->target ? o->target : "v5e");
+  return (BackendOptions){.target = t ? t->name : "v5e", .compiler_version = TPUCC_VERSION, .op_cost = op_cost,
+                          .cost_ud = (void *)(t ? t : target_default())};
+}
+
+CacheKeyOptions compile_cache_key_options(const CompileOptions *o, char *buf, size_t n) {
+  const Target *t = target_lookup(o->target ? o->target : "v5e");
+  size_t used = 0;
+  if (o->explicit_passes) {
+    used += (size_t)snprintf(buf, n, "passes=");
+    for (int i = 0; i < o->passes.n && used < n; i++)
+      used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? "," : "", pass_name(o->passes.ids[i]));
+  } else {
+    snprintf(buf, n, "-O%d", o->opt_level);
+  }
+  return (CacheKeyOptions){.compiler_version = TPUCC_VERSION, .target = t ? t->name : "v5e", .options = buf};
+}
+
+bool compile_lower(Context *c, Module *m, const CompileOptions *o, uint8_t **out, size_t *outlen) {
+  BackendOptions bo = compile_backend_options(o);
+  if (!backend_compile(c, m, &bo, out, outlen)) return false;
+  char err[512];
+  VmProgram *p = vm_program_load(*out, *outlen, err, sizeof err);
+  if (p) {
+    vm_program_free(p);
+    return true;
+  }
+  fprintf(o->diag_out ? o->diag_out : stderr, "error: the compiled program does not load in tpurun (bad bytecode: %s); nothing is written or cached\n",
+          err);
+  free(*out);
+  *out = NULL;
+  *outlen = 0;
+  return false;
+}
+
+static double seconds_since(const struct timespec *t0) {
+  struct timespec t1;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+int compile_module_cached(Context *c, Module *m, const CompileOptions *o, Cache *cache, const CacheKey *raw,
+                          CacheMetrics *metrics, uint8_t **out, size_t *outlen) {
+  CacheKeyInfo key;
+  if (cache) {
+    char opts[512];
+    CacheKeyOptions ko = compile_cache_key_options(o, opts, sizeof opts);
+    cache_key_of_module(c, m, &ko, &key);
+    if (cache_get(cache, key.key, out, outlen)) {
+      if (raw) cache_put_alias(cache, *raw, key.key);
+      return 0;
+    }
+  }
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  bool ok = compile_optimize(c, m, o, NULL) && compile_lower(c, m, o, out, outlen);
+  if (metrics) metrics->compiles++, metrics->compile_s += seconds_since(&t0);
+  if (ok && cache) cache_put(cache, key.key, raw, *out, *outlen);
+  return ok ? 0 : 2;
+}
+
+int compile_source(const SourceFile *file, const SourceChunk *chunk, const CompileOptions *o, Cache *cache,
+                   CacheMetrics *metrics, uint8_t **out, size_t *outlen) {
+  CacheKey raw;
+  if (cache) {
+    char opts[512];
+    CacheKeyOptions ko = compile_cache_key_options(o, opts, sizeof opts);
+    raw = cache_key_of_bytes(chunk->start, (size_t)(chunk->end - chunk->start), &ko);
+    if (cache_get_alias(cache, raw, out, outlen)) return 0;
+  }
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  Context *c = ctx_new();
+  if (o->max_errors) c->diag.max_errors = o->max_errors;
+  if (o->diag_out) c->diag.out = o->diag_out;
+  Module *m = parse_module(c, file, chunk->start, chunk->end, chunk->first_line);
+  bool ok = m && verify_module(c, m);
+  /* Parsing and verifying count as compile time too. */
+  if (metrics) metrics->compile_s += seconds_since(&t0);
+  int rc = ok ? compile_module_cached(c, m, o, cache, cache ? &raw : NULL, metrics, out, outlen) : 2;
+  ctx_free(c);
+  return rc;
+}

@@ -1,0 +1,72 @@
+/* The one compile path (runtime/compile.c): tpucc, tpurun and libtpurun
+ * compile StableHLO through it, so they agree on pipelines, cache keys and
+ * what gets written. */
+#ifndef RUNTIME_COMPILE_H
+#define RUNTIME_COMPILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "backend/backend.h"
+#include "cache/cache.h"
+#include "frontend/parser.h"
+#include "passes/pass.h"
+
+/* Part of every cache key: bump it when the compiler accepts, refuses or
+ * emits something differently, so no entry of an older build is served
+ * (0.2.1: sharded programs and bad dense_resource blobs are refused). */
+#define TPUCC_VERSION "0.2.1"
+
+typedef struct CompileOptions {
+  const char *target; /* preset name, default "v5e" */
+  int opt_level;      /* 0..2 */
+  int max_errors;     /* --max-errors: diagnostics limit (default 20) */
+  bool explicit_passes; /* --passes given: `passes` replaces the -O pipeline */
+  Pipeline passes;
+  PassOptions pass_opts; /* --verify-each, --print-ir-after*, --time-passes */
+  /* The compilation cache (--cache-dir, --no-cache, --cache-max-size). */
+  const char *cache_dir;
+  bool no_cache;
+  uint64_t cache_max_bytes; /* default 1 GiB */
+  uint64_t max_input_bytes; /* --max-input-size, default 2 GiB */
+  FILE *diag_out; /* where diagnostics go; NULL: stderr */
+} CompileOptions;
+
+/* Defaults: v5e, -O2. */
+void compile_defaults(CompileOptions *o);
+
+/* Runs the optimization pipeline of o over a verified module; false after
+ * diagnostics.  pc (may be NULL) receives the analyses' results. */
+bool compile_optimize(Context *c, Module *m, const CompileOptions *o, PassContext *pc);
+
+/* Back-end options of o: its target, and the COSTS section from the cost
+ * model (passes/cost.h) of that target. */
+BackendOptions compile_backend_options(const CompileOptions *o);
+
+/* Lowers an optimized module to a .tpub image (malloc'ed) and checks that
+ * tpurun's loader accepts it, so nothing unloadable is ever written or
+ * cached (the verifier refuses what the loader would; a refusal here is a
+ * compiler bug, reported on o->diag_out).  False after diagnostics. */
+bool compile_lower(Context *c, Module *m, const CompileOptions *o, uint8_t **out, size_t *outlen);
+
+/* The key options of o: compiler version, target, output-changing options
+ * ("-O2", or the explicit pass list), into buf. */
+CacheKeyOptions compile_cache_key_options(const CompileOptions *o, char *buf, size_t n);
+
+/* Optimizes and lowers a verified module in memory, through the cache when
+ * cache is non-NULL (a hit skips the passes and the back end): the entry
+ * point for later runtime modes.  raw: the key of the source bytes (NULL
+ * if unknown), stored as an alias.  metrics (may be NULL) counts compiles.
+ * Returns 0, or 2 after diagnostics. */
+int compile_module_cached(Context *c, Module *m, const CompileOptions *o, Cache *cache, const CacheKey *raw,
+                          CacheMetrics *metrics, uint8_t **out, size_t *outlen);
+
+/* Parses, verifies, optimizes and lowers one chunk of file to a .tpub image
+ * (malloc'ed), through the cache when non-NULL: the chunk's raw bytes are
+ * looked up first (no parsing on a hit), then its canonical IR.  Diagnostics go to
+ * o->diag_out.  Returns 0, or 2 when the program is rejected. */
+int compile_source(const SourceFile *file, const SourceChunk *chunk, const CompileOptions *o, Cache *cache,
+                   CacheMetrics *metrics, uint8_t **out, size_t *outlen);
+
+#endif
