@@ -96,6 +96,16 @@ $(BUILD)/libtpurun.a: $(TPURUN_OBJS)
 $(BUILD)/libtpurun.so: $(TPURUN_OBJS)
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,libtpurun.so -Wl,-z,defs -o $@ $^ -lgmp -lxxhash -lm -lpthread
 
+# Clients of the public header only (-I runtime, #include "tpurun.h"),
+# linked against the static library: the eager example and its benchmark.
+EAGER_CLIENTS := examples/eager_transformer.c bench/eager_bench.c
+$(call obj,$(EAGER_CLIENTS)): CFLAGS += -Iruntime
+$(BUILD)/eager_transformer: $(call obj,examples/eager_transformer.c) $(BUILD)/libtpurun.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/eager_bench: $(call obj,bench/eager_bench.c) $(BUILD)/libtpurun.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BUILD)/unit_tests: $(call obj,$(UNIT_SRCS)) $(UNIT_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
 
@@ -108,8 +118,10 @@ $(BUILD)/corpus_check: $(call obj,testsuite/corpus/corpus_check.c) $(call lib,fr
 # ---------------------------------------------------------------- goals
 # One transformer block (examples/transformer_block.mlir): compile to bytecode,
 # run on 8 token ids and seeded random weights in [-1, 1), print the 8x32 result,
-# then the cost model's summary of it (the whole table is left in a file).
-run: all
+# then the cost model's summary of it (the whole table is left in a file);
+# then the same block op by op through libtpurun's eager API in the Debug,
+# Strict and Fused modes (examples/eager_transformer.c).
+run: all $(BUILD)/eager_transformer
 	$(BUILD)/tpucc examples/transformer_block.mlir -o $(BUILD)/transformer_block.tpub
 	$(BUILD)/tpurun $(BUILD)/transformer_block.tpub \
 	    --input=8xi32=3,14,15,9,26,5,35,8 \
@@ -119,11 +131,12 @@ run: all
 	@$(BUILD)/tpucc --report --target=v5e examples/transformer_block.mlir >$(BUILD)/transformer_block.report
 	@echo "modeled on v5e (tpucc --report; table in $(BUILD)/transformer_block.report):"
 	@tail -n 1 $(BUILD)/transformer_block.report
+	$(BUILD)/eager_transformer all
 
 unit: deps $(if $(UNIT_SRCS),$(BUILD)/unit_tests)
 	@$(if $(UNIT_SRCS),:,echo "no unit tests in testsuite/unit/")
 
-check: deps all unit $(BUILD)/corpus_check
+check: deps all unit $(BUILD)/corpus_check $(BUILD)/eager_transformer
 	testsuite/run_all.sh $(BUILD)
 
 # Every corpus program under tpurun --check: PASS / FAIL / UNSUPPORTED per file.
@@ -151,7 +164,7 @@ tsan: deps
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/train_step.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/conformance/run.sh $(TSAN_BUILD) /interpret/
 
-bench: all
+bench: all $(BUILD)/eager_transformer $(BUILD)/eager_bench
 	bench/run.sh $(BUILD)
 
 # The op and opcode references, generated from the tables
