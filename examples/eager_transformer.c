@@ -392,6 +392,23 @@ static char *metrics_json(void) {
   return buf;
 }
 
+/* The number after "key": in the client's metrics, or -1 if absent. */
+static double metric(const char *key) {
+  char *json = metrics_json(), pat[96];
+  snprintf(pat, sizeof pat, "\"%s\"", key);
+  double v = -1;
+  const char *p = strstr(json, pat);
+  if (p) {
+    p += strlen(pat);
+    while (*p == ' ' || *p == ':') p++;
+    char *end;
+    double x = strtod(p, &end);
+    if (end != p) v = x;
+  }
+  free(json);
+  return v;
+}
+
 static const char *const mode_names[] = {"strict", "debug", "fused"};
 
 /* Runs the block `steps` times in `mode`; the last result into out (S*D floats). */
@@ -403,6 +420,7 @@ static void run_mode(const Model *m, TpuEagerMode mode, int steps, float *out) {
   size_t n = (size_t)m->S * m->D, bytes = n * sizeof(float);
   float *step_out = xmalloc(bytes);
   double *ms = xmalloc((size_t)steps * sizeof *ms);
+  double compiles = -1, lowerings = -1; /* the counters after step 1 */
   for (int s = 0; s < steps; s++) {
     double t0 = now_ms();
     TpuTensor *y = block(m);
@@ -411,6 +429,7 @@ static void run_mode(const Model *m, TpuEagerMode mode, int steps, float *out) {
     check(tpu_tensor_to_host(y, s == 0 ? out : step_out, bytes), "tpu_tensor_to_host");
     tpu_tensor_release(y);
     ms[s] = now_ms() - t0;
+    if (s == 0) compiles = metric("compiles"), lowerings = metric("direct_lowerings");
     if (s > 0 && memcmp(out, step_out, bytes) != 0)
       die("%s: step %d's result differs from step 1's", mode_names[mode], s + 1);
   }
@@ -427,6 +446,11 @@ static void run_mode(const Model *m, TpuEagerMode mode, int steps, float *out) {
     int k = steps - 1;
     double med = (k % 2) ? ms[1 + k / 2] : (ms[k / 2] + ms[k / 2 + 1]) / 2;
     printf(", then median %.2f ms", med);
+    /* Compiles after the first step: 0 once every op (Strict, Debug) or
+     * the step's graphs (Fused) come from the cache. */
+    double c2 = metric("compiles"), l2 = metric("direct_lowerings");
+    if (compiles >= 0 && c2 >= 0 && lowerings >= 0 && l2 >= 0)
+      printf("; after step 1: %.0f compiles, %.0f direct lowerings", c2 - compiles, l2 - lowerings);
   }
   printf("\n");
   fflush(stdout);
