@@ -18,8 +18,9 @@
 #   c. two independent streams of chip 0, each a chain of EAGER_CHAIN 512x512
 #      f32 dot_generals, against one stream queuing both chains: wall times,
 #      ratio, with the default threads per kernel and with one.
-# Every figure is the median over EAGER_REPEAT processes (default 3; Strict
-# and Fused alternate), each with an empty cache directory of its own.
+# Every figure is the median over EAGER_REPEAT processes (default
+# BENCH_REPEAT, else 5; Strict and Fused alternate), each with an empty cache
+# directory of its own.
 # Exit 0 unless a tool fails; the targets are reported, not asserted.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -27,10 +28,10 @@ source "$HERE/lib.sh"
 BUILD=$(cd "${1:?usage: bench/eager.sh BUILD_DIR}" && pwd)
 EX="$BUILD/eager_transformer" EB="$BUILD/eager_bench"
 PY=/usr/bin/python3
-R=${EAGER_REPEAT:-3}
-STEPS=${EAGER_STEPS:-4}
+R=${EAGER_REPEAT:-${BENCH_REPEAT:-5}}
+STEPS=${EAGER_STEPS:-6}
 TF=${EAGER_TF:---seq 256 --width 512 --heads 8 --mlp 2048}
-MLP_BATCH=${EAGER_MLP_BATCH:-512}
+MLP_BATCH=${EAGER_MLP_BATCH:-2048}
 N_ADDS=${EAGER_ADDS:-100000}
 CHAIN=${EAGER_CHAIN:-16}
 for t in "$EX" "$EB"; do
@@ -39,7 +40,12 @@ done
 # The mode is the scripts' choice; never the user's cache.
 unset TPU_EAGER_MODE TPU_CACHE_DIR
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "n/a"; exit } print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# median [DECIMALS]: the median of the numbers on stdin, one a line (n/a if none).
+median() {
+  sort -g | awk -v d="${1:-2}" '{ v[NR] = $1 } END {
+    if (NR == 0) { print "n/a"; exit }
+    printf "%.*f\n", d, (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 # target VALUE OP LIMIT: "met (OP LIMIT)" or "NOT met (OP LIMIT)".
 target() {
   awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {
@@ -96,7 +102,8 @@ for bench in transformer mlp; do
   done
   for mode in strict fused; do
     for k in first_ms median_ms compiles_after_first lowerings_after_first; do
-      A[$bench-$mode-$k]=$(field "$BENCH_TMP/$bench-$mode" $k | grep -v 'n/a' | median)
+      if [ "${k%_ms}" != "$k" ]; then d=2; else d=0; fi
+      A[$bench-$mode-$k]=$(field "$BENCH_TMP/$bench-$mode" $k | grep -v 'n/a' | median $d)
     done
   done
 done
@@ -123,13 +130,13 @@ echo "  scalar adds: eager_bench scalar-add MODE --n $N_ADDS (a chain x = x + 1,
 for ((r = 0; r < R; r++)); do
   run "$BENCH_TMP/adds" "$EB" scalar-add strict --n "$N_ADDS" || status=1
 done
-strict_us=$(field "$BENCH_TMP/adds" us_per_op | median)
+strict_us=$(field "$BENCH_TMP/adds" us_per_op | median 3)
 enq_ms=$(field "$BENCH_TMP/adds" enqueue_ms | median)
 other=""
 for mode in debug fused; do
   : >"$BENCH_TMP/adds-$mode"
   run "$BENCH_TMP/adds-$mode" "$EB" scalar-add $mode --n "$N_ADDS" || status=1
-  other="$other, $mode $(field "$BENCH_TMP/adds-$mode" us_per_op | median) µs (1 run)"
+  other="$other, $mode $(field "$BENCH_TMP/adds-$mode" us_per_op | median 3) µs (1 run)"
 done
 torch_us="n/a"
 if "$PY" -c 'import torch' 2>/dev/null; then
@@ -153,7 +160,7 @@ assert x.item() == float(n), x.item()
 print("%.4f" % (t / n * 1e6))
 PY
   done
-  torch_us=$(median <"$BENCH_TMP/torch")
+  torch_us=$(median 3 <"$BENCH_TMP/torch")
   torch_v=$("$PY" -c 'import torch; print(torch.__version__)')
 else
   echo "note: PyTorch (python3-torch) not installed: its per-op time is skipped" \

@@ -181,7 +181,7 @@ typedef struct {
   /* Parameters (tokens first, in the .mlir's order). */
   TpuTensor *params[10];
   /* Constants of the .mlir, made once. */
-  TpuTensor *zero, *ninf0, *width, *eps, *rsqrt_dh, *ninf, *half, *one, *gelu_c, *sqrt_2_over_pi;
+  TpuTensor *zero, *ninf0, *width, *eps, *rsqrt_dh, *masked_out, *half, *one, *gelu_c, *sqrt_2_over_pi;
 } Model;
 
 enum { P_TOKENS, P_EMB, P_WQ, P_WK, P_WV, P_WO, P_W1, P_W2, P_LN1, P_LN2 };
@@ -227,7 +227,10 @@ static void model_init(Model *m, int S, int D, int H, int F, int V) {
   m->width = splat(m->t_S, (size_t)S, (float)D);
   m->eps = splat(m->t_S, (size_t)S, 9.99999974E-6f);
   m->rsqrt_dh = splat(m->t_HSS, hss, (float)(1.0 / sqrt((double)m->dh)));
-  m->ninf = splat(m->t_HSS, hss, -INFINITY);
+  /* The .mlir masks with -inf; Debug mode rejects any result holding an
+   * Inf, so the mask here is -1e30: exp(-1e30 - max) is 0 exactly as
+   * exp(-inf) is, and the result is the same bits. */
+  m->masked_out = splat(m->t_HSS, hss, -1e30f);
   m->half = splat(t_SF, sf, 0.5f);
   m->one = splat(t_SF, sf, 1.0f);
   m->gelu_c = splat(t_SF, sf, 4.471500e-02f);
@@ -236,7 +239,7 @@ static void model_init(Model *m, int S, int D, int H, int F, int V) {
 
 static void model_release(Model *m) {
   release_all(m->params, 10);
-  REL(m->zero, m->ninf0, m->width, m->eps, m->rsqrt_dh, m->ninf, m->half, m->one, m->gelu_c, m->sqrt_2_over_pi);
+  REL(m->zero, m->ninf0, m->width, m->eps, m->rsqrt_dh, m->masked_out, m->half, m->one, m->gelu_c, m->sqrt_2_over_pi);
 }
 
 /* broadcast_in_dim of x to `type` along `dims` ("0", "1", "0, 1", ...). */
@@ -282,7 +285,8 @@ static TpuTensor *attention(const Model *m, TpuTensor *h) {
   TpuTensor *scores = OP("stablehlo.multiply", NULL, NULL, qk, m->rsqrt_dh);
   REL(q, k, qk);
 
-  /* Causal mask: query i sees keys j <= i; the others get -inf. */
+  /* Causal mask: query i sees keys j <= i; the others get -1e30 (see
+   * masked_out). */
   const char *t_SSi = m->t_SSi;
   TpuTensor *row = op_("stablehlo.iota", "{iota_dimension = 0 : i64}", t_SSi, NULL, 0);
   TpuTensor *col = op_("stablehlo.iota", "{iota_dimension = 1 : i64}", t_SSi, NULL, 0);
@@ -291,7 +295,7 @@ static TpuTensor *attention(const Model *m, TpuTensor *h) {
                           "compare_type = #stablehlo<comparison_type SIGNED>}",
                           NULL, row, col);
   TpuTensor *allowedb = broadcast(allowed, "1, 2", m->t_HSSb);
-  TpuTensor *masked = OP("stablehlo.select", NULL, NULL, allowedb, scores, m->ninf);
+  TpuTensor *masked = OP("stablehlo.select", NULL, NULL, allowedb, scores, m->masked_out);
   REL(row, col, allowed, allowedb, scores);
 
   /* Softmax over the keys. */
