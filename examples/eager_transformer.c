@@ -13,7 +13,10 @@
  *   y = x + w2 . gelu(w1 . layer_norm(x, ln2_scale))
  * Every op is one tpu_op call with its StableHLO name and its attributes in
  * MLIR attribute-dictionary syntax; result types are passed only where
- * StableHLO cannot infer them (reshape, broadcast_in_dim, iota).
+ * StableHLO cannot infer them (reshape, broadcast_in_dim, iota).  One
+ * difference from the .mlir: the causal mask writes -1e30, not -inf, into
+ * the hidden scores, because Debug mode rejects any result holding an Inf;
+ * exp(-1e30 - max) is 0 as exp(-inf) is, so the result is the same bits.
  *
  * Data: the weights are what `tpurun --input=random:K` gives parameter K of
  * the .mlir (K = 1..9: embedding, wq, wk, wv, wo, w1, w2, ln1_scale,
@@ -26,7 +29,9 @@
  *
  * Each mode runs the block --steps times (each step from the tokens, its
  * result read to the host) and prints the result's checksum (64-bit
- * FNV-1a of its bytes), sum and first values, and the step times.  Checks
+ * FNV-1a of its bytes), sum and first values, and the step times: the
+ * first, the median of the others and (from tpu_metrics_json) the compiles
+ * and direct lowerings after the first step.  Checks
  * (exit 1 with a message when one fails):
  *   - every step of a mode gives the same bytes;
  *   - Debug and Strict: bitwise equal (memcmp);
@@ -61,6 +66,7 @@ static TpuClient *client;
 
 static void die(const char *fmt, ...) {
   va_list ap;
+  fflush(stdout); /* what was printed so far comes first */
   va_start(ap, fmt);
   fprintf(stderr, "%s: ", progname);
   vfprintf(stderr, fmt, ap);
@@ -597,7 +603,7 @@ int main(int argc, char **argv) {
   opts.struct_size = sizeof opts;
   opts.mode = (TpuEagerMode)modes[0];
   check(tpu_client_create(&opts, &client), "tpu_client_create");
-  printf("eager_transformer: seq %d, width %d, heads %d (of %d), mlp %d, vocab %d, %d step%s per mode, libtpurun %s\n",
+  printf("eager_transformer: seq %d, width %d, %d heads of %d, mlp %d, vocab %d, %d step%s per mode, libtpurun %s\n",
          S, D, H, D / H, F, V, steps, steps == 1 ? "" : "s", tpu_version());
 
   Model m;
