@@ -82,7 +82,7 @@ static int configure(TpuClient *c, const TpuClientOptions *o) {
   if (mode < 0)
     return rt_fail(TPU_ERR_USAGE, "TPU_EAGER_MODE='%s' is not one of debug, strict, fused", getenv("TPU_EAGER_MODE"));
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  c->mode = (TpuEagerMode)mode;
+  atomic_init(&c->mode, mode);
   c->nchips = o->chips ? o->chips : 1;
   c->target_name = t->name;
   c->hbm_bytes = o->hbm_bytes ? o->hbm_bytes : t->hbm_bytes;
@@ -191,14 +191,16 @@ TPU_API int tpu_sync(TpuClient *c) {
 
 TPU_API int tpu_client_chips(const TpuClient *c) { return c ? c->nchips : rt_fail(-1, "tpu_client_chips: client is NULL"); }
 
-TPU_API TpuEagerMode tpu_client_mode(const TpuClient *c) { return c ? c->mode : TPU_EAGER_STRICT; }
+TPU_API TpuEagerMode tpu_client_mode(const TpuClient *c) {
+  return c ? (TpuEagerMode)atomic_load(&((TpuClient *)c)->mode) : TPU_EAGER_STRICT;
+}
 
 TPU_API int tpu_client_set_mode(TpuClient *c, TpuEagerMode mode) {
   if (!c) return rt_fail(TPU_ERR_USAGE, "tpu_client_set_mode: client is NULL");
   if ((unsigned)mode > TPU_EAGER_FUSED)
     return rt_fail(TPU_ERR_USAGE, "tpu_client_set_mode: %d is not a TpuEagerMode", (int)mode);
-  int rc = c->mode == TPU_EAGER_FUSED ? rt_flush_all(c, "mode_switch") : TPU_OK;
-  c->mode = mode;
+  int old = atomic_exchange(&c->mode, (int)mode);
+  int rc = old == TPU_EAGER_FUSED ? rt_flush_all(c, "mode_switch") : TPU_OK;
   return rc;
 }
 
@@ -248,7 +250,7 @@ TPU_API int tpu_metrics_json(TpuClient *c, char *buf, size_t len) {
       "\"recompiles\": %llu, \"programs_run\": %llu, \"nan_checks\": %llu, "
       "\"cache\": {\"memory_hits\": %llu, \"disk_hits\": %llu, \"disk_misses\": %llu, \"disk_dir\": \"%s\"}, "
       "\"materializations\": {%s}}",
-      modes[c->mode], c->nchips, c->target_name, (unsigned long long)m->ops[0], (unsigned long long)m->ops[1],
+      modes[atomic_load(&c->mode)], c->nchips, c->target_name, (unsigned long long)m->ops[0], (unsigned long long)m->ops[1],
       (unsigned long long)m->ops[2], (unsigned long long)m->signatures, (unsigned long long)m->direct, m->direct_s,
       (unsigned long long)m->graphs, (unsigned long long)m->graph_ops, (unsigned long long)m->compiles, m->compile_s,
       (unsigned long long)m->recompiles, (unsigned long long)m->programs_run, (unsigned long long)m->nan_checks,

@@ -147,7 +147,7 @@ static VmProgram *compile_text(TpuClient *c, const char *text, size_t len, const
   return p;
 }
 
-RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name) {
+RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled) {
   XXH128_hash_t k = XXH3_128bits(text, len);
   pthread_mutex_lock(&c->lock);
   RtExe *e = tier_find(c, k);
@@ -156,12 +156,10 @@ RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *na
     atomic_fetch_add(&c->m.mem_hits, 1);
     return e;
   }
-  bool compiled;
-  VmProgram *p = compile_text(c, text, len, name, &compiled);
+  VmProgram *p = compile_text(c, text, len, name, compiled);
   if (!p) return NULL;
   int fn = vm_program_find(p, "main");
   if (!(e = rt_exe_new(c, p, fn < 0 ? 0 : fn))) return NULL;
-  e->compiled = compiled;
   pthread_mutex_lock(&c->lock);
   RtExe *other = tier_find(c, k);
   bool added = !other && tier_add(c, k, e);

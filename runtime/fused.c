@@ -32,6 +32,8 @@ struct RtGraph {
   int *islot;
   int nslots;
   uint64_t hash;  /* the ops and their wiring so far (repeated steps) */
+  bool cut_pending; /* its ops so far made a graph materialized before: cut
+                     * here when the next op comes (temporaries released) */
   uint64_t shape; /* the ops and attributes without types (recompiles) */
 };
 
@@ -204,7 +206,8 @@ static int materialize(TpuStream *s, RtGraph *g, const char *reason) {
   char name[96];
   snprintf(name, sizeof name, "fused graph of ops #%" PRIu64 "-#%" PRIu64, g->nodes[0].op_index,
            g->nodes[g->n - 1].op_index);
-  RtExe *exe = text ? rt_exe_of_text(c, text, len, name) : NULL;
+  bool compiled = false;
+  RtExe *exe = text ? rt_exe_of_text(c, text, len, name, &compiled) : NULL;
   free(text);
   RtWork *w = exe ? rt_work_new(RT_WORK_EXE, g->nin, nout) : NULL;
   if (!w) {
@@ -215,7 +218,7 @@ static int materialize(TpuStream *s, RtGraph *g, const char *reason) {
   }
   atomic_fetch_add(&c->m.graphs, 1);
   atomic_fetch_add(&c->m.graph_ops, (uint64_t)g->n);
-  count_shape(c, g->shape, exe->compiled);
+  count_shape(c, g->shape, compiled);
   w->exe = exe;
   w->op_index = g->nodes[0].op_index;
   w->op_name = "fused graph";
@@ -252,7 +255,9 @@ static int add_node(TpuStream *s, RtGraph *g, RtSig *sig, uint64_t op_index, Tpu
   uint64_t h = XXH3_64bits_withSeed(&sig, sizeof sig, g->hash);
   g->shape = XXH3_64bits_withSeed(sig->op, strlen(sig->op), XXH3_64bits_withSeed(sig->attrs, strlen(sig->attrs), g->shape));
   for (int i = 0; i < sig->nin; i++) {
+    pthread_mutex_lock(&c->lock);
     bool inside = in[i]->graph == g;
+    pthread_mutex_unlock(&c->lock);
     n->args[i] = inside ? (RtArg){in[i]->node, in[i]->node_result} : (RtArg){-1, input_of(g, in[i])};
     if (n->args[i].index < 0) return free(n->args), free(n->results), rt_fail(TPU_ERR_RUNTIME, "out of host memory");
     h = XXH3_64bits_withSeed(&n->args[i], sizeof n->args[i], h);
@@ -289,6 +294,16 @@ int rt_graph_add(TpuStream *s, RtSig *sig, uint64_t op_index, TpuTensor *const *
     }
   }
   pthread_mutex_lock(&s->graph_lock);
+  if (s->graph && s->graph->cut_pending) {
+    RtGraph *done = s->graph;
+    s->graph = NULL;
+    int rc = materialize(s, done, "repeated_step");
+    rt_graph_free(done);
+    if (rc) {
+      pthread_mutex_unlock(&s->graph_lock);
+      return rc;
+    }
+  }
   if (!s->graph && !(s->graph = calloc(1, sizeof *s->graph))) {
     pthread_mutex_unlock(&s->graph_lock);
     return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
@@ -299,7 +314,7 @@ int rt_graph_add(TpuStream *s, RtSig *sig, uint64_t op_index, TpuTensor *const *
   if (rc == TPU_OK && g->n >= c->fused_max_ops) reason = "size_bound";
   if (rc == TPU_OK && !reason) {
     pthread_mutex_lock(&c->lock);
-    if (step_seen(c, g->hash, false)) reason = "repeated_step";
+    g->cut_pending = step_seen(c, g->hash, false);
     pthread_mutex_unlock(&c->lock);
   }
   if (reason) {

@@ -216,53 +216,77 @@ static bool infer_results(TpuClient *c, Probe *p, const RtType **res, int nres) 
   return true;
 }
 
-/* Builds a new signature: parses the op (expanding the body shorthand),
- * infers its results when none are given, and verifies the one-op module.
- * NULL after rt_fail. */
-static RtSig *build_sig(TpuClient *c, OpKind kind, const char *op, const char *attrs, const RtType *const *in,
-                        int nin, const RtType **res, int nres, bool infer, uint64_t op_index) {
-  char *head = malloc(strlen(op) + 4);
-  if (!head) return rt_fail(TPU_ERR_RUNTIME, "out of host memory"), NULL;
-  sprintf(head, "\"%s\"(", op);
-  char *probe_tail = tail_text(attrs, in, nin, NULL, 0);
-  char *text = probe_tail ? module_text(head, probe_tail, in, nin, NULL, 0) : NULL;
+/* Parses the op `head attrs` on operands of types in with no results (a
+ * probe): true with p holding it, else false after rt_fail (p freed). */
+static bool probe_op(Probe *p, const char *head, const char *attrs, const RtType *const *in, int nin, OpKind kind,
+                     uint64_t op_index) {
+  char *tail = tail_text(attrs, in, nin, NULL, 0);
+  char *text = tail ? module_text(head, tail, in, nin, NULL, 0) : NULL;
+  free(tail);
+  if (!text) return rt_fail(TPU_ERR_RUNTIME, "out of host memory"), false;
+  bool ok = probe_parse(p, text, op_index, kind, nin);
+  if (!ok) probe_fail(p, TPU_ERR_REJECTED, "rejected"), probe_free(p);
+  free(text); /* the probe's messages are already in p->diag */
+  return ok;
+}
+
+/* The attributes and regions of the op (the body shorthand expanded) in
+ * *mid and, with infer, its inferred result types; TPU_OK or rt_fail's
+ * code. */
+static int resolve_op(TpuClient *c, const char *head, const char *attrs, const RtType *const *in, int nin, OpKind kind,
+                      bool infer, const RtType **res, int nres, uint64_t op_index, char **mid) {
   Probe p;
-  bool ok = text && probe_parse(&p, text, op_index, kind, nin);
-  char *mid = ok ? mid_text(&p, attrs, in, nin) : NULL;
-  ok = mid != NULL;
-  if (ok && infer && strcmp(mid, attrs) != 0) {
+  if (!probe_op(&p, head, attrs, in, nin, kind, op_index)) return TPU_ERR_REJECTED;
+  *mid = mid_text(&p, attrs, in, nin);
+  if (*mid && infer && strcmp(*mid, attrs) != 0) {
     /* The region changes what inference sees (reduce's body types). */
-    char *t2 = tail_text(mid, in, nin, NULL, 0), *text2 = t2 ? module_text(head, t2, in, nin, NULL, 0) : NULL;
     probe_free(&p);
-    ok = text2 && probe_parse(&p, text2, op_index, kind, nin);
-    free(t2);
-    free(text2);
+    if (!probe_op(&p, head, *mid, in, nin, kind, op_index)) return free(*mid), *mid = NULL, TPU_ERR_REJECTED;
   }
-  ok = ok && (!infer || infer_results(c, &p, res, nres));
-  int code = text ? TPU_ERR_REJECTED : TPU_ERR_RUNTIME;
-  if (!ok) probe_fail(&p, code, "out of host memory");
-  if (text) probe_free(&p);
-  free(probe_tail);
-  free(text);
-  char *tail = ok ? tail_text(mid, in, nin, res, nres) : NULL;
-  char *module = tail ? module_text(head, tail, in, nin, res, nres) : NULL;
-  ok = module && probe_parse(&p, module, op_index, kind, nin) && verify_module(p.ctx, p.m);
-  if (module && !ok) probe_fail(&p, TPU_ERR_REJECTED, "rejected");
-  if (module) probe_free(&p);
+  bool ok = *mid && (!infer || infer_results(c, &p, res, nres));
+  if (!ok) probe_fail(&p, TPU_ERR_REJECTED, "rejected");
+  probe_free(&p);
+  if (!ok) free(*mid), *mid = NULL;
+  return ok ? TPU_OK : TPU_ERR_REJECTED;
+}
+
+/* Verifies the one-op module of head and tail; TPU_OK or rt_fail's code. */
+static int verify_op(const char *head, const char *tail, const RtType *const *in, int nin, const RtType *const *res,
+                     int nres, OpKind kind, uint64_t op_index) {
+  char *module = module_text(head, tail, in, nin, res, nres);
+  if (!module) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  Probe p;
+  bool ok = probe_parse(&p, module, op_index, kind, nin) && verify_module(p.ctx, p.m);
+  if (!ok) probe_fail(&p, TPU_ERR_REJECTED, "rejected");
+  probe_free(&p);
   free(module);
+  return ok ? TPU_OK : TPU_ERR_REJECTED;
+}
+
+/* Builds a new signature into *out: resolves the op and its result types
+ * and verifies the one-op module; TPU_OK or rt_fail's code. */
+static int build_sig(TpuClient *c, OpKind kind, const char *op, const char *attrs, const RtType *const *in, int nin,
+                     const RtType **res, int nres, bool infer, uint64_t op_index, RtSig **out) {
+  char *head = malloc(strlen(op) + 4), *mid = NULL, *tail = NULL;
+  if (!head) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  sprintf(head, "\"%s\"(", op);
+  int rc = resolve_op(c, head, attrs, in, nin, kind, infer, res, nres, op_index, &mid);
+  if (rc == TPU_OK && !(tail = tail_text(mid, in, nin, res, nres))) rc = rt_fail(TPU_ERR_RUNTIME, "out of host memory");
   free(mid);
-  RtSig *sig = ok ? calloc(1, sizeof *sig) : NULL;
-  const RtType **types = ok ? malloc(sizeof *types * (size_t)(nin + nres + 1)) : NULL;
-  if (!sig || !types) {
-    if (ok) rt_fail(TPU_ERR_RUNTIME, "out of host memory");
-    free(sig), free(types), free(head), free(tail);
-    return NULL;
+  if (rc == TPU_OK) rc = verify_op(head, tail, in, nin, res, nres, kind, op_index);
+  RtSig *sig = rc == TPU_OK ? calloc(1, sizeof *sig) : NULL;
+  const RtType **types = sig ? malloc(sizeof *types * (size_t)(nin + nres + 1)) : NULL;
+  if (!types) {
+    if (rc == TPU_OK) rc = rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+    free(sig), free(head), free(tail);
+    return rc;
   }
   memcpy(types, in, sizeof *types * (size_t)nin);
   memcpy(types + nin, res, sizeof *types * (size_t)nres);
   *sig = (RtSig){.op = strdup(op), .attrs = strdup(attrs), .nin = nin, .nres = nres, .in = types,
                  .res = types + nin, .inferred = infer, .head = head, .tail = tail};
-  return sig;
+  *out = sig;
+  return TPU_OK;
 }
 
 /* ---- the signature table -------------------------------------------------- */
@@ -332,23 +356,24 @@ static OpKind op_kind_checked(const char *op) {
   return k;
 }
 
-RtSig *rt_sig_get(TpuClient *c, const char *op, const char *attrs, const RtType *const *in, int nin,
-                  const char *const *result_types, int nres, uint64_t op_index) {
+int rt_sig_get(TpuClient *c, const char *op, const char *attrs, const RtType *const *in, int nin,
+               const char *const *result_types, int nres, uint64_t op_index, RtSig **out) {
   const RtType *res[64];
-  if (nres > 64) return rt_fail(TPU_ERR_USAGE, "tpu_op: %d results (at most 64)", nres), NULL;
+  if (nres > 64) return rt_fail(TPU_ERR_USAGE, "tpu_op: %d results (at most 64)", nres);
   for (int i = 0; result_types && i < nres; i++)
     if (!(res[i] = rt_type_intern(c, result_types[i])))
-      return rt_fail(TPU_ERR_USAGE, "tpu_op: result type %d: %s", i, rt_last_error()), NULL;
+      return rt_fail(TPU_ERR_USAGE, "tpu_op: result type %d: %s", i, rt_last_error());
   const RtType *const *key_res = result_types ? res : NULL;
   uint64_t h = sig_hash(op, attrs, in, nin, key_res, nres);
   pthread_mutex_lock(&c->lock);
   RtSig *s = sig_find(c, h, op, attrs, in, nin, key_res, nres);
   pthread_mutex_unlock(&c->lock);
-  if (s) return s;
+  if ((*out = s)) return TPU_OK;
   OpKind kind = op_kind_checked(op);
-  if (kind == OP_UNKNOWN) return NULL;
-  RtSig *made = build_sig(c, kind, op, attrs, in, nin, res, nres, !result_types, op_index);
-  if (!made) return NULL;
+  if (kind == OP_UNKNOWN) return TPU_ERR_USAGE;
+  RtSig *made = NULL;
+  int rc = build_sig(c, kind, op, attrs, in, nin, res, nres, !result_types, op_index, &made);
+  if (rc) return rc;
   made->hash = h;
   pthread_mutex_lock(&c->lock);
   s = sig_find(c, h, op, attrs, in, nin, key_res, nres);
@@ -356,7 +381,8 @@ RtSig *rt_sig_get(TpuClient *c, const char *op, const char *attrs, const RtType 
   pthread_mutex_unlock(&c->lock);
   if (made) rt_sig_free(made);
   else atomic_fetch_add(&c->m.signatures, 1);
-  return s;
+  *out = s;
+  return TPU_OK;
 }
 
 char *rt_sig_module(const RtSig *sig) { return module_text(sig->head, sig->tail, sig->in, sig->nin, sig->res, sig->nres); }

@@ -50,7 +50,6 @@ typedef struct RtExe {
   pthread_mutex_t lock;
   VmExec **pool; /* idle executors */
   int npool, cappool;
-  bool compiled; /* the pipeline ran for it (not a disk-tier hit) */
 } RtExe;
 
 /* An executable of function fn of p (taking p); NULL after rt_fail. */
@@ -196,7 +195,7 @@ typedef struct RtMetrics {
 } RtMetrics;
 
 struct TpuClient {
-  TpuEagerMode mode;
+  atomic_int mode; /* TpuEagerMode; tpu_client_set_mode may change it from any thread */
   int nchips;
   const char *target_name;
   uint64_t hbm_bytes;
@@ -232,16 +231,17 @@ struct TpuClient {
 
 /* The default stream of chip. */
 TpuStream *rt_default_stream(TpuClient *c, int chip);
-/* The signature of an op (verified and interned on first use); NULL after
- * rt_fail. */
-RtSig *rt_sig_get(TpuClient *c, const char *op, const char *attrs, const RtType *const *in, int nin,
-                  const char *const *result_types, int nres, uint64_t op_index);
+/* The signature of an op (verified and interned on first use) in *out;
+ * TPU_OK, or the code of rt_fail (usage, rejected, out of memory). */
+int rt_sig_get(TpuClient *c, const char *op, const char *attrs, const RtType *const *in, int nin,
+               const char *const *result_types, int nres, uint64_t op_index, RtSig **out);
 /* The executable of a one-op signature (built once). */
 RtExe *rt_sig_exe(TpuClient *c, RtSig *sig, uint64_t op_index);
 /* The executable of a whole module's text (entry @main, else its first
  * function), through the memory tier, the disk tier and the pipeline;
- * name: the source name in its messages.  NULL after rt_fail. */
-RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name);
+ * name: the source name in its messages; *compiled: whether the pipeline
+ * ran for it now.  NULL after rt_fail. */
+RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled);
 /* Runs w on the calling thread (s's worker). */
 void rt_work_run(TpuClient *c, TpuStream *s, RtWork *w);
 void rt_work_free(RtWork *w);

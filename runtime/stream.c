@@ -288,10 +288,11 @@ int rt_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *ope
   const RtType **in = n_operands <= 64 ? inv : malloc(sizeof *in * (size_t)n_operands);
   if (!in) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
   for (int i = 0; i < n_operands; i++) in[i] = operands[i]->type;
-  RtSig *sig = rt_sig_get(c, op, attrs ? attrs : "", in, n_operands, result_types, n_results, op_index);
+  RtSig *sig = NULL;
+  int rc = rt_sig_get(c, op, attrs ? attrs : "", in, n_operands, result_types, n_results, op_index, &sig);
   if (in != inv) free(in);
-  if (!sig) return rt_fail(strstr(rt_last_error(), "out of host memory") ? TPU_ERR_RUNTIME : TPU_ERR_REJECTED, "%s", rt_last_error());
-  TpuEagerMode mode = c->mode;
+  if (rc) return rc;
+  TpuEagerMode mode = (TpuEagerMode)atomic_load(&c->mode);
   atomic_fetch_add(&c->m.ops[mode], 1);
   if (mode == TPU_EAGER_FUSED) return rt_graph_add(s, sig, op_index, operands, results);
   RtExe *exe = rt_sig_exe(c, sig, op_index);
@@ -310,7 +311,7 @@ int rt_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *ope
   for (int i = 0; i < n_results; i++) rt_tensor_ref_internal(w->out[i] = results[i]);
   rt_stream_push(s, w);
   if (mode != TPU_EAGER_DEBUG) return TPU_OK;
-  int rc = debug_check(c, w, op_index, sig->op, results, n_results);
+  rc = debug_check(c, w, op_index, sig->op, results, n_results);
   if (rc)
     for (int i = 0; i < n_results; i++) tpu_tensor_release(results[i]), results[i] = NULL;
   return rc;
