@@ -138,7 +138,7 @@ for mode in debug fused; do
   run "$BENCH_TMP/adds-$mode" "$EB" scalar-add $mode --n "$N_ADDS" || status=1
   other="$other, $mode $(field "$BENCH_TMP/adds-$mode" us_per_op | median 3) µs (1 run)"
 done
-torch_us="n/a"
+torch_us="n/a" torch_v=""
 if "$PY" -c 'import torch' 2>/dev/null; then
   : >"$BENCH_TMP/torch"
   for ((r = 0; r < R; r++)); do
@@ -167,7 +167,8 @@ else
     "(apt-get install -y --no-install-recommends python3-torch)"
 fi
 echo "Strict per op: $strict_us µs ($(target "$strict_us" "<=" 2); enqueue of all $N_ADDS: $enq_ms ms)$other;" \
-  "PyTorch eager${torch_v:+ $torch_v} (CPU): $torch_us µs per op; tpurun/PyTorch $(bench_ratio "$strict_us" "$torch_us")x"
+  "PyTorch eager${torch_v:+ $torch_v} (CPU, 1 thread): $torch_us µs per op;" \
+  "Strict/PyTorch $(bench_ratio "$strict_us" "$torch_us")x (< 1: Strict is faster)"
 
 # ------------------------------------------------------------ c. streams
 echo "  streams: eager_bench streams --n $CHAIN --size 512 --repeat $R [--threads 1]"
