@@ -5,7 +5,8 @@
  *       One SGD training step of the MLP of examples/mlp_train_step.mlir
  *       (128 -> 768 -> 768 -> 768 -> 128, relu, MSE loss, backward, update
  *       p - 0.01 dp) written op by op with tpu_op, K steps, each reading the
- *       loss to the host (a materialization point in Fused mode).
+ *       loss to the host (a materialization point in Fused mode), then
+ *       tpu_sync (so that a step's time holds its whole update).
  *   eager_bench scalar-add strict|debug|fused [--n N]
  *       A chain of N scalar f32 stablehlo.add (x = x + 1) through tpu_op,
  *       then one tpu_sync; the result is checked (N, exact up to 2^24).
@@ -308,6 +309,9 @@ static int cmd_mlp(int argc, char **argv) {
     TpuTensor *loss = mlp_step(&m, p, x, y);
     check(tpu_tensor_to_host(loss, &loss_v, sizeof loss_v), "tpu_tensor_to_host");
     tpu_tensor_release(loss);
+    /* The loss is ready before the update: in Strict mode the update would
+     * still run into the next step's time. */
+    check(tpu_sync(client), "tpu_sync");
     ms[s] = now_ms() - t0;
     if (s == 0) first_loss = loss_v, c1 = metric("compiles"), l1 = metric("direct_lowerings");
     if (!isfinite(loss_v)) die("mlp: step %d: the loss is %g", s + 1, loss_v);
