@@ -92,8 +92,11 @@ static int configure(TpuClient *c, const TpuClientOptions *o) {
   compile_defaults(&c->graph_opts);
   c->graph_opts.target = t->name;
   c->graph_opts.opt_level = o->opt_level ? o->opt_level - 1 : 2;
+  /* One op: its own kernel choice (layout: MXU tiles for a contraction)
+   * and the fit check; nothing that needs more than the op. */
   c->op_opts = c->graph_opts;
-  c->op_opts.opt_level = 0;
+  c->op_opts.explicit_passes = true;
+  c->op_opts.passes = (Pipeline){.n = 2, .ids = {PASS_LAYOUT, PASS_BUFFER_ASSIGN}};
   if (o->cache_max_bytes) c->graph_opts.cache_max_bytes = o->cache_max_bytes;
   if (!o->no_disk_cache && cache_resolve_dir(o->cache_dir, c->cache_dir, sizeof c->cache_dir))
     c->disk = cache_open(c->cache_dir, c->graph_opts.cache_max_bytes, "libtpurun", NULL);
@@ -234,6 +237,14 @@ TPU_API int tpu_metrics_json(TpuClient *c, char *buf, size_t len) {
   if (!buf && len) return rt_fail(-1, "tpu_metrics_json: buf is NULL but len is %zu", len);
   static const char *const modes[3] = {"strict", "debug", "fused"};
   RtMetrics *m = &c->m;
+  char dir[2 * sizeof c->cache_dir];
+  size_t d = 0;
+  for (const char *p = c->disk ? c->cache_dir : ""; *p && d + 8 < sizeof dir; p++) {
+    if (*p == '"' || *p == '\\') dir[d++] = '\\';
+    if ((unsigned char)*p < 0x20) d += (size_t)snprintf(dir + d, sizeof dir - d, "\\u%04x", *p);
+    else dir[d++] = *p;
+  }
+  dir[d] = '\0';
   CacheMetrics disk = c->disk ? *cache_metrics(c->disk) : (CacheMetrics){0};
   pthread_mutex_lock(&m->metrics_lock);
   char reasons[512];
@@ -255,7 +266,7 @@ TPU_API int tpu_metrics_json(TpuClient *c, char *buf, size_t len) {
       (unsigned long long)m->graphs, (unsigned long long)m->graph_ops, (unsigned long long)m->compiles, m->compile_s,
       (unsigned long long)m->recompiles, (unsigned long long)m->programs_run, (unsigned long long)m->nan_checks,
       (unsigned long long)m->mem_hits, (unsigned long long)disk.hits, (unsigned long long)disk.misses,
-      c->disk ? c->cache_dir : "", reasons);
+      dir, reasons);
   pthread_mutex_unlock(&m->metrics_lock);
   return n < 0 ? -1 : n + 1;
 }

@@ -1,8 +1,8 @@
 /* Eager op signatures: an op name, its attributes and operand types are
  * verified once, by the compiler's own parser, type inference and
  * verifier, on a one-op module; the signature is then found by hash.  Its
- * executable is that module lowered directly (-O0: no pass but the fit
- * check), kept in the memory tier. */
+ * executable is that module lowered directly (no pass but the op's kernel
+ * choice and the fit check), kept in the memory tier. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

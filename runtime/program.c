@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/run.h"
 #include "runtime/runtime.h"
 
 enum { RT_PROGRAM_LIVE = 0x9709a11eu };
@@ -91,13 +92,13 @@ static int run_slice(TpuProgram *p, int fi, TpuTensor *const *args, int nargs, V
   VmOptions o = {.hbm_bytes = c->hbm_bytes, .threads = c->threads};
   VmSlice *slice = argv && fns ? (n > 1 ? vm_slice_new(p->exe->prog, &o, &mesh) : NULL) : NULL;
   int rc = argv && fns && (n == 1 || slice) ? TPU_OK : rt_fail(TPU_ERR_RUNTIME, "out of host memory starting %d chips", n);
+  VmValue whole[256];
+  for (int i = 0; i < nargs; i++) whole[i] = (VmValue){.type = f->reg_types[i], .data = args[i]->data};
   for (int k = 0; k < n && rc == TPU_OK; k++) {
     fns[k] = fi;
     if (!(argv[k] = calloc((size_t)nargs + 1, sizeof(VmValue)))) rc = rt_fail(TPU_ERR_RUNTIME, "out of host memory");
-    for (int i = 0; argv[k] && i < nargs; i++)
-      argv[k][i] = (VmValue){.type = f->reg_types[i],
-                             .data = (char *)args[i]->data + (stacked[i] ? (size_t)f->reg_types[i]->nbytes * (size_t)k : 0)};
   }
+  if (rc == TPU_OK) run_chip_args(f, n, whole, stacked, argv);
   if (rc == TPU_OK && n == 1) {
     VmExec *x = rt_exe_take(c, p->exe);
     int st = x ? vm_run(x, fi, argv[0], nargs, res[0]) : VM_TRAP;
@@ -118,27 +119,20 @@ static int run_slice(TpuProgram *p, int fi, TpuTensor *const *args, int nargs, V
  * stacked on a new leading dimension. */
 static TpuTensor *gather_result(TpuClient *c, const VmFunc *f, VmValue **res, int r) {
   int n = c->nchips;
-  const VmType *t = f->result_types[r];
-  if (t->kind != TPUB_TY_TENSOR) return rt_fail(TPU_ERR_USAGE, "tpu_program_run: result %d is a tuple or token", r), NULL;
-  int64_t dims[65];
-  if (t->rank > 63) return rt_fail(TPU_ERR_USAGE, "tpu_program_run: result %d has too many dimensions", r), NULL;
-  dims[0] = n;
-  memcpy(dims + 1, t->dims, sizeof(int64_t) * (size_t)t->rank);
-  VmType st = *t;
-  if (n > 1) st.rank = t->rank + 1, st.dims = dims, st.count = t->count * n, st.nbytes = t->nbytes * n;
-  const RtType *rt = rt_type_of_vm(c, &st);
+  if (f->result_types[r]->kind != TPUB_TY_TENSOR)
+    return rt_fail(TPU_ERR_USAGE, "tpu_program_run: result %d is a tuple or token", r), NULL;
+  StackedType st = {0};
+  VmValue v = res[0][r];
+  if (n > 1 && !run_stack_result(f, r, res, n, &st, &v)) return rt_fail(TPU_ERR_RUNTIME, "out of host memory"), NULL;
+  const RtType *rt = rt_type_of_vm(c, v.type);
+  free(st.dims);
   TpuTensor *out = rt ? rt_tensor_new(c, 0, rt, 0, NULL) : NULL;
-  if (!out) return NULL;
-  if (n == 1) {
-    out->data = res[0][r].data;
-    res[0][r].data = NULL;
-  } else if ((out->data = malloc((size_t)st.nbytes + 1))) {
-    for (int k = 0; k < n; k++)
-      if (t->nbytes) memcpy((char *)out->data + (size_t)t->nbytes * (size_t)k, res[k][r].data, (size_t)t->nbytes);
-  } else {
-    tpu_tensor_release(out);
-    return rt_fail(TPU_ERR_RUNTIME, "out of host memory"), NULL;
+  if (!out) {
+    if (n > 1) free(v.data);
+    return NULL;
   }
+  out->data = v.data;
+  if (n == 1) res[0][r].data = NULL;
   atomic_store(&out->state, RT_READY);
   return out;
 }

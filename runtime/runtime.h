@@ -203,7 +203,7 @@ struct TpuClient {
   int fused_max_ops;
   bool nan_check;
   CompileOptions graph_opts; /* -O level and target of graphs and programs */
-  CompileOptions op_opts;    /* -O0: one-op executables */
+  CompileOptions op_opts;    /* one-op executables: layout and buffer-assign */
   Cache *disk;               /* NULL: memory tier only */
   char cache_dir[4096];
   pthread_mutex_t lock;      /* types, signatures, graph and program tiers, live lists */
