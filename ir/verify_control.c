@@ -73,7 +73,7 @@ static bool is_scalar_of(const Type *t, ElemKind elem) {
 void verify_while(Context *c, Op *op) {
   int n = op->noperands;
   const Type **ops = operand_types(c, op);
-  if (op->nresults != n) {
+  if (op->nresults != n && !c->infer) {
     op_error(c, op, "expects %d results (one per operand), but got %d", n, op->nresults);
   } else {
     for (int i = 0; i < n; i++)
@@ -126,7 +126,7 @@ void verify_case(Context *c, Op *op) {
 }
 
 void verify_optimization_barrier(Context *c, Op *op) {
-  if (op->nresults != op->noperands) {
+  if (op->nresults != op->noperands && !c->infer) {
     op_error(c, op, "expects %d results (one per operand), but got %d", op->noperands, op->nresults);
     return;
   }
@@ -266,8 +266,14 @@ static bool groups_exact(const Op *op) {
   return g && (g->kind == ATTR_UNIT || (g->kind == ATTR_BOOL && g->u.b));
 }
 
+int64_t vo_replica_group_size(Context *c, const Op *op, bool required) {
+  int64_t gs;
+  check_replica_groups(c, op, required, &gs);
+  return gs;
+}
+
 static bool same_count(Context *c, const Op *op) {
-  if (op->nresults == op->noperands) return true;
+  if (op->nresults == op->noperands || c->infer) return true;
   op_error(c, op, "expects %d results (one per operand), but got %d", op->noperands, op->nresults);
   return false;
 }
@@ -426,7 +432,7 @@ void verify_all_to_all(Context *c, Op *op) {
         else d[cd] *= sc;
       }
     }
-    if (!vo_is_ranked(res)) continue;
+    if (vo_infer_shape(c, i, in->rank, d) || !vo_is_ranked(res)) continue;
     bool good = res->rank == in->rank;
     for (int k = 0; good && k < in->rank; k++) good = vo_dims_compatible(res->dims[k], d[k]);
     if (!good)
@@ -867,7 +873,7 @@ void verify_top_k(Context *c, Op *op) {
   d[in->rank - 1] = ak == AR_OK ? k : DIM_DYNAMIC;
   for (int r = 0; r < 2; r++) {
     const Type *t = vo_result_type(op, r);
-    if (!vo_is_ranked(t)) continue;
+    if (vo_infer_shape(c, r, in->rank, d) || !vo_is_ranked(t)) continue;
     bool good = t->rank == in->rank;
     for (int i = 0; good && i < in->rank; i++) good = vo_dims_compatible(t->dims[i], d[i]);
     if (!good)

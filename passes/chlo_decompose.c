@@ -416,7 +416,7 @@ static Value *decompose_none(Rw *b, Op *op) {
 /* The StableHLO value that replaces each op's result, or NULL to keep the
  * op: the DECOMPOSE column of ir/ops.def. */
 static Value *(*const decompositions[OP_COUNT])(Rw *b, Op *op) = {
-#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, cost, fold, canon, decompose, ...) \
+#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, infer, cost, fold, canon, decompose, ...) \
   [OP_##id] = decompose_##decompose,
 #include "ir/ops.def"
 #undef OP
