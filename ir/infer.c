@@ -75,6 +75,13 @@ static Type *with_elem(Context *c, const Type *shape_of, ElemKind e) {
 
 static const Type *operand(const Op *op, int i) { return vo_operand_type(op, i); }
 
+/* The types of operands FIRST .. FIRST + N - 1 of OP (an arena array). */
+static Type **types_of(Context *c, const Op *op, int first, int n) {
+  Type **t = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) t[i] = (Type *)operand(op, first + i);
+  return t;
+}
+
 /* Writes N results, or reports that the caller has room for fewer. */
 static int emit(Context *c, const Op *op, Type **out, int max_out, int n, Type *const *types) {
   if (n > max_out) {
@@ -154,25 +161,19 @@ static int infer_operand(Context *c, const Op *op, Type **out, int max_out) {
  * all_reduce). */
 static int infer_operands(Context *c, const Op *op, Type **out, int max_out) {
   if (!run_rule(c, op, NULL)) return -1;
-  Type **t = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(op->noperands + 1));
-  for (int i = 0; i < op->noperands; i++) t[i] = (Type *)operand(op, i);
-  return emit(c, op, out, max_out, op->noperands, t);
+  return emit(c, op, out, max_out, op->noperands, types_of(c, op, 0, op->noperands));
 }
 
 /* ------------------------------------------------------------------ */
 /* Element-wise ops whose result element type differs. */
 
-/* abs: a complex operand gives its part type (C2 of abs). */
-static int infer_abs(Context *c, const Op *op, Type **out, int max_out) {
+/* abs, real, imag: a complex operand gives its part type, a real one keeps
+ * its type (C2 of abs, C2 of real / imag). */
+static int infer_complex_part(Context *c, const Op *op, Type **out, int max_out) {
   if (!run_rule(c, op, NULL)) return -1;
   const Type *t = operand(op, 0);
   if (vo_builtin_elem(t) && elem_is_complex(t->elem)) return emit1(c, op, out, max_out, with_elem(c, t, elem_complex_part(t->elem)));
   return emit1(c, op, out, max_out, (Type *)t);
-}
-
-/* real / imag: the part type of a complex operand; a float one is kept. */
-static int infer_real_imag(Context *c, const Op *op, Type **out, int max_out) {
-  return infer_abs(c, op, out, max_out);
 }
 
 /* is_finite, compare, chlo.is_*_inf: i1 of the operands' shape. */
@@ -193,15 +194,12 @@ static int infer_complex(Context *c, const Op *op, Type **out, int max_out) {
   return emit1(c, op, out, max_out, with_elem(c, t, e == ELEM_F32 ? ELEM_C64 : ELEM_C128));
 }
 
-/* clamp(min, operand, max) and select(pred, on_true, on_false): the type of
- * operand #1 (min, max and pred may be scalars). */
-static int infer_clamp(Context *c, const Op *op, Type **out, int max_out) {
+/* clamp(min, operand, max), select(pred, on_true, on_false) and
+ * triangular_solve(a, b): the type of operand #1 (min, max and pred may be
+ * scalars). */
+static int infer_operand_1(Context *c, const Op *op, Type **out, int max_out) {
   if (!run_rule(c, op, NULL)) return -1;
   return emit1(c, op, out, max_out, (Type *)operand(op, 1));
-}
-
-static int infer_select(Context *c, const Op *op, Type **out, int max_out) {
-  return infer_clamp(c, op, out, max_out);
 }
 
 /* The I-th value the return of region R yields, or NULL after reporting. */
@@ -336,9 +334,7 @@ static int infer_fft(Context *c, const Op *op, Type **out, int max_out) {
 static int infer_scatter(Context *c, const Op *op, Type **out, int max_out) {
   if (!run_rule(c, op, NULL)) return -1;
   int n = (op->noperands - 1) / 2;
-  Type **t = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(n + 1));
-  for (int i = 0; i < n; i++) t[i] = (Type *)operand(op, i);
-  return emit(c, op, out, max_out, n, t);
+  return emit(c, op, out, max_out, n, types_of(c, op, 0, n));
 }
 
 /* if, case: the types the first branch returns (the rule, which compares
@@ -359,15 +355,11 @@ static int infer_branches(Context *c, const Op *op, Type **out, int max_out) {
       return -1;
     }
   }
-  Type **t = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(ret->noperands + 1));
-  for (int i = 0; i < ret->noperands; i++) t[i] = (Type *)operand(ret, i);
-  return emit(c, op, out, max_out, ret->noperands, t);
+  return emit(c, op, out, max_out, ret->noperands, types_of(c, ret, 0, ret->noperands));
 }
 
 static int infer_tuple(Context *c, const Op *op, Type **out, int max_out) {
-  Type **t = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(op->noperands + 1));
-  for (int i = 0; i < op->noperands; i++) t[i] = (Type *)operand(op, i);
-  return emit1(c, op, out, max_out, type_tuple(c, op->noperands, t));
+  return emit1(c, op, out, max_out, type_tuple(c, op->noperands, types_of(c, op, 0, op->noperands)));
 }
 
 static int infer_get_tuple_element(Context *c, const Op *op, Type **out, int max_out) {
@@ -405,12 +397,6 @@ static int infer_batch_norm(Context *c, const Op *op, Type **out, int max_out) {
   if (!run_rule(c, op, NULL)) return -1;
   Type *t[3] = {(Type *)operand(op, 0), (Type *)operand(op, 1), (Type *)operand(op, 1)};
   return emit(c, op, out, max_out, op_info[op->kind].num_results, t);
-}
-
-/* triangular_solve(a, b): the type of b. */
-static int infer_triangular_solve(Context *c, const Op *op, Type **out, int max_out) {
-  if (!run_rule(c, op, NULL)) return -1;
-  return emit1(c, op, out, max_out, (Type *)operand(op, 1));
 }
 
 /* all_gather (MUL) and reduce_scatter (!MUL): each operand's shape with

@@ -142,6 +142,53 @@ static void test_other_families(void **state) {
   INFERS("%x: tensor<4xf32>", "\"stablehlo.replica_id\"() : () -> ()", "tensor<ui32>");
 }
 
+#define LT_BODY "({\n ^bb0(%p: tensor<f32>, %q: tensor<f32>, %u: tensor<i32>, %w: tensor<i32>):\n %r = " \
+                "\"stablehlo.compare\"(%p, %q) {comparison_direction = #stablehlo<comparison_direction LT>} : " \
+                "(tensor<f32>, tensor<f32>) -> tensor<i1>\n \"stablehlo.return\"(%r) : (tensor<i1>) -> ()\n })"
+
+static void test_more_families(void **state) {
+  (void)state;
+  INFERS("%x: tensor<4xf32>", "\"stablehlo.broadcast\"(%x) {broadcast_sizes = array<i64: 2, 3>} : (tensor<4xf32>) "
+                              "-> ()", "tensor<2x3x4xf32>");
+  INFERS("%x: tensor<5xf32>, %i: tensor<5xi32>",
+         "\"stablehlo.sort\"(%x, %i) " LT_BODY " {dimension = 0 : i64} : (tensor<5xf32>, tensor<5xi32>) -> ()",
+         "tensor<5xf32>, tensor<5xi32>");
+  INFERS("%k: tensor<i32>, %x: tensor<2xf32>",
+         "\"stablehlo.case\"(%k) ({\n \"stablehlo.return\"(%x, %k) : (tensor<2xf32>, tensor<i32>) -> ()\n }, {\n "
+         "\"stablehlo.return\"(%x, %k) : (tensor<2xf32>, tensor<i32>) -> ()\n }) : (tensor<i32>) -> ()",
+         "tensor<2xf32>, tensor<i32>");
+  INFERS("%t: tuple<tensor<2xf32>, tensor<i32>>", "\"stablehlo.get_tuple_element\"(%t) {index = 1 : i32} : "
+                                                   "(tuple<tensor<2xf32>, tensor<i32>>) -> ()", "tensor<i32>");
+  INFERS("%x: tensor<2xf32>, %k: tensor<i32>", "\"stablehlo.optimization_barrier\"(%x, %k) : (tensor<2xf32>, "
+                                               "tensor<i32>) -> ()", "tensor<2xf32>, tensor<i32>");
+  INFERS("%x: tensor<8x2xf32>", "\"stablehlo.reduce_scatter\"(%x) " ADD_BODY " {scatter_dimension = 0 : i64, "
+                                "replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<8x2xf32>) -> ()",
+         "tensor<2x2xf32>");
+  INFERS("%x: tensor<8x2xf32>", "\"stablehlo.collective_permute\"(%x) {source_target_pairs = dense<[[0, 1], [1, "
+                                "0]]> : tensor<2x2xi64>} : (tensor<8x2xf32>) -> ()", "tensor<8x2xf32>");
+  INFERS("%a: tensor<3x3xf32>, %b: tensor<3x2xf32>",
+         "\"stablehlo.triangular_solve\"(%a, %b) {left_side = true, lower = true, unit_diagonal = false, transpose_a "
+         "= #stablehlo<transpose NO_TRANSPOSE>} : (tensor<3x3xf32>, tensor<3x2xf32>) -> ()", "tensor<3x2xf32>");
+  INFERS("%a: tensor<3x3xf32>", "\"stablehlo.cholesky\"(%a) {lower = true} : (tensor<3x3xf32>) -> ()",
+         "tensor<3x3xf32>");
+  INFERS("%x: tensor<2x3xf32>, %s: tensor<3xf32>",
+         "\"stablehlo.batch_norm_grad\"(%x, %s, %s, %s, %x) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : "
+         "(tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2x3xf32>) -> ()",
+         "tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>");
+  INFERS("%x: tensor<2x?xf32>", "\"stablehlo.get_dimension_size\"(%x) {dimension = 1 : i64} : (tensor<2x?xf32>) -> "
+                                "()", "tensor<i32>");
+  INFERS("%z: tensor<3x5xcomplex<f64>>", "\"stablehlo.fft\"(%z) {fft_type = #stablehlo<fft_type IRFFT>, fft_length "
+                                         "= array<i64: 8>} : (tensor<3x5xcomplex<f64>>) -> ()", "tensor<3x8xf64>");
+  INFERS("%x: tensor<4x6xf32>, %u: tensor<2x2xf32>, %i: tensor<i32>",
+         "\"stablehlo.dynamic_update_slice\"(%x, %u, %i, %i) : (tensor<4x6xf32>, tensor<2x2xf32>, tensor<i32>, "
+         "tensor<i32>) -> ()", "tensor<4x6xf32>");
+  INFERS("%l: tensor<?x3xf32>, %r: tensor<3x7xf32>",
+         "\"stablehlo.dot_general\"(%l, %r) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = "
+         "[1], rhs_contracting_dimensions = [0]>} : (tensor<?x3xf32>, tensor<3x7xf32>) -> ()", "tensor<?x7xf32>");
+  INFERS("%x: tensor<4xf32>", "\"stablehlo.create_token\"() : () -> ()", "!stablehlo.token");
+  INFERS("%x: tensor<4xf32>", "\"func.return\"(%x) : (tensor<4xf32>) -> ()", "");
+}
+
 static void test_errors(void **state) {
   (void)state;
   refuses("%x: tensor<4x6xf32>", "\"stablehlo.reshape\"(%x) : (tensor<4x6xf32>) -> ()",
@@ -154,6 +201,30 @@ static void test_errors(void **state) {
   refuses("%x: tensor<4x6xf32>", "\"stablehlo.transpose\"(%x) {permutation = array<i64: 0>} : (tensor<4x6xf32>) -> ()",
           "operand rank (2) does not match permutation size (1)");
   refuses("%x: tensor<4x6xf32>", "\"stablehlo.add\"(%x) : (tensor<4x6xf32>) -> ()", "expects at least 2 operands");
+  refuses("%x: tensor<4xf32>", "\"stablehlo.iota\"() {iota_dimension = 0 : i64} : () -> ()",
+          "'stablehlo.iota' op cannot infer its result type; give the result type");
+  refuses("%x: tensor<4xf32>", "\"stablehlo.rng_bit_generator\"(%x) {rng_algorithm = #stablehlo<rng_algorithm "
+                               "DEFAULT>} : (tensor<4xf32>) -> ()", "cannot infer its result types; give the result types");
+  refuses("%x: tensor<4xf32>", "\"foo.bar\"(%x) : (tensor<4xf32>) -> ()", "is not an op tpucc knows");
+  refuses("%l: tensor<5x2x3xf32>, %r: tensor<6x3x7xf32>",
+          "\"stablehlo.dot_general\"(%l, %r) {dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], "
+          "rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>} : "
+          "(tensor<5x2x3xf32>, tensor<6x3x7xf32>) -> ()", "batching dimension sizes must match");
+  refuses("%a: tensor<2x3xf32>, %b: tensor<3xf32>",
+          "\"stablehlo.concatenate\"(%a, %b) {dimension = 0 : i64} : (tensor<2x3xf32>, tensor<3xf32>) -> ()",
+          "operands (0) and (1) do not match rank");
+  refuses("%x: tensor<2x8xf32>", "\"stablehlo.all_gather\"(%x) {all_gather_dim = 1 : i64} : (tensor<2x8xf32>) -> ()",
+          "requires attribute 'replica_groups'");
+}
+
+/* Room for fewer results than the op has is a diagnostic, not a short
+ * write. */
+static void test_room(void **state) {
+  (void)state;
+  infer_text("%x: tensor<3x10xf32>", "\"chlo.top_k\"(%x) {k = 4 : i64} : (tensor<3x10xf32>) -> ()");
+  Type *t[1];
+  assert_int_equal(infer_result_types(cur->c, first_op(), t, 1), -1);
+  assert_contains(parsed_diags(cur), "'chlo.top_k' op has 2 inferred result types, but room was given for 1");
 }
 
 /* ------------------------------------------------------------------ */
@@ -246,7 +317,9 @@ int run_infer_tests(void) {
       cmocka_unit_test_teardown(test_shapes, parsed_teardown),
       cmocka_unit_test_teardown(test_regions, parsed_teardown),
       cmocka_unit_test_teardown(test_other_families, parsed_teardown),
+      cmocka_unit_test_teardown(test_more_families, parsed_teardown),
       cmocka_unit_test_teardown(test_errors, parsed_teardown),
+      cmocka_unit_test_teardown(test_room, parsed_teardown),
       cmocka_unit_test_teardown(test_corpus, parsed_teardown),
   };
   return cmocka_run_group_tests_name("infer", tests, NULL, NULL);
