@@ -250,14 +250,44 @@ static InferSink *rule_shapes(Context *c, const Op *op, int n) {
   return s;
 }
 
-/* broadcast, transpose, slice, dynamic_slice, concatenate, pad, gather,
- * dot, dot_general, convolution: the rule's shape, the element type of
- * operand #0 (the lhs of a contraction). */
-static int infer_shape(Context *c, const Op *op, Type **out, int max_out) {
-  if (!tensor_operand(c, op, 0)) return -1;
+/* The one result's shape from the rule, with the element type of operand
+ * I; NULL after reporting. */
+static Type *rule_shape_of(Context *c, const Op *op, int i) {
+  if (!tensor_operand(c, op, i)) return NULL;
   InferSink *s = rule_shapes(c, op, 1);
-  if (!s) return -1;
-  return emit1(c, op, out, max_out, tensor_of(c, operand(op, 0), s->rank[0], s->dims[0]));
+  return s ? tensor_of(c, operand(op, i), s->rank[0], s->dims[0]) : NULL;
+}
+
+/* broadcast, transpose, slice, dynamic_slice, concatenate, pad, gather,
+ * dot, dot_general, convolution, chlo.broadcast_*: the rule's shape, the
+ * element type of operand #0 (the lhs of a contraction). */
+static int infer_shape(Context *c, const Op *op, Type **out, int max_out) {
+  Type *t = rule_shape_of(c, op, 0);
+  return t ? emit1(c, op, out, max_out, t) : -1;
+}
+
+/* chlo.broadcast_select: the broadcast shape, on_true's element type. */
+static int infer_chlo_broadcast_select(Context *c, const Op *op, Type **out, int max_out) {
+  Type *t = rule_shape_of(c, op, 1);
+  return t ? emit1(c, op, out, max_out, t) : -1;
+}
+
+/* chlo.broadcast_compare: i1 of the broadcast shape. */
+static int infer_chlo_broadcast_compare(Context *c, const Op *op, Type **out, int max_out) {
+  Type *t = rule_shape_of(c, op, 0);
+  return t ? emit1(c, op, out, max_out, with_elem(c, t, ELEM_I1)) : -1;
+}
+
+/* chlo.broadcast_complex: complex of the parts' type, broadcast shape (the
+ * rule checks that the parts are f32 or f64). */
+static int infer_chlo_broadcast_complex(Context *c, const Op *op, Type **out, int max_out) {
+  Type *t = rule_shape_of(c, op, 0);
+  if (!t) return -1;
+  if (t->elem != ELEM_F32 && t->elem != ELEM_F64) {
+    op_error(c, op, "cannot infer the complex type of parts '%s'", vo_type_str(c, operand(op, 0)));
+    return -1;
+  }
+  return emit1(c, op, out, max_out, with_elem(c, t, t->elem == ELEM_F64 ? ELEM_C128 : ELEM_C64));
 }
 
 /* reduce, reduce_window: N inputs and N init values; result i has the

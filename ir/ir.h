@@ -352,6 +352,7 @@ enum {
   TRAIT_COMMUTATIVE = 1u << 7,
   TRAIT_CONTRACTION = 1u << 8,   /* a contraction (dot, convolution): runs on the MXU */
   TRAIT_COLLECTIVE = 1u << 9,    /* a collective over a process group (ICI traffic) */
+  TRAIT_BROADCASTING = 1u << 10, /* element-wise once its operands are broadcast to the result's shape */
 };
 
 /* Element classes, as a mask (OpInfo.elems, the verifier's operand rules). */

@@ -16,6 +16,7 @@
  * Files:  verify_common.c       dispatch, tensor-type sizes, shared helpers
  *         verify_elementwise.c  element-wise, compare, convert, select, clamp,
  *                               bitcast_convert, map, CHLO element-wise
+ *                               and broadcasting (chlo.broadcast_*)
  *         verify_shape.c        broadcast, reshape, transpose, slice, pad,
  *                               concatenate, iota, reverse, gather, scatter,
  *                               tuples, dynamic shape ops

@@ -23,7 +23,7 @@ NCOLS = 18  # ID, name, min, max, results, regions, traits, elems, verify, infer
 TRAITS = {"TRAIT_ELEMENTWISE": "element-wise", "TRAIT_SAME_TYPE": "same type", "TRAIT_COMMUTATIVE": "commutative",
           "TRAIT_CHLO": "CHLO", "TRAIT_CONTRACTION": "contraction", "TRAIT_COLLECTIVE": "collective",
           "TRAIT_SIDE_EFFECT": "side effect", "TRAIT_TERMINATOR": "terminator", "TRAIT_ISOLATED": "isolated",
-          "TRAIT_SYMBOL": "symbol"}
+          "TRAIT_SYMBOL": "symbol", "TRAIT_BROADCASTING": "broadcasting"}
 ELEMS = {"EM_BOOL": "i1", "EM_SINT": "signed int", "EM_UINT": "unsigned int", "EM_INT": "int",
          "EM_FLOAT": "float", "EM_COMPLEX": "complex", "EM_ANY": "any"}
 
@@ -78,8 +78,10 @@ def render(root):
          "know about each op ([frontend-and-ir.md](frontend-and-ir.md), [adding-an-op.md](adding-an-op.md)).", "",
          "- **operands**, **results**: counts (*n+* at least n, *any* unchecked).",
          "- **traits**: element-wise, same type, commutative, CHLO (decomposed or run",
-         "  natively), contraction (MXU), collective (ICI), side effect, ...; the",
-         "  element classes a *same type* rule accepts follow in brackets.",
+         "  natively), broadcasting (element-wise once the operands are broadcast to",
+         "  the result's shape), contraction (MXU), collective (ICI), side effect, ...;",
+         "  the element classes a *same type* or broadcasting rule accepts follow in",
+         "  brackets.",
          "- **rule**: the verifier's type rule, `verify_<rule>` in `ir/verify_*.c`.",
          "- **infer**: how `infer_result_types` (`ir/infer.c`) derives the result types,",
          "  `infer_<infer>`; *-* when the user must give them.",

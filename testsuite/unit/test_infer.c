@@ -189,6 +189,36 @@ static void test_more_families(void **state) {
   INFERS("%x: tensor<4xf32>", "\"func.return\"(%x) : (tensor<4xf32>) -> ()", "");
 }
 
+static void test_chlo_broadcast(void **state) {
+  (void)state;
+  INFERS("%a: tensor<2x1x3xf32>, %b: tensor<4x1xf32>",
+         "\"chlo.broadcast_add\"(%a, %b) : (tensor<2x1x3xf32>, tensor<4x1xf32>) -> ()", "tensor<2x4x3xf32>");
+  INFERS("%a: tensor<2x3xf32>, %b: tensor<2xf32>", "\"chlo.broadcast_multiply\"(%a, %b) {broadcast_dimensions = "
+                                                   "array<i64: 0>} : (tensor<2x3xf32>, tensor<2xf32>) -> ()",
+         "tensor<2x3xf32>");
+  INFERS("%a: tensor<?x3xi32>, %b: tensor<i32>",
+         "\"chlo.broadcast_shift_left\"(%a, %b) : (tensor<?x3xi32>, tensor<i32>) -> ()", "tensor<?x3xi32>");
+  INFERS("%a: tensor<2x3xf32>, %b: tensor<3xf32>",
+         "\"chlo.broadcast_compare\"(%a, %b) {comparison_direction = #chlo<comparison_direction LT>} : "
+         "(tensor<2x3xf32>, tensor<3xf32>) -> ()", "tensor<2x3xi1>");
+  INFERS("%a: tensor<2x3xf64>, %b: tensor<f64>",
+         "\"chlo.broadcast_complex\"(%a, %b) : (tensor<2x3xf64>, tensor<f64>) -> ()", "tensor<2x3xcomplex<f64>>");
+  INFERS("%p: tensor<i1>, %a: tensor<2x3xbf16>, %b: tensor<3xbf16>",
+         "\"chlo.broadcast_select\"(%p, %a, %b) : (tensor<i1>, tensor<2x3xbf16>, tensor<3xbf16>) -> ()",
+         "tensor<2x3xbf16>");
+  INFERS("%a: tensor<2x3xf32>, %b: tensor<3xf32>",
+         "%r = chlo.broadcast_subtract %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>",
+         "tensor<2x3xf32>");
+  refuses("%a: tensor<2x3xf32>, %b: tensor<4xf32>",
+          "\"chlo.broadcast_add\"(%a, %b) : (tensor<2x3xf32>, tensor<4xf32>) -> ()",
+          "operands of shapes [2, 3] and [4] cannot be broadcast together (dimension 1)");
+  refuses("%a: tensor<2x3xf32>, %b: tensor<2xf32>", "\"chlo.broadcast_add\"(%a, %b) {broadcast_dimensions = "
+                                                    "array<i64: 2>} : (tensor<2x3xf32>, tensor<2xf32>) -> ()",
+          "broadcast_dimensions contains out-of-range dimension 2");
+  refuses("%a: tensor<2xf16>", "\"chlo.broadcast_complex\"(%a, %a) : (tensor<2xf16>, tensor<2xf16>) -> ()",
+          "expects f32 or f64 parts");
+}
+
 static void test_errors(void **state) {
   (void)state;
   refuses("%x: tensor<4x6xf32>", "\"stablehlo.reshape\"(%x) : (tensor<4x6xf32>) -> ()",
@@ -318,6 +348,7 @@ int run_infer_tests(void) {
       cmocka_unit_test_teardown(test_regions, parsed_teardown),
       cmocka_unit_test_teardown(test_other_families, parsed_teardown),
       cmocka_unit_test_teardown(test_more_families, parsed_teardown),
+      cmocka_unit_test_teardown(test_chlo_broadcast, parsed_teardown),
       cmocka_unit_test_teardown(test_errors, parsed_teardown),
       cmocka_unit_test_teardown(test_room, parsed_teardown),
       cmocka_unit_test_teardown(test_corpus, parsed_teardown),
