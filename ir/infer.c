@@ -259,8 +259,9 @@ static Type *rule_shape_of(Context *c, const Op *op, int i) {
 }
 
 /* broadcast, transpose, slice, dynamic_slice, concatenate, pad, gather,
- * dot, dot_general, convolution, chlo.broadcast_*: the rule's shape, the
- * element type of operand #0 (the lhs of a contraction). */
+ * dot, dot_general, convolution, chlo.ragged_dot, chlo.broadcast_*: the
+ * rule's shape, the element type of operand #0 (the lhs of a contraction:
+ * the spec fixes only the shape, C12 of dot_general). */
 static int infer_shape(Context *c, const Op *op, Type **out, int max_out) {
   Type *t = rule_shape_of(c, op, 0);
   return t ? emit1(c, op, out, max_out, t) : -1;
@@ -430,13 +431,19 @@ static int infer_batch_norm(Context *c, const Op *op, Type **out, int max_out) {
 }
 
 /* all_gather (MUL) and reduce_scatter (!MUL): each operand's shape with
- * dimension ATTR multiplied / divided by the replica groups' size. */
+ * dimension ATTR multiplied / divided by the process groups' size, known
+ * when they are the replica groups. */
 static int group_scaled(Context *c, const Op *op, Type **out, int max_out, const char *attr, bool mul) {
   if (!run_rule(c, op, NULL)) return -1;
   int64_t dim, gs = vo_replica_group_size(c, op, true);
   if (vo_int_attr(c, op, attr, true, &dim) != AR_OK) return -1;
   if (gs <= 0) {
     op_error(c, op, "cannot infer its result types without the size of its replica groups");
+    return -1;
+  }
+  if (!vo_groups_exact(op)) {
+    op_error(c, op, "cannot infer its result types: its process groups span the partitions too "
+             "(cross_replica_and_partition mode); give the result types");
     return -1;
   }
   int n = op->noperands;

@@ -258,7 +258,7 @@ static void check_channel(Context *c, const Op *op) {
  * (no channel) and flattened_ids mode (use_global_device_ids); in
  * cross_replica_and_partition mode each group also spans every partition, a
  * count the op does not know. */
-static bool groups_exact(const Op *op) {
+bool vo_groups_exact(const Op *op) {
   const Attr *ch = op_attr(op, "channel_handle");
   const Attr *h = ch && ch->kind == ATTR_DIALECT ? dialect_param(ch, "handle") : NULL;
   if (!h || h->kind != ATTR_INT || h->u.i <= 0) return true;
@@ -287,7 +287,7 @@ void verify_all_gather(Context *c, Op *op) {
   for (int i = 0; i < op->noperands; i++) ok &= vo_require_tensor_operand(c, op, i);
   for (int i = 0; i < op->nresults; i++) ok &= vo_require_tensor_result(c, op, i);
   if (!ok) return;
-  bool exact = groups_exact(op);
+  bool exact = vo_groups_exact(op);
   for (int i = 0; i < op->noperands; i++) {
     const Type *in = vo_operand_type(op, i), *res = vo_result_type(op, i);
     if (!vo_elems_compatible(in, res))
@@ -383,9 +383,9 @@ void verify_reduce_scatter(Context *c, Op *op) {
       if (a % gs != 0)
         op_error(c, op, "operand scatter dimension has size %" PRId64 ", expected to be a multiple of the group size "
                  "%" PRId64, a, gs);
-      else if (groups_exact(op) && a / gs != b)
+      else if (vo_groups_exact(op) && a / gs != b)
         op_error(c, op, "result scatter dimension has size %" PRId64 ", expected %" PRId64, b, a / gs);
-      else if (!groups_exact(op) && (b == 0 ? a != 0 : (a / gs) % b != 0))
+      else if (!vo_groups_exact(op) && (b == 0 ? a != 0 : (a / gs) % b != 0))
         op_error(c, op, "result scatter dimension has size %" PRId64 ", which does not divide %" PRId64, b, a / gs);
     }
   }
@@ -967,7 +967,7 @@ void verify_ragged_dot(Context *c, Op *op) {
   for (int i = 0; i < r->rank; i++)
     if (!vo_list_contains(&rb, i) && !vo_list_contains(&rc, i) && !vo_list_contains(&rg, i)) d[k++] = r->dims[i];
   const Type *res = vo_result_type(op, 0);
-  if (!vo_is_ranked(res)) return;
+  if (vo_infer_shape(c, 0, k, d) || !vo_is_ranked(res)) return;
   bool match = res->rank == k;
   for (int i = 0; match && i < k; i++) match = vo_dims_compatible(res->dims[i], d[i]);
   if (!match)

@@ -162,6 +162,10 @@ bool vo_infer_shape(Context *c, int res_i, int rank, const int64_t *dims);
 /* Group size of replica_groups (verify_control.c), after checking them;
  * -1 when unknown. */
 int64_t vo_replica_group_size(Context *c, const Op *op, bool required);
+/* Is a collective's process group exactly a replica group?  Not in
+ * cross_replica_and_partition mode (a channel, no use_global_device_ids),
+ * where each group also spans the partitions, a count the op lacks. */
+bool vo_groups_exact(const Op *op);
 
 
 #endif
