@@ -455,6 +455,11 @@ static int group_scaled(Context *c, const Op *op, Type **out, int max_out, const
       return -1;
     }
     int64_t *d = arena_dup(&c->arena, in->dims, sizeof(int64_t) * (size_t)in->rank);
+    if (mul && vo_dim_known(d[dim]) && (__int128)d[dim] * gs > INT64_MAX) {
+      op_error(c, op, "gathered dimension %" PRId64 " of size %" PRId64 " times %" PRId64 " is too large", dim, d[dim],
+               gs);
+      return -1;
+    }
     if (vo_dim_known(d[dim])) d[dim] = mul ? d[dim] * gs : d[dim] / gs;
     t[i] = tensor_of(c, in, in->rank, d);
   }
