@@ -28,7 +28,6 @@ command -v "$CC" >/dev/null || fail "no C compiler '$CC'"
 SAN=()
 if nm "$BUILD/libtpurun.a" 2>/dev/null | grep -q ' U __asan_'; then
   SAN=(-fsanitize=address,undefined)
-  export ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0:verify_asan_link_order=0
 fi
 
 FILES=(bin/tpucc bin/tpurun include/tpurun.h lib/libtpurun.a lib/libtpurun.so
