@@ -27,7 +27,7 @@ command -v "$CC" >/dev/null || fail "no C compiler '$CC'"
 # (make sanitize) needs the same runtime in the client.
 SAN=()
 if nm "$BUILD/libtpurun.a" 2>/dev/null | grep -q ' U __asan_'; then
-  SAN=(-fsanitize=address,undefined)
+  SAN=("-fsanitize=address,undefined")
 fi
 
 FILES=(bin/tpucc bin/tpurun include/tpurun.h lib/libtpurun.a lib/libtpurun.so
@@ -48,10 +48,11 @@ for f in "${FILES[@]}"; do
   expect_in "$TMP/install.out" "install: $P/$f"
 done
 [ "$(grep -c '^install: ' "$TMP/install.out")" -eq ${#FILES[@]} ] &&
-  [ "$(wc -l <"$TMP/install.out")" -eq ${#FILES[@]} ] ||
+  [ "$(wc -l <"$TMP/install.out")" -eq ${#FILES[@]} ] || # fail runs only if a test fails
   fail "make install printed more than one line per file: $(head -c 800 "$TMP/install.out")"
 [ "$(find "$P" -type f | wc -l)" -eq ${#FILES[@]} ] || fail "make install installed other files: $(find "$P" -type f)"
-[ -x "$P/bin/tpucc" ] && [ -x "$P/bin/tpurun" ] || fail "the tools are not executable"
+[ -x "$P/bin/tpucc" ] || fail "bin/tpucc is not executable"
+[ -x "$P/bin/tpurun" ] || fail "bin/tpurun is not executable"
 cmp -s "$ROOT/runtime/tpurun.h" "$P/include/tpurun.h" || fail "include/tpurun.h is not runtime/tpurun.h"
 
 export PKG_CONFIG_PATH=$PC PKG_CONFIG_LIBDIR=$PC
@@ -177,6 +178,14 @@ if command -v man >/dev/null; then
 else
   echo "man not installed: man -l not checked"
 fi
+
+# Every option a tool's --help prints is in its man page.
+for tool in tpucc tpurun; do
+  sed 's/\\-/-/g' "$P/share/man/man1/$tool.1" >"$TMP/page"
+  for opt in $("$P/bin/$tool" --help | grep -o -- '--[a-z][a-z-]*[a-z]' | sort -u); do
+    grep -qF -- "$opt" "$TMP/page" || fail "$tool --help prints $opt, which $tool(1) does not document"
+  done
+done
 
 # ---------------------------------------------------------------- uninstall
 submake uninstall BUILD="$BUILD" PREFIX="$P" >"$TMP/uninstall.out" 2>&1 ||
