@@ -117,12 +117,12 @@ TPU_API void tpu_tensor_release(TpuTensor *t);
 /* ---- eager ops ---------------------------------------------------------- */
 /* One StableHLO (or CHLO) op, e.g. "stablehlo.dot_general", on tensors of
  * one chip.  attrs: its attributes in MLIR attribute-dictionary syntax
- * ("{dot_dimension_numbers = #stablehlo.dot<...>}") or NULL; an op with
- * regions writes them after the dictionary in MLIR's generic syntax
- * ("{dimensions = array<i64: 1>} ({ ^bb0(...): ... })"), or, for a
- * single-body reducer (reduce, reduce_window, scatter, all_reduce,
- * reduce_scatter, select_and_scatter's scatter), names the body's binary
- * op with the pseudo-attribute `body = "stablehlo.add"`.
+ * ("{dot_dimension_numbers = #stablehlo.dot<...>}") or NULL.  An op with
+ * regions writes them before the dictionary, as MLIR's generic form does
+ * ("({ ^bb0(...): ... }) {dimensions = array<i64: 1>}"); a single-body
+ * reducer (reduce and reduce_window of one input, scatter, all_reduce,
+ * reduce_scatter) may instead name its body's binary op with the
+ * pseudo-attribute `body = "stablehlo.add"`.
  * result_types: NULL to infer them where StableHLO's type inference can,
  * else n_results type strings.  results: n_results new tensors, owned by
  * the caller.  Returns at once in Strict and Fused mode. */

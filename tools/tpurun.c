@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "runtime/run.h"
 #include "tools/driver.h"
 #include "vm/io/io.h"
 #include "vm/profile.h"
@@ -420,25 +421,6 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
   return rc;
 }
 
-/* A tensor type with a leading dimension of n added (CHIPSx<type>). */
-typedef struct StackedType {
-  VmType type;
-  int64_t *dims;
-} StackedType;
-
-static bool stack_type(StackedType *st, const VmType *t, int n) {
-  st->dims = malloc(sizeof(int64_t) * ((size_t)t->rank + 1));
-  if (!st->dims) return false;
-  st->dims[0] = n;
-  for (int d = 0; d < t->rank; d++) st->dims[d + 1] = t->dims[d];
-  st->type = *t;
-  st->type.rank = t->rank + 1;
-  st->type.dims = st->dims;
-  st->type.count = t->count * n;
-  st->type.nbytes = t->nbytes * n;
-  return true;
-}
-
 /* The --input values of a run on n chips: whole[i] holds input i, of the
  * parameter's type (every chip gets it) or stacked (chip c gets slice c,
  * stacked[i] set). */
@@ -453,7 +435,7 @@ static int parse_chip_inputs(const Options *o, const VmFunc *fn, int n, VmValue 
     int st = vm_parse_input(s, fn->reg_types[i], (int)i, &whole[i], err, sizeof err);
     if (st == VM_IO_OK) continue;
     StackedType t;
-    if (fn->reg_types[i]->kind == TPUB_TY_TENSOR && stack_type(&t, fn->reg_types[i], n)) {
+    if (fn->reg_types[i]->kind == TPUB_TY_TENSOR && run_stack_type(&t, fn->reg_types[i], n)) {
       int st2 = vm_parse_input(s, &t.type, (int)i, &whole[i], err2, sizeof err2);
       free(t.dims);
       if (st2 == VM_IO_OK) {
@@ -476,18 +458,8 @@ static int emit_chip_results(const Options *o, const VmFunc *fn, VmValue *const 
   StackedType *types = calloc(fn->n_results + 1, sizeof(StackedType));
   int rc = stacked && types ? EXIT_OK : 70;
   for (uint32_t i = 0; i < fn->n_results && rc == EXIT_OK; i++) {
-    const VmType *t = fn->result_types[i];
-    if (t->kind != TPUB_TY_TENSOR) {
-      stacked[i] = res[0][i];
-      continue;
-    }
-    if (!stack_type(&types[i], t, n) || !(stacked[i].data = malloc((size_t)types[i].type.nbytes + 1))) {
-      rc = 70;
-      break;
-    }
-    stacked[i].type = &types[i].type;
-    for (int c = 0; c < n; c++)
-      if (t->nbytes) memcpy((char *)stacked[i].data + (size_t)t->nbytes * (size_t)c, res[c][i].data, (size_t)t->nbytes);
+    if (fn->result_types[i]->kind != TPUB_TY_TENSOR) stacked[i] = res[0][i];
+    else if (!run_stack_result(fn, (int)i, res, n, &types[i], &stacked[i])) rc = 70;
   }
   if (rc == EXIT_OK) rc = emit_results(o, fn, stacked);
   else fprintf(stderr, "tpurun: out of memory\n");
@@ -526,11 +498,7 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
   }
   if (rc != EXIT_OK) fprintf(stderr, "tpurun: out of memory starting %d chips\n", n);
   if (rc == EXIT_OK) rc = parse_chip_inputs(o, fn, n, whole, stacked);
-  for (int c = 0; c < n && rc == EXIT_OK; c++)
-    for (uint32_t i = 0; i < fn->n_params; i++) {
-      args[c][i].type = fn->reg_types[i];
-      args[c][i].data = (char *)whole[i].data + (stacked[i] ? (size_t)fn->reg_types[i]->nbytes * (size_t)c : 0);
-    }
+  if (rc == EXIT_OK) run_chip_args(fn, n, whole, stacked, args);
   int st = rc == EXIT_OK ? vm_slice_run(slice, fns, (const VmValue *const *)args, res) : VM_OK;
   if (rc == EXIT_OK) {
     if (st != VM_OK) {

@@ -1,0 +1,193 @@
+/* Executables and the client's memory tier: one-op executables hang off
+ * their signatures (runtime/op.c), graphs and programs are found by the
+ * XXH3-128 of their text, then in the disk tier (cache/), then compiled
+ * through the one compile path (runtime/compile.c). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <xxhash.h>
+
+#include "runtime/runtime.h"
+
+typedef struct RtExeEntry {
+  uint64_t hi, lo;
+  RtExe *exe;
+  struct RtExeEntry *next;
+} RtExeEntry;
+
+double rt_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+RtExe *rt_exe_new(TpuClient *c, VmProgram *p, int fn) {
+  if (p->n_funcs == 0) {
+    vm_program_free(p);
+    rt_fail(TPU_ERR_REJECTED, "the module has no function");
+    return NULL;
+  }
+  RtExe *e = calloc(1, sizeof *e);
+  const VmFunc *f = &p->funcs[fn];
+  if (!e || !(e->res_types = calloc(f->n_results + 1, sizeof *e->res_types))) {
+    free(e);
+    vm_program_free(p);
+    rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+    return NULL;
+  }
+  e->prog = p;
+  e->fn = fn;
+  e->nres = (int)f->n_results;
+  /* A tuple or token result has no RtType: tpu_program_run refuses it. */
+  for (uint32_t i = 0; i < f->n_results; i++)
+    e->res_types[i] = f->result_types[i]->kind == TPUB_TY_TENSOR ? rt_type_of_vm(c, f->result_types[i]) : NULL;
+  pthread_mutex_init(&e->lock, NULL);
+  return e;
+}
+
+void rt_exe_free(RtExe *e) {
+  for (int i = 0; i < e->npool; i++) vm_exec_free(e->pool[i]);
+  free(e->pool);
+  free(e->res_types);
+  vm_program_free(e->prog);
+  pthread_mutex_destroy(&e->lock);
+  free(e);
+}
+
+VmExec *rt_exe_take(TpuClient *c, RtExe *e) {
+  pthread_mutex_lock(&e->lock);
+  VmExec *x = e->npool ? e->pool[--e->npool] : NULL;
+  pthread_mutex_unlock(&e->lock);
+  if (x) return x;
+  VmOptions o = {.hbm_bytes = c->hbm_bytes, .threads = c->threads, .warn_out = NULL};
+  return vm_exec_new(e->prog, &o);
+}
+
+void rt_exe_give(RtExe *e, VmExec *x) {
+  pthread_mutex_lock(&e->lock);
+  if (e->npool == e->cappool) {
+    int cap = e->cappool ? 2 * e->cappool : 4;
+    VmExec **p = realloc(e->pool, sizeof *p * (size_t)cap);
+    if (p) e->pool = p, e->cappool = cap;
+  }
+  if (e->npool < e->cappool) {
+    e->pool[e->npool++] = x;
+    x = NULL;
+  }
+  pthread_mutex_unlock(&e->lock);
+  if (x) vm_exec_free(x);
+}
+
+/* The entry for key in the graph and program tier (caller holds c->lock);
+ * NULL when absent. */
+static RtExe *tier_find(TpuClient *c, XXH128_hash_t k) {
+  if (!c->nexe_buckets) return NULL;
+  for (RtExeEntry *e = c->exe_buckets[k.low64 % (uint64_t)c->nexe_buckets]; e; e = e->next)
+    if (e->hi == k.high64 && e->lo == k.low64) return e->exe;
+  return NULL;
+}
+
+/* Adds exe under key (caller holds c->lock); false when out of memory. */
+static bool tier_add(TpuClient *c, XXH128_hash_t k, RtExe *exe) {
+  if (c->nexes >= c->nexe_buckets) {
+    int nb = c->nexe_buckets ? 4 * c->nexe_buckets : 64;
+    RtExeEntry **b = calloc((size_t)nb, sizeof *b);
+    if (!b) return false;
+    for (int i = 0; i < c->nexe_buckets; i++)
+      for (RtExeEntry *e = c->exe_buckets[i], *n; e; e = n) {
+        n = e->next;
+        e->next = b[e->lo % (uint64_t)nb];
+        b[e->lo % (uint64_t)nb] = e;
+      }
+    free(c->exe_buckets);
+    c->exe_buckets = b;
+    c->nexe_buckets = nb;
+  }
+  RtExeEntry *e = malloc(sizeof *e);
+  if (!e) return false;
+  *e = (RtExeEntry){k.high64, k.low64, exe, c->exe_buckets[k.low64 % (uint64_t)c->nexe_buckets]};
+  c->exe_buckets[k.low64 % (uint64_t)c->nexe_buckets] = e;
+  c->nexes++;
+  return true;
+}
+
+/* Compiles text through the disk tier and the pipeline into a loaded
+ * program; NULL after rt_fail with the diagnostics.  *compiled: whether
+ * the pipeline ran (a disk miss). */
+static VmProgram *compile_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled) {
+  char *diag = NULL;
+  size_t diaglen = 0;
+  FILE *mem = open_memstream(&diag, &diaglen);
+  CompileOptions o = c->graph_opts;
+  o.diag_out = mem;
+  SourceFile file = {name, text, len};
+  SourceChunk chunk = {text, text + len, 1};
+  CacheMetrics local = {0};
+  uint8_t *img = NULL;
+  size_t n = 0;
+  int rc = compile_source(&file, &chunk, &o, c->disk, &local, &img, &n);
+  if (mem) fclose(mem);
+  *compiled = local.compiles > 0;
+  pthread_mutex_lock(&c->m.metrics_lock);
+  c->m.compile_s += local.compile_s;
+  pthread_mutex_unlock(&c->m.metrics_lock);
+  atomic_fetch_add(&c->m.compiles, (uint64_t)local.compiles);
+  VmProgram *p = NULL;
+  if (rc == 0) {
+    char err[512];
+    p = vm_program_load(img, n, err, sizeof err);
+    if (!p) rt_fail(TPU_ERR_INTERNAL, "%s: the compiled program does not load: %s", name, err);
+  } else {
+    rt_fail(TPU_ERR_REJECTED, "%s", diag && *diag ? diag : "the program was rejected");
+  }
+  free(img);
+  free(diag);
+  return p;
+}
+
+RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled) {
+  XXH128_hash_t k = XXH3_128bits(text, len);
+  pthread_mutex_lock(&c->lock);
+  RtExe *e = tier_find(c, k);
+  pthread_mutex_unlock(&c->lock);
+  if (e) {
+    atomic_fetch_add(&c->m.mem_hits, 1);
+    return e;
+  }
+  VmProgram *p = compile_text(c, text, len, name, compiled);
+  if (!p) return NULL;
+  int fn = vm_program_find(p, "main");
+  if (!(e = rt_exe_new(c, p, fn < 0 ? 0 : fn))) return NULL;
+  pthread_mutex_lock(&c->lock);
+  RtExe *other = tier_find(c, k);
+  bool added = !other && tier_add(c, k, e);
+  pthread_mutex_unlock(&c->lock);
+  if (added) return e;
+  rt_exe_free(e);
+  if (!other) rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  return other; /* another thread got there first */
+}
+
+void rt_tiers_free(TpuClient *c) {
+  for (int i = 0; i < c->nsig_buckets; i++)
+    for (RtSig *s = c->sig_buckets[i], *n; s; s = n) {
+      n = s->next;
+      rt_sig_free(s);
+    }
+  for (int i = 0; i < c->nexe_buckets; i++)
+    for (RtExeEntry *e = c->exe_buckets[i], *n; e; e = n) {
+      n = e->next;
+      rt_exe_free(e->exe);
+      free(e);
+    }
+  for (int i = 0; i < c->ntype_buckets; i++)
+    for (RtType *t = c->type_buckets[i], *n; t; t = n) {
+      n = t->next;
+      free(t->dims), free(t->str), free(t->mlir), free(t);
+    }
+  free(c->sig_buckets);
+  free(c->exe_buckets);
+  free(c->type_buckets);
+}

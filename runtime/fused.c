@@ -1,0 +1,327 @@
+/* Fused Eager: ops are deferred into a graph per stream; at a
+ * materialization point the graph becomes one StableHLO function, compiled
+ * through the -O2 pipeline and the caches (a repeated step hits the memory
+ * tier), whose results are the graph's tensors the client still holds. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "runtime/runtime.h"
+
+/* An operand of a node: a result of an earlier node or a graph input. */
+typedef struct RtArg {
+  int node;  /* -1: input `index` */
+  int index; /* the node's result, or the input */
+} RtArg;
+
+struct RtNode {
+  RtSig *sig;
+  uint64_t op_index;
+  RtArg *args;
+  TpuTensor **results; /* the graph holds an internal reference to each */
+};
+
+struct RtGraph {
+  RtNode *nodes;
+  int n, cap;
+  TpuTensor **inputs; /* internal references */
+  int nin, capin;
+  TpuTensor **slots; /* open-addressing set of inputs: tensor -> index in islot */
+  int *islot;
+  int nslots;
+  uint64_t hash;  /* the ops and their wiring so far (repeated steps) */
+  bool cut_pending; /* its ops so far made a graph materialized before: cut
+                     * here when the next op comes (temporaries released) */
+  uint64_t shape; /* the ops and attributes without types (recompiles) */
+};
+
+void rt_graph_free(RtGraph *g) {
+  for (int i = 0; i < g->n; i++) {
+    for (int r = 0; r < g->nodes[i].sig->nres; r++) rt_tensor_unref_internal(g->nodes[i].results[r]);
+    free(g->nodes[i].args);
+    free(g->nodes[i].results);
+  }
+  for (int i = 0; i < g->nin; i++) rt_tensor_unref_internal(g->inputs[i]);
+  free(g->nodes);
+  free(g->inputs);
+  free(g->slots);
+  free(g->islot);
+  free(g);
+}
+
+/* Grows the input set to hold twice the inputs; false when out of memory. */
+static bool grow_slots(RtGraph *g) {
+  int n = g->nslots ? 2 * g->nslots : 64;
+  TpuTensor **slots = calloc((size_t)n, sizeof *slots);
+  int *islot = calloc((size_t)n, sizeof *islot);
+  if (!slots || !islot) return free(slots), free(islot), false;
+  for (int i = 0; i < g->nin; i++) {
+    size_t h = (size_t)(((uintptr_t)g->inputs[i] >> 4) * 0x9E3779B97F4A7C15ull) & (size_t)(n - 1);
+    while (slots[h]) h = (h + 1) & (size_t)(n - 1);
+    slots[h] = g->inputs[i];
+    islot[h] = i;
+  }
+  free(g->slots), free(g->islot);
+  g->slots = slots, g->islot = islot, g->nslots = n;
+  return true;
+}
+
+/* The input index of external tensor t, added (with an internal
+ * reference) when new; -1 when out of memory. */
+static int input_of(RtGraph *g, TpuTensor *t) {
+  if (2 * (g->nin + 1) > g->nslots && !grow_slots(g)) return -1;
+  size_t h = (size_t)(((uintptr_t)t >> 4) * 0x9E3779B97F4A7C15ull) & (size_t)(g->nslots - 1);
+  while (g->slots[h] && g->slots[h] != t) h = (h + 1) & (size_t)(g->nslots - 1);
+  if (g->slots[h]) return g->islot[h];
+  if (g->nin == g->capin) {
+    int cap = g->capin ? 2 * g->capin : 16;
+    TpuTensor **v = realloc(g->inputs, sizeof *v * (size_t)cap);
+    if (!v) return -1;
+    g->inputs = v, g->capin = cap;
+  }
+  rt_tensor_ref_internal(t);
+  g->inputs[g->nin] = t;
+  g->slots[h] = t;
+  g->islot[h] = g->nin;
+  return g->nin++;
+}
+
+/* The graph's SSA name of an argument: "%i3", "%v7" or "%v7#1". */
+static void arg_name(const RtGraph *g, RtArg a, char *buf, size_t len) {
+  if (a.node < 0) snprintf(buf, len, "%%i%d", a.index);
+  else if (g->nodes[a.node].sig->nres == 1) snprintf(buf, len, "%%v%d", a.node);
+  else snprintf(buf, len, "%%v%d#%d", a.node, a.index);
+}
+
+/* The function of g returning the node results in outs[0..nout). */
+static char *graph_text(const RtGraph *g, RtArg *outs, int nout, size_t *len) {
+  char *text = NULL;
+  FILE *f = open_memstream(&text, len);
+  if (!f) return NULL;
+  fputs("func.func @main(", f);
+  for (int i = 0; i < g->nin; i++) fprintf(f, "%s%%i%d: %s", i ? ", " : "", i, g->inputs[i]->type->mlir);
+  fputs(") -> (", f);
+  for (int i = 0; i < nout; i++) fprintf(f, "%s%s", i ? ", " : "", g->nodes[outs[i].node].sig->res[outs[i].index]->mlir);
+  fputs(") {\n", f);
+  char name[32];
+  for (int k = 0; k < g->n; k++) {
+    const RtNode *n = &g->nodes[k];
+    if (n->sig->nres == 1) fprintf(f, "  %%v%d = ", k);
+    else if (n->sig->nres > 1) fprintf(f, "  %%v%d:%d = ", k, n->sig->nres);
+    else fputs("  ", f);
+    fputs(n->sig->head, f);
+    for (int i = 0; i < n->sig->nin; i++) {
+      arg_name(g, n->args[i], name, sizeof name);
+      fprintf(f, "%s%s", i ? ", " : "", name);
+    }
+    fprintf(f, "%s\n", n->sig->tail);
+  }
+  fputs("  return", f);
+  for (int i = 0; i < nout; i++) {
+    arg_name(g, outs[i], name, sizeof name);
+    fprintf(f, "%s %s", i ? "," : "", name);
+  }
+  for (int i = 0; i < nout; i++)
+    fprintf(f, "%s%s", i ? ", " : " : ", g->nodes[outs[i].node].sig->res[outs[i].index]->mlir);
+  fputs("\n}\n", f);
+  fclose(f);
+  return text;
+}
+
+/* Counts a compile of a graph shape seen before (with other types). */
+static void count_shape(TpuClient *c, uint64_t shape, bool compiled) {
+  pthread_mutex_lock(&c->lock);
+  bool seen = false;
+  for (int i = 0; i < c->nshapes && !seen; i++) seen = c->shape_hashes[i] == shape;
+  if (!seen && c->nshapes == c->capshapes) {
+    int cap = c->capshapes ? 2 * c->capshapes : 16;
+    uint64_t *v = realloc(c->shape_hashes, sizeof *v * (size_t)cap);
+    if (v) c->shape_hashes = v, c->capshapes = cap;
+  }
+  if (!seen && c->nshapes < c->capshapes) c->shape_hashes[c->nshapes++] = shape;
+  pthread_mutex_unlock(&c->lock);
+  if (seen && compiled) atomic_fetch_add(&c->m.recompiles, 1);
+}
+
+/* Whether a graph whose ops so far hash to h was materialized before
+ * (caller holds c->lock); with add, remembers h. */
+static bool step_seen(TpuClient *c, uint64_t h, bool add) {
+  for (int i = 0; i < c->nsteps; i++)
+    if (c->step_hashes[i] == h) return true;
+  if (add && c->nsteps == c->capsteps) {
+    int cap = c->capsteps ? 2 * c->capsteps : 16;
+    uint64_t *v = realloc(c->step_hashes, sizeof *v * (size_t)cap);
+    if (v) c->step_hashes = v, c->capsteps = cap;
+  }
+  if (add && c->nsteps < c->capsteps) c->step_hashes[c->nsteps++] = h;
+  return false;
+}
+
+/* Fails every result of g's nodes with the current message. */
+static void fail_graph(TpuStream *s, RtGraph *g, int code) {
+  const char *msg = rt_last_error();
+  for (int k = 0; k < g->n; k++)
+    for (int r = 0; r < g->nodes[k].sig->nres; r++) rt_tensor_fail(g->nodes[k].results[r], code, msg);
+  pthread_mutex_lock(&s->lock);
+  if (!s->err_code) s->err_code = code, s->err_msg = strdup(msg);
+  pthread_mutex_unlock(&s->lock);
+}
+
+/* The node results the client still holds (the graph's outputs). */
+static int graph_outputs(RtGraph *g, RtArg **outs) {
+  int n = 0;
+  for (int k = 0; k < g->n; k++)
+    for (int r = 0; r < g->nodes[k].sig->nres; r++) n += atomic_load(&g->nodes[k].results[r]->refs) > 0;
+  *outs = malloc(sizeof **outs * (size_t)(n + 1));
+  if (!*outs) return -1;
+  n = 0;
+  for (int k = 0; k < g->n; k++)
+    for (int r = 0; r < g->nodes[k].sig->nres; r++)
+      if (atomic_load(&g->nodes[k].results[r]->refs) > 0) (*outs)[n++] = (RtArg){k, r};
+  return n;
+}
+
+/* Compiles g and queues it on s (caller holds s->graph_lock, g detached). */
+static int materialize(TpuStream *s, RtGraph *g, const char *reason) {
+  TpuClient *c = s->client;
+  RtArg *outs;
+  int nout = graph_outputs(g, &outs);
+  if (nout < 0) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  pthread_mutex_lock(&c->m.metrics_lock);
+  c->m.reasons[rt_reason_index(reason)]++;
+  pthread_mutex_unlock(&c->m.metrics_lock);
+  pthread_mutex_lock(&c->lock);
+  step_seen(c, g->hash, true);
+  for (int k = 0; k < g->n; k++)
+    for (int r = 0; r < g->nodes[k].sig->nres; r++) g->nodes[k].results[r]->graph = NULL;
+  pthread_mutex_unlock(&c->lock);
+  if (nout == 0) {
+    free(outs);
+    return TPU_OK; /* nothing the client can still read */
+  }
+  size_t len;
+  char *text = graph_text(g, outs, nout, &len);
+  char name[96];
+  snprintf(name, sizeof name, "fused graph of ops #%" PRIu64 "-#%" PRIu64, g->nodes[0].op_index,
+           g->nodes[g->n - 1].op_index);
+  bool compiled = false;
+  RtExe *exe = text ? rt_exe_of_text(c, text, len, name, &compiled) : NULL;
+  free(text);
+  RtWork *w = exe ? rt_work_new(RT_WORK_EXE, g->nin, nout) : NULL;
+  if (!w) {
+    if (exe || !text) rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+    fail_graph(s, g, exe ? TPU_ERR_RUNTIME : TPU_ERR_REJECTED);
+    free(outs);
+    return exe ? TPU_ERR_RUNTIME : TPU_ERR_REJECTED;
+  }
+  atomic_fetch_add(&c->m.graphs, 1);
+  atomic_fetch_add(&c->m.graph_ops, (uint64_t)g->n);
+  count_shape(c, g->shape, compiled);
+  w->exe = exe;
+  w->op_index = g->nodes[0].op_index;
+  w->op_name = "fused graph";
+  for (int i = 0; i < g->nin; i++) rt_tensor_ref_internal(w->in[i] = g->inputs[i]);
+  for (int i = 0; i < nout; i++) rt_tensor_ref_internal(w->out[i] = g->nodes[outs[i].node].results[outs[i].index]);
+  free(outs);
+  rt_stream_push(s, w);
+  return TPU_OK;
+}
+
+int rt_graph_flush(TpuStream *s, const char *reason) {
+  pthread_mutex_lock(&s->graph_lock);
+  RtGraph *g = s->graph;
+  s->graph = NULL;
+  int rc = g ? materialize(s, g, reason) : TPU_OK;
+  pthread_mutex_unlock(&s->graph_lock);
+  if (g) rt_graph_free(g);
+  return rc;
+}
+
+/* Appends a node for sig to g; its results in results[]. */
+static int add_node(TpuStream *s, RtGraph *g, RtSig *sig, uint64_t op_index, TpuTensor *const *in, TpuTensor **results) {
+  TpuClient *c = s->client;
+  if (g->n == g->cap) {
+    int cap = g->cap ? 2 * g->cap : 64;
+    RtNode *v = realloc(g->nodes, sizeof *v * (size_t)cap);
+    if (!v) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+    g->nodes = v, g->cap = cap;
+  }
+  RtNode *n = &g->nodes[g->n];
+  *n = (RtNode){sig, op_index, calloc((size_t)sig->nin + 1, sizeof(RtArg)),
+                calloc((size_t)sig->nres + 1, sizeof(TpuTensor *))};
+  if (!n->args || !n->results) return free(n->args), free(n->results), rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  uint64_t h = XXH3_64bits_withSeed(&sig, sizeof sig, g->hash);
+  g->shape = XXH3_64bits_withSeed(sig->op, strlen(sig->op), XXH3_64bits_withSeed(sig->attrs, strlen(sig->attrs), g->shape));
+  for (int i = 0; i < sig->nin; i++) {
+    pthread_mutex_lock(&c->lock);
+    bool inside = in[i]->graph == g;
+    pthread_mutex_unlock(&c->lock);
+    n->args[i] = inside ? (RtArg){in[i]->node, in[i]->node_result} : (RtArg){-1, input_of(g, in[i])};
+    if (n->args[i].index < 0) return free(n->args), free(n->results), rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+    h = XXH3_64bits_withSeed(&n->args[i], sizeof n->args[i], h);
+  }
+  for (int r = 0; r < sig->nres; r++) {
+    TpuTensor *t = rt_tensor_new(c, s->chip, sig->res[r], op_index, sig->op);
+    if (!t) {
+      while (r-- > 0) tpu_tensor_release(n->results[r]), rt_tensor_unref_internal(n->results[r]), results[r] = NULL;
+      free(n->args), free(n->results);
+      return TPU_ERR_RUNTIME;
+    }
+    rt_tensor_ref_internal(t);
+    pthread_mutex_lock(&c->lock);
+    t->graph = g, t->node = g->n, t->node_result = r;
+    pthread_mutex_unlock(&c->lock);
+    n->results[r] = results[r] = t;
+  }
+  g->hash = h;
+  g->n++;
+  return TPU_OK;
+}
+
+int rt_graph_add(TpuStream *s, RtSig *sig, uint64_t op_index, TpuTensor *const *in, TpuTensor **results) {
+  TpuClient *c = s->client;
+  /* An operand still deferred on another stream is materialized first. */
+  for (int i = 0; i < sig->nin; i++) {
+    pthread_mutex_lock(&c->lock);
+    RtGraph *other = in[i]->graph;
+    pthread_mutex_unlock(&c->lock);
+    if (other && other != s->graph) {
+      int rc = rt_flush_all(c, "cross_stream");
+      if (rc) return rc;
+      break;
+    }
+  }
+  pthread_mutex_lock(&s->graph_lock);
+  if (s->graph && s->graph->cut_pending) {
+    RtGraph *done = s->graph;
+    s->graph = NULL;
+    int rc = materialize(s, done, "repeated_step");
+    rt_graph_free(done);
+    if (rc) {
+      pthread_mutex_unlock(&s->graph_lock);
+      return rc;
+    }
+  }
+  if (!s->graph && !(s->graph = calloc(1, sizeof *s->graph))) {
+    pthread_mutex_unlock(&s->graph_lock);
+    return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  }
+  RtGraph *g = s->graph;
+  int rc = add_node(s, g, sig, op_index, in, results);
+  const char *reason = NULL;
+  if (rc == TPU_OK && g->n >= c->fused_max_ops) reason = "size_bound";
+  if (rc == TPU_OK && !reason) {
+    pthread_mutex_lock(&c->lock);
+    g->cut_pending = step_seen(c, g->hash, false);
+    pthread_mutex_unlock(&c->lock);
+  }
+  if (reason) {
+    s->graph = NULL;
+    rc = materialize(s, g, reason);
+  }
+  pthread_mutex_unlock(&s->graph_lock);
+  if (reason) rt_graph_free(g);
+  return rc;
+}

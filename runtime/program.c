@@ -1,0 +1,181 @@
+/* Whole programs: compiled through the one compile path and the caches,
+ * run on all the client's chips as tpurun runs them (DESIGN.md §9). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/run.h"
+#include "runtime/runtime.h"
+
+enum { RT_PROGRAM_LIVE = 0x9709a11eu };
+
+struct TpuProgram {
+  uint32_t magic;
+  TpuClient *client;
+  RtExe *exe; /* owned by the client's tier */
+};
+
+TPU_API int tpu_program_compile(TpuClient *c, const char *mlir, size_t len, TpuProgram **out) {
+  if (!out) return rt_fail(TPU_ERR_USAGE, "tpu_program_compile: out is NULL");
+  *out = NULL;
+  if (!c) return rt_fail(TPU_ERR_USAGE, "tpu_program_compile: client is NULL");
+  if (!mlir && len) return rt_fail(TPU_ERR_USAGE, "tpu_program_compile: mlir is NULL");
+  if (len > (2ull << 30)) return rt_fail(TPU_ERR_DATA, "tpu_program_compile: %zu bytes of text (at most 2 GiB)", len);
+  bool compiled;
+  RtExe *exe = rt_exe_of_text(c, mlir ? mlir : "", len, "program", &compiled);
+  if (!exe) return strncmp(rt_last_error(), "out of host", 11) ? TPU_ERR_REJECTED : TPU_ERR_RUNTIME;
+  TpuProgram *p = calloc(1, sizeof *p);
+  if (!p) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  *p = (TpuProgram){RT_PROGRAM_LIVE, c, exe};
+  *out = p;
+  return TPU_OK;
+}
+
+TPU_API void tpu_program_release(TpuProgram *p) {
+  if (!p || p->magic != RT_PROGRAM_LIVE) return;
+  p->magic = 0;
+  free(p);
+}
+
+/* The function of p named name (NULL: "main"), or -1 after rt_fail. */
+static int find_function(const TpuProgram *p, const char *name, const char *api) {
+  if (!p || p->magic != RT_PROGRAM_LIVE) return rt_fail(-1, "%s: not a live program", api);
+  int fi = vm_program_find(p->exe->prog, name ? name : "main");
+  if (fi < 0) return rt_fail(-1, "%s: the program has no function @%s", api, name ? name : "main");
+  return fi;
+}
+
+TPU_API int tpu_program_signature(const TpuProgram *p, const char *function, int *n_params, int *n_results) {
+  int fi = find_function(p, function, "tpu_program_signature");
+  if (fi < 0) return TPU_ERR_USAGE;
+  const VmFunc *f = &p->exe->prog->funcs[fi];
+  if (n_params) *n_params = (int)f->n_params;
+  if (n_results) *n_results = (int)f->n_results;
+  return TPU_OK;
+}
+
+/* The chips a run uses: the module's replicas x partitions when they make
+ * the client's chips, else one replica per chip. */
+static VmMesh run_mesh(const TpuClient *c, const VmProgram *p) {
+  if (p->num_replicas * p->num_partitions == c->nchips) return (VmMesh){p->num_replicas, p->num_partitions, 0, {0}};
+  return (VmMesh){c->nchips, 1, 0, {0}};
+}
+
+/* Whether argument t fits parameter type pt whole (every chip gets it) or
+ * stacked over n chips (chip i gets slice i); false after rt_fail. */
+static bool arg_fits(const TpuTensor *t, const VmType *pt, int n, int i, bool *stacked) {
+  const VmType *at = &t->type->vm;
+  bool same = pt->kind == TPUB_TY_TENSOR && at->elem == pt->elem && at->rank == pt->rank &&
+              !memcmp(at->dims, pt->dims, sizeof(int64_t) * (size_t)pt->rank);
+  bool stack = n > 1 && pt->kind == TPUB_TY_TENSOR && at->elem == pt->elem && at->rank == pt->rank + 1 &&
+               at->dims[0] == n && !memcmp(at->dims + 1, pt->dims, sizeof(int64_t) * (size_t)pt->rank);
+  *stacked = stack;
+  if (same || stack) return true;
+  rt_fail(TPU_ERR_USAGE, "tpu_program_run: argument %d is %s, but the parameter is not of that type%s", i, t->type->str,
+          n > 1 ? " (nor stacked over the chips)" : "");
+  return false;
+}
+
+/* Runs function fi on the slice of the client's chips; per-chip results
+ * in res[chip]. */
+static int run_slice(TpuProgram *p, int fi, TpuTensor *const *args, int nargs, VmValue **res) {
+  TpuClient *c = p->client;
+  const VmFunc *f = &p->exe->prog->funcs[fi];
+  VmMesh mesh = run_mesh(c, p->exe->prog);
+  int n = c->nchips;
+  bool stacked[256];
+  for (int i = 0; i < nargs; i++)
+    if (!arg_fits(args[i], f->reg_types[i], n, i, &stacked[i])) return TPU_ERR_USAGE;
+  VmValue **argv = calloc((size_t)n, sizeof *argv);
+  int *fns = calloc((size_t)n, sizeof *fns);
+  VmOptions o = {.hbm_bytes = c->hbm_bytes, .threads = c->threads};
+  VmSlice *slice = argv && fns ? (n > 1 ? vm_slice_new(p->exe->prog, &o, &mesh) : NULL) : NULL;
+  int rc = argv && fns && (n == 1 || slice) ? TPU_OK : rt_fail(TPU_ERR_RUNTIME, "out of host memory starting %d chips", n);
+  VmValue whole[256];
+  for (int i = 0; i < nargs; i++) whole[i] = (VmValue){.type = f->reg_types[i], .data = args[i]->data};
+  for (int k = 0; k < n && rc == TPU_OK; k++) {
+    fns[k] = fi;
+    if (!(argv[k] = calloc((size_t)nargs + 1, sizeof(VmValue)))) rc = rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  }
+  if (rc == TPU_OK) run_chip_args(f, n, whole, stacked, argv);
+  if (rc == TPU_OK && n == 1) {
+    VmExec *x = rt_exe_take(c, p->exe);
+    int st = x ? vm_run(x, fi, argv[0], nargs, res[0]) : VM_TRAP;
+    if (st != VM_OK) rc = rt_fail(TPU_ERR_RUNTIME, "%s", x ? vm_error(x) : "out of host memory");
+    if (x) rt_exe_give(p->exe, x);
+  } else if (rc == TPU_OK) {
+    if (vm_slice_run(slice, fns, (const VmValue *const *)argv, res) != VM_OK)
+      rc = rt_fail(TPU_ERR_RUNTIME, "%s", vm_slice_error(slice));
+  }
+  for (int k = 0; argv && k < n; k++) free(argv[k]);
+  free(argv);
+  free(fns);
+  if (slice) vm_slice_free(slice);
+  return rc;
+}
+
+/* Result r of every chip as one tensor: chip 0's on one chip, else
+ * stacked on a new leading dimension. */
+static TpuTensor *gather_result(TpuClient *c, const VmFunc *f, VmValue **res, int r) {
+  int n = c->nchips;
+  if (f->result_types[r]->kind != TPUB_TY_TENSOR)
+    return rt_fail(TPU_ERR_USAGE, "tpu_program_run: result %d is a tuple or token", r), NULL;
+  StackedType st = {0};
+  VmValue v = res[0][r];
+  if (n > 1 && !run_stack_result(f, r, res, n, &st, &v)) return rt_fail(TPU_ERR_RUNTIME, "out of host memory"), NULL;
+  const RtType *rt = rt_type_of_vm(c, v.type);
+  free(st.dims);
+  TpuTensor *out = rt ? rt_tensor_new(c, 0, rt, 0, NULL) : NULL;
+  if (!out) {
+    if (n > 1) free(v.data);
+    return NULL;
+  }
+  out->data = v.data;
+  if (n == 1) res[0][r].data = NULL;
+  atomic_store(&out->state, RT_READY);
+  return out;
+}
+
+TPU_API int tpu_program_run(TpuProgram *p, const char *function, TpuTensor *const *args, int n_args,
+                            TpuTensor **results, int n_results) {
+  int fi = find_function(p, function, "tpu_program_run");
+  if (fi < 0) return TPU_ERR_USAGE;
+  TpuClient *c = p->client;
+  const VmFunc *f = &p->exe->prog->funcs[fi];
+  if (n_args != (int)f->n_params || (n_args && !args))
+    return rt_fail(TPU_ERR_USAGE, "tpu_program_run: @%s takes %u arguments, %d given", f->name, f->n_params, n_args);
+  if (n_results != (int)f->n_results || (n_results && !results))
+    return rt_fail(TPU_ERR_USAGE, "tpu_program_run: @%s has %u results, %d asked for", f->name, f->n_results, n_results);
+  if (n_args > 256) return rt_fail(TPU_ERR_USAGE, "tpu_program_run: more than 256 arguments");
+  for (int i = 0; i < n_results; i++) results[i] = NULL;
+  for (int i = 0; i < n_args; i++) {
+    char what[64];
+    snprintf(what, sizeof what, "tpu_program_run: argument %d", i);
+    if (!rt_tensor_valid(c, args[i], what)) return TPU_ERR_USAGE;
+  }
+  for (int i = 0; i < n_args; i++) {
+    int rc = rt_tensor_wait(args[i]);
+    if (rc) return rc;
+  }
+  VmValue **res = calloc((size_t)c->nchips, sizeof *res);
+  for (int k = 0; res && k < c->nchips; k++)
+    if (!(res[k] = calloc((size_t)n_results + 1, sizeof(VmValue)))) {
+      while (k-- > 0) free(res[k]);
+      free(res), res = NULL;
+    }
+  if (!res) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  int rc = run_slice(p, fi, args, n_args, res);
+  atomic_fetch_add(&c->m.programs_run, 1);
+  for (int r = 0; rc == TPU_OK && r < n_results; r++)
+    if (!(results[r] = gather_result(c, f, res, r))) rc = strstr(rt_last_error(), "memory") ? TPU_ERR_RUNTIME : TPU_ERR_USAGE;
+  if (rc)
+    for (int r = 0; r < n_results; r++)
+      if (results[r]) tpu_tensor_release(results[r]), results[r] = NULL;
+  for (int k = 0; k < c->nchips; k++) {
+    for (int r = 0; r < n_results; r++) vm_value_free(&res[k][r]);
+    free(res[k]);
+  }
+  free(res);
+  return rc;
+}

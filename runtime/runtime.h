@@ -1,0 +1,263 @@
+/* Internals of libtpurun (docs/runtime.md): the client, interned types,
+ * tensors, executables and their memory tier, streams with their workers,
+ * the fused-graph builder and the metrics.  The public API is tpurun.h. */
+#ifndef RUNTIME_RUNTIME_H
+#define RUNTIME_RUNTIME_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cache/cache.h"
+#include "runtime/compile.h"
+#include "runtime/tpurun.h"
+#include "vm/vm.h"
+
+/* ---- errors ---------------------------------------------------------- */
+/* Records the calling thread's failure message (tpu_error) and returns
+ * code.  The message lives in a thread-local buffer: the one piece of
+ * state outside a client, as errno is. */
+int rt_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The calling thread's last message. */
+const char *rt_last_error(void);
+
+/* ---- types ----------------------------------------------------------- */
+/* A tensor type interned in the client: its VM form and its spelling
+ * ("2x3xf32"); never freed before the client. */
+typedef struct RtType {
+  VmType vm;
+  int64_t *dims;
+  char *str;      /* "2x3xf32" */
+  char *mlir;     /* "tensor<2x3xf32>" */
+  uint64_t hash;
+  struct RtType *next; /* bucket chain */
+} RtType;
+
+/* The interned type of a type string ("2x3xf32", "f32", "tensor<4xbf16>");
+ * NULL with a message (rt_fail, TPU_ERR_USAGE) when it is not one. */
+const RtType *rt_type_intern(TpuClient *c, const char *spelling);
+/* The interned type of a VM tensor type. */
+const RtType *rt_type_of_vm(TpuClient *c, const VmType *t);
+
+/* ---- executables ----------------------------------------------------- */
+/* A loaded program with a pool of executors, one per concurrent run. */
+typedef struct RtExe {
+  VmProgram *prog;
+  int fn; /* entry function */
+  int nres;
+  const RtType **res_types;
+  pthread_mutex_t lock;
+  VmExec **pool; /* idle executors */
+  int npool, cappool;
+} RtExe;
+
+/* An executable of function fn of p (taking p); NULL after rt_fail. */
+RtExe *rt_exe_new(TpuClient *c, VmProgram *p, int fn);
+void rt_exe_free(RtExe *e);
+double rt_now(void);
+
+/* An executor of e for chip `chip` (from the pool, else new); NULL when
+ * out of memory. */
+VmExec *rt_exe_take(TpuClient *c, RtExe *e);
+void rt_exe_give(RtExe *e, VmExec *x);
+
+/* The signature of one eager op: op name, attributes and regions (the
+ * shorthand expanded), operand and result types.  Interned in the memory
+ * tier; its executable is built on first use in Strict and Debug mode. */
+typedef struct RtSig {
+  uint64_t hash;
+  char *op, *attrs; /* as given (attrs "" when NULL) */
+  int nin, nres;
+  const RtType **in, **res;
+  bool inferred;  /* result types were inferred (the key has none) */
+  char *head;     /* "\"stablehlo.add\"(": the op's text up to its operands */
+  char *tail;     /* ") {attrs} ({regions}) : (operand types) -> (result types)" */
+  atomic_uintptr_t exe; /* RtExe *, built once */
+  struct RtSig *next;
+} RtSig;
+
+/* ---- tensors ----------------------------------------------------------- */
+enum { RT_PENDING, RT_READY, RT_FAILED };
+
+typedef struct RtNode RtNode;
+typedef struct RtGraph RtGraph;
+
+struct TpuTensor {
+  uint64_t pad[3];      /* keeps magic clear of an allocator's free-list links */
+  uint32_t magic;       /* RT_TENSOR_LIVE, or RT_TENSOR_DEAD once released */
+  TpuClient *client;
+  atomic_int refs;      /* the client's handles */
+  atomic_int total;     /* handles plus references from queued work and graphs */
+  int chip;
+  const RtType *type;
+  void *data;           /* malloc'ed; valid once READY */
+  atomic_int state;
+  int err_code;         /* FAILED: the code and message of the op that failed */
+  char *err_msg;
+  uint64_t id;          /* creation number, names it in messages */
+  uint64_t op_index;    /* the op that made it (0: the host) */
+  const char *op_name;
+  RtGraph *graph;       /* Fused: the pending graph it is a node result of */
+  int node, node_result;
+  struct TpuTensor *live_prev, *live_next; /* the chip's live tensors; the free list */
+};
+
+enum { RT_TENSOR_LIVE = 0x7e45011eu, RT_TENSOR_DEAD = 0xdeadbeefu };
+/* Released tensor records wait this long in a FIFO before reuse, so a
+ * released handle passed to the API is reported, not followed. */
+enum { RT_TENSOR_QUARANTINE = 4096 };
+
+/* A new tensor of type t on chip, in state PENDING, with one handle;
+ * reserves its bytes on the chip (TPU_ERR_RUNTIME with the live tensors
+ * named when the chip's HBM is full).  NULL after rt_fail. */
+TpuTensor *rt_tensor_new(TpuClient *c, int chip, const RtType *t, uint64_t op_index, const char *op_name);
+void rt_tensor_ready(TpuTensor *t, void *data);
+void rt_tensor_fail(TpuTensor *t, int code, const char *msg);
+/* Waits until t is not PENDING (materializing its graph first in Fused
+ * mode); the op's code and message (rt_fail) when it FAILED. */
+int rt_tensor_wait(TpuTensor *t);
+/* Takes and drops a reference held by queued work or a graph. */
+void rt_tensor_ref_internal(TpuTensor *t);
+void rt_tensor_unref_internal(TpuTensor *t);
+/* Checks a handle passed to the API: non-NULL, alive, of client c (when c
+ * is non-NULL); false after rt_fail(TPU_ERR_USAGE). */
+bool rt_tensor_valid(const TpuClient *c, const TpuTensor *t, const char *what);
+
+/* ---- streams ----------------------------------------------------------- */
+typedef enum { RT_WORK_EXE, RT_WORK_COPY, RT_WORK_EVENT, RT_WORK_WAIT } RtWorkKind;
+
+typedef struct RtWork {
+  RtWorkKind kind;
+  RtExe *exe;
+  uint64_t op_index;
+  const char *op_name;
+  TpuEvent *event;
+  bool reported; /* Debug mode: the caller reports a failure, not the stream */
+  int nin, nout;
+  TpuTensor **in, **out; /* internal references */
+  struct RtWork *next;
+} RtWork;
+
+struct TpuStream {
+  TpuClient *client;
+  int chip;
+  bool is_default;
+  pthread_t thread;
+  bool started, stopping;
+  pthread_mutex_t lock;
+  pthread_cond_t wake, idle;
+  pthread_mutex_t graph_lock; /* Fused: the pending graph; held while it compiles */
+  RtWork *head, *tail;
+  uint64_t queued, done;
+  int err_code;   /* first failure not yet reported */
+  char *err_msg;
+  RtGraph *graph; /* Fused: ops deferred on this stream */
+  struct TpuStream *next;
+};
+
+struct TpuEvent {
+  TpuStream *stream;
+  atomic_int refs;
+  atomic_int done;
+};
+
+TpuStream *rt_stream_new(TpuClient *c, int chip, bool is_default);
+void rt_stream_free(TpuStream *s);
+/* Queues w (taking it); starts the worker on first use. */
+void rt_stream_push(TpuStream *s, RtWork *w);
+/* Waits for every item queued on s; returns and clears its first error. */
+int rt_stream_sync(TpuStream *s);
+RtWork *rt_work_new(RtWorkKind kind, int nin, int nout);
+
+/* ---- fused graphs ------------------------------------------------------ */
+/* Appends an op of signature sig to s's pending graph; fills results. */
+int rt_graph_add(TpuStream *s, RtSig *sig, uint64_t op_index, TpuTensor *const *in, TpuTensor **results);
+/* Compiles and queues s's pending graph (reason: "host_read", "sync", ...). */
+int rt_graph_flush(TpuStream *s, const char *reason);
+void rt_graph_free(RtGraph *g);
+
+/* ---- the client ---------------------------------------------------------- */
+typedef struct RtMetrics {
+  atomic_uint_fast64_t ops[3];       /* per TpuEagerMode */
+  atomic_uint_fast64_t signatures;   /* distinct op signatures verified */
+  atomic_uint_fast64_t direct;       /* one-op executables lowered directly (no pipeline) */
+  atomic_uint_fast64_t graphs;       /* fused graphs materialized */
+  atomic_uint_fast64_t graph_ops;    /* ops in them */
+  atomic_uint_fast64_t compiles;     /* graphs and programs through the pipeline */
+  atomic_uint_fast64_t mem_hits;     /* memory tier: signatures, graphs, programs */
+  atomic_uint_fast64_t recompiles;   /* a graph shape compiled again for new types */
+  atomic_uint_fast64_t programs_run;
+  atomic_uint_fast64_t nan_checks;
+  double compile_s, direct_s;        /* under metrics_lock */
+  uint64_t reasons[8];               /* materializations per reason (rt_reason_index) */
+  pthread_mutex_t metrics_lock;
+} RtMetrics;
+
+struct TpuClient {
+  atomic_int mode; /* TpuEagerMode; tpu_client_set_mode may change it from any thread */
+  int nchips;
+  const char *target_name;
+  uint64_t hbm_bytes;
+  int threads;
+  int fused_max_ops;
+  bool nan_check;
+  CompileOptions graph_opts; /* -O level and target of graphs and programs */
+  CompileOptions op_opts;    /* one-op executables: layout and buffer-assign */
+  Cache *disk;               /* NULL: memory tier only */
+  char cache_dir[4096];
+  pthread_mutex_t lock;      /* types, signatures, graph and program tiers, live lists */
+  pthread_cond_t changed;    /* a tensor left PENDING */
+  int waiters;
+  RtType **type_buckets;
+  int ntype_buckets, ntypes;
+  RtSig **sig_buckets;
+  int nsig_buckets, nsigs;
+  struct RtExeEntry **exe_buckets; /* graphs and programs by text */
+  int nexe_buckets, nexes;
+  uint64_t *shape_hashes; /* graph shapes compiled (recompile counting) */
+  int nshapes, capshapes;
+  uint64_t *step_hashes;  /* graph prefixes that were materialized (repeated steps) */
+  int nsteps, capsteps;
+  TpuStream **defaults;   /* one per chip, created on first use */
+  TpuStream *streams;     /* every stream */
+  uint64_t *chip_bytes;   /* bytes held per chip */
+  TpuTensor **live;       /* per chip, the live tensors (list heads) */
+  TpuTensor *free_head, *free_tail; /* released records, oldest first */
+  int nfree;
+  atomic_uint_fast64_t next_op, next_tensor;
+  RtMetrics m;
+};
+
+/* The default stream of chip. */
+TpuStream *rt_default_stream(TpuClient *c, int chip);
+/* The signature of an op (verified and interned on first use) in *out;
+ * TPU_OK, or the code of rt_fail (usage, rejected, out of memory). */
+int rt_sig_get(TpuClient *c, const char *op, const char *attrs, const RtType *const *in, int nin,
+               const char *const *result_types, int nres, uint64_t op_index, RtSig **out);
+/* The executable of a one-op signature (built once). */
+RtExe *rt_sig_exe(TpuClient *c, RtSig *sig, uint64_t op_index);
+/* The executable of a whole module's text (entry @main, else its first
+ * function), through the memory tier, the disk tier and the pipeline;
+ * name: the source name in its messages; *compiled: whether the pipeline
+ * ran for it now.  NULL after rt_fail. */
+RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled);
+/* Runs w on the calling thread (s's worker). */
+void rt_work_run(TpuClient *c, TpuStream *s, RtWork *w);
+void rt_work_free(RtWork *w);
+/* tpu_op on stream s. */
+int rt_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *operands, int n_operands,
+          const char *const *result_types, TpuTensor **results, int n_results);
+/* The one-op module of sig (malloc'ed text). */
+char *rt_sig_module(const RtSig *sig);
+void rt_sig_free(RtSig *s);
+/* Frees the client's signatures, graph and program tier, and types. */
+void rt_tiers_free(TpuClient *c);
+/* Frees the tensors still live and the released records (destruction). */
+void rt_tensor_free_all(TpuClient *c);
+/* Materializes every stream's pending graph. */
+int rt_flush_all(TpuClient *c, const char *reason);
+int rt_reason_index(const char *reason);
+extern const char *const rt_reasons[8];
+
+#endif
