@@ -122,6 +122,7 @@ int main(void) {
   if ((rc = tpu_op(c, "stablehlo.add", NULL, operands, 2, NULL, &tr, 1))) return die(c, "tpu_op", rc);
   if ((rc = tpu_tensor_to_host(tr, r, sizeof r))) return die(c, "tpu_tensor_to_host", rc);
   printf("version %s\n", tpu_version());
+  printf("mode %d\n", (int)tpu_client_mode(c));
   printf("%s = %g %g %g %g\n", tpu_tensor_type(tr), r[0], r[1], r[2], r[3]);
   tpu_tensor_release(ta);
   tpu_tensor_release(tb);
@@ -133,9 +134,11 @@ int main(void) {
 C
 # The client's own compilation cache, never the user's.
 export TPU_CACHE_DIR=$TMP/cache
-check_app() { # NAME: run $TMP/NAME, check what it prints
+check_app() { # MODE CMD...: run CMD, check what it prints
+  local mode=$1; shift
   "$@" >"$TMP/app.out" 2>"$TMP/app.err" || fail "$* exited $?: $(head -c 800 "$TMP/app.err")"
   expect_in "$TMP/app.out" "version $version"
+  expect_in "$TMP/app.out" "mode $mode"
   expect_in "$TMP/app.out" "2x2xf32 = 11 22 33 44"
 }
 cd "$TMP" || fail "cd $TMP"
@@ -146,8 +149,11 @@ cd "$TMP" || fail "cd $TMP"
   fail "cc app.c \$(pkg-config --cflags --libs tpurun) failed: $(head -c 800 "$TMP/err")"
 LD_LIBRARY_PATH=$P/lib ldd app_shared >"$TMP/ldd" 2>&1 || true
 expect_in "$TMP/ldd" "libtpurun.so => $P/lib/libtpurun.so"
-for mode in strict debug fused; do
-  TPU_EAGER_MODE=$mode check_app env LD_LIBRARY_PATH="$P/lib" ./app_shared
+check_app 0 env LD_LIBRARY_PATH="$P/lib" ./app_shared
+mode=0
+for name in strict debug fused; do # TPU_EAGER_STRICT, _DEBUG, _FUSED
+  check_app $mode env LD_LIBRARY_PATH="$P/lib" TPU_EAGER_MODE=$name ./app_shared
+  mode=$((mode + 1))
 done
 
 # Static: the archive, then Libs.private (pkg-config --static) without -ltpurun.
@@ -156,7 +162,7 @@ private=$(pkg-config --static --libs-only-l tpurun | tr ' ' '\n' | grep -vx -- '
 "$CC" "${SAN[@]}" app.c $(pkg-config --cflags tpurun) "$P/lib/libtpurun.a" $private -o app_static 2>"$TMP/err" ||
   fail "static link of app.c failed: $(head -c 800 "$TMP/err")"
 if readelf -d app_static | grep -q 'NEEDED.*libtpurun'; then fail "app_static needs libtpurun.so"; fi
-check_app ./app_static
+check_app 0 ./app_static
 cd "$ROOT" || fail "cd $ROOT"
 
 # ---------------------------------------------------------------- man pages
