@@ -194,6 +194,19 @@ for tool in tpucc tpurun; do
 done
 
 # ---------------------------------------------------------------- uninstall
+# A staged install: DESTDIR is prepended to every path but not written into
+# tpurun.pc, and uninstall with the same DESTDIR removes it all.
+S=$TMP/stage
+submake install BUILD="$BUILD" PREFIX=/opt/tpurun DESTDIR="$S" >"$TMP/stage.out" 2>&1 ||
+  fail "make install DESTDIR=... failed: $(head -c 800 "$TMP/stage.out")"
+for f in "${FILES[@]}"; do [ -f "$S/opt/tpurun/$f" ] || fail "DESTDIR install lacks $f"; done
+expect_in "$S/opt/tpurun/lib/pkgconfig/tpurun.pc" "prefix=/opt/tpurun"
+if grep -qF "$S" "$S/opt/tpurun/lib/pkgconfig/tpurun.pc"; then fail "tpurun.pc names DESTDIR"; fi
+submake uninstall BUILD="$BUILD" PREFIX=/opt/tpurun DESTDIR="$S" >"$TMP/stage.out" 2>&1 ||
+  fail "make uninstall DESTDIR=... failed: $(head -c 800 "$TMP/stage.out")"
+left=$(find "$S" -type f -o -type l)
+[ -z "$left" ] || fail "make uninstall DESTDIR=... left files behind: $left"
+
 submake uninstall BUILD="$BUILD" PREFIX="$P" >"$TMP/uninstall.out" 2>&1 ||
   fail "make uninstall failed: $(head -c 800 "$TMP/uninstall.out")"
 for f in "${FILES[@]}"; do expect_in "$TMP/uninstall.out" "removed $P/$f"; done
