@@ -445,7 +445,7 @@ static const struct {
   LowerFn *lower;
   int opcode;
 } lowerings[OP_COUNT] = {
-#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, cost, fold, canon, decompose, lower, opcode, ...) \
+#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, infer, cost, fold, canon, decompose, lower, opcode, ...) \
   [OP_##id] = {lower_##lower, VM_OP_##opcode},
 #include "ir/ops.def"
 #undef OP

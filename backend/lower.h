@@ -37,7 +37,7 @@ typedef struct FuncBuilder {
 
 /* Lowers op, whose row names `opcode`, into fb. */
 typedef void LowerFn(FuncBuilder *fb, Op *op, int opcode);
-#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, cost, fold, canon, decompose, lower, ...) \
+#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, infer, cost, fold, canon, decompose, lower, ...) \
   LowerFn lower_##lower;
 #include "ir/ops.def"
 #undef OP

@@ -5,7 +5,7 @@
 #include "ir/ir.h"
 
 const OpInfo op_info[OP_COUNT] = {
-#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, cost, fold, canon, decompose, lower, opcode, fmt, \
+#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, infer, cost, fold, canon, decompose, lower, opcode, fmt, \
            summary) \
   {name, sizeof(name) - 1, fmt, mino, maxo, nres, nreg, traits, elems},
 #include "ir/ops.def"

@@ -352,6 +352,7 @@ enum {
   TRAIT_COMMUTATIVE = 1u << 7,
   TRAIT_CONTRACTION = 1u << 8,   /* a contraction (dot, convolution): runs on the MXU */
   TRAIT_COLLECTIVE = 1u << 9,    /* a collective over a process group (ICI traffic) */
+  TRAIT_BROADCASTING = 1u << 10, /* element-wise once its operands are broadcast to the result's shape */
 };
 
 /* Element classes, as a mask (OpInfo.elems, the verifier's operand rules). */
@@ -525,11 +526,14 @@ typedef struct TypeTable {
   uint32_t nbuckets, count;
 } TypeTable;
 
+typedef struct InferSink InferSink; /* ir/verify_ops.h */
+
 struct Context {
   Arena arena;      /* all IR memory */
   TypeTable types;  /* interned types */
   Type *elem_types[ELEM_COUNT];
   DiagEngine diag;
+  InferSink *infer; /* set while ir/infer.c runs a type rule to collect shapes */
 };
 
 Context *ctx_new(void);
@@ -548,6 +552,17 @@ void print_type(FILE *out, const Type *t);
 void print_attr(FILE *out, const Attr *a, bool generic);
 char *type_to_string(Context *c, const Type *t); /* arena string */
 char *attr_to_string(Context *c, const Attr *a);
+
+/* ------------------------------------------------------------------ */
+/* Result-type inference (ir/infer.c), by the INFER column of ir/ops.def:
+ * the types StableHLO's type inference gives op's results, from its
+ * operands' types, its attributes and its regions (op->results are
+ * ignored, so it may have none).  Writes at most MAX_OUT interned types to
+ * OUT and returns how many; -1 after a located diagnostic (an op whose
+ * result types the user must give, or inconsistent operands). */
+int infer_result_types(Context *c, const Op *op, Type **out, int max_out);
+/* Whether ops of kind K have inference (INFER is not none). */
+bool op_has_inference(OpKind k);
 
 /* ------------------------------------------------------------------ */
 /* Verifier: reports every problem through the diagnostic engine and returns

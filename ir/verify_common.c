@@ -278,6 +278,7 @@ bool vo_check_operand(Context *c, const Op *op, int i, unsigned mask) {
 }
 
 bool vo_check_result(Context *c, const Op *op, int i, unsigned mask) {
+  if (c->infer && !vo_result_type(op, i)) return true; /* inferring: no results yet */
   return check_value(c, op, "result", i, vo_result_type(op, i), mask);
 }
 
@@ -543,6 +544,21 @@ bool vo_list_contains(const I64List *l, int64_t v) {
   for (int i = 0; i < l->n; i++)
     if (l->v[i] == v) return true;
   return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Inference. */
+
+bool vo_infer_shape(Context *c, int res_i, int rank, const int64_t *dims) {
+  InferSink *s = c->infer;
+  if (!s) return false;
+  if (res_i >= 0 && res_i < s->max) {
+    int64_t *d = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(rank + 1));
+    if (rank > 0) memcpy(d, dims, sizeof(int64_t) * (size_t)rank);
+    s->rank[res_i] = rank;
+    s->dims[res_i] = d;
+  }
+  return true;
 }
 
 /* ------------------------------------------------------------------ */

@@ -73,7 +73,7 @@ static bool is_scalar_of(const Type *t, ElemKind elem) {
 void verify_while(Context *c, Op *op) {
   int n = op->noperands;
   const Type **ops = operand_types(c, op);
-  if (op->nresults != n) {
+  if (op->nresults != n && !c->infer) {
     op_error(c, op, "expects %d results (one per operand), but got %d", n, op->nresults);
   } else {
     for (int i = 0; i < n; i++)
@@ -126,7 +126,7 @@ void verify_case(Context *c, Op *op) {
 }
 
 void verify_optimization_barrier(Context *c, Op *op) {
-  if (op->nresults != op->noperands) {
+  if (op->nresults != op->noperands && !c->infer) {
     op_error(c, op, "expects %d results (one per operand), but got %d", op->noperands, op->nresults);
     return;
   }
@@ -258,7 +258,7 @@ static void check_channel(Context *c, const Op *op) {
  * (no channel) and flattened_ids mode (use_global_device_ids); in
  * cross_replica_and_partition mode each group also spans every partition, a
  * count the op does not know. */
-static bool groups_exact(const Op *op) {
+bool vo_groups_exact(const Op *op) {
   const Attr *ch = op_attr(op, "channel_handle");
   const Attr *h = ch && ch->kind == ATTR_DIALECT ? dialect_param(ch, "handle") : NULL;
   if (!h || h->kind != ATTR_INT || h->u.i <= 0) return true;
@@ -266,8 +266,14 @@ static bool groups_exact(const Op *op) {
   return g && (g->kind == ATTR_UNIT || (g->kind == ATTR_BOOL && g->u.b));
 }
 
+int64_t vo_replica_group_size(Context *c, const Op *op, bool required) {
+  int64_t gs;
+  check_replica_groups(c, op, required, &gs);
+  return gs;
+}
+
 static bool same_count(Context *c, const Op *op) {
-  if (op->nresults == op->noperands) return true;
+  if (op->nresults == op->noperands || c->infer) return true;
   op_error(c, op, "expects %d results (one per operand), but got %d", op->noperands, op->nresults);
   return false;
 }
@@ -281,7 +287,7 @@ void verify_all_gather(Context *c, Op *op) {
   for (int i = 0; i < op->noperands; i++) ok &= vo_require_tensor_operand(c, op, i);
   for (int i = 0; i < op->nresults; i++) ok &= vo_require_tensor_result(c, op, i);
   if (!ok) return;
-  bool exact = groups_exact(op);
+  bool exact = vo_groups_exact(op);
   for (int i = 0; i < op->noperands; i++) {
     const Type *in = vo_operand_type(op, i), *res = vo_result_type(op, i);
     if (!vo_elems_compatible(in, res))
@@ -377,9 +383,9 @@ void verify_reduce_scatter(Context *c, Op *op) {
       if (a % gs != 0)
         op_error(c, op, "operand scatter dimension has size %" PRId64 ", expected to be a multiple of the group size "
                  "%" PRId64, a, gs);
-      else if (groups_exact(op) && a / gs != b)
+      else if (vo_groups_exact(op) && a / gs != b)
         op_error(c, op, "result scatter dimension has size %" PRId64 ", expected %" PRId64, b, a / gs);
-      else if (!groups_exact(op) && (b == 0 ? a != 0 : (a / gs) % b != 0))
+      else if (!vo_groups_exact(op) && (b == 0 ? a != 0 : (a / gs) % b != 0))
         op_error(c, op, "result scatter dimension has size %" PRId64 ", which does not divide %" PRId64, b, a / gs);
     }
   }
@@ -426,7 +432,7 @@ void verify_all_to_all(Context *c, Op *op) {
         else d[cd] *= sc;
       }
     }
-    if (!vo_is_ranked(res)) continue;
+    if (vo_infer_shape(c, i, in->rank, d) || !vo_is_ranked(res)) continue;
     bool good = res->rank == in->rank;
     for (int k = 0; good && k < in->rank; k++) good = vo_dims_compatible(res->dims[k], d[k]);
     if (!good)
@@ -867,7 +873,7 @@ void verify_top_k(Context *c, Op *op) {
   d[in->rank - 1] = ak == AR_OK ? k : DIM_DYNAMIC;
   for (int r = 0; r < 2; r++) {
     const Type *t = vo_result_type(op, r);
-    if (!vo_is_ranked(t)) continue;
+    if (vo_infer_shape(c, r, in->rank, d) || !vo_is_ranked(t)) continue;
     bool good = t->rank == in->rank;
     for (int i = 0; good && i < in->rank; i++) good = vo_dims_compatible(t->dims[i], d[i]);
     if (!good)
@@ -961,7 +967,7 @@ void verify_ragged_dot(Context *c, Op *op) {
   for (int i = 0; i < r->rank; i++)
     if (!vo_list_contains(&rb, i) && !vo_list_contains(&rc, i) && !vo_list_contains(&rg, i)) d[k++] = r->dims[i];
   const Type *res = vo_result_type(op, 0);
-  if (!vo_is_ranked(res)) return;
+  if (vo_infer_shape(c, 0, k, d) || !vo_is_ranked(res)) return;
   bool match = res->rank == k;
   for (int i = 0; match && i < k; i++) match = vo_dims_compatible(res->dims[i], d[i]);
   if (!match)

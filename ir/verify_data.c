@@ -15,6 +15,7 @@ static bool expect_rank(Context *c, const Op *op, int res_i, int rank) {
 }
 
 static void expect_shape(Context *c, const Op *op, int res_i, int rank, const int64_t *dims) {
+  if (vo_infer_shape(c, res_i, rank, dims)) return;
   const Type *res = vo_result_type(op, res_i);
   if (!expect_rank(c, op, res_i, rank) || !vo_is_ranked(res)) return;
   for (int i = 0; i < rank; i++)
@@ -119,7 +120,7 @@ static int reduce_arity(Context *c, const Op *op, bool *ok) {
 }
 
 static bool one_result_per_input(Context *c, const Op *op, int n) {
-  if (op->nresults == n) return true;
+  if (op->nresults == n || c->infer) return true;
   op_error(c, op, "expects %d results (one per input), but got %d", n, op->nresults);
   return false;
 }
@@ -587,7 +588,7 @@ void verify_convolution(Context *c, Op *op) {
   if (!dn || !conv_dimension_numbers(c, op, &dn->u.conv, N)) return;
   const ConvDims *cd = &dn->u.conv;
   if (groups_ok) conv_group_sizes(c, op, l, r, cd, fgc, bgc);
-  if (!vo_is_ranked(res) || res->rank != N) return;
+  if (!c->infer && (!vo_is_ranked(res) || res->rank != N)) return;
   int64_t *d = new_dims(c, N), ib = l->dims[cd->input_batch];
   for (int i = 0; i < N; i++) d[i] = DIM_DYNAMIC;
   if (groups_ok && vo_dim_known(ib)) d[cd->output_batch] = ib / bgc;
@@ -824,7 +825,7 @@ void verify_sort(Context *c, Op *op) {
     op_error(c, op, "expects at least 1 input");
     return;
   }
-  if (op->nresults != n) {
+  if (op->nresults != n && !c->infer) {
     op_error(c, op, "expects %d results (one per input), but got %d", n, op->nresults);
     ok = false;
   }

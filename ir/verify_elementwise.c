@@ -300,3 +300,95 @@ void verify_reduce_precision(Context *c, Op *op) {
 /* The rule of the ops that keep one type: the element classes of their
  * row's ELEMS column (ir/ops.def). */
 void verify_same_type(Context *c, Op *op) { verify_same_type_of(c, op, op_info[op->kind].elems); }
+
+/* ------------------------------------------------------------------ */
+/* chlo.broadcast_*: element-wise over operands broadcast to one shape. */
+
+/* One dimension of the broadcast of sizes A and B ('?' unknown, 1
+ * stretches); false when they cannot broadcast. */
+static bool broadcast_dim(int64_t a, int64_t b, int64_t *out) {
+  if (a == 1 || a == b) *out = b;
+  else if (b == 1) *out = a;
+  else if (!vo_dim_known(a) || !vo_dim_known(b)) *out = vo_dim_known(a) ? a : b;
+  else return false;
+  return true;
+}
+
+/* The broadcast shape of ranked A and B into D (room for both ranks):
+ * NumPy-style (trailing dimensions aligned), or, when BD is given and the
+ * ranks differ, the lower-rank operand's dimension i placed at BD[i] of
+ * the other's.  Returns the rank, or -1 after reporting. */
+static int broadcast_shapes(Context *c, const Op *op, const Type *a, const Type *b, const I64List *bd, int64_t *d) {
+  const Type *hi = a->rank >= b->rank ? a : b, *lo = hi == a ? b : a;
+  int R = hi->rank;
+  for (int k = 0; k < R; k++) d[k] = hi->dims[k];
+  bool mapped = bd && a->rank != b->rank;
+  if (mapped && bd->n != lo->rank) {
+    op_error(c, op, "broadcast_dimensions has %d entries, but the lower-rank operand has rank %d", bd->n, lo->rank);
+    return -1;
+  }
+  if (mapped && !vo_check_dims(c, op, "broadcast_dimensions", bd, R, true)) return -1;
+  for (int i = 0; i < lo->rank; i++) {
+    int k = mapped ? (int)bd->v[i] : R - lo->rank + i;
+    if (!broadcast_dim(hi->dims[k], lo->dims[i], &d[k])) {
+      op_error(c, op, "operands of shapes %s and %s cannot be broadcast together (dimension %d)",
+               vo_shape_str(c, a), vo_shape_str(c, b), k);
+      return -1;
+    }
+  }
+  return R;
+}
+
+/* Operands FIRST.. share an element type of the row's ELEMS; the result
+ * has the broadcast shape of all operands and element type WANT
+ * (ELEM_COUNT: the operands'). */
+static void verify_broadcasting(Context *c, Op *op, int first, ElemKind want) {
+  unsigned mask = op_info[op->kind].elems;
+  for (int i = 0; i < op->noperands; i++)
+    if (!vo_check_operand(c, op, i, i < first ? EM_BOOL : mask)) return;
+  if (!vo_require_tensor_result(c, op, 0)) return;
+  for (int i = first + 1; i < op->noperands; i++)
+    if (!vo_elems_compatible(vo_operand_type(op, first), vo_operand_type(op, i))) {
+      op_error(c, op, "requires the same element type for operands #%d and #%d", first, i);
+      return;
+    }
+  const Type *t0 = vo_operand_type(op, first);
+  expect_result_elem(c, op, 0, want < ELEM_COUNT ? want : vo_builtin_elem(t0) ? t0->elem : ELEM_COUNT);
+  I64List bd;
+  AttrRead ab = vo_i64_list_attr(c, op, "broadcast_dimensions", false, &bd);
+  if (ab == AR_BAD) return;
+  const Type *acc = vo_operand_type(op, 0);
+  for (int i = 1; i < op->noperands; i++) {
+    const Type *t = vo_operand_type(op, i);
+    if (!vo_is_ranked(acc) || !vo_is_ranked(t)) return;
+    int64_t *d = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(acc->rank + t->rank + 1));
+    int R = broadcast_shapes(c, op, acc, t, ab == AR_OK ? &bd : NULL, d);
+    if (R < 0) return;
+    acc = type_tensor(c, ELEM_I1, R, d, NULL); /* the shape so far */
+  }
+  if (vo_infer_shape(c, 0, acc->rank, acc->dims)) return;
+  const Type *res = vo_result_type(op, 0);
+  if (vo_is_ranked(res) && !vo_shapes_compatible(res, acc))
+    op_error(c, op, "inferred shape %s is incompatible with the result type '%s'", vo_shape_str(c, acc),
+             vo_type_str(c, res));
+}
+
+void verify_chlo_broadcast(Context *c, Op *op) { verify_broadcasting(c, op, 0, ELEM_COUNT); }
+
+void verify_chlo_broadcast_compare(Context *c, Op *op) {
+  vo_enum_attr(c, op, "comparison_direction", "comparison_direction", comparison_directions, true, NULL);
+  verify_broadcasting(c, op, 0, ELEM_I1);
+}
+
+void verify_chlo_broadcast_complex(Context *c, Op *op) {
+  const Type *t = vo_operand_type(op, 0);
+  ElemKind e = vo_builtin_elem(t) ? t->elem : ELEM_COUNT;
+  if (e < ELEM_COUNT && e != ELEM_F32 && e != ELEM_F64) {
+    op_error(c, op, "expects f32 or f64 parts, but got '%s'", vo_type_str(c, t));
+    return;
+  }
+  verify_broadcasting(c, op, 0, e == ELEM_F32 ? ELEM_C64 : e == ELEM_F64 ? ELEM_C128 : ELEM_COUNT);
+}
+
+/* broadcast_select(pred, on_true, on_false): an i1 pred. */
+void verify_chlo_broadcast_select(Context *c, Op *op) { verify_broadcasting(c, op, 1, ELEM_COUNT); }

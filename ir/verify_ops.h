@@ -16,6 +16,7 @@
  * Files:  verify_common.c       dispatch, tensor-type sizes, shared helpers
  *         verify_elementwise.c  element-wise, compare, convert, select, clamp,
  *                               bitcast_convert, map, CHLO element-wise
+ *                               and broadcasting (chlo.broadcast_*)
  *         verify_shape.c        broadcast, reshape, transpose, slice, pad,
  *                               concatenate, iota, reverse, gather, scatter,
  *                               tuples, dynamic shape ops
@@ -145,6 +146,26 @@ bool vo_check_reducer(Context *c, const Op *op, int region, const char *what, in
 
 /* is_promotable(x, y) of the specification. */
 bool vo_promotable(ElemKind x, ElemKind y);
+
+/* ------------------------------------------------------------------ */
+/* Inference (ir/infer.c) runs a rule on an op without results, with
+ * c->infer set: result checks then pass, and the shape a rule computes for
+ * result #i (where it would compare it with the result's) is recorded
+ * here instead.  One computation of each result shape serves both. */
+struct InferSink {
+  int max;             /* results that can be recorded */
+  int *rank;           /* per result; -1 until recorded */
+  const int64_t **dims;
+};
+/* Record (in inference) or the caller compares (false: not inferring). */
+bool vo_infer_shape(Context *c, int res_i, int rank, const int64_t *dims);
+/* Group size of replica_groups (verify_control.c), after checking them;
+ * -1 when unknown. */
+int64_t vo_replica_group_size(Context *c, const Op *op, bool required);
+/* Is a collective's process group exactly a replica group?  Not in
+ * cross_replica_and_partition mode (a channel, no use_global_device_ids),
+ * where each group also spans the partitions, a count the op lacks. */
+bool vo_groups_exact(const Op *op);
 
 
 #endif

@@ -23,8 +23,10 @@ static bool expect_rank(Context *c, const Op *op, const Type *res, int rank) {
   return false;
 }
 
-/* Compare the result shape with the inferred one (DIM_DYNAMIC: unknown). */
+/* Compare the result shape with the inferred one (DIM_DYNAMIC: unknown);
+ * in inference, record it (these ops have one result). */
 static void expect_shape(Context *c, const Op *op, const Type *res, int rank, const int64_t *dims) {
+  if (vo_infer_shape(c, 0, rank, dims)) return;
   if (!expect_rank(c, op, res, rank) || !vo_is_ranked(res)) return;
   for (int i = 0; i < rank; i++)
     if (!vo_dims_compatible(res->dims[i], dims[i])) {
@@ -880,7 +882,7 @@ void verify_scatter(Context *c, Op *op) {
   bool flag;
   vo_bool_attr(c, op, "indices_are_sorted", false, &flag);
   vo_bool_attr(c, op, "unique_indices", false, &flag);
-  if (op->nresults != n) {
+  if (op->nresults != n && !c->infer) {
     op_error(c, op, "expects %d results (one per input), but got %d", n, op->nresults);
     ok = false;
   }

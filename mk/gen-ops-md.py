@@ -3,7 +3,7 @@
 
 Writes docs/ops.md, the reference of every op tpucc knows, from the op table
 itself: the OP rows and section comments of ir/ops.def (name, arity,
-traits, element classes, type rule, cost kind, folder, simplification,
+traits, element classes, type rule, type inference, cost kind, folder, simplification,
 lowering, opcode and summary).  `make docs` runs it; testsuite/tools/
 docs_current.sh checks that the page in the tree is what it writes.  The
 row parsing and the command line are gen-opcodes-md.py's.
@@ -18,12 +18,12 @@ _spec = importlib.util.spec_from_file_location(
 gen = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gen)
 
-NCOLS = 17  # ID, name, min, max, results, regions, traits, elems, verify, cost, fold, canon, decompose,
+NCOLS = 18  # ID, name, min, max, results, regions, traits, elems, verify, infer, cost, fold, canon, decompose,
            # lower, opcode, format, summary
 TRAITS = {"TRAIT_ELEMENTWISE": "element-wise", "TRAIT_SAME_TYPE": "same type", "TRAIT_COMMUTATIVE": "commutative",
           "TRAIT_CHLO": "CHLO", "TRAIT_CONTRACTION": "contraction", "TRAIT_COLLECTIVE": "collective",
           "TRAIT_SIDE_EFFECT": "side effect", "TRAIT_TERMINATOR": "terminator", "TRAIT_ISOLATED": "isolated",
-          "TRAIT_SYMBOL": "symbol"}
+          "TRAIT_SYMBOL": "symbol", "TRAIT_BROADCASTING": "broadcasting"}
 ELEMS = {"EM_BOOL": "i1", "EM_SINT": "signed int", "EM_UINT": "unsigned int", "EM_INT": "int",
          "EM_FLOAT": "float", "EM_COMPLEX": "complex", "EM_ANY": "any"}
 
@@ -74,13 +74,17 @@ def render(root):
          "<!-- Generated from ir/ops.def by mk/gen-ops-md.py: do not edit;",
          "     change the table and run `make docs` (make check fails when this page is stale). -->", "",
          "Every op tpucc reads: %d rows of the op table `ir/ops.def`, from which the parser," % nops,
-         "printer, verifier, cost model, folder, canonicalizer and back end take what they",
+         "printer, verifier, type inference, cost model, folder, canonicalizer and back end take what they",
          "know about each op ([frontend-and-ir.md](frontend-and-ir.md), [adding-an-op.md](adding-an-op.md)).", "",
          "- **operands**, **results**: counts (*n+* at least n, *any* unchecked).",
          "- **traits**: element-wise, same type, commutative, CHLO (decomposed or run",
-         "  natively), contraction (MXU), collective (ICI), side effect, ...; the",
-         "  element classes a *same type* rule accepts follow in brackets.",
+         "  natively), broadcasting (element-wise once the operands are broadcast to",
+         "  the result's shape), contraction (MXU), collective (ICI), side effect, ...;",
+         "  the element classes a *same type* or broadcasting rule accepts follow in",
+         "  brackets.",
          "- **rule**: the verifier's type rule, `verify_<rule>` in `ir/verify_*.c`.",
+         "- **infer**: how `infer_result_types` (`ir/infer.c`) derives the result types,",
+         "  `infer_<infer>`; *-* when the user must give them.",
          "- **cost**: the cost model's kind ([passes.md](passes.md)).",
          "- **fold / simplify**: the constant folder and algebraic rewrite, if any;",
          "  *decomposed*: chlo-decompose expands it into StableHLO where exact enough.",
@@ -89,17 +93,17 @@ def render(root):
          "  *not lowered* when tpurun cannot run it (compiling it is a located error)."]
     for s in sections:
         o += ["", "## " + s["title"][:1].upper() + s["title"][1:], "",
-              "| op | operands | results | traits | rule | cost | fold / simplify | bytecode | summary |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "| op | operands | results | traits | rule | infer | cost | fold / simplify | bytecode | summary |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for where, a in s["rows"]:
             traits = ", ".join(gen.expand(a[6], defines, TRAITS, where))
             elems = ", ".join(gen.expand(a[7], defines, ELEMS, where))
             if elems:
                 traits += " [%s]" % elems
-            folds = [x for x in (a[10], a[11]) if x != "none"]
-            if a[12] != "none":
+            folds = [x for x in (a[11], a[12]) if x != "none"]
+            if a[13] != "none":
                 folds.append("decomposed")
-            lower, opcode = a[13], a[14].lower()
+            lower, opcode = a[14], a[15].lower()
             if lower == "unsupported":
                 code = "*not lowered*"
             elif lower == "plain":
@@ -108,10 +112,10 @@ def render(root):
                 code = "by `lower_%s`" % lower
             else:
                 code = "`%s` (`lower_%s`)" % (opcode, lower)
-            o.append("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            o.append("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 a[1], arity(a[2], a[3]), arity(a[4], a[4]), gen.md(traits),
-                "-" if a[8] == "none" else "`%s`" % a[8], a[9].lower(), ", ".join(folds) or "-", code,
-                gen.md(a[16])))
+                "-" if a[8] == "none" else "`%s`" % a[8], "-" if a[9] == "none" else "`%s`" % a[9],
+                a[10].lower(), ", ".join(folds) or "-", code, gen.md(a[17])))
     return "\n".join(o) + "\n"
 
 

@@ -219,7 +219,7 @@ static Value *canon_none(Context *c, Op *op) {
 
 /* The simplification of each op: the CANON column of ir/ops.def. */
 static Value *(*const simplifiers[OP_COUNT])(Context *c, Op *op) = {
-#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, cost, fold, canon, ...) [OP_##id] = canon_##canon,
+#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, infer, cost, fold, canon, ...) [OP_##id] = canon_##canon,
 #include "ir/ops.def"
 #undef OP
 };

@@ -28,6 +28,9 @@
  *   atanh         (log1p(x) - log1p(-x)) / 2, NaN where |x| > 1 (real; <= 2 ULP)
  *   next_after    XLA's stepping of the bits as integers (f16, bf16, f32, f64 operands of the
  *                 result's type; bit-exact)
+ *   broadcast_*   each operand broadcast_in_dim to the result's shape (NumPy-style, or by
+ *                 broadcast_dimensions), then stablehlo.X (chlo.X for next_after, polygamma,
+ *                 zeta); static shapes only (exact)
  * With f16 results, 1 ULP in f32 rounds to a different f16 for at most ~1 input in 18000
  * (asin; acos and asinh far fewer); the corpus checks f16 to 3 ULP.
  *
@@ -407,6 +410,63 @@ REAL_DECOMPOSITION(acosh)
 REAL_DECOMPOSITION(atanh)
 #undef REAL_DECOMPOSITION
 
+/* ------------------------------------------------------------------ */
+/* chlo.broadcast_*: each operand broadcast_in_dim to the result's shape,
+ * then the element-wise op of the same name (stablehlo.X, else chlo.X). */
+
+/* Operand x of a broadcasting op with result type rt, in rt's shape with
+ * x's element type.  BD maps a lower-rank operand's dimensions (NULL:
+ * trailing dimensions aligned, NumPy-style). */
+static Value *broadcast_to(Rw *b, Value *x, const Type *rt, int nbd, const int64_t *bd) {
+  const Type *t = x->type;
+  if (t->rank == rt->rank && memcmp(t->dims, rt->dims, sizeof(int64_t) * (size_t)t->rank) == 0) return x;
+  int64_t *dims = arena_alloc(&b->c->arena, sizeof(int64_t) * (size_t)(t->rank + 1));
+  bool mapped = bd && nbd == t->rank && t->rank < rt->rank;
+  for (int i = 0; i < t->rank; i++) dims[i] = mapped ? bd[i] : rt->rank - t->rank + i;
+  NamedAttr a = {"broadcast_dimensions", attr_dense_i64_array(b->c, t->rank, dims)};
+  return emit(b, OP_BROADCAST_IN_DIM, 1, &x, type_tensor(b->c, t->elem, rt->rank, rt->dims, NULL), 1, &a);
+}
+
+/* The element-wise op a chlo.broadcast_X stands for. */
+static OpKind unbroadcast_kind(Context *c, const Op *op) {
+  const char *x = op->name + strlen("chlo.broadcast_");
+  OpKind k = op_kind_from_name(arena_printf(&c->arena, "stablehlo.%s", x), strlen("stablehlo.") + strlen(x));
+  if (k != OP_UNKNOWN) return k;
+  return op_kind_from_name(arena_printf(&c->arena, "chlo.%s", x), strlen("chlo.") + strlen(x));
+}
+
+/* Its attributes without broadcast_dimensions, CHLO enums as StableHLO's. */
+static int unbroadcast_attrs(Context *c, const Op *op, NamedAttr *out) {
+  int n = 0;
+  for (int i = 0; i < op->nattrs; i++) {
+    const NamedAttr *a = &op->attrs[i];
+    if (strcmp(a->name, "broadcast_dimensions") == 0) continue;
+    out[n] = *a;
+    const Attr *v = a->value;
+    if (v->kind == ATTR_ENUM && v->u.enm.dialect && strcmp(v->u.enm.dialect, "chlo") == 0)
+      out[n].value = attr_enum(c, "stablehlo", v->u.enm.enum_name, v->u.enm.value);
+    n++;
+  }
+  return n;
+}
+
+static Value *decompose_broadcasting(Rw *b, Op *op) {
+  const Type *rt = op->results[0].type;
+  OpKind k = unbroadcast_kind(b->c, op);
+  if (!type_is_static(rt) || k == OP_UNKNOWN) return NULL;
+  for (int i = 0; i < op->noperands; i++)
+    if (!type_is_static(op->operands[i]->type) || op->operands[i]->type->elem_opaque) return NULL;
+  int nbd = 0;
+  const int64_t *bd = NULL;
+  const Attr *bda = op_attr(op, "broadcast_dimensions");
+  if (bda && !attr_as_i64_list(bda, &nbd, &bd, &b->c->arena)) return NULL;
+  Value **x = arena_alloc(&b->c->arena, sizeof(Value *) * (size_t)op->noperands);
+  for (int i = 0; i < op->noperands; i++) x[i] = broadcast_to(b, op->operands[i], rt, nbd, bd);
+  NamedAttr *attrs = arena_alloc(&b->c->arena, sizeof(NamedAttr) * (size_t)(op->nattrs + 1));
+  int na = unbroadcast_attrs(b->c, op, attrs);
+  return emit(b, k, op->noperands, x, (Type *)rt, na, attrs);
+}
+
 /* The expansion of the ops whose DECOMPOSE column is none: kept. */
 static Value *decompose_none(Rw *b, Op *op) {
   (void)b, (void)op;
@@ -416,7 +476,7 @@ static Value *decompose_none(Rw *b, Op *op) {
 /* The StableHLO value that replaces each op's result, or NULL to keep the
  * op: the DECOMPOSE column of ir/ops.def. */
 static Value *(*const decompositions[OP_COUNT])(Rw *b, Op *op) = {
-#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, cost, fold, canon, decompose, ...) \
+#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, infer, cost, fold, canon, decompose, ...) \
   [OP_##id] = decompose_##decompose,
 #include "ir/ops.def"
 #undef OP

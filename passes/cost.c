@@ -80,7 +80,7 @@ typedef enum CostKind {
 } CostKind;
 
 static const unsigned char op_cost_kinds[OP_COUNT] = {
-#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, cost, ...) [OP_##id] = CK_##cost,
+#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, infer, cost, ...) [OP_##id] = CK_##cost,
 #include "ir/ops.def"
 #undef OP
 };

@@ -687,7 +687,7 @@ static Attr *fold_none(Context *c, const Op *op, const Attr *const *vals, Type *
 
 /* The folder of each op: the FOLD column of ir/ops.def. */
 static Attr *(*const folders[OP_COUNT])(Context *c, const Op *op, const Attr *const *vals, Type *rt, int64_t n) = {
-#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, cost, fold, ...) [OP_##id] = fold_##fold,
+#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, infer, cost, fold, ...) [OP_##id] = fold_##fold,
 #include "ir/ops.def"
 #undef OP
 };

@@ -92,11 +92,12 @@ static int configure(TpuClient *c, const TpuClientOptions *o) {
   compile_defaults(&c->graph_opts);
   c->graph_opts.target = t->name;
   c->graph_opts.opt_level = o->opt_level ? o->opt_level - 1 : 2;
-  /* One op: its own kernel choice (layout: MXU tiles for a contraction)
-   * and the fit check; nothing that needs more than the op. */
+  /* One op: its CHLO expansion where the VM has no kernel, its own kernel
+   * choice (layout: MXU tiles for a contraction) and the fit check;
+   * nothing that needs more than the op. */
   c->op_opts = c->graph_opts;
   c->op_opts.explicit_passes = true;
-  c->op_opts.passes = (Pipeline){.n = 2, .ids = {PASS_LAYOUT, PASS_BUFFER_ASSIGN}};
+  c->op_opts.passes = (Pipeline){.n = 3, .ids = {PASS_CHLO_DECOMPOSE, PASS_LAYOUT, PASS_BUFFER_ASSIGN}};
   if (o->cache_max_bytes) c->graph_opts.cache_max_bytes = o->cache_max_bytes;
   if (!o->no_disk_cache && cache_resolve_dir(o->cache_dir, c->cache_dir, sizeof c->cache_dir))
     c->disk = cache_open(c->cache_dir, c->graph_opts.cache_max_bytes, "libtpurun", NULL);

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "ir/infer.h"
 #include "runtime/runtime.h"
 
 /* A growable string. */

@@ -22,7 +22,7 @@ typedef struct OpRow {
 } OpRow;
 
 static const OpRow op_rows[] = {
-#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, cost, fold, canon, decompose, lower, opcode, ...) \
+#define OP(id, name, mino, maxo, nres, nreg, traits, elems, verify, infer, cost, fold, canon, decompose, lower, opcode, ...) \
   {name, #lower, #opcode},
 #include "ir/ops.def"
 #undef OP

@@ -477,7 +477,7 @@ static void test_op_table_consistency(void **state) {
   for (int k = 1; k < OP_COUNT; k++) {
     const OpInfo *i = &op_info[k];
     assert_int_equal(op_kind_from_name(i->name, strlen(i->name)), k);
-    if (i->elems) assert_true(i->traits & TRAIT_ELEMENTWISE);
+    if (i->elems) assert_true(i->traits & (TRAIT_ELEMENTWISE | TRAIT_BROADCASTING));
     if (i->max_operands >= 0) assert_true(i->min_operands <= i->max_operands);
     assert_non_null(strchr(i->name, '.'));
   }

@@ -32,6 +32,7 @@ int run_vm_io_tests(void);
 int run_vm_fusion_tests(void);
 int run_vm_collective_tests(void);
 int run_tables_tests(void);
+int run_infer_tests(void);
 int run_runtime_tests(void);
 
 /* A VmReallocFn that fails the fail_at-th allocation (1-based) and counts

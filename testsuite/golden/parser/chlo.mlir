@@ -106,3 +106,16 @@ func.func @ragged_dot(%lhs: tensor<11x5xf32>, %rhs: tensor<3x5x7xf32>, %groups: 
   } : (tensor<11x5xf32>, tensor<3x5x7xf32>, tensor<3xi64>) -> tensor<11x7xf32>
   func.return %0 : tensor<11x7xf32>
 }
+
+// Broadcasting element-wise ops: "lhs, rhs attrs : (types) -> type".
+// CHECK-LABEL: func.func @chlo_broadcast
+// CHECK-NEXT:    %0 = chlo.broadcast_add %arg0, %arg1 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %1 = chlo.broadcast_compare %0, %arg2 {broadcast_dimensions = {{.*}}, comparison_direction = #chlo<comparison_direction LT>} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xi1>
+// CHECK-NEXT:    %2 = chlo.broadcast_select %1, %0, %arg1 : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// GENERIC:         %0 = "chlo.broadcast_add"(%arg0, %arg1) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+func.func @chlo_broadcast(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %c: tensor<2xf32>) -> tensor<2x3xf32> {
+  %0 = chlo.broadcast_add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = chlo.broadcast_compare %0, %c {broadcast_dimensions = array<i64: 0>, comparison_direction = #chlo<comparison_direction LT>} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xi1>
+  %2 = chlo.broadcast_select %1, %0, %b : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  func.return %2 : tensor<2x3xf32>
+}

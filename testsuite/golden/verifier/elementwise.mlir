@@ -417,3 +417,43 @@ func.func @chlo_acos_shape(%a: tensor<2xf32>) -> tensor<3xf32> {
   %0 = "chlo.acos"(%a) : (tensor<2xf32>) -> tensor<3xf32>
   func.return %0 : tensor<3xf32>
 }
+
+// -----
+
+func.func @chlo_broadcast_incompatible(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{operands of shapes [2, 3] and [4] cannot be broadcast together (dimension 1)}}
+  %0 = chlo.broadcast_add %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @chlo_broadcast_result_shape(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{inferred shape [2, 3] is incompatible with the result type 'tensor<2x4xf32>'}}
+  %0 = chlo.broadcast_multiply %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x4xf32>
+  func.return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @chlo_broadcast_dimensions(%a: tensor<2x3xf32>, %b: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{broadcast_dimensions has 2 entries, but the lower-rank operand has rank 1}}
+  %0 = chlo.broadcast_subtract %a, %b {broadcast_dimensions = array<i64: 0, 1>} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @chlo_broadcast_compare_result(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{expects result #0 to have element type i1, but got 'tensor<2xf32>'}}
+  %0 = chlo.broadcast_compare %a, %a {comparison_direction = #chlo<comparison_direction EQ>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @chlo_broadcast_select_pred(%p: tensor<f32>, %a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{operand #0 must be tensor of pred (AKA boolean or 1-bit integer) values, but got 'tensor<f32>'}}
+  %0 = chlo.broadcast_select %p, %a, %a : (tensor<f32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
