@@ -13,6 +13,9 @@
 #   make conformance   every corpus program under tpurun --check
 #   make bench         benchmarks (never part of check)
 #   make docs          regenerate docs/ops.md and docs/opcodes.md from the tables
+#   make install       install tools, libtpurun, tpurun.h, tpurun.pc, man pages
+#                      (PREFIX=/usr/local, DESTDIR; mk/install.mk)
+#   make uninstall     remove exactly what make install installed
 #   make clean
 
 # make predefines CC=cc, so `CC ?= gcc` alone would never take effect.
@@ -57,7 +60,7 @@ PROGRAMS := $(BUILD)/tpucc $(if $(wildcard tools/tpurun.c),$(BUILD)/tpurun) $(BU
 TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache bench conformance docs
 DEPS_SET   := $(if $(filter $(TEST_GOALS),$(MAKECMDGOALS)),test,build)
 
-.PHONY: all deps run check sanitize tsan unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache bench conformance docs clean
+.PHONY: all deps run check sanitize tsan unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache bench conformance docs install uninstall clean
 all: deps $(PROGRAMS)
 
 deps:
@@ -88,13 +91,16 @@ $(BUILD)/tpurun: $(call obj,tools/tpurun.c tools/driver.c) $(TPURUN_LIBS)
 # libtpurun (DESIGN.md §9): every library folder in one archive and one
 # shared object.  GMP and xxHash are the .so's own dependencies; a static
 # client links them itself (tpurun.pc's Libs.private).
+# -z defs catches an undefined symbol at link time; a sanitizer build leaves
+# its runtime's symbols to the executable, so it goes without.
+SO_DEFS     := $(if $(SAN_CFLAGS),,-Wl,-z,defs)
 TPURUN_OBJS := $(call obj,$(foreach d,$(LIBDIRS),$(wildcard $(d)/*.c $(d)/*/*.c)))
 $(BUILD)/libtpurun.a: $(TPURUN_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(BUILD)/libtpurun.so: $(TPURUN_OBJS)
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,libtpurun.so -Wl,-z,defs -o $@ $^ -lgmp -lxxhash -lm -lpthread
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libtpurun.so $(SO_DEFS) -o $@ $^ -lgmp -lxxhash -lm -lpthread
 
 # Clients of the public header only (-I runtime, #include "tpurun.h"),
 # linked against the static library: the eager example and its benchmark.
@@ -116,6 +122,8 @@ $(BUILD)/corpus_check: $(call obj,testsuite/corpus/corpus_check.c) $(call lib,fr
 -include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d)
 
 # ---------------------------------------------------------------- goals
+include mk/install.mk
+
 # One transformer block (examples/transformer_block.mlir): compile to bytecode,
 # run on 8 token ids and seeded random weights in [-1, 1), print the 8x32 result,
 # then the cost model's summary of it (the whole table is left in a file);
