@@ -89,6 +89,8 @@ static int configure(TpuClient *c, const TpuClientOptions *o) {
   c->threads = o->threads ? o->threads : (int)(cores > 0 ? cores : 1);
   c->fused_max_ops = o->fused_max_ops ? o->fused_max_ops : 2048;
   c->nan_check = !o->no_nan_check;
+  c->dump_dir = getenv("TPU_DUMP_GRAPHS");
+  if (c->dump_dir && !*c->dump_dir) c->dump_dir = NULL;
   compile_defaults(&c->graph_opts);
   c->graph_opts.target = t->name;
   c->graph_opts.opt_level = o->opt_level ? o->opt_level - 1 : 2;

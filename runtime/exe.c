@@ -14,6 +14,7 @@
 typedef struct RtExeEntry {
   uint64_t hi, lo;
   RtExe *exe;
+  bool alias; /* another entry owns exe */
   struct RtExeEntry *next;
 } RtExeEntry;
 
@@ -90,7 +91,7 @@ static RtExe *tier_find(TpuClient *c, XXH128_hash_t k) {
 }
 
 /* Adds exe under key (caller holds c->lock); false when out of memory. */
-static bool tier_add(TpuClient *c, XXH128_hash_t k, RtExe *exe) {
+static bool tier_add(TpuClient *c, XXH128_hash_t k, RtExe *exe, bool alias) {
   if (c->nexes >= c->nexe_buckets) {
     int nb = c->nexe_buckets ? 4 * c->nexe_buckets : 64;
     RtExeEntry **b = calloc((size_t)nb, sizeof *b);
@@ -107,7 +108,7 @@ static bool tier_add(TpuClient *c, XXH128_hash_t k, RtExe *exe) {
   }
   RtExeEntry *e = malloc(sizeof *e);
   if (!e) return false;
-  *e = (RtExeEntry){k.high64, k.low64, exe, c->exe_buckets[k.low64 % (uint64_t)c->nexe_buckets]};
+  *e = (RtExeEntry){k.high64, k.low64, exe, alias, c->exe_buckets[k.low64 % (uint64_t)c->nexe_buckets]};
   c->exe_buckets[k.low64 % (uint64_t)c->nexe_buckets] = e;
   c->nexes++;
   return true;
@@ -162,12 +163,27 @@ RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *na
   if (!(e = rt_exe_new(c, p, fn < 0 ? 0 : fn))) return NULL;
   pthread_mutex_lock(&c->lock);
   RtExe *other = tier_find(c, k);
-  bool added = !other && tier_add(c, k, e);
+  bool added = !other && tier_add(c, k, e, false);
   pthread_mutex_unlock(&c->lock);
   if (added) return e;
   rt_exe_free(e);
   if (!other) rt_fail(TPU_ERR_RUNTIME, "out of host memory");
   return other; /* another thread got there first */
+}
+
+RtExe *rt_exe_by_key(TpuClient *c, uint64_t hi, uint64_t lo) {
+  pthread_mutex_lock(&c->lock);
+  RtExe *e = tier_find(c, (XXH128_hash_t){.low64 = lo, .high64 = hi});
+  pthread_mutex_unlock(&c->lock);
+  if (e) atomic_fetch_add(&c->m.mem_hits, 1);
+  return e;
+}
+
+void rt_exe_alias(TpuClient *c, uint64_t hi, uint64_t lo, RtExe *e) {
+  XXH128_hash_t k = {.low64 = lo, .high64 = hi};
+  pthread_mutex_lock(&c->lock);
+  if (!tier_find(c, k)) tier_add(c, k, e, true); /* out of memory: only a later miss */
+  pthread_mutex_unlock(&c->lock);
 }
 
 void rt_tiers_free(TpuClient *c) {
@@ -179,7 +195,7 @@ void rt_tiers_free(TpuClient *c) {
   for (int i = 0; i < c->nexe_buckets; i++)
     for (RtExeEntry *e = c->exe_buckets[i], *n; e; e = n) {
       n = e->next;
-      rt_exe_free(e->exe);
+      if (!e->alias) rt_exe_free(e->exe);
       free(e);
     }
   for (int i = 0; i < c->ntype_buckets; i++)

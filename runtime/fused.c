@@ -96,7 +96,7 @@ static void arg_name(const RtGraph *g, RtArg a, char *buf, size_t len) {
 }
 
 /* The function of g returning the node results in outs[0..nout). */
-static char *graph_text(const RtGraph *g, RtArg *outs, int nout, size_t *len) {
+static char *graph_text(const RtGraph *g, const RtArg *outs, int nout, size_t *len) {
   char *text = NULL;
   FILE *f = open_memstream(&text, len);
   if (!f) return NULL;
@@ -183,6 +183,41 @@ static int graph_outputs(RtGraph *g, RtArg **outs) {
   return n;
 }
 
+/* Writes a compiled graph's text to DIR/graph-<XXH3-64 of it>.mlir (the
+ * TPU_DUMP_GRAPHS debugging aid); a failure is silent. */
+static void dump_graph(const char *dir, const char *text, size_t len) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/graph-%016llx.mlir", dir, (unsigned long long)XXH3_64bits(text, len));
+  FILE *f = fopen(path, "w");
+  if (!f) return;
+  fwrite(text, 1, len, f);
+  fclose(f);
+}
+
+/* The executable of g returning outs: found by the graph's ops, wiring
+ * and outputs (a repeated step writes no text), else by its text through
+ * the tiers and the pipeline.  NULL with *code set after rt_fail. */
+static RtExe *graph_exe(TpuClient *c, const RtGraph *g, const RtArg *outs, int nout, bool *compiled, int *code) {
+  XXH128_hash_t key = XXH3_128bits_withSeed(outs, sizeof *outs * (size_t)nout, g->hash);
+  RtExe *exe = rt_exe_by_key(c, key.high64, key.low64);
+  if (exe) return exe;
+  size_t len;
+  char *text = graph_text(g, outs, nout, &len);
+  if (!text) return *code = rt_fail(TPU_ERR_RUNTIME, "out of host memory"), NULL;
+  char name[96];
+  snprintf(name, sizeof name, "fused graph of ops #%" PRIu64 "-#%" PRIu64, g->nodes[0].op_index,
+           g->nodes[g->n - 1].op_index);
+  exe = rt_exe_of_text(c, text, len, name, compiled);
+  if (exe) {
+    rt_exe_alias(c, key.high64, key.low64, exe);
+    if (*compiled && c->dump_dir) dump_graph(c->dump_dir, text, len);
+  } else {
+    *code = strncmp(rt_last_error(), "out of host", 11) ? TPU_ERR_REJECTED : TPU_ERR_RUNTIME;
+  }
+  free(text);
+  return exe;
+}
+
 /* Compiles g and queues it on s (caller holds s->graph_lock, g detached). */
 static int materialize(TpuStream *s, RtGraph *g, const char *reason) {
   TpuClient *c = s->client;
@@ -201,20 +236,15 @@ static int materialize(TpuStream *s, RtGraph *g, const char *reason) {
     free(outs);
     return TPU_OK; /* nothing the client can still read */
   }
-  size_t len;
-  char *text = graph_text(g, outs, nout, &len);
-  char name[96];
-  snprintf(name, sizeof name, "fused graph of ops #%" PRIu64 "-#%" PRIu64, g->nodes[0].op_index,
-           g->nodes[g->n - 1].op_index);
   bool compiled = false;
-  RtExe *exe = text ? rt_exe_of_text(c, text, len, name, &compiled) : NULL;
-  free(text);
+  int code = TPU_OK;
+  RtExe *exe = graph_exe(c, g, outs, nout, &compiled, &code);
   RtWork *w = exe ? rt_work_new(RT_WORK_EXE, g->nin, nout) : NULL;
-  if (!w) {
-    if (exe || !text) rt_fail(TPU_ERR_RUNTIME, "out of host memory");
-    fail_graph(s, g, exe ? TPU_ERR_RUNTIME : TPU_ERR_REJECTED);
+  if (exe && !w) code = rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  if (code) {
+    fail_graph(s, g, code);
     free(outs);
-    return exe ? TPU_ERR_RUNTIME : TPU_ERR_REJECTED;
+    return code;
   }
   atomic_fetch_add(&c->m.graphs, 1);
   atomic_fetch_add(&c->m.graph_ops, (uint64_t)g->n);

@@ -205,6 +205,7 @@ struct TpuClient {
   CompileOptions graph_opts; /* -O level and target of graphs and programs */
   CompileOptions op_opts;    /* one-op executables: layout and buffer-assign */
   Cache *disk;               /* NULL: memory tier only */
+  const char *dump_dir;      /* $TPU_DUMP_GRAPHS: each fused graph compiled is written there */
   char cache_dir[4096];
   pthread_mutex_t lock;      /* types, signatures, graph and program tiers, live lists */
   pthread_cond_t changed;    /* a tensor left PENDING */
@@ -242,6 +243,11 @@ RtExe *rt_sig_exe(TpuClient *c, RtSig *sig, uint64_t op_index);
  * name: the source name in its messages; *compiled: whether the pipeline
  * ran for it now.  NULL after rt_fail. */
 RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled);
+/* The executable stored under a key of the caller's (a fused graph's
+ * structure), counted as a memory-tier hit; NULL when absent. */
+RtExe *rt_exe_by_key(TpuClient *c, uint64_t hi, uint64_t lo);
+/* Stores e (owned by its text's entry) under that key too. */
+void rt_exe_alias(TpuClient *c, uint64_t hi, uint64_t lo, RtExe *e);
 /* Runs w on the calling thread (s's worker). */
 void rt_work_run(TpuClient *c, TpuStream *s, RtWork *w);
 void rt_work_free(RtWork *w);
