@@ -226,22 +226,25 @@ static RtSig *build_sig(TpuClient *c, OpKind kind, const char *op, const char *a
   sprintf(head, "\"%s\"(", op);
   char *probe_tail = tail_text(attrs, in, nin, NULL, 0);
   char *text = probe_tail ? module_text(head, probe_tail, in, nin, NULL, 0) : NULL;
-  Probe p;
+  Probe p = {0}; /* probe_fail and probe_free are safe on it unparsed */
   bool ok = text && probe_parse(&p, text, op_index, kind, nin);
   char *mid = ok ? mid_text(&p, attrs, in, nin) : NULL;
   ok = mid != NULL;
+  char *text2 = NULL; /* the probe's source: lives until probe_free (diagnostics quote it) */
   if (ok && infer && strcmp(mid, attrs) != 0) {
     /* The region changes what inference sees (reduce's body types). */
-    char *t2 = tail_text(mid, in, nin, NULL, 0), *text2 = t2 ? module_text(head, t2, in, nin, NULL, 0) : NULL;
+    char *t2 = tail_text(mid, in, nin, NULL, 0);
+    text2 = t2 ? module_text(head, t2, in, nin, NULL, 0) : NULL;
     probe_free(&p);
+    memset(&p, 0, sizeof p);
     ok = text2 && probe_parse(&p, text2, op_index, kind, nin);
     free(t2);
-    free(text2);
   }
   ok = ok && (!infer || infer_results(c, &p, res, nres));
   int code = text ? TPU_ERR_REJECTED : TPU_ERR_RUNTIME;
   if (!ok) probe_fail(&p, code, "out of host memory");
-  if (text) probe_free(&p);
+  probe_free(&p);
+  free(text2);
   free(probe_tail);
   free(text);
   char *tail = ok ? tail_text(mid, in, nin, res, nres) : NULL;
@@ -366,7 +369,7 @@ RtExe *rt_sig_exe(TpuClient *c, RtSig *sig, uint64_t op_index) {
   if (e) return e;
   double t0 = rt_now();
   char *text = rt_sig_module(sig);
-  Probe p;
+  Probe p = {0};
   bool ok = text && probe_parse(&p, text, op_index, op_kind_from_name(sig->op, strlen(sig->op)), sig->nin);
   uint8_t *img = NULL;
   size_t n = 0;
@@ -374,7 +377,7 @@ RtExe *rt_sig_exe(TpuClient *c, RtSig *sig, uint64_t op_index) {
   BackendOptions bo = compile_backend_options(&c->op_opts);
   ok = ok && backend_compile(p.ctx, p.m, &bo, &img, &n);
   if (!ok) probe_fail(&p, text ? TPU_ERR_REJECTED : TPU_ERR_RUNTIME, "out of host memory");
-  if (text) probe_free(&p);
+  probe_free(&p);
   free(text);
   if (!ok) return NULL;
   char err[512];
