@@ -253,8 +253,8 @@ static bool new_results(TpuClient *c, int chip, const RtSig *sig, uint64_t op_in
   return true;
 }
 
-/* Checks tpu_op's arguments; the chip the operands live on, or -1 after
- * rt_fail. */
+/* Checks tpu_op's arguments; the chip the operands live on, -2 when
+ * there are none, or -1 after rt_fail. */
 static int check_op_args(TpuClient *c, const char *op, TpuTensor *const *operands, int n_operands,
                          TpuTensor **results, int n_results) {
   if (!op) return rt_fail(-1, "tpu_op: op is NULL");
@@ -272,15 +272,15 @@ static int check_op_args(TpuClient *c, const char *op, TpuTensor *const *operand
                      i, operands[i]->chip, chip);
     chip = operands[i]->chip;
   }
-  return chip;
+  return n_operands ? chip : -2;
 }
 
 int rt_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *operands, int n_operands,
           const char *const *result_types, TpuTensor **results, int n_results) {
   TpuClient *c = s->client;
-  for (int i = 0; results && i < n_results; i++) results[i] = NULL;
+  for (int i = 0; results && i < n_results && i <= 64; i++) results[i] = NULL;
   int chip = check_op_args(c, op, operands, n_operands, results, n_results);
-  if (chip < 0 && n_operands) return TPU_ERR_USAGE;
+  if (chip == -1) return TPU_ERR_USAGE;
   if (chip >= 0 && chip != s->chip)
     return rt_fail(TPU_ERR_USAGE, "tpu_op '%s': the operands are on chip %d, the stream on chip %d", op, chip, s->chip);
   uint64_t op_index = atomic_fetch_add(&c->next_op, 1) + 1;
@@ -319,9 +319,9 @@ int rt_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *ope
 TPU_API int tpu_op(TpuClient *c, const char *op, const char *attrs, TpuTensor *const *operands, int n_operands,
                    const char *const *result_types, TpuTensor **results, int n_results) {
   if (!c) return rt_fail(TPU_ERR_USAGE, "tpu_op: client is NULL");
+  for (int i = 0; results && i < n_results && i <= 64; i++) results[i] = NULL;
   int chip = check_op_args(c, op, operands, n_operands, results, n_results);
-  if (chip < 0 && (n_operands || !op || n_results < 0 || n_results > 64 || (n_results && !results)))
-    return TPU_ERR_USAGE;
+  if (chip == -1) return TPU_ERR_USAGE;
   TpuStream *s = rt_default_stream(c, chip < 0 ? 0 : chip);
   if (!s) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
   return rt_op(s, op, attrs, operands, n_operands, result_types, results, n_results);
