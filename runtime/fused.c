@@ -252,7 +252,10 @@ static int add_node(TpuStream *s, RtGraph *g, RtSig *sig, uint64_t op_index, Tpu
   uint64_t h = XXH3_64bits_withSeed(&sig, sizeof sig, g->hash);
   g->shape = XXH3_64bits_withSeed(sig->op, strlen(sig->op), XXH3_64bits_withSeed(sig->attrs, strlen(sig->attrs), g->shape));
   for (int i = 0; i < sig->nin; i++) {
+    /* in[i]->graph is written under c->lock (materialize of another graph). */
+    pthread_mutex_lock(&c->lock);
     bool inside = in[i]->graph == g;
+    pthread_mutex_unlock(&c->lock);
     n->args[i] = inside ? (RtArg){in[i]->node, in[i]->node_result} : (RtArg){-1, input_of(g, in[i])};
     if (n->args[i].index < 0) return free(n->args), free(n->results), rt_fail(TPU_ERR_RUNTIME, "out of host memory");
     h = XXH3_64bits_withSeed(&n->args[i], sizeof n->args[i], h);
@@ -282,7 +285,12 @@ int rt_graph_add(TpuStream *s, RtSig *sig, uint64_t op_index, TpuTensor *const *
     pthread_mutex_lock(&c->lock);
     RtGraph *other = in[i]->graph;
     pthread_mutex_unlock(&c->lock);
-    if (other && other != s->graph) {
+    if (!other) continue;
+    /* s->graph changes under graph_lock only (another thread may flush it). */
+    pthread_mutex_lock(&s->graph_lock);
+    bool mine = other == s->graph;
+    pthread_mutex_unlock(&s->graph_lock);
+    if (!mine) {
       int rc = rt_flush_all(c, "cross_stream");
       if (rc) return rc;
       break;
