@@ -109,6 +109,7 @@ TPU_API int tpu_client_create(const TpuClientOptions *opts, TpuClient **out) {
   TpuClient *c = calloc(1, sizeof *c);
   if (!c) return rt_fail(TPU_ERR_RUNTIME, "tpu_client_create: out of host memory");
   pthread_mutex_init(&c->lock, NULL);
+  pthread_mutex_init(&c->disk_lock, NULL);
   pthread_cond_init(&c->changed, NULL);
   pthread_mutex_init(&c->m.metrics_lock, NULL);
   if ((rc = configure(c, &o)) != TPU_OK) {
@@ -220,6 +221,7 @@ TPU_API void tpu_client_destroy(TpuClient *c) {
   free(c->shape_hashes);
   free(c->step_hashes);
   pthread_mutex_destroy(&c->lock);
+  pthread_mutex_destroy(&c->disk_lock);
   pthread_cond_destroy(&c->changed);
   pthread_mutex_destroy(&c->m.metrics_lock);
   free(c);
@@ -232,7 +234,9 @@ TPU_API int tpu_metrics_json(TpuClient *c, char *buf, size_t len) {
   if (!buf && len) return rt_fail(-1, "tpu_metrics_json: buf is NULL but len is %zu", len);
   static const char *const modes[3] = {"strict", "debug", "fused"};
   RtMetrics *m = &c->m;
+  pthread_mutex_lock(&c->disk_lock);
   CacheMetrics disk = c->disk ? *cache_metrics(c->disk) : (CacheMetrics){0};
+  pthread_mutex_unlock(&c->disk_lock);
   pthread_mutex_lock(&m->metrics_lock);
   char reasons[512];
   size_t r = 0;

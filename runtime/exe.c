@@ -127,7 +127,11 @@ static VmProgram *compile_text(TpuClient *c, const char *text, size_t len, const
   CacheMetrics local = {0};
   uint8_t *img = NULL;
   size_t n = 0;
+  /* The disk tier is one Cache shared by the client's threads, and a
+   * Cache is not thread-safe: compiles through it take turns. */
+  if (c->disk) pthread_mutex_lock(&c->disk_lock);
   int rc = compile_source(&file, &chunk, &o, c->disk, &local, &img, &n);
+  if (c->disk) pthread_mutex_unlock(&c->disk_lock);
   if (mem) fclose(mem);
   *compiled = local.compiles > 0;
   pthread_mutex_lock(&c->m.metrics_lock);

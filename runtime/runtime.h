@@ -206,6 +206,7 @@ struct TpuClient {
   CompileOptions graph_opts; /* -O level and target of graphs and programs */
   CompileOptions op_opts;    /* -O0: one-op executables */
   Cache *disk;               /* NULL: memory tier only */
+  pthread_mutex_t disk_lock; /* a Cache is not thread-safe: held around every use of disk */
   char cache_dir[4096];
   pthread_mutex_t lock;      /* types, signatures, graph and program tiers, live lists */
   pthread_cond_t changed;    /* a tensor left PENDING */
