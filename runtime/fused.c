@@ -313,6 +313,9 @@ int rt_graph_add(TpuStream *s, RtSig *sig, uint64_t op_index, TpuTensor *const *
   if (reason) {
     s->graph = NULL;
     rc = materialize(s, g, reason);
+    /* The call fails: the op's results are not handed out (they are
+     * FAILED, and the graph's error stays on s for tpu_sync). */
+    for (int r = 0; rc && r < sig->nres; r++) tpu_tensor_release(results[r]), results[r] = NULL;
   }
   pthread_mutex_unlock(&s->graph_lock);
   if (reason) rt_graph_free(g);
