@@ -158,7 +158,8 @@ struct TpuStream {
 };
 
 struct TpuEvent {
-  TpuStream *stream;
+  TpuClient *client;
+  TpuStream *stream; /* may be destroyed before the event: look it up in client->streams */
   atomic_int refs;
   atomic_int done;
 };

@@ -385,6 +385,7 @@ TPU_API int tpu_event_record(TpuStream *s, TpuEvent **out) {
     free(e), free(w);
     return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
   }
+  e->client = s->client;
   e->stream = s;
   atomic_init(&e->refs, 2); /* the caller's and the queued item's */
   w->event = e;
@@ -396,7 +397,7 @@ TPU_API int tpu_event_record(TpuStream *s, TpuEvent **out) {
 TPU_API int tpu_stream_wait_event(TpuStream *s, TpuEvent *e) {
   if (!stream_valid(s, "tpu_stream_wait_event")) return TPU_ERR_USAGE;
   if (!e) return rt_fail(TPU_ERR_USAGE, "tpu_stream_wait_event: event is NULL");
-  if (e->stream->client != s->client) return rt_fail(TPU_ERR_USAGE, "tpu_stream_wait_event: the event is of another client");
+  if (e->client != s->client) return rt_fail(TPU_ERR_USAGE, "tpu_stream_wait_event: the event is of another client");
   int rc = rt_graph_flush(s, "sync");
   if (rc) return rc;
   RtWork *w = rt_work_new(RT_WORK_WAIT, 0, 0);
@@ -409,19 +410,26 @@ TPU_API int tpu_stream_wait_event(TpuStream *s, TpuEvent *e) {
 
 TPU_API int tpu_event_sync(TpuEvent *e) {
   if (!e) return rt_fail(TPU_ERR_USAGE, "tpu_event_sync: event is NULL");
-  TpuClient *c = e->stream->client;
+  TpuClient *c = e->client;
   pthread_mutex_lock(&c->lock);
   c->waiters++;
   while (!atomic_load(&e->done)) pthread_cond_wait(&c->changed, &c->lock);
   c->waiters--;
+  /* The stream's error, if the stream still exists (tpu_stream_destroy
+   * unlinks it under c->lock before freeing it). */
+  TpuStream *s = c->streams;
+  while (s && s != e->stream) s = s->next;
+  int code = 0;
+  char *msg = NULL;
+  if (s) {
+    pthread_mutex_lock(&s->lock);
+    code = s->err_code;
+    msg = s->err_msg;
+    s->err_code = 0;
+    s->err_msg = NULL;
+    pthread_mutex_unlock(&s->lock);
+  }
   pthread_mutex_unlock(&c->lock);
-  TpuStream *s = e->stream;
-  pthread_mutex_lock(&s->lock);
-  int code = s->err_code;
-  char *msg = s->err_msg;
-  s->err_code = 0;
-  s->err_msg = NULL;
-  pthread_mutex_unlock(&s->lock);
   if (code) rt_fail(code, "%s", msg);
   free(msg);
   return code;
