@@ -138,6 +138,14 @@ TpuStream *rt_default_stream(TpuClient *c, int chip) {
   if (!c->defaults[chip]) {
     c->defaults[chip] = made;
     made = NULL;
+  } else {
+    /* Another thread's stream won: unlink ours (rt_stream_new linked it
+     * into c->streams) before it is freed. */
+    for (TpuStream **p = &c->streams; *p; p = &(*p)->next)
+      if (*p == made) {
+        *p = made->next;
+        break;
+      }
   }
   s = c->defaults[chip];
   pthread_mutex_unlock(&c->lock);
