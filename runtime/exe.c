@@ -151,8 +151,9 @@ static VmProgram *compile_text(TpuClient *c, const char *text, size_t len, const
   return p;
 }
 
-RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name) {
+RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled_now) {
   XXH128_hash_t k = XXH3_128bits(text, len);
+  if (compiled_now) *compiled_now = false;
   pthread_mutex_lock(&c->lock);
   RtExe *e = tier_find(c, k);
   pthread_mutex_unlock(&c->lock);
@@ -166,6 +167,7 @@ RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *na
   int fn = vm_program_find(p, "main");
   if (!(e = rt_exe_new(c, p, fn < 0 ? 0 : fn))) return NULL;
   e->compiled = compiled;
+  if (compiled_now) *compiled_now = compiled;
   pthread_mutex_lock(&c->lock);
   RtExe *other = tier_find(c, k);
   bool added = !other && tier_add(c, k, e);

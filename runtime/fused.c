@@ -204,7 +204,8 @@ static int materialize(TpuStream *s, RtGraph *g, const char *reason) {
   char name[96];
   snprintf(name, sizeof name, "fused graph of ops #%" PRIu64 "-#%" PRIu64, g->nodes[0].op_index,
            g->nodes[g->n - 1].op_index);
-  RtExe *exe = text ? rt_exe_of_text(c, text, len, name) : NULL;
+  bool compiled = false;
+  RtExe *exe = text ? rt_exe_of_text(c, text, len, name, &compiled) : NULL;
   free(text);
   RtWork *w = exe ? rt_work_new(RT_WORK_EXE, g->nin, nout) : NULL;
   if (!w) {
@@ -215,7 +216,7 @@ static int materialize(TpuStream *s, RtGraph *g, const char *reason) {
   }
   atomic_fetch_add(&c->m.graphs, 1);
   atomic_fetch_add(&c->m.graph_ops, (uint64_t)g->n);
-  count_shape(c, g->shape, exe->compiled);
+  count_shape(c, g->shape, compiled); /* a memory-tier hit is no recompile */
   w->exe = exe;
   w->op_index = g->nodes[0].op_index;
   w->op_name = "fused graph";

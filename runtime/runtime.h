@@ -242,8 +242,10 @@ RtSig *rt_sig_get(TpuClient *c, const char *op, const char *attrs, const RtType 
 RtExe *rt_sig_exe(TpuClient *c, RtSig *sig, uint64_t op_index);
 /* The executable of a whole module's text (entry @main, else its first
  * function), through the memory tier, the disk tier and the pipeline;
- * name: the source name in its messages.  NULL after rt_fail. */
-RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name);
+ * name: the source name in its messages.  *compiled (when non-NULL):
+ * whether this call ran the pipeline (not a memory or disk hit).  NULL
+ * after rt_fail. */
+RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled);
 /* Runs w on the calling thread (s's worker). */
 void rt_work_run(TpuClient *c, TpuStream *s, RtWork *w);
 void rt_work_free(RtWork *w);
