@@ -88,14 +88,16 @@ $(BUILD)/tpurun: $(call obj,tools/tpurun.c tools/driver.c) $(TPURUN_LIBS)
 
 # libtpurun (DESIGN.md §9): every library folder in one archive and one
 # shared object.  GMP and xxHash are the .so's own dependencies; a static
-# client links them itself (tpurun.pc's Libs.private).
+# client links them itself (tpurun.pc's Libs.private).  Under a sanitizer
+# (make sanitize, make tsan) its runtime comes with the executable, so the
+# .so is linked without -z defs.
 TPURUN_OBJS := $(call obj,$(foreach d,$(LIBDIRS),$(wildcard $(d)/*.c $(d)/*/*.c)))
 $(BUILD)/libtpurun.a: $(TPURUN_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(BUILD)/libtpurun.so: $(TPURUN_OBJS)
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,libtpurun.so -Wl,-z,defs -o $@ $^ -lgmp -lxxhash -lm -lpthread
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libtpurun.so $(if $(SAN_CFLAGS),,-Wl,-z,defs) -o $@ $^ -lgmp -lxxhash -lm -lpthread
 
 $(BUILD)/unit_tests: $(call obj,$(UNIT_SRCS)) $(UNIT_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
