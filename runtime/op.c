@@ -180,7 +180,9 @@ static char *mid_text(Probe *p, const char *attrs, const RtType *const *in, int 
     op_error(p->ctx, op, "the body shorthand takes one input and one init value; write the region for %d operands", nin);
     return NULL;
   }
-  const char *elem = strchr(in[0]->str, 'x') ? strrchr(in[0]->str, 'x') + 1 : in[0]->str;
+  /* The element type: past one "Nx" per dimension ("complex<f32>" holds an x). */
+  const char *elem = in[0]->str;
+  for (int d = 0; d < in[0]->vm.rank; d++) elem = strchr(elem, 'x') + 1;
   Str s = {0};
   str_printf(&s,
              "({\n  ^bb0(%%a: tensor<%s>, %%b: tensor<%s>):\n    %%s = \"%.*s\"(%%a, %%b) : (tensor<%s>, "
