@@ -197,7 +197,7 @@ typedef struct RtMetrics {
 } RtMetrics;
 
 struct TpuClient {
-  TpuEagerMode mode;
+  _Atomic TpuEagerMode mode; /* tpu_client_set_mode may change it while other threads issue ops */
   int nchips;
   const char *target_name;
   uint64_t hbm_bytes;
