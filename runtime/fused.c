@@ -167,17 +167,22 @@ static void fail_graph(TpuStream *s, RtGraph *g, int code) {
   pthread_mutex_unlock(&s->lock);
 }
 
-/* The node results the client still holds (the graph's outputs). */
+/* Whether a node result is needed after the graph: the client holds it,
+ * or queued work (an op issued in another mode) does; the graph's own
+ * reference is the one reference beyond those. */
+static bool needed(TpuTensor *t) { return atomic_load(&t->refs) > 0 || atomic_load(&t->total) > 1; }
+
+/* The node results still needed (the graph's outputs). */
 static int graph_outputs(RtGraph *g, RtArg **outs) {
   int n = 0;
   for (int k = 0; k < g->n; k++)
-    for (int r = 0; r < g->nodes[k].sig->nres; r++) n += atomic_load(&g->nodes[k].results[r]->refs) > 0;
+    for (int r = 0; r < g->nodes[k].sig->nres; r++) n += needed(g->nodes[k].results[r]);
   *outs = malloc(sizeof **outs * (size_t)(n + 1));
   if (!*outs) return -1;
   n = 0;
   for (int k = 0; k < g->n; k++)
     for (int r = 0; r < g->nodes[k].sig->nres; r++)
-      if (atomic_load(&g->nodes[k].results[r]->refs) > 0) (*outs)[n++] = (RtArg){k, r};
+      if (needed(g->nodes[k].results[r])) (*outs)[n++] = (RtArg){k, r};
   return n;
 }
 
