@@ -10,6 +10,7 @@
 #   make fuzz-loader   libFuzzer on the .tpub loader and the VM
 #   make fuzz-npy      libFuzzer on the .npy reader and --input specs
 #   make fuzz-cache    libFuzzer on the cache's entry and alias readers
+#   make fuzz-runtime  libFuzzer on libtpurun's C API (call sequences)
 #   make conformance   every corpus program under tpurun --check
 #   make bench         benchmarks (never part of check)
 #   make docs          regenerate docs/ops.md and docs/opcodes.md from the tables
@@ -57,10 +58,10 @@ PROGRAMS := $(BUILD)/tpucc $(if $(wildcard tools/tpurun.c),$(BUILD)/tpurun) $(BU
 # Phony, so it runs once per make invocation; objects wait for it through an
 # order-only prerequisite (it never forces a rebuild).  Test-like goals ask
 # for the test package set, everything else for the build set.
-TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache bench conformance docs
+TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache fuzz-runtime bench conformance docs
 DEPS_SET   := $(if $(filter $(TEST_GOALS),$(MAKECMDGOALS)),test,build)
 
-.PHONY: all deps run check sanitize tsan unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache bench conformance docs install uninstall clean
+.PHONY: all deps run check sanitize tsan unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache fuzz-runtime bench conformance docs install uninstall clean
 all: deps $(PROGRAMS)
 
 deps:
@@ -115,6 +116,16 @@ $(BUILD)/eager_bench: $(call obj,bench/eager_bench.c) $(BUILD)/libtpurun.a
 $(BUILD)/unit_tests: $(call obj,$(UNIT_SRCS)) $(UNIT_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
 
+# libtpurun from 8 host threads at once in each eager mode
+# (testsuite/tools/runtime_threads.sh; `make tsan` runs it too), and the
+# runtime fuzzer's regression inputs replayed without libFuzzer
+# (testsuite/tools/fuzz_regressions.sh).
+$(BUILD)/runtime_threads: $(call obj,testsuite/runtime/threads.c) $(BUILD)/libtpurun.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lgmp -lxxhash -lm -lpthread
+
+$(BUILD)/fuzz_runtime_replay: $(call obj,testsuite/fuzz/fuzz_runtime.c testsuite/fuzz/replay_main.c) $(BUILD)/libtpurun.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lgmp -lxxhash -lm -lpthread
+
 # Parses, verifies and round-trips the conformance corpus (testsuite/corpus).
 $(BUILD)/corpus_check: $(call obj,testsuite/corpus/corpus_check.c) $(call lib,frontend ir)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -144,7 +155,7 @@ run: all $(BUILD)/eager_transformer
 unit: deps $(if $(UNIT_SRCS),$(BUILD)/unit_tests)
 	@$(if $(UNIT_SRCS),:,echo "no unit tests in testsuite/unit/")
 
-check: deps all unit $(BUILD)/corpus_check $(BUILD)/eager_transformer
+check: deps all unit $(BUILD)/corpus_check $(BUILD)/eager_transformer $(BUILD)/runtime_threads $(BUILD)/fuzz_runtime_replay
 	testsuite/run_all.sh $(BUILD)
 
 # Every corpus program under tpurun --check: PASS / FAIL / UNSUPPORTED per file.
@@ -163,13 +174,14 @@ sanitize:
 TSAN_BUILD := build-tsan
 tsan: export TPU_CACHE_DIR = $(CURDIR)/$(TSAN_BUILD)/test-cache
 tsan: deps
-	$(MAKE) all BUILD=$(TSAN_BUILD) CC=clang-14 SAN_CFLAGS="-fsanitize=thread -O1" LDFLAGS="-fsanitize=thread"
+	$(MAKE) all $(TSAN_BUILD)/runtime_threads BUILD=$(TSAN_BUILD) CC=clang-14 SAN_CFLAGS="-fsanitize=thread -O1" LDFLAGS="-fsanitize=thread"
 	rm -rf $(TPU_CACHE_DIR)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 /usr/bin/python3 /usr/lib/llvm-14/build/utils/lit/lit.py -s \
 	    testsuite/golden/vm testsuite/golden/passes/overlap_exec.mlir --param build_dir=$(CURDIR)/$(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/chips.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/limits.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/train_step.sh $(TSAN_BUILD)
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/runtime_threads.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/conformance/run.sh $(TSAN_BUILD) /interpret/
 
 bench: all $(BUILD)/eager_transformer $(BUILD)/eager_bench
@@ -259,6 +271,19 @@ fuzz-npy: deps $(FUZZ_BUILD)/fuzz_npy
 	$(FUZZ_BUILD)/fuzz_npy $(FUZZ_BUILD)/corpus-npy \
 	    -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
 	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_BUILD)/npy-
+
+# libtpurun's C API on call sequences decoded from the input
+# (testsuite/fuzz/fuzz_runtime.c), seeded from testsuite/fuzz/runtime-seeds.
+RUNTIME_FUZZ_SRCS := testsuite/fuzz/fuzz_runtime.c $(foreach d,$(LIBDIRS),$(wildcard $(d)/*.c $(d)/*/*.c))
+$(FUZZ_BUILD)/fuzz_runtime: $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(RUNTIME_FUZZ_SRCS))
+	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+
+fuzz-runtime: deps $(FUZZ_BUILD)/fuzz_runtime
+	@mkdir -p $(FUZZ_BUILD)/corpus-runtime
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(FUZZ_BUILD)/fuzz_runtime $(FUZZ_BUILD)/corpus-runtime testsuite/fuzz/runtime-seeds \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=20 \
+	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_BUILD)/runtime-
 
 clean:
 	rm -rf $(sort build build-asan build-tsan $(FUZZ_BUILD) $(BUILD))

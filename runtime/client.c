@@ -115,6 +115,7 @@ TPU_API int tpu_client_create(const TpuClientOptions *opts, TpuClient **out) {
   TpuClient *c = calloc(1, sizeof *c);
   if (!c) return rt_fail(TPU_ERR_RUNTIME, "tpu_client_create: out of host memory");
   pthread_mutex_init(&c->lock, NULL);
+  pthread_mutex_init(&c->disk_lock, NULL);
   pthread_cond_init(&c->changed, NULL);
   pthread_mutex_init(&c->m.metrics_lock, NULL);
   if ((rc = configure(c, &o)) != TPU_OK) {
@@ -146,7 +147,7 @@ TpuStream *rt_default_stream(TpuClient *c, int chip) {
   }
   s = c->defaults[chip];
   pthread_mutex_unlock(&c->lock);
-  if (made) rt_stream_free(made);
+  if (made) rt_stream_retire(c, made); /* another thread's stream won */
   return s;
 }
 
@@ -213,10 +214,15 @@ TPU_API int tpu_client_set_mode(TpuClient *c, TpuEagerMode mode) {
 TPU_API void tpu_client_destroy(TpuClient *c) {
   if (!c) return;
   rt_flush_all(c, "sync");
+  for (TpuStream *s = c->streams; s; s = s->next) rt_stream_sync(s);
   while (c->streams) {
     TpuStream *s = c->streams;
     c->streams = s->next;
-    rt_stream_sync(s);
+    rt_stream_free(s);
+  }
+  while (c->retired) {
+    TpuStream *s = c->retired;
+    c->retired = s->next;
     rt_stream_free(s);
   }
   rt_tensor_free_all(c);
@@ -228,6 +234,7 @@ TPU_API void tpu_client_destroy(TpuClient *c) {
   free(c->shape_hashes);
   free(c->step_hashes);
   pthread_mutex_destroy(&c->lock);
+  pthread_mutex_destroy(&c->disk_lock);
   pthread_cond_destroy(&c->changed);
   pthread_mutex_destroy(&c->m.metrics_lock);
   free(c);
@@ -248,7 +255,9 @@ TPU_API int tpu_metrics_json(TpuClient *c, char *buf, size_t len) {
     else dir[d++] = *p;
   }
   dir[d] = '\0';
+  pthread_mutex_lock(&c->disk_lock);
   CacheMetrics disk = c->disk ? *cache_metrics(c->disk) : (CacheMetrics){0};
+  pthread_mutex_unlock(&c->disk_lock);
   pthread_mutex_lock(&m->metrics_lock);
   char reasons[512];
   size_t r = 0;

@@ -128,7 +128,11 @@ static VmProgram *compile_text(TpuClient *c, const char *text, size_t len, const
   CacheMetrics local = {0};
   uint8_t *img = NULL;
   size_t n = 0;
+  /* The disk tier is one Cache shared by the client's threads, and a
+   * Cache is not thread-safe: compiles through it take turns. */
+  if (c->disk) pthread_mutex_lock(&c->disk_lock);
   int rc = compile_source(&file, &chunk, &o, c->disk, &local, &img, &n);
+  if (c->disk) pthread_mutex_unlock(&c->disk_lock);
   if (mem) fclose(mem);
   *compiled = local.compiles > 0;
   pthread_mutex_lock(&c->m.metrics_lock);
@@ -148,8 +152,9 @@ static VmProgram *compile_text(TpuClient *c, const char *text, size_t len, const
   return p;
 }
 
-RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled) {
+RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled_now) {
   XXH128_hash_t k = XXH3_128bits(text, len);
+  if (compiled_now) *compiled_now = false;
   pthread_mutex_lock(&c->lock);
   RtExe *e = tier_find(c, k);
   pthread_mutex_unlock(&c->lock);
@@ -157,10 +162,12 @@ RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *na
     atomic_fetch_add(&c->m.mem_hits, 1);
     return e;
   }
-  VmProgram *p = compile_text(c, text, len, name, compiled);
+  bool compiled;
+  VmProgram *p = compile_text(c, text, len, name, &compiled);
   if (!p) return NULL;
   int fn = vm_program_find(p, "main");
   if (!(e = rt_exe_new(c, p, fn < 0 ? 0 : fn))) return NULL;
+  if (compiled_now) *compiled_now = compiled;
   pthread_mutex_lock(&c->lock);
   RtExe *other = tier_find(c, k);
   bool added = !other && tier_add(c, k, e, false);

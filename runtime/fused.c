@@ -169,17 +169,22 @@ static void fail_graph(TpuStream *s, RtGraph *g, int code) {
   pthread_mutex_unlock(&s->lock);
 }
 
-/* The node results the client still holds (the graph's outputs). */
+/* Whether a node result is needed after the graph: the client holds it,
+ * or queued work (an op issued in another mode) does; the graph's own
+ * reference is the one reference beyond those. */
+static bool needed(TpuTensor *t) { return atomic_load(&t->refs) > 0 || atomic_load(&t->total) > 1; }
+
+/* The node results still needed (the graph's outputs). */
 static int graph_outputs(RtGraph *g, RtArg **outs) {
   int n = 0;
   for (int k = 0; k < g->n; k++)
-    for (int r = 0; r < g->nodes[k].sig->nres; r++) n += atomic_load(&g->nodes[k].results[r]->refs) > 0;
+    for (int r = 0; r < g->nodes[k].sig->nres; r++) n += needed(g->nodes[k].results[r]);
   *outs = malloc(sizeof **outs * (size_t)(n + 1));
   if (!*outs) return -1;
   n = 0;
   for (int k = 0; k < g->n; k++)
     for (int r = 0; r < g->nodes[k].sig->nres; r++)
-      if (atomic_load(&g->nodes[k].results[r]->refs) > 0) (*outs)[n++] = (RtArg){k, r};
+      if (needed(g->nodes[k].results[r])) (*outs)[n++] = (RtArg){k, r};
   return n;
 }
 
@@ -192,6 +197,17 @@ static void dump_graph(const char *dir, const char *text, size_t len) {
   if (!f) return;
   fwrite(text, 1, len, f);
   fclose(f);
+}
+
+/* The results of g are no longer deferred: their work is queued (or they
+ * failed).  Only now, so that an op of another thread that finds one of
+ * them deferred flushes (and waits on the graph lock until the work is
+ * queued) instead of queuing itself ahead of it. */
+static void detach_results(TpuClient *c, RtGraph *g) {
+  pthread_mutex_lock(&c->lock);
+  for (int k = 0; k < g->n; k++)
+    for (int r = 0; r < g->nodes[k].sig->nres; r++) g->nodes[k].results[r]->graph = NULL;
+  pthread_mutex_unlock(&c->lock);
 }
 
 /* The executable of g returning outs: found by the graph's ops, wiring
@@ -229,11 +245,10 @@ static int materialize(TpuStream *s, RtGraph *g, const char *reason) {
   pthread_mutex_unlock(&c->m.metrics_lock);
   pthread_mutex_lock(&c->lock);
   step_seen(c, g->hash, true);
-  for (int k = 0; k < g->n; k++)
-    for (int r = 0; r < g->nodes[k].sig->nres; r++) g->nodes[k].results[r]->graph = NULL;
   pthread_mutex_unlock(&c->lock);
   if (nout == 0) {
     free(outs);
+    detach_results(c, g);
     return TPU_OK; /* nothing the client can still read */
   }
   bool compiled = false;
@@ -244,11 +259,12 @@ static int materialize(TpuStream *s, RtGraph *g, const char *reason) {
   if (code) {
     fail_graph(s, g, code);
     free(outs);
+    detach_results(c, g);
     return code;
   }
   atomic_fetch_add(&c->m.graphs, 1);
   atomic_fetch_add(&c->m.graph_ops, (uint64_t)g->n);
-  count_shape(c, g->shape, compiled);
+  count_shape(c, g->shape, compiled); /* a memory-tier hit is no recompile */
   w->exe = exe;
   w->op_index = g->nodes[0].op_index;
   w->op_name = "fused graph";
@@ -256,6 +272,7 @@ static int materialize(TpuStream *s, RtGraph *g, const char *reason) {
   for (int i = 0; i < nout; i++) rt_tensor_ref_internal(w->out[i] = g->nodes[outs[i].node].results[outs[i].index]);
   free(outs);
   rt_stream_push(s, w);
+  detach_results(c, g);
   return TPU_OK;
 }
 
@@ -285,6 +302,7 @@ static int add_node(TpuStream *s, RtGraph *g, RtSig *sig, uint64_t op_index, Tpu
   uint64_t h = XXH3_64bits_withSeed(&sig, sizeof sig, g->hash);
   g->shape = XXH3_64bits_withSeed(sig->op, strlen(sig->op), XXH3_64bits_withSeed(sig->attrs, strlen(sig->attrs), g->shape));
   for (int i = 0; i < sig->nin; i++) {
+    /* in[i]->graph is written under c->lock (materialize of another graph). */
     pthread_mutex_lock(&c->lock);
     bool inside = in[i]->graph == g;
     pthread_mutex_unlock(&c->lock);
@@ -317,7 +335,12 @@ int rt_graph_add(TpuStream *s, RtSig *sig, uint64_t op_index, TpuTensor *const *
     pthread_mutex_lock(&c->lock);
     RtGraph *other = in[i]->graph;
     pthread_mutex_unlock(&c->lock);
-    if (other && other != s->graph) {
+    if (!other) continue;
+    /* s->graph changes under graph_lock only (another thread may flush it). */
+    pthread_mutex_lock(&s->graph_lock);
+    bool mine = other == s->graph;
+    pthread_mutex_unlock(&s->graph_lock);
+    if (!mine) {
       int rc = rt_flush_all(c, "cross_stream");
       if (rc) return rc;
       break;
@@ -350,6 +373,9 @@ int rt_graph_add(TpuStream *s, RtSig *sig, uint64_t op_index, TpuTensor *const *
   if (reason) {
     s->graph = NULL;
     rc = materialize(s, g, reason);
+    /* The call fails: the op's results are not handed out (they are
+     * FAILED, and the graph's error stays on s for tpu_sync). */
+    for (int r = 0; rc && r < sig->nres; r++) tpu_tensor_release(results[r]), results[r] = NULL;
   }
   pthread_mutex_unlock(&s->graph_lock);
   if (reason) rt_graph_free(g);

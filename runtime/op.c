@@ -113,6 +113,7 @@ typedef struct Probe {
   char *diag;
   size_t diaglen;
   FILE *out;
+  char *text; /* owned: diagnostics quote it until probe_free */
   SourceFile file;
   char name[64];
 } Probe;
@@ -120,8 +121,9 @@ typedef struct Probe {
 /* Parses text (named "op #N") and finds its op; false after diagnostics
  * or when the text is not exactly one op of kind `kind` on the arguments
  * (attributes that smuggle in more text). */
-static bool probe_parse(Probe *p, const char *text, uint64_t op_index, OpKind kind, int nin) {
+static bool probe_parse(Probe *p, char *text, uint64_t op_index, OpKind kind, int nin) {
   memset(p, 0, sizeof *p);
+  p->text = text;
   snprintf(p->name, sizeof p->name, "op #%" PRIu64, op_index);
   p->file = (SourceFile){p->name, text, strlen(text)};
   p->ctx = ctx_new();
@@ -150,6 +152,7 @@ static int probe_fail(Probe *p, int code, const char *fallback) {
 }
 
 static void probe_free(Probe *p) {
+  free(p->text);
   if (p->out) fclose(p->out);
   free(p->diag);
   if (p->ctx) ctx_free(p->ctx);
@@ -179,7 +182,9 @@ static char *mid_text(Probe *p, const char *attrs, const RtType *const *in, int 
     op_error(p->ctx, op, "the body shorthand takes one input and one init value; write the region for %d operands", nin);
     return NULL;
   }
-  const char *elem = strchr(in[0]->str, 'x') ? strrchr(in[0]->str, 'x') + 1 : in[0]->str;
+  /* The element type: past one "Nx" per dimension ("complex<f32>" holds an x). */
+  const char *elem = in[0]->str;
+  for (int d = 0; d < in[0]->vm.rank; d++) elem = strchr(elem, 'x') + 1;
   Str s = {0};
   str_printf(&s,
              "({\n  ^bb0(%%a: tensor<%s>, %%b: tensor<%s>):\n    %%s = \"%.*s\"(%%a, %%b) : (tensor<%s>, "
@@ -225,7 +230,6 @@ static bool probe_op(Probe *p, const char *head, const char *attrs, const RtType
   if (!text) return rt_fail(TPU_ERR_RUNTIME, "out of host memory"), false;
   bool ok = probe_parse(p, text, op_index, kind, nin);
   if (!ok) probe_fail(p, TPU_ERR_REJECTED, "rejected"), probe_free(p);
-  free(text); /* the probe's messages are already in p->diag */
   return ok;
 }
 
@@ -258,7 +262,6 @@ static int verify_op(const char *head, const char *tail, const RtType *const *in
   bool ok = probe_parse(&p, module, op_index, kind, nin) && verify_module(p.ctx, p.m);
   if (!ok) probe_fail(&p, TPU_ERR_REJECTED, "rejected");
   probe_free(&p);
-  free(module);
   return ok ? TPU_OK : TPU_ERR_REJECTED;
 }
 
@@ -391,7 +394,7 @@ RtExe *rt_sig_exe(TpuClient *c, RtSig *sig, uint64_t op_index) {
   if (e) return e;
   double t0 = rt_now();
   char *text = rt_sig_module(sig);
-  Probe p;
+  Probe p = {0};
   bool ok = text && probe_parse(&p, text, op_index, op_kind_from_name(sig->op, strlen(sig->op)), sig->nin);
   uint8_t *img = NULL;
   size_t n = 0;
@@ -399,8 +402,7 @@ RtExe *rt_sig_exe(TpuClient *c, RtSig *sig, uint64_t op_index) {
   BackendOptions bo = compile_backend_options(&c->op_opts);
   ok = ok && backend_compile(p.ctx, p.m, &bo, &img, &n);
   if (!ok) probe_fail(&p, text ? TPU_ERR_REJECTED : TPU_ERR_RUNTIME, "out of host memory");
-  if (text) probe_free(&p);
-  free(text);
+  probe_free(&p);
   if (!ok) return NULL;
   char err[512];
   VmProgram *prog = vm_program_load(img, n, err, sizeof err);

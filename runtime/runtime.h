@@ -145,6 +145,7 @@ struct TpuStream {
   bool is_default;
   pthread_t thread;
   bool started, stopping;
+  atomic_bool retired; /* tpu_stream_destroy ran: the handle is dead */
   pthread_mutex_t lock;
   pthread_cond_t wake, idle;
   pthread_mutex_t graph_lock; /* Fused: the pending graph; held while it compiles */
@@ -157,12 +158,17 @@ struct TpuStream {
 };
 
 struct TpuEvent {
-  TpuStream *stream;
+  TpuClient *client;
+  TpuStream *stream; /* may be destroyed before the event: look it up in client->streams */
   atomic_int refs;
   atomic_int done;
 };
 
 TpuStream *rt_stream_new(TpuClient *c, int chip, bool is_default);
+/* Unlinks s from the client's streams and ends its worker; its record
+ * stays until the client is destroyed, since another thread's
+ * rt_flush_all may still hold it. */
+void rt_stream_retire(TpuClient *c, TpuStream *s);
 void rt_stream_free(TpuStream *s);
 /* Queues w (taking it); starts the worker on first use. */
 void rt_stream_push(TpuStream *s, RtWork *w);
@@ -195,7 +201,7 @@ typedef struct RtMetrics {
 } RtMetrics;
 
 struct TpuClient {
-  atomic_int mode; /* TpuEagerMode; tpu_client_set_mode may change it from any thread */
+  _Atomic TpuEagerMode mode; /* tpu_client_set_mode may change it while other threads issue ops */
   int nchips;
   const char *target_name;
   uint64_t hbm_bytes;
@@ -206,6 +212,7 @@ struct TpuClient {
   CompileOptions op_opts;    /* one-op executables: layout and buffer-assign */
   Cache *disk;               /* NULL: memory tier only */
   const char *dump_dir;      /* $TPU_DUMP_GRAPHS: each fused graph compiled is written there */
+  pthread_mutex_t disk_lock; /* a Cache is not thread-safe: held around every use of disk */
   char cache_dir[4096];
   pthread_mutex_t lock;      /* types, signatures, graph and program tiers, live lists */
   pthread_cond_t changed;    /* a tensor left PENDING */
@@ -221,7 +228,8 @@ struct TpuClient {
   uint64_t *step_hashes;  /* graph prefixes that were materialized (repeated steps) */
   int nsteps, capsteps;
   TpuStream **defaults;   /* one per chip, created on first use */
-  TpuStream *streams;     /* every stream */
+  TpuStream *streams;     /* every live stream */
+  TpuStream *retired;     /* destroyed streams, freed with the client */
   uint64_t *chip_bytes;   /* bytes held per chip */
   TpuTensor **live;       /* per chip, the live tensors (list heads) */
   TpuTensor *free_head, *free_tail; /* released records, oldest first */
@@ -240,8 +248,9 @@ int rt_sig_get(TpuClient *c, const char *op, const char *attrs, const RtType *co
 RtExe *rt_sig_exe(TpuClient *c, RtSig *sig, uint64_t op_index);
 /* The executable of a whole module's text (entry @main, else its first
  * function), through the memory tier, the disk tier and the pipeline;
- * name: the source name in its messages; *compiled: whether the pipeline
- * ran for it now.  NULL after rt_fail. */
+ * name: the source name in its messages.  *compiled (when non-NULL):
+ * whether this call ran the pipeline (not a memory or disk hit).  NULL
+ * after rt_fail. */
 RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled);
 /* The executable stored under a key of the caller's (a fused graph's
  * structure), counted as a memory-tier hit; NULL when absent. */

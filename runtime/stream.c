@@ -147,13 +147,19 @@ TpuStream *rt_stream_new(TpuClient *c, int chip, bool is_default) {
   return s;
 }
 
-/* Stops and frees s (its queue already drained); the caller unlinked it. */
-void rt_stream_free(TpuStream *s) {
+/* Ends s's worker (its queue drained). */
+static void stop_worker(TpuStream *s) {
   pthread_mutex_lock(&s->lock);
   s->stopping = true;
   pthread_cond_signal(&s->wake);
+  bool started = s->started;
+  s->started = false;
   pthread_mutex_unlock(&s->lock);
-  if (s->started) pthread_join(s->thread, NULL);
+  if (started) pthread_join(s->thread, NULL);
+}
+
+void rt_stream_free(TpuStream *s) {
+  stop_worker(s);
   if (s->graph) rt_graph_free(s->graph);
   free(s->err_msg);
   pthread_mutex_destroy(&s->lock);
@@ -161,6 +167,22 @@ void rt_stream_free(TpuStream *s) {
   pthread_cond_destroy(&s->idle);
   pthread_mutex_destroy(&s->graph_lock);
   free(s);
+}
+
+void rt_stream_retire(TpuClient *c, TpuStream *s) {
+  atomic_store(&s->retired, true);
+  pthread_mutex_lock(&c->lock);
+  for (TpuStream **p = &c->streams; *p; p = &(*p)->next)
+    if (*p == s) {
+      *p = s->next;
+      break;
+    }
+  pthread_mutex_unlock(&c->lock);
+  stop_worker(s);
+  pthread_mutex_lock(&c->lock);
+  s->next = c->retired;
+  c->retired = s;
+  pthread_mutex_unlock(&c->lock);
 }
 
 void rt_stream_push(TpuStream *s, RtWork *w) {
@@ -253,8 +275,8 @@ static bool new_results(TpuClient *c, int chip, const RtSig *sig, uint64_t op_in
   return true;
 }
 
-/* Checks tpu_op's arguments; the chip the operands live on, or -1 after
- * rt_fail. */
+/* Checks tpu_op's arguments; the chip the operands live on, -2 when
+ * there are none, or -1 after rt_fail. */
 static int check_op_args(TpuClient *c, const char *op, TpuTensor *const *operands, int n_operands,
                          TpuTensor **results, int n_results) {
   if (!op) return rt_fail(-1, "tpu_op: op is NULL");
@@ -272,15 +294,26 @@ static int check_op_args(TpuClient *c, const char *op, TpuTensor *const *operand
                      i, operands[i]->chip, chip);
     chip = operands[i]->chip;
   }
-  return chip;
+  return n_operands ? chip : -2;
+}
+
+/* An operand still deferred in a Fused graph (the mode changed since) has
+ * its graph queued now, on this thread: a worker that waited for it would
+ * wait for work queued behind itself. */
+static int flush_deferred_operands(TpuClient *c, TpuTensor *const *operands, int n) {
+  bool deferred = false;
+  pthread_mutex_lock(&c->lock);
+  for (int i = 0; i < n && !deferred; i++) deferred = operands[i]->graph != NULL;
+  pthread_mutex_unlock(&c->lock);
+  return deferred ? rt_flush_all(c, "mode_switch") : TPU_OK;
 }
 
 int rt_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *operands, int n_operands,
           const char *const *result_types, TpuTensor **results, int n_results) {
   TpuClient *c = s->client;
-  for (int i = 0; results && i < n_results; i++) results[i] = NULL;
+  for (int i = 0; results && i < n_results && i <= 64; i++) results[i] = NULL;
   int chip = check_op_args(c, op, operands, n_operands, results, n_results);
-  if (chip < 0 && n_operands) return TPU_ERR_USAGE;
+  if (chip == -1) return TPU_ERR_USAGE;
   if (chip >= 0 && chip != s->chip)
     return rt_fail(TPU_ERR_USAGE, "tpu_op '%s': the operands are on chip %d, the stream on chip %d", op, chip, s->chip);
   uint64_t op_index = atomic_fetch_add(&c->next_op, 1) + 1;
@@ -297,6 +330,7 @@ int rt_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *ope
   if (mode == TPU_EAGER_FUSED) return rt_graph_add(s, sig, op_index, operands, results);
   RtExe *exe = rt_sig_exe(c, sig, op_index);
   if (!exe) return TPU_ERR_REJECTED;
+  if ((rc = flush_deferred_operands(c, operands, n_operands))) return rc;
   RtWork *w = rt_work_new(RT_WORK_EXE, n_operands, n_results);
   if (!w) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
   if (!new_results(c, s->chip, sig, op_index, results)) {
@@ -320,9 +354,9 @@ int rt_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *ope
 TPU_API int tpu_op(TpuClient *c, const char *op, const char *attrs, TpuTensor *const *operands, int n_operands,
                    const char *const *result_types, TpuTensor **results, int n_results) {
   if (!c) return rt_fail(TPU_ERR_USAGE, "tpu_op: client is NULL");
+  for (int i = 0; results && i < n_results && i <= 64; i++) results[i] = NULL;
   int chip = check_op_args(c, op, operands, n_operands, results, n_results);
-  if (chip < 0 && (n_operands || !op || n_results < 0 || n_results > 64 || (n_results && !results)))
-    return TPU_ERR_USAGE;
+  if (chip == -1) return TPU_ERR_USAGE;
   TpuStream *s = rt_default_stream(c, chip < 0 ? 0 : chip);
   if (!s) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
   return rt_op(s, op, attrs, operands, n_operands, result_types, results, n_results);
@@ -333,6 +367,7 @@ TPU_API int tpu_op(TpuClient *c, const char *op, const char *attrs, TpuTensor *c
 /* Checks a stream handle; false after rt_fail. */
 static bool stream_valid(const TpuStream *s, const char *fn) {
   if (!s) return rt_fail(TPU_ERR_USAGE, "%s: stream is NULL", fn), false;
+  if (atomic_load(&((TpuStream *)s)->retired)) return rt_fail(TPU_ERR_USAGE, "%s: the stream was destroyed", fn), false;
   return true;
 }
 
@@ -351,14 +386,7 @@ TPU_API void tpu_stream_destroy(TpuStream *s) {
   TpuClient *c = s->client;
   rt_graph_flush(s, "sync");
   rt_stream_sync(s);
-  pthread_mutex_lock(&c->lock);
-  for (TpuStream **p = &c->streams; *p; p = &(*p)->next)
-    if (*p == s) {
-      *p = s->next;
-      break;
-    }
-  pthread_mutex_unlock(&c->lock);
-  rt_stream_free(s);
+  rt_stream_retire(c, s);
 }
 
 TPU_API int tpu_stream_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *operands,
@@ -386,6 +414,7 @@ TPU_API int tpu_event_record(TpuStream *s, TpuEvent **out) {
     free(e), free(w);
     return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
   }
+  e->client = s->client;
   e->stream = s;
   atomic_init(&e->refs, 2); /* the caller's and the queued item's */
   w->event = e;
@@ -397,7 +426,7 @@ TPU_API int tpu_event_record(TpuStream *s, TpuEvent **out) {
 TPU_API int tpu_stream_wait_event(TpuStream *s, TpuEvent *e) {
   if (!stream_valid(s, "tpu_stream_wait_event")) return TPU_ERR_USAGE;
   if (!e) return rt_fail(TPU_ERR_USAGE, "tpu_stream_wait_event: event is NULL");
-  if (e->stream->client != s->client) return rt_fail(TPU_ERR_USAGE, "tpu_stream_wait_event: the event is of another client");
+  if (e->client != s->client) return rt_fail(TPU_ERR_USAGE, "tpu_stream_wait_event: the event is of another client");
   int rc = rt_graph_flush(s, "sync");
   if (rc) return rc;
   RtWork *w = rt_work_new(RT_WORK_WAIT, 0, 0);
@@ -410,19 +439,26 @@ TPU_API int tpu_stream_wait_event(TpuStream *s, TpuEvent *e) {
 
 TPU_API int tpu_event_sync(TpuEvent *e) {
   if (!e) return rt_fail(TPU_ERR_USAGE, "tpu_event_sync: event is NULL");
-  TpuClient *c = e->stream->client;
+  TpuClient *c = e->client;
   pthread_mutex_lock(&c->lock);
   c->waiters++;
   while (!atomic_load(&e->done)) pthread_cond_wait(&c->changed, &c->lock);
   c->waiters--;
+  /* The stream's error, if the stream still exists (tpu_stream_destroy
+   * unlinks it under c->lock before freeing it). */
+  TpuStream *s = c->streams;
+  while (s && s != e->stream) s = s->next;
+  int code = 0;
+  char *msg = NULL;
+  if (s) {
+    pthread_mutex_lock(&s->lock);
+    code = s->err_code;
+    msg = s->err_msg;
+    s->err_code = 0;
+    s->err_msg = NULL;
+    pthread_mutex_unlock(&s->lock);
+  }
   pthread_mutex_unlock(&c->lock);
-  TpuStream *s = e->stream;
-  pthread_mutex_lock(&s->lock);
-  int code = s->err_code;
-  char *msg = s->err_msg;
-  s->err_code = 0;
-  s->err_msg = NULL;
-  pthread_mutex_unlock(&s->lock);
   if (code) rt_fail(code, "%s", msg);
   free(msg);
   return code;

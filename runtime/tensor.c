@@ -396,7 +396,10 @@ TPU_API int tpu_tensor_to_chip(TpuTensor *t, int chip, TpuTensor **out) {
   TpuClient *c = t->client;
   if (chip < 0 || chip >= c->nchips)
     return rt_fail(TPU_ERR_USAGE, "tpu_tensor_to_chip: chip %d is not one of the client's %d chips", chip, c->nchips);
-  if (t->graph) {
+  pthread_mutex_lock(&c->lock);
+  bool deferred = t->graph != NULL; /* written under c->lock by materialize */
+  pthread_mutex_unlock(&c->lock);
+  if (deferred) {
     int rc = rt_flush_all(c, "copy");
     if (rc) return rc;
   }

@@ -291,6 +291,8 @@ static void test_streams_and_events(void **state) {
   tpu_event_release(e);
   tpu_stream_destroy(s1);
   tpu_stream_destroy(s2);
+  assert_int_equal(tpu_stream_sync(s1), TPU_ERR_USAGE);
+  assert_non_null(strstr(tpu_error(c), "the stream was destroyed"));
   tpu_tensor_release(a), tpu_tensor_release(b), tpu_tensor_release(d);
   tpu_client_destroy(c);
 }
