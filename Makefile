@@ -105,12 +105,15 @@ $(BUILD)/libtpurun.so: $(TPURUN_OBJS)
 
 # Clients of the public header only (-I runtime, #include "tpurun.h"),
 # linked against the static library: the eager example and its benchmark.
-EAGER_CLIENTS := examples/eager_transformer.c bench/eager_bench.c
+EAGER_CLIENTS := examples/eager_transformer.c bench/eager_bench.c bench/eager_first.c
 $(call obj,$(EAGER_CLIENTS)): CFLAGS += -Iruntime
 $(BUILD)/eager_transformer: $(call obj,examples/eager_transformer.c) $(BUILD)/libtpurun.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/eager_bench: $(call obj,bench/eager_bench.c) $(BUILD)/libtpurun.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/eager_first: $(call obj,bench/eager_first.c) $(BUILD)/libtpurun.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/unit_tests: $(call obj,$(UNIT_SRCS)) $(UNIT_LIBS)
@@ -184,7 +187,7 @@ tsan: deps
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/runtime_threads.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/conformance/run.sh $(TSAN_BUILD) /interpret/
 
-bench: all $(BUILD)/eager_transformer $(BUILD)/eager_bench
+bench: all $(BUILD)/eager_transformer $(BUILD)/eager_bench $(BUILD)/eager_first
 	bench/run.sh $(BUILD)
 
 # The op and opcode references, generated from the tables

@@ -5,6 +5,9 @@
 #      - the transformer block of examples/eager_transformer.c at a size
 #        where the work dominates (EAGER_TF, default --seq 256 --width 512
 #        --heads 8 --mlp 2048, EAGER_STEPS steps), and
+#      - the same block at an attention-bound size (EAGER_TF_ATTN, default
+#        --seq 512 --width 64 --heads 1 --mlp 256: the softmax over 512x512
+#        scores outweighs the projections), and
 #      - one SGD training step of examples/mlp_train_step.mlir's MLP op by op
 #        (eager_bench mlp: forward, MSE loss, backward, update; batch
 #        EAGER_MLP_BATCH), each step reading its loss to the host;
@@ -17,7 +20,11 @@
 #      with a message when absent);
 #   c. two independent streams of chip 0, each a chain of EAGER_CHAIN 512x512
 #      f32 dot_generals, against one stream queuing both chains: wall times,
-#      ratio, with the default threads per kernel and with one.
+#      ratio, with the default threads per kernel and with one;
+#   d. first-step latency: the first tpu_op of each common signature
+#      (element-wise, dot_general, reduce, broadcast, reshape, transpose,
+#      convert; f32, bf16, f16, i32) and the pipeline compiles it caused
+#      (target 0): bench/eager_first.c.
 # Every figure is the median over EAGER_REPEAT processes (default
 # BENCH_REPEAT, else 5; Strict and Fused alternate), each with an empty cache
 # directory of its own.
@@ -26,15 +33,16 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/lib.sh"
 BUILD=$(cd "${1:?usage: bench/eager.sh BUILD_DIR}" && pwd)
-EX="$BUILD/eager_transformer" EB="$BUILD/eager_bench"
+EX="$BUILD/eager_transformer" EB="$BUILD/eager_bench" EF="$BUILD/eager_first"
 PY=/usr/bin/python3
 R=${EAGER_REPEAT:-${BENCH_REPEAT:-5}}
 STEPS=${EAGER_STEPS:-6}
 TF=${EAGER_TF:---seq 256 --width 512 --heads 8 --mlp 2048}
+TF_ATTN=${EAGER_TF_ATTN:---seq 512 --width 64 --heads 1 --mlp 256}
 MLP_BATCH=${EAGER_MLP_BATCH:-2048}
 N_ADDS=${EAGER_ADDS:-100000}
 CHAIN=${EAGER_CHAIN:-16}
-for t in "$EX" "$EB"; do
+for t in "$EX" "$EB" "$EF"; do
   [ -x "$t" ] || { echo "bench: $t not built (run make $t)" >&2; exit 1; }
 done
 # The mode is the scripts' choice; never the user's cache.
@@ -83,16 +91,18 @@ tf_result() { # LOG MODE: "result first_ms=.. median_ms=.. compiles_after_first=
       want = 0 }' "$1"
 }
 echo "  transformer: eager_transformer MODE $TF --steps $STEPS --no-program-check"
+echo "  attention:   eager_transformer MODE $TF_ATTN --steps $STEPS --no-program-check"
 echo "  mlp:         eager_bench mlp MODE --batch $MLP_BATCH --steps $STEPS"
 declare -A A
-for bench in transformer mlp; do
+for bench in transformer attention mlp; do
   for mode in strict fused; do : >"$BENCH_TMP/$bench-$mode"; done
   for ((r = 0; r < R; r++)); do
     if [ $((r % 2)) -eq 0 ]; then order="strict fused"; else order="fused strict"; fi
     for mode in $order; do
-      if [ $bench = transformer ]; then
+      if [ $bench != mlp ]; then
+        if [ $bench = transformer ]; then sizes=$TF; else sizes=$TF_ATTN; fi
         # shellcheck disable=SC2086
-        run "$BENCH_TMP/raw" "$EX" $mode $TF --steps "$STEPS" --no-program-check || { status=1; continue; }
+        run "$BENCH_TMP/raw" "$EX" $mode $sizes --steps "$STEPS" --no-program-check || { status=1; continue; }
         tf_result "$BENCH_TMP/raw" $mode >>"$BENCH_TMP/$bench-$mode"
         : >"$BENCH_TMP/raw"
       else
@@ -109,14 +119,14 @@ for bench in transformer mlp; do
 done
 hdr='%-12s %-7s %12s %12s %10s %10s\n'
 printf "$hdr" bench mode "step 1 ms" "step ms" compiles lowerings
-for bench in transformer mlp; do
+for bench in transformer attention mlp; do
   for mode in strict fused; do
     printf "$hdr" $bench $mode "${A[$bench-$mode-first_ms]}" "${A[$bench-$mode-median_ms]}" \
       "${A[$bench-$mode-compiles_after_first]}" "${A[$bench-$mode-lowerings_after_first]}"
   done
 done
 echo "(step ms: median over the steps after the first; compiles, lowerings: after step 1, from tpu_metrics_json)"
-for bench in transformer mlp; do
+for bench in transformer attention mlp; do
   r=$(bench_ratio "${A[$bench-strict-median_ms]}" "${A[$bench-fused-median_ms]}")
   r1=$(bench_ratio "${A[$bench-strict-first_ms]}" "${A[$bench-fused-first_ms]}")
   c="${A[$bench-fused-compiles_after_first]}"
@@ -180,4 +190,15 @@ for th in 0 1; do
   echo "streams ($thl): two streams $two ms, one stream $one ms, one/two $(bench_ratio "$one" "$two")x" \
     "(2 chains of $CHAIN 512x512 f32 dot_generals)"
 done
+
+# ------------------------------------------------------------ d. first-step latency
+echo "  first use: eager_first 64 (Strict; each signature's first tpu_op + tpu_sync, then a second)"
+if "$EF" 64 >"$BENCH_TMP/first" 2>&1; then
+  tail -n 1 "$BENCH_TMP/first"
+  c=$(sed -n 's/.*pipeline compiles: \([0-9-]*\).*/\1/p' "$BENCH_TMP/first")
+  echo "first use: pipeline compiles $c, $(target "$c" "<=" 0)"
+else
+  status=1
+  cat "$BENCH_TMP/first" >&2
+fi
 exit $status
