@@ -11,13 +11,6 @@
 
 #include "runtime/runtime.h"
 
-typedef struct RtExeEntry {
-  uint64_t hi, lo;
-  RtExe *exe;
-  bool alias; /* another entry owns exe */
-  struct RtExeEntry *next;
-} RtExeEntry;
-
 double rt_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -81,37 +74,40 @@ void rt_exe_give(RtExe *e, VmExec *x) {
   if (x) vm_exec_free(x);
 }
 
-/* The entry for key in the graph and program tier (caller holds c->lock);
- * NULL when absent. */
+/* An executable in the tier under a 128-bit key. */
+typedef struct RtExeEntry {
+  XXH128_hash_t key;
+  RtExe *exe;
+  bool alias; /* another entry owns exe */
+} RtExeEntry;
+
+/* The entry for key (caller holds c->lock); NULL when absent. */
 static RtExe *tier_find(TpuClient *c, XXH128_hash_t k) {
-  if (!c->nexe_buckets) return NULL;
-  for (RtExeEntry *e = c->exe_buckets[k.low64 % (uint64_t)c->nexe_buckets]; e; e = e->next)
-    if (e->hi == k.high64 && e->lo == k.low64) return e->exe;
-  return NULL;
+  void **slot = table_get(&c->exes, &k, sizeof k);
+  return slot ? ((RtExeEntry *)*slot)->exe : NULL;
 }
 
-/* Adds exe under key (caller holds c->lock); false when out of memory. */
+/* Adds exe under key (caller holds c->lock, key absent); false when out of
+ * memory. */
 static bool tier_add(TpuClient *c, XXH128_hash_t k, RtExe *exe, bool alias) {
-  if (c->nexes >= c->nexe_buckets) {
-    int nb = c->nexe_buckets ? 4 * c->nexe_buckets : 64;
-    RtExeEntry **b = calloc((size_t)nb, sizeof *b);
-    if (!b) return false;
-    for (int i = 0; i < c->nexe_buckets; i++)
-      for (RtExeEntry *e = c->exe_buckets[i], *n; e; e = n) {
-        n = e->next;
-        e->next = b[e->lo % (uint64_t)nb];
-        b[e->lo % (uint64_t)nb] = e;
-      }
-    free(c->exe_buckets);
-    c->exe_buckets = b;
-    c->nexe_buckets = nb;
-  }
   RtExeEntry *e = malloc(sizeof *e);
   if (!e) return false;
-  *e = (RtExeEntry){k.high64, k.low64, exe, alias, c->exe_buckets[k.low64 % (uint64_t)c->nexe_buckets]};
-  c->exe_buckets[k.low64 % (uint64_t)c->nexe_buckets] = e;
-  c->nexes++;
+  *e = (RtExeEntry){k, exe, alias};
+  *table_put(&c->exes, &e->key, sizeof e->key) = e;
   return true;
+}
+
+/* table_free's callback: an entry and the executable it owns. */
+static void entry_free(void *entry) {
+  RtExeEntry *e = entry;
+  if (!e->alias) rt_exe_free(e->exe);
+  free(e);
+}
+
+/* table_free's callback: an interned type. */
+static void type_free(void *type) {
+  RtType *t = type;
+  free(t->dims), free(t->str), free(t->mlir), free(t);
 }
 
 /* Compiles text through the disk tier and the pipeline into a loaded
@@ -194,23 +190,7 @@ void rt_exe_alias(TpuClient *c, uint64_t hi, uint64_t lo, RtExe *e) {
 }
 
 void rt_tiers_free(TpuClient *c) {
-  for (int i = 0; i < c->nsig_buckets; i++)
-    for (RtSig *s = c->sig_buckets[i], *n; s; s = n) {
-      n = s->next;
-      rt_sig_free(s);
-    }
-  for (int i = 0; i < c->nexe_buckets; i++)
-    for (RtExeEntry *e = c->exe_buckets[i], *n; e; e = n) {
-      n = e->next;
-      if (!e->alias) rt_exe_free(e->exe);
-      free(e);
-    }
-  for (int i = 0; i < c->ntype_buckets; i++)
-    for (RtType *t = c->type_buckets[i], *n; t; t = n) {
-      n = t->next;
-      free(t->dims), free(t->str), free(t->mlir), free(t);
-    }
-  free(c->sig_buckets);
-  free(c->exe_buckets);
-  free(c->type_buckets);
+  table_free(&c->sigs, rt_sig_free);
+  table_free(&c->exes, entry_free);
+  table_free(&c->types, type_free);
 }

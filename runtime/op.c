@@ -9,6 +9,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "ir/table.h"
 #include "runtime/runtime.h"
 
 /* A growable string. */
@@ -293,53 +294,28 @@ static int build_sig(TpuClient *c, OpKind kind, const char *op, const char *attr
 
 /* ---- the signature table -------------------------------------------------- */
 
-static uint64_t sig_hash(const char *op, const char *attrs, const RtType *const *in, int nin,
-                         const RtType *const *res, int nres) {
-  uint64_t h = XXH3_64bits_withSeed(op, strlen(op), (uint64_t)nin * 131 + (uint64_t)nres);
-  h = XXH3_64bits_withSeed(attrs, strlen(attrs), h);
-  h = XXH3_64bits_withSeed(in, sizeof *in * (size_t)nin, h);
-  return res ? XXH3_64bits_withSeed(res, sizeof *res * (size_t)nres, h ^ 1) : h;
+/* The signature's key: op, attributes, whether results are inferred, and
+ * the interned operand and result types, as bytes; into buf when it fits
+ * in cap, else malloc'ed (NULL when out of memory).  *len: its size. */
+static char *sig_key(char *buf, size_t cap, const char *op, const char *attrs, const RtType *const *in, int nin,
+                     const RtType *const *res, int nres, size_t *len) {
+  size_t lo = strlen(op) + 1, la = strlen(attrs) + 1, lt = sizeof *in * (size_t)(nin + (res ? nres : 0));
+  *len = lo + la + 1 + lt;
+  char *k = *len <= cap ? buf : malloc(*len);
+  if (!k) return NULL;
+  memcpy(k, op, lo);
+  memcpy(k + lo, attrs, la);
+  k[lo + la] = res ? 'r' : 'i';
+  memcpy(k + lo + la + 1, in, sizeof *in * (size_t)nin);
+  if (res) memcpy(k + lo + la + 1 + sizeof *in * (size_t)nin, res, sizeof *res * (size_t)nres);
+  return k;
 }
 
-/* The interned signature equal to the key (caller holds c->lock). */
-static RtSig *sig_find(TpuClient *c, uint64_t h, const char *op, const char *attrs, const RtType *const *in, int nin,
-                       const RtType *const *res, int nres) {
-  if (!c->nsig_buckets) return NULL;
-  for (RtSig *s = c->sig_buckets[h % (uint64_t)c->nsig_buckets]; s; s = s->next) {
-    if (s->hash != h || s->nin != nin || s->nres != nres || s->inferred != !res) continue;
-    if (strcmp(s->op, op) || strcmp(s->attrs, attrs) || memcmp(s->in, in, sizeof *in * (size_t)nin)) continue;
-    if (res && memcmp(s->res, res, sizeof *res * (size_t)nres)) continue;
-    return s;
-  }
-  return NULL;
-}
-
-/* Adds sig (caller holds c->lock). */
-static void sig_add(TpuClient *c, RtSig *sig) {
-  if (c->nsigs >= c->nsig_buckets) {
-    int nb = c->nsig_buckets ? 4 * c->nsig_buckets : 256;
-    RtSig **b = calloc((size_t)nb, sizeof *b);
-    if (b) {
-      for (int i = 0; i < c->nsig_buckets; i++)
-        for (RtSig *s = c->sig_buckets[i], *n; s; s = n) {
-          n = s->next;
-          s->next = b[s->hash % (uint64_t)nb];
-          b[s->hash % (uint64_t)nb] = s;
-        }
-      free(c->sig_buckets);
-      c->sig_buckets = b;
-      c->nsig_buckets = nb;
-    }
-  }
-  sig->next = c->sig_buckets[sig->hash % (uint64_t)c->nsig_buckets];
-  c->sig_buckets[sig->hash % (uint64_t)c->nsig_buckets] = sig;
-  c->nsigs++;
-}
-
-void rt_sig_free(RtSig *s) {
+void rt_sig_free(void *sig) {
+  RtSig *s = sig;
   RtExe *e = (RtExe *)atomic_load(&s->exe);
   if (e) rt_exe_free(e);
-  free(s->op), free(s->attrs), free(s->head), free(s->tail), free(s->in), free(s);
+  free(s->op), free(s->attrs), free(s->head), free(s->tail), free(s->in), free(s->key), free(s);
 }
 
 /* The op's kind, or OP_UNKNOWN after rt_fail when the name is not an op
@@ -358,6 +334,31 @@ static OpKind op_kind_checked(const char *op) {
   return k;
 }
 
+/* Builds and interns the signature of key (not yet in the table) in *out;
+ * TPU_OK or rt_fail's code. */
+static int intern_sig(TpuClient *c, const char *key, size_t klen, const char *op, const char *attrs,
+                      const RtType *const *in, int nin, const RtType **res, int nres, bool infer, uint64_t op_index,
+                      RtSig **out) {
+  OpKind kind = op_kind_checked(op);
+  if (kind == OP_UNKNOWN) return TPU_ERR_USAGE;
+  RtSig *made = NULL;
+  int rc = build_sig(c, kind, op, attrs, in, nin, res, nres, infer, op_index, &made);
+  if (rc) return rc;
+  if (!(made->key = malloc(klen))) {
+    rt_sig_free(made);
+    return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  }
+  memcpy(made->key, key, klen);
+  pthread_mutex_lock(&c->lock);
+  void **slot = table_put(&c->sigs, made->key, klen);
+  if (!*slot) *slot = made, made = NULL;
+  *out = *slot;
+  pthread_mutex_unlock(&c->lock);
+  if (made) rt_sig_free(made); /* another thread interned it first */
+  else atomic_fetch_add(&c->m.signatures, 1);
+  return TPU_OK;
+}
+
 int rt_sig_get(TpuClient *c, const char *op, const char *attrs, const RtType *const *in, int nin,
                const char *const *result_types, int nres, uint64_t op_index, RtSig **out) {
   const RtType *res[64];
@@ -365,26 +366,17 @@ int rt_sig_get(TpuClient *c, const char *op, const char *attrs, const RtType *co
   for (int i = 0; result_types && i < nres; i++)
     if (!(res[i] = rt_type_intern(c, result_types[i])))
       return rt_fail(TPU_ERR_USAGE, "tpu_op: result type %d: %s", i, rt_last_error());
-  const RtType *const *key_res = result_types ? res : NULL;
-  uint64_t h = sig_hash(op, attrs, in, nin, key_res, nres);
+  char stack[512];
+  size_t klen;
+  char *key = sig_key(stack, sizeof stack, op, attrs, in, nin, result_types ? res : NULL, nres, &klen);
+  if (!key) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
   pthread_mutex_lock(&c->lock);
-  RtSig *s = sig_find(c, h, op, attrs, in, nin, key_res, nres);
+  void **slot = table_get(&c->sigs, key, klen);
+  *out = slot ? *slot : NULL;
   pthread_mutex_unlock(&c->lock);
-  if ((*out = s)) return TPU_OK;
-  OpKind kind = op_kind_checked(op);
-  if (kind == OP_UNKNOWN) return TPU_ERR_USAGE;
-  RtSig *made = NULL;
-  int rc = build_sig(c, kind, op, attrs, in, nin, res, nres, !result_types, op_index, &made);
-  if (rc) return rc;
-  made->hash = h;
-  pthread_mutex_lock(&c->lock);
-  s = sig_find(c, h, op, attrs, in, nin, key_res, nres);
-  if (!s) sig_add(c, s = made), made = NULL;
-  pthread_mutex_unlock(&c->lock);
-  if (made) rt_sig_free(made);
-  else atomic_fetch_add(&c->m.signatures, 1);
-  *out = s;
-  return TPU_OK;
+  int rc = *out ? TPU_OK : intern_sig(c, key, klen, op, attrs, in, nin, res, nres, !result_types, op_index, out);
+  if (key != stack) free(key);
+  return rc;
 }
 
 char *rt_sig_module(const RtSig *sig) { return module_text(sig->head, sig->tail, sig->in, sig->nin, sig->res, sig->nres); }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cache/cache.h"
+#include "ir/table.h"
 #include "runtime/compile.h"
 #include "runtime/tpurun.h"
 #include "vm/vm.h"
@@ -30,8 +31,6 @@ typedef struct RtType {
   int64_t *dims;
   char *str;      /* "2x3xf32" */
   char *mlir;     /* "tensor<2x3xf32>" */
-  uint64_t hash;
-  struct RtType *next; /* bucket chain */
 } RtType;
 
 /* The interned type of a type string ("2x3xf32", "f32", "tensor<4xbf16>");
@@ -66,7 +65,7 @@ void rt_exe_give(RtExe *e, VmExec *x);
  * shorthand expanded), operand and result types.  Interned in the memory
  * tier; its executable is built on first use in Strict and Debug mode. */
 typedef struct RtSig {
-  uint64_t hash;
+  char *key;        /* its bytes in the client's signature table */
   char *op, *attrs; /* as given (attrs "" when NULL) */
   int nin, nres;
   const RtType **in, **res;
@@ -74,7 +73,6 @@ typedef struct RtSig {
   char *head;     /* "\"stablehlo.add\"(": the op's text up to its operands */
   char *tail;     /* ") {attrs} ({regions}) : (operand types) -> (result types)" */
   atomic_uintptr_t exe; /* RtExe *, built once */
-  struct RtSig *next;
 } RtSig;
 
 /* ---- tensors ----------------------------------------------------------- */
@@ -217,12 +215,9 @@ struct TpuClient {
   pthread_mutex_t lock;      /* types, signatures, graph and program tiers, live lists */
   pthread_cond_t changed;    /* a tensor left PENDING */
   int waiters;
-  RtType **type_buckets;
-  int ntype_buckets, ntypes;
-  RtSig **sig_buckets;
-  int nsig_buckets, nsigs;
-  struct RtExeEntry **exe_buckets; /* graphs and programs by text */
-  int nexe_buckets, nexes;
+  Table types; /* RtType by spelling */
+  Table sigs;  /* RtSig by key */
+  Table exes;  /* RtExeEntry by 128-bit key: graphs and programs by text, fused graphs by structure */
   uint64_t *shape_hashes; /* graph shapes compiled (recompile counting) */
   int nshapes, capshapes;
   uint64_t *step_hashes;  /* graph prefixes that were materialized (repeated steps) */
@@ -265,7 +260,7 @@ int rt_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *ope
           const char *const *result_types, TpuTensor **results, int n_results);
 /* The one-op module of sig (malloc'ed text). */
 char *rt_sig_module(const RtSig *sig);
-void rt_sig_free(RtSig *s);
+void rt_sig_free(void *sig);
 /* Frees the client's signatures, graph and program tier, and types. */
 void rt_tiers_free(TpuClient *c);
 /* Frees the tensors still live and the released records (destruction). */

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 #include "runtime/runtime.h"
 
@@ -65,24 +64,8 @@ static const RtType *intern_locked(TpuClient *c, int elem, const int64_t *dims, 
   size_t n = 0;
   for (int i = 0; i < rank; i++) n += (size_t)snprintf(buf + n, sizeof buf - n, "%" PRId64 "x", dims[i]);
   snprintf(buf + n, sizeof buf - n, "%s", elem_names[elem]);
-  uint64_t h = XXH3_64bits(buf, strlen(buf));
-  if (c->ntypes >= c->ntype_buckets) {
-    int nb = c->ntype_buckets ? c->ntype_buckets * 4 : 64;
-    RtType **b = calloc((size_t)nb, sizeof *b);
-    if (!b) return NULL;
-    for (int i = 0; i < c->ntype_buckets; i++)
-      for (RtType *t = c->type_buckets[i], *next; t; t = next) {
-        next = t->next;
-        t->next = b[t->hash % (uint64_t)nb];
-        b[t->hash % (uint64_t)nb] = t;
-      }
-    free(c->type_buckets);
-    c->type_buckets = b;
-    c->ntype_buckets = nb;
-  }
-  RtType **slot = &c->type_buckets[h % (uint64_t)c->ntype_buckets];
-  for (RtType *t = *slot; t; t = t->next)
-    if (t->hash == h && strcmp(t->str, buf) == 0) return t;
+  void **found = table_get(&c->types, buf, strlen(buf));
+  if (found) return *found;
   RtType *t = calloc(1, sizeof *t);
   int64_t count = 1;
   for (int i = 0; i < rank; i++) count = count && dims[i] ? (count > INT64_MAX / dims[i] ? -1 : count * dims[i]) : 0;
@@ -101,10 +84,7 @@ static const RtType *intern_locked(TpuClient *c, int elem, const int64_t *dims, 
   memcpy(t->dims, dims, sizeof(int64_t) * (size_t)rank);
   t->vm = (VmType){.kind = TPUB_TY_TENSOR, .elem = (uint8_t)elem, .rank = rank, .dims = t->dims, .count = count,
                    .nbytes = count * vm_elem_bytes(elem)};
-  t->hash = h;
-  t->next = *slot;
-  *slot = t;
-  c->ntypes++;
+  *table_put(&c->types, t->str, strlen(t->str)) = t;
   return t;
 }
 
