@@ -36,29 +36,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "tpurun.h"
-
-static TpuClient *client;
-
-static void die(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("eager_bench: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  exit(1);
-}
-
-static void check(int rc, const char *what) {
-  if (rc != TPU_OK) die("%s failed (code %d): %s", what, rc, tpu_error(client));
-}
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) die("out of memory (%zu bytes)", n);
-  return p;
-}
+#define EAGER_CLIENT_NAME "eager_bench"
+#include "../examples/eager_client.h"
 
 static double now_ms(void) {
   struct timespec ts;
@@ -79,34 +58,10 @@ static double median(double *v, int n) {
 
 /* ------------------------------------------------------------------ data */
 
-static uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static uint64_t xoshiro_next(uint64_t s[4]) {
-  uint64_t result = rotl64(s[1] * 5, 7) * 9;
-  uint64_t t = s[1] << 17;
-  s[2] ^= s[0];
-  s[3] ^= s[1];
-  s[1] ^= s[2];
-  s[0] ^= s[3];
-  s[2] ^= t;
-  s[3] = rotl64(s[3], 45);
-  return result;
-}
-
 /* tpurun --input=random:SEED's data for parameter INDEX, times scale. */
 static TpuTensor *random_tensor(const char *type, size_t n, uint64_t seed, int index, float scale) {
-  uint64_t state = seed ^ ((uint64_t)(uint32_t)index * 0xD1B54A32D192ED03ull);
-  uint64_t pseed = splitmix64(&state), s[4];
-  for (int k = 0; k < 4; k++) s[k] = splitmix64(&pseed);
   float *buf = xmalloc(n * sizeof *buf);
-  for (size_t i = 0; i < n; i++) buf[i] = (float)(ldexp((double)(xoshiro_next(s) >> 40), -23) - 1.0) * scale;
+  fill_random_f32(buf, n, seed, index, scale);
   TpuTensor *t = NULL;
   check(tpu_tensor_from_host(client, type, buf, n * sizeof *buf, &t), "tpu_tensor_from_host");
   free(buf);
@@ -121,21 +76,6 @@ static TpuTensor *scalar(float v) {
 
 /* ------------------------------------------------------------------ ops */
 
-static TpuTensor *op_(const char *name, const char *attrs, const char *rtype, TpuTensor *const *operands, int n) {
-  TpuTensor *out = NULL;
-  const char *rt[1] = {rtype};
-  int rc = tpu_op(client, name, attrs, operands, n, rtype ? rt : NULL, &out, 1);
-  if (rc != TPU_OK) die("tpu_op %s failed (code %d): %s", name, rc, tpu_error(client));
-  return out;
-}
-
-#define NARGS(...) ((int)(sizeof((TpuTensor *[]){__VA_ARGS__}) / sizeof(TpuTensor *)))
-#define OP(name, attrs, rtype, ...) op_(name, attrs, rtype, (TpuTensor *const[]){__VA_ARGS__}, NARGS(__VA_ARGS__))
-
-static void release_all(TpuTensor *const *ts, int n) {
-  for (int i = 0; i < n; i++) tpu_tensor_release(ts[i]);
-}
-#define REL(...) release_all((TpuTensor *const[]){__VA_ARGS__}, NARGS(__VA_ARGS__))
 
 /* dot_general contracting lhs dimension L with rhs dimension R, at
  * precision HIGHEST like the .mlir. */
@@ -155,27 +95,6 @@ static TpuTensor *bcast(TpuTensor *x, const char *dims, const char *type) {
 }
 
 /* ------------------------------------------------------------------ metrics */
-
-/* The number after "key": in the client's metrics, or -1. */
-static double metric(const char *key) {
-  int need = tpu_metrics_json(client, NULL, 0);
-  if (need <= 0) die("tpu_metrics_json failed (%d): %s", need, tpu_error(client));
-  char *buf = xmalloc((size_t)need);
-  if (tpu_metrics_json(client, buf, (size_t)need) <= 0) die("tpu_metrics_json failed: %s", tpu_error(client));
-  char pat[96];
-  snprintf(pat, sizeof pat, "\"%s\"", key);
-  double v = -1;
-  const char *p = strstr(buf, pat);
-  if (p) {
-    p += strlen(pat);
-    while (*p == ' ' || *p == ':') p++;
-    char *end;
-    double x = strtod(p, &end);
-    if (end != p) v = x;
-  }
-  free(buf);
-  return v;
-}
 
 static TpuEagerMode parse_mode(const char *s) {
   if (s && !strcmp(s, "strict")) return TPU_EAGER_STRICT;
