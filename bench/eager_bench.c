@@ -221,7 +221,7 @@ static int cmd_mlp(int argc, char **argv) {
   TpuTensor *y = random_tensor(m.t_B128, (size_t)B * 128, 10, 9, 1.0f);
 
   double *ms = xmalloc((size_t)steps * sizeof *ms);
-  double c1 = 0, l1 = 0;
+  double c1 = 0, l1 = 0, m1 = 0;
   float first_loss = 0, loss_v = 0;
   for (int s = 0; s < steps; s++) {
     double t0 = now_ms();
@@ -232,19 +232,20 @@ static int cmd_mlp(int argc, char **argv) {
      * still run into the next step's time. */
     check(tpu_sync(client), "tpu_sync");
     ms[s] = now_ms() - t0;
-    if (s == 0) first_loss = loss_v, c1 = metric("compiles"), l1 = metric("direct_lowerings");
+    if (s == 0) first_loss = loss_v, c1 = metric("compiles"), l1 = metric("direct_lowerings"), m1 = metric("modeled_seconds");
     if (!isfinite(loss_v)) die("mlp: step %d: the loss is %g", s + 1, loss_v);
   }
   check(tpu_sync(client), "tpu_sync");
-  double c2 = metric("compiles"), l2 = metric("direct_lowerings");
+  double c2 = metric("compiles"), l2 = metric("direct_lowerings"), m2 = metric("modeled_seconds");
   double comp = (c1 < 0 || c2 < 0) ? -1 : c2 - c1, low = (l1 < 0 || l2 < 0) ? -1 : l2 - l1;
+  double modeled_us = (m1 < 0 || m2 < 0 || steps < 2) ? -1 : (m2 - m1) / (steps - 1) * 1e6;
   double first = ms[0], med = steps > 1 ? median(ms + 1, steps - 1) : NAN;
   printf("mlp %s, batch %d, %d steps: first %.2f ms, then median %.2f ms; loss %.6f -> %.6f; "
-         "after step 1: %.0f compiles, %.0f direct lowerings\n",
-         mode_names[mode], B, steps, first, med, first_loss, loss_v, comp, low);
+         "after step 1: %.0f compiles, %.0f direct lowerings; modeled %.2f us per step\n",
+         mode_names[mode], B, steps, first, med, first_loss, loss_v, comp, low, modeled_us);
   printf("result bench=mlp mode=%s batch=%d steps=%d first_ms=%.3f median_ms=%.3f compiles_after_first=%.0f "
-         "lowerings_after_first=%.0f loss=%.6f\n",
-         mode_names[mode], B, steps, first, med, comp, low, loss_v);
+         "lowerings_after_first=%.0f modeled_us=%.3f loss=%.6f\n",
+         mode_names[mode], B, steps, first, med, comp, low, modeled_us, loss_v);
   free(ms);
   release_all(p, NPARAM);
   REL(x, y, m.zero, m.inv_n, m.two_over_n, m.lr);

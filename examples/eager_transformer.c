@@ -326,7 +326,7 @@ static void run_mode(const Model *m, TpuEagerMode mode, int steps, float *out) {
   size_t n = (size_t)m->S * m->D, bytes = n * sizeof(float);
   float *step_out = xmalloc(bytes);
   double *ms = xmalloc((size_t)steps * sizeof *ms);
-  double compiles = -1, lowerings = -1; /* the counters after step 1 */
+  double compiles = -1, lowerings = -1, modeled = -1; /* the counters after step 1 */
   for (int s = 0; s < steps; s++) {
     double t0 = now_ms();
     TpuTensor *y = block(m);
@@ -335,7 +335,7 @@ static void run_mode(const Model *m, TpuEagerMode mode, int steps, float *out) {
     check(tpu_tensor_to_host(y, s == 0 ? out : step_out, bytes), "tpu_tensor_to_host");
     tpu_tensor_release(y);
     ms[s] = now_ms() - t0;
-    if (s == 0) compiles = metric("compiles"), lowerings = metric("direct_lowerings");
+    if (s == 0) compiles = metric("compiles"), lowerings = metric("direct_lowerings"), modeled = metric("modeled_seconds");
     if (s > 0 && memcmp(out, step_out, bytes) != 0)
       die("%s: step %d's result differs from step 1's", mode_names[mode], s + 1);
   }
@@ -357,6 +357,10 @@ static void run_mode(const Model *m, TpuEagerMode mode, int steps, float *out) {
     double c2 = metric("compiles"), l2 = metric("direct_lowerings");
     if (compiles >= 0 && c2 >= 0 && lowerings >= 0 && l2 >= 0)
       printf("; after step 1: %.0f compiles, %.0f direct lowerings", c2 - compiles, l2 - lowerings);
+    /* What a step would take on the target: the cost model's time of
+     * every op or graph the step ran (tpu_metrics_json). */
+    double m2 = metric("modeled_seconds");
+    if (modeled >= 0 && m2 >= 0) printf("; modeled %.2f us per step", (m2 - modeled) / (steps - 1) * 1e6);
   }
   printf("\n");
   fflush(stdout);

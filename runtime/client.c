@@ -270,13 +270,13 @@ TPU_API int tpu_metrics_json(TpuClient *c, char *buf, size_t len) {
       "\"ops\": {\"strict\": %llu, \"debug\": %llu, \"fused\": %llu}, "
       "\"signatures\": %llu, \"direct_lowerings\": %llu, \"direct_lowering_seconds\": %.6f, "
       "\"graphs\": %llu, \"graph_ops\": %llu, \"compiles\": %llu, \"compile_seconds\": %.6f, "
-      "\"recompiles\": %llu, \"programs_run\": %llu, \"nan_checks\": %llu, "
+      "\"recompiles\": %llu, \"programs_run\": %llu, \"nan_checks\": %llu, \"modeled_seconds\": %.9f, "
       "\"cache\": {\"memory_hits\": %llu, \"disk_hits\": %llu, \"disk_misses\": %llu, \"disk_dir\": \"%s\"}, "
       "\"materializations\": {%s}}",
       modes[atomic_load(&c->mode)], c->nchips, c->target_name, (unsigned long long)m->ops[0], (unsigned long long)m->ops[1],
       (unsigned long long)m->ops[2], (unsigned long long)m->signatures, (unsigned long long)m->direct, m->direct_s,
       (unsigned long long)m->graphs, (unsigned long long)m->graph_ops, (unsigned long long)m->compiles, m->compile_s,
-      (unsigned long long)m->recompiles, (unsigned long long)m->programs_run, (unsigned long long)m->nan_checks,
+      (unsigned long long)m->recompiles, (unsigned long long)m->programs_run, (unsigned long long)m->nan_checks, m->modeled_s,
       (unsigned long long)m->mem_hits, (unsigned long long)disk.hits, (unsigned long long)disk.misses,
       dir, reasons);
   pthread_mutex_unlock(&m->metrics_lock);

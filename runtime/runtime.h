@@ -194,6 +194,7 @@ typedef struct RtMetrics {
   atomic_uint_fast64_t programs_run;
   atomic_uint_fast64_t nan_checks;
   double compile_s, direct_s;        /* under metrics_lock */
+  double modeled_s;                  /* the target's modeled time of every run (under metrics_lock) */
   uint64_t reasons[8];               /* materializations per reason (rt_reason_index) */
   pthread_mutex_t metrics_lock;
 } RtMetrics;
