@@ -242,6 +242,12 @@ TPU_API void tpu_client_destroy(TpuClient *c) {
 
 /* ---- metrics ------------------------------------------------------------ */
 
+void rt_count_modeled(TpuClient *c, double seconds) {
+  pthread_mutex_lock(&c->m.metrics_lock);
+  c->m.modeled_s += seconds;
+  pthread_mutex_unlock(&c->m.metrics_lock);
+}
+
 TPU_API int tpu_metrics_json(TpuClient *c, char *buf, size_t len) {
   if (!c) return rt_fail(-1, "tpu_metrics_json: client is NULL");
   if (!buf && len) return rt_fail(-1, "tpu_metrics_json: buf is NULL but len is %zu", len);

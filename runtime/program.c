@@ -7,6 +7,7 @@
 
 #include "runtime/run.h"
 #include "runtime/runtime.h"
+#include "vm/chips/timeline.h"
 
 enum { RT_PROGRAM_LIVE = 0x9709a11eu };
 
@@ -102,10 +103,15 @@ static int run_slice(TpuProgram *p, int fi, TpuTensor *const *args, int nargs, V
     VmExec *x = rt_exe_take(c, p->exe);
     int st = x ? vm_run(x, fi, argv[0], nargs, res[0]) : VM_TRAP;
     if (st != VM_OK) rc = rt_fail(TPU_ERR_RUNTIME, "%s", x ? vm_error(x) : "out of host memory");
+    else rt_count_modeled(c, vm_exec_timeline(x)->clock_s);
     if (x) rt_exe_give(p->exe, x);
   } else if (rc == TPU_OK) {
     if (vm_slice_run(slice, fns, (const VmValue *const *)argv, res) != VM_OK)
       rc = rt_fail(TPU_ERR_RUNTIME, "%s", vm_slice_error(slice));
+    double step = 0; /* the slice's modeled step: its slowest chip */
+    for (int k = 0; rc == TPU_OK && k < n; k++)
+      if (vm_exec_timeline(vm_slice_exec(slice, k))->clock_s > step) step = vm_exec_timeline(vm_slice_exec(slice, k))->clock_s;
+    rt_count_modeled(c, step);
   }
   for (int k = 0; argv && k < n; k++) free(argv[k]);
   free(argv);

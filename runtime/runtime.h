@@ -269,6 +269,8 @@ void rt_tensor_free_all(TpuClient *c);
 /* Materializes every stream's pending graph. */
 int rt_flush_all(TpuClient *c, const char *reason);
 int rt_reason_index(const char *reason);
+/* Adds a run's modeled time on the target to the metrics. */
+void rt_count_modeled(TpuClient *c, double seconds);
 extern const char *const rt_reasons[8];
 
 #endif

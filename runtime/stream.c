@@ -69,9 +69,7 @@ static void run_exe(TpuClient *c, TpuStream *s, RtWork *w) {
     for (int i = 0; i < w->nin; i++) args[i] = (VmValue){.type = &w->in[i]->type->vm, .data = w->in[i]->data};
     int st = vm_run(x, w->exe->fn, args, w->nin, res);
     if (st == VM_OK) {
-      pthread_mutex_lock(&c->m.metrics_lock);
-      c->m.modeled_s += vm_exec_timeline(x)->clock_s;
-      pthread_mutex_unlock(&c->m.metrics_lock);
+      rt_count_modeled(c, vm_exec_timeline(x)->clock_s);
       for (int i = 0; i < w->nout; i++) rt_tensor_ready(w->out[i], res[i].data);
     } else {
       char msg[2048];
