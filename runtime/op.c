@@ -146,10 +146,29 @@ static bool probe_parse(Probe *p, char *text, uint64_t op_index, OpKind kind, in
   return true;
 }
 
-/* Fails with the probe's diagnostics (or fallback); returns code. */
+/* Fails with the probe's diagnostics (or fallback); returns code.  The
+ * diagnostics name the op "op #N:" without the line and column inside the
+ * generated module (the quoted line and its caret show the place). */
 static int probe_fail(Probe *p, int code, const char *fallback) {
   if (p->out) fflush(p->out);
-  return rt_fail(code, "%s", p->diag && *p->diag ? p->diag : fallback);
+  if (!p->diag || !*p->diag) return rt_fail(code, "%s", fallback);
+  size_t name = strlen(p->name), w = 0;
+  for (size_t r = 0; p->diag[r];) {
+    if (strncmp(p->diag + r, p->name, name) == 0 && p->diag[r + name] == ':') {
+      size_t k = r + name + 1, digits = 0;
+      while (p->diag[k] >= '0' && p->diag[k] <= '9') k++, digits++;
+      if (digits && p->diag[k] == ':') k++;
+      while (p->diag[k] >= '0' && p->diag[k] <= '9') k++, digits++;
+      if (digits && p->diag[k] == ':') {
+        memmove(p->diag + w, p->diag + r, name);
+        w += name, r = k;
+        continue;
+      }
+    }
+    p->diag[w++] = p->diag[r++];
+  }
+  p->diag[w] = '\0';
+  return rt_fail(code, "%s", p->diag);
 }
 
 static void probe_free(Probe *p) {

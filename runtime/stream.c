@@ -226,8 +226,9 @@ int rt_stream_sync(TpuStream *s) {
 
 /* ---- NaN/Inf check of Debug mode ---------------------------------------- */
 
-/* The first non-finite element of a float tensor, or -1. */
-static int64_t first_non_finite(const TpuTensor *t, double *value) {
+/* The first element of a float or complex tensor that is NaN (nan) or
+ * infinite (!nan), or -1. */
+static int64_t first_non_finite(const TpuTensor *t, bool nan) {
   const VmType *vt = &t->type->vm;
   int elem = vt->elem, cls = vm_elem_class(elem);
   if (cls != TPUB_CLASS_FLOAT && cls != TPUB_CLASS_COMPLEX) return -1;
@@ -235,31 +236,34 @@ static int64_t first_non_finite(const TpuTensor *t, double *value) {
   int part = cls == TPUB_CLASS_COMPLEX ? vm_elem_complex_part(elem) : elem;
   for (int64_t i = 0; i < n; i++) {
     double v = part == TPUB_F32 ? ((const float *)t->data)[i] : vm_load_f64(part, t->data, i);
-    if (!isfinite(v)) {
-      *value = v;
-      return cls == TPUB_CLASS_COMPLEX ? i / 2 : i;
-    }
+    if (nan ? isnan(v) : isinf(v)) return cls == TPUB_CLASS_COMPLEX ? i / 2 : i;
   }
   return -1;
 }
 
-/* Debug mode: waits for the op's results and checks them. */
-static int debug_check(TpuClient *c, RtWork *w, uint64_t op_index, const char *op, TpuTensor **results, int nres) {
+/* Debug mode: waits for the op's results and checks them: a NaN or an
+ * infinity the op made (none of its operands held one of that kind) is an
+ * error; one it passed on was reported where it was made.  So a mask
+ * written with -inf, an operand, is no error. */
+static int debug_check(TpuClient *c, uint64_t op_index, const char *op, TpuTensor *const *operands, int nin,
+                       TpuTensor **results, int nres) {
   for (int i = 0; i < nres; i++) {
     int rc = rt_tensor_wait(results[i]);
     if (rc) return rc;
   }
   for (int i = 0; c->nan_check && i < nres; i++) {
-    double v;
-    int64_t at = first_non_finite(results[i], &v);
     atomic_fetch_add(&c->m.nan_checks, 1);
-    if (at >= 0)
-      return rt_fail(TPU_ERR_RUNTIME,
-                     "op #%" PRIu64 " '%s': result %d (%s) holds %s at element %" PRId64
-                     " (Debug mode checks every result; options.no_nan_check switches it off)",
-                     op_index, op, i, results[i]->type->str, isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", at);
+    for (int nan = 1; nan >= 0; nan--) {
+      int64_t at = first_non_finite(results[i], nan);
+      bool inherited = false;
+      for (int k = 0; at >= 0 && k < nin && !inherited; k++) inherited = first_non_finite(operands[k], nan) >= 0;
+      if (at >= 0 && !inherited)
+        return rt_fail(TPU_ERR_RUNTIME,
+                       "op #%" PRIu64 " '%s': result %d (%s) holds %s at element %" PRId64
+                       ", and no operand held one (Debug mode checks every result; options.no_nan_check switches it off)",
+                       op_index, op, i, results[i]->type->str, nan ? "a NaN" : "an infinity", at);
+    }
   }
-  (void)w;
   return TPU_OK;
 }
 
@@ -347,7 +351,7 @@ int rt_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *ope
   for (int i = 0; i < n_results; i++) rt_tensor_ref_internal(w->out[i] = results[i]);
   rt_stream_push(s, w);
   if (mode != TPU_EAGER_DEBUG) return TPU_OK;
-  rc = debug_check(c, w, op_index, sig->op, results, n_results);
+  rc = debug_check(c, op_index, sig->op, operands, n_operands, results, n_results);
   if (rc)
     for (int i = 0; i < n_results; i++) tpu_tensor_release(results[i]), results[i] = NULL;
   return rc;

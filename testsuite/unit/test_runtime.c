@@ -199,8 +199,18 @@ static void test_debug_nan_check(void **state) {
   float d[3] = {1, -1, 4};
   TpuTensor *a = host(c, "3xf32", d, 12), *r = NULL, *in[1] = {a};
   assert_int_equal(tpu_op(c, "stablehlo.log", NULL, in, 1, NULL, &r, 1), TPU_ERR_RUNTIME);
-  assert_non_null(strstr(tpu_error(c), "holds NaN at element 1"));
+  assert_non_null(strstr(tpu_error(c), "holds a NaN at element 1, and no operand held one"));
   assert_non_null(strstr(tpu_error(c), "'stablehlo.log'"));
+  /* An infinity the op only passes on (a -inf mask) is no error; one it
+   * makes is. */
+  float inf[3] = {-INFINITY, 1, 2}, big[3] = {3e38f, 1, 2};
+  TpuTensor *m = host(c, "3xf32", inf, 12), *b = host(c, "3xf32", big, 12), *in2[2] = {m, a};
+  assert_int_equal(tpu_op(c, "stablehlo.maximum", NULL, in2, 2, NULL, &r, 1), TPU_OK);
+  tpu_tensor_release(r);
+  in2[0] = b, in2[1] = b;
+  assert_int_equal(tpu_op(c, "stablehlo.add", NULL, in2, 2, NULL, &r, 1), TPU_ERR_RUNTIME);
+  assert_non_null(strstr(tpu_error(c), "holds an infinity at element 0"));
+  tpu_tensor_release(m), tpu_tensor_release(b), tpu_tensor_release(a);
   tpu_client_destroy(c);
   TpuClientOptions o = {.struct_size = sizeof o, .mode = TPU_EAGER_DEBUG, .no_nan_check = 1, .no_disk_cache = 1};
   assert_int_equal(tpu_client_create(&o, &c), TPU_OK);
