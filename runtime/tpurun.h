@@ -68,7 +68,7 @@ typedef struct {
   size_t struct_size;
   const char *target;    /* "v5e" when NULL: v4, v5e, v5p, v6e, v7x */
   int chips;             /* 1 when 0; at most 4096 */
-  TpuEagerMode mode;     /* the env var TPU_EAGER_MODE=debug|strict|fused overrides */
+  TpuEagerMode mode;     /* TPU_EAGER_MODE=debug|strict|fused overrides it at creation */
   const char *cache_dir; /* NULL: $TPU_CACHE_DIR, then ${XDG_CACHE_HOME:-$HOME/.cache}/tpucc */
   int threads;           /* host threads per kernel; 0: one per core */
   /* Fields below were added after the minimum contract; 0 means the default. */
@@ -89,8 +89,8 @@ TPU_API void tpu_client_destroy(TpuClient *c);
 TPU_API const char *tpu_error(const TpuClient *c);
 TPU_API int tpu_client_chips(const TpuClient *c);
 TPU_API TpuEagerMode tpu_client_mode(const TpuClient *c);
-/* Switches the mode for ops issued afterwards (a pending fused graph is
- * materialized first). */
+/* Switches the mode for ops issued afterwards, whatever TPU_EAGER_MODE
+ * said at creation (a pending fused graph is materialized first). */
 TPU_API int tpu_client_set_mode(TpuClient *c, TpuEagerMode mode);
 
 /* ---- tensors ------------------------------------------------------------ */
@@ -123,6 +123,8 @@ TPU_API void tpu_tensor_release(TpuTensor *t);
  * reducer (reduce and reduce_window of one input, scatter, all_reduce,
  * reduce_scatter) may instead name its body's binary op with the
  * pseudo-attribute `body = "stablehlo.add"`.
+ * An op without operands works too: "stablehlo.constant" with
+ * "{value = dense<1.5> : tensor<4xf32>}", "stablehlo.iota" with its type.
  * result_types: NULL to infer them where StableHLO's type inference can,
  * else n_results type strings.  results: n_results new tensors, owned by
  * the caller.  Returns at once in Strict and Fused mode. */
