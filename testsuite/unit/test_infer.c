@@ -254,6 +254,9 @@ static void test_errors(void **state) {
                                  "dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = "
                                  "#stablehlo.channel_handle<handle = 1, type = 0>} : (tensor<2x8xf32>) -> ()",
           "(cross_replica_and_partition mode); give the result types");
+  refuses("%x: tensor<10x2xf32>", "\"stablehlo.reduce_scatter\"(%x) " ADD_BODY " {scatter_dimension = 0 : i64, "
+                                  "replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<10x2xf32>) -> ()",
+          "operand scatter dimension has size 10, expected to be a multiple of the group size 4");
 }
 
 /* Room for fewer results than the op has is a diagnostic, not a short
