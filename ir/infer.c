@@ -130,7 +130,19 @@ int infer_result_types(Context *c, const Op *op, Type **out, int max_out) {
     return -1;
   }
   if (!operand_count_ok(c, op)) return -1;
-  return infer_rules[op->kind](c, op, out, max_out);
+  int n = infer_rules[op->kind](c, op, out, max_out);
+  if (n <= 0) return n;
+  /* Some operand constraints are checked against the result (fft's
+   * trailing dimensions, ...), which the rule skipped without one: the op
+   * with the inferred types must verify too. */
+  Value *res = arena_alloc(&c->arena, sizeof(Value) * (size_t)n);
+  for (int i = 0; i < n; i++) res[i] = (Value){.type = out[i], .index = i};
+  Op view = *op;
+  view.nresults = n;
+  view.results = res;
+  int before = c->diag.nerrors;
+  verify_op_rules(c, &view);
+  return c->diag.nerrors == before ? n : -1;
 }
 
 /* ------------------------------------------------------------------ */

@@ -257,6 +257,13 @@ static void test_errors(void **state) {
   refuses("%x: tensor<10x2xf32>", "\"stablehlo.reduce_scatter\"(%x) " ADD_BODY " {scatter_dimension = 0 : i64, "
                                   "replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<10x2xf32>) -> ()",
           "operand scatter dimension has size 10, expected to be a multiple of the group size 4");
+  /* Checks the type rule makes against the result hold for the inferred one. */
+  refuses("%x: tensor<8xf32>", "\"stablehlo.fft\"(%x) {fft_type = #stablehlo<fft_type RFFT>, fft_length = "
+                               "array<i64: 16>} : (tensor<8xf32>) -> ()",
+          "expects the trailing dimensions of the real operand to be fft_length [16]");
+  refuses("%z: tensor<5xcomplex<f32>>", "\"stablehlo.fft\"(%z) {fft_type = #stablehlo<fft_type IRFFT>, fft_length = "
+                                        "array<i64: 16>} : (tensor<5xcomplex<f32>>) -> ()",
+          "'stablehlo.fft' op ");
 }
 
 /* Room for fewer results than the op has is a diagnostic, not a short
