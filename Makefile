@@ -46,7 +46,7 @@ obj          = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 # libvm.a never needs the front end (DESIGN.md §1; testsuite/tools/layering.sh
 # checks its symbols); the tpurun tool links the compiler to accept .mlir,
-# and tpucc links the VM's loader to check what it writes (tools/driver.c).
+# and tpucc links the VM's loader to check what it writes (runtime/compile.c).
 TPUCC_LIBS  := $(call lib,runtime frontend cache backend passes vm ir)
 TPURUN_LIBS := $(call lib,runtime frontend cache backend passes vm ir)
 UNIT_LIBS   := $(call lib,$(LIBDIRS))

@@ -130,7 +130,19 @@ int infer_result_types(Context *c, const Op *op, Type **out, int max_out) {
     return -1;
   }
   if (!operand_count_ok(c, op)) return -1;
-  return infer_rules[op->kind](c, op, out, max_out);
+  int n = infer_rules[op->kind](c, op, out, max_out);
+  if (n <= 0) return n;
+  /* Some operand constraints are checked against the result (fft's
+   * trailing dimensions, ...), which the rule skipped without one: the op
+   * with the inferred types must verify too. */
+  Value *res = arena_alloc(&c->arena, sizeof(Value) * (size_t)n);
+  for (int i = 0; i < n; i++) res[i] = (Value){.type = out[i], .index = i};
+  Op view = *op;
+  view.nresults = n;
+  view.results = res;
+  int before = c->diag.nerrors;
+  verify_op_rules(c, &view);
+  return c->diag.nerrors == before ? n : -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -158,7 +170,7 @@ static int infer_operand(Context *c, const Op *op, Type **out, int max_out) {
 }
 
 /* One result per operand, of its type (sort, while, optimization_barrier,
- * all_reduce). */
+ * collective_reduce). */
 static int infer_operands(Context *c, const Op *op, Type **out, int max_out) {
   if (!run_rule(c, op, NULL)) return -1;
   return emit(c, op, out, max_out, op->noperands, types_of(c, op, 0, op->noperands));
@@ -430,9 +442,31 @@ static int infer_batch_norm(Context *c, const Op *op, Type **out, int max_out) {
   return emit(c, op, out, max_out, op_info[op->kind].num_results, t);
 }
 
+/* The element type of a reduction's result I: the one its computation
+ * returns, to which the operand is promoted (all_reduce C6, reduce_scatter
+ * C8), else operand I's. */
+static const Type *reduced_elem_of(const Op *op, int i) {
+  const Op *ret = op->nregions > 0 ? vo_block_return(vo_region_block(op, 0)) : NULL;
+  const Type *rt = ret && ret->noperands > 0 ? operand(ret, 0) : NULL;
+  return vo_is_tensor(rt) ? rt : operand(op, i);
+}
+
+/* all_reduce: each operand's shape, the computation's element type. */
+static int infer_all_reduce(Context *c, const Op *op, Type **out, int max_out) {
+  if (!run_rule(c, op, NULL)) return -1;
+  int n = op->noperands;
+  Type **t = types_of(c, op, 0, n);
+  for (int i = 0; i < n; i++) {
+    const Type *e = reduced_elem_of(op, i);
+    if (vo_is_tensor(t[i]) && !vo_elems_compatible(e, t[i])) t[i] = tensor_of(c, e, t[i]->rank, t[i]->dims);
+  }
+  return emit(c, op, out, max_out, n, t);
+}
+
 /* all_gather (MUL) and reduce_scatter (!MUL): each operand's shape with
  * dimension ATTR multiplied / divided by the process groups' size, known
- * when they are the replica groups. */
+ * when they are the replica groups; reduce_scatter's element type is its
+ * computation's. */
 static int group_scaled(Context *c, const Op *op, Type **out, int max_out, const char *attr, bool mul) {
   if (!run_rule(c, op, NULL)) return -1;
   int64_t dim, gs = vo_replica_group_size(c, op, true);
@@ -461,7 +495,7 @@ static int group_scaled(Context *c, const Op *op, Type **out, int max_out, const
       return -1;
     }
     if (vo_dim_known(d[dim])) d[dim] = mul ? d[dim] * gs : d[dim] / gs;
-    t[i] = tensor_of(c, in, in->rank, d);
+    t[i] = tensor_of(c, mul ? in : reduced_elem_of(op, i), in->rank, d);
   }
   return emit(c, op, out, max_out, n, t);
 }

@@ -366,6 +366,12 @@ void verify_reduce_scatter(Context *c, Op *op) {
     op_error(c, op, "scatter dim should be less than operand rank (%d), but got %" PRId64, in->rank, dim);
     return;
   }
+  /* An operand check: it must hold in inference too, where there is no result. */
+  if (gs > 0 && vo_dim_known(in->dims[dim]) && in->dims[dim] % gs != 0) {
+    op_error(c, op, "operand scatter dimension has size %" PRId64 ", expected to be a multiple of the group size "
+             "%" PRId64, in->dims[dim], gs);
+    return;
+  }
   if (!vo_is_ranked(res)) return;
   if (res->rank != in->rank) {
     op_error(c, op, "expects the result to have rank %d, but got '%s'", in->rank, vo_type_str(c, res));
@@ -380,10 +386,7 @@ void verify_reduce_scatter(Context *c, Op *op) {
       return;
     }
     if (k == dim && gs > 0) {
-      if (a % gs != 0)
-        op_error(c, op, "operand scatter dimension has size %" PRId64 ", expected to be a multiple of the group size "
-                 "%" PRId64, a, gs);
-      else if (vo_groups_exact(op) && a / gs != b)
+      if (vo_groups_exact(op) && a / gs != b)
         op_error(c, op, "result scatter dimension has size %" PRId64 ", expected %" PRId64, b, a / gs);
       else if (!vo_groups_exact(op) && (b == 0 ? a != 0 : (a / gs) % b != 0))
         op_error(c, op, "result scatter dimension has size %" PRId64 ", which does not divide %" PRId64, b, a / gs);

@@ -104,6 +104,9 @@ static void test_shapes(void **state) {
 #define ADD_BODY "({\n ^bb0(%p: tensor<f32>, %q: tensor<f32>):\n %s = \"stablehlo.add\"(%p, %q) : (tensor<f32>, " \
                  "tensor<f32>) -> tensor<f32>\n \"stablehlo.return\"(%s) : (tensor<f32>) -> ()\n })"
 
+#define ADD_BODY_I32 "({\n ^bb0(%p: tensor<i32>, %q: tensor<i32>):\n %s = \"stablehlo.add\"(%p, %q) : (tensor<i32>, " \
+                     "tensor<i32>) -> tensor<i32>\n \"stablehlo.return\"(%s) : (tensor<i32>) -> ()\n })"
+
 static void test_regions(void **state) {
   (void)state;
   const char *x = "%x: tensor<4x6xf32>, %v: tensor<f32>";
@@ -164,6 +167,15 @@ static void test_more_families(void **state) {
   INFERS("%x: tensor<8x2xf32>", "\"stablehlo.reduce_scatter\"(%x) " ADD_BODY " {scatter_dimension = 0 : i64, "
                                 "replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<8x2xf32>) -> ()",
          "tensor<2x2xf32>");
+  /* The operands are promoted to the computation's element type. */
+  INFERS("%x: tensor<8x2xi8>", "\"stablehlo.reduce_scatter\"(%x) " ADD_BODY_I32 " {scatter_dimension = 0 : i64, "
+                               "replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<8x2xi8>) -> ()",
+         "tensor<4x2xi32>");
+  INFERS("%x: tensor<4xi8>, %y: tensor<2xi16>",
+         "\"stablehlo.all_reduce\"(%x, %y) " ADD_BODY_I32 " {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : "
+         "(tensor<4xi8>, tensor<2xi16>) -> ()", "tensor<4xi32>, tensor<2xi32>");
+  INFERS("%x: tensor<4xf32>", "\"stablehlo.all_reduce\"(%x) " ADD_BODY " {replica_groups = dense<[[0, 1]]> : "
+                              "tensor<1x2xi64>} : (tensor<4xf32>) -> ()", "tensor<4xf32>");
   INFERS("%x: tensor<8x2xf32>", "\"stablehlo.collective_permute\"(%x) {source_target_pairs = dense<[[0, 1], [1, "
                                 "0]]> : tensor<2x2xi64>} : (tensor<8x2xf32>) -> ()", "tensor<8x2xf32>");
   INFERS("%a: tensor<3x3xf32>, %b: tensor<3x2xf32>",
@@ -254,6 +266,16 @@ static void test_errors(void **state) {
                                  "dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = "
                                  "#stablehlo.channel_handle<handle = 1, type = 0>} : (tensor<2x8xf32>) -> ()",
           "(cross_replica_and_partition mode); give the result types");
+  refuses("%x: tensor<10x2xf32>", "\"stablehlo.reduce_scatter\"(%x) " ADD_BODY " {scatter_dimension = 0 : i64, "
+                                  "replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<10x2xf32>) -> ()",
+          "operand scatter dimension has size 10, expected to be a multiple of the group size 4");
+  /* Checks the type rule makes against the result hold for the inferred one. */
+  refuses("%x: tensor<8xf32>", "\"stablehlo.fft\"(%x) {fft_type = #stablehlo<fft_type RFFT>, fft_length = "
+                               "array<i64: 16>} : (tensor<8xf32>) -> ()",
+          "expects the trailing dimensions of the real operand to be fft_length [16]");
+  refuses("%z: tensor<5xcomplex<f32>>", "\"stablehlo.fft\"(%z) {fft_type = #stablehlo<fft_type IRFFT>, fft_length = "
+                                        "array<i64: 16>} : (tensor<5xcomplex<f32>>) -> ()",
+          "'stablehlo.fft' op ");
 }
 
 /* Room for fewer results than the op has is a diagnostic, not a short
