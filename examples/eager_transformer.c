@@ -51,6 +51,7 @@
 #endif
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -443,125 +444,118 @@ static int parse_count(const char *opt, const char *v, int max) {
   return (int)x;
 }
 
-int main(int argc, char **argv) {
-  int S = 8, D = 32, H = 2, F = 64, V = 64, steps = 1, metrics = 0, program_check = 1;
-  const char *program = "examples/transformer_block.mlir";
-  int modes[3], n_modes = 0;
+/* The command line. */
+typedef struct Args {
+  int S, D, H, F, V, steps, metrics, program_check;
+  const char *program;
+  int modes[3], n_modes;
+} Args;
+
+/* Reads the mode word: false when a mode was given already. */
+static bool take_mode(Args *a, const char *w) {
+  if (a->n_modes) return false;
+  if (!strcmp(w, "all")) {
+    a->modes[0] = TPU_EAGER_DEBUG, a->modes[1] = TPU_EAGER_STRICT, a->modes[2] = TPU_EAGER_FUSED, a->n_modes = 3;
+  } else {
+    a->modes[0] = !strcmp(w, "debug") ? TPU_EAGER_DEBUG : !strcmp(w, "strict") ? TPU_EAGER_STRICT : TPU_EAGER_FUSED;
+    a->n_modes = 1;
+  }
+  return true;
+}
+
+/* Parses argv into a; -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, Args *a) {
+  *a = (Args){.S = 8, .D = 32, .H = 2, .F = 64, .V = 64, .steps = 1, .program_check = 1,
+              .program = "examples/transformer_block.mlir"};
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "debug") || !strcmp(a, "strict") || !strcmp(a, "fused") || !strcmp(a, "all")) {
-      if (n_modes) {
-        fprintf(stderr, "%s: one mode only\n%s", progname, usage_text);
-        return 1;
-      }
-      if (!strcmp(a, "all")) {
-        modes[0] = TPU_EAGER_DEBUG, modes[1] = TPU_EAGER_STRICT, modes[2] = TPU_EAGER_FUSED, n_modes = 3;
-      } else {
-        modes[0] = !strcmp(a, "debug") ? TPU_EAGER_DEBUG : !strcmp(a, "strict") ? TPU_EAGER_STRICT : TPU_EAGER_FUSED;
-        n_modes = 1;
-      }
-    } else if (!strcmp(a, "--seq")) {
-      S = parse_count(a, v, 1 << 16), i++;
-    } else if (!strcmp(a, "--width")) {
-      D = parse_count(a, v, 1 << 16), i++;
-    } else if (!strcmp(a, "--heads")) {
-      H = parse_count(a, v, 1 << 16), i++;
-    } else if (!strcmp(a, "--mlp")) {
-      F = parse_count(a, v, 1 << 16), i++;
-    } else if (!strcmp(a, "--vocab")) {
-      V = parse_count(a, v, 1 << 20), i++;
-    } else if (!strcmp(a, "--steps")) {
-      steps = parse_count(a, v, 1 << 20), i++;
-    } else if (!strcmp(a, "--program")) {
-      if (!v) {
-        fprintf(stderr, "%s: --program needs a file\n%s", progname, usage_text);
-        return 1;
-      }
-      program = v, i++;
-    } else if (!strcmp(a, "--no-program-check")) {
-      program_check = 0;
-    } else if (!strcmp(a, "--metrics")) {
-      metrics = 1;
-    } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(usage_text, stdout);
-      return 0;
+    const char *w = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int *count = !strcmp(w, "--seq") ? &a->S : !strcmp(w, "--width") ? &a->D : !strcmp(w, "--heads") ? &a->H
+               : !strcmp(w, "--mlp") ? &a->F : !strcmp(w, "--vocab") ? &a->V : !strcmp(w, "--steps") ? &a->steps : NULL;
+    if (!strcmp(w, "debug") || !strcmp(w, "strict") || !strcmp(w, "fused") || !strcmp(w, "all")) {
+      if (!take_mode(a, w)) return fprintf(stderr, "%s: one mode only\n%s", progname, usage_text), 1;
+    } else if (count) {
+      *count = parse_count(w, v, count == &a->V || count == &a->steps ? 1 << 20 : 1 << 16), i++;
+    } else if (!strcmp(w, "--program")) {
+      if (!v) return fprintf(stderr, "%s: --program needs a file\n%s", progname, usage_text), 1;
+      a->program = v, i++;
+    } else if (!strcmp(w, "--no-program-check")) {
+      a->program_check = 0;
+    } else if (!strcmp(w, "--metrics")) {
+      a->metrics = 1;
+    } else if (!strcmp(w, "--help") || !strcmp(w, "-h")) {
+      return fputs(usage_text, stdout), 0;
     } else {
-      fprintf(stderr, "%s: unknown argument '%s'\n%s", progname, a, usage_text);
-      return 1;
+      return fprintf(stderr, "%s: unknown argument '%s'\n%s", progname, w, usage_text), 1;
     }
   }
-  if (!n_modes) modes[0] = TPU_EAGER_DEBUG, modes[1] = TPU_EAGER_STRICT, modes[2] = TPU_EAGER_FUSED, n_modes = 3;
-  if (D % H != 0) {
-    fprintf(stderr, "%s: --width %d is not a multiple of --heads %d\n", progname, D, H);
-    return 1;
-  }
-  /* The .mlir's shapes are fixed: the cross-check needs its sizes. */
-  if (program_check && !(S == 8 && D == 32 && H == 2 && F == 64 && V == 64)) program_check = 0;
+  if (!a->n_modes) take_mode(a, "all");
+  if (a->D % a->H != 0) return fprintf(stderr, "%s: --width %d is not a multiple of --heads %d\n", progname, a->D, a->H), 1;
+  return -1;
+}
 
-  TpuClientOptions opts;
-  memset(&opts, 0, sizeof opts);
-  opts.struct_size = sizeof opts;
-  opts.mode = (TpuEagerMode)modes[0];
-  check(tpu_client_create(&opts, &client), "tpu_client_create");
-  printf("eager_transformer: seq %d, width %d, %d heads of %d, mlp %d, vocab %d, %d step%s per mode, libtpurun %s\n",
-         S, D, H, D / H, F, V, steps, steps == 1 ? "" : "s", tpu_version());
-
-  Model m;
-  model_init(&m, S, D, H, F, V);
-  size_t n = (size_t)S * D, bytes = n * sizeof(float);
-  float *res[3] = {NULL, NULL, NULL}; /* by TpuEagerMode */
-  for (int i = 0; i < n_modes; i++) {
-    res[modes[i]] = xmalloc(bytes);
-    run_mode(&m, (TpuEagerMode)modes[i], steps, res[modes[i]]);
-  }
-
-  int failed = 0;
-  float *strict = res[TPU_EAGER_STRICT], *debug = res[TPU_EAGER_DEBUG], *fused = res[TPU_EAGER_FUSED];
+/* Debug against Strict (bitwise), Fused against Strict (1e-4), and each
+ * mode against the whole program when the sizes are the .mlir's; true when
+ * all agree. */
+static bool compare_results(const Args *a, Model *m, float *const res[3], size_t n) {
+  bool ok = true, defaults = a->S == 8 && a->D == 32 && a->H == 2 && a->F == 64 && a->V == 64;
+  const float *strict = res[TPU_EAGER_STRICT], *debug = res[TPU_EAGER_DEBUG], *fused = res[TPU_EAGER_FUSED];
   if (debug && strict) {
-    if (memcmp(debug, strict, bytes) == 0) {
-      printf("debug == strict: bitwise equal\n");
-    } else {
-      printf("debug != strict: not bitwise equal (max relative difference %.3g)\n", max_rel_diff(debug, strict, n));
-      failed = 1;
-    }
+    bool same = memcmp(debug, strict, n * sizeof(float)) == 0;
+    if (same) printf("debug == strict: bitwise equal\n");
+    else printf("debug != strict: not bitwise equal (max relative difference %.3g)\n", max_rel_diff(debug, strict, n));
+    ok = ok && same;
   }
   if (fused && strict) {
     double d = max_rel_diff(fused, strict, n);
     printf("fused ~ strict: max relative difference %.3g (tolerance 1e-4)%s\n", d, d <= 1e-4 ? "" : ": FAILED");
-    if (!(d <= 1e-4)) failed = 1;
+    ok = ok && d <= 1e-4;
   }
-  if (program_check) {
-    float *prog = xmalloc(bytes);
-    if (run_program(&m, program, prog) != 0) {
-      failed = 1;
-    } else {
-      for (int i = 0; i < n_modes; i++) {
-        double tol = modes[i] == TPU_EAGER_FUSED ? 1e-4 : 1e-5;
-        double d = max_rel_diff(res[modes[i]], prog, n);
-        printf("%s ~ program (%s via tpu_program_run): max relative difference %.3g (tolerance %g)%s\n",
-               mode_names[modes[i]], program, d, tol, d <= tol ? "" : ": FAILED");
-        if (!(d <= tol)) failed = 1;
-      }
+  if (!a->program_check || !defaults) {
+    printf("program cross-check skipped (%s)\n", defaults ? "--no-program-check" : "the .mlir's sizes are fixed at the defaults");
+    return ok;
+  }
+  float *prog = xmalloc(n * sizeof(float));
+  if (run_program(m, a->program, prog) != 0) ok = false;
+  else
+    for (int i = 0; i < a->n_modes; i++) {
+      double tol = a->modes[i] == TPU_EAGER_FUSED ? 1e-4 : 1e-5, d = max_rel_diff(res[a->modes[i]], prog, n);
+      printf("%s ~ program (%s via tpu_program_run): max relative difference %.3g (tolerance %g)%s\n",
+             mode_names[a->modes[i]], a->program, d, tol, d <= tol ? "" : ": FAILED");
+      ok = ok && d <= tol;
     }
-    free(prog);
-  } else {
-    printf("program cross-check skipped (%s)\n",
-           (S == 8 && D == 32 && H == 2 && F == 64 && V == 64) ? "--no-program-check"
-                                                               : "the .mlir's sizes are fixed at the defaults");
-  }
+  free(prog);
+  return ok;
+}
 
+int main(int argc, char **argv) {
+  Args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc >= 0) return rc;
+  TpuClientOptions opts;
+  memset(&opts, 0, sizeof opts);
+  opts.struct_size = sizeof opts;
+  opts.mode = (TpuEagerMode)a.modes[0];
+  check(tpu_client_create(&opts, &client), "tpu_client_create");
+  printf("eager_transformer: seq %d, width %d, %d heads of %d, mlp %d, vocab %d, %d step%s per mode, libtpurun %s\n",
+         a.S, a.D, a.H, a.D / a.H, a.F, a.V, a.steps, a.steps == 1 ? "" : "s", tpu_version());
+  Model m;
+  model_init(&m, a.S, a.D, a.H, a.F, a.V);
+  size_t n = (size_t)a.S * a.D;
+  float *res[3] = {NULL, NULL, NULL}; /* by TpuEagerMode */
+  for (int i = 0; i < a.n_modes; i++) {
+    res[a.modes[i]] = xmalloc(n * sizeof(float));
+    run_mode(&m, (TpuEagerMode)a.modes[i], a.steps, res[a.modes[i]]);
+  }
+  bool ok = compare_results(&a, &m, res, n);
   model_release(&m);
   check(tpu_sync(client), "tpu_sync");
-  if (metrics) {
+  if (a.metrics) {
     char *json = metrics_json();
     printf("metrics: %s\n", json);
     free(json);
   }
   tpu_client_destroy(client);
   for (int i = 0; i < 3; i++) free(res[i]);
-  if (failed) {
-    fprintf(stderr, "%s: the modes' results disagree (see above)\n", progname);
-    return 1;
-  }
-  return 0;
+  if (!ok) fprintf(stderr, "%s: the modes' results disagree (see above)\n", progname);
+  return ok ? 0 : 1;
 }
