@@ -343,6 +343,7 @@ static int broadcast_shapes(Context *c, const Op *op, const Type *a, const Type 
  * has the broadcast shape of all operands and element type WANT
  * (ELEM_COUNT: the operands'). */
 static void verify_broadcasting(Context *c, Op *op, int first, ElemKind want) {
+  if (op->noperands <= first) return; /* the arity check reports it */
   unsigned mask = op_info[op->kind].elems;
   for (int i = 0; i < op->noperands; i++)
     if (!vo_check_operand(c, op, i, i < first ? EM_BOOL : mask)) return;

@@ -457,3 +457,13 @@ func.func @chlo_broadcast_select_pred(%p: tensor<f32>, %a: tensor<2xf32>) -> ten
   %0 = chlo.broadcast_select %p, %a, %a : (tensor<f32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   func.return %0 : tensor<2xf32>
 }
+
+// -----
+
+// No operands: the arity error alone (the broadcasting rule once read a
+// missing operand; found by fuzz_runtime).
+func.func @chlo_broadcast_no_operands() -> tensor<2xf32> {
+  // expected-error @+1 {{requires 2 operands, but found 0}}
+  %0 = "chlo.broadcast_add"() : () -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
