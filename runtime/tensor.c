@@ -239,8 +239,14 @@ int rt_tensor_wait(TpuTensor *t) {
     RtGraph *g = t->graph;
     pthread_mutex_unlock(&c->lock);
     if (g) {
+      /* A failure of another stream's graph stays on that stream for
+       * tpu_sync; only one that left t deferred ends the wait here (t's
+       * own graph failing marks t FAILED, reported below). */
       int rc = rt_flush_all(c, "host_read");
-      if (rc) return rc;
+      pthread_mutex_lock(&c->lock);
+      bool deferred = t->graph != NULL;
+      pthread_mutex_unlock(&c->lock);
+      if (rc && deferred) return rc;
     }
     pthread_mutex_lock(&c->lock);
     c->waiters++;
