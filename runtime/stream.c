@@ -199,6 +199,7 @@ void rt_stream_push(TpuStream *s, RtWork *w) {
       rt_work_free(w);
       pthread_mutex_lock(&s->lock);
       s->done++;
+      if (s->done == s->queued) pthread_cond_broadcast(&s->idle);
       pthread_mutex_unlock(&s->lock);
       return;
     }
