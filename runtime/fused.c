@@ -228,7 +228,7 @@ static RtExe *graph_exe(TpuClient *c, const RtGraph *g, const RtArg *outs, int n
     rt_exe_alias(c, key.high64, key.low64, exe);
     if (*compiled && c->dump_dir) dump_graph(c->dump_dir, text, len);
   } else {
-    *code = strncmp(rt_last_error(), "out of host", 11) ? TPU_ERR_REJECTED : TPU_ERR_RUNTIME;
+    *code = rt_last_code();
   }
   free(text);
   return exe;

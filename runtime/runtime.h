@@ -20,8 +20,9 @@
  * code.  The message lives in a thread-local buffer: the one piece of
  * state outside a client, as errno is. */
 int rt_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The calling thread's last message. */
+/* The calling thread's last message, and the code it was recorded with. */
 const char *rt_last_error(void);
+int rt_last_code(void);
 
 /* ---- types ----------------------------------------------------------- */
 /* A tensor type interned in the client: its VM form and its spelling

@@ -332,7 +332,7 @@ int rt_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *ope
   atomic_fetch_add(&c->m.ops[mode], 1);
   if (mode == TPU_EAGER_FUSED) return rt_graph_add(s, sig, op_index, operands, results);
   RtExe *exe = rt_sig_exe(c, sig, op_index);
-  if (!exe) return TPU_ERR_REJECTED;
+  if (!exe) return rt_last_code(); /* rejected, out of memory, or a bytecode bug */
   if ((rc = flush_deferred_operands(c, operands, n_operands))) return rc;
   RtWork *w = rt_work_new(RT_WORK_EXE, n_operands, n_results);
   if (!w) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
