@@ -293,7 +293,7 @@ bool rt_tensor_valid(const TpuClient *c, const TpuTensor *t, const char *what) {
 }
 
 void rt_tensor_free_all(TpuClient *c) {
-  for (int chip = 0; chip < c->nchips; chip++)
+  for (int chip = 0; c->live && chip < c->nchips; chip++) /* NULL: tpu_client_create ran out of memory */
     for (TpuTensor *t = c->live[chip], *n; t; t = n) {
       n = t->live_next;
       free(t->data), free(t->err_msg), free(t);
