@@ -48,7 +48,11 @@ static void fail_work(TpuStream *s, RtWork *w, int code, const char *msg) {
 static bool wait_operands(TpuStream *s, RtWork *w) {
   for (int i = 0; i < w->nin; i++) {
     TpuTensor *t = w->in[i];
-    if (atomic_load(&t->state) == RT_PENDING) rt_tensor_wait(t);
+    if (atomic_load(&t->state) == RT_PENDING && rt_tensor_wait(t) && atomic_load(&t->state) == RT_PENDING) {
+      /* Its graph could not be queued (out of memory): no data to run on. */
+      fail_work(s, w, rt_last_code(), rt_last_error());
+      return false;
+    }
     if (atomic_load(&t->state) == RT_FAILED) {
       fail_work(s, w, t->err_code, t->err_msg ? t->err_msg : "an operand failed");
       return false;
