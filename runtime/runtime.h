@@ -57,8 +57,8 @@ RtExe *rt_exe_new(TpuClient *c, VmProgram *p, int fn);
 void rt_exe_free(RtExe *e);
 double rt_now(void);
 
-/* An executor of e for chip `chip` (from the pool, else new); NULL when
- * out of memory. */
+/* An executor of e (from its pool, else new, with c's HBM and threads);
+ * NULL when out of memory. */
 VmExec *rt_exe_take(TpuClient *c, RtExe *e);
 void rt_exe_give(RtExe *e, VmExec *x);
 
