@@ -249,7 +249,7 @@ static int64_t first_non_finite(const TpuTensor *t, double *value) {
 }
 
 /* Debug mode: waits for the op's results and checks them. */
-static int debug_check(TpuClient *c, RtWork *w, uint64_t op_index, const char *op, TpuTensor **results, int nres) {
+static int debug_check(TpuClient *c, uint64_t op_index, const char *op, TpuTensor **results, int nres) {
   for (int i = 0; i < nres; i++) {
     int rc = rt_tensor_wait(results[i]);
     if (rc) return rc;
@@ -264,7 +264,6 @@ static int debug_check(TpuClient *c, RtWork *w, uint64_t op_index, const char *o
                      " (Debug mode checks every result; options.no_nan_check switches it off)",
                      op_index, op, i, results[i]->type->str, isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", at);
   }
-  (void)w;
   return TPU_OK;
 }
 
@@ -352,7 +351,7 @@ int rt_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *ope
   for (int i = 0; i < n_results; i++) rt_tensor_ref_internal(w->out[i] = results[i]);
   rt_stream_push(s, w);
   if (mode != TPU_EAGER_DEBUG) return TPU_OK;
-  rc = debug_check(c, w, op_index, sig->op, results, n_results);
+  rc = debug_check(c, op_index, sig->op, results, n_results);
   if (rc)
     for (int i = 0; i < n_results; i++) tpu_tensor_release(results[i]), results[i] = NULL;
   return rc;
