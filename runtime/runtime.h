@@ -45,15 +45,13 @@ const RtType *rt_type_of_vm(TpuClient *c, const VmType *t);
 typedef struct RtExe {
   VmProgram *prog;
   int fn; /* entry function */
-  int nres;
-  const RtType **res_types;
   pthread_mutex_t lock;
   VmExec **pool; /* idle executors */
   int npool, cappool;
 } RtExe;
 
 /* An executable of function fn of p (taking p); NULL after rt_fail. */
-RtExe *rt_exe_new(TpuClient *c, VmProgram *p, int fn);
+RtExe *rt_exe_new(VmProgram *p, int fn);
 void rt_exe_free(RtExe *e);
 double rt_now(void);
 
