@@ -12,6 +12,7 @@
 
 /* The calling thread's last failure: tpu_error's answer, like errno. */
 static _Thread_local char thread_error[4096];
+static _Thread_local int thread_code;
 
 int rt_fail(int code, const char *fmt, ...) {
   char msg[sizeof thread_error]; /* the arguments may quote the last message */
@@ -20,10 +21,13 @@ int rt_fail(int code, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   memcpy(thread_error, msg, sizeof msg);
+  thread_code = code;
   return code;
 }
 
 const char *rt_last_error(void) { return thread_error; }
+
+int rt_last_code(void) { return thread_code; }
 
 TPU_API const char *tpu_error(const TpuClient *c) {
   (void)c;

@@ -17,26 +17,20 @@ double rt_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-RtExe *rt_exe_new(TpuClient *c, VmProgram *p, int fn) {
+RtExe *rt_exe_new(VmProgram *p, int fn) {
   if (p->n_funcs == 0) {
     vm_program_free(p);
     rt_fail(TPU_ERR_REJECTED, "the module has no function");
     return NULL;
   }
   RtExe *e = calloc(1, sizeof *e);
-  const VmFunc *f = &p->funcs[fn];
-  if (!e || !(e->res_types = calloc(f->n_results + 1, sizeof *e->res_types))) {
-    free(e);
+  if (!e) {
     vm_program_free(p);
     rt_fail(TPU_ERR_RUNTIME, "out of host memory");
     return NULL;
   }
   e->prog = p;
   e->fn = fn;
-  e->nres = (int)f->n_results;
-  /* A tuple or token result has no RtType: tpu_program_run refuses it. */
-  for (uint32_t i = 0; i < f->n_results; i++)
-    e->res_types[i] = f->result_types[i]->kind == TPUB_TY_TENSOR ? rt_type_of_vm(c, f->result_types[i]) : NULL;
   pthread_mutex_init(&e->lock, NULL);
   return e;
 }
@@ -44,7 +38,6 @@ RtExe *rt_exe_new(TpuClient *c, VmProgram *p, int fn) {
 void rt_exe_free(RtExe *e) {
   for (int i = 0; i < e->npool; i++) vm_exec_free(e->pool[i]);
   free(e->pool);
-  free(e->res_types);
   vm_program_free(e->prog);
   pthread_mutex_destroy(&e->lock);
   free(e);
@@ -162,7 +155,7 @@ RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *na
   VmProgram *p = compile_text(c, text, len, name, &compiled);
   if (!p) return NULL;
   int fn = vm_program_find(p, "main");
-  if (!(e = rt_exe_new(c, p, fn < 0 ? 0 : fn))) return NULL;
+  if (!(e = rt_exe_new(p, fn < 0 ? 0 : fn))) return NULL;
   if (compiled_now) *compiled_now = compiled;
   pthread_mutex_lock(&c->lock);
   RtExe *other = tier_find(c, k);

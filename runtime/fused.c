@@ -228,7 +228,7 @@ static RtExe *graph_exe(TpuClient *c, const RtGraph *g, const RtArg *outs, int n
     rt_exe_alias(c, key.high64, key.low64, exe);
     if (*compiled && c->dump_dir) dump_graph(c->dump_dir, text, len);
   } else {
-    *code = strncmp(rt_last_error(), "out of host", 11) ? TPU_ERR_REJECTED : TPU_ERR_RUNTIME;
+    *code = rt_last_code();
   }
   free(text);
   return exe;
@@ -239,7 +239,14 @@ static int materialize(TpuStream *s, RtGraph *g, const char *reason) {
   TpuClient *c = s->client;
   RtArg *outs;
   int nout = graph_outputs(g, &outs);
-  if (nout < 0) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  if (nout < 0) {
+    /* The graph is freed after this: its results must not keep pointing
+     * at it (nor stay pending forever). */
+    int code = rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+    fail_graph(s, g, code);
+    detach_results(c, g);
+    return code;
+  }
   pthread_mutex_lock(&c->m.metrics_lock);
   c->m.reasons[rt_reason_index(reason)]++;
   pthread_mutex_unlock(&c->m.metrics_lock);

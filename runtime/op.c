@@ -420,7 +420,7 @@ RtExe *rt_sig_exe(TpuClient *c, RtSig *sig, uint64_t op_index) {
   free(img);
   if (!prog) return rt_fail(TPU_ERR_INTERNAL, "op #%" PRIu64 " '%s': its bytecode does not load: %s", op_index, sig->op, err), NULL;
   vm_program_set_source(prog, "eager op");
-  if (!(e = rt_exe_new(c, prog, 0))) return NULL;
+  if (!(e = rt_exe_new(prog, 0))) return NULL;
   uintptr_t expected = 0;
   if (!atomic_compare_exchange_strong(&sig->exe, &expected, (uintptr_t)e)) {
     rt_exe_free(e);

@@ -24,7 +24,7 @@ TPU_API int tpu_program_compile(TpuClient *c, const char *mlir, size_t len, TpuP
   if (!mlir && len) return rt_fail(TPU_ERR_USAGE, "tpu_program_compile: mlir is NULL");
   if (len > (2ull << 30)) return rt_fail(TPU_ERR_DATA, "tpu_program_compile: %zu bytes of text (at most 2 GiB)", len);
   RtExe *exe = rt_exe_of_text(c, mlir ? mlir : "", len, "program", NULL);
-  if (!exe) return strncmp(rt_last_error(), "out of host", 11) ? TPU_ERR_REJECTED : TPU_ERR_RUNTIME;
+  if (!exe) return rt_last_code();
   TpuProgram *p = calloc(1, sizeof *p);
   if (!p) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
   *p = (TpuProgram){RT_PROGRAM_LIVE, c, exe};

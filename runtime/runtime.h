@@ -20,8 +20,9 @@
  * code.  The message lives in a thread-local buffer: the one piece of
  * state outside a client, as errno is. */
 int rt_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The calling thread's last message. */
+/* The calling thread's last message, and the code it was recorded with. */
 const char *rt_last_error(void);
+int rt_last_code(void);
 
 /* ---- types ----------------------------------------------------------- */
 /* A tensor type interned in the client: its VM form and its spelling
@@ -44,20 +45,18 @@ const RtType *rt_type_of_vm(TpuClient *c, const VmType *t);
 typedef struct RtExe {
   VmProgram *prog;
   int fn; /* entry function */
-  int nres;
-  const RtType **res_types;
   pthread_mutex_t lock;
   VmExec **pool; /* idle executors */
   int npool, cappool;
 } RtExe;
 
 /* An executable of function fn of p (taking p); NULL after rt_fail. */
-RtExe *rt_exe_new(TpuClient *c, VmProgram *p, int fn);
+RtExe *rt_exe_new(VmProgram *p, int fn);
 void rt_exe_free(RtExe *e);
 double rt_now(void);
 
-/* An executor of e for chip `chip` (from the pool, else new); NULL when
- * out of memory. */
+/* An executor of e (from its pool, else new, with c's HBM and threads);
+ * NULL when out of memory. */
 VmExec *rt_exe_take(TpuClient *c, RtExe *e);
 void rt_exe_give(RtExe *e, VmExec *x);
 

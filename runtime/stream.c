@@ -48,7 +48,11 @@ static void fail_work(TpuStream *s, RtWork *w, int code, const char *msg) {
 static bool wait_operands(TpuStream *s, RtWork *w) {
   for (int i = 0; i < w->nin; i++) {
     TpuTensor *t = w->in[i];
-    if (atomic_load(&t->state) == RT_PENDING) rt_tensor_wait(t);
+    if (atomic_load(&t->state) == RT_PENDING && rt_tensor_wait(t) && atomic_load(&t->state) == RT_PENDING) {
+      /* Its graph could not be queued (out of memory): no data to run on. */
+      fail_work(s, w, rt_last_code(), rt_last_error());
+      return false;
+    }
     if (atomic_load(&t->state) == RT_FAILED) {
       fail_work(s, w, t->err_code, t->err_msg ? t->err_msg : "an operand failed");
       return false;
@@ -199,6 +203,7 @@ void rt_stream_push(TpuStream *s, RtWork *w) {
       rt_work_free(w);
       pthread_mutex_lock(&s->lock);
       s->done++;
+      if (s->done == s->queued) pthread_cond_broadcast(&s->idle);
       pthread_mutex_unlock(&s->lock);
       return;
     }
@@ -335,7 +340,7 @@ int rt_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *ope
   atomic_fetch_add(&c->m.ops[mode], 1);
   if (mode == TPU_EAGER_FUSED) return rt_graph_add(s, sig, op_index, operands, results);
   RtExe *exe = rt_sig_exe(c, sig, op_index);
-  if (!exe) return TPU_ERR_REJECTED;
+  if (!exe) return rt_last_code(); /* rejected, out of memory, or a bytecode bug */
   if ((rc = flush_deferred_operands(c, operands, n_operands))) return rc;
   RtWork *w = rt_work_new(RT_WORK_EXE, n_operands, n_results);
   if (!w) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");

@@ -239,8 +239,14 @@ int rt_tensor_wait(TpuTensor *t) {
     RtGraph *g = t->graph;
     pthread_mutex_unlock(&c->lock);
     if (g) {
+      /* A failure of another stream's graph stays on that stream for
+       * tpu_sync; only one that left t deferred ends the wait here (t's
+       * own graph failing marks t FAILED, reported below). */
       int rc = rt_flush_all(c, "host_read");
-      if (rc) return rc;
+      pthread_mutex_lock(&c->lock);
+      bool deferred = t->graph != NULL;
+      pthread_mutex_unlock(&c->lock);
+      if (rc && deferred) return rc;
     }
     pthread_mutex_lock(&c->lock);
     c->waiters++;
@@ -287,7 +293,7 @@ bool rt_tensor_valid(const TpuClient *c, const TpuTensor *t, const char *what) {
 }
 
 void rt_tensor_free_all(TpuClient *c) {
-  for (int chip = 0; chip < c->nchips; chip++)
+  for (int chip = 0; c->live && chip < c->nchips; chip++) /* NULL: tpu_client_create ran out of memory */
     for (TpuTensor *t = c->live[chip], *n; t; t = n) {
       n = t->live_next;
       free(t->data), free(t->err_msg), free(t);

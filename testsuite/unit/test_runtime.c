@@ -276,6 +276,31 @@ static void test_fused_compiles_once(void **state) {
   tpu_client_destroy(c);
 }
 
+/* A host read in Fused mode reads its tensor even when another stream's
+ * graph fails to compile; that failure is left for tpu_sync. */
+static void test_fused_read_beside_failed_graph(void **state) {
+  (void)state;
+  TpuClient *c = client(TPU_EAGER_FUSED, 1, 0);
+  float d[2] = {1, 2}, back[2] = {0, 0};
+  TpuTensor *a = host(c, "2xf32", d, 8), *bad = NULL, *in[1] = {a};
+  TpuStream *s;
+  assert_int_equal(tpu_stream_create(c, 0, &s), TPU_OK);
+  const char *t[1] = {"2xf32"};
+  assert_int_equal(tpu_stream_op(s, "stablehlo.custom_call", "{call_target_name = \"nope\"}", in, 1, t, &bad, 1),
+                   TPU_OK);
+  TpuTensor *n = op(c, "stablehlo.negate", NULL, a, NULL, NULL);
+  assert_int_equal(tpu_tensor_to_host(n, back, 8), TPU_OK);
+  assert_true(back[0] == -1 && back[1] == -2);
+  assert_int_equal(tpu_sync(c), TPU_ERR_REJECTED);
+  assert_non_null(strstr(tpu_error(c), "custom_call @nope"));
+  assert_int_equal(tpu_tensor_to_host(bad, back, 8), TPU_ERR_REJECTED);
+  tpu_tensor_release(bad);
+  tpu_tensor_release(n);
+  tpu_tensor_release(a);
+  tpu_stream_destroy(s);
+  tpu_client_destroy(c);
+}
+
 static void test_streams_and_events(void **state) {
   (void)state;
   TpuClient *c = client(TPU_EAGER_STRICT, 1, 0);
@@ -358,6 +383,7 @@ int run_runtime_tests(void) {
       cmocka_unit_test(test_modes_agree),       cmocka_unit_test(test_rejected_ops),
       cmocka_unit_test(test_strict_error_at_sync), cmocka_unit_test(test_debug_nan_check),
       cmocka_unit_test(test_out_of_memory),     cmocka_unit_test(test_fused_compiles_once),
+      cmocka_unit_test(test_fused_read_beside_failed_graph),
       cmocka_unit_test(test_streams_and_events), cmocka_unit_test(test_chips_and_programs),
   };
   return cmocka_run_group_tests_name("runtime", tests, NULL, NULL);
