@@ -235,8 +235,8 @@ TPU_API void tpu_client_destroy(TpuClient *c) {
   free(c->defaults);
   free(c->chip_bytes);
   free(c->live);
-  free(c->shape_hashes);
-  free(c->step_hashes);
+  table_free(&c->shapes, free);
+  table_free(&c->steps, free);
   pthread_mutex_destroy(&c->lock);
   pthread_mutex_destroy(&c->disk_lock);
   pthread_cond_destroy(&c->changed);

@@ -24,6 +24,7 @@ struct RtNode {
 };
 
 struct RtGraph {
+  TpuStream *stream; /* the stream it defers ops of */
   RtNode *nodes;
   int n, cap;
   TpuTensor **inputs; /* internal references */
@@ -36,6 +37,8 @@ struct RtGraph {
                      * here when the next op comes (temporaries released) */
   uint64_t shape; /* the ops and attributes without types (recompiles) */
 };
+
+TpuStream *rt_graph_stream(const RtGraph *g) { return g->stream; }
 
 void rt_graph_free(RtGraph *g) {
   for (int i = 0; i < g->n; i++) {
@@ -130,33 +133,21 @@ static char *graph_text(const RtGraph *g, const RtArg *outs, int nout, size_t *l
   return text;
 }
 
+/* Whether hash h is in set t (caller holds c->lock); with add, puts it
+ * there.  A member's key is its own malloc'ed value (freed with the set). */
+static bool hash_seen(Table *t, uint64_t h, bool add) {
+  if (table_get(t, &h, sizeof h)) return true;
+  uint64_t *key = add ? malloc(sizeof *key) : NULL;
+  if (key) *key = h, *table_put(t, key, sizeof *key) = key; /* out of memory: only forgotten */
+  return false;
+}
+
 /* Counts a compile of a graph shape seen before (with other types). */
 static void count_shape(TpuClient *c, uint64_t shape, bool compiled) {
   pthread_mutex_lock(&c->lock);
-  bool seen = false;
-  for (int i = 0; i < c->nshapes && !seen; i++) seen = c->shape_hashes[i] == shape;
-  if (!seen && c->nshapes == c->capshapes) {
-    int cap = c->capshapes ? 2 * c->capshapes : 16;
-    uint64_t *v = realloc(c->shape_hashes, sizeof *v * (size_t)cap);
-    if (v) c->shape_hashes = v, c->capshapes = cap;
-  }
-  if (!seen && c->nshapes < c->capshapes) c->shape_hashes[c->nshapes++] = shape;
+  bool seen = hash_seen(&c->shapes, shape, true);
   pthread_mutex_unlock(&c->lock);
   if (seen && compiled) atomic_fetch_add(&c->m.recompiles, 1);
-}
-
-/* Whether a graph whose ops so far hash to h was materialized before
- * (caller holds c->lock); with add, remembers h. */
-static bool step_seen(TpuClient *c, uint64_t h, bool add) {
-  for (int i = 0; i < c->nsteps; i++)
-    if (c->step_hashes[i] == h) return true;
-  if (add && c->nsteps == c->capsteps) {
-    int cap = c->capsteps ? 2 * c->capsteps : 16;
-    uint64_t *v = realloc(c->step_hashes, sizeof *v * (size_t)cap);
-    if (v) c->step_hashes = v, c->capsteps = cap;
-  }
-  if (add && c->nsteps < c->capsteps) c->step_hashes[c->nsteps++] = h;
-  return false;
 }
 
 /* Fails every result of g's nodes with the current message. */
@@ -251,7 +242,7 @@ static int materialize(TpuStream *s, RtGraph *g, const char *reason) {
   c->m.reasons[rt_reason_index(reason)]++;
   pthread_mutex_unlock(&c->m.metrics_lock);
   pthread_mutex_lock(&c->lock);
-  step_seen(c, g->hash, true);
+  hash_seen(&c->steps, g->hash, true);
   pthread_mutex_unlock(&c->lock);
   if (nout == 0) {
     free(outs);
@@ -368,13 +359,14 @@ int rt_graph_add(TpuStream *s, RtSig *sig, uint64_t op_index, TpuTensor *const *
     pthread_mutex_unlock(&s->graph_lock);
     return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
   }
+  s->graph->stream = s;
   RtGraph *g = s->graph;
   int rc = add_node(s, g, sig, op_index, in, results);
   const char *reason = NULL;
   if (rc == TPU_OK && g->n >= c->fused_max_ops) reason = "size_bound";
   if (rc == TPU_OK && !reason) {
     pthread_mutex_lock(&c->lock);
-    g->cut_pending = step_seen(c, g->hash, false);
+    g->cut_pending = hash_seen(&c->steps, g->hash, false);
     pthread_mutex_unlock(&c->lock);
   }
   if (reason) {

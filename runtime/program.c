@@ -160,7 +160,7 @@ TPU_API int tpu_program_run(TpuProgram *p, const char *function, TpuTensor *cons
     if (!rt_tensor_valid(c, args[i], what)) return TPU_ERR_USAGE;
   }
   for (int i = 0; i < n_args; i++) {
-    int rc = rt_tensor_wait(args[i]);
+    int rc = rt_tensor_wait(args[i], "program_run");
     if (rc) return rc;
   }
   VmValue **res = calloc((size_t)c->nchips, sizeof *res);

@@ -112,8 +112,8 @@ TpuTensor *rt_tensor_new(TpuClient *c, int chip, const RtType *t, uint64_t op_in
 void rt_tensor_ready(TpuTensor *t, void *data);
 void rt_tensor_fail(TpuTensor *t, int code, const char *msg);
 /* Waits until t is not PENDING (materializing its graph first in Fused
- * mode); the op's code and message (rt_fail) when it FAILED. */
-int rt_tensor_wait(TpuTensor *t);
+ * mode, for reason); the op's code and message (rt_fail) when it FAILED. */
+int rt_tensor_wait(TpuTensor *t, const char *reason);
 /* Takes and drops a reference held by queued work or a graph. */
 void rt_tensor_ref_internal(TpuTensor *t);
 void rt_tensor_unref_internal(TpuTensor *t);
@@ -179,6 +179,8 @@ int rt_graph_add(TpuStream *s, RtSig *sig, uint64_t op_index, TpuTensor *const *
 /* Compiles and queues s's pending graph (reason: "host_read", "sync", ...). */
 int rt_graph_flush(TpuStream *s, const char *reason);
 void rt_graph_free(RtGraph *g);
+/* The stream whose ops g defers. */
+TpuStream *rt_graph_stream(const RtGraph *g);
 
 /* ---- the client ---------------------------------------------------------- */
 typedef struct RtMetrics {
@@ -218,10 +220,8 @@ struct TpuClient {
   Table types; /* RtType by spelling */
   Table sigs;  /* RtSig by key */
   Table exes;  /* RtExeEntry by 128-bit key: graphs and programs by text, fused graphs by structure */
-  uint64_t *shape_hashes; /* graph shapes compiled (recompile counting) */
-  int nshapes, capshapes;
-  uint64_t *step_hashes;  /* graph prefixes that were materialized (repeated steps) */
-  int nsteps, capsteps;
+  Table shapes; /* hashes of the graph shapes compiled (recompile counting) */
+  Table steps;  /* hashes of the graph prefixes materialized (repeated steps) */
   TpuStream **defaults;   /* one per chip, created on first use */
   TpuStream *streams;     /* every live stream */
   TpuStream *retired;     /* destroyed streams, freed with the client */

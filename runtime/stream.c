@@ -48,7 +48,7 @@ static void fail_work(TpuStream *s, RtWork *w, int code, const char *msg) {
 static bool wait_operands(TpuStream *s, RtWork *w) {
   for (int i = 0; i < w->nin; i++) {
     TpuTensor *t = w->in[i];
-    if (atomic_load(&t->state) == RT_PENDING && rt_tensor_wait(t) && atomic_load(&t->state) == RT_PENDING) {
+    if (atomic_load(&t->state) == RT_PENDING && rt_tensor_wait(t, "host_read") && atomic_load(&t->state) == RT_PENDING) {
       /* Its graph could not be queued (out of memory): no data to run on. */
       fail_work(s, w, rt_last_code(), rt_last_error());
       return false;
@@ -253,7 +253,7 @@ static int64_t first_non_finite(const TpuTensor *t, bool nan) {
 static int debug_check(TpuClient *c, uint64_t op_index, const char *op, TpuTensor *const *operands, int nin,
                        TpuTensor **results, int nres) {
   for (int i = 0; i < nres; i++) {
-    int rc = rt_tensor_wait(results[i]);
+    int rc = rt_tensor_wait(results[i], "host_read");
     if (rc) return rc;
   }
   for (int i = 0; c->nan_check && i < nres; i++) {

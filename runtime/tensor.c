@@ -232,17 +232,17 @@ void rt_tensor_fail(TpuTensor *t, int code, const char *msg) {
   notify(t->client);
 }
 
-int rt_tensor_wait(TpuTensor *t) {
+int rt_tensor_wait(TpuTensor *t, const char *reason) {
   TpuClient *c = t->client;
   if (atomic_load(&t->state) == RT_PENDING) {
     pthread_mutex_lock(&c->lock);
-    RtGraph *g = t->graph;
+    TpuStream *s = t->graph ? rt_graph_stream(t->graph) : NULL;
     pthread_mutex_unlock(&c->lock);
-    if (g) {
-      /* A failure of another stream's graph stays on that stream for
-       * tpu_sync; only one that left t deferred ends the wait here (t's
-       * own graph failing marks t FAILED, reported below). */
-      int rc = rt_flush_all(c, "host_read");
+    if (s) {
+      /* Only t's stream: the graphs of others keep growing.  A failure
+       * that left t deferred ends the wait here (t's own graph failing
+       * marks t FAILED, reported below). */
+      int rc = rt_graph_flush(s, reason);
       pthread_mutex_lock(&c->lock);
       bool deferred = t->graph != NULL;
       pthread_mutex_unlock(&c->lock);
@@ -345,7 +345,7 @@ TPU_API int tpu_tensor_to_host(TpuTensor *t, void *data, size_t bytes) {
     return rt_fail(TPU_ERR_DATA, "tpu_tensor_to_host: tensor #%" PRIu64 " (%s) has %" PRId64 " bytes, %zu asked for",
                    t->id, t->type->str, t->type->vm.nbytes, bytes);
   if (!data && bytes) return rt_fail(TPU_ERR_USAGE, "tpu_tensor_to_host: data is NULL");
-  int rc = rt_tensor_wait(t);
+  int rc = rt_tensor_wait(t, "host_read");
   if (rc) return rc;
   if (bytes) memcpy(data, t->data, bytes);
   return TPU_OK;
