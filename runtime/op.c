@@ -313,20 +313,22 @@ static int build_sig(TpuClient *c, OpKind kind, const char *op, const char *attr
 
 /* ---- the signature table -------------------------------------------------- */
 
-/* The signature's key: op, attributes, whether results are inferred, and
- * the interned operand and result types, as bytes; into buf when it fits
- * in cap, else malloc'ed (NULL when out of memory).  *len: its size. */
+/* The signature's key: op, attributes, the number of results, whether
+ * their types are inferred, and the interned operand and result types, as
+ * bytes; into buf when it fits in cap, else malloc'ed (NULL when out of
+ * memory).  *len: its size. */
 static char *sig_key(char *buf, size_t cap, const char *op, const char *attrs, const RtType *const *in, int nin,
                      const RtType *const *res, int nres, size_t *len) {
   size_t lo = strlen(op) + 1, la = strlen(attrs) + 1, lt = sizeof *in * (size_t)(nin + (res ? nres : 0));
-  *len = lo + la + 1 + lt;
+  *len = lo + la + 2 + lt;
   char *k = *len <= cap ? buf : malloc(*len);
   if (!k) return NULL;
   memcpy(k, op, lo);
   memcpy(k + lo, attrs, la);
-  k[lo + la] = res ? 'r' : 'i';
-  memcpy(k + lo + la + 1, in, sizeof *in * (size_t)nin);
-  if (res) memcpy(k + lo + la + 1 + sizeof *in * (size_t)nin, res, sizeof *res * (size_t)nres);
+  k[lo + la] = (char)nres; /* at most 64 */
+  k[lo + la + 1] = res ? 'r' : 'i';
+  memcpy(k + lo + la + 2, in, sizeof *in * (size_t)nin);
+  if (res) memcpy(k + lo + la + 2 + sizeof *in * (size_t)nin, res, sizeof *res * (size_t)nres);
   return k;
 }
 

@@ -151,6 +151,18 @@ static void test_rejected_ops(void **state) {
                             wrong, &r, 1),
                      TPU_ERR_REJECTED);
     assert_int_equal(tpu_op(c, "stablehlo.add", NULL, in, 2, NULL, NULL, 1), TPU_ERR_USAGE);
+    /* The same op asking for two results, after a use with one. */
+    TpuTensor *aa2[2] = {a, a}, *two[2] = {NULL, NULL};
+    const char *one_t[1] = {"2x3xf32"};
+    assert_int_equal(tpu_op(c, "stablehlo.add", NULL, aa2, 2, one_t, two, 1), TPU_OK);
+    tpu_tensor_release(two[0]);
+    assert_int_equal(tpu_op(c, "stablehlo.add", NULL, aa2, 2, NULL, two, 1), TPU_OK);
+    tpu_tensor_release(two[0]);
+    two[0] = NULL;
+    assert_int_equal(tpu_op(c, "stablehlo.add", NULL, aa2, 2, NULL, two, 2), TPU_ERR_REJECTED);
+    assert_non_null(strstr(tpu_error(c), "has 1 results, but 2 result tensors were asked for"));
+    assert_null(two[0]);
+    assert_null(two[1]);
     assert_int_equal(tpu_op(NULL, "stablehlo.add", NULL, in, 2, NULL, &r, 1), TPU_ERR_USAGE);
     assert_int_equal(tpu_op(c, "stablehlo.add", NULL, NULL, 2, NULL, &r, 1), TPU_ERR_USAGE);
     const char *same[1] = {"2x3xf32"};
