@@ -420,7 +420,12 @@ RtExe *rt_sig_exe(TpuClient *c, RtSig *sig, uint64_t op_index) {
   char err[512];
   VmProgram *prog = vm_program_load(img, n, err, sizeof err);
   free(img);
-  if (!prog) return rt_fail(TPU_ERR_INTERNAL, "op #%" PRIu64 " '%s': its bytecode does not load: %s", op_index, sig->op, err), NULL;
+  /* As tpucc (exit 2): the verifier accepted a form the VM's loader has
+   * no kernel for (e.g. a dot_general of floats into integers). */
+  if (!prog)
+    return rt_fail(TPU_ERR_REJECTED, "op #%" PRIu64 " '%s': tpurun has no kernel for this form of the op: %s", op_index,
+                   sig->op, err),
+           NULL;
   vm_program_set_source(prog, "eager op");
   if (!(e = rt_exe_new(prog, 0))) return NULL;
   uintptr_t expected = 0;

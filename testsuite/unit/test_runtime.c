@@ -151,6 +151,16 @@ static void test_rejected_ops(void **state) {
                             wrong, &r, 1),
                      TPU_ERR_REJECTED);
     assert_int_equal(tpu_op(c, "stablehlo.add", NULL, in, 2, NULL, NULL, 1), TPU_ERR_USAGE);
+    /* Verified but without a VM kernel: rejected (2), as tpucc does, not 70. */
+    const char *int_t[1] = {"2x2xi32"};
+    if (mode != TPU_EAGER_FUSED) {
+      assert_int_equal(tpu_op(c, "stablehlo.dot_general",
+                              "{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], "
+                              "rhs_contracting_dimensions = [0]>}",
+                              in, 2, int_t, &r, 1),
+                       TPU_ERR_REJECTED);
+      assert_non_null(strstr(tpu_error(c), "tpurun has no kernel for this form of the op"));
+    }
     /* The same op asking for two results, after a use with one. */
     TpuTensor *aa2[2] = {a, a}, *two[2] = {NULL, NULL};
     const char *one_t[1] = {"2x3xf32"};
