@@ -115,6 +115,17 @@ void rt_work_run(TpuClient *c, TpuStream *s, RtWork *w) {
   }
 }
 
+/* Runs and frees w, queued on s, with s->lock released meanwhile (the
+ * caller holds it); counts it done and wakes tpu_stream_sync at idle. */
+static void run_locked(TpuStream *s, RtWork *w) {
+  pthread_mutex_unlock(&s->lock);
+  rt_work_run(s->client, s, w);
+  rt_work_free(w);
+  pthread_mutex_lock(&s->lock);
+  s->done++;
+  if (s->done == s->queued) pthread_cond_broadcast(&s->idle);
+}
+
 /* The worker of a stream: runs its queue in order until told to stop. */
 static void *worker(void *arg) {
   TpuStream *s = arg;
@@ -125,12 +136,7 @@ static void *worker(void *arg) {
     RtWork *w = s->head;
     s->head = w->next;
     if (!s->head) s->tail = NULL;
-    pthread_mutex_unlock(&s->lock);
-    rt_work_run(s->client, s, w);
-    rt_work_free(w);
-    pthread_mutex_lock(&s->lock);
-    s->done++;
-    if (s->done == s->queued) pthread_cond_broadcast(&s->idle);
+    run_locked(s, w);
   }
   pthread_mutex_unlock(&s->lock);
   return NULL;
@@ -198,12 +204,7 @@ void rt_stream_push(TpuStream *s, RtWork *w) {
     if (!s->started) {
       /* No thread: run it here, in order (nothing else is queued). */
       s->queued++;
-      pthread_mutex_unlock(&s->lock);
-      rt_work_run(s->client, s, w);
-      rt_work_free(w);
-      pthread_mutex_lock(&s->lock);
-      s->done++;
-      if (s->done == s->queued) pthread_cond_broadcast(&s->idle);
+      run_locked(s, w);
       pthread_mutex_unlock(&s->lock);
       return;
     }
