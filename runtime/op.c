@@ -306,7 +306,7 @@ static int build_sig(TpuClient *c, OpKind kind, const char *op, const char *attr
   memcpy(types, in, sizeof *types * (size_t)nin);
   memcpy(types + nin, res, sizeof *types * (size_t)nres);
   *sig = (RtSig){.op = strdup(op), .attrs = strdup(attrs), .nin = nin, .nres = nres, .in = types,
-                 .res = types + nin, .inferred = infer, .head = head, .tail = tail};
+                 .res = types + nin, .head = head, .tail = tail};
   *out = sig;
   return TPU_OK;
 }

@@ -68,7 +68,6 @@ typedef struct RtSig {
   char *op, *attrs; /* as given (attrs "" when NULL) */
   int nin, nres;
   const RtType **in, **res;
-  bool inferred;  /* result types were inferred (the key has none) */
   char *head;     /* "\"stablehlo.add\"(": the op's text up to its operands */
   char *tail;     /* ") {attrs} ({regions}) : (operand types) -> (result types)" */
   atomic_uintptr_t exe; /* RtExe *, built once */
@@ -255,9 +254,6 @@ void rt_exe_alias(TpuClient *c, uint64_t hi, uint64_t lo, RtExe *e);
 /* Runs w on the calling thread (s's worker). */
 void rt_work_run(TpuClient *c, TpuStream *s, RtWork *w);
 void rt_work_free(RtWork *w);
-/* tpu_op on stream s. */
-int rt_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *operands, int n_operands,
-          const char *const *result_types, TpuTensor **results, int n_results);
 /* The one-op module of sig (malloc'ed text). */
 char *rt_sig_module(const RtSig *sig);
 void rt_sig_free(void *sig);

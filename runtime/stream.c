@@ -298,9 +298,12 @@ static int check_op_args(TpuClient *c, const char *op, TpuTensor *const *operand
   if (n_results && !results) return rt_fail(-1, "tpu_op: results is NULL");
   int chip = -1;
   for (int i = 0; i < n_operands; i++) {
-    char what[64];
-    snprintf(what, sizeof what, "tpu_op '%.20s': operand %d", op, i);
-    if (!rt_tensor_valid(c, operands[i], what)) return -1;
+    const TpuTensor *t = operands[i];
+    if (!(t && t->magic == RT_TENSOR_LIVE && t->client == c && atomic_load(&((TpuTensor *)t)->refs) > 0)) {
+      char what[64]; /* formatted only for the message */
+      snprintf(what, sizeof what, "tpu_op '%.20s': operand %d", op, i);
+      if (!rt_tensor_valid(c, t, what)) return -1;
+    }
     if (chip >= 0 && operands[i]->chip != chip)
       return rt_fail(-1, "tpu_op '%s': operand %d is on chip %d, operand 0 on chip %d; copy it with tpu_tensor_to_chip", op,
                      i, operands[i]->chip, chip);
@@ -320,14 +323,10 @@ static int flush_deferred_operands(TpuClient *c, TpuTensor *const *operands, int
   return deferred ? rt_flush_all(c, "mode_switch") : TPU_OK;
 }
 
-int rt_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *operands, int n_operands,
-          const char *const *result_types, TpuTensor **results, int n_results) {
+/* tpu_op on stream s, its arguments checked (check_op_args) by the caller. */
+static int run_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *operands, int n_operands,
+                  const char *const *result_types, TpuTensor **results, int n_results) {
   TpuClient *c = s->client;
-  for (int i = 0; results && i < n_results && i <= 64; i++) results[i] = NULL;
-  int chip = check_op_args(c, op, operands, n_operands, results, n_results);
-  if (chip == -1) return TPU_ERR_USAGE;
-  if (chip >= 0 && chip != s->chip)
-    return rt_fail(TPU_ERR_USAGE, "tpu_op '%s': the operands are on chip %d, the stream on chip %d", op, chip, s->chip);
   uint64_t op_index = atomic_fetch_add(&c->next_op, 1) + 1;
   const RtType *inv[64];
   const RtType **in = n_operands <= 64 ? inv : malloc(sizeof *in * (size_t)n_operands);
@@ -371,7 +370,7 @@ TPU_API int tpu_op(TpuClient *c, const char *op, const char *attrs, TpuTensor *c
   if (chip == -1) return TPU_ERR_USAGE;
   TpuStream *s = rt_default_stream(c, chip < 0 ? 0 : chip);
   if (!s) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
-  return rt_op(s, op, attrs, operands, n_operands, result_types, results, n_results);
+  return run_op(s, op, attrs, operands, n_operands, result_types, results, n_results);
 }
 
 /* ---- the stream API --------------------------------------------------------- */
@@ -404,7 +403,12 @@ TPU_API void tpu_stream_destroy(TpuStream *s) {
 TPU_API int tpu_stream_op(TpuStream *s, const char *op, const char *attrs, TpuTensor *const *operands,
                           int n_operands, const char *const *result_types, TpuTensor **results, int n_results) {
   if (!stream_valid(s, "tpu_stream_op")) return TPU_ERR_USAGE;
-  return rt_op(s, op, attrs, operands, n_operands, result_types, results, n_results);
+  for (int i = 0; results && i < n_results && i <= 64; i++) results[i] = NULL;
+  int chip = check_op_args(s->client, op, operands, n_operands, results, n_results);
+  if (chip == -1) return TPU_ERR_USAGE;
+  if (chip >= 0 && chip != s->chip)
+    return rt_fail(TPU_ERR_USAGE, "tpu_op '%s': the operands are on chip %d, the stream on chip %d", op, chip, s->chip);
+  return run_op(s, op, attrs, operands, n_operands, result_types, results, n_results);
 }
 
 TPU_API int tpu_stream_sync(TpuStream *s) {
