@@ -316,13 +316,9 @@ static bool parse_dot_dims(Parser *p, OpParts *o) {
     }
   }
   if (ok) {
-    Attr *a = arena_alloc(&p->c->arena, sizeof(Attr));
-    a->kind = ATTR_DIALECT;
-    a->u.dialect.name = "stablehlo.dot";
-    a->u.dialect.n = params.len;
-    a->u.dialect.params = arena_alloc(&p->c->arena, sizeof(NamedAttr) * (size_t)(params.len ? params.len : 1));
-    for (int i = 0; i < params.len; i++) a->u.dialect.params[i] = *(NamedAttr *)params.items[i];
-    add_attr(p, o, "dot_dimension_numbers", a);
+    NamedAttr items[params.len ? params.len : 1];
+    for (int i = 0; i < params.len; i++) items[i] = *(NamedAttr *)params.items[i];
+    add_attr(p, o, "dot_dimension_numbers", attr_dialect(p->c, "stablehlo.dot", params.len, items));
   }
   vec_free(&params);
   return ok;

@@ -827,15 +827,11 @@ Attr *parse_conv_dims_body(Parser *p) {
   if (!parse_conv_layout(p, 'i', 'o', &d.kernel_input_feature, &d.kernel_output_feature, k_sp, &nsp)) return NULL;
   if (!p_expect(p, "->")) return NULL;
   if (!parse_conv_layout(p, 'b', 'f', &d.output_batch, &d.output_feature, out_sp, &nsp)) return NULL;
-  Arena *a = &p->c->arena;
   d.nspatial = nsp;
-  d.input_spatial = arena_dup(a, in_sp, sizeof(int64_t) * (size_t)nsp);
-  d.kernel_spatial = arena_dup(a, k_sp, sizeof(int64_t) * (size_t)nsp);
-  d.output_spatial = arena_dup(a, out_sp, sizeof(int64_t) * (size_t)nsp);
-  Attr *attr = arena_alloc(a, sizeof(Attr));
-  attr->kind = ATTR_CONV_DIMS;
-  attr->u.conv = d;
-  return attr;
+  d.input_spatial = in_sp;
+  d.kernel_spatial = k_sp;
+  d.output_spatial = out_sp;
+  return attr_conv_dims(p->c, &d);
 }
 
 /* #stablehlo.conv<raw input_batch_dimension = 0, ...> */
@@ -1038,12 +1034,9 @@ static Attr *parse_hash_attr(Parser *p) {
     return attr_opaque(p->c, t.text, (size_t)(end - t.text));
   }
   p_next(p); /* '>' */
-  Attr *a = arena_alloc(&p->c->arena, sizeof(Attr));
-  a->kind = ATTR_DIALECT;
-  a->u.dialect.name = arena_strndup(&p->c->arena, name, nlen);
-  a->u.dialect.n = params.len;
-  a->u.dialect.params = arena_alloc(&p->c->arena, sizeof(NamedAttr) * (size_t)(params.len ? params.len : 1));
-  for (int i = 0; i < params.len; i++) a->u.dialect.params[i] = *(NamedAttr *)params.items[i];
+  NamedAttr items[params.len ? params.len : 1];
+  for (int i = 0; i < params.len; i++) items[i] = *(NamedAttr *)params.items[i];
+  Attr *a = attr_dialect(p->c, arena_strndup(&p->c->arena, name, nlen), params.len, items);
   vec_free(&params);
   if (is_conv && raw) return conv_from_raw(p, a, t.loc);
   return a;

@@ -109,6 +109,29 @@ Attr *attr_int_list(Context *c, int n, const int64_t *v) {
   return a;
 }
 
+Attr *attr_dialect(Context *c, const char *name, int n, const NamedAttr *params) {
+  Attr *a = new_attr(c, ATTR_DIALECT);
+  a->u.dialect.name = arena_strdup(&c->arena, name);
+  a->u.dialect.n = n;
+  a->u.dialect.params = arena_alloc(&c->arena, sizeof(NamedAttr) * (size_t)(n ? n : 1));
+  if (n) memcpy(a->u.dialect.params, params, sizeof(NamedAttr) * (size_t)n);
+  return a;
+}
+
+Attr *attr_conv_dims(Context *c, const ConvDims *d) {
+  Attr *a = new_attr(c, ATTR_CONV_DIMS);
+  size_t bytes = sizeof(int64_t) * (size_t)d->nspatial;
+  a->u.conv = *d;
+  if (bytes) {
+    a->u.conv.input_spatial = arena_dup(&c->arena, d->input_spatial, bytes);
+    a->u.conv.kernel_spatial = arena_dup(&c->arena, d->kernel_spatial, bytes);
+    a->u.conv.output_spatial = arena_dup(&c->arena, d->output_spatial, bytes);
+  } else {
+    a->u.conv.input_spatial = a->u.conv.kernel_spatial = a->u.conv.output_spatial = NULL;
+  }
+  return a;
+}
+
 Attr *attr_opaque(Context *c, const char *text, size_t len) {
   Attr *a = new_attr(c, ATTR_OPAQUE);
   a->u.str.s = arena_strndup(&c->arena, text, len);

@@ -286,6 +286,8 @@ Attr *attr_dense_i64_array(Context *c, int n, const int64_t *v);
 Attr *attr_dense_bool_array(Context *c, int n, const bool *v);
 Attr *attr_enum(Context *c, const char *dialect, const char *enum_name, const char *value);
 Attr *attr_int_list(Context *c, int n, const int64_t *v);
+Attr *attr_dialect(Context *c, const char *name, int n, const NamedAttr *params); /* copies params */
+Attr *attr_conv_dims(Context *c, const ConvDims *d);                               /* copies the lists */
 Attr *attr_opaque(Context *c, const char *text, size_t len);
 bool attr_equal(const Attr *a, const Attr *b);
 

@@ -9,6 +9,7 @@
 
 #include "ir/table.h"
 #include "passes/cost.h"
+#include "passes/pass.h"
 #include "common/ici.h"
 
 /* Vector-unit operations per element of the op classes (DESIGN.md §2 gives
@@ -961,8 +962,10 @@ static bool func_is_private(const Op *f) {
   return v && v->kind == ATTR_STRING && v->u.str.len == 7 && memcmp(v->u.str.s, "private", 7) == 0;
 }
 
-void cost_report(Context *c, const Module *m, const Target *t, uint64_t peak_hbm_bytes, FILE *out) {
-  (void)c;
+void cost_report(const PassContext *pc, FILE *out) {
+  const Module *m = pc->m;
+  const Target *t = pc->target;
+  uint64_t peak_hbm_bytes = pc->peak_hbm_bytes;
   Report r = {.t = t, .out = out, .expand = COST_MAX_EXPANDED_ROWS, .visits = COST_MAX_VISITS};
   const char *file = m->file ? m->file->name : "<module>";
   fprintf(out,
@@ -999,6 +1002,7 @@ void cost_report(Context *c, const Module *m, const Target *t, uint64_t peak_hbm
   fprintf(out, "total: modeled %.3f us, %.0f FLOPs, %.0f HBM bytes, MXU utilization %.1f%%, peak HBM %s\n",
           tot.time_s * 1e6, tot.flops, tot.hbm_bytes, 100 * tot.mxu_util,
           peak_hbm_bytes ? peak : "not computed (buffer-assign did not run)");
+  layout_report(pc, out);
   fprintf(out, "streams: compute %.3f us, ICI %.3f us; total %.3f us, of which ICI exposed %.3f us\n",
           st->compute_s * 1e6, st->ici_s * 1e6, tot.time_s * 1e6, st->exposed_s * 1e6);
 }

@@ -14,6 +14,8 @@
 #include "ir/ir.h"
 #include "passes/target.h"
 
+typedef struct PassContext PassContext;
+
 typedef enum CostBound { BOUND_NONE, BOUND_MXU, BOUND_VPU, BOUND_HBM, BOUND_ICI, BOUND_ISSUE } CostBound;
 
 typedef struct OpCost {
@@ -59,10 +61,11 @@ void cost_format_bytes(double bytes, char *buf, size_t len);
 /* The --report table of module m on target t: one row per top-level op
  * with cost (constants, returns and free ops are left out), then the
  * program total, the MXU utilization of the whole program and the peak HBM
- * (peak_hbm_bytes from buffer-assign, 0: not known).  The total runs the
+ * (peak_hbm_bytes from buffer-assign, 0: not known), the transposes
+ * folded and left (layout_report).  The total runs the
  * rows on a compute stream and an ICI stream (async collectives overlap
  * the compute; plain ones block it); the last line gives both streams'
  * busy times and the ICI time the compute stream waited for. */
-void cost_report(Context *c, const Module *m, const Target *t, uint64_t peak_hbm_bytes, FILE *out);
+void cost_report(const PassContext *pc, FILE *out);
 
 #endif

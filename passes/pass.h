@@ -28,6 +28,7 @@ typedef struct PassContext {
   int opt_level;
   /* Results of analyses, for the report and the driver. */
   uint64_t peak_hbm_bytes; /* buffer-assign: peak of live buffers, all functions */
+  uint64_t transposes_folded; /* transpose-fold: operands now read through dimension numbers */
   /* Units of work the running pass counted (fusion: candidates checked,
    * operands and uses visited); --time-passes prints them, tests check
    * they grow linearly with the module. */
@@ -70,5 +71,9 @@ typedef struct PassOptions {
 /* Runs the pipeline; false when a pass reported an error or --verify-each
  * found broken IR (an internal error: reported and counted as one). */
 bool pipeline_run(PassContext *pc, const Pipeline *p, const PassOptions *o);
+
+/* The --report line of passes/transpose_fold.c: transposes folded into
+ * contractions and those left as copies (with the bytes they write). */
+void layout_report(const PassContext *pc, FILE *out);
 
 #endif

@@ -30,11 +30,11 @@ Pipeline pipeline_for_level(int opt_level) {
    * TPU-specific transformations (collective-overlap after the kernels
    * are formed, before buffer-assign measures the final order). */
   static const PassId o0[] = {PASS_BUFFER_ASSIGN};
-  static const PassId o1[] = {PASS_INLINE, PASS_CHLO_DECOMPOSE, PASS_CANONICALIZE, PASS_CSE, PASS_DCE,
-                              PASS_HW_LINT, PASS_BUFFER_ASSIGN};
-  static const PassId o2[] = {PASS_INLINE, PASS_CHLO_DECOMPOSE, PASS_CANONICALIZE,         PASS_CSE,
-                              PASS_DCE,    PASS_FUSION,         PASS_LAYOUT,               PASS_HW_LINT,
-                              PASS_COLLECTIVE_OVERLAP,           PASS_BUFFER_ASSIGN};
+  static const PassId o1[] = {PASS_INLINE, PASS_CHLO_DECOMPOSE, PASS_CANONICALIZE, PASS_TRANSPOSE_FOLD,
+                              PASS_CSE,    PASS_DCE,            PASS_HW_LINT,      PASS_BUFFER_ASSIGN};
+  static const PassId o2[] = {PASS_INLINE, PASS_CHLO_DECOMPOSE, PASS_CANONICALIZE, PASS_TRANSPOSE_FOLD,
+                              PASS_CSE,    PASS_DCE,            PASS_FUSION,       PASS_LAYOUT,
+                              PASS_HW_LINT, PASS_COLLECTIVE_OVERLAP, PASS_BUFFER_ASSIGN};
   Pipeline p = {0};
   const PassId *ids = opt_level <= 0 ? o0 : opt_level == 1 ? o1 : o2;
   size_t n = opt_level <= 0 ? sizeof o0 / sizeof o0[0] : opt_level == 1 ? sizeof o1 / sizeof o1[0] : sizeof o2 / sizeof o2[0];

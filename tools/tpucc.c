@@ -217,7 +217,7 @@ static bool compile_chunk(const Options *o, const SourceFile *file, SourceChunk 
   }
   if (ok && o->report) {
     if (i > 0) fputs("// -----\n", stdout);
-    cost_report(c, m, pc.target, pc.peak_hbm_bytes, stdout);
+    cost_report(&pc, stdout);
   }
   free(img);
   ctx_free(c);

@@ -1,0 +1,147 @@
+/* Transpose folding, after XLA's TransposeFolding (passes/passes.def
+ * "transpose-fold").
+ *
+ * A stablehlo.transpose that feeds an operand of a dot_general or a
+ * convolution is folded into that op's dimension numbers: the op reads the
+ * transpose's operand directly, with each dimension number d replaced by
+ * permutation[d].  PyTorch writes such a transpose before every nn.Linear
+ * (the [out, in] weight turned [in, out]) and around attention's head
+ * splits; folded, the weight is read in place and the VM's matrix engine
+ * chooses the access order instead of copying it.
+ *
+ * A convolution names every dimension in its dimension numbers, so any
+ * permutation folds.  A dot_general orders its result as batch dims, then
+ * the lhs free dims ascending, then the rhs free dims ascending: a
+ * transpose folds when it keeps the free dims of its operand in order
+ * (always true with one free dim, e.g. a transposed 2-D weight), otherwise
+ * folding would permute the result and the transpose stays.  A transpose
+ * left without users is removed by dce.  Cost: one visit per op. */
+#include <string.h>
+
+#include "passes/pass.h"
+#include "passes/walk.h"
+
+/* The dot_general dimension lists, in the order the attribute prints them. */
+static const char *const dot_lists[4] = {"lhs_batching_dimensions", "rhs_batching_dimensions",
+                                         "lhs_contracting_dimensions", "rhs_contracting_dimensions"};
+
+/* The permutation of a transpose op, or NULL. */
+static const int64_t *permutation_of(Context *c, const Op *t, int *n) {
+  const int64_t *p;
+  if (!t || t->kind != OP_TRANSPOSE || !attr_as_i64_list(op_attr(t, "permutation"), n, &p, &c->arena)) return NULL;
+  return p;
+}
+
+/* True when dim d is in list v[0..n). */
+static bool listed(int64_t d, const int64_t *v, int n) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == d) return true;
+  return false;
+}
+
+/* dot_general operand `side` (0 lhs, 1 rhs) read through its transpose:
+ * returns the new dimension-numbers attribute, or NULL when the fold would
+ * reorder the free dims. */
+static Attr *dot_dims_through(Context *c, const Attr *dn, int side, const int64_t *perm, int rank) {
+  const Attr *batch = dialect_param(dn, dot_lists[side]), *contract = dialect_param(dn, dot_lists[2 + side]);
+  int nb = 0, nc = 0;
+  const int64_t *b = NULL, *k = NULL;
+  if ((batch && !attr_as_i64_list(batch, &nb, &b, &c->arena)) ||
+      (contract && !attr_as_i64_list(contract, &nc, &k, &c->arena)))
+    return NULL;
+  int64_t last = -1;
+  for (int d = 0; d < rank; d++) {
+    if (listed(d, b, nb) || listed(d, k, nc)) continue;
+    if (perm[d] < last) return NULL;
+    last = perm[d];
+  }
+  NamedAttr *params = arena_alloc(&c->arena, sizeof(NamedAttr) * (size_t)(dn->u.dialect.n ? dn->u.dialect.n : 1));
+  for (int i = 0; i < dn->u.dialect.n; i++) {
+    params[i] = dn->u.dialect.params[i];
+    const char *name = params[i].name;
+    bool ours = name && (strcmp(name, dot_lists[side]) == 0 || strcmp(name, dot_lists[2 + side]) == 0);
+    int n;
+    const int64_t *v;
+    if (!ours || !attr_as_i64_list(params[i].value, &n, &v, &c->arena)) continue;
+    int64_t *mapped = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(n ? n : 1));
+    for (int j = 0; j < n; j++) mapped[j] = perm[v[j]];
+    params[i].value = attr_int_list(c, n, mapped);
+  }
+  return attr_dialect(c, dn->u.dialect.name, dn->u.dialect.n, params);
+}
+
+/* Convolution dimension numbers with the input (side 0) or kernel (side 1)
+ * read through a transpose. */
+static Attr *conv_dims_through(Context *c, const Attr *dn, int side, const int64_t *perm) {
+  ConvDims d = dn->u.conv;
+  int64_t *spatial = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(d.nspatial ? d.nspatial : 1));
+  const int64_t *old = side == 0 ? d.input_spatial : d.kernel_spatial;
+  for (int i = 0; i < d.nspatial; i++) spatial[i] = perm[old[i]];
+  if (side == 0) {
+    d.input_batch = perm[d.input_batch];
+    d.input_feature = perm[d.input_feature];
+    d.input_spatial = spatial;
+  } else {
+    d.kernel_input_feature = perm[d.kernel_input_feature];
+    d.kernel_output_feature = perm[d.kernel_output_feature];
+    d.kernel_spatial = spatial;
+  }
+  return attr_conv_dims(c, &d);
+}
+
+/* Folds the transposes feeding op's two operands; returns how many. */
+static int fold_operands(Context *c, Op *op) {
+  bool is_dot = op->kind == OP_DOT_GENERAL;
+  const char *attr_name = is_dot ? "dot_dimension_numbers" : "dimension_numbers";
+  int folded = 0;
+  for (int side = 0; side < 2; side++) {
+    int n;
+    const int64_t *perm = permutation_of(c, op->operands[side]->def, &n);
+    const Attr *dn = op_attr(op, attr_name);
+    if (!perm || !dn || (is_dot ? dn->kind != ATTR_DIALECT : dn->kind != ATTR_CONV_DIMS)) continue;
+    Attr *through = is_dot ? dot_dims_through(c, dn, side, perm, n) : conv_dims_through(c, dn, side, perm);
+    if (!through) continue;
+    op_set_attr(c, op, attr_name, through);
+    op_set_operand(c, op, side, op->operands[side]->def->operands[0]);
+    folded++;
+  }
+  return folded;
+}
+
+/* Every contraction of a block and of its nested regions. */
+static uint64_t fold_block(Context *c, Block *b) {
+  uint64_t folded = 0;
+  for (Op *op = b->first; op; op = op->next) {
+    for (int r = 0; r < op->nregions; r++)
+      for (int k = 0; k < op->regions[r].nblocks; k++) folded += fold_block(c, op->regions[r].blocks[k]);
+    if (op->kind == OP_DOT_GENERAL || op->kind == OP_CONVOLUTION) folded += (uint64_t)fold_operands(c, op);
+  }
+  return folded;
+}
+
+bool pass_transpose_fold(PassContext *pc) {
+  FOR_EACH_FUNC(pc->m, f) pc->transposes_folded += fold_block(pc->c, op_body(f));
+  dce_module(pc->m);
+  return true;
+}
+
+/* The transposes of a block and its nested regions, and their bytes. */
+static void count_transposes(const Block *b, uint64_t *n, double *bytes) {
+  for (const Op *op = b->first; op; op = op->next) {
+    for (int r = 0; r < op->nregions; r++)
+      for (int k = 0; k < op->regions[r].nblocks; k++) count_transposes(op->regions[r].blocks[k], n, bytes);
+    int64_t count;
+    if (op->kind != OP_TRANSPOSE || !type_tensor_num_elements(op->results[0].type, &count)) continue;
+    (*n)++;
+    *bytes += (double)count * elem_bits(op->results[0].type->elem) / 8;
+  }
+}
+
+void layout_report(const PassContext *pc, FILE *out) {
+  uint64_t left = 0;
+  double bytes = 0;
+  FOR_EACH_FUNC(pc->m, f) count_transposes(op_body(f), &left, &bytes);
+  fprintf(out, "layout: %llu transposes folded into dot_general / convolution dimension numbers; %llu remain",
+          (unsigned long long)pc->transposes_folded, (unsigned long long)left);
+  fprintf(out, left ? " (%.0f bytes written)\n" : "\n", bytes);
+}

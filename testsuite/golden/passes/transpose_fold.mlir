@@ -1,0 +1,63 @@
+// transpose-fold: a transpose feeding a dot_general or convolution operand
+// becomes its dimension numbers (the cases PyTorch exports write: a Linear
+// weight, attention's head split, NCHW activations and OIHW kernels), and
+// stays where folding would reorder a dot's free dims or another op still
+// reads it.  Each function gives the same bits folded and unfolded.
+// RUN: %tpucc --passes=transpose-fold --verify-each --emit=mlir %s | FileCheck %s
+// RUN: for f in linear lhs attention reordered conv; do %tpurun -O0 --function=$f %s --input=random:1 --input=random:2 --output=@%t.$f.0.npy && %tpurun --passes=transpose-fold --function=$f %s --input=random:1 --input=random:2 --output=@%t.$f.1.npy && cmp %t.$f.0.npy %t.$f.1.npy || exit 1; done
+// RUN: %tpucc -O2 --report %s -o /dev/null | FileCheck %s --check-prefix=REPORT
+// REPORT: layout: 7 transposes folded into dot_general / convolution dimension numbers; 2 remain
+
+// CHECK-LABEL: func.func @linear
+// CHECK-NEXT: stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [1]
+func.func @linear(%x: tensor<7x16xf32>, %w: tensor<24x16xf32>) -> tensor<7x24xf32> {
+  %t = stablehlo.transpose %w, dims = [1, 0] : (tensor<24x16xf32>) -> tensor<16x24xf32>
+  %0 = stablehlo.dot_general %x, %t, contracting_dims = [1] x [0] : (tensor<7x16xf32>, tensor<16x24xf32>) -> tensor<7x24xf32>
+  return %0 : tensor<7x24xf32>
+}
+
+// CHECK-LABEL: func.func @lhs
+// CHECK-NEXT: stablehlo.dot_general %arg0, %arg1, contracting_dims = [0] x [0]
+func.func @lhs(%x: tensor<16x7xf32>, %w: tensor<16x24xf32>) -> tensor<7x24xf32> {
+  %t = stablehlo.transpose %x, dims = [1, 0] : (tensor<16x7xf32>) -> tensor<7x16xf32>
+  %0 = stablehlo.dot_general %t, %w, contracting_dims = [1] x [0] : (tensor<7x16xf32>, tensor<16x24xf32>) -> tensor<7x24xf32>
+  return %0 : tensor<7x24xf32>
+}
+
+// CHECK-LABEL: func.func @attention
+// CHECK-NEXT: stablehlo.dot_general %arg0, %arg1, batching_dims = [0, 2] x [0, 2], contracting_dims = [3] x [3]
+func.func @attention(%q: tensor<2x5x3x4xf32>, %k: tensor<2x5x3x4xf32>) -> tensor<2x3x5x5xf32> {
+  %qt = stablehlo.transpose %q, dims = [0, 2, 1, 3] : (tensor<2x5x3x4xf32>) -> tensor<2x3x5x4xf32>
+  %kt = stablehlo.transpose %k, dims = [0, 2, 3, 1] : (tensor<2x5x3x4xf32>) -> tensor<2x3x4x5xf32>
+  %0 = stablehlo.dot_general %qt, %kt, batching_dims = [0, 1] x [0, 1], contracting_dims = [3] x [2] : (tensor<2x3x5x4xf32>, tensor<2x3x4x5xf32>) -> tensor<2x3x5x5xf32>
+  return %0 : tensor<2x3x5x5xf32>
+}
+
+// The free dims 0 and 1 would swap: kept.
+// CHECK-LABEL: func.func @reordered
+// CHECK-NEXT: stablehlo.transpose %arg0, dims = [1, 0, 2]
+// CHECK-NEXT: stablehlo.dot_general %0, %arg1
+func.func @reordered(%x: tensor<3x5x4xf32>, %w: tensor<4x6xf32>) -> tensor<5x3x6xf32> {
+  %t = stablehlo.transpose %x, dims = [1, 0, 2] : (tensor<3x5x4xf32>) -> tensor<5x3x4xf32>
+  %0 = stablehlo.dot_general %t, %w, contracting_dims = [2] x [0] : (tensor<5x3x4xf32>, tensor<4x6xf32>) -> tensor<5x3x6xf32>
+  return %0 : tensor<5x3x6xf32>
+}
+
+// The transpose is also a result: kept for it, the dot reads the weight.
+// CHECK-LABEL: func.func @shared
+// CHECK-NEXT: %0 = stablehlo.transpose %arg1
+// CHECK-NEXT: stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [1]
+func.func @shared(%x: tensor<7x16xf32>, %w: tensor<24x16xf32>) -> (tensor<7x24xf32>, tensor<16x24xf32>) {
+  %t = stablehlo.transpose %w, dims = [1, 0] : (tensor<24x16xf32>) -> tensor<16x24xf32>
+  %0 = stablehlo.dot_general %x, %t, contracting_dims = [1] x [0] : (tensor<7x16xf32>, tensor<16x24xf32>) -> tensor<7x24xf32>
+  return %0, %t : tensor<7x24xf32>, tensor<16x24xf32>
+}
+
+// CHECK-LABEL: func.func @conv
+// CHECK-NEXT: stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, 0, 1, f]
+func.func @conv(%x: tensor<1x3x8x8xf32>, %k: tensor<4x3x3x3xf32>) -> tensor<1x6x6x4xf32> {
+  %xt = stablehlo.transpose %x, dims = [0, 2, 3, 1] : (tensor<1x3x8x8xf32>) -> tensor<1x8x8x3xf32>
+  %kt = stablehlo.transpose %k, dims = [2, 3, 1, 0] : (tensor<4x3x3x3xf32>) -> tensor<3x3x3x4xf32>
+  %0 = stablehlo.convolution(%xt, %kt) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x6x6x4xf32>
+  return %0 : tensor<1x6x6x4xf32>
+}
