@@ -28,7 +28,7 @@ typedef struct PassContext {
   int opt_level;
   /* Results of analyses, for the report and the driver. */
   uint64_t peak_hbm_bytes; /* buffer-assign: peak of live buffers, all functions */
-  uint64_t transposes_folded; /* transpose-fold: operands now read through dimension numbers */
+  uint64_t transposes_folded; /* transpose-fold: operands read through dims, transposes made reshapes */
   /* Units of work the running pass counted (fusion: candidates checked,
    * operands and uses visited); --time-passes prints them, tests check
    * they grow linearly with the module. */

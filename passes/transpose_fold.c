@@ -14,8 +14,12 @@
  * the lhs free dims ascending, then the rhs free dims ascending: a
  * transpose folds when it keeps the free dims of its operand in order
  * (always true with one free dim, e.g. a transposed 2-D weight), otherwise
- * folding would permute the result and the transpose stays.  A transpose
- * left without users is removed by dce.  Cost: one visit per op. */
+ * folding would permute the result and the transpose stays.  A reduce
+ * whose inputs are all transposes by one permutation reduces the original
+ * inputs over the mapped dims, when the kept dims stay in order.  A
+ * transpose that only moves dims of size 1 keeps the row-major order of
+ * the elements: it becomes a reshape, which the VM runs as an alias.  A
+ * transpose left without users is removed by dce.  Cost: one visit per op. */
 #include <string.h>
 
 #include "passes/pass.h"
@@ -108,13 +112,60 @@ static int fold_operands(Context *c, Op *op) {
   return folded;
 }
 
-/* Every contraction of a block and of its nested regions. */
+/* A reduce whose inputs are transposes by one permutation, reading the
+ * transposes' operands over the mapped dims; returns the inputs folded. */
+static int fold_reduce(Context *c, Op *op) {
+  int ninputs = op->noperands / 2, n = 0, nd;
+  const int64_t *perm = NULL, *dims;
+  if (!attr_as_i64_list(op_attr(op, "dimensions"), &nd, &dims, &c->arena)) return 0;
+  for (int i = 0; i < ninputs; i++) {
+    int ni;
+    const int64_t *pi = permutation_of(c, op->operands[i]->def, &ni);
+    if (!pi || (perm && (ni != n || memcmp(pi, perm, sizeof(int64_t) * (size_t)n) != 0))) return 0;
+    perm = pi, n = ni;
+  }
+  int64_t last = -1, *mapped = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(nd ? nd : 1));
+  for (int d = 0; d < n; d++) {
+    if (listed(d, dims, nd)) continue;
+    if (perm[d] < last) return 0;
+    last = perm[d];
+  }
+  for (int i = 0; i < nd; i++) mapped[i] = perm[dims[i]];
+  op_set_attr(c, op, "dimensions", attr_dense_i64_array(c, nd, mapped));
+  for (int i = 0; i < ninputs; i++) op_set_operand(c, op, i, op->operands[i]->def->operands[0]);
+  return ninputs;
+}
+
+/* A transpose that moves only dims of size 1 as a reshape; true if done. */
+static bool transpose_as_reshape(Context *c, Op *op) {
+  int n;
+  const int64_t *perm = permutation_of(c, op, &n);
+  const Type *in = op->operands[0]->type;
+  if (!perm || !type_is_tensor(in) || !type_is_static(in) || in->rank != n) return false;
+  int64_t last = -1;
+  for (int d = 0; d < n; d++) {
+    if (in->dims[perm[d]] == 1) continue;
+    if (perm[d] < last) return false;
+    last = perm[d];
+  }
+  Value *x = op->operands[0];
+  Op *reshape = op_build(c, OP_RESHAPE, op->loc, 1, &x, op->results[0].type, 0, NULL);
+  reshape->srcloc = op->srcloc;
+  op_insert_before(op, reshape);
+  value_replace_all_uses(c, &op->results[0], &reshape->results[0]);
+  return true;
+}
+
+/* Every contraction, reduce and transpose of a block and of its nested
+ * regions. */
 static uint64_t fold_block(Context *c, Block *b) {
   uint64_t folded = 0;
   for (Op *op = b->first; op; op = op->next) {
     for (int r = 0; r < op->nregions; r++)
       for (int k = 0; k < op->regions[r].nblocks; k++) folded += fold_block(c, op->regions[r].blocks[k]);
     if (op->kind == OP_DOT_GENERAL || op->kind == OP_CONVOLUTION) folded += (uint64_t)fold_operands(c, op);
+    else if (op->kind == OP_REDUCE) folded += (uint64_t)fold_reduce(c, op);
+    else if (op->kind == OP_TRANSPOSE && op->results[0].uses) folded += transpose_as_reshape(c, op);
   }
   return folded;
 }
@@ -141,7 +192,7 @@ void layout_report(const PassContext *pc, FILE *out) {
   uint64_t left = 0;
   double bytes = 0;
   FOR_EACH_FUNC(pc->m, f) count_transposes(op_body(f), &left, &bytes);
-  fprintf(out, "layout: %llu transposes folded into dot_general / convolution dimension numbers; %llu remain",
+  fprintf(out, "layout: %llu transposes folded (into contractions and reduces, or as reshapes); %llu remain",
           (unsigned long long)pc->transposes_folded, (unsigned long long)left);
   fprintf(out, left ? " (%.0f bytes written)\n" : "\n", bytes);
 }

@@ -13,7 +13,7 @@
 // Without the pass every all-reduce holds the compute stream: the total is
 // the sum of the rows and all of the ICI time is exposed.
 // PLAIN: total: modeled 944.323 us
-// PLAIN-NEXT: layout: 0 transposes folded into dot_general / convolution dimension numbers; 0 remain
+// PLAIN-NEXT: layout: 0 transposes folded (into contractions and reduces, or as reshapes); 0 remain
 // PLAIN-NEXT: streams: compute 451.987 us, ICI 492.335 us; total 944.323 us, of which ICI exposed 492.335 us
 // With it the all-reduces start right after their matmuls: the ICI stream
 // runs them back to back (88.2 -> 252.3 -> 416.4 -> 580.5 us) while the
@@ -30,7 +30,7 @@
 // OVERLAP-NEXT: {{stablehlo.subtract|tpu.fusion}}
 // OVERLAP-NEXT: time by bound: MXU 264.622 us, VPU 0.000 us, HBM 187.365 us, ICI 492.335 us, issue 0.000 us
 // OVERLAP-NEXT: total: modeled 642.998 us
-// OVERLAP-NEXT: layout: 0 transposes folded into dot_general / convolution dimension numbers; 0 remain
+// OVERLAP-NEXT: layout: 0 transposes folded (into contractions and reduces, or as reshapes); 0 remain
 // OVERLAP-NEXT: streams: compute 451.987 us, ICI 492.335 us; total 642.998 us, of which ICI exposed 191.011 us
 module attributes {mhlo.num_replicas = 8 : i32} {
 func.func @main(%dy: tensor<2048x2048xf32>, %w1: tensor<2048x2048xf32>, %w2: tensor<2048x2048xf32>, %w3: tensor<2048x2048xf32>) -> (tensor<2048x2048xf32>, tensor<2048x2048xf32>, tensor<2048x2048xf32>) {

@@ -4,9 +4,9 @@
 // stays where folding would reorder a dot's free dims or another op still
 // reads it.  Each function gives the same bits folded and unfolded.
 // RUN: %tpucc --passes=transpose-fold --verify-each --emit=mlir %s | FileCheck %s
-// RUN: for f in linear lhs attention reordered conv; do %tpurun -O0 --function=$f %s --input=random:1 --input=random:2 --output=@%t.$f.0.npy && %tpurun --passes=transpose-fold --function=$f %s --input=random:1 --input=random:2 --output=@%t.$f.1.npy && cmp %t.$f.0.npy %t.$f.1.npy || exit 1; done
+// RUN: for f in linear lhs attention reordered conv reduce reduce_reordered unit_dims; do %tpurun -O0 --function=$f %s --input=random:1 --input=random:2 --output=@%t.$f.0.npy && %tpurun --passes=transpose-fold --function=$f %s --input=random:1 --input=random:2 --output=@%t.$f.1.npy && cmp %t.$f.0.npy %t.$f.1.npy || exit 1; done
 // RUN: %tpucc -O2 --report %s -o /dev/null | FileCheck %s --check-prefix=REPORT
-// REPORT: layout: 7 transposes folded into dot_general / convolution dimension numbers; 2 remain
+// REPORT: layout: 9 transposes folded (into contractions and reduces, or as reshapes); 3 remain
 
 // CHECK-LABEL: func.func @linear
 // CHECK-NEXT: stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [1]
@@ -60,4 +60,31 @@ func.func @conv(%x: tensor<1x3x8x8xf32>, %k: tensor<4x3x3x3xf32>) -> tensor<1x6x
   %kt = stablehlo.transpose %k, dims = [2, 3, 1, 0] : (tensor<4x3x3x3xf32>) -> tensor<3x3x3x4xf32>
   %0 = stablehlo.convolution(%xt, %kt) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x6x6x4xf32>
   return %0 : tensor<1x6x6x4xf32>
+}
+
+// A reduce of transposes by one permutation keeps its result order: it
+// reads the inputs over the mapped dims.
+// CHECK-LABEL: func.func @reduce
+// CHECK-NEXT: stablehlo.reduce(%arg0 init: %arg1) applies stablehlo.add across dimensions = [1] : (tensor<4x5x6xf32>, tensor<f32>) -> tensor<4x6xf32>
+func.func @reduce(%x: tensor<4x5x6xf32>, %z: tensor<f32>) -> tensor<4x6xf32> {
+  %t = stablehlo.transpose %x, dims = [1, 0, 2] : (tensor<4x5x6xf32>) -> tensor<5x4x6xf32>
+  %0 = stablehlo.reduce(%t init: %z) applies stablehlo.add across dimensions = [0] : (tensor<5x4x6xf32>, tensor<f32>) -> tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+}
+
+// The kept dims would swap: the transpose stays.
+// CHECK-LABEL: func.func @reduce_reordered
+// CHECK-NEXT: stablehlo.transpose %arg0, dims = [2, 1, 0]
+func.func @reduce_reordered(%x: tensor<4x5x6xf32>, %z: tensor<f32>) -> tensor<6x4xf32> {
+  %t = stablehlo.transpose %x, dims = [2, 1, 0] : (tensor<4x5x6xf32>) -> tensor<6x5x4xf32>
+  %0 = stablehlo.reduce(%t init: %z) applies stablehlo.add across dimensions = [1] : (tensor<6x5x4xf32>, tensor<f32>) -> tensor<6x4xf32>
+  return %0 : tensor<6x4xf32>
+}
+
+// Moving only a dim of size 1 keeps the element order: a reshape.
+// CHECK-LABEL: func.func @unit_dims
+// CHECK-NEXT: stablehlo.reshape %arg0 : (tensor<1x7x1x64xf32>) -> tensor<7x1x1x64xf32>
+func.func @unit_dims(%x: tensor<1x7x1x64xf32>, %z: tensor<f32>) -> tensor<7x1x1x64xf32> {
+  %t = stablehlo.transpose %x, dims = [1, 0, 2, 3] : (tensor<1x7x1x64xf32>) -> tensor<7x1x1x64xf32>
+  return %t : tensor<7x1x1x64xf32>
 }
