@@ -12,6 +12,7 @@
 #include "vm/internal.h"
 #include "vm/io/io.h"
 #include "vm/opinfo.h"
+#include "vm/parallel.h"
 #include "vm/profile.h"
 #include "vm/chips/timeline.h"
 
@@ -85,6 +86,7 @@ struct VmExec {
   bool ran_collective;  /* the instruction just run met its group (its time is on the ICI) */
   double collective_end_s; /* ... and when its transfer ends */
   VmTimeline timeline;  /* the modeled timeline of the entry function */
+  VmPool *pool;         /* helper threads of vm_parallel_for (vm/parallel.c) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -275,6 +277,7 @@ uint64_t vm_peak_bytes(const VmExec *x) { return x->peak_bytes; }
 uint64_t vm_peak_hbm_bytes(const VmExec *x) { return x->hbm_peak; }
 const VmOptions *vm_exec_options(const VmExec *x) { return &x->opts; }
 const VmProfile *vm_exec_profile(const VmExec *x) { return x->profile; }
+VmPool **vm_exec_pool(VmExec *x) { return &x->pool; }
 
 const VmProgram *vm_exec_program(const VmExec *x) { return x->prog; }
 const VmFunc *vm_region_func(const VmExec *x, const VmRegion *r) { return &x->prog->funcs[r->func]; }
@@ -357,6 +360,7 @@ void vm_exec_free(VmExec *x) {
   }
   free(x->plan_cache);
   if (x->own_fabric) vm_fabric_free(x->fabric);
+  vm_pool_free(x->pool);
   vm_timeline_free(&x->timeline);
   for (uint32_t i = 0; i < x->nprobes; i++) vm_mem(x, x->probes[i].data, (size_t)x->probes[i].type->nbytes + 1, 0);
   vm_mem(x, x->probes, sizeof *x->probes * x->probecap, 0);

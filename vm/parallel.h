@@ -20,9 +20,17 @@ typedef int (*VmTaskFn)(void *ctx, int worker, int64_t task);
 int vm_parallel_workers(const VmExec *x, int64_t ntasks);
 
 /* Runs fn for every task in [0, ntasks) on up to vm_parallel_workers()
- * threads (the calling thread is worker 0; a thread that cannot start
- * leaves its tasks to the others).  Returns VM_TRAP if a task did (the
+ * threads (the calling thread is worker 0, the others are the exec's
+ * parked helpers; a helper that cannot start leaves its tasks to the
+ * others).  Not reentrant: one call at a time per exec.  Returns VM_TRAP if a task did (the
  * remaining tasks are skipped), else VM_OK.  The caller reports the trap. */
 int vm_parallel_for(VmExec *x, int64_t ntasks, VmTaskFn fn, void *ctx);
+
+/* The helper threads of an exec, parked between vm_parallel_for calls. */
+typedef struct VmPool VmPool;
+/* The exec's pool slot (vm/interp.c): NULL until its first parallel call. */
+VmPool **vm_exec_pool(VmExec *x);
+/* Ends and joins the helpers (vm_exec_free); NULL is ignored. */
+void vm_pool_free(VmPool *p);
 
 #endif
