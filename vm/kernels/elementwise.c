@@ -16,6 +16,7 @@
 #include "common/scalar.h"
 #include "vm/dtype.h"
 #include "vm/kernels/kernels.h"
+#include "vm/kernels/vecmath.h"
 #include "vm/opinfo.h"
 
 /* gcc -O2 only vectorizes loops that need no runtime alias check or
@@ -583,7 +584,7 @@ int exec_unary(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out)
   switch (vm_elem_class(elem)) {
   case TPUB_CLASS_FLOAT:
     if (elem == TPUB_F32) {
-      unary_f32(op, a, o, n);
+      if (!vecmath_f32(op, a, o, n)) unary_f32(op, a, o, n);
     } else if (elem == TPUB_F64) {
       unary_f64(op, a, o, n);
     } else {
@@ -591,7 +592,7 @@ int exec_unary(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out)
       for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
         int64_t k = min64(CHUNK, n - i0);
         vm_to_f32(elem, a, i0, k, buf);
-        unary_f32(op, buf, buf, k);
+        if (!vecmath_f32(op, buf, buf, k)) unary_f32(op, buf, buf, k);
         vm_from_f32(elem, o, i0, k, buf);
       }
     }

@@ -1,0 +1,87 @@
+/* vm/kernels/vecmath.c: libmvec's f32 functions stay within 2 ULP of the
+ * correctly rounded result, give every element the same bits wherever it
+ * sits in an array (the last partial group included), and step aside for
+ * opcodes they do not cover and for TPU_VM_ISA=generic. */
+#include <math.h>
+
+#include "unit_tests.h"
+#include "vm/kernels/vecmath.h"
+#include "vm/opinfo.h"
+
+enum { SAMPLES = 1 << 16 };
+
+/* ULP distance of two finite-or-equal floats (NaN = NaN: 0). */
+static int64_t ulp_distance(float a, float b) {
+  if (isnan(a) && isnan(b)) return 0;
+  int32_t x, y;
+  memcpy(&x, &a, 4);
+  memcpy(&y, &b, 4);
+  if (x < 0) x = INT32_MIN - x;
+  if (y < 0) y = INT32_MIN - y;
+  int64_t d = (int64_t)x - y;
+  return d < 0 ? -d : d;
+}
+
+/* SAMPLES floats spread over every exponent, both signs, plus specials. */
+static float *samples(void) {
+  float *v = malloc(sizeof(float) * SAMPLES);
+  for (uint32_t i = 0; i < SAMPLES; i++) {
+    uint32_t bits = i * 65521u;
+    memcpy(&v[i], &bits, 4);
+  }
+  v[0] = INFINITY, v[1] = -INFINITY, v[2] = NAN, v[3] = 0.0f, v[4] = -0.0f;
+  return v;
+}
+
+static void within_two_ulp(void **state) {
+  (void)state;
+  static const struct {
+    int opcode;
+    double (*ref)(double);
+  } fns[] = {{VM_OP_ERF, erf},   {VM_OP_ERFC, erfc},   {VM_OP_TANH, tanh},
+             {VM_OP_SINE, sin},  {VM_OP_COSINE, cos},  {VM_OP_LOG_PLUS_ONE, log1p},
+             {VM_OP_EXPONENTIAL_MINUS_ONE, expm1}};
+  float *x = samples(), *y = malloc(sizeof(float) * SAMPLES);
+  for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
+    if (!vecmath_f32(fns[f].opcode, x, y, SAMPLES)) skip();
+    int64_t worst = 0;
+    for (int i = 0; i < SAMPLES; i++) {
+      int64_t d = ulp_distance(y[i], (float)fns[f].ref(x[i]));
+      if (d > worst) worst = d;
+    }
+    assert_in_range(worst, 0, 2);
+  }
+  free(x);
+  free(y);
+}
+
+static void position_independent(void **state) {
+  (void)state;
+  float *x = samples(), whole[13], part[13];
+  if (!vecmath_f32(VM_OP_ERF, x + 100, whole, 13)) skip();
+  for (int start = 0; start < 13; start++) {
+    assert_true(vecmath_f32(VM_OP_ERF, x + 100 + start, part, 13 - start));
+    assert_memory_equal(part, whole + start, sizeof(float) * (size_t)(13 - start));
+  }
+  free(x);
+}
+
+static void declines(void **state) {
+  (void)state;
+  float x[4] = {1, 2, 3, 4}, y[4] = {0};
+  assert_false(vecmath_f32(VM_OP_EXPONENTIAL, x, y, 4));
+  assert_false(vecmath_f32(VM_OP_ADD, x, y, 4));
+  setenv("TPU_VM_ISA", "generic", 1);
+  assert_false(vecmath_f32(VM_OP_ERF, x, y, 4));
+  unsetenv("TPU_VM_ISA");
+  assert_true(y[0] == 0);
+}
+
+int run_vecmath_tests(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(within_two_ulp),
+      cmocka_unit_test(position_independent),
+      cmocka_unit_test(declines),
+  };
+  return cmocka_run_group_tests_name("vecmath", tests, NULL, NULL);
+}

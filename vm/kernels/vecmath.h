@@ -1,0 +1,19 @@
+/* f32 element-wise functions eight lanes at a time through glibc's vector
+ * math library (libmvec), where it is as accurate as the spec's tests
+ * need: erf, erfc, tanh, sin, cos, log1p and expm1 are within 2 ULP of the
+ * correctly rounded result (exp and log are 3-4 ULP there and stay
+ * scalar).  Every element, the last partial group included, goes through
+ * the same vector code, so a result never depends on its position or on
+ * how an array is cut into tiles.  Internal to vm/. */
+#ifndef VM_K_VECMATH_H
+#define VM_K_VECMATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* o[i] = f(a[i]) for i < n with the vector version of VM opcode `opcode`;
+ * false (nothing written) when there is none, or the CPU lacks AVX2 and
+ * FMA, or TPU_VM_ISA=generic asks for portable code. */
+bool vecmath_f32(int opcode, const float *a, float *o, int64_t n);
+
+#endif
