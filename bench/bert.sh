@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# bench/bert.sh BUILD_DIR — a BERT-base encoder as a PyTorch export writes it
+# (bench/gen_bert.py) on tpurun against the same model in PyTorch eager
+# (bench/bert_torch.py, same .npy weights), at batch 1 x 7 tokens and batch
+# 8 x 128 tokens.  Per size: the median forward time of each tool (compute
+# only: inputs in memory, `tpurun --benchmark=N`'s median of N runs after a
+# warm-up, PyTorch's median of N forwards under torch.no_grad() after a
+# warm-up), BERT_ROUNDS processes per tool, interleaved, median over them;
+# tpurun's results at -O0 and -O2 checked allclose to PyTorch's; then
+# `tpurun --profile` at both levels, summed by op kind.  Ratios > 1 mean
+# tpurun is faster.  See bench/README.md.
+#
+# Environment: BERT_SIZES (default "1x7 8x128"), BERT_ROUNDS (processes per
+# tool and size, default 3), BERT_RUNS_SMALL / BERT_RUNS_LARGE (timed runs per
+# process below / from 16k tokens, default 20 / 5), BERT_THREADS (threads of
+# both tools, default nproc), BERT_LAYERS (default 12), BERT_PROFILE (0 skips
+# the profiles).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/lib.sh"
+BUILD=${1:?usage: bench/bert.sh BUILD_DIR}
+PY=/usr/bin/python3
+SIZES=${BERT_SIZES:-1x7 8x128}
+ROUNDS=${BERT_ROUNDS:-3}
+THREADS=${BERT_THREADS:-$(nproc)}
+LAYERS=${BERT_LAYERS:-12}
+PROFILE=${BERT_PROFILE:-1}
+DIR="$BUILD/bench/bert"
+[ -x "$BUILD/tpurun" ] && [ -x "$BUILD/tpucc" ] || { echo "bench: tpurun/tpucc not built in $BUILD (run make)" >&2; exit 1; }
+"$PY" -c 'import numpy' 2>/dev/null || { echo "skipped: $PY has no numpy"; exit 0; }
+have_torch=1
+"$PY" -c 'import torch' 2>/dev/null || { have_torch=0; echo "PyTorch not importable by $PY: tpurun alone, no peer (apt-get install python3-torch)"; }
+mkdir -p "$DIR" || exit 1
+
+# median_of FILE: the median of the numbers in FILE (one a line).
+median_of() { sort -g "$1" | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+min_of() { sort -g "$1" | head -n 1; }
+# ms_of TEXT: the median and the minimum of a "... median M ms, min m ms ..." line.
+ms_of() { sed -n 's/.*median \([0-9.]*\) ms, min \([0-9.]*\) ms.*/\1 \2/p'; }
+
+# profile_summary FILE TOP: the ops of a --profile table summed by op kind.
+profile_summary() {
+  awk -v top="$2" '
+    $NF ~ /^\(.*\)$/ && $1 ~ /^[0-9.]+$/ { k = $(NF - 1); n[k]++; t[k] += $1; tot += $1 }
+    END { for (k in t) printf "%12.3f %6.1f%% %6d  %s\n", t[k], 100 * t[k] / tot, n[k], k | "sort -rn | head -n " top
+          close("sort -rn | head -n " top); printf "%12.3f %6.1f%% %6s  (all ops, host ms)\n", tot, 100, "" }' "$1"
+}
+
+echo "bert: BERT-base encoder ($LAYERS layers, hidden 768, 12 heads, intermediate 3072, vocab 30522), f32"
+echo "  $ROUNDS processes per tool and size, interleaved; $THREADS threads each (tpurun --threads, torch.set_num_threads)"
+echo "  generate: $PY bench/gen_bert.py --layers $LAYERS --batch B --seq S $DIR/bert-BxS.mlir $DIR/data"
+echo "  tpurun:   tpucc -OL FILE.mlir -o FILE.OL.tpub; tpurun --threads=$THREADS --benchmark=N FILE.OL.tpub \$(inputs)"
+[ $have_torch = 1 ] && echo "  PyTorch:  $PY bench/bert_torch.py $DIR/data --batch B --seq S --threads $THREADS --repeat N"
+summary=()
+declare -A cc
+for size in $SIZES; do
+  b=${size%x*} s=${size#*x}
+  runs=${BERT_RUNS_SMALL:-20}; [ $((b * s)) -ge 1024 ] && runs=${BERT_RUNS_LARGE:-5}
+  m="$DIR/bert-$size.mlir"
+  "$PY" "$HERE/gen_bert.py" --layers "$LAYERS" --batch "$b" --seq "$s" "$m" "$DIR/data" >"$DIR/bert-$size.args" \
+    || { echo "bench: gen_bert.py failed" >&2; exit 1; }
+  mapfile -t ins <"$DIR/bert-$size.args"
+  for o in O0 O2; do
+    t0=$EPOCHREALTIME
+    "$BUILD/tpucc" -$o "$m" -o "$DIR/bert-$size.$o.tpub" 2>"$BENCH_TMP/cc.err" \
+      || { echo "bench: tpucc -$o $m failed:" >&2; cat "$BENCH_TMP/cc.err" >&2; exit 1; }
+    cc[$o]=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+    # The result, for the allclose check (one untimed process).
+    "$BUILD/tpurun" --threads="$THREADS" "$DIR/bert-$size.$o.tpub" "${ins[@]}" --output=@"$DIR/out-$size.$o.npy" 2>"$BENCH_TMP/run.err" \
+      || { echo "bench: tpurun $DIR/bert-$size.$o.tpub failed:" >&2; cat "$BENCH_TMP/run.err" >&2; exit 1; }
+  done
+  tools=(O0 O2); [ $have_torch = 1 ] && tools+=(torch)
+  for t in "${tools[@]}"; do : >"$BENCH_TMP/med.$t"; : >"$BENCH_TMP/min.$t"; done
+  for ((r = 0; r < ROUNDS; r++)); do
+    order=("${tools[@]}"); [ $((r % 2)) = 1 ] && order=($(printf '%s\n' "${tools[@]}" | tac))
+    for t in "${order[@]}"; do
+      if [ "$t" = torch ]; then
+        line=$("$PY" "$HERE/bert_torch.py" "$DIR/data" --batch "$b" --seq "$s" --threads "$THREADS" --repeat "$runs" 2>"$BENCH_TMP/err" | grep '^torch:')
+      else
+        line=$("$BUILD/tpurun" --threads="$THREADS" --benchmark="$runs" "$DIR/bert-$size.$t.tpub" "${ins[@]}" 2>"$BENCH_TMP/err" | grep '^benchmark:')
+      fi
+      [ -n "$line" ] || { echo "bench: $t at $size failed:" >&2; head -c 4000 "$BENCH_TMP/err" >&2; exit 1; }
+      read -r med mn < <(ms_of <<<"$line")
+      echo "$med" >>"$BENCH_TMP/med.$t"; echo "$mn" >>"$BENCH_TMP/min.$t"
+    done
+  done
+  echo
+  echo "batch $b x $s tokens ($runs timed runs per process; compile: tpucc -O0 ${cc[O0]} s, -O2 ${cc[O2]} s)"
+  printf '  %-16s %12s %12s %12s\n' tool "median ms" "min ms" "PyTorch/tool"
+  [ $have_torch = 1 ] && pt=$(median_of "$BENCH_TMP/med.torch")
+  for t in "${tools[@]}"; do
+    name="tpurun -$t"; [ "$t" = torch ] && name="PyTorch eager"
+    med=$(median_of "$BENCH_TMP/med.$t")
+    ratio=n/a; [ $have_torch = 1 ] && ratio=$(bench_ratio "$pt" "$med")
+    printf '  %-16s %12.3f %12.3f %12s\n' "$name" "$med" "$(min_of "$BENCH_TMP/min.$t")" "$ratio"
+  done
+  if [ $have_torch = 1 ]; then
+    "$PY" "$HERE/bert_torch.py" "$DIR/data" --batch "$b" --seq "$s" --repeat 0 --out "$DIR/out-$size.torch.npy" \
+      --compare "$DIR/out-$size.O0.npy" "$DIR/out-$size.O2.npy" | sed 's/^/  /'
+    close=${PIPESTATUS[0]}
+    [ "$close" = 0 ] || echo "  bench: tpurun's result is NOT allclose to PyTorch's at $size" >&2
+    for o in O0 O2; do
+      r=$(bench_ratio "$pt" "$(median_of "$BENCH_TMP/med.$o")")
+      verdict="met"; awk -v r="$r" 'BEGIN { exit !(r >= 2) }' || verdict="NOT met"
+      line="$size: tpurun -$o is ${r}x faster than PyTorch eager (target >= 2: $verdict)"
+      echo "  $line"; summary+=("$line")
+    done
+  fi
+  if [ "$PROFILE" != 0 ]; then
+    for o in O0 O2; do
+      "$BUILD/tpurun" --threads="$THREADS" --profile "$DIR/bert-$size.$o.tpub" "${ins[@]}" --output=@/dev/null \
+        >"$DIR/profile-$size.$o.txt" 2>/dev/null || { echo "bench: tpurun --profile failed" >&2; exit 1; }
+      echo "  tpurun -$o --profile (one run, $DIR/profile-$size.$o.txt), host ms by op kind:"
+      printf '  %12s %7s %6s  %s\n' "host ms" share ops "op"
+      profile_summary "$DIR/profile-$size.$o.txt" 6 | sed 's/^/  /'
+    done
+  fi
+done
+if [ ${#summary[@]} -gt 0 ]; then
+  echo
+  printf '%s\n' "${summary[@]}"
+fi
+exit 0
