@@ -102,7 +102,8 @@ for size in $SIZES; do
     for o in O0 O2; do
       r=$(bench_ratio "$pt" "$(median_of "$BENCH_TMP/med.$o")")
       verdict="met"; awk -v r="$r" 'BEGIN { exit !(r >= 2) }' || verdict="NOT met"
-      line="$size: tpurun -$o is ${r}x faster than PyTorch eager (target >= 2: $verdict)"
+      slower=""; awk -v r="$r" 'BEGIN { exit !(r < 1) }' && slower="below 1: slower; "
+      line="$size: tpurun -$o is ${r}x faster than PyTorch eager (${slower}target >= 2: $verdict)"
       echo "  $line"; summary+=("$line")
     done
   fi
