@@ -82,6 +82,7 @@ for size in $SIZES; do
       || { echo "bench: tpurun $DIR/bert-$size.$o.tpub failed:" >&2; cat "$BENCH_TMP/run.err" >&2; exit 1; }
   done
   tools=(O0 O2); [ $have_torch = 1 ] && tools+=(torch)
+  load0=$(cut -d' ' -f1-3 /proc/loadavg)
   keys=()
   for th in $THREADS; do for t in "${tools[@]}"; do keys+=("$t.$th"); done; done
   for k in "${keys[@]}"; do : >"$BENCH_TMP/med.$k"; : >"$BENCH_TMP/min.$k"; done
@@ -100,7 +101,8 @@ for size in $SIZES; do
     done
   done
   echo
-  echo "batch $b x $s tokens ($runs timed runs per process; compile: tpucc -O0 ${cc[O0]} s, -O2 ${cc[O2]} s)"
+  echo "batch $b x $s tokens ($runs timed runs per process; compile: tpucc -O0 ${cc[O0]} s, -O2 ${cc[O2]} s;" \
+    "load average $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after, on $(nproc) CPUs)"
   printf '  %-14s %7s %12s %12s %14s %14s\n' tool threads "median ms" "min ms" "PyTorch/tool" "by min"
   for th in $THREADS; do
     pt=0 ptmin=0

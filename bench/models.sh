@@ -37,7 +37,8 @@ median_of() { sort -g "$1" | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2) ? 
 # verdict RATIO GOAL: "met" or "NOT met" (RATIO >= GOAL).
 verdict() { awk -v r="$1" -v g="$2" 'BEGIN { print (r != "n/a" && r + 0 >= g) ? "met" : "NOT met" }'; }
 
-echo "models: $MODELS; $BENCH_REPEAT whole-process runs per level (median), $ROUNDS processes of --benchmark=$RUNS per level"
+echo "models: $MODELS; $BENCH_REPEAT whole-process runs per level (median), $ROUNDS processes of --benchmark=$RUNS per level;" \
+  "load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 echo "  cold:    tpurun -OL --no-cache MODEL --input=random... --output=@OUT.npy"
 echo "  warm:    tpurun -OL --cache-dir=TMP MODEL --input=random... --output=@OUT.npy   (after one untimed run)"
 echo "  compute: tpurun -OL --cache-dir=TMP --benchmark=$RUNS MODEL --input=random...    (median of the runs; median over processes)"
@@ -88,6 +89,7 @@ for m in "${models[@]}"; do
   modeled+=("$(printf '%-22s %14s %14s %7s %12s %12s %7s' "$name" "${b0:-?}" "${b2:-?}" "$(bench_ratio "${b0:-0}" "${b2:-0}")" \
     "${t0:-?}" "${t2:-?}" "$(bench_ratio "${t0:-0}" "${t2:-0}")")")
 done
+echo "(load average after: $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
 printf '%-22s %14s %14s %7s %12s %12s %7s\n' model "O0 HBM bytes" "O2 HBM bytes" ratio "O0 model us" "O2 model us" ratio
 printf '%s\n' "${modeled[@]}"
