@@ -9,7 +9,8 @@
 #     interleaved so machine noise hits both alike;
 #   - the compute alone: `tpurun --benchmark=N` (the median of N runs of
 #     @main after a warm-up run, inputs in memory), MODELS_ROUNDS processes
-#     per level, interleaved, the median of their medians;
+#     per level, interleaved, the median of their medians; with the default
+#     threads (one per core) and with --threads=1;
 #   - the modeled HBM bytes and time of `tpucc --report`.
 # Ratios are -O0 / -O2: > 1 means -O2 is better.  The goal of issue 15:
 # searchless_chess_9m's whole process at -O2 at least 1.5x faster than -O0.
@@ -42,9 +43,10 @@ echo "models: $MODELS; $BENCH_REPEAT whole-process runs per level (median), $ROU
 echo "  cold:    tpurun -OL --no-cache MODEL --input=random... --output=@OUT.npy"
 echo "  warm:    tpurun -OL --cache-dir=TMP MODEL --input=random... --output=@OUT.npy   (after one untimed run)"
 echo "  compute: tpurun -OL --cache-dir=TMP --benchmark=$RUNS MODEL --input=random...    (median of the runs; median over processes)"
+echo "  1thr:    the same with --threads=1 (the default is one per core)"
 echo "  report:  tpucc -OL --report MODEL"
-printf '%-22s %9s %9s %6s %9s %9s %6s %11s %11s %6s\n' model "O0 cold s" "O2 cold s" ratio "O0 warm s" "O2 warm s" ratio \
-  "O0 comp ms" "O2 comp ms" ratio
+printf '%-22s %9s %9s %6s %9s %9s %6s %11s %11s %6s %11s %11s %6s\n' model "O0 cold s" "O2 cold s" ratio "O0 warm s" "O2 warm s" ratio \
+  "O0 comp ms" "O2 comp ms" ratio "O0 1thr ms" "O2 1thr ms" ratio
 lines=()
 modeled=()
 for m in "${models[@]}"; do
@@ -54,7 +56,7 @@ for m in "${models[@]}"; do
   ins=(); for ((i = 0; i < nin; i++)); do ins+=(--input=random); done
   cache="$BENCH_TMP/cache"
   for o in O0 O2; do
-    : >"$BENCH_TMP/cold.$o"; : >"$BENCH_TMP/warm.$o"; : >"$BENCH_TMP/comp.$o"
+    : >"$BENCH_TMP/cold.$o"; : >"$BENCH_TMP/warm.$o"; : >"$BENCH_TMP/comp.$o"; : >"$BENCH_TMP/comp1.$o"
     "$BUILD/tpurun" "-$o" --cache-dir="$cache" "$m" "${ins[@]}" --output=@"$BENCH_TMP/out.npy" >/dev/null 2>&1 \
       || { echo "bench: tpurun -$o $m failed" >&2; exit 1; }
   done
@@ -69,6 +71,9 @@ for m in "${models[@]}"; do
       line=$("$BUILD/tpurun" "-$o" --cache-dir="$cache" --benchmark="$RUNS" "$m" "${ins[@]}" 2>"$BENCH_TMP/err" | grep '^benchmark:')
       [ -n "$line" ] || { echo "bench: tpurun -$o --benchmark $m failed:" >&2; head -c 4000 "$BENCH_TMP/err" >&2; exit 1; }
       sed -n 's/.*median \([0-9.]*\) ms.*/\1/p' <<<"$line" >>"$BENCH_TMP/comp.$o"
+      line=$("$BUILD/tpurun" "-$o" --threads=1 --cache-dir="$cache" --benchmark="$RUNS" "$m" "${ins[@]}" 2>"$BENCH_TMP/err" | grep '^benchmark:')
+      [ -n "$line" ] || { echo "bench: tpurun -$o --threads=1 --benchmark $m failed:" >&2; head -c 4000 "$BENCH_TMP/err" >&2; exit 1; }
+      sed -n 's/.*median \([0-9.]*\) ms.*/\1/p' <<<"$line" >>"$BENCH_TMP/comp1.$o"
     done
   done
   read -r c0 _ < <(bench_stats "$BENCH_TMP/cold.O0")
@@ -76,11 +81,13 @@ for m in "${models[@]}"; do
   read -r w0 _ < <(bench_stats "$BENCH_TMP/warm.O0")
   read -r w2 _ < <(bench_stats "$BENCH_TMP/warm.O2")
   p0=$(median_of "$BENCH_TMP/comp.O0") p2=$(median_of "$BENCH_TMP/comp.O2")
-  rc=$(bench_ratio "$c0" "$c2") rw=$(bench_ratio "$w0" "$w2") rp=$(bench_ratio "$p0" "$p2")
-  printf '%-22s %9s %9s %6s %9s %9s %6s %11s %11s %6s\n' "$name" "$c0" "$c2" "$rc" "$w0" "$w2" "$rw" "$p0" "$p2" "$rp"
+  q0=$(median_of "$BENCH_TMP/comp1.O0") q2=$(median_of "$BENCH_TMP/comp1.O2")
+  rc=$(bench_ratio "$c0" "$c2") rw=$(bench_ratio "$w0" "$w2") rp=$(bench_ratio "$p0" "$p2") rq=$(bench_ratio "$q0" "$q2")
+  printf '%-22s %9s %9s %6s %9s %9s %6s %11s %11s %6s %11s %11s %6s\n' "$name" "$c0" "$c2" "$rc" "$w0" "$w2" "$rw" \
+    "$p0" "$p2" "$rp" "$q0" "$q2" "$rq"
   goal=""
   [ "$name" = searchless_chess_9m ] && goal=" (goal >= 1.5: cold $(verdict "$rc" 1.5), warm $(verdict "$rw" 1.5))"
-  lines+=("$name: whole process -O0/-O2 ${rc}x cold, ${rw}x warm$goal; compute alone -O0/-O2 ${rp}x")
+  lines+=("$name: whole process -O0/-O2 ${rc}x cold, ${rw}x warm$goal; compute alone -O0/-O2 ${rp}x, at one thread ${rq}x")
 
   "$BUILD/tpucc" -O0 --report "$m" >"$BENCH_TMP/r0" 2>/dev/null || { echo "bench: tpucc --report failed on $m" >&2; exit 1; }
   "$BUILD/tpucc" -O2 --report "$m" >"$BENCH_TMP/r2" 2>/dev/null || { echo "bench: tpucc --report failed on $m" >&2; exit 1; }
