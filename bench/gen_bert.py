@@ -137,9 +137,10 @@ class Writer:
     """Numbered SSA values (%0, %1, ...) and one op per line, as torch_xla
     prints them."""
 
-    def __init__(self):
+    def __init__(self, fold=False):
         self.lines = []
         self.n = 0
+        self.fold = fold
 
     def op(self, text):
         name = "%%%d" % self.n
@@ -189,11 +190,16 @@ class Writer:
 
 
 def linear(w, x, xshape, weight, bias, out_features):
-    """nn.Linear as aten.addmm: [B, S, in] -> [B*S, in] . W^T + b -> [B, S, out]."""
+    """nn.Linear as aten.addmm: [B, S, in] -> [B*S, in] . W^T + b -> [B, S, out].
+    With w.fold, the dot_general contracts the [out, in] weight's dimension
+    1 directly (what folding the transpose would give)."""
     rows = xshape[0] * xshape[1]
     x2 = w.reshape(x, xshape, [rows, xshape[2]])
-    wt, wt_shape = w.transpose(weight, [out_features, xshape[2]], [1, 0])
-    y = w.dot(x2, [rows, xshape[2]], wt, wt_shape, None, (1, 0), [rows, out_features])
+    if w.fold:
+        y = w.dot(x2, [rows, xshape[2]], weight, [out_features, xshape[2]], None, (1, 1), [rows, out_features])
+    else:
+        wt, wt_shape = w.transpose(weight, [out_features, xshape[2]], [1, 0])
+        y = w.dot(x2, [rows, xshape[2]], wt, wt_shape, None, (1, 0), [rows, out_features])
     b = w.bcast(bias, [out_features], [1], [rows, out_features])
     y = w.binary("add", y, b, [rows, out_features])
     return w.reshape(y, [rows, out_features], [xshape[0], xshape[1], out_features])
@@ -229,7 +235,7 @@ def embedding(w, table, table_shape, ids, ids_shape):
                 % (table, ids, table_shape[1], ty(table_shape), ty(ids_shape, "i64"), ty(out)))
 
 
-def write_module(c, batch, seq, mask, out_path):
+def write_module(c, batch, seq, mask, out_path, fold=False):
     """The whole module text for one batch and sequence length."""
     h, a, inter = c["hidden"], c["heads"], c["intermediate"]
     d = h // a
@@ -242,7 +248,7 @@ def write_module(c, batch, seq, mask, out_path):
     ids = arg[len(params)]
     mask_arg = arg[len(params) + 1] if mask else None
 
-    w = Writer()
+    w = Writer(fold)
     x3 = [batch, seq, h]
     zero = w.const(0.0)
     ninf = w.op("stablehlo.constant dense<0xFF800000> : tensor<f32>")
@@ -331,6 +337,10 @@ def main():
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--seq", type=int, default=7)
     ap.add_argument("--no-mask", action="store_true", help="no attention mask argument")
+    ap.add_argument("--fold-weight-transpose", action="store_true",
+                    help="not the export's form: each nn.Linear's dot_general contracts the [out, in] "
+                         "weight directly (contracting_dims = [1] x [1]), to measure what folding the "
+                         "weight transposes would gain")
     ap.add_argument("out", help="the .mlir to write")
     ap.add_argument("data_dir", help="directory of the weights and inputs (.npy)")
     o = ap.parse_args()
@@ -342,7 +352,7 @@ def main():
          "vocab": o.vocab, "max_position": o.max_position, "type_vocab": o.type_vocab, "seed": o.seed}
     cfg = write_weights(c, o.data_dir)
     ids_path, mask_path = write_inputs(c, o.data_dir, o.batch, o.seq)
-    write_module(c, o.batch, o.seq, not o.no_mask, o.out)
+    write_module(c, o.batch, o.seq, not o.no_mask, o.out, o.fold_weight_transpose)
     files = [os.path.join(o.data_dir, f) for _, _, f in cfg["params"]] + [ids_path]
     if not o.no_mask:
         files.append(mask_path)
