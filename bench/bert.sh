@@ -5,16 +5,18 @@
 # 8 x 128 tokens.  Per size: the median forward time of each tool (compute
 # only: inputs in memory, `tpurun --benchmark=N`'s median of N runs after a
 # warm-up, PyTorch's median of N forwards under torch.no_grad() after a
-# warm-up), BERT_ROUNDS processes per tool, interleaved, median over them;
-# tpurun's results at -O0 and -O2 checked allclose to PyTorch's; then
-# `tpurun --profile` at both levels, summed by op kind.  Ratios > 1 mean
-# tpurun is faster.  See bench/README.md.
+# warm-up), at each thread count of BERT_THREADS for both tools,
+# BERT_ROUNDS processes per tool and thread count, interleaved, median over
+# them; tpurun's results at -O0 and -O2 checked allclose to PyTorch's; then
+# `tpurun --profile` at both levels, summed by op kind and, for the matmuls
+# and transposes, by size.  Ratios > 1 mean tpurun is faster.  See
+# bench/README.md.
 #
 # Environment: BERT_SIZES (default "1x7 8x128"), BERT_ROUNDS (processes per
-# tool and size, default 3), BERT_RUNS_SMALL / BERT_RUNS_LARGE (timed runs per
-# process below / from 1024 tokens, default 20 / 5), BERT_THREADS (the
-# thread counts both tools run with, default "1 NPROC"), BERT_LAYERS (default 12), BERT_PROFILE (0 skips
-# the profiles).
+# tool, thread count and size, default 3), BERT_RUNS_SMALL / BERT_RUNS_LARGE
+# (timed runs per process below / from 1024 tokens, default 20 / 5),
+# BERT_THREADS (the thread counts both tools run with, default "1 NPROC"),
+# BERT_LAYERS (default 12), BERT_PROFILE (0 skips the profiles).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/lib.sh"

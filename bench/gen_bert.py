@@ -31,7 +31,9 @@ the argument list), one .npy per parameter (deterministic: numpy's
 default_rng(seed); rewritten only when the config changes) and the inputs
 for this batch and sequence length (ids, mask), then prints the
 `--input=@FILE` arguments of tpurun, one per line, in argument order.
-bench/bert_torch.py reads the same DATA_DIR.
+bench/bert_torch.py reads the same DATA_DIR.  --fold-weight-transpose writes
+what folding the weight transposes would give (each nn.Linear's dot_general
+contracting the [out, in] weight's dimension 1), not the export's form.
 """
 import argparse
 import json
