@@ -1,5 +1,5 @@
 /* vm/kernels/vecmath.c: libmvec's f32 functions stay within 2 ULP of the
- * correctly rounded result, give every element the same bits wherever it
+ * correctly rounded result and exp within 1, give every element the same bits wherever it
  * sits in an array (the last partial group included), and step aside for
  * opcodes they do not cover and for TPU_VM_ISA=generic. */
 #include <math.h>
@@ -55,6 +55,24 @@ static void within_two_ulp(void **state) {
   free(y);
 }
 
+static void exp_within_one_ulp(void **state) {
+  (void)state;
+  float *x = samples(), *y = malloc(sizeof(float) * SAMPLES);
+  if (!vecmath_f32(VM_OP_EXPONENTIAL, x, y, SAMPLES)) skip();
+  int64_t worst = 0;
+  for (int i = 0; i < SAMPLES; i++) {
+    int64_t d = ulp_distance(y[i], (float)exp(x[i]));
+    if (d > worst) worst = d;
+  }
+  assert_in_range(worst, 0, 1);
+  float edge[6] = {88.72283935546875f, 88.7228469848632812f, -103.972084045410156f, -87.3365478515625f, 0.0f, -0.0f};
+  float out[6];
+  assert_true(vecmath_f32(VM_OP_EXPONENTIAL, edge, out, 6));
+  for (int i = 0; i < 6; i++) assert_in_range(ulp_distance(out[i], (float)exp(edge[i])), 0, 1);
+  free(x);
+  free(y);
+}
+
 static void position_independent(void **state) {
   (void)state;
   float *x = samples(), whole[13], part[13];
@@ -69,7 +87,7 @@ static void position_independent(void **state) {
 static void declines(void **state) {
   (void)state;
   float x[4] = {1, 2, 3, 4}, y[4] = {0};
-  assert_false(vecmath_f32(VM_OP_EXPONENTIAL, x, y, 4));
+  assert_false(vecmath_f32(VM_OP_LOG, x, y, 4));
   assert_false(vecmath_f32(VM_OP_ADD, x, y, 4));
   setenv("TPU_VM_ISA", "generic", 1);
   assert_false(vecmath_f32(VM_OP_ERF, x, y, 4));
@@ -80,6 +98,7 @@ static void declines(void **state) {
 int run_vecmath_tests(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(within_two_ulp),
+      cmocka_unit_test(exp_within_one_ulp),
       cmocka_unit_test(position_independent),
       cmocka_unit_test(declines),
   };
