@@ -1,6 +1,7 @@
 /* Lowering of tpu.fusion (backend/lower.c dispatches here by the LOWER
- * column of ir/ops.def): a body the VM runs tile by tile becomes one
- * FUSION instruction; any other is cut into a root part and a loop tail. */
+ * column of ir/ops.def): a body the VM runs tile by tile, or block by
+ * block of its contraction (an output fusion), becomes one FUSION
+ * instruction; any other is cut into a root part and a loop tail. */
 #include <string.h>
 
 #include "backend/lower.h"
@@ -17,6 +18,20 @@ static bool fusion_is_loop_body(const Op *fusion) {
 static bool loop_fusible(const Op *o) {
   bool elementwise = (op_info[o->kind].traits & TRAIT_ELEMENTWISE) && !o->nregions;
   return elementwise || o->kind == OP_BROADCAST_IN_DIM || o->kind == OP_RESHAPE || o->kind == OP_CONSTANT;
+}
+
+/* An output fusion body the VM runs block by block: one dot_general or
+ * convolution of the body's arguments, the rest loop-fusible. */
+static bool fusion_is_output_body(const Op *fusion) {
+  int contractions = 0;
+  for (const Op *o = op_body(fusion)->first; o; o = o->next) {
+    if (o->kind == OP_TPU_YIELD || loop_fusible(o)) continue;
+    if (o->kind != OP_DOT_GENERAL && o->kind != OP_CONVOLUTION) return false;
+    for (int k = 0; k < o->noperands; k++)
+      if (o->operands[k]->def) return false;
+    contractions++;
+  }
+  return contractions == 1;
 }
 
 /* Builds, detached, a fusion of kind `kind` of the ops `part` (in body
@@ -97,8 +112,8 @@ static bool tiled_reduce_root(PtrVec *root, Table *in_root, PtrVec *outs) {
   return ok;
 }
 
-/* Any other fusion (a reduce, a dot_general or convolution with its
- * consumers) runs in two parts: the root and what feeds it, then the
+/* Any other fusion (a reduce, a dot_general or convolution of values the
+ * body computes, with its consumers) runs in two parts: the root and what feeds it, then the
  * element-wise tail that only consumes the root as a loop FUSION, tile by
  * tile.  A root that is one reduce of loop-fusible producers is an input
  * FUSION (the VM folds the producer's tiles as they are computed); any
@@ -175,9 +190,14 @@ static void emit_fusion(FuncBuilder *fb, Op *op, int64_t kind) {
   bytes_free(&fields);
 }
 
-/* tpu.fusion: one FUSION when its body runs tile by tile, else in parts. */
+/* tpu.fusion: one FUSION when its body runs tile by tile or block by block
+ * (an output fusion), else in parts. */
 void lower_fusion(FuncBuilder *fb, Op *op, int opcode) {
   (void)opcode;
+  if (fusion_is_output_body(op)) {
+    emit_fusion(fb, op, 2);
+    return;
+  }
   if (!fusion_is_loop_body(op)) {
     lower_fusion_inline(fb, op);
     return;

@@ -30,6 +30,8 @@ int run_verifier_tests(void);
 int run_bytecode_tests(void);
 int run_vm_io_tests(void);
 int run_vm_fusion_tests(void);
+int run_vm_fused_tests(void);
+int run_vm_move_tests(void);
 int run_vm_collective_tests(void);
 int run_tables_tests(void);
 int run_infer_tests(void);

@@ -96,8 +96,23 @@ static inline double sinh_xla_d(double x) {
 }
 #define SINH_XLA(T, M, x) (sizeof(T) == 4 ? (T)sinh_xla_f((float)(x)) : (T)sinh_xla_d((double)(x)))
 
+/* The loops that move most data get an AVX2 clone, chosen at load time
+ * when the host has it (no FMA: the bits stay those of the plain loop). */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define VM_SANITIZED 1 /* gcc's sanitizers: ifunc resolvers run before them */
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define VM_SANITIZED 1 /* clang's */
+#endif
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(VM_SANITIZED)
+#define WIDE_SIMD __attribute__((target_clones("avx2", "default")))
+#else
+#define WIDE_SIMD __attribute__((noinline))
+#endif
+
 #define DEFINE_UNARY_REAL(NAME, T, M)                                                              \
-  static void NAME(int op, const T *a, T *o, int64_t n) {                                          \
+  WIDE_SIMD static void NAME(int op, const T *a, T *o, int64_t n) {                                \
     int64_t i;                                                                                     \
     switch (op) {                                                                                  \
     case VM_OP_ABS: EACH(o[i] = M(fabs)(a[i]));                                                    \
@@ -142,7 +157,7 @@ static inline double sinh_xla_d(double x) {
   }
 
 #define DEFINE_BINARY_REAL(NAME, T, M)                                                             \
-  __attribute__((noinline)) static void NAME(int op, const T *a, const T *b, T *o, int64_t n) {    \
+  WIDE_SIMD static void NAME(int op, const T *a, const T *b, T *o, int64_t n) {                    \
     int64_t i;                                                                                     \
     switch (op) {                                                                                  \
     case VM_OP_ADD: EACH(o[i] = a[i] + b[i]);                                                      \
@@ -164,7 +179,7 @@ static inline double sinh_xla_d(double x) {
 /* The comparison loops, one per direction so each vectorizes (the
  * directions of SCALAR_COMPARE in common/scalar.h). */
 #define DEFINE_COMPARE(NAME, T)                                                                    \
-  static void NAME(int dir, const T *a, const T *b, uint8_t *o, int64_t n) {                       \
+  WIDE_SIMD static void NAME(int dir, const T *a, const T *b, uint8_t *o, int64_t n) {             \
     int64_t i;                                                                                     \
     switch (dir) {                                                                                 \
     case 0: EACH(o[i] = a[i] == b[i]);                                                             \
@@ -179,7 +194,7 @@ static inline double sinh_xla_d(double x) {
 /* clamp with lo/hi either per element (step 1) or scalars (step 0): XLA's
  * NaN-propagating max with lo, then min with hi. */
 #define DEFINE_CLAMP(NAME, T)                                                                      \
-  static void NAME(const T *lo, int64_t ls, const T *x, const T *hi, int64_t hs, T *o,             \
+  WIDE_SIMD static void NAME(const T *lo, int64_t ls, const T *x, const T *hi, int64_t hs, T *o,   \
                    int64_t n) {                                                                    \
     for (int64_t i = 0; i < n; i++) {                                                              \
       T v = x[i], l = lo[i * ls], h = hi[i * hs];                                                  \

@@ -5,21 +5,31 @@
  * the fusion's element count N) runs tile by tile: each body value is a
  * tile of at most TILE elements, in per-worker scratch or straight in a
  * parameter or result buffer; each element-wise instruction runs its own
- * kernel (vm/kernels/kernels.h) on rank-1 views of the tile; tiles run in parallel
- * on host threads (vm/parallel.h).  Each tile computes its elements with
- * the same code whatever the thread count, so the bits never depend on it.
- * The plan (register locations, scratch slots, broadcast index maps) is
- * decided once per instruction and kept in vm_instr_cache.  An input
- * fusion (such a body followed by reduces of its values) runs the same
- * tiles and folds each into the reduces as soon as it is computed
+ * kernel (vm/kernels/kernels.h) on rank-1 views of the tile; tiles run in
+ * parallel on host threads (vm/parallel.h).  Each tile computes its
+ * elements with the same code whatever the thread count, so the bits never
+ * depend on it.  The plan (register locations, scratch slots, broadcast
+ * index maps) is decided once per instruction and kept in vm_instr_cache.
+ * Results of STREAM_MIN bytes or more are computed in slots and stored
+ * around the caches.  A loop fusion may write result 0 over a dying operand
+ * (INPLACE): it is written at the end of each tile.
+ *
+ * An input fusion (such a body followed by reduces of its values) runs the
+ * same tiles and folds each into the reduces as soon as it is computed
  * (vm_reduce_fold, converting to a wider reducer type), so its producer is
- * never materialized.  A loop fusion
- * may write result 0 over a dying operand (INPLACE): it is written at the
- * end of each tile.  Any other body (ops the tiles cannot run) is called
- * once on the whole buffers, which gives the results of unfused execution. */
+ * never materialized.  An output fusion (one dot_general, mxu_dot or
+ * convolution of parameters, the rest tileable) computes the contraction
+ * part by part (vm/kernels/fusion_dot.c: blocks of a fixed decomposition
+ * on host threads, or chunks of batch images) and runs the tiles of each
+ * part while it is in cache, the register of the contraction pointing into
+ * the part (LOC_DOT); the results are written once.  Any other body (with
+ * captures, a broadcast of a computed value, values of other counts) is
+ * called once on the whole buffers, which gives the results of unfused
+ * execution. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "vm/kernels/fusion_dot.h"
 #include "vm/kernels/shape.h"
 #include "vm/parallel.h"
 
@@ -27,6 +37,7 @@ enum {
   TILE = 4096,          /* elements per tile: a few 16 KiB f32 buffers stay in L1/L2 */
   PARALLEL_MIN = 65536, /* fewer elements run on the calling thread only */
   MAX_VALUES = 256,     /* operands / results a FUSION may have */
+  STREAM_MIN = 8 << 20, /* results of at least this many bytes bypass the caches */
 };
 
 /* Where a body register's data lives. */
@@ -36,6 +47,7 @@ enum {
   LOC_SPLAT,  /* shared tile `index`, filled with one value before the tiles run */
   LOC_SLOT,   /* per-worker scratch slot `index` */
   LOC_RESULT, /* result `index`'s buffer */
+  LOC_DOT,    /* an output fusion's contraction: the block being computed */
 };
 
 typedef struct FReg {
@@ -73,15 +85,18 @@ typedef struct FSplat {
   const void *data;
 } FSplat;
 
-/* How a FUSION runs: loop tiles, tiles folded into a reduce, or whole. */
-enum { PLAN_LOOP, PLAN_INPUT, PLAN_WHOLE };
+/* How a FUSION runs: loop tiles, tiles folded into a reduce, tiles of the
+ * blocks of a contraction, or whole. */
+enum { PLAN_LOOP, PLAN_INPUT, PLAN_OUTPUT, PLAN_WHOLE };
 
 typedef struct FusionPlan {
   int kind;
   const VmInstr *reds; /* PLAN_INPUT: the nreds reduces the tiles feed */
   uint32_t nreds;
+  const VmInstr *dot; /* PLAN_OUTPUT: the contraction (dot_general, mxu_dot, convolution) */
   int64_t n, tile, ntiles;
   int64_t lens[2]; /* tile length of every tile but the last, and of the last */
+  bool stream;     /* results are computed in slots and stored around the caches */
   uint32_t nregs, nsteps, nslots, nsplats, nres;
   size_t slot_bytes;
   FReg *regs;
@@ -283,7 +298,10 @@ static bool plan_instr(FusionPlan *p, const VmFunc *fn, SlotState *ss, const VmI
   FReg *o = &p->regs[ins->out[0]];
   const VmType *ot = fn->reg_types[ins->out[0]];
   bool ok, own_tile = false; /* o needs a slot or its result buffer */
-  if (ins->opcode == VM_OP_CONSTANT) {
+  if (ins == p->dot) {
+    ok = o->full;
+    o->loc = LOC_DOT;
+  } else if (ins->opcode == VM_OP_CONSTANT) {
     ok = plan_constant(p, ins, o, ot);
   } else if (ins->opcode == VM_OP_RESHAPE) {
     bool full = o->full;
@@ -406,6 +424,40 @@ static bool plan_input(FusionPlan *p, const VmFunc *fn, SlotState *ss) {
   return ok;
 }
 
+/* A loop fusion's body; results of STREAM_MIN bytes or more are computed
+ * in slots and stored around the caches at the end of each tile. */
+static bool plan_loop(FusionPlan *p, const VmFunc *fn, SlotState *ss, int alias) {
+  const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
+  int64_t bytes = 0;
+  for (uint32_t j = 0; j < ret->n_in; j++) bytes += fn->reg_types[ret->in[j]]->nbytes;
+  p->stream = bytes >= STREAM_MIN;
+  return plan_body(p, fn, ss, fn->n_instrs - 1, ret->in, ret->n_in, !p->stream, alias);
+}
+
+/* Whether body fn holds a contraction (dot_general, mxu_dot,
+ * convolution); p->dot is set when it is the only one, of parameters, of
+ * element types the block-wise run takes. */
+static bool find_contraction(FusionPlan *p, const VmFunc *fn) {
+  int found = 0;
+  const VmInstr *dot = NULL;
+  for (uint32_t i = 0; i + 1 < fn->n_instrs; i++) {
+    const VmInstr *ins = &fn->instrs[i];
+    if (ins->opcode == VM_OP_DOT_GENERAL || ins->opcode == VM_OP_MXU_DOT || ins->opcode == VM_OP_CONVOLUTION)
+      found++, dot = ins;
+  }
+  if (found != 1 || dot->n_in != 2 || dot->in[0] >= fn->n_params || dot->in[1] >= fn->n_params) return found > 0;
+  const VmType *lt = fn->reg_types[dot->in[0]], *rt = fn->reg_types[dot->in[1]], *ot = fn->reg_types[dot->out[0]];
+  if (dot->opcode == VM_OP_CONVOLUTION || fusion_dot_supported(dot, lt, rt, ot)) p->dot = dot;
+  return true;
+}
+
+/* An output fusion's body (find_contraction found p->dot): every other
+ * instruction tileable, computed per block of the contraction. */
+static bool plan_output(FusionPlan *p, const VmFunc *fn, SlotState *ss) {
+  const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
+  return p->dot && plan_body(p, fn, ss, fn->n_instrs - 1, ret->in, ret->n_in, true, -1);
+}
+
 /* A plan in one malloc'ed block (vm_instr_cache frees it), or NULL when
  * out of memory.  alias: as plan_body. */
 static FusionPlan *plan_build(const VmFunc *fn, const VmRegion *r, int64_t kind, int alias) {
@@ -436,11 +488,12 @@ static FusionPlan *plan_build(const VmFunc *fn, const VmRegion *r, int64_t kind,
 #undef TAKE
   p->nregs = fn->n_regs;
   SlotState ss = {.refs = slot_mem, .free_list = slot_mem + nr};
-  const VmInstr *ret = &fn->instrs[fn->n_instrs - 1];
   p->kind = PLAN_WHOLE;
+  /* One attempt at most: a failed one leaves its state behind. */
+  bool contraction = !r->ncaps && kind != 1 && find_contraction(p, fn);
   if (!r->ncaps && kind == 1 && plan_input(p, fn, &ss)) p->kind = PLAN_INPUT;
-  else if (!r->ncaps && kind != 1 && plan_body(p, fn, &ss, fn->n_instrs - 1, ret->in, ret->n_in, true, alias))
-    p->kind = PLAN_LOOP;
+  else if (contraction && plan_output(p, fn, &ss)) p->kind = PLAN_OUTPUT;
+  else if (!r->ncaps && kind != 1 && !contraction && plan_loop(p, fn, &ss, alias)) p->kind = PLAN_LOOP;
   free(slot_mem);
   return p;
 }
@@ -528,14 +581,15 @@ static void bcast_fill(const FStep *st, const char *src, char *dst, int64_t s, i
 }
 
 /* Where register g's data starts for the tile at element s (whole-value
- * start for registers that are not full). */
-static void *reg_data(const TileRun *R, const FReg *g, int64_t s, char *slots) {
+ * start for registers that are not full); dot: the contraction's tile. */
+static void *reg_data(const TileRun *R, const FReg *g, int64_t s, char *slots, void *dot) {
   int64_t off = g->full ? s * g->eb : 0;
   switch (g->loc) {
   case LOC_INPUT: return (char *)R->in[g->index].data + off;
   case LOC_CONST: return (char *)g->data + off;
   case LOC_SPLAT: return R->splat_mem + (size_t)g->index * R->p->slot_bytes;
   case LOC_SLOT: return slots + (size_t)g->index * R->p->slot_bytes;
+  case LOC_DOT: return dot;
   default: return (char *)R->out[g->index].data + off;
   }
 }
@@ -543,15 +597,16 @@ static void *reg_data(const TileRun *R, const FReg *g, int64_t s, char *slots) {
 /* Computes the body's steps for elements [s, s + len) (views: the rank-1
  * tile types of the full registers); ptr[g] is where register g's data of
  * the tile is. */
-static int run_steps(const TileRun *R, char *slots, void **ptr, const VmType *views, int64_t s, int64_t len) {
+static int run_steps(const TileRun *R, char *slots, void **ptr, const VmType *views, int64_t s, int64_t len,
+                     void *dot) {
   const FusionPlan *p = R->p;
-  for (uint32_t g = 0; g < p->nregs; g++) ptr[g] = reg_data(R, &p->regs[g], s, slots);
+  for (uint32_t g = 0; g < p->nregs; g++) ptr[g] = reg_data(R, &p->regs[g], s, slots, dot);
   for (uint32_t k = 0; k < p->nsteps; k++) {
     const FStep *st = &p->steps[k];
     const VmInstr *ins = st->ins;
     uint32_t o = ins->out[0];
     if (st->kind == STEP_BCAST) {
-      bcast_fill(st, reg_data(R, &p->regs[st->src], 0, slots), ptr[o], s, len, p->regs[o].eb);
+      bcast_fill(st, reg_data(R, &p->regs[st->src], 0, slots, dot), ptr[o], s, len, p->regs[o].eb);
       continue;
     }
     VmTensor tin[3], tout = {&views[o], ptr[o]};
@@ -564,6 +619,45 @@ static int run_steps(const TileRun *R, char *slots, void **ptr, const VmType *vi
   return VM_OK;
 }
 
+/* Writes the results of the tile at element s (ptr: as run_steps left it)
+ * that are not computed in place. */
+static void store_results(const TileRun *R, void *const *ptr, int64_t s, int64_t len) {
+  const FusionPlan *p = R->p;
+  /* Result 0 last: it may be written over a parameter another result reads. */
+  for (uint32_t j = p->nres; j-- > 0;) {
+    uint32_t g = p->res_reg[j];
+    char *dst = (char *)R->out[j].data + s * p->regs[g].eb;
+    if (ptr[g] == dst) continue;
+    if (p->stream) vm_stream_copy(dst, ptr[g], (size_t)(len * p->regs[g].eb));
+    else memcpy(dst, ptr[g], (size_t)(len * p->regs[g].eb));
+  }
+  if (p->stream) vm_stream_fence();
+}
+
+/* The rank-1 views of len elements in the work area of a worker whose
+ * slots are at `slots` (run_input_task and the output fusions' layout:
+ * slots, nregs pointers, nregs views, the length). */
+static const VmType *worker_views(const TileRun *R, char *slots, int64_t len) {
+  const FusionPlan *p = R->p;
+  VmType *views = (VmType *)(slots + (size_t)p->nslots * p->slot_bytes + (size_t)p->nregs * sizeof(void *));
+  int64_t *cell = (int64_t *)(views + p->nregs);
+  *cell = len;
+  for (uint32_t g = 0; g < p->nregs; g++) {
+    views[g] = p->views[g];
+    views[g].dims = cell;
+    views[g].count = len;
+    views[g].nbytes = len * p->regs[g].eb;
+  }
+  return views;
+}
+
+/* Work bytes per worker of worker_views' layout. */
+static size_t view_work_bytes(const FusionPlan *p) {
+  return ((size_t)p->nslots * p->slot_bytes + (size_t)p->nregs * (sizeof(void *) + sizeof(VmType)) + sizeof(int64_t) +
+          63) &
+         ~(size_t)63;
+}
+
 /* Runs tile t of a loop fusion on the scratch of `worker` (a VmTaskFn). */
 static int run_tile(void *ctx, int worker, int64_t t) {
   const TileRun *R = ctx;
@@ -573,13 +667,8 @@ static int run_tile(void *ctx, int worker, int64_t t) {
   const int64_t len = p->lens[last];
   char *slots = R->work + (size_t)worker * R->work_bytes;
   void **ptr = (void **)(slots + (size_t)p->nslots * p->slot_bytes);
-  if (run_steps(R, slots, ptr, p->views + (last ? p->nregs : 0), s, len) != VM_OK) return VM_TRAP;
-  /* Result 0 last: it may be written over a parameter another result reads. */
-  for (uint32_t j = p->nres; j-- > 0;) {
-    uint32_t g = p->res_reg[j];
-    char *dst = (char *)R->out[j].data + s * p->regs[g].eb;
-    if (ptr[g] != dst) memcpy(dst, ptr[g], (size_t)(len * p->regs[g].eb));
-  }
+  if (run_steps(R, slots, ptr, p->views + (last ? p->nregs : 0), s, len, NULL) != VM_OK) return VM_TRAP;
+  store_results(R, ptr, s, len);
   return VM_OK;
 }
 
@@ -605,10 +694,10 @@ static char *tiles_alloc(VmExec *x, TileRun *R, int workers, size_t *total) {
 }
 
 /* Runs ntasks tasks of fn, on host threads when workers > 1. */
-static int run_tasks(VmExec *x, int workers, int64_t ntasks, VmTaskFn fn, TileRun *R) {
-  if (workers > 1) return vm_parallel_for(x, ntasks, fn, R);
+static int run_tasks(VmExec *x, int workers, int64_t ntasks, VmTaskFn fn, void *ctx) {
+  if (workers > 1) return vm_parallel_for(x, ntasks, fn, ctx);
   int rc = VM_OK;
-  for (int64_t t = 0; t < ntasks && rc == VM_OK; t++) rc = fn(R, 0, t);
+  for (int64_t t = 0; t < ntasks && rc == VM_OK; t++) rc = fn(ctx, 0, t);
   return rc;
 }
 
@@ -632,23 +721,15 @@ static int run_input_task(void *ctx, int worker, int64_t t) {
   const FusionPlan *p = R->p;
   char *slots = R->work + (size_t)worker * R->work_bytes;
   void **ptr = (void **)(slots + (size_t)p->nslots * p->slot_bytes);
-  VmType *views = (VmType *)(ptr + p->nregs);
-  int64_t *len = (int64_t *)(views + p->nregs);
-  int64_t end = (t + 1) * R->per_task < p->n ? (t + 1) * R->per_task : p->n;
-  for (int64_t s = t * R->per_task; s < end; s += *len) {
-    *len = end - s < p->tile ? end - s : p->tile;
-    for (uint32_t g = 0; g < p->nregs; g++) {
-      views[g] = p->views[g];
-      views[g].dims = len;
-      views[g].count = *len;
-      views[g].nbytes = *len * p->regs[g].eb;
-    }
-    if (run_steps(R, slots, ptr, views, s, *len) != VM_OK) return VM_TRAP;
+  int64_t end = (t + 1) * R->per_task < p->n ? (t + 1) * R->per_task : p->n, len;
+  for (int64_t s = t * R->per_task; s < end; s += len) {
+    len = end - s < p->tile ? end - s : p->tile;
+    if (run_steps(R, slots, ptr, worker_views(R, slots, len), s, len, NULL) != VM_OK) return VM_TRAP;
     /* The products are the reduces' inputs, in order. */
     for (uint32_t k = 0, j = 0; k < p->nreds; j += p->reds[k].n_out, k++) {
       const void *data[MAX_VALUES];
       for (uint32_t i = 0; i < p->reds[k].n_out; i++) data[i] = ptr[p->res_reg[j + i]];
-      if (vm_reduce_fold(R->folds[k], data, s, *len) != VM_OK) return *R->fold_trapped = true, VM_TRAP;
+      if (vm_reduce_fold(R->folds[k], data, s, len) != VM_OK) return *R->fold_trapped = true, VM_TRAP;
     }
   }
   return VM_OK;
@@ -666,7 +747,7 @@ static int64_t folds_begin(TileRun *R, const VmFunc *fn, VmTensor *out) {
     const VmType *types[MAX_VALUES];
     for (uint32_t j = 0; j < red->n_out; j++) {
       uint32_t g = red->in[red->n_out + j];
-      init[j] = (VmTensor){fn->reg_types[g], reg_data(R, &p->regs[g], 0, NULL)};
+      init[j] = (VmTensor){fn->reg_types[g], reg_data(R, &p->regs[g], 0, NULL, NULL)};
       types[j] = fn->reg_types[red->in[j]];
     }
     if (!(R->folds[k] = vm_reduce_fold_begin(R->x, red, types, init, out))) return -1;
@@ -692,9 +773,7 @@ static int run_input(VmExec *x, const FusionPlan *p, const VmFunc *fn, const VmT
     R.per_task = block >= p->tile ? block : (p->tile / block) * block;
     int64_t ntasks = (p->n + R.per_task - 1) / R.per_task;
     int workers = block < p->n && p->n >= PARALLEL_MIN ? vm_parallel_workers(x, ntasks) : 1;
-    R.work_bytes = ((size_t)p->nslots * p->slot_bytes + (size_t)p->nregs * (sizeof(void *) + sizeof(VmType)) +
-                    sizeof(int64_t) + 63) &
-                   ~(size_t)63;
+    R.work_bytes = view_work_bytes(p);
     size_t total;
     char *mem = tiles_alloc(x, &R, workers, &total);
     rc = mem ? run_tasks(x, workers, ntasks, run_input_task, &R) : VM_TRAP;
@@ -702,6 +781,107 @@ static int run_input(VmExec *x, const FusionPlan *p, const VmFunc *fn, const VmT
     if (mem && rc != VM_OK && !fold_trapped) rc = vm_trap(x, "fusion: a tile kernel failed");
   }
   for (uint32_t k = 0; k < p->nreds && folds[k]; k++) vm_reduce_fold_end(folds[k], rc == VM_OK);
+  return rc;
+}
+
+/* The epilogue of an output fusion over one part of the contraction's
+ * result: rows x cols elements at dot (row r at dot + r * ld elements),
+ * which are the result's elements first + r * row + c. */
+static int run_epilogue(const TileRun *R, int worker, const char *dot, int64_t ld, int64_t first, int64_t row,
+                        int64_t rows, int64_t cols) {
+  const FusionPlan *p = R->p;
+  char *slots = R->work + (size_t)worker * R->work_bytes;
+  void **ptr = (void **)(slots + (size_t)p->nslots * p->slot_bytes);
+  size_t eb = (size_t)p->regs[p->dot->out[0]].eb;
+  if (cols == row && ld == cols) cols *= rows, rows = 1; /* whole rows: one contiguous run */
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t c = 0; c < cols; c += p->tile) {
+      int64_t len = cols - c < p->tile ? cols - c : p->tile, s = first + r * row + c;
+      void *at = (void *)(dot + (size_t)(r * ld + c) * eb);
+      if (run_steps(R, slots, ptr, worker_views(R, slots, len), s, len, at) != VM_OK) return VM_TRAP;
+      store_results(R, ptr, s, len);
+    }
+  return VM_OK;
+}
+
+/* A block of the contraction (a FusionBlockFn): its epilogue. */
+static int dot_block(void *ctx, int worker, const void *block, int64_t ld, int64_t first, int64_t row, int64_t rows,
+                     int64_t cols) {
+  return run_epilogue(ctx, worker, block, ld, first, row, rows, cols);
+}
+
+/* An output fusion's run: the tiles' state and the contraction. */
+typedef struct OutputRun {
+  TileRun R;
+  FusionDot d;
+  const char *chunk; /* convolution: the chunk's images */
+  int64_t chunk_first, chunk_n;
+} OutputRun;
+
+/* Task t of a dot output fusion (a VmTaskFn). */
+static int dot_task(void *ctx, int worker, int64_t t) {
+  OutputRun *o = ctx;
+  return fusion_dot_task(&o->d, worker, t, dot_block, &o->R);
+}
+
+/* Tile t of a convolution chunk's epilogue (a VmTaskFn). */
+static int conv_task(void *ctx, int worker, int64_t t) {
+  const OutputRun *o = ctx;
+  int64_t s = t * o->R.p->tile, len = o->chunk_n - s < o->R.p->tile ? o->chunk_n - s : o->R.p->tile;
+  size_t eb = (size_t)o->R.p->regs[o->R.p->dot->out[0]].eb;
+  return run_epilogue(&o->R, worker, o->chunk + (size_t)s * eb, len, o->chunk_first + s, len, 1, len);
+}
+
+/* A convolution output fusion: chunks of whole images (fusion_conv_chunk)
+ * computed in turn, each one's epilogue run tile by tile on up to
+ * `workers` host threads while the chunk is in cache. */
+static int run_conv(VmExec *x, OutputRun *o, const VmTensor *args, const VmType *ot, int workers) {
+  const FusionPlan *p = o->R.p;
+  int64_t per = fusion_conv_chunk(p->dot, args[0].type, ot), batch = ot->dims[0], image = ot->count / batch;
+  size_t bytes = (size_t)(per * image) * (size_t)p->regs[p->dot->out[0]].eb + 1;
+  char *chunk = vm_scratch_alloc(x, bytes);
+  if (!chunk) return vm_trap(x, "out of memory: convolution chunk (%zu bytes)", bytes);
+  int rc = VM_OK;
+  for (int64_t b = 0; b < batch && rc == VM_OK; b += per) {
+    int64_t count = batch - b < per ? batch - b : per;
+    rc = fusion_conv_images(x, p->dot, args, ot, b, count, chunk);
+    o->chunk = chunk, o->chunk_first = b * image, o->chunk_n = count * image;
+    int64_t ntiles = (o->chunk_n + p->tile - 1) / p->tile;
+    if (rc == VM_OK && run_tasks(x, o->chunk_n >= PARALLEL_MIN ? workers : 1, ntiles, conv_task, o) != VM_OK)
+      rc = vm_trap(x, "fusion: a tile kernel failed");
+  }
+  vm_scratch_free(x, chunk, bytes);
+  return rc;
+}
+
+/* An output fusion: the contraction block by block (or chunk by chunk),
+ * the epilogue applied to each part as soon as it is computed, the results
+ * written once; the contraction's result is never materialized whole. */
+static int run_output(VmExec *x, const FusionPlan *p, const VmFunc *fn, const VmTensor *in, VmTensor *out) {
+  if (p->n == 0) return VM_OK;
+  const VmInstr *dot = p->dot;
+  const VmTensor args[2] = {in[dot->in[0]], in[dot->in[1]]};
+  const VmType *ot = fn->reg_types[dot->out[0]];
+  OutputRun o = {.R = {.p = p, .x = x, .fn = fn, .in = in, .out = out}};
+  bool conv = dot->opcode == VM_OP_CONVOLUTION;
+  /* Scratch for every worker vm_parallel_for may start. */
+  int workers = vm_parallel_workers(x, INT64_MAX);
+  if (conv ? p->n < PARALLEL_MIN : (double)p->n * (double)args[0].type->count < (double)PARALLEL_MIN * 4096)
+    workers = 1;
+  o.R.work_bytes = view_work_bytes(p);
+  size_t total;
+  char *mem = tiles_alloc(x, &o.R, workers, &total);
+  if (!mem) return VM_TRAP;
+  int rc;
+  if (conv) {
+    rc = run_conv(x, &o, args, ot, workers);
+  } else {
+    rc = fusion_dot_begin(&o.d, x, dot, args, ot, workers);
+    if (rc == VM_OK && run_tasks(x, workers, fusion_dot_ntasks(&o.d), dot_task, &o) != VM_OK)
+      rc = vm_trap(x, "fusion: a block of the contraction failed");
+    fusion_dot_end(&o.d);
+  }
+  vm_tile_free(x, mem, total);
   return rc;
 }
 
@@ -715,6 +895,7 @@ int exec_fusion(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out
   const FusionPlan *p = *slot;
   if (p->kind == PLAN_LOOP) return run_tiled(x, p, fn, in, out);
   if (p->kind == PLAN_INPUT) return run_input(x, p, fn, in, out);
+  if (p->kind == PLAN_OUTPUT) return run_output(x, p, fn, in, out);
   VmTensor res[MAX_VALUES];
   for (uint32_t j = 0; j < ins->n_out; j++) res[j] = out[j];
   return vm_call_region(x, r, in, (int)ins->n_in, res);

@@ -8,11 +8,18 @@
 #include <string.h>
 
 #include "vm/kernels/shape.h"
+#include "vm/parallel.h"
 
 /* Fields of GATHER and SCATTER (vm/opcodes.def); the first six agree. */
 enum { F_WINDOW, F_COLLAPSED, F_OPERAND_BATCH, F_INDICES_BATCH, F_INDEX_MAP, F_INDEX_VECTOR_DIM };
 enum { G_SLICE_SIZES = 6 };
 enum { S_UPDATE = 8 };
+
+/* Gathers of at least GATHER_PARALLEL_MIN result bytes run on host threads
+ * in tasks of about GATHER_TASK_BYTES. */
+enum { GATHER_PARALLEL_MIN = 1 << 21, GATHER_TASK_BYTES = 1 << 18 };
+/* Contiguous windows up to this size are prefetched one ahead. */
+enum { PREFETCH_MAX = 1 << 14 };
 
 /* The dimension numbers: gather names / scatter names. */
 typedef struct IndexDims {
@@ -155,8 +162,62 @@ bool check_gather(VmCheck *c) {
   return true;
 }
 
+/* A gather's copies: the window plan and the batch odometer. */
+typedef struct GatherRun {
+  VmCopyPlan plan;
+  int nb, ielem;
+  int64_t n_map, vec_stride, total, per_task;
+  int64_t prefetch_bytes; /* a contiguous window of at most PREFETCH_MAX bytes: its size */
+  int64_t bsize[TPUB_MAX_RANK], bres[TPUB_MAX_RANK], bidx[TPUB_MAX_RANK], bop[TPUB_MAX_RANK];
+  int64_t map_stride[TPUB_MAX_RANK], map_hi[TPUB_MAX_RANK];
+  const void *idata, *op;
+  void *res;
+} GatherRun;
+
+/* The clamped operand offset of the window at indices offset idx_off. */
+static int64_t gather_src(const GatherRun *g, int64_t op_off, int64_t idx_off) {
+  int64_t src = op_off;
+  for (int64_t m = 0; m < g->n_map; m++) {
+    int64_t v = vm_load_index(g->ielem, g->idata, idx_off + m * g->vec_stride);
+    v = v < 0 ? 0 : v > g->map_hi[m] ? g->map_hi[m] : v;
+    src += v * g->map_stride[m];
+  }
+  return src;
+}
+
+/* Batch positions [t * per_task, ...) of a gather, each one's window
+ * copied from its clamped start, the next contiguous window prefetched
+ * while the current one is copied (a VmTaskFn). */
+static int gather_task(void *ctx, int worker, int64_t t) {
+  (void)worker;
+  const GatherRun *g = ctx;
+  int64_t pos[TPUB_MAX_RANK], res_off = 0, idx_off = 0, op_off = 0, lin = t * g->per_task;
+  int64_t count = g->total - lin < g->per_task ? g->total - lin : g->per_task;
+  for (int k = g->nb - 1; k >= 0; k--) {
+    pos[k] = lin % g->bsize[k];
+    lin /= g->bsize[k];
+    res_off += pos[k] * g->bres[k], idx_off += pos[k] * g->bidx[k], op_off += pos[k] * g->bop[k];
+  }
+  int64_t src = gather_src(g, op_off, idx_off);
+  for (int64_t i = 0; i < count; i++) {
+    int64_t res = res_off, cur = src;
+    for (int k = g->nb - 1; k >= 0; k--) {
+      res_off += g->bres[k], idx_off += g->bidx[k], op_off += g->bop[k];
+      if (++pos[k] < g->bsize[k]) break;
+      res_off -= g->bres[k] * g->bsize[k], idx_off -= g->bidx[k] * g->bsize[k], op_off -= g->bop[k] * g->bsize[k];
+      pos[k] = 0;
+    }
+    if (i + 1 < count) {
+      src = gather_src(g, op_off, idx_off);
+      const char *next = (const char *)g->op + src * g->plan.esize;
+      for (int64_t b = 0; b < g->prefetch_bytes; b += 64) __builtin_prefetch(next + b);
+    }
+    vm_copy_plan_run(&g->plan, g->res, res, g->op, cur);
+  }
+  return VM_OK;
+}
+
 int exec_gather(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
-  (void)x;
   const VmType *op = in[0].type, *it = in[1].type, *ot = out[0].type;
   if (ot->count == 0) return VM_OK;
   IndexDims d;
@@ -167,6 +228,7 @@ int exec_gather(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out
   strides_of(op, op_stride);
   strides_of(it, idx_stride);
   strides_of(ot, res_stride);
+  GatherRun g = {.ielem = it->elem, .idata = in[1].data, .op = in[0].data, .res = out[0].data, .n_map = d.n_map};
 
   /* The window: offset_dims[k] of the result walks the k-th operand
    * dimension that is neither collapsed nor batching. */
@@ -179,57 +241,42 @@ int exec_gather(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out
       wdst[nw] = res_stride[d.window[nw]];
       nw++;
     }
-  VmCopyPlan plan;
-  vm_copy_plan_init(&plan, vm_elem_bytes(ot->elem), nw, wdims, wsrc, wdst);
+  vm_copy_plan_init(&g.plan, vm_elem_bytes(ot->elem), nw, wdims, wsrc, wdst);
+  if (g.plan.rank == 1 && g.plan.src_stride[0] == 1 && g.plan.dims[0] * g.plan.esize <= PREFETCH_MAX)
+    g.prefetch_bytes = g.plan.dims[0] * g.plan.esize;
 
   /* The batch dimensions: result dims outside offset_dims, in order, one
    * per indices dimension other than index_vector_dim. */
-  int64_t bsize[TPUB_MAX_RANK], bres[TPUB_MAX_RANK], bidx[TPUB_MAX_RANK], bop[TPUB_MAX_RANK], pos[TPUB_MAX_RANK];
-  int nb = 0;
+  g.total = 1;
   for (int rd = 0; rd < ot->rank; rd++)
     if (!contains(d.window, d.n_window, rd)) {
-      bsize[nb] = ot->dims[rd];
-      bres[nb] = res_stride[rd];
-      bidx[nb] = idx_stride[nb < d.ivd ? nb : nb + 1];
-      bop[nb] = 0;
-      pos[nb] = 0;
-      nb++;
+      g.bsize[g.nb] = ot->dims[rd];
+      g.bres[g.nb] = res_stride[rd];
+      g.bidx[g.nb] = idx_stride[g.nb < d.ivd ? g.nb : g.nb + 1];
+      g.bop[g.nb] = 0;
+      g.total *= ot->dims[rd];
+      g.nb++;
     }
-  for (int64_t i = 0; i < d.n_obatch; i++) bop[batch_position(d.ibatch[i], d.ivd)] += op_stride[d.obatch[i]];
+  for (int64_t i = 0; i < d.n_obatch; i++) g.bop[batch_position(d.ibatch[i], d.ivd)] += op_stride[d.obatch[i]];
 
   /* Start index m moves along operand dim map[m], clamped so the slice fits. */
-  int64_t map_stride[TPUB_MAX_RANK], map_hi[TPUB_MAX_RANK];
   for (int64_t m = 0; m < d.n_map; m++) {
     int64_t od = d.map[m], size = ss[od] > 0 ? ss[od] : 1;
-    map_stride[m] = op_stride[od];
-    map_hi[m] = op->dims[od] - size;
+    g.map_stride[m] = op_stride[od];
+    g.map_hi[m] = op->dims[od] - size;
   }
-  int64_t vec_stride = d.ivd < it->rank ? idx_stride[d.ivd] : 0;
+  g.vec_stride = d.ivd < it->rank ? idx_stride[d.ivd] : 0;
 
-  int ielem = it->elem;
-  const void *idata = in[1].data;
-  int64_t res_off = 0, idx_off = 0, op_off = 0;
-  for (;;) {
-    int64_t src = op_off;
-    for (int64_t m = 0; m < d.n_map; m++) {
-      int64_t v = vm_load_index(ielem, idata, idx_off + m * vec_stride);
-      v = v < 0 ? 0 : v > map_hi[m] ? map_hi[m] : v;
-      src += v * map_stride[m];
-    }
-    vm_copy_plan_run(&plan, out[0].data, res_off, in[0].data, src);
-    int k = nb - 1;
-    for (; k >= 0; k--) {
-      res_off += bres[k];
-      idx_off += bidx[k];
-      op_off += bop[k];
-      if (++pos[k] < bsize[k]) break;
-      res_off -= bres[k] * bsize[k];
-      idx_off -= bidx[k] * bsize[k];
-      op_off -= bop[k] * bsize[k];
-      pos[k] = 0;
-    }
-    if (k < 0) return VM_OK;
+  /* Large gathers: fixed groups of windows of about GATHER_TASK_BYTES on
+   * host threads (the copies are disjoint in the result). */
+  int64_t window_bytes = ot->nbytes / g.total;
+  g.per_task = window_bytes >= GATHER_TASK_BYTES ? 1 : GATHER_TASK_BYTES / (window_bytes > 0 ? window_bytes : 1);
+  int64_t ntasks = (g.total + g.per_task - 1) / g.per_task;
+  if (ot->nbytes < GATHER_PARALLEL_MIN || ntasks < 2) {
+    g.per_task = g.total;
+    return gather_task(&g, 0, 0);
   }
+  return vm_parallel_for(x, ntasks, gather_task, &g);
 }
 
 /* ------------------------------------------------------------------ */

@@ -8,6 +8,18 @@
 #include <string.h>
 
 #include "vm/kernels/shape.h"
+#include "vm/parallel.h"
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+/* Copies of at least PARALLEL_COPY_MIN bytes run on host threads in slabs
+ * of about COPY_SLAB_BYTES (fixed by the shape: any thread count gives the
+ * same bytes, as any copy does). */
+enum { PARALLEL_COPY_MIN = 1 << 21, COPY_SLAB_BYTES = 1 << 19 };
+/* Copies of at least this many bytes store contiguous runs around the caches. */
+enum { STREAM_COPY_MIN = 8 << 20 };
 
 /* The 16-byte element (complex<f64>), moved as two words. */
 typedef struct Elem16 {
@@ -62,11 +74,44 @@ void vm_fill_elems(void *dst, int esize, int64_t n, const void *value) {
   }
 }
 
+void vm_stream_copy(void *dst, const void *src, size_t n) {
+#if defined(__SSE2__)
+  char *d = dst;
+  const char *s = src;
+  size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+  if (n < 64 + head) {
+    memcpy(d, s, n);
+    return;
+  }
+  if (head) memcpy(d, s, head);
+  d += head, s += head, n -= head;
+  size_t body = n & ~(size_t)63;
+  for (size_t i = 0; i < body; i += 64) {
+    __m128i a = _mm_loadu_si128((const __m128i *)(s + i)), b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+    __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32)), e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+    _mm_stream_si128((__m128i *)(d + i), a);
+    _mm_stream_si128((__m128i *)(d + i + 16), b);
+    _mm_stream_si128((__m128i *)(d + i + 32), c);
+    _mm_stream_si128((__m128i *)(d + i + 48), e);
+  }
+  if (n > body) memcpy(d + body, s + body, n - body);
+#else
+  memcpy(dst, src, n);
+#endif
+}
+
+void vm_stream_fence(void) {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
 void vm_copy_plan_init(VmCopyPlan *p, int esize, int rank, const int64_t *dims, const int64_t *src_stride,
                        const int64_t *dst_stride) {
   p->esize = esize;
   p->rank = 0;
   p->empty = false;
+  p->stream = false;
   for (int d = 0; d < rank; d++)
     if (dims[d] == 0) {
       p->empty = true;
@@ -98,14 +143,27 @@ void vm_copy_plan_init(VmCopyPlan *p, int esize, int rank, const int64_t *dims, 
       for (int64_t k = 0; k < n; k++) d_[k * ds] = s_[k * ss]; \
   } while (0)
 
-/* Copies n elements from src (step ss) to dst (step ds). */
-static void copy_run(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n, int esize) {
+/* Fills n elements of dst with the element at value through a filled
+ * buffer and streaming stores. */
+static void stream_fill(char *dst, int esize, int64_t n, const char *value) {
+  _Alignas(64) char buf[4096];
+  int64_t per = (int64_t)sizeof buf / esize;
+  vm_fill_elems(buf, esize, n < per ? n : per, value);
+  for (int64_t i = 0; i < n; i += per)
+    vm_stream_copy(dst + i * esize, buf, (size_t)((n - i < per ? n - i : per) * esize));
+}
+
+/* Copies n elements from src (step ss) to dst (step ds); stream: store
+ * contiguous runs around the caches. */
+static void copy_run(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n, int esize, bool stream) {
   if (ds == 1 && ss == 1) {
-    memcpy(dst, src, (size_t)n * (size_t)esize);
+    if (stream) vm_stream_copy(dst, src, (size_t)n * (size_t)esize);
+    else memcpy(dst, src, (size_t)n * (size_t)esize);
     return;
   }
   if (ss == 0 && ds == 1) {
-    vm_fill_elems(dst, esize, n, src);
+    if (stream && esize <= 16) stream_fill(dst, esize, n, src);
+    else vm_fill_elems(dst, esize, n, src);
     return;
   }
   switch (esize) {
@@ -118,6 +176,8 @@ static void copy_run(char *dst, int64_t ds, const char *src, int64_t ss, int64_t
 }
 
 #define TILE 32
+#define OUTER_TILE 256
+#define RUN_TILE 16
 
 #define TILED_COPY(T)                                                                       \
   do {                                                                                      \
@@ -131,9 +191,101 @@ static void copy_run(char *dst, int64_t ds, const char *src, int64_t ss, int64_t
       }                                                                                     \
   } while (0)
 
-/* A transposing 2-d copy in cache-sized tiles: dst[a * dsa + b] =
- * src[a + b * ssb] for a < na, b < nb (dst contiguous along b, src along a). */
-static void copy_tile(char *dst, int64_t dsa, const char *src, int64_t ssb, int64_t na, int64_t nb, int esize) {
+#if defined(__SSE2__)
+/* An 8x8 block of 2-byte elements: dst row i (stride dsa) = src column i
+ * (src rows of stride ssb), three rounds of interleaves. */
+static inline void block8_u16(uint16_t *d, int64_t dsa, const uint16_t *s, int64_t ssb) {
+  __m128i r[8], t[8];
+  for (int j = 0; j < 8; j++) r[j] = _mm_loadu_si128((const __m128i *)(s + j * ssb));
+  for (int j = 0; j < 4; j++) {
+    t[2 * j] = _mm_unpacklo_epi16(r[2 * j], r[2 * j + 1]);
+    t[2 * j + 1] = _mm_unpackhi_epi16(r[2 * j], r[2 * j + 1]);
+  }
+  for (int j = 0; j < 2; j++) {
+    r[4 * j] = _mm_unpacklo_epi32(t[4 * j], t[4 * j + 2]);
+    r[4 * j + 1] = _mm_unpackhi_epi32(t[4 * j], t[4 * j + 2]);
+    r[4 * j + 2] = _mm_unpacklo_epi32(t[4 * j + 1], t[4 * j + 3]);
+    r[4 * j + 3] = _mm_unpackhi_epi32(t[4 * j + 1], t[4 * j + 3]);
+  }
+  for (int j = 0; j < 4; j++) {
+    _mm_storeu_si128((__m128i *)(d + (2 * j) * dsa), _mm_unpacklo_epi64(r[j], r[j + 4]));
+    _mm_storeu_si128((__m128i *)(d + (2 * j + 1) * dsa), _mm_unpackhi_epi64(r[j], r[j + 4]));
+  }
+}
+
+/* A 4x4 block of 4-byte elements (moved as floats: shuffles copy bits). */
+static inline void block4_u32(uint32_t *d, int64_t dsa, const uint32_t *s, int64_t ssb) {
+  __m128 r0 = _mm_loadu_ps((const float *)s), r1 = _mm_loadu_ps((const float *)(s + ssb));
+  __m128 r2 = _mm_loadu_ps((const float *)(s + 2 * ssb)), r3 = _mm_loadu_ps((const float *)(s + 3 * ssb));
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  _mm_storeu_ps((float *)d, r0);
+  _mm_storeu_ps((float *)(d + dsa), r1);
+  _mm_storeu_ps((float *)(d + 2 * dsa), r2);
+  _mm_storeu_ps((float *)(d + 3 * dsa), r3);
+}
+
+/* An 8x8 block of 4-byte elements with AVX2 (only called when the host has it). */
+__attribute__((target("avx2"), always_inline)) static inline void block8_u32(uint32_t *d, int64_t dsa, const uint32_t *s, int64_t ssb) {
+  __m256 r[8], t[8];
+  for (int j = 0; j < 8; j++) r[j] = _mm256_loadu_ps((const float *)(s + j * ssb));
+  for (int j = 0; j < 4; j++) {
+    t[2 * j] = _mm256_unpacklo_ps(r[2 * j], r[2 * j + 1]);
+    t[2 * j + 1] = _mm256_unpackhi_ps(r[2 * j], r[2 * j + 1]);
+  }
+  for (int j = 0; j < 2; j++) {
+    r[4 * j] = _mm256_shuffle_ps(t[4 * j], t[4 * j + 2], 0x44);
+    r[4 * j + 1] = _mm256_shuffle_ps(t[4 * j], t[4 * j + 2], 0xee);
+    r[4 * j + 2] = _mm256_shuffle_ps(t[4 * j + 1], t[4 * j + 3], 0x44);
+    r[4 * j + 3] = _mm256_shuffle_ps(t[4 * j + 1], t[4 * j + 3], 0xee);
+  }
+  for (int j = 0; j < 4; j++) {
+    _mm256_storeu_ps((float *)(d + j * dsa), _mm256_permute2f128_ps(r[j], r[j + 4], 0x20));
+    _mm256_storeu_ps((float *)(d + (j + 4) * dsa), _mm256_permute2f128_ps(r[j], r[j + 4], 0x31));
+  }
+}
+
+/* 8x8 AVX2 blocks of 4-byte elements over na x nb (multiples of 8) in
+ * 32x32 tiles. */
+__attribute__((target("avx2"))) static void blocks_u32_avx2(uint32_t *d, int64_t dsa, const uint32_t *s, int64_t ssb,
+                                                            int64_t na, int64_t nb) {
+  for (int64_t a1 = 0; a1 < na; a1 += TILE)
+    for (int64_t b1 = 0; b1 < nb; b1 += TILE)
+      for (int64_t a0 = a1; a0 < a1 + TILE && a0 < na; a0 += 8)
+        for (int64_t b0 = b1; b0 < b1 + TILE && b0 < nb; b0 += 8)
+          block8_u32(d + a0 * dsa + b0, dsa, s + a0 + b0 * ssb, ssb);
+}
+
+static bool host_avx2(void) { return __builtin_cpu_supports("avx2"); }
+
+/* The SIMD part of a transposing copy: the largest corner of whole
+ * blocks (block x block elements); returns the block size (the caller
+ * copies the two edge strips), 0 when none applies. */
+static int64_t copy_blocks(char *dst, int64_t dsa, const char *src, int64_t ssb, int64_t na, int64_t nb, int esize) {
+  if (esize == 2) {
+    for (int64_t a0 = 0; a0 + 8 <= na; a0 += 8)
+      for (int64_t b0 = 0; b0 + 8 <= nb; b0 += 8)
+        block8_u16((uint16_t *)dst + a0 * dsa + b0, dsa, (const uint16_t *)src + a0 + b0 * ssb, ssb);
+    return 8;
+  }
+  if (esize != 4) return 0;
+  if (host_avx2()) {
+    blocks_u32_avx2((uint32_t *)dst, dsa, (const uint32_t *)src, ssb, na / 8 * 8, nb / 8 * 8);
+    return 8;
+  }
+  for (int64_t a0 = 0; a0 + 4 <= na; a0 += 4)
+    for (int64_t b0 = 0; b0 + 4 <= nb; b0 += 4)
+      block4_u32((uint32_t *)dst + a0 * dsa + b0, dsa, (const uint32_t *)src + a0 + b0 * ssb, ssb);
+  return 4;
+}
+#else
+static int64_t copy_blocks(char *dst, int64_t dsa, const char *src, int64_t ssb, int64_t na, int64_t nb, int esize) {
+  (void)dst, (void)dsa, (void)src, (void)ssb, (void)na, (void)nb, (void)esize;
+  return 0;
+}
+#endif
+
+/* A transposing 2-d copy in cache-sized tiles of scalar moves. */
+static void copy_tile_scalar(char *dst, int64_t dsa, const char *src, int64_t ssb, int64_t na, int64_t nb, int esize) {
   switch (esize) {
   case 1: TILED_COPY(uint8_t); break;
   case 2: TILED_COPY(uint16_t); break;
@@ -141,6 +293,51 @@ static void copy_tile(char *dst, int64_t dsa, const char *src, int64_t ssb, int6
   case 8: TILED_COPY(uint64_t); break;
   default: TILED_COPY(Elem16); break;
   }
+}
+
+/* A transposing 2-d copy: dst[a * dsa + b] = src[a + b * ssb] for a < na,
+ * b < nb (dst contiguous along b, src along a): SIMD blocks where the
+ * element size has them, the edges in scalar tiles; one cache block. */
+static void copy_tile_block(char *dst, int64_t dsa, const char *src, int64_t ssb, int64_t na, int64_t nb, int esize) {
+  int64_t k = copy_blocks(dst, dsa, src, ssb, na, nb, esize);
+  if (k == 0) {
+    copy_tile_scalar(dst, dsa, src, ssb, na, nb, esize);
+    return;
+  }
+  int64_t fa = na / k * k, fb = nb / k * k;
+  if (fb < nb) copy_tile_scalar(dst + fb * esize, dsa, src + fb * ssb * esize, ssb, fa, nb - fb, esize);
+  if (fa < na) copy_tile_scalar(dst + fa * dsa * esize, dsa, src + fa * esize, ssb, na - fa, nb, esize);
+}
+
+/* A large transposing copy of 2- or 4-byte elements: square tiles whose
+ * rows are one cache line (S = 64 / esize elements), transposed into an
+ * L1 buffer and stored to the destination around the caches, source rows
+ * outermost (stripes of destination rows measured slower); returns false
+ * when the element size has no such path. */
+static bool copy_tile_stream(char *dst, int64_t dsa, const char *src, int64_t ssb, int64_t na, int64_t nb, int esize) {
+  if (esize != 2 && esize != 4) return false;
+  const int64_t S = 64 / esize, fa = na / S * S, fb = nb / S * S;
+  _Alignas(64) char buf[64 * 32];
+  for (int64_t b0 = 0; b0 < fb; b0 += S)
+    for (int64_t a0 = 0; a0 < fa; a0 += S) {
+      copy_blocks(buf, S, src + (a0 + b0 * ssb) * esize, ssb, S, S, esize);
+      for (int64_t i = 0; i < S; i++) vm_stream_copy(dst + ((a0 + i) * dsa + b0) * esize, buf + i * 64, 64);
+    }
+  if (fb < nb) copy_tile_scalar(dst + fb * esize, dsa, src + fb * ssb * esize, ssb, fa, nb - fb, esize);
+  if (fa < na) copy_tile_scalar(dst + fa * dsa * esize, dsa, src + fa * esize, ssb, na - fa, nb, esize);
+  return true;
+}
+
+/* copy_tile_block over blocks of OUTER_TILE x OUTER_TILE elements (each
+ * block's rows stay in the caches and the TLB), or copy_tile_stream for a
+ * large copy (stream). */
+static void copy_tile(char *dst, int64_t dsa, const char *src, int64_t ssb, int64_t na, int64_t nb, int esize,
+                      bool stream) {
+  if (stream && copy_tile_stream(dst, dsa, src, ssb, na, nb, esize)) return;
+  for (int64_t a0 = 0; a0 < na; a0 += OUTER_TILE)
+    for (int64_t b0 = 0; b0 < nb; b0 += OUTER_TILE)
+      copy_tile_block(dst + (a0 * dsa + b0) * esize, dsa, src + (a0 + b0 * ssb) * esize, ssb,
+                      na - a0 < OUTER_TILE ? na - a0 : OUTER_TILE, nb - b0 < OUTER_TILE ? nb - b0 : OUTER_TILE, esize);
 }
 
 /* The dimension to tile with the innermost one when the copy transposes:
@@ -154,6 +351,33 @@ static int transpose_tile_dim(const VmCopyPlan *p) {
   return -1;
 }
 
+/* Run tiling: a copy whose innermost run is contiguous on both sides, whose
+ * next dimension k = rank - 2 is contiguous across runs in dst but not in
+ * src, and where another dimension j is contiguous across runs in src (a
+ * transpose of whole rows, as attention's [B,S,H,D] <-> [B,H,S,D]): j, or
+ * -1 when there is none. */
+static int run_tile_dim(const VmCopyPlan *p) {
+  int r = p->rank - 1, k = r - 1;
+  if (k < 1 || p->dst_stride[r] != 1 || p->src_stride[r] != 1) return -1;
+  int64_t run = p->dims[r];
+  if (p->dst_stride[k] != run || p->src_stride[k] == run || p->dims[k] < 4) return -1;
+  for (int j = 0; j < k; j++)
+    if (p->src_stride[j] == run && p->dims[j] >= 4) return j;
+  return -1;
+}
+
+/* Runs of n contiguous elements at (j, k), j < nj, k < nk, from src + j *
+ * n + k * sk to dst + j * dj + k * n, in RUN_TILE x RUN_TILE blocks: both
+ * sides read and write a few kilobytes in order per block. */
+static void copy_run_tile(char *dst, int64_t dj, const char *src, int64_t sk, int64_t nj, int64_t nk, int64_t n, int es,
+                          bool stream) {
+  for (int64_t j0 = 0; j0 < nj; j0 += RUN_TILE)
+    for (int64_t k0 = 0; k0 < nk; k0 += RUN_TILE)
+      for (int64_t j = j0; j < j0 + RUN_TILE && j < nj; j++)
+        for (int64_t k = k0; k < k0 + RUN_TILE && k < nk; k++)
+          copy_run(dst + (j * dj + k * n) * es, 1, src + (j * n + k * sk) * es, 1, n, es, stream);
+}
+
 void vm_copy_plan_run(const VmCopyPlan *p, void *dst, int64_t dst_base, const void *src, int64_t src_base) {
   if (p->empty) return;
   char *d = dst;
@@ -163,11 +387,11 @@ void vm_copy_plan_run(const VmCopyPlan *p, void *dst, int64_t dst_base, const vo
     memcpy(d + dst_base * es, s + src_base * es, (size_t)es);
     return;
   }
-  int r = p->rank - 1, tile = transpose_tile_dim(p);
+  int r = p->rank - 1, tile = transpose_tile_dim(p), rt = tile < 0 ? run_tile_dim(p) : -1;
   int64_t odims[TPUB_MAX_RANK], osrc[TPUB_MAX_RANK], odst[TPUB_MAX_RANK], idx[TPUB_MAX_RANK];
   int no = 0;
-  for (int k = 0; k < r; k++)
-    if (k != tile) {
+  for (int k = 0; k < (rt >= 0 ? r - 1 : r); k++)
+    if (k != tile && k != rt) {
       odims[no] = p->dims[k];
       osrc[no] = p->src_stride[k];
       odst[no] = p->dst_stride[k];
@@ -176,10 +400,14 @@ void vm_copy_plan_run(const VmCopyPlan *p, void *dst, int64_t dst_base, const vo
     }
   int64_t doff = dst_base, soff = src_base;
   for (;;) {
-    if (tile >= 0)
-      copy_tile(d + doff * es, p->dst_stride[tile], s + soff * es, p->src_stride[r], p->dims[tile], p->dims[r], es);
+    if (rt >= 0)
+      copy_run_tile(d + doff * es, p->dst_stride[rt], s + soff * es, p->src_stride[r - 1], p->dims[rt], p->dims[r - 1],
+                    p->dims[r], es, p->stream);
+    else if (tile >= 0)
+      copy_tile(d + doff * es, p->dst_stride[tile], s + soff * es, p->src_stride[r], p->dims[tile], p->dims[r], es,
+                p->stream);
     else
-      copy_run(d + doff * es, p->dst_stride[r], s + soff * es, p->src_stride[r], p->dims[r], es);
+      copy_run(d + doff * es, p->dst_stride[r], s + soff * es, p->src_stride[r], p->dims[r], es, p->stream);
     int k = no - 1;
     for (; k >= 0; k--) {
       doff += odst[k];
@@ -191,6 +419,56 @@ void vm_copy_plan_run(const VmCopyPlan *p, void *dst, int64_t dst_base, const vo
     }
     if (k < 0) return;
   }
+}
+
+/* A plan's copy split into fixed slabs of one dimension. */
+typedef struct SlabRun {
+  const VmCopyPlan *p;
+  char *dst;
+  const char *src;
+  int64_t dst_base, src_base, slab;
+  int dim;
+} SlabRun;
+
+/* Slab t of a SlabRun (a VmTaskFn). */
+static int slab_task(void *ctx, int worker, int64_t t) {
+  (void)worker;
+  const SlabRun *r = ctx;
+  VmCopyPlan sub = *r->p;
+  int64_t first = t * r->slab, *n = &sub.dims[r->dim];
+  *n = *n - first < r->slab ? *n - first : r->slab;
+  vm_copy_plan_run(&sub, r->dst, r->dst_base + first * sub.dst_stride[r->dim], r->src,
+                   r->src_base + first * sub.src_stride[r->dim]);
+  if (sub.stream) vm_stream_fence();
+  return VM_OK;
+}
+
+void vm_copy_plan_run_parallel(VmExec *x, const VmCopyPlan *p, void *dst, int64_t dst_base, const void *src,
+                               int64_t src_base) {
+  if (p->empty || p->rank == 0) {
+    vm_copy_plan_run(p, dst, dst_base, src, src_base);
+    return;
+  }
+  int64_t elems = 1;
+  for (int d = 0; d < p->rank; d++) elems *= p->dims[d];
+  int64_t bytes = elems * p->esize;
+  VmCopyPlan big = *p;
+  big.stream = bytes >= STREAM_COPY_MIN;
+  /* A transposing copy is cut along its source rows (each slab reads a
+   * contiguous part of the source), any other along its outermost
+   * dimension; slabs of about COPY_SLAB_BYTES, whole blocks when transposed. */
+  int dim = transpose_tile_dim(p) >= 0 ? p->rank - 1 : 0;
+  int64_t slab = (p->dims[dim] * COPY_SLAB_BYTES + bytes - 1) / bytes;
+  if (dim > 0 && slab < OUTER_TILE) slab = OUTER_TILE;
+  slab = slab < 1 ? 1 : slab > p->dims[dim] ? p->dims[dim] : slab;
+  SlabRun r = {&big, dst, src, dst_base, src_base, slab, dim};
+  int64_t ntasks = (p->dims[dim] + slab - 1) / slab;
+  if (bytes < PARALLEL_COPY_MIN || ntasks < 2 || vm_parallel_workers(x, 2) < 2) {
+    r.slab = p->dims[dim];
+    slab_task(&r, 0, 0);
+    return;
+  }
+  vm_parallel_for(x, ntasks, slab_task, &r);
 }
 
 void vm_copy_plan_walk(const VmCopyPlan *p, int64_t dst_base, int64_t src_base, VmRunFn fn, void *ctx) {
@@ -327,11 +605,11 @@ static bool scalar_int_operands(VmCheck *c, uint32_t first, int n) {
 
 /* Runs a copy between row-major tensors: the box dims, src strides, dst
  * strides and bases. */
-static void copy_box(int esize, int rank, const int64_t *dims, void *dst, const int64_t *dst_stride, int64_t dst_base,
-                     const void *src, const int64_t *src_stride, int64_t src_base) {
+static void copy_box(VmExec *x, int esize, int rank, const int64_t *dims, void *dst, const int64_t *dst_stride,
+                     int64_t dst_base, const void *src, const int64_t *src_stride, int64_t src_base) {
   VmCopyPlan plan;
   vm_copy_plan_init(&plan, esize, rank, dims, src_stride, dst_stride);
-  vm_copy_plan_run(&plan, dst, dst_base, src, src_base);
+  vm_copy_plan_run_parallel(x, &plan, dst, dst_base, src, src_base);
 }
 
 /* ------------------------------------------------------------------ */
@@ -352,7 +630,6 @@ bool check_broadcast_in_dim(VmCheck *c) {
 }
 
 int exec_broadcast_in_dim(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
-  (void)x;
   const VmType *it = in[0].type, *ot = out[0].type;
   int64_t n;
   const int64_t *dims = vm_field_list(ins, 0, &n);
@@ -361,7 +638,7 @@ int exec_broadcast_in_dim(VmExec *x, const VmInstr *ins, const VmTensor *in, VmT
   vm_row_major_strides(ot->rank, ot->dims, dst_stride);
   for (int i = 0; i < it->rank; i++)
     if (it->dims[i] != 1) src_stride[dims[i]] = in_stride[i];
-  copy_box(vm_elem_bytes(ot->elem), ot->rank, ot->dims, out[0].data, dst_stride, 0, in[0].data, src_stride, 0);
+  copy_box(x, vm_elem_bytes(ot->elem), ot->rank, ot->dims, out[0].data, dst_stride, 0, in[0].data, src_stride, 0);
   return VM_OK;
 }
 
@@ -398,7 +675,6 @@ bool check_transpose(VmCheck *c) {
 }
 
 int exec_transpose(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
-  (void)x;
   const VmType *it = in[0].type, *ot = out[0].type;
   int64_t n;
   const int64_t *perm = vm_field_list(ins, 0, &n);
@@ -406,7 +682,7 @@ int exec_transpose(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *
   vm_row_major_strides(it->rank, it->dims, in_stride);
   vm_row_major_strides(ot->rank, ot->dims, dst_stride);
   for (int i = 0; i < ot->rank; i++) src_stride[i] = in_stride[perm[i]];
-  copy_box(vm_elem_bytes(ot->elem), ot->rank, ot->dims, out[0].data, dst_stride, 0, in[0].data, src_stride, 0);
+  copy_box(x, vm_elem_bytes(ot->elem), ot->rank, ot->dims, out[0].data, dst_stride, 0, in[0].data, src_stride, 0);
   return VM_OK;
 }
 
@@ -434,7 +710,6 @@ bool check_slice(VmCheck *c) {
 }
 
 int exec_slice(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
-  (void)x;
   const VmType *it = in[0].type, *ot = out[0].type;
   int64_t n;
   const int64_t *start = vm_field_list(ins, 0, &n), *strides = vm_field_list(ins, 2, &n);
@@ -446,7 +721,7 @@ int exec_slice(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out)
     if (ot->dims[d] > 0) base += start[d] * in_stride[d];
   }
   if (ot->count == 0) return VM_OK;
-  copy_box(vm_elem_bytes(ot->elem), ot->rank, ot->dims, out[0].data, dst_stride, 0, in[0].data, src_stride, base);
+  copy_box(x, vm_elem_bytes(ot->elem), ot->rank, ot->dims, out[0].data, dst_stride, 0, in[0].data, src_stride, base);
   return VM_OK;
 }
 
@@ -479,14 +754,14 @@ bool check_dynamic_slice(VmCheck *c) {
 }
 
 int exec_dynamic_slice(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
-  (void)x, (void)ins;
+  (void)ins;
   const VmType *it = in[0].type, *ot = out[0].type;
   if (ot->count == 0) return VM_OK;
   int64_t in_stride[TPUB_MAX_RANK], dst_stride[TPUB_MAX_RANK], base = 0;
   vm_row_major_strides(it->rank, it->dims, in_stride);
   vm_row_major_strides(ot->rank, ot->dims, dst_stride);
   for (int d = 0; d < it->rank; d++) base += clamped_start(&in[1 + d], it->dims[d] - ot->dims[d]) * in_stride[d];
-  copy_box(vm_elem_bytes(ot->elem), ot->rank, ot->dims, out[0].data, dst_stride, 0, in[0].data, in_stride, base);
+  copy_box(x, vm_elem_bytes(ot->elem), ot->rank, ot->dims, out[0].data, dst_stride, 0, in[0].data, in_stride, base);
   return VM_OK;
 }
 
@@ -509,7 +784,7 @@ bool check_dynamic_update_slice(VmCheck *c) {
 }
 
 int exec_dynamic_update_slice(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
-  (void)x, (void)ins;
+  (void)ins;
   const VmType *ot = out[0].type, *ut = in[1].type;
   if (out[0].data != in[0].data && ot->nbytes > 0) memcpy(out[0].data, in[0].data, (size_t)ot->nbytes);
   if (ut->count == 0) return VM_OK;
@@ -517,7 +792,7 @@ int exec_dynamic_update_slice(VmExec *x, const VmInstr *ins, const VmTensor *in,
   vm_row_major_strides(ot->rank, ot->dims, out_stride);
   vm_row_major_strides(ut->rank, ut->dims, upd_stride);
   for (int d = 0; d < ot->rank; d++) base += clamped_start(&in[2 + d], ot->dims[d] - ut->dims[d]) * out_stride[d];
-  copy_box(vm_elem_bytes(ot->elem), ut->rank, ut->dims, out[0].data, out_stride, base, in[1].data, upd_stride, 0);
+  copy_box(x, vm_elem_bytes(ot->elem), ut->rank, ut->dims, out[0].data, out_stride, base, in[1].data, upd_stride, 0);
   return VM_OK;
 }
 
@@ -591,7 +866,6 @@ bool check_pad(VmCheck *c) {
 }
 
 int exec_pad(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
-  (void)x;
   const VmType *it = in[0].type, *ot = out[0].type;
   int es = vm_elem_bytes(ot->elem);
   vm_fill_elems(out[0].data, es, ot->count, in[1].data);
@@ -614,7 +888,7 @@ int exec_pad(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
     dst_base += (int64_t)(lo + first * step) * out_stride[d];
     dst_stride[d] = (int64_t)step * out_stride[d];
   }
-  copy_box(es, it->rank, kept, out[0].data, dst_stride, dst_base, in[0].data, in_stride, src_base);
+  copy_box(x, es, it->rank, kept, out[0].data, dst_stride, dst_base, in[0].data, in_stride, src_base);
   return VM_OK;
 }
 
@@ -677,7 +951,6 @@ bool check_reverse(VmCheck *c) {
 }
 
 int exec_reverse(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
-  (void)x;
   const VmType *ot = out[0].type;
   if (ot->count == 0) return VM_OK;
   int64_t n, stride[TPUB_MAX_RANK], src_stride[TPUB_MAX_RANK], base = 0;
@@ -689,6 +962,6 @@ int exec_reverse(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *ou
     src_stride[d] = -stride[d];
     base += (ot->dims[d] - 1) * stride[d];
   }
-  copy_box(vm_elem_bytes(ot->elem), ot->rank, ot->dims, out[0].data, stride, 0, in[0].data, src_stride, base);
+  copy_box(x, vm_elem_bytes(ot->elem), ot->rank, ot->dims, out[0].data, stride, 0, in[0].data, src_stride, base);
   return VM_OK;
 }

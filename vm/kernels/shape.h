@@ -18,6 +18,7 @@ typedef struct VmCopyPlan {
   int esize;  /* element bytes */
   int rank;   /* after normalisation; 0 = a single element */
   bool empty; /* some dimension has size 0 */
+  bool stream; /* contiguous runs are stored around the caches (large copies) */
   int64_t dims[TPUB_MAX_RANK];
   int64_t src_stride[TPUB_MAX_RANK];
   int64_t dst_stride[TPUB_MAX_RANK];
@@ -31,6 +32,12 @@ void vm_copy_plan_init(VmCopyPlan *p, int esize, int rank, const int64_t *dims, 
  * index i of the box. */
 void vm_copy_plan_run(const VmCopyPlan *p, void *dst, int64_t dst_base, const void *src, int64_t src_base);
 
+/* vm_copy_plan_run on host threads (vm/parallel.h) over fixed slabs of the
+ * plan's outermost dimension when it moves enough bytes; the same bytes
+ * for any thread count.  dst must not overlap src. */
+void vm_copy_plan_run_parallel(VmExec *x, const VmCopyPlan *p, void *dst, int64_t dst_base, const void *src,
+                               int64_t src_base);
+
 /* Called once per innermost run of a plan: n elements at element offsets
  * dst_off + k * dst_step and src_off + k * src_step. */
 typedef void (*VmRunFn)(void *ctx, int64_t dst_off, int64_t src_off, int64_t n, int64_t dst_step, int64_t src_step);
@@ -43,6 +50,12 @@ void vm_row_major_strides(int rank, const int64_t *dims, int64_t *strides);
 
 /* Writes n copies of the esize-byte element at value to dst. */
 void vm_fill_elems(void *dst, int esize, int64_t n, const void *value);
+
+/* Copies n bytes to dst with non-temporal stores where the host has them
+ * (the data bypasses the caches: for results too large to stay there);
+ * vm_stream_fence() makes them visible before the task ends. */
+void vm_stream_copy(void *dst, const void *src, size_t n);
+void vm_stream_fence(void);
 
 /* Reads integer element i of any integer type as an index; unsigned values
  * above INT64_MAX saturate (they are clamped or rejected as huge anyway). */

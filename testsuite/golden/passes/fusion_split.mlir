@@ -1,17 +1,17 @@
-// An output fusion runs as its root (here the dot_general) followed by its
-// element-wise tail as one loop `fusion` instruction; the results equal
-// the unfused program's.
+// An output fusion (a dot_general of its operands with an element-wise
+// tail) is one `fusion` of kind 2 whose body holds the contraction: the VM
+// computes it block by block and runs the tail on each block; the results
+// equal the unfused program's.
 // RUN: %tpucc --emit=asm %s | FileCheck %s
 // RUN: %tpurun -O0 %s --input=random:1 --input=random:2 --input=random:3 > %t.o0
 // RUN: %tpurun -O2 %s --input=random:1 --input=random:2 --input=random:3 > %t.o2
 // RUN: diff %t.o0 %t.o2
 
 // CHECK-LABEL: func @main#0
-// CHECK:         = {{(mxu_dot|dot_general)}} r0, r1
-// CHECK-SAME:      ; stablehlo.dot_general
-// CHECK-NEXT:    = fusion {{.*}} kind=0 body=@tpu.fusion.region#[[TAIL:[0-9]+]]
+// CHECK:         = fusion {{.*}} kind=2 body=@tpu.fusion.region#[[TAIL:[0-9]+]]
 // CHECK-NOT:     = add
 // CHECK:       func @tpu.fusion.region#[[TAIL]]
+// CHECK:         = {{(mxu_dot|dot_general)}} r1, r2
 // CHECK:         broadcast_in_dim
 // CHECK:         add
 // CHECK:         maximum
