@@ -34,6 +34,7 @@ int run_vm_collective_tests(void);
 int run_tables_tests(void);
 int run_infer_tests(void);
 int run_runtime_tests(void);
+int run_gemm_tests(void);
 
 /* A VmReallocFn that fails the fail_at-th allocation (1-based) and counts
  * calls: for the VM's allocation-failure tests. */
