@@ -13,6 +13,7 @@
 
 #include "vm/dtype.h"
 #include "vm/kernels/gemm_packed.h"
+#include "vm/kernels/gemm_skinny.h"
 #include "vm/kernels/kernels.h"
 #include "vm/parallel.h"
 
@@ -418,6 +419,8 @@ int gemm_run(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_
   }
   switch (w->kind) {
   case GK_F32:
+    if (gemm_skinny_f32(w->isa, M, N, K, A, rsa, csa, B, rsb, csb, C, ldc)) return VM_OK;
+    return blas_gemm(w, M, N, K, A, rsa, csa, B, rsb, csb, C, ldc);
   case GK_F64: return blas_gemm(w, M, N, K, A, rsa, csa, B, rsb, csb, C, ldc);
   case GK_C64: COMPLEX_GEMM(float); return VM_OK;
   case GK_C128: COMPLEX_GEMM(double); return VM_OK;

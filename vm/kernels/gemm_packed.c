@@ -22,19 +22,62 @@ static inline uint32_t pack_word(const GemmPacked *g, const uint32_t *src, int64
   return w;
 }
 
+/* The word of values (2 x 16 bits or 4 x 8 bits) at s, s + sk, ... */
+static inline uint32_t word2(const uint32_t *s, int64_t sk, int shift, uint32_t x) {
+  return (((s[0] >> shift) & 0xffff) ^ x) | ((((s[sk] >> shift) & 0xffff) ^ x) << 16);
+}
+
+static inline uint32_t word4(const uint32_t *s, int64_t sk, uint32_t x) {
+  return ((s[0] & 0xff) ^ x) | (((s[sk] & 0xff) ^ x) << 8) | (((s[2 * sk] & 0xff) ^ x) << 16) |
+         (((s[3 * sk] & 0xff) ^ x) << 24);
+}
+
+typedef uint32_t pk_v8 __attribute__((vector_size(32)));
+
+/* Words [0, full) of 8 adjacent lines (sl == 1) at once into o. */
+static void pack_words_x8(const GemmPacked *g, int width, int64_t full, const uint32_t *src, int64_t sk, uint32_t x,
+                          uint32_t *o) {
+  int64_t step = g->group * sk;
+  for (int64_t q = 0; q < full; q++) {
+    const uint32_t *s = src + q * step;
+    pk_v8 v[4], w;
+    for (int t = 0; t < g->group; t++) memcpy(&v[t], s + t * sk, sizeof v[t]);
+    if (g->group == 2)
+      w = (((v[0] >> g->shift) & 0xffff) ^ x) | ((((v[1] >> g->shift) & 0xffff) ^ x) << 16);
+    else
+      w = ((v[0] & 0xff) ^ x) | (((v[1] & 0xff) ^ x) << 8) | (((v[2] & 0xff) ^ x) << 16) | (((v[3] & 0xff) ^ x) << 24);
+    memcpy(o + q * width, &w, sizeof w);
+  }
+}
+
+/* Words [0, full) of n lines (stride sl) into o (word stride width). */
+static void pack_full_words(const GemmPacked *g, int width, int n, int64_t full, const uint32_t *src, int64_t sl,
+                            int64_t sk, uint32_t x, uint32_t *o) {
+  int64_t step = g->group * sk;
+  int l = 0;
+  if (sl == 1)
+    for (; l + 8 <= n; l += 8) pack_words_x8(g, width, full, src + l, sk, x, o + l);
+  for (; l < n; l++) {
+    const uint32_t *s = src + l * sl;
+    if (g->group == 2)
+      for (int64_t q = 0; q < full; q++) o[q * width + l] = word2(s + q * step, sk, g->shift, x);
+    else
+      for (int64_t q = 0; q < full; q++) o[q * width + l] = word4(s + q * step, sk, x);
+  }
+}
+
 /* Lines [0, lines) of src (line stride sl, value stride sk, kc values) ->
  * panels of width lines each, kq words per line, word-major; lines past
  * `lines` up to a multiple of width are zero. */
 static void pack_panels(const GemmPacked *g, int width, int64_t lines, int64_t kc, const uint32_t *src, int64_t sl,
                         int64_t sk, uint32_t x, uint32_t *out) {
-  int64_t kq = (kc + g->group - 1) / g->group;
+  int64_t kq = (kc + g->group - 1) / g->group, full = kc / g->group;
   for (int64_t l0 = 0; l0 < lines; l0 += width) {
     int n = (int)min64(width, lines - l0);
-    for (int64_t q = 0; q < kq; q++) {
-      uint32_t *o = out + q * width;
-      for (int l = 0; l < n; l++) o[l] = pack_word(g, src + (l0 + l) * sl, sk, q * g->group, kc, x);
-      for (int l = n; l < width; l++) o[l] = 0;
-    }
+    pack_full_words(g, width, n, full, src + l0 * sl, sl, sk, x, out);
+    for (int l = 0; l < n && full < kq; l++) out[full * width + l] = pack_word(g, src + (l0 + l) * sl, sk, full * g->group, kc, x);
+    for (int64_t q = 0; q < kq; q++)
+      for (int l = n; l < width; l++) out[q * width + l] = 0;
     out += kq * width;
   }
 }
