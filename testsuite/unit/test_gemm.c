@@ -36,7 +36,8 @@ static void layout(int kind, int64_t rows, int64_t cols, int64_t *rs, int64_t *c
 }
 
 /* f32 and f64 products against a double reference, in every layout of
- * A and B (B transposed is PyTorch's Linear weight). */
+ * A and B (B transposed is PyTorch's Linear weight), with each ISA's
+ * kernels for few rows (generic: OpenBLAS alone). */
 static void test_gemm_float_layouts(void **state) {
   (void)state;
   VmProgram *prog;
@@ -45,7 +46,8 @@ static void test_gemm_float_layouts(void **state) {
   for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
     for (int la = 0; la < 3; la++)
       for (int lb = 0; lb < 3; lb++)
-        for (int dbl = 0; dbl < 2; dbl++) {
+        for (int k = 0; k < 6; k++) {
+          int dbl = k / 3, isa = k % 3;
           int64_t M = shapes[si][0], N = shapes[si][1], K = shapes[si][2], rsa, csa, rsb, csb;
           layout(la, M, K, &rsa, &csa);
           layout(lb, K, N, &rsb, &csb);
@@ -56,6 +58,7 @@ static void test_gemm_float_layouts(void **state) {
           for (size_t i = 0; i < nb; i++) bf[i] = (float)(b[i] = (double)(rnd() % 2001) / 1000.0 - 1.0);
           GemmWork w;
           gemm_work_init(&w, x, dbl ? GK_F64 : GK_F32);
+          w.isa = (GemmIsa)isa;
           assert_int_equal(dbl ? gemm_run(&w, M, N, K, a, rsa, csa, b, rsb, csb, c, N)
                                : gemm_run(&w, M, N, K, af, rsa, csa, bf, rsb, csb, cf, N),
                            VM_OK);
@@ -66,8 +69,8 @@ static void test_gemm_float_layouts(void **state) {
               for (int64_t p = 0; p < K; p++) ref += a[i * rsa + p * csa] * b[p * rsb + j * csb];
               double got = dbl ? c[i * N + j] : cf[i * N + j];
               if (fabs(got - ref) > (dbl ? 1e-9 : 1e-3) * (1 + sqrt((double)K)))
-                fail_msg("%s %lldx%lldx%lld layouts %d/%d: C[%lld,%lld] = %g, want %g", dbl ? "f64" : "f32",
-                         (long long)M, (long long)N, (long long)K, la, lb, (long long)i, (long long)j, got, ref);
+                fail_msg("%s isa %d %lldx%lldx%lld layouts %d/%d: C[%lld,%lld] = %g, want %g", dbl ? "f64" : "f32",
+                         isa, (long long)M, (long long)N, (long long)K, la, lb, (long long)i, (long long)j, got, ref);
             }
           free(a), free(b), free(c), free(af), free(bf), free(cf);
         }
