@@ -19,7 +19,7 @@
 
 /* gemm_batched's tiles: one per TILE_FLOPS of work, at most MAX_TILES per
  * product, at least MIN_TM rows and MIN_TN columns. */
-#define TILE_FLOPS (1 << 22)
+#define TILE_FLOPS (1 << 23)
 #define MAX_TILES 8
 #define MIN_TM 16
 #define MIN_TN 64

@@ -11,6 +11,8 @@
  * N = 3072), so those go to OpenBLAS. */
 #include "vm/kernels/gemm_skinny.h"
 
+#include <string.h>
+
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
