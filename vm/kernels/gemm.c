@@ -37,11 +37,12 @@ GemmIsa gemm_isa_default(void) {
 
 /* ---- kinds ---- */
 
-/* GK_I8xy for 8-bit operands into a result of at most 32 bits, else -1. */
-static int int8_kind(int result_elem, int lhs_elem, int rhs_elem) {
+/* The kind of an integer product: GK_I8xy for 8-bit operands into a
+ * result of at most 32 bits, else GK_I64. */
+static GemmKind int_kind(int result_elem, int lhs_elem, int rhs_elem) {
   bool l8 = lhs_elem == TPUB_I8 || lhs_elem == TPUB_U8, r8 = rhs_elem == TPUB_I8 || rhs_elem == TPUB_U8;
-  if (!l8 || !r8 || vm_elem_bytes(result_elem) > 4) return -1;
-  return GK_I8SS + 2 * (lhs_elem == TPUB_U8) + (rhs_elem == TPUB_U8);
+  if (!l8 || !r8 || vm_elem_bytes(result_elem) > 4) return GK_I64;
+  return (GemmKind)(GK_I8SS + 2 * (lhs_elem == TPUB_U8) + (rhs_elem == TPUB_U8));
 }
 
 int gemm_kind_for(int result_elem, int lhs_elem, int rhs_elem) {
@@ -59,7 +60,7 @@ int gemm_kind_for(int result_elem, int lhs_elem, int rhs_elem) {
   default:
     if (!ints) return -1;
     if (result_elem == TPUB_I1) return GK_BOOL;
-    return int8_kind(result_elem, lhs_elem, rhs_elem) >= 0 ? int8_kind(result_elem, lhs_elem, rhs_elem) : GK_I64;
+    return int_kind(result_elem, lhs_elem, rhs_elem);
   }
 }
 
@@ -354,10 +355,10 @@ static void blas_init(void) { openblas_set_num_threads(1); }
 static bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *trans, int64_t *ld) {
   if ((cs == 1 || cols == 1) && (rows == 1 || rs >= cols)) {
     *trans = false;
-    *ld = rows == 1 || rs < 1 ? (cols > 1 ? cols : 1) : rs;
+    *ld = rows == 1 ? (cols > 1 ? cols : 1) : rs;
   } else if ((rs == 1 || rows == 1) && (cols == 1 || cs >= rows)) {
     *trans = true;
-    *ld = cols == 1 || cs < 1 ? (rows > 1 ? rows : 1) : cs;
+    *ld = cols == 1 ? (rows > 1 ? rows : 1) : cs;
   } else {
     return false;
   }
