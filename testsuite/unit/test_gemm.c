@@ -78,6 +78,37 @@ static void test_gemm_float_layouts(void **state) {
   vm_program_free(prog);
 }
 
+/* f32 products of few rows (gemm_skinny.c) give an element the same bits
+ * wherever it is: a sub-tile at odd offsets (2 rows: the streaming [K,N]
+ * kernel; 6: the register-blocked one) equals the whole, for both weight
+ * layouts and ISAs.  (OpenBLAS does not: its order depends on the
+ * position, so gemm_batched cuts by shape only.) */
+static void test_gemm_skinny_tiles(void **state) {
+  (void)state;
+  VmProgram *prog;
+  VmExec *x = new_exec(&prog, 1);
+  int64_t M = 6, N = 203, K = 333;
+  float *a = malloc((size_t)(M * K) * 4), *b = malloc((size_t)(K * N) * 4);
+  float *c = malloc((size_t)(M * N) * 4), *t = malloc((size_t)(M * N) * 4);
+  for (int64_t i = 0; i < M * K; i++) a[i] = (float)(rnd() % 2001) / 999.0f - 1.0f;
+  for (int64_t i = 0; i < K * N; i++) b[i] = (float)(rnd() % 2001) / 997.0f - 1.0f;
+  for (int k = 0; k < 4; k++) {
+    bool nk = k & 1;
+    int64_t rsb = nk ? 1 : N, csb = nk ? K : 1, i0 = 1, j0 = 7, m = k < 2 ? 2 : 5, n = 150;
+    GemmWork w;
+    gemm_work_init(&w, x, GK_F32);
+    w.isa = k < 2 ? GEMM_ISA_AVX2 : GEMM_ISA_AVX512;
+    assert_int_equal(gemm_run(&w, M, N, K, a, K, 1, b, rsb, csb, c, N), VM_OK);
+    assert_int_equal(gemm_run(&w, m, n, K, a + i0 * K, K, 1, b + j0 * csb, rsb, csb, t, n), VM_OK);
+    for (int64_t i = 0; i < m; i++)
+      if (memcmp(t + i * n, c + (i0 + i) * N + j0, (size_t)n * 4)) fail_msg("case %d: row %lld differs", k, (long long)i);
+    gemm_work_free(&w);
+  }
+  free(a), free(b), free(c), free(t);
+  vm_exec_free(x);
+  vm_program_free(prog);
+}
+
 /* bf16 of a small random float. */
 static uint16_t rnd_bf16(void) {
   float f = (float)((int)(rnd() % 20001) - 10000) / 4096.0f;
@@ -269,7 +300,8 @@ static void test_gemm_mxu_bits(void **state) {
 
 int run_gemm_tests(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_gemm_float_layouts), cmocka_unit_test(test_gemm_bf16),
+      cmocka_unit_test(test_gemm_float_layouts), cmocka_unit_test(test_gemm_skinny_tiles),
+      cmocka_unit_test(test_gemm_bf16),
       cmocka_unit_test(test_gemm_int8),          cmocka_unit_test(test_gemm_threads),
       cmocka_unit_test(test_gemm_mxu_bits),
   };
