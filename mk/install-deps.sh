@@ -8,7 +8,7 @@
 # Silent and fast when everything is present: one dpkg-query call.
 set -euo pipefail
 
-BUILD_PKGS=(libgmp-dev libxxhash-dev libc6-dev gcc make)
+BUILD_PKGS=(libgmp-dev libxxhash-dev libc6-dev libopenblas-dev gcc make)
 TEST_PKGS=(time libcmocka-dev llvm-14-tools mlir-14-tools python3 python3-numpy libopenblas0-pthread
            clang-14 libclang-rt-14-dev pkg-config groff-base)
 

@@ -65,7 +65,7 @@ pc() { pkg-config "$@" | sed 's/ *$//'; }
 [ "$(pc --cflags tpurun)" = "-I$P/include" ] || fail "pkg-config --cflags: $(pc --cflags tpurun)"
 [ "$(pc --libs tpurun)" = "-L$P/lib -ltpurun" ] || fail "pkg-config --libs: $(pc --libs tpurun)"
 static_libs=$(pkg-config --static --libs tpurun)
-for l in -ltpurun -lgmp -lxxhash -lm -lpthread; do
+for l in -ltpurun -lgmp -lxxhash -lopenblas -lm -lpthread; do
   [[ " $static_libs " == *" $l "* ]] || fail "pkg-config --static --libs lacks $l: $static_libs"
 done
 

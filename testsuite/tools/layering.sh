@@ -96,7 +96,7 @@ C
 cc=(cc)
 # A sanitizer build's library needs the sanitizer runtimes at link time.
 if nm "$BUILD/libvm.a" 2>/dev/null | grep -q __asan; then cc=(clang-14 -fsanitize=address,undefined); fi
-"${cc[@]}" -std=c11 -I"$ROOT" -o "$TMP/vm_only" "$TMP/main.c" "$BUILD/libvm.a" -lxxhash -lm 2> "$TMP/link.err" ||
+"${cc[@]}" -std=c11 -I"$ROOT" -o "$TMP/vm_only" "$TMP/main.c" "$BUILD/libvm.a" -lxxhash -lopenblas -lm 2> "$TMP/link.err" ||
   fail "libvm.a does not link on its own: $(grep -m3 'undefined reference' "$TMP/link.err")"
 "$TMP/vm_only" || fail "an empty image was accepted"
 exit 0

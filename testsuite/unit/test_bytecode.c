@@ -8,7 +8,6 @@
 #include "backend/emit.h"
 #include "common/scalar.h"
 #include "vm/dtype.h"
-#include "vm/kernels/gemm.h"
 #include "testsuite/unit/unit_tests.h"
 #include "vm/profile.h"
 #include "vm/vm.h"
@@ -795,62 +794,6 @@ static void test_fusion_inplace_flag(void **state) {
   free(img);
 }
 
-/* gemm_run_packed with B packed once by gemm_pack_b gives the bits of
- * gemm_run, for every kind, both kernel widths and several blocks of K
- * (256) and N (4096). */
-static void test_gemm_packed_b(void **state) {
-  (void)state;
-  size_t n;
-  uint8_t *img = compile_text(program_text, &n);
-  char err[256];
-  VmProgram *prog = vm_program_load(img, n, err, sizeof err);
-  VmExec *x = vm_exec_new(prog, NULL);
-  static const int64_t sizes[][3] = {{7, 4100, 300}, {13, 33, 1}, {1, 17, 520}, {6, 16, 256}};
-  static const GemmKind kinds[] = {GK_F32, GK_F64, GK_C64, GK_I64, GK_BOOL};
-  uint64_t seed = 99;
-  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
-    for (size_t ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++)
-      for (int wide = 0; wide < 2; wide++) {
-        int64_t M = sizes[si][0], N = sizes[si][1], K = sizes[si][2];
-        GemmWork w;
-        gemm_work_init(&w, x, kinds[ki]);
-        if (wide && !w.avx2) continue;
-        w.avx2 = wide;
-        int es = gemm_kind_bytes(kinds[ki]);
-        uint8_t *a = malloc((size_t)(M * K * es)), *b = malloc((size_t)(K * N * es));
-        uint8_t *c1 = malloc((size_t)(M * N * es)), *c2 = malloc((size_t)(M * N * es));
-        uint8_t *packed = malloc(gemm_packed_b_bytes(&w, K, N));
-        /* Values of a few bits so that every kind's sums are exact or
-         * rounded the same way (floats: small integers over 16). */
-        for (int64_t i = 0; i < M * K * es; i++) a[i] = (uint8_t)((seed = seed * 6364136223846793005ull + 1) >> 61);
-        for (int64_t i = 0; i < K * N * es; i++) b[i] = (uint8_t)((seed = seed * 6364136223846793005ull + 1) >> 61);
-        if (kinds[ki] == GK_F32 || kinds[ki] == GK_F64 || kinds[ki] == GK_C64) {
-          int64_t na = M * K * (kinds[ki] == GK_C64 ? 2 : 1), nb = K * N * (kinds[ki] == GK_C64 ? 2 : 1);
-          for (int64_t i = 0; i < na; i++)
-            if (kinds[ki] == GK_F64) ((double *)a)[i] = (double)(a[i * 8] + 1) / 16.0 - 0.3;
-            else ((float *)a)[i] = (float)(a[i * 4] + 1) / 16.0f - 0.3f;
-          for (int64_t i = 0; i < nb; i++)
-            if (kinds[ki] == GK_F64) ((double *)b)[i] = (double)(b[i * 8] + 1) / 7.0;
-            else ((float *)b)[i] = (float)(b[i * 4] + 1) / 7.0f;
-        }
-        assert_int_equal(gemm_run(&w, M, N, K, a, K, 1, b, N, 1, c1, N), VM_OK);
-        gemm_pack_b(&w, K, N, b, N, 1, packed);
-        assert_int_equal(gemm_run_packed(&w, M, N, K, a, K, 1, packed, c2, N), VM_OK);
-        if (memcmp(c1, c2, (size_t)(M * N * es)))
-          fail_msg("kind %d, %s, %lldx%lldx%lld: packed B differs", kinds[ki], wide ? "avx2" : "sse2", (long long)M,
-                   (long long)N, (long long)K);
-        gemm_work_free(&w);
-        free(a);
-        free(b);
-        free(c1);
-        free(c2);
-        free(packed);
-      }
-  vm_exec_free(x);
-  vm_program_free(prog);
-  free(img);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Every input the loader fuzzer ever found a bug with, through the fuzz
@@ -895,7 +838,7 @@ int run_bytecode_tests(void) {
       cmocka_unit_test(test_call_depth_limit),  cmocka_unit_test(test_codecs_agree),
       cmocka_unit_test(test_loader_fuzz_regressions), cmocka_unit_test(test_costs_round_trip),
       cmocka_unit_test(test_costs_corrupt),     cmocka_unit_test(test_module_section),     cmocka_unit_test(test_profile),
-      cmocka_unit_test(test_mxu_dot_validator), cmocka_unit_test(test_gemm_packed_b),
+      cmocka_unit_test(test_mxu_dot_validator),
       cmocka_unit_test(test_fusion_inplace_flag),
   };
   return cmocka_run_group_tests_name("bytecode", tests, NULL, NULL);

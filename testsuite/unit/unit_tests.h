@@ -37,6 +37,7 @@ int run_tables_tests(void);
 int run_infer_tests(void);
 int run_runtime_tests(void);
 int run_vecmath_tests(void);
+int run_gemm_tests(void);
 
 /* A VmReallocFn that fails the fail_at-th allocation (1-based) and counts
  * calls: for the VM's allocation-failure tests. */

@@ -866,8 +866,7 @@ static int run_output(VmExec *x, const FusionPlan *p, const VmFunc *fn, const Vm
   bool conv = dot->opcode == VM_OP_CONVOLUTION;
   /* Scratch for every worker vm_parallel_for may start. */
   int workers = vm_parallel_workers(x, INT64_MAX);
-  if (conv ? p->n < PARALLEL_MIN : (double)p->n * (double)args[0].type->count < (double)PARALLEL_MIN * 4096)
-    workers = 1;
+  if (conv && p->n < PARALLEL_MIN) workers = 1;
   o.R.work_bytes = view_work_bytes(p);
   size_t total;
   char *mem = tiles_alloc(x, &o.R, workers, &total);
@@ -877,7 +876,7 @@ static int run_output(VmExec *x, const FusionPlan *p, const VmFunc *fn, const Vm
     rc = run_conv(x, &o, args, ot, workers);
   } else {
     rc = fusion_dot_begin(&o.d, x, dot, args, ot, workers);
-    if (rc == VM_OK && run_tasks(x, workers, fusion_dot_ntasks(&o.d), dot_task, &o) != VM_OK)
+    if (rc == VM_OK && run_tasks(x, fusion_dot_workers(&o.d), fusion_dot_ntasks(&o.d), dot_task, &o) != VM_OK)
       rc = vm_trap(x, "fusion: a block of the contraction failed");
     fusion_dot_end(&o.d);
   }

@@ -3,12 +3,6 @@
 
 #include "vm/kernels/fusion_dot.h"
 
-/* The fixed block decomposition of a dot's B x M x N result: tasks of up
- * to ROW_GROUP rows by COL_BLOCK columns (the rhs panel is packed once per
- * task), computed BLOCK_ROWS rows at a time into a block that stays in
- * cache while the callback reads it. */
-enum { COL_BLOCK = 512, ROW_GROUP = 512, BLOCK_ROWS = 64 };
-
 /* Convolution chunks hold whole images, at least this many result bytes. */
 enum { CONV_CHUNK_BYTES = 1 << 20 };
 
@@ -86,28 +80,34 @@ bool fusion_dot_supported(const VmInstr *ins, const VmType *lt, const VmType *rt
          gemm_kind_for(ot->elem, lt->elem, rt->elem) >= 0;
 }
 
-/* The per-worker GEMM states and buffers, all in tile memory (per worker,
- * outside the accounted HBM); traps when out of memory. */
+/* The per-worker GEMM states and tile buffers, all in tile memory (per
+ * worker, outside the accounted HBM); traps when out of memory. */
 static int alloc_workers(FusionDot *d, int max_workers) {
   d->workers = max_workers < 1 ? 1 : max_workers;
-  GemmWork probe;
-  gemm_work_init(&probe, d->x, d->kind);
-  int64_t cols = min64(d->n, COL_BLOCK);
-  d->panel_bytes = (gemm_packed_b_bytes(&probe, d->k, cols) + 63) & ~(size_t)63;
-  gemm_work_free(&probe);
-  d->block_bytes = ((size_t)(BLOCK_ROWS * cols) * (size_t)d->ces + 63) & ~(size_t)63;
-  size_t out_block = d->native_out ? 0 : ((size_t)(BLOCK_ROWS * cols) * (size_t)d->oes + 63) & ~(size_t)63;
-  d->work_bytes = d->panel_bytes + d->block_bytes + out_block + ((sizeof(GemmWork) + 63) & ~(size_t)63);
+  d->block_bytes = ((size_t)(d->tm * d->tn) * (size_t)d->ces + 63) & ~(size_t)63;
+  size_t out_block = d->native_out ? 0 : ((size_t)(d->tm * d->tn) * (size_t)d->oes + 63) & ~(size_t)63;
+  d->work_bytes = d->block_bytes + out_block + ((sizeof(GemmWork) + 63) & ~(size_t)63);
   d->total = d->work_bytes * (size_t)d->workers;
   d->work = vm_tile_alloc(d->x, d->total);
   if (!d->work) return vm_trap(d->x, "out of memory: %zu bytes of fusion dot blocks", d->total);
   for (int w = 0; w < d->workers; w++) gemm_work_init(worker_gemm(d, w), d->x, d->kind);
   d->ngw = d->workers;
   for (int w = 0; w < d->workers; w++) {
-    int rc = gemm_work_reserve(worker_gemm(d, w), BLOCK_ROWS, 0, d->k);
+    int rc = gemm_work_reserve(worker_gemm(d, w), d->tm, d->tn, d->k);
     if (rc != VM_OK) return rc;
   }
   return VM_OK;
+}
+
+/* The operands as gemm_run reads them without copying (gemm_batched's
+ * layouts), copied into tile memory otherwise. */
+static int ready_operands(FusionDot *d) {
+  GemmOperand a = {d->a, d->a_bs, d->a_rs, d->a_cs}, b = {d->b, d->b_bs, d->b_rs, d->b_cs};
+  int rc = gemm_operand_ready(d->x, d->kind, d->batch, d->m, d->k, &a, &d->ready[0], &d->ready_bytes[0]);
+  if (rc == VM_OK) rc = gemm_operand_ready(d->x, d->kind, d->batch, d->k, d->n, &b, &d->ready[1], &d->ready_bytes[1]);
+  d->a = a.base, d->a_bs = a.batch_stride, d->a_rs = a.row_stride, d->a_cs = a.col_stride;
+  d->b = b.base, d->b_bs = b.batch_stride, d->b_rs = b.row_stride, d->b_cs = b.col_stride;
+  return rc;
 }
 
 int fusion_dot_begin(FusionDot *d, VmExec *x, const VmInstr *ins, const VmTensor *in, const VmType *ot,
@@ -131,8 +131,9 @@ int fusion_dot_begin(FusionDot *d, VmExec *x, const VmInstr *ins, const VmTensor
   d->out_elem = ot->elem;
   d->oes = vm_elem_bytes(ot->elem);
   d->native_out = gemm_is_native(d->kind, ot->elem);
-  d->ncb = (d->n + COL_BLOCK - 1) / COL_BLOCK;
-  d->nrg = (d->m + ROW_GROUP - 1) / ROW_GROUP;
+  gemm_tile_shape(d->m, d->n, d->k, &d->tm, &d->tn);
+  d->ncb = (d->n + d->tn - 1) / d->tn;
+  d->nrg = (d->m + d->tm - 1) / d->tm;
   const int *lg[3] = {lbatch, lfree, lcon}, *rg[3] = {rbatch, rcon, rfree};
   const int lng[3] = {(int)nb, nlf, (int)nc}, rng[3] = {(int)nb, (int)nc, nrf};
   int64_t ls[3] = {0}, rs[3] = {0};
@@ -140,37 +141,42 @@ int fusion_dot_begin(FusionDot *d, VmExec *x, const VmInstr *ins, const VmTensor
   if (rcode == VM_OK) rcode = load_operand(d, 1, &in[1], rg, rng, rs, &d->b);
   d->a_bs = ls[0], d->a_rs = ls[1], d->a_cs = ls[2];
   d->b_bs = rs[0], d->b_rs = rs[1], d->b_cs = rs[2];
+  if (rcode == VM_OK) rcode = ready_operands(d);
   if (rcode == VM_OK) rcode = alloc_workers(d, max_workers);
   return rcode;
+}
+
+int fusion_dot_workers(const FusionDot *d) {
+  double flops = 2.0 * (double)d->batch * (double)d->m * (double)d->n * (double)d->k;
+  int64_t tasks = fusion_dot_ntasks(d);
+  if (flops < GEMM_TILE_FLOPS || tasks < 2) return 1;
+  return tasks < d->workers ? (int)tasks : d->workers;
 }
 
 int64_t fusion_dot_ntasks(const FusionDot *d) { return d->batch * d->nrg * d->ncb; }
 
 int fusion_dot_task(FusionDot *d, int worker, int64_t t, FusionBlockFn fn, void *ctx) {
   int64_t cb = t % d->ncb, rg = t / d->ncb % d->nrg, bi = t / d->ncb / d->nrg;
-  int64_t c0 = cb * COL_BLOCK, cols = min64(COL_BLOCK, d->n - c0);
-  int64_t r0 = rg * ROW_GROUP, r1 = min64(d->m, r0 + ROW_GROUP);
+  int64_t c0 = cb * d->tn, cols = min64(d->tn, d->n - c0);
+  int64_t r0 = rg * d->tm, rows = min64(d->tm, d->m - r0);
   GemmWork *w = worker_gemm(d, worker);
-  char *panel = d->work + (size_t)worker * d->work_bytes, *cblk = panel + d->panel_bytes;
+  char *cblk = d->work + (size_t)worker * d->work_bytes;
   char *oblk = d->native_out ? cblk : cblk + d->block_bytes;
   size_t es = (size_t)d->ces;
-  gemm_pack_b(w, d->k, cols, d->b + (size_t)(bi * d->b_bs + c0 * d->b_cs) * es, d->b_rs, d->b_cs, panel);
-  for (int64_t r = r0; r < r1; r += BLOCK_ROWS) {
-    int64_t rows = min64(BLOCK_ROWS, r1 - r);
-    const char *a = d->a + (size_t)(bi * d->a_bs + r * d->a_rs) * es;
-    if (gemm_run_packed(w, rows, cols, d->k, a, d->a_rs, d->a_cs, panel, cblk, cols) != VM_OK) return VM_TRAP;
-    if (!d->native_out) gemm_store(d->kind, d->out_elem, cblk, rows * cols, oblk);
-    int64_t first = (bi * d->m + r) * d->n + c0;
-    if (fn(ctx, worker, oblk, cols, first, d->n, rows, cols) != VM_OK) return VM_TRAP;
-  }
-  return VM_OK;
+  const char *a = d->a + (size_t)(bi * d->a_bs + r0 * d->a_rs) * es;
+  const char *b = d->b + (size_t)(bi * d->b_bs + c0 * d->b_cs) * es;
+  if (gemm_run(w, rows, cols, d->k, a, d->a_rs, d->a_cs, b, d->b_rs, d->b_cs, cblk, cols) != VM_OK) return VM_TRAP;
+  if (!d->native_out) gemm_store(d->kind, d->out_elem, cblk, rows * cols, oblk);
+  return fn(ctx, worker, oblk, cols, (bi * d->m + r0) * d->n + c0, d->n, rows, cols);
 }
 
 void fusion_dot_end(FusionDot *d) {
   for (int w = 0; w < d->ngw; w++) gemm_work_free(worker_gemm(d, w));
   if (d->work) vm_tile_free(d->x, d->work, d->total);
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < 2; i++) {
+    if (d->ready[i]) vm_tile_free(d->x, d->ready[i], d->ready_bytes[i]);
     if (d->owned[i]) vm_scratch_free(d->x, d->owned[i], d->owned_bytes[i]);
+  }
 }
 
 int64_t fusion_conv_chunk(const VmInstr *ins, const VmType *lt, const VmType *ot) {

@@ -1,10 +1,10 @@
 /* The contraction of an output fusion (vm/kernels/fusion.c) computed block
- * by block: a dot_general (or mxu_dot, the same bits) as B x M x N blocks
- * of the host GEMM (vm/kernels/gemm.h) on host threads, each block handed
- * to a callback while it is in cache; a convolution as chunks of whole
- * batch images.  The block decomposition depends on the shapes only, and
- * each GEMM call sums every element over K in one order, so the bits never
- * depend on the thread count.  Internal to vm/. */
+ * by block: a dot_general (or mxu_dot, the same bits) as the output tiles
+ * gemm_batched would compute (vm/kernels/gemm.h), one gemm_run each on
+ * host threads, each block handed to a callback while it is in cache; a
+ * convolution as chunks of whole batch images.  The blocks depend on the
+ * shapes only and are gemm_batched's own, so the bits are the unfused
+ * dot_general's and never depend on the thread count.  Internal to vm/. */
 #ifndef VM_K_FUSION_DOT_H
 #define VM_K_FUSION_DOT_H
 
@@ -31,10 +31,13 @@ typedef struct FusionDot {
   int64_t a_bs, a_rs, a_cs, b_bs, b_rs, b_cs;
   void *owned[2];
   size_t owned_bytes[2];
+  void *ready[2];   /* operand copies gemm_operand_ready made (tile memory) */
+  size_t ready_bytes[2];
+  int64_t tm, tn;   /* the blocks: gemm_batched's output tiles (gemm_tile_shape) */
   int64_t ncb, nrg; /* column blocks and row groups per batch */
   int workers, ngw; /* workers, and how many GEMM states are initialised */
-  char *work;       /* per worker: packed rhs panel, compute block, result block, GEMM state */
-  size_t work_bytes, panel_bytes, block_bytes, total;
+  char *work;       /* per worker: compute block, result block, GEMM state */
+  size_t work_bytes, block_bytes, total;
 } FusionDot;
 
 /* Whether ins (dot_general, mxu_dot) can run block by block. */
@@ -45,6 +48,9 @@ int fusion_dot_begin(FusionDot *d, VmExec *x, const VmInstr *ins, const VmTensor
                      int max_workers);
 /* Tasks of the fixed decomposition. */
 int64_t fusion_dot_ntasks(const FusionDot *d);
+/* Workers worth starting: one below GEMM_TILE_FLOPS of work (as
+ * gemm_batched), else up to the tasks and the workers prepared. */
+int fusion_dot_workers(const FusionDot *d);
 /* Computes task t's blocks on worker's scratch, handing each to fn (safe on
  * host threads: never touches the VmExec). */
 int fusion_dot_task(FusionDot *d, int worker, int64_t t, FusionBlockFn fn, void *ctx);

@@ -1,81 +1,48 @@
-/* Matrix-multiply engine for dot_general and convolution (see gemm.h). */
+/* Matrix-multiply engine for dot_general, mxu_dot, convolution and
+ * ragged_dot (see gemm.h).  f32 and f64 products go to OpenBLAS, run
+ * single-threaded inside the VM (openblas_set_num_threads(1), once, for
+ * the process's instance of the library) while gemm_batched shares a
+ * product's output tiles among the VM's host threads. */
 #include "vm/kernels/gemm.h"
 
+#include <cblas.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vm/dtype.h"
+#include "vm/kernels/gemm_packed.h"
+#include "vm/kernels/gemm_skinny.h"
 #include "vm/kernels/kernels.h"
+#include "vm/parallel.h"
 
-/* Cache blocking of the real kernels: an A block (GK_MC x GK_KC) stays in
- * L2, a packed B panel (GK_KC x GK_NR) in L1.  GK_MC is a multiple of the
- * micro-kernel's 6 rows, GK_NC of every GK_NR. */
-#define GK_MC 120
-#define GK_KC 256
-#define GK_NC 4096
-#define GK_NR_MAX 16 /* widest B panel of all instances (f32 AVX2) */
+/* gemm_batched's tiles: one per GEMM_TILE_FLOPS of work (gemm.h), at most
+ * MAX_TILES per product, at least MIN_TM rows and MIN_TN columns. */
+#define MAX_TILES 8
+#define MIN_TM 16
+#define MIN_TN 64
 
-/* ---- the blocked kernels: SSE2-width instances, AVX2 ones on x86 ---- */
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-typedef float gk_v4f __attribute__((vector_size(16)));
-typedef double gk_v2d __attribute__((vector_size(16)));
+/* ---- instruction sets ---- */
 
-#define GK_T float
-#define GK_V gk_v4f
-#define GK_VL 4
-#define GK_ATTR
-#define GK_NAME(x) x##_f32_v4
-#include "vm/kernels/gemm_kernel.inc"
-#undef GK_T
-#undef GK_V
-#undef GK_VL
-#undef GK_ATTR
-#undef GK_NAME
-
-#define GK_T double
-#define GK_V gk_v2d
-#define GK_VL 2
-#define GK_ATTR
-#define GK_NAME(x) x##_f64_v2
-#include "vm/kernels/gemm_kernel.inc"
-#undef GK_T
-#undef GK_V
-#undef GK_VL
-#undef GK_ATTR
-#undef GK_NAME
-
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#define GK_HAVE_AVX2 1
-typedef float gk_v8f __attribute__((vector_size(32)));
-typedef double gk_v4d __attribute__((vector_size(32)));
-
-#define GK_T float
-#define GK_V gk_v8f
-#define GK_VL 8
-#define GK_ATTR __attribute__((target("avx2")))
-#define GK_NAME(x) x##_f32_v8
-#include "vm/kernels/gemm_kernel.inc"
-#undef GK_T
-#undef GK_V
-#undef GK_VL
-#undef GK_ATTR
-#undef GK_NAME
-
-#define GK_T double
-#define GK_V gk_v4d
-#define GK_VL 4
-#define GK_ATTR __attribute__((target("avx2")))
-#define GK_NAME(x) x##_f64_v4
-#include "vm/kernels/gemm_kernel.inc"
-#undef GK_T
-#undef GK_V
-#undef GK_VL
-#undef GK_ATTR
-#undef GK_NAME
-#else
-#define GK_HAVE_AVX2 0
-#endif
+GemmIsa gemm_isa_default(void) {
+  const char *s = getenv("TPU_VM_ISA");
+  if (s && !strcmp(s, "generic")) return GEMM_ISA_GENERIC;
+  if (s && !strcmp(s, "avx2")) return GEMM_ISA_AVX2;
+  return GEMM_ISA_AVX512;
+}
 
 /* ---- kinds ---- */
+
+/* The kind of an integer product: GK_I8xy for 8-bit operands into a
+ * result of at most 32 bits, else GK_I64. */
+static GemmKind int_kind(int result_elem, int lhs_elem, int rhs_elem) {
+  bool l8 = lhs_elem == TPUB_I8 || lhs_elem == TPUB_U8, r8 = rhs_elem == TPUB_I8 || rhs_elem == TPUB_U8;
+  if (!l8 || !r8 || vm_elem_bytes(result_elem) > 4) return GK_I64;
+  return (GemmKind)(GK_I8SS + 2 * (lhs_elem == TPUB_U8) + (rhs_elem == TPUB_U8));
+}
 
 int gemm_kind_for(int result_elem, int lhs_elem, int rhs_elem) {
   int rc = vm_elem_class(result_elem);
@@ -87,17 +54,22 @@ int gemm_kind_for(int result_elem, int lhs_elem, int rhs_elem) {
     return result_elem == TPUB_C128 ? GK_C128 : GK_C64;
   case TPUB_CLASS_FLOAT:
     if (lc == TPUB_CLASS_COMPLEX || hc == TPUB_CLASS_COMPLEX) return -1;
-    return result_elem == TPUB_F64 ? GK_F64 : GK_F32;
+    if (result_elem == TPUB_F64) return GK_F64;
+    return lhs_elem == TPUB_BF16 && rhs_elem == TPUB_BF16 ? GK_BF16 : GK_F32;
   default:
     if (!ints) return -1;
-    return result_elem == TPUB_I1 ? GK_BOOL : GK_I64;
+    if (result_elem == TPUB_I1) return GK_BOOL;
+    return int_kind(result_elem, lhs_elem, rhs_elem);
   }
 }
 
 int gemm_kind_bytes(GemmKind k) {
-  static const int bytes[] = {4, 8, 8, 16, 8, 1};
+  static const int bytes[] = {4, 8, 8, 16, 8, 1, 4, 4, 4, 4, 4};
   return bytes[k];
 }
+
+/* The packed kinds: bf16 and 8-bit integers. */
+static bool packed_kind(GemmKind k) { return k >= GK_BF16; }
 
 bool gemm_is_native(GemmKind k, int elem) {
   switch (k) {
@@ -107,8 +79,9 @@ bool gemm_is_native(GemmKind k, int elem) {
   case GK_C128: return elem == TPUB_C128;
   case GK_I64: return elem == TPUB_I64 || elem == TPUB_U64;
   case GK_BOOL: return elem == TPUB_I1;
+  case GK_BF16: return elem == TPUB_F32;
+  default: return elem == TPUB_I32 || elem == TPUB_U32;
   }
-  return false;
 }
 
 enum { CHUNK = 256 };
@@ -131,13 +104,31 @@ static void load_real_as_complex(bool dbl, int elem, const void *src, int64_t n,
   }
 }
 
+/* 8-bit elements (i8 or u8) -> int32. */
+static void load_int8(int elem, const void *src, int64_t n, int32_t *dst) {
+  if (elem == TPUB_I8)
+    for (int64_t i = 0; i < n; i++) dst[i] = ((const int8_t *)src)[i];
+  else
+    for (int64_t i = 0; i < n; i++) dst[i] = ((const uint8_t *)src)[i];
+}
+
+/* int32 -> an integer type of at most 32 bits, wrapping. */
+static void store_int32(int elem, const int32_t *src, int64_t n, void *dst) {
+  for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
+    int64_t tmp[CHUNK], cnt = n - i0 < CHUNK ? n - i0 : CHUNK;
+    for (int64_t i = 0; i < cnt; i++) tmp[i] = src[i0 + i];
+    vm_from_i64(elem, dst, i0, cnt, tmp);
+  }
+}
+
 void gemm_load(GemmKind k, int elem, const void *src, int64_t n, void *dst) {
   if (gemm_is_native(k, elem)) {
     memcpy(dst, src, (size_t)n * (size_t)gemm_kind_bytes(k));
     return;
   }
   switch (k) {
-  case GK_F32: vm_to_f32(elem, src, 0, n, dst); return;
+  case GK_F32:
+  case GK_BF16: vm_to_f32(elem, src, 0, n, dst); return;
   case GK_F64: vm_to_f64(elem, src, 0, n, dst); return;
   case GK_I64: vm_to_i64(elem, src, 0, n, dst); return;
   case GK_BOOL:
@@ -163,6 +154,7 @@ void gemm_load(GemmKind k, int elem, const void *src, int64_t n, void *dst) {
       load_real_as_complex(true, elem, src, n, dst);
     }
     return;
+  default: load_int8(elem, src, n, dst); return;
   }
 }
 
@@ -172,7 +164,8 @@ void gemm_store(GemmKind k, int elem, const void *src, int64_t n, void *dst) {
     return;
   }
   switch (k) {
-  case GK_F32: vm_from_f32(elem, dst, 0, n, src); return;
+  case GK_F32:
+  case GK_BF16: vm_from_f32(elem, dst, 0, n, src); return;
   case GK_F64: vm_from_f64(elem, dst, 0, n, src); return;
   case GK_I64: vm_from_i64(elem, dst, 0, n, src); return;
   case GK_BOOL:
@@ -188,6 +181,7 @@ void gemm_store(GemmKind k, int elem, const void *src, int64_t n, void *dst) {
   case GK_C128:
     for (int64_t i = 0; i < 2 * n; i++) ((float *)dst)[i] = (float)((const double *)src)[i];
     return;
+  default: store_int32(elem, src, n, dst); return;
   }
 }
 
@@ -237,57 +231,6 @@ void gemm_strided_copy(int es, int rank, const int64_t *sizes, const int64_t *st
 }
 
 #undef STRIDED_ROW
-
-/* ---- work buffers ---- */
-
-void gemm_work_init(GemmWork *w, VmExec *x, GemmKind kind) {
-  memset(w, 0, sizeof *w);
-  w->x = x;
-  w->kind = kind;
-#if GK_HAVE_AVX2
-  w->avx2 = __builtin_cpu_supports("avx2");
-#endif
-}
-
-void gemm_work_free(GemmWork *w) {
-  if (w->apack) vm_tile_free(w->x, w->apack, w->abytes);
-  if (w->bpack) vm_tile_free(w->x, w->bpack, w->bbytes);
-  w->apack = w->bpack = NULL;
-  w->abytes = w->bbytes = 0;
-  w->reserved = false;
-}
-
-/* Packing buffer bytes of the real kernels for a product of these sizes. */
-static void pack_bytes(GemmKind kind, int64_t M, int64_t N, int64_t K, size_t *abytes, size_t *bbytes) {
-  int64_t es = gemm_kind_bytes(kind);
-  int64_t mc = M < GK_MC ? (M + 5) / 6 * 6 : GK_MC;
-  int64_t nc = N < GK_NC ? (N + GK_NR_MAX - 1) / GK_NR_MAX * GK_NR_MAX : GK_NC;
-  int64_t kc = K < GK_KC ? K : GK_KC;
-  *abytes = (size_t)(mc * kc * es);
-  *bbytes = (size_t)(nc * kc * es);
-}
-
-/* Grows *buf to at least n bytes; false when refused. */
-static bool ensure_buffer(VmExec *x, void **buf, size_t *have, size_t n) {
-  if (*have >= n) return true;
-  if (*buf) vm_tile_free(x, *buf, *have);
-  *buf = vm_tile_alloc(x, n);
-  *have = *buf ? n : 0;
-  return *buf != NULL;
-}
-
-int gemm_work_reserve(GemmWork *w, int64_t M, int64_t N, int64_t K) {
-  w->reserved = false;
-  if ((w->kind == GK_F32 || w->kind == GK_F64) && M > 0 && K > 0) {
-    size_t abytes, bbytes;
-    pack_bytes(w->kind, M, N, K, &abytes, &bbytes);
-    if (!ensure_buffer(w->x, &w->apack, &w->abytes, abytes) ||
-        (N > 0 && !ensure_buffer(w->x, &w->bpack, &w->bbytes, bbytes)))
-      return vm_trap(w->x, "out of memory: matrix multiply packing buffers");
-  }
-  w->reserved = true;
-  return VM_OK;
-}
 
 /* ---- the generic kernels (complex, integer, boolean) ---- */
 
@@ -344,10 +287,130 @@ static void gemm_bool(int64_t M, int64_t N, int64_t K, const uint8_t *a, int64_t
   }
 }
 
-/* gemm_run and gemm_run_packed: B strided, or (packed != NULL) packed by
- * gemm_pack_b, for the real kernels. */
-static int gemm_any(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_t rsa, int64_t csa,
-                    const void *B, int64_t rsb, int64_t csb, const void *packed, void *C, int64_t ldc) {
+/* ---- work buffers ---- */
+
+void gemm_work_init(GemmWork *w, VmExec *x, GemmKind kind) {
+  memset(w, 0, sizeof *w);
+  w->x = x;
+  w->kind = kind;
+  w->isa = gemm_isa_default();
+}
+
+void gemm_work_free(GemmWork *w) {
+  if (w->apack) vm_tile_free(w->x, w->apack, w->abytes);
+  if (w->bpack) vm_tile_free(w->x, w->bpack, w->bbytes);
+  if (w->sums) vm_tile_free(w->x, w->sums, w->sbytes);
+  w->apack = w->bpack = w->sums = NULL;
+  w->abytes = w->bbytes = w->sbytes = 0;
+  w->reserved = false;
+}
+
+/* The packed kernels of a packed kind for w's ISA. */
+static const GemmPacked *packed_kernels(const GemmWork *w) {
+  return w->kind == GK_BF16 ? gemm_bf16_kernels(w->isa) : gemm_int8_kernels(w->isa, w->kind);
+}
+
+/* Grows *buf to at least n bytes; false when refused. */
+static bool ensure_buffer(VmExec *x, void **buf, size_t *have, size_t n) {
+  if (*have >= n) return true;
+  if (*buf) vm_tile_free(x, *buf, *have);
+  *buf = vm_tile_alloc(x, n);
+  *have = *buf ? n : 0;
+  return *buf != NULL;
+}
+
+/* Makes w's buffers at least abytes, bbytes and sbytes; a trap when
+ * refused, VM_TRAP alone when w is reserved and they are too small. */
+static int ensure_buffers(GemmWork *w, size_t abytes, size_t bbytes, size_t sbytes) {
+  if (w->reserved && (abytes > w->abytes || bbytes > w->bbytes || sbytes > w->sbytes)) return VM_TRAP;
+  if (!ensure_buffer(w->x, &w->apack, &w->abytes, abytes) || !ensure_buffer(w->x, &w->bpack, &w->bbytes, bbytes) ||
+      !ensure_buffer(w->x, &w->sums, &w->sbytes, sbytes))
+    return vm_trap(w->x, "out of memory: matrix multiply packing buffers");
+  return VM_OK;
+}
+
+int gemm_work_reserve(GemmWork *w, int64_t M, int64_t N, int64_t K) {
+  w->reserved = false;
+  if (packed_kind(w->kind) && M > 0 && N > 0 && K > 0) {
+    size_t abytes, bbytes;
+    gemm_packed_bytes(packed_kernels(w), M, N, K, &abytes, &bbytes);
+    int status = ensure_buffers(w, abytes, bbytes, (size_t)(M + N) * 4);
+    if (status != VM_OK) return status;
+  }
+  w->reserved = true;
+  return VM_OK;
+}
+
+/* ---- OpenBLAS ---- */
+
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+
+/* OpenBLAS's own threads off: the VM shares the work among its threads. */
+static void blas_init(void) { openblas_set_num_threads(1); }
+
+/* How BLAS reads a rows x cols matrix with strides rs, cs (elements):
+ * row-major (no transpose) or column-major (transposed), with leading
+ * dimension *ld; false when it is neither. */
+static bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *trans, int64_t *ld) {
+  if ((cs == 1 || cols == 1) && (rows == 1 || rs >= cols)) {
+    *trans = false;
+    *ld = rows == 1 ? (cols > 1 ? cols : 1) : rs;
+  } else if ((rs == 1 || rows == 1) && (cols == 1 || cs >= rows)) {
+    *trans = true;
+    *ld = cols == 1 ? (rows > 1 ? rows : 1) : cs;
+  } else {
+    return false;
+  }
+  return *ld <= INT_MAX;
+}
+
+/* An operand BLAS cannot read as it is, copied row-major into *buf. */
+static int blas_operand(GemmWork *w, int64_t rows, int64_t cols, const void **p, int64_t *rs, int64_t *cs,
+                        bool *trans, int64_t *ld, void **buf, size_t *have) {
+  if (blas_layout(rows, cols, *rs, *cs, trans, ld)) return VM_OK;
+  int es = gemm_kind_bytes(w->kind);
+  size_t bytes = (size_t)(rows * cols * es);
+  if (w->reserved && bytes > *have) return VM_TRAP;
+  if (!ensure_buffer(w->x, buf, have, bytes)) return vm_trap(w->x, "out of memory: matrix multiply operand copy");
+  int64_t sizes[2] = {rows, cols}, strides[2] = {*rs, *cs};
+  gemm_strided_copy(es, 2, sizes, strides, *p, *buf);
+  *p = *buf;
+  *rs = cols, *cs = 1;
+  return blas_layout(rows, cols, *rs, *cs, trans, ld) ? VM_OK : VM_TRAP;
+}
+
+/* C = A * B through cblas_sgemm or cblas_dgemm. */
+static int blas_gemm(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_t rsa, int64_t csa,
+                     const void *B, int64_t rsb, int64_t csb, void *C, int64_t ldc) {
+  bool ta, tb;
+  int64_t lda, ldb;
+  int status = blas_operand(w, M, K, &A, &rsa, &csa, &ta, &lda, &w->apack, &w->abytes);
+  if (status == VM_OK) status = blas_operand(w, K, N, &B, &rsb, &csb, &tb, &ldb, &w->bpack, &w->bbytes);
+  if (status != VM_OK) return status;
+  pthread_once(&blas_once, blas_init);
+  enum CBLAS_TRANSPOSE at = ta ? CblasTrans : CblasNoTrans, bt = tb ? CblasTrans : CblasNoTrans;
+  if (w->kind == GK_F32)
+    cblas_sgemm(CblasRowMajor, at, bt, (int)M, (int)N, (int)K, 1.0f, A, (int)lda, B, (int)ldb, 0.0f, C, (int)ldc);
+  else
+    cblas_dgemm(CblasRowMajor, at, bt, (int)M, (int)N, (int)K, 1.0, A, (int)lda, B, (int)ldb, 0.0, C, (int)ldc);
+  return VM_OK;
+}
+
+/* C = A * B through the packed kernels of a bf16 or 8-bit kind. */
+static int packed_gemm(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_t rsa, int64_t csa,
+                       const void *B, int64_t rsb, int64_t csb, void *C, int64_t ldc) {
+  const GemmPacked *g = packed_kernels(w);
+  size_t abytes, bbytes;
+  gemm_packed_bytes(g, M, N, K, &abytes, &bbytes);
+  int status = ensure_buffers(w, abytes, bbytes, (size_t)(M + N) * 4);
+  if (status != VM_OK) return status;
+  gemm_packed_run(g, M, N, K, A, rsa, csa, B, rsb, csb, C, ldc, w->apack, w->bpack);
+  if (w->kind != GK_BF16) gemm_int8_fix(g, M, N, K, A, rsa, csa, B, rsb, csb, C, ldc, w->sums);
+  return VM_OK;
+}
+
+int gemm_run(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_t rsa, int64_t csa, const void *B,
+             int64_t rsb, int64_t csb, void *C, int64_t ldc) {
   if (M <= 0 || N <= 0) return VM_OK;
   int es = gemm_kind_bytes(w->kind);
   if (K <= 0) {
@@ -356,89 +419,110 @@ static int gemm_any(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A,
   }
   switch (w->kind) {
   case GK_F32:
-  case GK_F64: {
-    size_t abytes, bbytes;
-    pack_bytes(w->kind, M, N, K, &abytes, &bbytes);
-    if (packed) bbytes = 0;
-    if (w->reserved && (abytes > w->abytes || bbytes > w->bbytes)) return VM_TRAP;
-    if (!ensure_buffer(w->x, &w->apack, &w->abytes, abytes) ||
-        (bbytes && !ensure_buffer(w->x, &w->bpack, &w->bbytes, bbytes)))
-      return vm_trap(w->x, "out of memory: matrix multiply packing buffers");
-    if (w->kind == GK_F32) {
-#if GK_HAVE_AVX2
-      if (w->avx2) {
-        gemm_f32_v8(M, N, K, A, rsa, csa, B, rsb, csb, C, ldc, w->apack, w->bpack, packed);
-        return VM_OK;
-      }
-#endif
-      gemm_f32_v4(M, N, K, A, rsa, csa, B, rsb, csb, C, ldc, w->apack, w->bpack, packed);
-    } else {
-#if GK_HAVE_AVX2
-      if (w->avx2) {
-        gemm_f64_v4(M, N, K, A, rsa, csa, B, rsb, csb, C, ldc, w->apack, w->bpack, packed);
-        return VM_OK;
-      }
-#endif
-      gemm_f64_v2(M, N, K, A, rsa, csa, B, rsb, csb, C, ldc, w->apack, w->bpack, packed);
-    }
-    return VM_OK;
-  }
+    if (gemm_skinny_f32(w->isa, M, N, K, A, rsa, csa, B, rsb, csb, C, ldc)) return VM_OK;
+    return blas_gemm(w, M, N, K, A, rsa, csa, B, rsb, csb, C, ldc);
+  case GK_F64: return blas_gemm(w, M, N, K, A, rsa, csa, B, rsb, csb, C, ldc);
   case GK_C64: COMPLEX_GEMM(float); return VM_OK;
   case GK_C128: COMPLEX_GEMM(double); return VM_OK;
   case GK_I64: gemm_i64(M, N, K, A, rsa, csa, B, rsb, csb, C, ldc); return VM_OK;
   case GK_BOOL: gemm_bool(M, N, K, A, rsa, csa, B, rsb, csb, C, ldc); return VM_OK;
+  default: return packed_gemm(w, M, N, K, A, rsa, csa, B, rsb, csb, C, ldc);
   }
+}
+
+/* ---- the batched, threaded product ---- */
+
+typedef struct BatchRun {
+  GemmKind kind;
+  int es;
+  int64_t M, N, K, tm, tn, row_tiles, col_tiles;
+  GemmOperand a, b;
+  char *C;
+  GemmWork *works;
+} BatchRun;
+
+void gemm_tile_shape(int64_t M, int64_t N, int64_t K, int64_t *tm, int64_t *tn) {
+  double flops = 2.0 * (double)M * (double)N * (double)K;
+  int64_t want = flops < GEMM_TILE_FLOPS ? 1 : flops >= (double)GEMM_TILE_FLOPS * MAX_TILES ? MAX_TILES
+                                                                                   : (int64_t)(flops / GEMM_TILE_FLOPS);
+  int64_t rb = 1, cb = 1;
+  while (rb * cb < want) {
+    int64_t h = (M + rb - 1) / rb, wd = (N + cb - 1) / cb;
+    bool rows_ok = h >= 2 * MIN_TM, cols_ok = wd >= 2 * MIN_TN;
+    if (rows_ok && (h >= wd || !cols_ok))
+      rb *= 2;
+    else if (cols_ok)
+      cb *= 2;
+    else
+      break;
+  }
+  *tm = min64(M, ((M + rb - 1) / rb + 15) / 16 * 16);
+  *tn = min64(N, ((N + cb - 1) / cb + 15) / 16 * 16);
+}
+
+/* Task t: tile (t / col_tiles) % row_tiles, t % col_tiles of batch
+ * t / (row_tiles * col_tiles). */
+static int batch_task(void *ctx, int worker, int64_t t) {
+  BatchRun *r = ctx;
+  int64_t per = r->row_tiles * r->col_tiles, b = t / per, i0 = t % per / r->col_tiles * r->tm;
+  int64_t j0 = t % r->col_tiles * r->tn, es = r->es;
+  const char *a = (const char *)r->a.base + (b * r->a.batch_stride + i0 * r->a.row_stride) * es;
+  const char *bm = (const char *)r->b.base + (b * r->b.batch_stride + j0 * r->b.col_stride) * es;
+  char *c = r->C + (b * r->M * r->N + i0 * r->N + j0) * es;
+  return gemm_run(&r->works[worker], min64(r->tm, r->M - i0), min64(r->tn, r->N - j0), r->K, a, r->a.row_stride,
+                  r->a.col_stride, bm, r->b.row_stride, r->b.col_stride, c, r->N);
+}
+
+int gemm_operand_ready(VmExec *x, GemmKind kind, int64_t batch, int64_t rows, int64_t cols, GemmOperand *o,
+                      void **copy, size_t *bytes) {
+  bool t;
+  int64_t ld;
+  if ((kind != GK_F32 && kind != GK_F64) || blas_layout(rows, cols, o->row_stride, o->col_stride, &t, &ld))
+    return VM_OK;
+  int es = gemm_kind_bytes(kind);
+  *bytes = (size_t)(batch * rows * cols * es);
+  if (!(*copy = vm_tile_alloc(x, *bytes)))
+    return vm_trap(x, "out of memory: matrix multiply operand copy (%zu bytes)", *bytes);
+  int64_t sizes[3] = {batch, rows, cols}, strides[3] = {o->batch_stride, o->row_stride, o->col_stride};
+  gemm_strided_copy(es, 3, sizes, strides, o->base, *copy);
+  *o = (GemmOperand){.base = *copy, .batch_stride = rows * cols, .row_stride = cols, .col_stride = 1};
   return VM_OK;
 }
 
-int gemm_run(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_t rsa,
-             int64_t csa, const void *B, int64_t rsb, int64_t csb, void *C, int64_t ldc) {
-  return gemm_any(w, M, N, K, A, rsa, csa, B, rsb, csb, NULL, C, ldc);
-}
-
-/* Columns of a B panel of w's real kernel (the packed width unit). */
-static int64_t panel_cols(const GemmWork *w) {
-  int64_t lanes = (w->kind == GK_F32 ? 4 : 2) * (w->avx2 ? 2 : 1);
-  return 2 * lanes;
-}
-
-size_t gemm_packed_b_bytes(const GemmWork *w, int64_t K, int64_t N) {
-  int64_t cols = N;
-  if (w->kind == GK_F32 || w->kind == GK_F64) cols = (N + panel_cols(w) - 1) / panel_cols(w) * panel_cols(w);
-  return (size_t)(K * cols * gemm_kind_bytes(w->kind));
-}
-
-void gemm_pack_b(const GemmWork *w, int64_t K, int64_t N, const void *B, int64_t rsb, int64_t csb, void *packed) {
-  if (K <= 0 || N <= 0) return;
-  switch (w->kind) {
-  case GK_F32:
-#if GK_HAVE_AVX2
-    if (w->avx2) {
-      pack_b_all_f32_v8(K, N, B, rsb, csb, packed);
-      return;
-    }
-#endif
-    pack_b_all_f32_v4(K, N, B, rsb, csb, packed);
-    return;
-  case GK_F64:
-#if GK_HAVE_AVX2
-    if (w->avx2) {
-      pack_b_all_f64_v4(K, N, B, rsb, csb, packed);
-      return;
-    }
-#endif
-    pack_b_all_f64_v2(K, N, B, rsb, csb, packed);
-    return;
-  default: {
-    int64_t sizes[2] = {K, N}, strides[2] = {rsb, csb};
-    gemm_strided_copy(gemm_kind_bytes(w->kind), 2, sizes, strides, B, packed);
-    return;
+/* Runs r's tasks with nworkers reserved works. */
+static int batch_tasks(VmExec *x, BatchRun *r, int64_t ntasks, int nworkers) {
+  int status = VM_OK, ready = 0;
+  for (; ready < nworkers && status == VM_OK; ready++) {
+    gemm_work_init(&r->works[ready], x, r->kind);
+    status = gemm_work_reserve(&r->works[ready], r->tm, r->tn, r->K);
   }
-  }
+  if (status == VM_OK && nworkers == 1)
+    for (int64_t t = 0; t < ntasks && status == VM_OK; t++) status = batch_task(r, 0, t);
+  else if (status == VM_OK && vm_parallel_for(x, ntasks, batch_task, r) != VM_OK)
+    status = vm_trap(x, "internal error: a matrix multiply tile outgrew its reserved buffers");
+  while (ready > 0) gemm_work_free(&r->works[--ready]);
+  return status;
 }
 
-int gemm_run_packed(GemmWork *w, int64_t M, int64_t N, int64_t K, const void *A, int64_t rsa, int64_t csa,
-                    const void *packed, void *C, int64_t ldc) {
-  if (w->kind == GK_F32 || w->kind == GK_F64) return gemm_any(w, M, N, K, A, rsa, csa, NULL, 0, 0, packed, C, ldc);
-  return gemm_any(w, M, N, K, A, rsa, csa, packed, N, 1, NULL, C, ldc);
+int gemm_batched(VmExec *x, GemmKind kind, int64_t batch, int64_t M, int64_t N, int64_t K, GemmOperand a,
+                 GemmOperand b, void *C) {
+  if (batch <= 0 || M <= 0 || N <= 0) return VM_OK;
+  BatchRun r = {.kind = kind, .es = gemm_kind_bytes(kind), .M = M, .N = N, .K = K, .a = a, .b = b, .C = C};
+  gemm_tile_shape(M, N, K, &r.tm, &r.tn);
+  r.row_tiles = (M + r.tm - 1) / r.tm;
+  r.col_tiles = (N + r.tn - 1) / r.tn;
+  int64_t ntasks = batch * r.row_tiles * r.col_tiles;
+  double flops = 2.0 * (double)batch * (double)M * (double)N * (double)K;
+  int nworkers = flops < GEMM_TILE_FLOPS ? 1 : vm_parallel_workers(x, ntasks);
+  void *acopy = NULL, *bcopy = NULL;
+  size_t abytes = 0, bbytes = 0, wbytes = sizeof(GemmWork) * (size_t)nworkers;
+  int status = gemm_operand_ready(x, kind, batch, M, K, &r.a, &acopy, &abytes);
+  if (status == VM_OK) status = gemm_operand_ready(x, kind, batch, K, N, &r.b, &bcopy, &bbytes);
+  if (status == VM_OK && !(r.works = vm_tile_alloc(x, wbytes)))
+    status = vm_trap(x, "out of memory: matrix multiply workers");
+  if (status == VM_OK) status = batch_tasks(x, &r, ntasks, nworkers);
+  if (r.works) vm_tile_free(x, r.works, wbytes);
+  if (acopy) vm_tile_free(x, acopy, abytes);
+  if (bcopy) vm_tile_free(x, bcopy, bbytes);
+  return status;
 }

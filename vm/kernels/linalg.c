@@ -4,8 +4,9 @@
  * operand whose batch, free and contracting dims each collapse into one
  * strided axis is used in place; otherwise it is first copied into a
  * contiguous [batch, rows, cols] layout.  The products run in the compute
- * kind of gemm.h (f32 for f32/f16/bf16..., f64, complex, int64 with wrap,
- * or/and for i1). */
+ * kind of gemm.h (f32 for f32/f16/minifloats, bf16 pairs into f32, f64,
+ * complex, int32 for 8-bit operands, int64 with wrap, or/and for i1) on
+ * host threads (gemm_batched). */
 #include <complex.h>
 #include <math.h>
 #include <string.h>
@@ -94,6 +95,19 @@ bool check_dot_general(VmCheck *c) {
   return true;
 }
 
+/* Scratch of a dot: accounted HBM, or tile buffers (mxu_dot's operand
+ * tiles, which the TPU holds in VMEM). */
+static void *dot_alloc(VmExec *x, bool tiles, size_t n) {
+  return tiles ? vm_tile_alloc(x, n) : vm_scratch_alloc(x, n);
+}
+
+static void dot_free(VmExec *x, bool tiles, void *p, size_t n) {
+  if (tiles)
+    vm_tile_free(x, p, n);
+  else
+    vm_scratch_free(x, p, n);
+}
+
 /* One operand of a batched product, as [batch][rows][cols] with strides in
  * elements of the compute kind. */
 typedef struct MatView {
@@ -124,7 +138,7 @@ static bool collapse_axes(int n, const int64_t *sizes, const int64_t *strides, i
 
 /* Makes a view of operand t (data in the compute kind at `data`, owned
  * scratch or not) whose three axis groups are given as dim lists. */
-static int make_view(VmExec *x, const VmType *t, const void *data, void *owned, size_t owned_bytes,
+static int make_view(VmExec *x, bool tiles, const VmType *t, const void *data, void *owned, size_t owned_bytes,
                      int es, const int *groups[3], const int ngroup[3], MatView *v) {
   int64_t strides[TPUB_MAX_RANK];
   row_major_strides(t, strides);
@@ -150,9 +164,9 @@ static int make_view(VmExec *x, const VmType *t, const void *data, void *owned, 
     return VM_OK;
   }
   size_t bytes = (size_t)t->count * (size_t)es;
-  void *copy = vm_scratch_alloc(x, bytes ? bytes : 1);
+  void *copy = dot_alloc(x, tiles, bytes ? bytes : 1);
   if (!copy) {
-    if (owned) vm_scratch_free(x, owned, owned_bytes);
+    if (owned) dot_free(x, tiles, owned, owned_bytes);
     return vm_trap(x, "out of memory: dot_general operand transpose (%zu bytes)", bytes);
   }
   int64_t all_sizes[TPUB_MAX_RANK], all_strides[TPUB_MAX_RANK];
@@ -164,7 +178,7 @@ static int make_view(VmExec *x, const VmType *t, const void *data, void *owned, 
       n++;
     }
   gemm_strided_copy(es, n, all_sizes, all_strides, data, copy);
-  if (owned) vm_scratch_free(x, owned, owned_bytes);
+  if (owned) dot_free(x, tiles, owned, owned_bytes);
   v->base = copy;
   v->owned = copy;
   v->owned_bytes = bytes ? bytes : 1;
@@ -175,7 +189,7 @@ static int make_view(VmExec *x, const VmType *t, const void *data, void *owned, 
 }
 
 /* Converts operand `in` to the compute kind if needed, then builds its view. */
-static int load_operand(VmExec *x, GemmKind kind, const VmTensor *in, const int *groups[3],
+static int load_operand(VmExec *x, bool tiles, GemmKind kind, const VmTensor *in, const int *groups[3],
                         const int ngroup[3], MatView *v) {
   int es = gemm_kind_bytes(kind);
   const void *data = in->data;
@@ -183,13 +197,13 @@ static int load_operand(VmExec *x, GemmKind kind, const VmTensor *in, const int 
   size_t bytes = 0;
   if (!gemm_is_native(kind, in->type->elem)) {
     bytes = (size_t)in->type->count * (size_t)es;
-    owned = vm_scratch_alloc(x, bytes ? bytes : 1);
+    owned = dot_alloc(x, tiles, bytes ? bytes : 1);
     if (!owned) return vm_trap(x, "out of memory: dot_general operand conversion (%zu bytes)", bytes);
     bytes = bytes ? bytes : 1;
     gemm_load(kind, in->type->elem, in->data, in->type->count, owned);
     data = owned;
   }
-  return make_view(x, in->type, data, owned, bytes, es, groups, ngroup, v);
+  return make_view(x, tiles, in->type, data, owned, bytes, es, groups, ngroup, v);
 }
 
 int gemm_free_dims(int rank, const int64_t *a, int64_t na, const int64_t *b, int64_t nb, int *out) {
@@ -202,7 +216,7 @@ int gemm_free_dims(int rank, const int64_t *a, int64_t na, const int64_t *b, int
   return n;
 }
 
-int exec_dot_general(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
+int gemm_dot_run(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out, bool tiles) {
   const VmType *lt = in[0].type, *rt = in[1].type, *ot = out[0].type;
   if (ot->count == 0) return VM_OK;
   int64_t nb, nc;
@@ -232,30 +246,31 @@ int exec_dot_general(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor
   const int *lgroups[3] = {lbatch, lfree, lcon}, *rgroups[3] = {rbatch, rcon, rfree};
   const int lng[3] = {(int)nb, nlf, (int)nc}, rng[3] = {(int)nb, (int)nc, nrf};
   MatView a, b;
-  int rc_status = load_operand(x, kind, &in[0], lgroups, lng, &a);
+  int rc_status = load_operand(x, tiles, kind, &in[0], lgroups, lng, &a);
   if (rc_status != VM_OK) return rc_status;
-  rc_status = load_operand(x, kind, &in[1], rgroups, rng, &b);
+  rc_status = load_operand(x, tiles, kind, &in[1], rgroups, rng, &b);
   if (rc_status != VM_OK) {
-    if (a.owned) vm_scratch_free(x, a.owned, a.owned_bytes);
+    if (a.owned) dot_free(x, tiles, a.owned, a.owned_bytes);
     return rc_status;
   }
   bool native_out = gemm_is_native(kind, ot->elem);
   size_t cbytes = native_out ? 0 : (size_t)ot->count * (size_t)es;
-  char *cbuf = native_out ? out[0].data : vm_scratch_alloc(x, cbytes);
-  GemmWork w;
-  gemm_work_init(&w, x, kind);
+  char *cbuf = native_out ? out[0].data : dot_alloc(x, tiles, cbytes);
   int status = VM_OK;
-  if (!cbuf) status = vm_trap(x, "out of memory: dot_general accumulator (%zu bytes)", cbytes);
-  for (int64_t i = 0; status == VM_OK && i < B; i++)
-    status = gemm_run(&w, M, N, K, a.base + i * a.batch_stride * es, a.row_stride, a.col_stride,
-                      b.base + i * b.batch_stride * es, b.row_stride, b.col_stride,
-                      cbuf + i * M * N * es, N);
+  if (!cbuf)
+    status = vm_trap(x, "out of memory: dot_general accumulator (%zu bytes)", cbytes);
+  else
+    status = gemm_batched(x, kind, B, M, N, K, (GemmOperand){a.base, a.batch_stride, a.row_stride, a.col_stride},
+                          (GemmOperand){b.base, b.batch_stride, b.row_stride, b.col_stride}, cbuf);
   if (status == VM_OK && !native_out) gemm_store(kind, ot->elem, cbuf, ot->count, out[0].data);
-  gemm_work_free(&w);
-  if (!native_out && cbuf) vm_scratch_free(x, cbuf, cbytes);
-  if (a.owned) vm_scratch_free(x, a.owned, a.owned_bytes);
-  if (b.owned) vm_scratch_free(x, b.owned, b.owned_bytes);
+  if (!native_out && cbuf) dot_free(x, tiles, cbuf, cbytes);
+  if (a.owned) dot_free(x, tiles, a.owned, a.owned_bytes);
+  if (b.owned) dot_free(x, tiles, b.owned, b.owned_bytes);
   return status;
+}
+
+int exec_dot_general(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
+  return gemm_dot_run(x, ins, in, out, false);
 }
 
 /* ------------------------------------------------------------------ */
