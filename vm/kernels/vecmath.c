@@ -57,10 +57,18 @@ VECMATH_AVX2 static __m256 exp8(__m256 x) {
   return _mm256_blendv_ps(r, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
 
+/* 1 / (1 + e^-x) of eight floats: the scalar kernel's formula with exp8. */
+VECMATH_AVX2 static __m256 logistic8(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  __m256 e = exp8(_mm256_sub_ps(_mm256_setzero_ps(), x));
+  return _mm256_div_ps(one, _mm256_add_ps(one, e));
+}
+
 /* The vector function of an opcode, or NULL. */
 static Vec8Fn vector_of(int opcode) {
   switch (opcode) {
   case VM_OP_EXPONENTIAL: return exp8;
+  case VM_OP_LOGISTIC: return logistic8;
   case VM_OP_ERF: return _ZGVdN8v_erff;
   case VM_OP_ERFC: return _ZGVdN8v_erfcf;
   case VM_OP_TANH: return _ZGVdN8v_tanhf;
