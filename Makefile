@@ -34,7 +34,7 @@ LDFLAGS ?=
 # GMP and xxHash are linked statically (Debian's -dev packages ship the .a):
 # two shared libraries fewer to load makes a warm cache hit, a few ms in all,
 # faster.  The C library stays shared, so valgrind still sees every malloc.
-LDLIBS   = -Wl,-Bstatic -lgmp -lxxhash -Wl,-Bdynamic -lopenblas -lmvec -lm -lpthread
+LDLIBS   = -Wl,-Bstatic -lgmp -lxxhash -Wl,-Bdynamic -lopenblas -lm -lpthread
 
 # ---------------------------------------------------------------- libraries
 # One static library per source folder, in link order (users before the
@@ -101,7 +101,7 @@ $(BUILD)/libtpurun.a: $(TPURUN_OBJS)
 	$(AR) rcs $@ $^
 
 $(BUILD)/libtpurun.so: $(TPURUN_OBJS)
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,libtpurun.so $(SO_DEFS) -o $@ $^ -lgmp -lxxhash -lopenblas -lmvec -lm -lpthread
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libtpurun.so $(SO_DEFS) -o $@ $^ -lgmp -lxxhash -lopenblas -lm -lpthread
 
 # Clients of the public header only (-I runtime, #include "tpurun.h"),
 # linked against the static library: the eager example and its benchmark.
@@ -124,10 +124,10 @@ $(BUILD)/unit_tests: $(call obj,$(UNIT_SRCS)) $(UNIT_LIBS)
 # runtime fuzzer's regression inputs replayed without libFuzzer
 # (testsuite/tools/fuzz_regressions.sh).
 $(BUILD)/runtime_threads: $(call obj,testsuite/runtime/threads.c) $(BUILD)/libtpurun.a
-	$(CC) $(LDFLAGS) -o $@ $^ -lgmp -lxxhash -lopenblas -lmvec -lm -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ -lgmp -lxxhash -lopenblas -lm -lpthread
 
 $(BUILD)/fuzz_runtime_replay: $(call obj,testsuite/fuzz/fuzz_runtime.c testsuite/fuzz/replay_main.c) $(BUILD)/libtpurun.a
-	$(CC) $(LDFLAGS) -o $@ $^ -lgmp -lxxhash -lopenblas -lmvec -lm -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ -lgmp -lxxhash -lopenblas -lm -lpthread
 
 # Parses, verifies and round-trips the conformance corpus (testsuite/corpus).
 $(BUILD)/corpus_check: $(call obj,testsuite/corpus/corpus_check.c) $(call lib,frontend ir)

@@ -11,6 +11,8 @@
 #   bf16, int8: bf16 x bf16 -> f32 and i8 x i8 -> i32 at 1024^3 and
 #           2048^3, GFLOP/s against our own f32 dot_general of the size.
 # Times are medians: tpurun --benchmark=N, NumPy N runs of the expression.
+# tpurun runs with OPENBLAS_NUM_THREADS=1: the VM never uses OpenBLAS's own
+# threads, which would otherwise spin on a core for the first ~70 ms.
 set -u
 BUILD=${1:?usage: bench/gemm.sh BUILD_DIR}
 TPURUN="$BUILD/tpurun"
@@ -51,7 +53,7 @@ done
 tpurun_ms() {
   local name=$1 t=$2
   shift 2
-  "$TPURUN" "$dir/$name.mlir" --threads="$t" "$@" --input=random:1 --input=random:2 --benchmark="$N" \
+  OPENBLAS_NUM_THREADS=1 "$TPURUN" "$dir/$name.mlir" --threads="$t" "$@" --input=random:1 --input=random:2 --benchmark="$N" \
     >"$dir/$name.out" 2>&1 || { cat "$dir/$name.out" >&2; return 1; }
   sed -n 's/^benchmark: .* median \([0-9.]*\) ms.*/\1/p' "$dir/$name.out"
 }

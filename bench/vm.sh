@@ -23,6 +23,8 @@
 # (--no-cache: compiled by this build, never an older cache entry) with
 # --benchmark=N (median of N runs after a warm-up), NumPy with the
 # median of N runs of the same expression.  Ratios > 1 mean tpurun is faster.
+# tpurun runs with OPENBLAS_NUM_THREADS=1 (the VM never uses OpenBLAS's
+# threads, which would otherwise spin on a core for the first ~70 ms).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=${1:?usage: bench/vm.sh BUILD_DIR}
@@ -75,7 +77,7 @@ MLIR
 tpurun_ms() {
   local name=$1
   shift
-  "$TPURUN" --no-cache "$dir/$name.mlir" "$@" --input=random:1 --input=random:2 --benchmark="$N" >"$dir/$name.out" 2>&1 ||
+  OPENBLAS_NUM_THREADS=1 "$TPURUN" --no-cache "$dir/$name.mlir" "$@" --input=random:1 --input=random:2 --benchmark="$N" >"$dir/$name.out" 2>&1 ||
     { cat "$dir/$name.out" >&2; return 1; }
   sed -n 's/^benchmark: .* median \([0-9.]*\) ms.*/\1/p' "$dir/$name.out"
 }
@@ -208,7 +210,7 @@ dm_row() {
   local label=$1 bytes=$2 name=$3 t cgbs
   shift 3
   cgbs=$(copy_gbs "$bytes") || { status=1; return; }
-  t=$("$TPURUN" --no-cache "$dir/$name.mlir" "$@" --benchmark="$N" 2>&1 | sed -n 's/^benchmark: .* median \([0-9.]*\) ms.*/\1/p')
+  t=$(OPENBLAS_NUM_THREADS=1 "$TPURUN" --no-cache "$dir/$name.mlir" "$@" --benchmark="$N" 2>&1 | sed -n 's/^benchmark: .* median \([0-9.]*\) ms.*/\1/p')
   [ -n "$t" ] || { "$TPURUN" --no-cache "$dir/$name.mlir" "$@" --benchmark=1 >&2; status=1; return; }
   awk -v l="$label" -v b="$bytes" -v t="$t" -v c="$cgbs" 'BEGIN {
     if (t == 0) { printf "%-34s %10.3f %10s %10.1f %9s\n", l, t, "alias", c, "-"; exit }
@@ -238,9 +240,9 @@ FFN=(--input=random:1 --input=random:2 --input=random:3)
 FFNB=$(((1024 * 768 + 768 * 3072 + 3072 + 1024 * 3072) * 4))
 dm_row "dot+bias+GELU, unfused (-O0)" "$FFNB" ffn -O0 "${FFN[@]}"
 dm_row "dot+bias+GELU, output fusion (-O2)" "$FFNB" ffn -O2 "${FFN[@]}"
-t0=$("$TPURUN" --no-cache "$dir/ffn.mlir" -O0 "${FFN[@]}" --benchmark="$N" 2>&1 | sed -n 's/^benchmark: .* median \([0-9.]*\) ms.*/\1/p')
-t2=$("$TPURUN" --no-cache "$dir/ffn.mlir" -O2 "${FFN[@]}" --benchmark="$N" 2>&1 | sed -n 's/^benchmark: .* median \([0-9.]*\) ms.*/\1/p')
-t21=$("$TPURUN" --no-cache "$dir/ffn.mlir" -O2 --threads=1 "${FFN[@]}" --benchmark="$N" 2>&1 | sed -n 's/^benchmark: .* median \([0-9.]*\) ms.*/\1/p')
+t0=$(OPENBLAS_NUM_THREADS=1 "$TPURUN" --no-cache "$dir/ffn.mlir" -O0 "${FFN[@]}" --benchmark="$N" 2>&1 | sed -n 's/^benchmark: .* median \([0-9.]*\) ms.*/\1/p')
+t2=$(OPENBLAS_NUM_THREADS=1 "$TPURUN" --no-cache "$dir/ffn.mlir" -O2 "${FFN[@]}" --benchmark="$N" 2>&1 | sed -n 's/^benchmark: .* median \([0-9.]*\) ms.*/\1/p')
+t21=$(OPENBLAS_NUM_THREADS=1 "$TPURUN" --no-cache "$dir/ffn.mlir" -O2 --threads=1 "${FFN[@]}" --benchmark="$N" 2>&1 | sed -n 's/^benchmark: .* median \([0-9.]*\) ms.*/\1/p')
 if [ -n "$t0" ] && [ -n "$t2" ] && [ -n "$t21" ]; then
   awk -v a="$t0" -v b="$t2" -v c="$t21" 'BEGIN { printf "output fusion 1024x768 @ 768x3072 + bias + GELU: -O0 (unfused) %.3f ms, -O2 (fused) %.3f ms (%.2fx), -O2 --threads=1 %.3f ms (%.2fx)\n", a, b, a / b, c, a / c }'
 else

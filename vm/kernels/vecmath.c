@@ -1,8 +1,9 @@
 /* Vector f32 functions for the element-wise kernels (vecmath.h): glibc's
  * libmvec AVX2 versions where they are within 2 ULP (glibc declares them
  * for its own vectorizer only under -ffast-math, so they are declared here
- * by their vector-ABI names, _ZGVdN8v_: AVX2, 8 lanes, one argument), and
- * exp computed here in double precision (libmvec's is 3 ULP). */
+ * by their vector-ABI names, _ZGVdN8v_: AVX2, 8 lanes, one argument;
+ * glibc's -lm linker script brings libmvec in), and exp computed here in
+ * double precision (libmvec's is 3 ULP). */
 #include "vm/kernels/vecmath.h"
 
 #include <stdlib.h>
