@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/models.sh BUILD_DIR — the optimizer on the real model exports
-# (../shared/models: searchless_chess_9m, jax_resnet_50): for each model at
-# -O0 and at -O2,
+# (../shared/models: searchless_chess_9m, jax_resnet_50) and the programs
+# of examples/: for each at -O0 and at -O2 (issue 15: -O2 never slower),
 #   - the whole-process wall time of `tpurun MODEL --input=random...`
 #     (what a user feels): cold, compiling (`--no-cache`), and warm, loading
 #     the bytecode from a compilation cache filled by an untimed run first
@@ -28,7 +28,7 @@ MODELS=${TPU_MODELS_DIR:-$(dirname "$CONF")/models}
 ROUNDS=${MODELS_ROUNDS:-3}
 RUNS=${MODELS_RUNS:-5}
 shopt -s nullglob
-models=("$MODELS"/*.mlir)
+models=("$MODELS"/*.mlir "$ROOT"/examples/*.mlir)
 [ ${#models[@]} -gt 0 ] || { echo "skipped: no models in $MODELS"; exit 0; }
 
 # From the report's last line "total: modeled T us, F FLOPs, B HBM bytes, ...":
@@ -51,7 +51,8 @@ lines=()
 modeled=()
 for m in "${models[@]}"; do
   name=$(basename "$m" .mlir)
-  sig=$(grep -m1 'func.func public @main' "$m")
+  # The canonical print names every parameter %argN on one line.
+  sig=$("$BUILD/tpucc" -O0 --emit=mlir "$m" 2>/dev/null | grep -m1 'func.func public @main')
   nin=$(grep -o '%arg[0-9]*:' <<<"$sig" | wc -l)
   ins=(); for ((i = 0; i < nin; i++)); do ins+=(--input=random); done
   cache="$BENCH_TMP/cache"
