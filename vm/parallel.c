@@ -1,23 +1,28 @@
 /* vm_parallel_for: tasks claimed in order from an atomic counter by the
  * calling thread and the helper threads of the exec's pool.
  *
- * The pool (one per VmExec, started by its first parallel call, ended by
- * vm_exec_free) keeps threads-1 helpers parked between calls: starting
- * and joining a thread per call cost ~60 us, more than many kernels take.
- * A call publishes its run under the pool's mutex and bumps a generation
- * counter; helpers spin on the counter briefly, then sleep on a condition
- * variable.  The caller works as worker 0 and waits for the helpers it
- * asked for to finish before returning, so a run's context lives on the
- * caller's stack. */
+ * The pool (one per VmExec, ended by vm_exec_free) keeps up to threads-1
+ * helpers parked between calls: starting and joining a thread per call
+ * cost ~60 us here, more than many kernels take.  A call publishes its
+ * run under the pool's mutex and bumps a generation counter; helpers spin
+ * on the counter briefly, then sleep on a condition variable.  A helper
+ * idle for POOL_IDLE_NS exits, and the next call that wants it starts it
+ * again, so execs that stopped running (the runtime caches many) hold no
+ * threads.  The caller works as worker 0 and waits for the helpers it
+ * asked for before returning, so a run's context lives on its stack. */
 #include "vm/parallel.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define VM_MAX_THREADS 64
 /* Polls of the generation counter before a helper sleeps (~10-20 us). */
 #define POOL_SPIN 4000
+/* A helper asleep this long without work exits. */
+#define POOL_IDLE_NS 200000000L
 
 typedef struct ParallelRun {
   VmTaskFn fn;
@@ -29,8 +34,10 @@ typedef struct ParallelRun {
 
 typedef struct PoolHelper {
   struct VmPool *pool;
-  int id; /* worker number, 1.. */
+  int id;                  /* worker number, 1.. */
   pthread_t thread;
+  bool started, exited;    /* under the pool's lock */
+  unsigned long long seen; /* the generation it last handled (its own) */
 } PoolHelper;
 
 struct VmPool {
@@ -41,8 +48,7 @@ struct VmPool {
   int wanted;               /* workers of the current call, the caller included */
   int busy;                 /* helpers of the current call not finished */
   bool shutdown;
-  int nhelpers;
-  PoolHelper helpers[VM_MAX_THREADS];
+  PoolHelper helpers[VM_MAX_THREADS]; /* helpers[i] is worker i + 1 */
 };
 
 /* Claims and runs tasks of r until none is left or one failed. */
@@ -54,25 +60,39 @@ static void work(ParallelRun *r, int id) {
   }
 }
 
+/* Waits (lock held) for a generation h has not seen; false when h should
+ * exit instead: the pool shuts down, or no work came for POOL_IDLE_NS. */
+static bool wait_for_work(VmPool *p, PoolHelper *h) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += POOL_IDLE_NS;
+  until.tv_sec += until.tv_nsec / 1000000000L;
+  until.tv_nsec %= 1000000000L;
+  while (atomic_load(&p->generation) == h->seen && !p->shutdown)
+    if (pthread_cond_timedwait(&p->wake, &p->lock, &until) == ETIMEDOUT &&
+        atomic_load(&p->generation) == h->seen)
+      return false;
+  return !p->shutdown;
+}
+
 /* A helper: waits for a generation it has not seen, works on the run if
  * its id is among the workers wanted, reports, and waits again. */
 static void *helper_main(void *arg) {
   PoolHelper *h = arg;
   VmPool *p = h->pool;
-  unsigned long long seen = 0;
   for (;;) {
-    for (int i = 0; i < POOL_SPIN && atomic_load_explicit(&p->generation, memory_order_acquire) == seen; i++) {
+    for (int i = 0; i < POOL_SPIN && atomic_load_explicit(&p->generation, memory_order_acquire) == h->seen; i++) {
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif
     }
     pthread_mutex_lock(&p->lock);
-    while (atomic_load(&p->generation) == seen && !p->shutdown) pthread_cond_wait(&p->wake, &p->lock);
-    seen = atomic_load(&p->generation);
-    if (p->shutdown) {
+    if (!wait_for_work(p, h)) {
+      h->exited = true;
       pthread_mutex_unlock(&p->lock);
       return NULL;
     }
+    h->seen = atomic_load(&p->generation);
     ParallelRun *r = h->id < p->wanted ? p->run : NULL;
     pthread_mutex_unlock(&p->lock);
     if (!r) continue;
@@ -83,25 +103,30 @@ static void *helper_main(void *arg) {
   }
 }
 
-/* A pool with up to n-1 helpers (fewer if threads cannot start); NULL when
- * none could start or memory is short. */
-static VmPool *pool_new(int n) {
+/* Makes helpers 1..n-1 run (lock held), starting those never started or
+ * exited; returns how many of them run, in order (a helper that cannot
+ * start ends the count: its tasks go to the others). */
+static int ready_helpers(VmPool *p, int n) {
+  int ready = 0;
+  for (; ready < n - 1; ready++) {
+    PoolHelper *h = &p->helpers[ready];
+    if (h->started && !h->exited) continue;
+    if (h->started) pthread_join(h->thread, NULL);
+    *h = (PoolHelper){.pool = p, .id = ready + 1, .seen = atomic_load(&p->generation)};
+    if (pthread_create(&h->thread, NULL, helper_main, h) != 0) break;
+    h->started = true;
+  }
+  return ready;
+}
+
+/* An empty pool; NULL when memory is short. */
+static VmPool *pool_new(void) {
   VmPool *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->wake, NULL);
   pthread_cond_init(&p->done, NULL);
   atomic_init(&p->generation, 0);
-  for (int i = 1; i < n; i++) {
-    PoolHelper *h = &p->helpers[p->nhelpers];
-    *h = (PoolHelper){.pool = p, .id = p->nhelpers + 1};
-    if (pthread_create(&h->thread, NULL, helper_main, h) != 0) break;
-    p->nhelpers++;
-  }
-  if (p->nhelpers == 0) {
-    vm_pool_free(p);
-    return NULL;
-  }
   return p;
 }
 
@@ -112,7 +137,8 @@ void vm_pool_free(VmPool *p) {
   atomic_fetch_add(&p->generation, 1);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
-  for (int i = 0; i < p->nhelpers; i++) pthread_join(p->helpers[i].thread, NULL);
+  for (int i = 0; i < VM_MAX_THREADS; i++)
+    if (p->helpers[i].started) pthread_join(p->helpers[i].thread, NULL);
   pthread_cond_destroy(&p->done);
   pthread_cond_destroy(&p->wake);
   pthread_mutex_destroy(&p->lock);
@@ -132,12 +158,13 @@ int vm_parallel_for(VmExec *x, int64_t ntasks, VmTaskFn fn, void *ctx) {
   atomic_init(&run.next, 0);
   atomic_init(&run.failed, 0);
   VmPool **slot = vm_exec_pool(x);
-  if (nworkers > 1 && !*slot) *slot = pool_new(vm_parallel_workers(x, VM_MAX_THREADS));
-  VmPool *p = *slot;
-  /* Without a pool the caller does every task: fewer workers, same bits. */
-  int helpers = p ? (nworkers - 1 < p->nhelpers ? nworkers - 1 : p->nhelpers) : 0;
-  if (helpers > 0) {
+  if (nworkers > 1 && !*slot) *slot = pool_new();
+  VmPool *p = nworkers > 1 ? *slot : NULL;
+  /* Without a pool or helpers the caller does every task: same bits. */
+  int helpers = 0;
+  if (p) {
     pthread_mutex_lock(&p->lock);
+    helpers = ready_helpers(p, nworkers);
     p->run = &run;
     p->wanted = helpers + 1;
     p->busy = helpers;
@@ -146,7 +173,7 @@ int vm_parallel_for(VmExec *x, int64_t ntasks, VmTaskFn fn, void *ctx) {
     pthread_mutex_unlock(&p->lock);
   }
   work(&run, 0);
-  if (helpers > 0) {
+  if (p) {
     pthread_mutex_lock(&p->lock);
     while (p->busy > 0) pthread_cond_wait(&p->done, &p->lock);
     p->run = NULL;

@@ -38,6 +38,7 @@ int run_infer_tests(void);
 int run_runtime_tests(void);
 int run_vecmath_tests(void);
 int run_gemm_tests(void);
+int run_vm_pool_tests(void);
 
 /* A VmReallocFn that fails the fail_at-th allocation (1-based) and counts
  * calls: for the VM's allocation-failure tests. */

@@ -1,0 +1,112 @@
+/* vm/parallel.c: every task runs once, on a worker number below the
+ * workers asked for, over many calls of one exec; a failing task ends the
+ * call with VM_TRAP; helpers idle past their timeout exit (the exec holds
+ * no threads) and the next call starts them again. */
+#include <dirent.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "unit_tests.h"
+#include "vm/parallel.h"
+
+enum { TASKS = 257, THREADS = 3 };
+
+typedef struct Counts {
+  atomic_int runs[TASKS];
+  atomic_int bad_worker;
+  int fail_at; /* task that fails, or -1 */
+} Counts;
+
+static int count_task(void *ctx, int worker, int64_t t) {
+  Counts *c = ctx;
+  if (worker < 0 || worker >= THREADS) atomic_store(&c->bad_worker, 1);
+  atomic_fetch_add(&c->runs[t], 1);
+  return t == c->fail_at ? VM_TRAP : VM_OK;
+}
+
+/* The threads of this process (Linux: /proc/self/task). */
+static int thread_count(void) {
+  DIR *d = opendir("/proc/self/task");
+  if (!d) return -1;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    if (e->d_name[0] != '.') n++;
+  closedir(d);
+  return n;
+}
+
+/* An exec of a trivial program with THREADS host threads. */
+static VmExec *new_exec(VmProgram **prog, uint8_t **img) {
+  size_t n;
+  char err[256];
+  *img = compile_text("func.func @main(%x: tensor<f32>) -> tensor<f32> {\n  return %x : tensor<f32>\n}\n", &n);
+  *prog = vm_program_load(*img, n, err, sizeof err);
+  if (!*prog) fail_msg("load failed: %s", err);
+  VmOptions o = {.threads = THREADS};
+  return vm_exec_new(*prog, &o);
+}
+
+static void free_exec(VmExec *x, VmProgram *prog, uint8_t *img) {
+  vm_exec_free(x);
+  vm_program_free(prog);
+  free(img);
+}
+
+static void each_task_once(void **state) {
+  (void)state;
+  VmProgram *prog;
+  uint8_t *img;
+  VmExec *x = new_exec(&prog, &img);
+  Counts *c = calloc(1, sizeof *c);
+  c->fail_at = -1;
+  for (int call = 0; call < 500; call++) assert_int_equal(vm_parallel_for(x, TASKS, count_task, c), VM_OK);
+  for (int t = 0; t < TASKS; t++) assert_int_equal(atomic_load(&c->runs[t]), 500);
+  assert_int_equal(atomic_load(&c->bad_worker), 0);
+  free(c);
+  free_exec(x, prog, img);
+}
+
+static void failing_task_traps(void **state) {
+  (void)state;
+  VmProgram *prog;
+  uint8_t *img;
+  VmExec *x = new_exec(&prog, &img);
+  Counts *c = calloc(1, sizeof *c);
+  c->fail_at = 10;
+  assert_int_equal(vm_parallel_for(x, TASKS, count_task, c), VM_TRAP);
+  c->fail_at = -1;
+  assert_int_equal(vm_parallel_for(x, TASKS, count_task, c), VM_OK);
+  free(c);
+  free_exec(x, prog, img);
+}
+
+static void idle_helpers_exit(void **state) {
+  (void)state;
+  VmProgram *prog;
+  uint8_t *img;
+  VmExec *x = new_exec(&prog, &img);
+  Counts *c = calloc(1, sizeof *c);
+  c->fail_at = -1;
+  int base = thread_count();
+  if (base < 0) skip();
+  assert_int_equal(vm_parallel_for(x, TASKS, count_task, c), VM_OK);
+  assert_int_equal(thread_count(), base + THREADS - 1);
+  /* The helpers time out after 0.2 s idle; a loaded machine may take longer. */
+  struct timespec tick = {0, 50000000L};
+  for (int i = 0; i < 200 && thread_count() != base; i++) nanosleep(&tick, NULL);
+  assert_int_equal(thread_count(), base);
+  assert_int_equal(vm_parallel_for(x, TASKS, count_task, c), VM_OK);
+  for (int t = 0; t < TASKS; t++) assert_int_equal(atomic_load(&c->runs[t]), 2);
+  free(c);
+  free_exec(x, prog, img);
+  assert_int_equal(thread_count(), base);
+}
+
+int run_vm_pool_tests(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(each_task_once),
+      cmocka_unit_test(failing_task_traps),
+      cmocka_unit_test(idle_helpers_exit),
+  };
+  return cmocka_run_group_tests_name("vm_pool", tests, NULL, NULL);
+}
