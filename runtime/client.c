@@ -85,12 +85,11 @@ static int configure(TpuClient *c, const TpuClientOptions *o) {
   int mode = mode_from_env((int)o->mode);
   if (mode < 0)
     return rt_fail(TPU_ERR_USAGE, "TPU_EAGER_MODE='%s' is not one of debug, strict, fused", getenv("TPU_EAGER_MODE"));
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
   atomic_init(&c->mode, mode);
   c->nchips = o->chips ? o->chips : 1;
   c->target_name = t->name;
   c->hbm_bytes = o->hbm_bytes ? o->hbm_bytes : t->hbm_bytes;
-  c->threads = o->threads ? o->threads : (int)(cores > 0 ? cores : 1);
+  c->threads = o->threads ? o->threads : vm_default_threads();
   c->fused_max_ops = o->fused_max_ops ? o->fused_max_ops : 2048;
   c->nan_check = !o->no_nan_check;
   c->dump_dir = getenv("TPU_DUMP_GRAPHS");

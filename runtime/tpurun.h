@@ -70,7 +70,7 @@ typedef struct {
   int chips;             /* 1 when 0; at most 4096 */
   TpuEagerMode mode;     /* TPU_EAGER_MODE=debug|strict|fused overrides it at creation */
   const char *cache_dir; /* NULL: $TPU_CACHE_DIR, then ${XDG_CACHE_HOME:-$HOME/.cache}/tpucc */
-  int threads;           /* host threads per kernel; 0: one per core */
+  int threads;           /* host threads per kernel; 0: one per CPU the process may run on */
   /* Fields below were added after the minimum contract; 0 means the default. */
   int no_disk_cache;       /* 1: memory tier only */
   int no_nan_check;        /* 1: Debug mode does not scan results for NaN/Inf */

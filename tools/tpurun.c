@@ -61,7 +61,7 @@ static const char usage_text[] =
     "  --split-input-file     treat '// -----' separated chunks as separate programs\n"
     "  --seed=N               seed for random inputs and elided weights (default 0)\n"
     "  --threads=N            host threads for tile-parallel kernels and chips (default:\n"
-    "                         one per core); results are the same bits for every N\n"
+    "                         one per usable CPU); results are the same bits for every N\n"
     "  --replicas=N           run on N replicas (default: the module's mhlo.num_replicas, or 1;\n"
     "                         1 with --check, whose programs use interpreter.run_parallel)\n"
     "  --partitions=M         ... of M partitions each (default: mhlo.num_partitions, or 1)\n"
@@ -575,7 +575,7 @@ static int run_program(const Options *o, const char *name, const char *source, V
                   .max_steps = o->max_steps,
                   .timeout_s = o->timeout_s,
                   .interrupt = &interrupted,
-                  .threads = o->threads ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN)};
+                  .threads = o->threads ? o->threads : vm_default_threads()};
   /* The module's slice is the default, except for --check programs: their
    * @main drives its chips itself with interpreter.run_parallel. */
   VmMesh mesh = {o->replicas ? o->replicas : o->check ? 1 : p->num_replicas,

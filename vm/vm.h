@@ -166,6 +166,10 @@ typedef struct VmOptions {
   const atomic_int *interrupt;
 } VmOptions;
 
+/* Host threads to use by default: the CPUs this process may run on
+ * (sched_getaffinity, so cpusets count), else the online CPUs. */
+int vm_default_threads(void);
+
 VmExec *vm_exec_new(const VmProgram *p, const VmOptions *opts);
 void vm_exec_free(VmExec *x);
 

@@ -74,6 +74,11 @@ static void exp_within_one_ulp(void **state) {
   float out[6];
   assert_true(vecmath_f32(VM_OP_EXPONENTIAL, edge, out, 6));
   for (int i = 0; i < 6; i++) assert_in_range(ulp_distance(out[i], (float)exp(edge[i])), 0, 1);
+  uint32_t snan = 0x7f800001u, bits;
+  memcpy(edge, &snan, 4);
+  assert_true(vecmath_f32(VM_OP_EXPONENTIAL, edge, out, 1));
+  memcpy(&bits, out, 4);
+  assert_int_equal(bits & 0x7fc00000u, 0x7fc00000u); /* a quiet NaN, as expf gives */
   free(x);
   free(y);
 }

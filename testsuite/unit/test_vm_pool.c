@@ -1,10 +1,13 @@
 /* vm/parallel.c: every task runs once, on a worker number below the
  * workers asked for, over many calls of one exec; a failing task ends the
  * call with VM_TRAP; helpers idle past their timeout exit (the exec holds
- * no threads) and the next call starts them again. */
+ * no threads) and the next call starts them again; a fork's child starts
+ * helpers of its own instead of waiting for its parent's. */
 #include <dirent.h>
 #include <stdatomic.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "unit_tests.h"
 #include "vm/parallel.h"
@@ -102,11 +105,36 @@ static void idle_helpers_exit(void **state) {
   assert_int_equal(thread_count(), base);
 }
 
+static void child_of_fork(void **state) {
+  (void)state;
+  VmProgram *prog;
+  uint8_t *img;
+  VmExec *x = new_exec(&prog, &img);
+  Counts *c = calloc(1, sizeof *c);
+  c->fail_at = -1;
+  assert_int_equal(vm_parallel_for(x, TASKS, count_task, c), VM_OK);
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    alarm(20); /* a hang ends the child with SIGALRM */
+    int rc = vm_parallel_for(x, TASKS, count_task, c);
+    _exit(rc == VM_OK && atomic_load(&c->runs[TASKS - 1]) == 2 ? 0 : 1);
+  }
+  int status;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  free(c);
+  free_exec(x, prog, img);
+}
+
 int run_vm_pool_tests(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(each_task_once),
       cmocka_unit_test(failing_task_traps),
       cmocka_unit_test(idle_helpers_exit),
+      cmocka_unit_test(child_of_fork),
   };
   return cmocka_run_group_tests_name("vm_pool", tests, NULL, NULL);
 }

@@ -132,6 +132,8 @@ int fusion_dot_begin(FusionDot *d, VmExec *x, const VmInstr *ins, const VmTensor
   d->oes = vm_elem_bytes(ot->elem);
   d->native_out = gemm_is_native(d->kind, ot->elem);
   gemm_tile_shape(d->m, d->n, d->k, &d->tm, &d->tn);
+  if (d->tm < 1) d->tm = 1; /* an empty product: no tasks, no division by zero */
+  if (d->tn < 1) d->tn = 1;
   d->ncb = (d->n + d->tn - 1) / d->tn;
   d->nrg = (d->m + d->tm - 1) / d->tm;
   const int *lg[3] = {lbatch, lfree, lcon}, *rg[3] = {rbatch, rcon, rfree};

@@ -50,12 +50,12 @@ VECMATH_AVX2 static __m256d exp4(__m256d x) {
 
 /* e^x of eight floats, each rounded once from exp4's double (within 1 ULP
  * of the correctly rounded float; equal to it but within 1e-13 of a
- * rounding midpoint).  NaN stays NaN. */
+ * rounding midpoint).  NaN stays NaN (quiet, as expf makes it). */
 VECMATH_AVX2 static __m256 exp8(__m256 x) {
   __m256d lo = exp4(_mm256_cvtps_pd(_mm256_castps256_ps128(x)));
   __m256d hi = exp4(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)));
   __m256 r = _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo));
-  return _mm256_blendv_ps(r, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+  return _mm256_blendv_ps(r, _mm256_add_ps(x, x), _mm256_cmp_ps(x, x, _CMP_UNORD_Q)); /* NaN, quieted */
 }
 
 /* 1 / (1 + e^-x) of eight floats: the scalar kernel's formula with exp8. */
@@ -96,7 +96,6 @@ VECMATH_AVX2 static void apply(Vec8Fn f, const float *a, float *o, int64_t n) {
 static bool vector_allowed(void) {
   const char *isa = getenv("TPU_VM_ISA");
   if (isa && strcmp(isa, "generic") == 0) return false;
-  __builtin_cpu_init();
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
