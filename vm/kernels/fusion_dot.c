@@ -110,6 +110,15 @@ static int ready_operands(FusionDot *d) {
   return rc;
 }
 
+/* Workers worth preparing: one below GEMM_TILE_FLOPS of work (as
+ * gemm_batched), else up to the tasks and max. */
+static int useful_workers(const FusionDot *d, int max) {
+  double flops = 2.0 * (double)d->batch * (double)d->m * (double)d->n * (double)d->k;
+  int64_t tasks = fusion_dot_ntasks(d);
+  if (flops < GEMM_TILE_FLOPS || tasks < 2) return 1;
+  return tasks < max ? (int)tasks : max;
+}
+
 int fusion_dot_begin(FusionDot *d, VmExec *x, const VmInstr *ins, const VmTensor *in, const VmType *ot,
                      int max_workers) {
   const VmType *lt = in[0].type, *rt = in[1].type;
@@ -144,16 +153,11 @@ int fusion_dot_begin(FusionDot *d, VmExec *x, const VmInstr *ins, const VmTensor
   d->a_bs = ls[0], d->a_rs = ls[1], d->a_cs = ls[2];
   d->b_bs = rs[0], d->b_rs = rs[1], d->b_cs = rs[2];
   if (rcode == VM_OK) rcode = ready_operands(d);
-  if (rcode == VM_OK) rcode = alloc_workers(d, max_workers);
+  if (rcode == VM_OK) rcode = alloc_workers(d, useful_workers(d, max_workers));
   return rcode;
 }
 
-int fusion_dot_workers(const FusionDot *d) {
-  double flops = 2.0 * (double)d->batch * (double)d->m * (double)d->n * (double)d->k;
-  int64_t tasks = fusion_dot_ntasks(d);
-  if (flops < GEMM_TILE_FLOPS || tasks < 2) return 1;
-  return tasks < d->workers ? (int)tasks : d->workers;
-}
+int fusion_dot_workers(const FusionDot *d) { return d->workers; }
 
 int64_t fusion_dot_ntasks(const FusionDot *d) { return d->batch * d->nrg * d->ncb; }
 

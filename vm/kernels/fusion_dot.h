@@ -43,13 +43,14 @@ typedef struct FusionDot {
 /* Whether ins (dot_general, mxu_dot) can run block by block. */
 bool fusion_dot_supported(const VmInstr *ins, const VmType *lt, const VmType *rt, const VmType *ot);
 /* Prepares d for operands in[0..1] and a result of type ot, with scratch
- * for up to max_workers workers; traps when out of memory. */
+ * for the workers worth starting, at most max_workers; traps when out of
+ * memory. */
 int fusion_dot_begin(FusionDot *d, VmExec *x, const VmInstr *ins, const VmTensor *in, const VmType *ot,
                      int max_workers);
 /* Tasks of the fixed decomposition. */
 int64_t fusion_dot_ntasks(const FusionDot *d);
-/* Workers worth starting: one below GEMM_TILE_FLOPS of work (as
- * gemm_batched), else up to the tasks and the workers prepared. */
+/* The workers prepared: one below GEMM_TILE_FLOPS of work (as
+ * gemm_batched), else up to the tasks. */
 int fusion_dot_workers(const FusionDot *d);
 /* Computes task t's blocks on worker's scratch, handing each to fn (safe on
  * host threads: never touches the VmExec). */

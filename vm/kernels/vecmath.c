@@ -6,9 +6,9 @@
  * double precision (libmvec's is 3 ULP). */
 #include "vm/kernels/vecmath.h"
 
-#include <stdlib.h>
 #include <string.h>
 
+#include "vm/kernels/gemm.h"
 #include "vm/opinfo.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -92,11 +92,10 @@ VECMATH_AVX2 static void apply(Vec8Fn f, const float *a, float *o, int64_t n) {
   memcpy(o + i, out, sizeof(float) * (size_t)(n - i));
 }
 
-/* AVX2 and FMA present and not refused by TPU_VM_ISA=generic. */
+/* AVX2 and FMA present and not refused by TPU_VM_ISA=generic (the VM's
+ * one reading of it, gemm_isa_default). */
 static bool vector_allowed(void) {
-  const char *isa = getenv("TPU_VM_ISA");
-  if (isa && strcmp(isa, "generic") == 0) return false;
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return gemm_isa_default() != GEMM_ISA_GENERIC && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
 bool vecmath_f32(int opcode, const float *a, float *o, int64_t n) {
