@@ -186,3 +186,31 @@ void lower_check_probe(FuncBuilder *fb, Op *op, int opcode) {
   fint(fb->e, attr_int_or(op, "iter", 0));
   emit_op(fb, op, opcode);
 }
+
+/* Gives value v the register of value from (an alias: no copy). */
+static void alias_value(FuncBuilder *fb, Value *v, Value *from) {
+  *table_put(&fb->regs, v, 0) = (void *)(uintptr_t)(reg_of(fb, from) + 1);
+}
+
+/* sdy.manual_computation whose body sees whole values (every manual axis
+ * of size 1: one device): its body inlined, arguments and results aliased.
+ * Otherwise the body works on per-device pieces and only the SPMD
+ * partitioner can run it: a located error. */
+void lower_manual_computation(FuncBuilder *fb, Op *op, int opcode) {
+  (void)opcode;
+  Block *b = op->nregions == 1 && op->regions[0].nblocks == 1 ? op->regions[0].blocks[0] : NULL;
+  Op *ret = b ? b->last : NULL;
+  bool whole = b && ret && ret->kind == OP_SDY_RETURN && b->nargs == op->noperands && ret->noperands == op->nresults;
+  for (int i = 0; whole && i < op->noperands; i++) whole = b->args[i].type == op->operands[i]->type;
+  for (int i = 0; whole && i < op->nresults; i++) whole = ret->operands[i]->type == op->results[i].type;
+  if (!whole) {
+    op_error(fb->e->c, op,
+             "its body works on per-device pieces of its operands; it needs SPMD partitioning, which this "
+             "program has not been through");
+    fb->e->failed = true;
+    return;
+  }
+  for (int i = 0; i < b->nargs; i++) alias_value(fb, &b->args[i], op->operands[i]);
+  for (Op *inner = b->first; inner && inner != ret; inner = inner->next) lower_op(fb, inner);
+  for (int i = 0; i < op->nresults; i++) alias_value(fb, &op->results[i], ret->operands[i]);
+}

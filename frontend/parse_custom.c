@@ -1,5 +1,6 @@
 /* Parsing of pretty (custom) op forms: the format language of ir/syntax.h
  * and the whole-op hooks (module, func, constant, reduce, while, ...). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -959,6 +960,100 @@ static Op *parse_scan_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
   op->regions[0] = tmp;
   op->regions[0].parent = op;
   for (int b = 0; b < tmp.nblocks; b++) tmp.blocks[b]->parent = &op->regions[0];
+  return op;
+}
+
+/* Appends the raw text of the tokens from the current one through its
+ * matching close (open is "[" or "{") to f; false after a diagnostic. */
+static bool sdy_raw_group(Parser *p, FILE *f, const char *open, const char *close) {
+  if (!p_is(p, open)) {
+    p_error_here(p, "expected '%s'", open);
+    return false;
+  }
+  int depth = 0;
+  do {
+    if (p->tok.kind == TOK_EOF || p->tok.kind == TOK_ERROR) {
+      p_error_here(p, "expected '%s'", close);
+      return false;
+    }
+    if (p_is(p, "<")) { /* a sharding: kept as written */
+      const char *start = p->tok.text, *end;
+      if (!skip_balanced_angles(p, &end)) return false;
+      fwrite(start, 1, (size_t)(end - start), f);
+      continue;
+    }
+    if (p_is(p, open)) depth++;
+    if (p_is(p, close)) depth--;
+    fwrite(p->tok.text, 1, p->tok.len, f);
+    if (p_is(p, ",")) fputc(' ', f);
+    p_next(p);
+  } while (depth > 0);
+  return true;
+}
+
+/* `keyword=` then a raw group, stored under keyword as prefix + group +
+ * ">" (opaque, as the generic form writes it); false after a diagnostic. */
+static bool parse_sdy_group(Parser *p, OpParts *o, const char *keyword, const char *prefix, const char *open,
+                            const char *close) {
+  if (!(p->tok.kind == TOK_IDENT && tok_is(&p->tok, keyword))) {
+    p_error_here(p, "expected '%s'", keyword);
+    return false;
+  }
+  p_next(p);
+  if (!p_expect(p, "=")) return false;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) die("open_memstream failed");
+  fputs(prefix, f);
+  bool ok = sdy_raw_group(p, f, open, close);
+  fputc('>', f);
+  fclose(f);
+  if (ok) add_attr(p, o, keyword, attr_opaque(p->c, text, len));
+  free(text);
+  return ok;
+}
+
+/* "(%arg: type, ...)" of a region's entry block, into names and types. */
+static bool parse_block_args(Parser *p, PtrVec *names, PtrVec *types) {
+  if (!p_expect(p, "(")) return false;
+  if (p_accept(p, ")")) return true;
+  do {
+    if (p->tok.kind != TOK_PERCENT) {
+      p_error_here(p, "expected block argument");
+      return false;
+    }
+    vec_push(names, arena_dup(&p->c->arena, &p->tok, sizeof(Token)));
+    p_next(p);
+    Type *t = p_expect(p, ":") ? parse_type(p) : NULL;
+    if (!t) return false;
+    vec_push(types, t);
+  } while (p_accept(p, ","));
+  return p_expect(p, ")");
+}
+
+/* sdy.manual_computation(%xs) in_shardings=[<..>, ..] out_shardings=[..]
+ * manual_axes={"x", ..} (%args: types) {body} {attrs}? : fn (Shardy's form) */
+static Op *parse_sdy_manual_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
+  PtrVec names = {0}, types = {0};
+  Region tmp = {0};
+  Op *op = NULL;
+  if (!p_expect(p, "(") || !parse_operand_list(p, o) || !p_expect(p, ")")) goto out;
+  if (!parse_sdy_group(p, o, "in_shardings", "#sdy.sharding_per_value<", "[", "]") ||
+      !parse_sdy_group(p, o, "out_shardings", "#sdy.sharding_per_value<", "[", "]") ||
+      !parse_sdy_group(p, o, "manual_axes", "#sdy<manual_axes", "{", "}"))
+    goto out;
+  if (!parse_block_args(p, &names, &types)) goto out;
+  if (!parse_region_with_args(p, &tmp, names.len, (Token **)names.items, (Type **)types.items)) goto out;
+  if (!merge_attr_dict(p, o) || !p_expect(p, ":") || !parse_types_directive(p, o, "fn", nresults)) goto out;
+  op = build_op(p, OP_SDY_MANUAL_COMPUTATION, loc, nresults, o, 1);
+  if (!op) goto out;
+  op->regions[0] = tmp;
+  op->regions[0].parent = op;
+  for (int b = 0; b < tmp.nblocks; b++) tmp.blocks[b]->parent = &op->regions[0];
+out:
+  vec_free(&names);
+  vec_free(&types);
   return op;
 }
 

@@ -1004,7 +1004,8 @@ static Attr *parse_hash_attr(Parser *p) {
     if (!a || !p_expect(p, ">")) return NULL;
     return a;
   }
-  if (memchr(name, '.', nlen) == NULL) return parse_enum_form(p, name, nlen);
+  bool sdy = nlen >= 3 && memcmp(name, "sdy", 3) == 0 && (nlen == 3 || name[3] == '.');
+  if (memchr(name, '.', nlen) == NULL && !sdy) return parse_enum_form(p, name, nlen);
   PtrVec params = {0};
   bool raw = false;
   if (p->tok.kind == TOK_IDENT && tok_is(&p->tok, "raw")) {
@@ -1018,7 +1019,7 @@ static Attr *parse_hash_attr(Parser *p) {
    * Shardy's attributes have a grammar of their own ({"x"} is a list of
    * axes, not a dictionary): always opaque, so they print as written. */
   p->c->diag.quiet = true;
-  bool ok = !(nlen > 4 && memcmp(name, "sdy.", 4) == 0) && parse_dialect_params(p, &params);
+  bool ok = !sdy && parse_dialect_params(p, &params);
   p->c->diag.quiet = saved_quiet;
   if (!ok) {
     /* Opaque: rescan from '<' to its matching '>'. */

@@ -930,6 +930,60 @@ static void print_scan_hook(Printer *p, const Op *op, Arena *scratch) {
   print_functional_type(p, op);
 }
 
+/* The text of a Shardy attribute between prefix and its final '>' (the
+ * part its pretty form writes), NULL when it is not of that form. */
+static const char *sdy_inner(const Op *op, const char *name, const char *prefix, size_t *len) {
+  const Attr *a = op_attr(op, name);
+  size_t n = strlen(prefix);
+  if (!a || a->kind != ATTR_OPAQUE || a->u.str.len < n + 1 || strncmp(a->u.str.s, prefix, n) != 0 ||
+      a->u.str.s[a->u.str.len - 1] != '>')
+    return NULL;
+  *len = a->u.str.len - n - 1;
+  return a->u.str.s + n;
+}
+
+static bool sdy_manual_prints_pretty(const Op *op, Arena *scratch) {
+  (void)scratch;
+  size_t n;
+  const char *in = sdy_inner(op, "in_shardings", "#sdy.sharding_per_value<", &n);
+  const char *out = sdy_inner(op, "out_shardings", "#sdy.sharding_per_value<", &n);
+  const char *axes = sdy_inner(op, "manual_axes", "#sdy<manual_axes", &n);
+  return in && *in == '[' && out && *out == '[' && axes && *axes == '{' && op->nregions == 1 &&
+         op->regions[0].nblocks == 1;
+}
+
+static void print_sdy_manual_hook(Printer *p, const Op *op, Arena *scratch) {
+  (void)scratch;
+  static const char *const keys[3][2] = {{"in_shardings", "#sdy.sharding_per_value<"},
+                                         {"out_shardings", "#sdy.sharding_per_value<"},
+                                         {"manual_axes", "#sdy<manual_axes"}};
+  const Block *b = op->regions[0].blocks[0];
+  fputs_unlocked("sdy.manual_computation(", p->out);
+  print_operand_list(p, op, 0, op->noperands);
+  fputc_unlocked(')', p->out);
+  for (int k = 0; k < 3; k++) {
+    size_t n;
+    const char *text = sdy_inner(op, keys[k][0], keys[k][1], &n);
+    fprintf(p->out, " %s=%.*s", keys[k][0], (int)n, text);
+  }
+  name_block_args(p, b);
+  fputs_unlocked(" (", p->out);
+  for (int i = 0; i < b->nargs; i++) {
+    if (i) fputs_unlocked(", ", p->out);
+    print_value(p, &b->args[i]);
+    fputs_unlocked(": ", p->out);
+    put_type(p, b->args[i].type);
+  }
+  fputs_unlocked(") {\n", p->out);
+  print_block_ops(p, b);
+  print_indent(p);
+  fputc_unlocked('}', p->out);
+  static const char *const skip[] = {"in_shardings", "out_shardings", "manual_axes", NULL};
+  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, true);
+  fputs_unlocked(" : ", p->out);
+  print_functional_type(p, op);
+}
+
 /* The whole-op hooks of ir/hooks.def; zero for fragment hooks. */
 static const HookPrinter whole_printers[HOOK_COUNT] = {
 #define WHOLE_HOOK(id, name) [HOOK_##id] = {name##_prints_pretty, print_##name##_hook},

@@ -55,6 +55,21 @@ bool sharding_parse_gspmd(Arena *a, const char *text, size_t len, Sharding *out,
  * module's sdy.mesh ops; false with the reason in why. */
 bool sharding_parse_sdy(Arena *a, const Module *m, const char *text, Sharding *out, char *why);
 
+/* The per-device dims (out) of a value of dims[rank] under sharding #index
+ * of a Shardy attribute (the text of #sdy.sharding<...>, of
+ * #sdy.sharding_per_value<[...]> or a bare [<...>, ...]) when the mesh axes
+ * of manual_axes ({"x", "y"} or #sdy<manual_axes{...}>) are manual: each
+ * dim divided by the sizes of its manual axes (sdy.manual_computation's
+ * body); false with the reason in why. */
+bool sharding_sdy_manual_shape(Arena *a, const Module *m, const char *text, int index, const char *manual_axes,
+                               int rank, const int64_t *dims, int64_t *out, char *why);
+
+/* Reads the text of an sdy.mesh's #sdy.mesh<[...], device_ids=[...]>:
+ * its axis count, its device count (the product of the axis sizes) and,
+ * for a maximal mesh (no axes, one device id), that device (else -1);
+ * false with the reason in why. */
+bool sharding_sdy_mesh(Arena *a, const char *text, int *naxes, int64_t *ndevices, int64_t *device, char *why);
+
 /* The canonical GSPMD string of s ("{devices=[2,1]<=[2]}" when the devices
  * are in order, else the explicit list; tuples as "{a, b}"). */
 char *sharding_to_string(Arena *a, const Sharding *s);

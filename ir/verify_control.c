@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/sharding.h"
 #include "ir/verify_ops.h"
 
 /* ------------------------------------------------------------------ */
@@ -144,7 +145,110 @@ void verify_sdy(Context *c, Op *op) {
   const char *need = op->kind == OP_SDY_MESH ? "mesh" : "sharding";
   if (!op_attr(op, need)) op_error(c, op, "requires attribute '%s'", need);
   else if (op->kind == OP_SDY_MESH && !op_symbol_name(op)) op_error(c, op, "requires a string attribute 'sym_name'");
-  else if (op->kind == OP_SDY_SHARDING_CONSTRAINT) verify_optimization_barrier(c, op);
+  else if (op->kind != OP_SDY_MESH) verify_optimization_barrier(c, op);
+}
+
+/* The Shardy attribute `name` of op as text (kept opaque by the parser),
+ * NULL after an error when absent or of another kind. */
+static const char *sdy_text(Context *c, const Op *op, const char *name, const char *prefix) {
+  const Attr *a = op_attr(op, name);
+  if (!a) op_error(c, op, "requires attribute '%s'", name);
+  else if (a->kind != ATTR_OPAQUE || strncmp(a->u.str.s, prefix, strlen(prefix)) != 0)
+    op_error(c, op, "attribute '%s' must be a %s...> attribute, but got %s", name, prefix, attr_to_string(c, a));
+  else return a->u.str.s;
+  return NULL;
+}
+
+/* Checks values[0..n) (region arguments or sdy.return operands) against the
+ * per-device types of globals[0..n) under the shardings text; false after
+ * an error. */
+static bool check_manual_types(Context *c, const Op *op, const Module *m, const char *shardings, const char *axes,
+                               int n, Type *const *globals, Type *const *locals, const char *what, Arena *scratch) {
+  char why[SHARDING_WHY_LEN];
+  for (int i = 0; i < n; i++) {
+    const Type *g = globals[i], *l = locals[i];
+    if (!g || !l || g->kind != TY_TENSOR || g->rank < 0 || g->elem_opaque) continue;
+    bool dynamic = false;
+    for (int d = 0; d < g->rank; d++) dynamic |= g->dims[d] == DIM_DYNAMIC;
+    if (dynamic) continue;
+    int64_t *dims = arena_alloc(scratch, sizeof(int64_t) * (size_t)(g->rank + 1));
+    if (!sharding_sdy_manual_shape(scratch, m, shardings, i, axes, g->rank, g->dims, dims, why)) {
+      op_error(c, op, "%s #%d: %s", what[0] == 'r' ? "in_shardings" : "out_shardings", i, why);
+      return false;
+    }
+    const Type *want = type_tensor(c, g->elem, g->rank, dims, g->encoding);
+    if (want != l) {
+      op_error(c, op, "expects %s #%d to have the per-device type '%s' of '%s' over the manual axes, but got '%s'",
+               what, i, type_to_string(c, want), type_to_string(c, g), type_to_string(c, l));
+      return false;
+    }
+  }
+  return true;
+}
+
+/* sdy.manual_computation: one sharding per operand and result, its body
+ * takes the operands' per-device types (each dim divided by its manual
+ * axes) and sdy.return gives the results' per-device types. */
+void verify_sdy_manual_computation(Context *c, Op *op) {
+  const char *in = sdy_text(c, op, "in_shardings", "#sdy.sharding_per_value<");
+  const char *out = sdy_text(c, op, "out_shardings", "#sdy.sharding_per_value<");
+  const char *axes = sdy_text(c, op, "manual_axes", "#sdy<manual_axes");
+  if (!in || !out || !axes || op->nregions != 1 || op->regions[0].nblocks != 1) return;
+  const Op *top = op;
+  while (top->parent && top->parent->parent && top->parent->parent->parent) top = top->parent->parent->parent;
+  Module m = {.op = (Op *)top};
+  Arena scratch = {0};
+  Sharding s[2];
+  char why[SHARDING_WHY_LEN];
+  const char *texts[2] = {in, out}, *names[2] = {"in_shardings", "out_shardings"};
+  int want[2] = {op->noperands, op->nresults};
+  for (int k = 0; k < 2; k++) {
+    if (!sharding_parse_sdy(&scratch, &m, texts[k], &s[k], why)) {
+      op_error(c, op, "malformed %s %s: %s", names[k], texts[k], why);
+      goto out;
+    }
+    if (s[k].nelems != want[k]) {
+      op_error(c, op, "expects %d %s (one per %s), but got %d", want[k], names[k], k ? "result" : "operand",
+               s[k].nelems);
+      goto out;
+    }
+  }
+  const Block *b = op->regions[0].blocks[0];
+  if (b->nargs != op->noperands) {
+    op_error(c, op, "expects its body to take %d arguments (one per operand), but it takes %d", op->noperands,
+             b->nargs);
+    goto out;
+  }
+  Type **globals = arena_alloc(&scratch, sizeof(Type *) * (size_t)(op->noperands + op->nresults + 1));
+  Type **locals = arena_alloc(&scratch, sizeof(Type *) * (size_t)(op->noperands + op->nresults + 1));
+  for (int i = 0; i < op->noperands; i++) {
+    globals[i] = op->operands[i]->type;
+    locals[i] = b->args[i].type;
+  }
+  if (!check_manual_types(c, op, &m, in, axes, op->noperands, globals, locals, "region argument", &scratch)) goto out;
+  const Op *ret = b->last;
+  if (!ret || ret->kind != OP_SDY_RETURN) {
+    op_error(c, op, "expects its body to end with 'sdy.return'");
+    goto out;
+  }
+  if (ret->noperands != op->nresults) {
+    op_error(c, op, "expects sdy.return to give %d values (one per result), but it gives %d", op->nresults,
+             ret->noperands);
+    goto out;
+  }
+  for (int i = 0; i < op->nresults; i++) {
+    globals[i] = op->results[i].type;
+    locals[i] = ret->operands[i]->type;
+  }
+  check_manual_types(c, op, &m, out, axes, op->nresults, globals, locals, "sdy.return value", &scratch);
+out:
+  arena_free_all(&scratch);
+}
+
+/* sdy.return ends an sdy.manual_computation body. */
+void verify_sdy_return(Context *c, Op *op) {
+  const Op *owner = op->parent && op->parent->parent ? op->parent->parent->parent : NULL;
+  if (!owner || owner->kind != OP_SDY_MANUAL_COMPUTATION) op_error(c, op, "expects parent op 'sdy.manual_computation'");
 }
 
 /* ------------------------------------------------------------------ */
