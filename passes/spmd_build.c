@@ -34,7 +34,7 @@ void part_put(Part *P, const Value *old, Value *v, const Sharding *l, bool manua
   }
   Local *slot = &P->slots[slot_of(P, old)];
   if (!slot->old) P->count++;
-  *slot = (Local){old, v, l, manual};
+  *slot = (Local){old, slot->old ? slot->global : old->type, v, l, manual};
 }
 
 /* ------------------------------------------------------------------ */

@@ -9,6 +9,7 @@
 /* What an old (global) value became on each partition. */
 typedef struct Local {
   const Value *old;
+  const Type *global;  /* old's type (arguments are retyped in place) */
   Value *v;            /* the per-partition value */
   const Sharding *l;   /* its layout (full tiled form); NULL for non-tensors */
   bool manual;         /* already per-device (shard_map bodies) */

@@ -128,7 +128,7 @@ Value *part_operand_as(Part *P, const Value *old, const Sharding *l) {
   if (!lo) die("spmd-partition: an operand was not partitioned before its use");
   if (!lo->l || lo->manual || !l) return lo->v;
   if (same_data(P->s, lo->l, l)) return lo->v;
-  return part_reshard(P, lo->v, lo->l, l, old->type);
+  return part_reshard(P, lo->v, lo->l, l, lo->global);
 }
 
 /* ------------------------------------------------------------------ */
@@ -150,13 +150,16 @@ static void record_layout(Part *P, Op *func, int side, int i, const Sharding *l,
   spmd_set_func_attr(s, func, side, i, "tpu.shard_devices", attr_dense_i64_array(s->c, (int)l->ndevices, l->devices));
 }
 
-/* The arguments become their local types. */
-static bool partition_args(Part *P, Op *func, Block *b) {
+/* New arguments of the local types (the old ones keep their global types
+ * for the old ops until those are erased); *out receives them. */
+static bool partition_args(Part *P, Op *func, Block *b, Value **out) {
+  Value *args = arena_alloc(&P->s->c->arena, sizeof(Value) * (size_t)(b->nargs + 1));
   for (int i = 0; i < b->nargs; i++) {
     Value *a = &b->args[i];
-    const Type *t = a->type;
+    Type *t = a->type;
+    args[i] = (Value){.type = t, .block = b, .index = i, .name_hint = a->name_hint};
     if (!type_is_tensor(t) || t->rank < 0) {
-      part_put(P, a, a, NULL, false);
+      part_put(P, a, &args[i], NULL, false);
       continue;
     }
     const Sharding *stated = spmd_func_sharding(P->s, func, 0, i);
@@ -168,9 +171,10 @@ static bool partition_args(Part *P, Op *func, Block *b) {
     }
     if (!l) l = layout_replicated(P->s, t->rank);
     record_layout(P, func, 0, i, l, t);
-    a->type = layout_local_type(P->s, l, a->type);
-    part_put(P, a, a, l, false);
+    args[i].type = layout_local_type(P->s, l, t);
+    part_put(P, a, &args[i], l, false);
   }
+  *out = args;
   return true;
 }
 
@@ -215,7 +219,8 @@ static bool partition_func(Spmd *s, Op *func) {
   Part P = {.s = s, .block = b};
   PtrVec old = {0};
   for (Op *op = b->first; op; op = op->next) vec_push(&old, op);
-  bool ok = partition_args(&P, func, b);
+  Value *args = NULL;
+  bool ok = partition_args(&P, func, b, &args);
   for (int i = 0; i < old.len && ok; i++) {
     Op *op = old.items[i];
     P.at = op;
@@ -224,6 +229,7 @@ static bool partition_func(Spmd *s, Op *func) {
   }
   if (ok) {
     for (int i = old.len - 1; i >= 0; i--) op_erase(old.items[i]);
+    b->args = args;
     retype_func(&P, func, b);
   }
   vec_free(&old);

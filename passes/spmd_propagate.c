@@ -74,6 +74,14 @@ static int64_t value_bytes(const Value *v) {
   return n * (elem_storage_bytes(type_elem_kind(v->type)) + 0);
 }
 
+static bool any_tiled_operand(const Prop *p, const Op *op) {
+  for (int i = 0; i < op->noperands; i++) {
+    const Sharding *l = get(p, op->operands[i]);
+    if (l && !layout_is_replicated(l)) return true;
+  }
+  return false;
+}
+
 /* The layout of op's result from its known operands through the dim
  * maps; the largest operand's alone on a conflict. */
 static const Sharding *forward_layout(Prop *p, const Op *op) {
@@ -103,6 +111,9 @@ static const Sharding *forward_layout(Prop *p, const Op *op) {
   }
   if (!known) return NULL;
   const Sharding *out = conflict ? NULL : layout_from_coords(s, k, tiles, co);
+  /* Tiled operands whose tiling the result does not keep (contracted or
+   * reduced dims) say nothing about the result: leave it to its users. */
+  if (out && layout_is_replicated(out) && any_tiled_operand(p, op)) return NULL;
   if (out) return out;
   spmd_dim_map(s, op, largest, map);
   return layout_map(s, get(p, op->operands[largest]), k, map);
