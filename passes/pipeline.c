@@ -29,11 +29,13 @@ Pipeline pipeline_for_level(int opt_level) {
   /* -O0 only checks that the program fits; -O1 cleans up; -O2 adds the
    * TPU-specific transformations (collective-overlap after the kernels
    * are formed, before buffer-assign measures the final order). */
-  static const PassId o0[] = {PASS_BUFFER_ASSIGN};
+  static const PassId o0[] = {PASS_INLINE, PASS_SHARDING_PROPAGATION, PASS_SPMD_PARTITION, PASS_BUFFER_ASSIGN};
   static const PassId o1[] = {PASS_INLINE, PASS_CHLO_DECOMPOSE, PASS_CANONICALIZE, PASS_TRANSPOSE_FOLD,
-                              PASS_CSE,    PASS_DCE,            PASS_HW_LINT,      PASS_BUFFER_ASSIGN};
+                              PASS_CSE,    PASS_DCE,            PASS_SHARDING_PROPAGATION, PASS_SPMD_PARTITION,
+                              PASS_CANONICALIZE, PASS_CSE, PASS_DCE, PASS_HW_LINT, PASS_BUFFER_ASSIGN};
   static const PassId o2[] = {PASS_INLINE, PASS_CHLO_DECOMPOSE, PASS_CANONICALIZE, PASS_TRANSPOSE_FOLD,
-                              PASS_CSE,    PASS_DCE,            PASS_FUSION,       PASS_LAYOUT,
+                              PASS_CSE,    PASS_DCE,            PASS_SHARDING_PROPAGATION, PASS_SPMD_PARTITION,
+                              PASS_CANONICALIZE, PASS_CSE, PASS_DCE, PASS_FUSION, PASS_LAYOUT,
                               PASS_HW_LINT, PASS_COLLECTIVE_OVERLAP, PASS_BUFFER_ASSIGN};
   Pipeline p = {0};
   const PassId *ids = opt_level <= 0 ? o0 : opt_level == 1 ? o1 : o2;

@@ -305,9 +305,6 @@ static void check_attr(Checker *k, const Op *op, const char *what, const char *n
     refuse(k, op, what, name, text, true, "not a string");
   } else if (!gspmd_tiles(a->u.str.s, &tiles, why)) {
     refuse(k, op, what, name, text, true, why);
-  } else if (tiles > 1) {
-    snprintf(why, REASON_LEN, "is tiled over %lld devices", (long long)tiles);
-    refuse(k, op, what, name, text, false, why);
   }
 }
 
@@ -323,10 +320,7 @@ static void check_annotation(Checker *k, const Op *op, const Annotation *an) {
   if (op->noperands != 1 || op->nresults != 1) {
     op_error(k->c, op, "custom_call @%s is an identity: it takes one operand and has one result, not %d and %d",
              an->target, op->noperands, op->nresults);
-  } else if (an->spmd_only && k->partitions > 1) {
-    op_error(k->c, op, "custom_call @%s on %lld partitions needs SPMD partitioning, which tpucc does not do yet",
-             an->target, (long long)k->partitions);
-  } else if (op->operands[0]->type != op->results[0].type) {
+  } else if (!an->spmd_only && op->operands[0]->type != op->results[0].type) {
     op_error(k->c, op, "custom_call @%s is an identity on %s: its result type '%s' must be its operand type '%s'",
              an->target, an->spmd_only ? "one partition" : "any partition count",
              type_to_string(k->c, op->results[0].type), type_to_string(k->c, op->operands[0]->type));

@@ -1,0 +1,123 @@
+/* What both SPMD passes read and write: whether a module is to be
+ * partitioned, the shardings its annotations state, and the mhlo.sharding
+ * attributes propagation leaves for the partitioner (passes/spmd.h). */
+#include <string.h>
+
+#include "passes/spmd.h"
+
+static bool is_sharding_attr(const char *name) {
+  return strcmp(name, "mhlo.sharding") == 0 || strcmp(name, "sdy.sharding") == 0;
+}
+
+static bool dict_has_sharding(const Attr *d) {
+  for (int i = 0; d && d->kind == ATTR_DICT && i < d->u.dict.n; i++)
+    if (is_sharding_attr(d->u.dict.items[i].name)) return true;
+  return false;
+}
+
+/* Any sharding annotation in block b (ops, nested regions included). */
+static bool block_has_sharding(const Block *b) {
+  for (const Op *op = b->first; op; op = op->next) {
+    if (op->kind == OP_SDY_MESH || op->kind == OP_SDY_SHARDING_CONSTRAINT || custom_call_annotation(op)) return true;
+    for (int i = 0; i < op->nattrs; i++)
+      if (is_sharding_attr(op->attrs[i].name)) return true;
+    if (op->kind == OP_FUNC) {
+      const Attr *lists[2] = {op_attr(op, "arg_attrs"), op_attr(op, "res_attrs")};
+      for (int s = 0; s < 2; s++)
+        for (int i = 0; lists[s] && lists[s]->kind == ATTR_ARRAY && i < lists[s]->u.array.n; i++)
+          if (dict_has_sharding(lists[s]->u.array.items[i])) return true;
+    }
+    for (int r = 0; r < op->nregions; r++)
+      for (int j = 0; j < op->regions[r].nblocks; j++)
+        if (block_has_sharding(op->regions[r].blocks[j])) return true;
+  }
+  return false;
+}
+
+bool spmd_wanted(const Module *m) {
+  int64_t n = 1;
+  attr_as_int(op_attr(m->op, "mhlo.num_partitions"), &n);
+  Block *body = op_body(m->op);
+  return n > 1 && body && !op_attr(m->op, "tpu.spmd_partitioned") && block_has_sharding(body);
+}
+
+Spmd spmd_begin(PassContext *pc) {
+  Spmd s = {.c = pc->c, .m = pc->m, .n = 1, .replicas = 1};
+  attr_as_int(op_attr(pc->m->op, "mhlo.num_partitions"), &s.n);
+  attr_as_int(op_attr(pc->m->op, "mhlo.num_replicas"), &s.replicas);
+  if (s.replicas < 1) s.replicas = 1;
+  return s;
+}
+
+bool spmd_is_private(const Op *func) {
+  const Attr *v = op_attr(func, "sym_visibility");
+  return v && v->kind == ATTR_STRING && v->u.str.len == 7 && memcmp(v->u.str.s, "private", 7) == 0;
+}
+
+/* The sharding of attribute a (GSPMD string or Shardy text); element
+ * `index` of a tuple; NULL when absent or malformed (sharding_check has
+ * reported those). */
+static const Sharding *read_sharding(const Spmd *s, const Attr *a, int index) {
+  if (!a) return NULL;
+  Sharding *out = arena_alloc(&s->c->arena, sizeof *out);
+  char why[SHARDING_WHY_LEN];
+  bool ok = a->kind == ATTR_STRING ? sharding_parse_gspmd(&s->c->arena, a->u.str.s, a->u.str.len, out, why)
+                                   : sharding_parse_sdy(&s->c->arena, s->m, attr_to_string(s->c, a), out, why);
+  if (!ok) return NULL;
+  if (out->kind != SHARDING_TUPLE) return out;
+  return index < out->nelems ? &out->elems[index] : NULL;
+}
+
+const Sharding *spmd_op_sharding(const Spmd *s, const Op *op, int index) {
+  const Attr *a = op_attr(op, "mhlo.sharding");
+  if (!a) a = op_attr(op, "sdy.sharding");
+  if (!a && (op->kind == OP_SDY_SHARDING_CONSTRAINT || strcmp(op->name, "sdy.reshard") == 0))
+    a = op_attr(op, "sharding");
+  return read_sharding(s, a, index);
+}
+
+static const Attr *func_dict(const Op *func, int side, int index) {
+  const Attr *list = op_attr(func, side ? "res_attrs" : "arg_attrs");
+  if (!list || list->kind != ATTR_ARRAY || index >= list->u.array.n) return NULL;
+  const Attr *d = list->u.array.items[index];
+  return d && d->kind == ATTR_DICT ? d : NULL;
+}
+
+const Sharding *spmd_func_sharding(const Spmd *s, const Op *func, int side, int index) {
+  const Attr *d = func_dict(func, side, index);
+  for (int i = 0; d && i < d->u.dict.n; i++)
+    if (is_sharding_attr(d->u.dict.items[i].name)) return read_sharding(s, d->u.dict.items[i].value, 0);
+  return NULL;
+}
+
+void spmd_set_func_attr(Spmd *s, Op *func, int side, int index, const char *key, Attr *value) {
+  const char *name = side ? "res_attrs" : "arg_attrs";
+  const Type *ft = op_attr(func, "function_type")->type;
+  int n = side ? ft->nresults : ft->ninputs;
+  const Attr *old = op_attr(func, name);
+  Attr **items = arena_alloc(&s->c->arena, sizeof(Attr *) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++)
+    items[i] = old && old->kind == ATTR_ARRAY && i < old->u.array.n ? old->u.array.items[i] : attr_dict(s->c, 0, NULL);
+  const Attr *d = items[index];
+  NamedAttr *kv = arena_alloc(&s->c->arena, sizeof(NamedAttr) * (size_t)(d->u.dict.n + 1));
+  int m = 0;
+  for (int i = 0; i < d->u.dict.n; i++)
+    if (strcmp(d->u.dict.items[i].name, key) != 0) kv[m++] = d->u.dict.items[i];
+  if (value) kv[m++] = (NamedAttr){key, value};
+  items[index] = attr_dict(s->c, m, kv);
+  op_set_attr(s->c, func, name, attr_array(s->c, n, items));
+}
+
+void spmd_set_func_sharding(Spmd *s, Op *func, int side, int index, const Sharding *l) {
+  char *text = sharding_to_string(&s->c->arena, l);
+  spmd_set_func_attr(s, func, side, index, "mhlo.sharding", attr_string(s->c, text, strlen(text)));
+}
+
+void spmd_set_op_sharding(Spmd *s, Op *op, const Sharding *const *results) {
+  Sharding t = {.kind = SHARDING_TUPLE, .nelems = op->nresults};
+  Sharding *elems = arena_alloc(&s->c->arena, sizeof(Sharding) * (size_t)op->nresults);
+  for (int r = 0; r < op->nresults; r++) elems[r] = results[r] ? *results[r] : (Sharding){.kind = SHARDING_REPLICATED};
+  t.elems = elems;
+  char *text = sharding_to_string(&s->c->arena, op->nresults == 1 ? &elems[0] : &t);
+  op_set_attr(s->c, op, "mhlo.sharding", attr_string(s->c, text, strlen(text)));
+}

@@ -1,0 +1,120 @@
+/* The full tiled form of shardings (passes/spmd.h): normalizing, per-
+ * partition coordinates, and building layouts back from coordinates, which
+ * is how every dim map, transpose and fold of the SPMD passes is done. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/spmd.h"
+
+const Sharding *layout_replicated(const Spmd *s, int rank) {
+  int64_t tiles[SHARDING_MAX_RANK + 1];
+  for (int d = 0; d < rank; d++) tiles[d] = 1;
+  Sharding *out = arena_alloc(&s->c->arena, sizeof *out);
+  *out = sharding_tiled(&s->c->arena, rank, tiles, s->n, NULL);
+  return out;
+}
+
+const Sharding *layout_full(const Spmd *s, const Sharding *in, int rank) {
+  if (!in) return NULL;
+  if (in->kind == SHARDING_REPLICATED || in->kind == SHARDING_MAXIMAL) return layout_replicated(s, rank);
+  if (in->kind != SHARDING_TILED || in->partial_manual || in->ndevices != s->n || in->rank != rank) return NULL;
+  return in;
+}
+
+bool layout_is_replicated(const Sharding *l) { return sharding_is_whole(l); }
+
+int64_t layout_pieces(const Sharding *l) {
+  int64_t n = 1;
+  for (int d = 0; d < l->rank; d++) n *= l->tiles[d];
+  return n;
+}
+
+const int64_t *layout_coords(const Spmd *s, const Sharding *l) {
+  int k = l->rank;
+  int64_t *co = arena_alloc(&s->c->arena, sizeof(int64_t) * (size_t)(s->n * (k + 1)));
+  for (int64_t i = 0; i < l->ndevices; i++) {
+    int64_t p = l->devices[i], rest = i;
+    co[p * (k + 1) + k] = rest % l->replicas;
+    rest /= l->replicas;
+    for (int d = k - 1; d >= 0; d--) {
+      co[p * (k + 1) + d] = rest % l->tiles[d];
+      rest /= l->tiles[d];
+    }
+  }
+  return co;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+const Sharding *layout_from_coords(const Spmd *s, int k, const int64_t *tiles, const int64_t *coords) {
+  int64_t pieces = 1, n = s->n;
+  for (int d = 0; d < k; d++) pieces *= tiles[d];
+  if (pieces < 1 || n % pieces) return NULL;
+  int64_t reps = n / pieces, maxkey = 1;
+  for (int64_t p = 0; p < n; p++)
+    if (coords[p * (k + 1) + k] + 1 > maxkey) maxkey = coords[p * (k + 1) + k] + 1;
+  /* Sort partitions by (tile, replication key, id); then each tile must
+   * own exactly reps consecutive entries. */
+  int64_t *key = xcalloc((size_t)n, sizeof(int64_t)), *count = xcalloc((size_t)pieces, sizeof(int64_t));
+  bool ok = true;
+  for (int64_t p = 0; p < n; p++) {
+    int64_t lin = 0;
+    for (int d = 0; d < k; d++) lin = lin * tiles[d] + coords[p * (k + 1) + d];
+    count[lin]++;
+    key[p] = (lin * maxkey + coords[p * (k + 1) + k]) * n + p;
+  }
+  for (int64_t t = 0; t < pieces; t++) ok = ok && count[t] == reps;
+  Sharding *out = NULL;
+  if (ok) {
+    qsort(key, (size_t)n, sizeof(int64_t), cmp_i64);
+    for (int64_t i = 0; i < n; i++) key[i] %= n;
+    out = arena_alloc(&s->c->arena, sizeof *out);
+    *out = sharding_tiled(&s->c->arena, k, tiles, reps, key);
+  }
+  free(key);
+  free(count);
+  return out;
+}
+
+const Sharding *layout_map(const Spmd *s, const Sharding *l, int k, const int64_t *map) {
+  const int64_t *co = layout_coords(s, l);
+  int r = l->rank;
+  int64_t tiles[SHARDING_MAX_RANK + 1];
+  bool used[SHARDING_MAX_RANK + 1] = {0};
+  for (int e = 0; e < k; e++) {
+    tiles[e] = map[e] >= 0 ? l->tiles[map[e]] : 1;
+    if (map[e] >= 0) used[map[e]] = true;
+  }
+  int64_t *nc = arena_alloc(&s->c->arena, sizeof(int64_t) * (size_t)(s->n * (k + 1)));
+  for (int64_t p = 0; p < s->n; p++) {
+    const int64_t *pc = co + p * (r + 1);
+    for (int e = 0; e < k; e++) nc[p * (k + 1) + e] = map[e] >= 0 ? pc[map[e]] : 0;
+    int64_t rep = 0; /* the dropped dims' coordinates, then the old replica index */
+    for (int d = 0; d < r; d++)
+      if (!used[d]) rep = rep * l->tiles[d] + pc[d];
+    nc[p * (k + 1) + k] = rep * l->replicas + pc[r];
+  }
+  return layout_from_coords(s, k, tiles, nc);
+}
+
+const Sharding *layout_untile(const Spmd *s, const Sharding *l, int d) {
+  int64_t map[SHARDING_MAX_RANK + 1];
+  for (int e = 0; e < l->rank; e++) map[e] = e == d ? -1 : e;
+  return layout_map(s, l, l->rank, map);
+}
+
+int64_t layout_local_dim(const Sharding *l, int d, int64_t global) {
+  int64_t t = l->tiles[d];
+  return t > 1 ? (global + t - 1) / t : global;
+}
+
+Type *layout_local_type(const Spmd *s, const Sharding *l, Type *global) {
+  if (!type_is_tensor(global) || global->rank <= 0 || layout_is_replicated(l)) return global;
+  int64_t dims[SHARDING_MAX_RANK + 1];
+  for (int d = 0; d < global->rank; d++) dims[d] = layout_local_dim(l, d, global->dims[d]);
+  return global->elem_opaque ? type_tensor_opaque_elem(s->c, global->elem_opaque, global->rank, dims, global->encoding)
+                             : type_tensor(s->c, global->elem, global->rank, dims, global->encoding);
+}

@@ -1,0 +1,73 @@
+/* The partitioner's internals (passes/spmd_partition.c, spmd_build.c,
+ * spmd_rules.c): the function being rewritten, its local values, and
+ * the builder of local ops and collectives. */
+#ifndef PASSES_SPMD_PART_H
+#define PASSES_SPMD_PART_H
+
+#include "passes/spmd.h"
+
+/* What an old (global) value became on each partition. */
+typedef struct Local {
+  const Value *old;
+  const Type *global;  /* old's type (arguments are retyped in place) */
+  Value *v;            /* the per-partition value */
+  const Sharding *l;   /* its layout (full tiled form); NULL for non-tensors */
+  bool manual;         /* already per-device (shard_map bodies) */
+} Local;
+
+typedef struct Part {
+  Spmd *s;
+  Block *block;  /* the function body */
+  Op *at;        /* new ops go before this op */
+  Loc loc;
+  Local *slots;  /* old value -> Local, open addressing */
+  size_t cap, count;
+  Value *pid;    /* the partition id as tensor<i32> */
+  int64_t channels; /* channel handles handed out */
+  bool failed;
+} Part;
+
+const Local *part_get(const Part *P, const Value *old);
+void part_put(Part *P, const Value *old, Value *v, const Sharding *l, bool manual);
+int part_cmp_i64(const void *a, const void *b);
+
+/* One op before P->at with P->loc; its result. */
+Value *part_emit(Part *P, OpKind k, int n, Value **operands, Type *t, int nattrs, NamedAttr *attrs);
+Type *part_with_dims(Part *P, const Type *like, const int64_t *dims);
+Value *part_splat(Part *P, Type *t, const void *elem); /* elem: host-layout bytes */
+Value *part_zero_like(Part *P, ElemKind k);            /* tensor<k> zero */
+Attr *part_groups_attr(Part *P, int64_t ngroups, int64_t size, const int64_t *ids);
+/* table[p] on partition p, as tensor<i32>. */
+Value *part_lookup(Part *P, const int32_t *table);
+/* Where partition p's piece of l starts along dim d (coordinate times
+ * local extent), minus that of `minus` when given. */
+Value *part_offset(Part *P, const Sharding *l, int d, int64_t global, const Sharding *minus);
+/* The partitions in groups that differ only in the dims with vary[d]
+ * (the replication index stays), each group ordered by those dims'
+ * coordinates: ids[] holds the N partitions group after group; returns
+ * the group size. */
+int64_t part_groups(Part *P, const Sharding *l, const bool *vary, int64_t *ids);
+
+/* Collectives over groups of `size` partitions (ids from part_groups). */
+Value *part_all_reduce(Part *P, Value *x, int64_t size, const int64_t *ids, const Region *body, OpKind kind);
+Value *part_reduce_scatter(Part *P, Value *x, int dim, int64_t size, const int64_t *ids, const Region *body,
+                           OpKind kind);
+Value *part_all_gather(Part *P, Value *x, int dim, int64_t size, const int64_t *ids);
+Value *part_all_to_all(Part *P, Value *x, int split, int concat, int64_t size, const int64_t *ids);
+/* Local data movement. */
+Value *part_slice(Part *P, Value *x, const int64_t *limit);  /* x[0:limit] */
+Value *part_pad_to(Part *P, Value *x, const int64_t *dims);  /* zeros after the end */
+Value *part_dynamic_slice(Part *P, Value *x, Value *const *starts, const int64_t *sizes);
+/* x with the padding of uneven pieces (positions at or past global[d]
+ * along the dims with dims[d]) replaced by the scalar fill. */
+Value *part_mask(Part *P, Value *x, const Sharding *l, const int64_t *global, const bool *dims, Value *fill);
+
+/* x (layout from, of global type g) as layout to (passes/spmd_partition.c). */
+Value *part_reshard(Part *P, Value *x, const Sharding *from, const Sharding *to, const Type *g);
+/* The old value as layout l: resharded once, then reused. */
+Value *part_operand_as(Part *P, const Value *old, const Sharding *l);
+
+/* Partitions one op (passes/spmd_rules.c); false after a diagnostic. */
+bool part_op(Part *P, Op *op);
+
+#endif

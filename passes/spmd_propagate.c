@@ -1,0 +1,241 @@
+/* sharding-propagation: every tensor value of a sharded program's public
+ * functions gets a sharding, written as `mhlo.sharding` on its op (and on
+ * the function's arguments), for spmd-partition to read.  After GSPMD:
+ *
+ *   - annotations are fixed: arguments' and ops' mhlo.sharding /
+ *     sdy.sharding, custom_call @Sharding, sdy.sharding_constraint,
+ *     sdy.reshard;
+ *   - rounds of a forward walk (a result from its operands through the
+ *     op's dim map, passes/spmd_dims.c) and a backward walk (an operand
+ *     from its result, and returned values from the function's result
+ *     shardings) fill the rest until nothing changes;
+ *   - where operands disagree (their maps give a partition two different
+ *     tiles of one result dim, or an unbalanced layout), the result takes
+ *     the layout of the operand with the most bytes: resharding the
+ *     smaller operands moves the fewest bytes (the cost model's choice);
+ *   - a value nothing reaches is replicated. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/spmd.h"
+
+typedef struct Slot {
+  const Value *v;
+  const Sharding *l;
+  bool fixed;
+} Slot;
+
+typedef struct Prop {
+  Spmd *s;
+  Slot *slots;
+  size_t cap, count;
+  bool changed;
+} Prop;
+
+static size_t slot_of(const Prop *p, const Value *v) {
+  size_t h = ((uintptr_t)v >> 4) * 0x9E3779B97F4A7C15ull;
+  for (size_t i = h & (p->cap - 1);; i = (i + 1) & (p->cap - 1))
+    if (p->slots[i].v == v || !p->slots[i].v) return i;
+}
+
+static Slot *lookup(const Prop *p, const Value *v) {
+  Slot *sl = &p->slots[slot_of(p, v)];
+  return sl->v ? sl : NULL;
+}
+
+static const Sharding *get(const Prop *p, const Value *v) {
+  Slot *sl = lookup(p, v);
+  return sl ? sl->l : NULL;
+}
+
+/* Records l for v unless v already has one; fixed ones are annotations. */
+static void put(Prop *p, const Value *v, const Sharding *l, bool fixed) {
+  if (!l || !type_is_tensor(v->type) || v->type->rank < 0) return;
+  if ((p->count + 1) * 2 > p->cap) {
+    Slot *old = p->slots;
+    size_t n = p->cap;
+    p->cap = n ? n * 2 : 256;
+    p->slots = xcalloc(p->cap, sizeof(Slot));
+    p->count = 0;
+    for (size_t i = 0; i < n; i++)
+      if (old[i].v) p->slots[slot_of(p, old[i].v)] = old[i], p->count++;
+    free(old);
+  }
+  Slot *sl = &p->slots[slot_of(p, v)];
+  if (sl->v && (sl->fixed || !fixed)) return;
+  if (!sl->v) p->count++;
+  *sl = (Slot){v, l, fixed};
+  p->changed = true;
+}
+
+static int64_t value_bytes(const Value *v) {
+  int64_t n = 0;
+  if (!type_tensor_num_elements(v->type, &n)) return 0;
+  return n * (elem_storage_bytes(type_elem_kind(v->type)) + 0);
+}
+
+static bool any_tiled_operand(const Prop *p, const Op *op) {
+  for (int i = 0; i < op->noperands; i++) {
+    const Sharding *l = get(p, op->operands[i]);
+    if (l && !layout_is_replicated(l)) return true;
+  }
+  return false;
+}
+
+/* The layout of op's result from its known operands through the dim
+ * maps; the largest operand's alone on a conflict. */
+static const Sharding *forward_layout(Prop *p, const Op *op) {
+  Spmd *s = p->s;
+  int k = op->results[0].type->rank, known = 0, largest = -1;
+  int64_t tiles[SHARDING_MAX_RANK + 1], map[SHARDING_MAX_RANK + 1];
+  int64_t *co = arena_alloc(&s->c->arena, sizeof(int64_t) * (size_t)(s->n * (k + 1)));
+  bool conflict = false, set[SHARDING_MAX_RANK + 1] = {0};
+  for (int e = 0; e < k; e++) tiles[e] = 1;
+  for (int i = 0; i < op->noperands && !conflict; i++) {
+    const Sharding *l = get(p, op->operands[i]);
+    if (!l || !spmd_dim_map(s, op, i, map)) continue;
+    known++;
+    if (largest < 0 || value_bytes(op->operands[i]) > value_bytes(op->operands[largest])) largest = i;
+    const int64_t *oc = layout_coords(s, l);
+    for (int e = 0; e < k && !conflict; e++) {
+      if (map[e] < 0 || l->tiles[map[e]] == 1) continue;
+      if (set[e] && tiles[e] != l->tiles[map[e]]) conflict = true;
+      for (int64_t q = 0; q < s->n && !conflict; q++) {
+        int64_t c = oc[q * (l->rank + 1) + map[e]];
+        if (set[e] && co[q * (k + 1) + e] != c) conflict = true;
+        co[q * (k + 1) + e] = c;
+      }
+      set[e] = true;
+      tiles[e] = l->tiles[map[e]];
+    }
+  }
+  if (!known) return NULL;
+  const Sharding *out = conflict ? NULL : layout_from_coords(s, k, tiles, co);
+  /* Tiled operands whose tiling the result does not keep (contracted or
+   * reduced dims) say nothing about the result: leave it to its users. */
+  if (out && layout_is_replicated(out) && any_tiled_operand(p, op)) return NULL;
+  if (out) return out;
+  spmd_dim_map(s, op, largest, map);
+  return layout_map(s, get(p, op->operands[largest]), k, map);
+}
+
+/* Operand i's layout from result layout r: the inverse of its dim map. */
+static const Sharding *backward_layout(Prop *p, const Op *op, int i, const Sharding *r) {
+  int64_t map[SHARDING_MAX_RANK + 1], inv[SHARDING_MAX_RANK + 1];
+  const Type *t = op->operands[i]->type;
+  if (!type_is_static(t) || t->rank > SHARDING_MAX_RANK || !spmd_dim_map(p->s, op, i, map)) return NULL;
+  for (int d = 0; d < t->rank; d++) inv[d] = -1;
+  for (int e = 0; e < r->rank; e++)
+    if (map[e] >= 0) inv[map[e]] = e;
+  return layout_map(p->s, r, t->rank, inv);
+}
+
+/* Annotation identities: the op's result is the stated layout and its
+ * operand is constrained to it. */
+static bool is_constraint(const Op *op) {
+  const Annotation *an = custom_call_annotation(op);
+  return op->kind == OP_SDY_SHARDING_CONSTRAINT || strcmp(op->name, "sdy.reshard") == 0 ||
+         (an && strcmp(an->target, "Sharding") == 0);
+}
+
+static void seed_block(Prop *p, const Block *b) {
+  for (const Op *op = b->first; op; op = op->next)
+    for (int r = 0; r < op->nresults; r++) {
+      const Type *t = op->results[r].type;
+      if (type_is_tensor(t) && t->rank >= 0) put(p, &op->results[r], layout_full(p->s, spmd_op_sharding(p->s, op, r), t->rank), true);
+    }
+}
+
+static bool propagates(const Op *op) {
+  return op->nresults >= 1 && type_is_tensor(op->results[0].type) && type_is_static(op->results[0].type) &&
+         op->results[0].type->rank <= SHARDING_MAX_RANK && !custom_call_annotation(op) && op->kind != OP_WHILE &&
+         op->kind != OP_IF && op->kind != OP_CASE;
+}
+
+/* Results of multi-result ops that share result 0's shape share its layout. */
+static void put_results(Prop *p, const Op *op, const Sharding *l) {
+  for (int r = 0; r < op->nresults; r++)
+    if (op->results[r].type->kind == TY_TENSOR && op->results[r].type->rank == op->results[0].type->rank &&
+        (r == 0 || memcmp(op->results[r].type->dims, op->results[0].type->dims,
+                          sizeof(int64_t) * (size_t)op->results[0].type->rank) == 0))
+      put(p, &op->results[r], l, false);
+}
+
+static void forward(Prop *p, const Block *b) {
+  for (const Op *op = b->first; op; op = op->next) {
+    if (is_constraint(op) && op->noperands == 1) continue;
+    if (!propagates(op) || get(p, &op->results[0])) continue;
+    put_results(p, op, forward_layout(p, op));
+  }
+}
+
+static void backward(Prop *p, const Block *b) {
+  for (const Op *op = b->last; op; op = op->prev) {
+    if (op->nresults < 1) continue;
+    const Sharding *r = get(p, &op->results[0]);
+    if (!r) continue;
+    if (is_constraint(op) && op->noperands == 1) {
+      put(p, op->operands[0], r, false);
+      continue;
+    }
+    if (!propagates(op)) continue;
+    for (int i = 0; i < op->noperands; i++)
+      if (!get(p, op->operands[i])) put(p, op->operands[i], backward_layout(p, op, i, r), false);
+  }
+}
+
+/* Writes every top-level value's layout: ops' mhlo.sharding and the
+ * arguments' arg_attrs; unknown ones replicated. */
+static void write_back(Prop *p, Op *func, Block *b) {
+  Spmd *s = p->s;
+  for (Op *op = b->first; op; op = op->next) {
+    if (!op->nresults || custom_call_annotation(op) || op->kind == OP_FUNC_RETURN) continue;
+    const Sharding **rs = arena_alloc(&s->c->arena, sizeof(Sharding *) * (size_t)op->nresults);
+    bool any = false;
+    for (int r = 0; r < op->nresults; r++) {
+      const Type *t = op->results[r].type;
+      if (!type_is_tensor(t) || t->rank < 0) continue;
+      rs[r] = get(p, &op->results[r]);
+      if (!rs[r]) rs[r] = layout_replicated(s, t->rank);
+      any = true;
+    }
+    if (any) spmd_set_op_sharding(s, op, rs);
+  }
+  for (int i = 0; i < b->nargs; i++) {
+    const Type *t = b->args[i].type;
+    if (spmd_func_sharding(s, func, 0, i) || !type_is_tensor(t) || t->rank < 0) continue;
+    const Sharding *l = get(p, &b->args[i]);
+    spmd_set_func_sharding(s, func, 0, i, l ? l : layout_replicated(s, t->rank));
+  }
+}
+
+static void propagate_func(Spmd *s, Op *func) {
+  Block *b = op_body(func);
+  if (!b) return;
+  Prop p = {.s = s};
+  for (int i = 0; i < b->nargs; i++)
+    if (type_is_tensor(b->args[i].type) && b->args[i].type->rank >= 0)
+      put(&p, &b->args[i], layout_full(s, spmd_func_sharding(s, func, 0, i), b->args[i].type->rank), true);
+  seed_block(&p, b);
+  const Op *ret = b->last && b->last->kind == OP_FUNC_RETURN ? b->last : NULL;
+  for (int round = 0; round < 8; round++) {
+    p.changed = false;
+    forward(&p, b);
+    for (int i = 0; ret && i < ret->noperands; i++) {
+      const Type *t = ret->operands[i]->type;
+      if (type_is_tensor(t) && t->rank >= 0) put(&p, ret->operands[i], layout_full(s, spmd_func_sharding(s, func, 1, i), t->rank), false);
+    }
+    backward(&p, b);
+    if (!p.changed) break;
+  }
+  write_back(&p, func, b);
+  free(p.slots);
+}
+
+bool pass_sharding_propagation(PassContext *pc) {
+  if (!spmd_wanted(pc->m)) return true;
+  Spmd s = spmd_begin(pc);
+  for (Op *op = op_body(pc->m->op)->first; op; op = op->next)
+    if (op->kind == OP_FUNC && !spmd_is_private(op)) propagate_func(&s, op);
+  return pc->c->diag.nerrors == 0;
+}

@@ -1,0 +1,430 @@
+/* How each op is partitioned (passes/spmd_part.h).  Three rules cover
+ * every op:
+ *
+ *   - local: an op with a dim map (passes/spmd_dims.c) is computed on
+ *     pieces.  Its compute layout is the target layout with the result
+ *     dims no operand maps left whole; each operand is resharded to the
+ *     layout the map gives it.  When the operands already tile the dims
+ *     the op reduces over (a reduce's dimensions, dot_general's
+ *     contracting pairs, convolution's input features) consistently, the
+ *     op runs on them as they are and the partial results are combined:
+ *     reduce_scatter when the target tiles the result exactly as far as
+ *     the groups reach, else all_reduce.  Uneven pieces are masked first
+ *     (zeros for contractions, the init value for reduces).
+ *   - constants and iotas are made locally (a splat at the local shape;
+ *     the piece of a dense constant; an iota plus the piece's offset);
+ *   - every other op runs on whole operands (all-gathered as needed) and
+ *     its whole results are sliced to their layouts: correct for any op,
+ *     and what XLA does for the ops it cannot partition.
+ * JAX's annotations are identities that reshard their operand, and
+ * manual (shard_map) values are passed through untouched. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/spmd_part.h"
+
+static bool is_target(const Op *op, const char *name) {
+  const Annotation *an = custom_call_annotation(op);
+  return an && strcmp(an->target, name) == 0;
+}
+
+static bool is_constraint(const Op *op) {
+  return op->kind == OP_SDY_SHARDING_CONSTRAINT || strcmp(op->name, "sdy.reshard") == 0 || is_target(op, "Sharding");
+}
+
+/* Result r's target layout: the op's sharding (propagation wrote one on
+ * every op), replicated when it has none. */
+static const Sharding *target(Part *P, const Op *op, int r) {
+  const Type *t = op->results[r].type;
+  if (!type_is_tensor(t) || t->rank < 0) return NULL;
+  const Sharding *l = layout_full(P->s, spmd_op_sharding(P->s, op, r), t->rank);
+  return l ? l : layout_replicated(P->s, t->rank);
+}
+
+static const Sharding *layout_of(const Part *P, const Value *old) {
+  const Local *lo = part_get(P, old);
+  return lo ? lo->l : NULL;
+}
+
+/* Sets result r of the old op to v (layout l), resharded to its target. */
+static void finish(Part *P, const Op *op, int r, Value *v, const Sharding *l) {
+  const Sharding *want = target(P, op, r);
+  if (l && want) {
+    v = part_reshard(P, v, l, want, op->results[r].type);
+    l = want;
+  }
+  part_put(P, &op->results[r], v, l, false);
+}
+
+/* Marks every value defined inside op's regions. */
+static void mark_inside(Context *c, const Op *op, ValueMap *inside) {
+  for (int r = 0; r < op->nregions; r++)
+    for (int j = 0; j < op->regions[r].nblocks; j++) {
+      Block *b = op->regions[r].blocks[j];
+      for (int a = 0; a < b->nargs; a++) value_map_put(c, inside, &b->args[a], &b->args[a]);
+      for (Op *in = b->first; in; in = in->next) {
+        for (int k = 0; k < in->nresults; k++) value_map_put(c, inside, &in->results[k], &in->results[k]);
+        mark_inside(c, in, inside);
+      }
+    }
+}
+
+/* Maps the outer values op's regions use (StableHLO regions may capture)
+ * to their whole local values. */
+static void map_captures(Part *P, const Op *op, const ValueMap *inside, ValueMap *m) {
+  for (int r = 0; r < op->nregions; r++)
+    for (int j = 0; j < op->regions[r].nblocks; j++)
+      for (Op *in = op->regions[r].blocks[j]->first; in; in = in->next) {
+        for (int i = 0; i < in->noperands; i++) {
+          const Value *v = in->operands[i];
+          if (value_map_get(inside, v) || value_map_get(m, v)) continue;
+          const Type *t = v->type;
+          bool tensor = type_is_tensor(t) && t->rank >= 0;
+          value_map_put(P->s->c, m, v, part_operand_as(P, v, tensor ? layout_replicated(P->s, t->rank) : NULL));
+        }
+        map_captures(P, in, inside, m);
+      }
+}
+
+/* A copy of op on the given operands with the given result types, its
+ * regions cloned, without its mhlo.sharding. */
+static Op *clone_with(Part *P, const Op *op, Value **vals, Type **types) {
+  Context *c = P->s->c;
+  NamedAttr *attrs = arena_alloc(&c->arena, sizeof(NamedAttr) * (size_t)(op->nattrs + 1));
+  int n = 0;
+  for (int i = 0; i < op->nattrs; i++)
+    if (strcmp(op->attrs[i].name, "mhlo.sharding") && strcmp(op->attrs[i].name, "sdy.sharding"))
+      attrs[n++] = op->attrs[i];
+  ValueMap inside = {0}, m = {0};
+  if (op->nregions) {
+    mark_inside(c, op, &inside);
+    map_captures(P, op, &inside, &m);
+  }
+  Op *copy = op_create(c, op->kind, op->name, op->loc, op->noperands, vals, op->nresults, types, n, attrs, op->nregions);
+  copy->srcloc = op->srcloc;
+  for (int r = 0; r < op->nregions; r++) region_clone_into(c, &op->regions[r], &copy->regions[r], &m);
+  op_insert_before(P->at, copy);
+  return copy;
+}
+
+/* ------------------------------------------------------------------ */
+/* Whole: every operand gathered, the op as written. */
+
+static bool rule_whole(Part *P, Op *op) {
+  Value **vals = arena_alloc(&P->s->c->arena, sizeof(Value *) * (size_t)(op->noperands + 1));
+  Type **types = arena_alloc(&P->s->c->arena, sizeof(Type *) * (size_t)(op->nresults + 1));
+  for (int i = 0; i < op->noperands; i++) {
+    const Type *t = op->operands[i]->type;
+    bool tensor = type_is_tensor(t) && t->rank >= 0;
+    vals[i] = part_operand_as(P, op->operands[i], tensor ? layout_replicated(P->s, t->rank) : NULL);
+  }
+  for (int r = 0; r < op->nresults; r++) types[r] = op->results[r].type;
+  Op *copy = clone_with(P, op, vals, types);
+  for (int r = 0; r < op->nresults; r++) {
+    const Type *t = op->results[r].type;
+    bool tensor = type_is_tensor(t) && t->rank >= 0;
+    finish(P, op, r, &copy->results[r], tensor ? layout_replicated(P->s, t->rank) : NULL);
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Local computation on pieces */
+
+typedef struct Plan {
+  int k;                       /* result rank */
+  int64_t map[8][SHARDING_MAX_RANK + 1]; /* operand i's dim for result dim e */
+  int nred;
+  int64_t red[2][SHARDING_MAX_RANK + 1]; /* reduction dims of operands 0 and 1 */
+  const Sharding *in[8];       /* operand layouts */
+  const Sharding *out;         /* the compute layout of the results */
+  bool partial;                /* results are partial sums over the reduction dims */
+} Plan;
+
+static bool is_reduction_dim(const Plan *pl, int i, int d) {
+  for (int j = 0; j < pl->nred && i < 2; j++)
+    if (pl->red[i][j] == d) return true;
+  return false;
+}
+
+static bool is_mapped(const Plan *pl, int i, int d) {
+  for (int e = 0; e < pl->k; e++)
+    if (pl->map[i][e] == d) return true;
+  return false;
+}
+
+/* The operands as they are, when they tile reduction dims consistently
+ * and nothing else unmapped: the compute layout from their coordinates. */
+static bool plan_partial(Part *P, const Op *op, Plan *pl) {
+  Spmd *s = P->s;
+  int nin = op->kind == OP_REDUCE ? 1 : 2;
+  const Sharding *cur[2] = {layout_of(P, op->operands[0]), nin > 1 ? layout_of(P, op->operands[1]) : NULL};
+  if (!pl->nred || !cur[0] || (nin > 1 && !cur[1])) return false;
+  bool tiled = false;
+  for (int j = 0; j < pl->nred; j++) {
+    int64_t a = pl->red[0][j], b = nin > 1 ? pl->red[1][j] : -1;
+    if (cur[0]->tiles[a] > 1) tiled = true;
+    if (b >= 0 && cur[0]->tiles[a] != cur[1]->tiles[b]) return false;
+  }
+  if (!tiled) return false;
+  for (int i = 0; i < nin; i++)
+    for (int d = 0; d < cur[i]->rank; d++)
+      if (cur[i]->tiles[d] > 1 && !is_mapped(pl, i, d) && !is_reduction_dim(pl, i, d)) return false;
+  const int64_t *c0 = layout_coords(s, cur[0]), *c1 = nin > 1 ? layout_coords(s, cur[1]) : NULL;
+  int k = pl->k, r0 = cur[0]->rank, r1 = nin > 1 ? cur[1]->rank : 0;
+  int64_t tiles[SHARDING_MAX_RANK + 1];
+  int64_t *co = arena_alloc(&s->c->arena, sizeof(int64_t) * (size_t)(s->n * (k + 1)));
+  for (int64_t p = 0; p < s->n; p++) {
+    for (int j = 0; j < pl->nred && c1; j++)
+      if (c0[p * (r0 + 1) + pl->red[0][j]] != c1[p * (r1 + 1) + pl->red[1][j]]) return false;
+    for (int e = 0; e < k; e++) {
+      int64_t a = pl->map[0][e], b = nin > 1 ? pl->map[1][e] : -1;
+      int64_t ca = a >= 0 ? c0[p * (r0 + 1) + a] : 0, cb = b >= 0 ? c1[p * (r1 + 1) + b] : 0;
+      int64_t ta = a >= 0 ? cur[0]->tiles[a] : 1, tb = b >= 0 ? cur[1]->tiles[b] : 1;
+      if (a >= 0 && b >= 0 && (ta != tb || ca != cb)) return false;
+      tiles[e] = ta > 1 ? ta : tb;
+      co[p * (k + 1) + e] = ta > 1 ? ca : cb;
+    }
+    co[p * (k + 1) + k] = 0;
+  }
+  pl->out = layout_from_coords(s, k, tiles, co);
+  if (!pl->out) return false;
+  pl->in[0] = cur[0];
+  if (nin > 1) pl->in[1] = cur[1];
+  for (int i = nin; i < op->noperands; i++) pl->in[i] = layout_replicated(s, op->operands[i]->type->rank);
+  pl->partial = true;
+  return true;
+}
+
+/* The target with the result dims no operand can supply left whole, and
+ * each operand's layout by its map. */
+static void plan_from_target(Part *P, const Op *op, const Sharding *want, Plan *pl) {
+  Spmd *s = P->s;
+  const Sharding *c = want;
+  const Type *rt = op->results[0].type;
+  for (int e = 0; e < pl->k; e++) {
+    if (c->tiles[e] == 1) continue;
+    /* a broadcast's new dims are copies: any piece of them is local */
+    bool supplied = op->noperands == 0 || op->kind == OP_BROADCAST_IN_DIM, uneven = false;
+    for (int i = 0; i < op->noperands; i++) {
+      int64_t d = pl->map[i][e], t = c->tiles[e];
+      if (d < 0) continue;
+      supplied = true;
+      if (op->kind == OP_RESHAPE && (op->operands[i]->type->dims[d] % t || rt->dims[e] % t)) uneven = true;
+    }
+    if (!supplied || uneven) c = layout_untile(s, c, e);
+  }
+  pl->out = c;
+  for (int i = 0; i < op->noperands; i++) {
+    const Type *t = op->operands[i]->type;
+    int64_t inv[SHARDING_MAX_RANK + 1];
+    for (int d = 0; d < t->rank; d++) inv[d] = -1;
+    for (int e = 0; e < pl->k; e++)
+      if (pl->map[i][e] >= 0) inv[pl->map[i][e]] = e;
+    pl->in[i] = layout_map(s, c, t->rank, inv);
+  }
+}
+
+/* slice and dynamic_slice name sizes: the local ones for tiled dims. */
+static void localize_attrs(Part *P, Op *copy, const Sharding *l) {
+  Context *c = P->s->c;
+  const Type *t = copy->results[0].type;
+  if (copy->kind == OP_SLICE) op_set_attr(c, copy, "limit_indices", attr_dense_i64_array(c, t->rank, t->dims));
+  if (copy->kind == OP_DYNAMIC_SLICE) op_set_attr(c, copy, "slice_sizes", attr_dense_i64_array(c, t->rank, t->dims));
+  (void)l;
+}
+
+/* The partial results combined over the reduction dims' groups. */
+static void combine(Part *P, const Op *op, const Plan *pl, Op *copy) {
+  Spmd *s = P->s;
+  bool vary[SHARDING_MAX_RANK + 1] = {0};
+  for (int j = 0; j < pl->nred; j++) vary[pl->red[0][j]] = true;
+  int64_t *ids = xcalloc((size_t)s->n, sizeof(int64_t));
+  int64_t size = part_groups(P, pl->in[0], vary, ids);
+  const Region *body = op->kind == OP_REDUCE ? &op->regions[0] : NULL;
+  Value *x = &copy->results[0];
+  OpKind kind = x->type->elem == ELEM_I1 ? OP_OR : OP_ADD;
+  const Sharding *want = target(P, op, 0);
+  /* reduce_scatter when want tiles one dim d `size` times finer than the
+   * compute layout, each group's members holding its pieces in order. */
+  int d = -1;
+  for (int e = 0; e < pl->k; e++)
+    if (want->tiles[e] != pl->out->tiles[e]) d = d == -1 && want->tiles[e] == pl->out->tiles[e] * size ? e : -2;
+  if (d >= 0 && op->results[0].type->dims[d] % want->tiles[d] == 0) {
+    const int64_t *cw = layout_coords(s, want), *co = layout_coords(s, pl->out);
+    bool fits = true;
+    for (int64_t g = 0; g < s->n && fits; g++) {
+      int64_t p = ids[g], pos = g % size;
+      for (int e = 0; e < pl->k; e++) {
+        int64_t expect = e == d ? co[p * (pl->k + 1) + e] * size + pos : co[p * (pl->k + 1) + e];
+        if (cw[p * (pl->k + 1) + e] != expect) fits = false;
+      }
+    }
+    if (fits) {
+      Value *y = part_reduce_scatter(P, x, d, size, ids, body, kind);
+      free(ids);
+      part_put(P, &op->results[0], y, want, false);
+      return;
+    }
+  }
+  Value *y = part_all_reduce(P, x, size, ids, body, kind);
+  free(ids);
+  finish(P, op, 0, y, pl->out);
+}
+
+/* Operand i resharded to its plan layout, its uneven reduction dims
+ * masked for a partial computation. */
+static Value *plan_operand(Part *P, const Op *op, const Plan *pl, int i) {
+  const Type *t = op->operands[i]->type;
+  Value *v = part_operand_as(P, op->operands[i], type_is_tensor(t) ? pl->in[i] : NULL);
+  if (!pl->partial || i >= 2 || (op->kind == OP_REDUCE && i > 0)) return v;
+  bool dims[SHARDING_MAX_RANK + 1] = {0};
+  for (int j = 0; j < pl->nred; j++)
+    if (pl->red[i][j] >= 0) dims[pl->red[i][j]] = true;
+  Value *fill = op->kind == OP_REDUCE ? part_operand_as(P, op->operands[1], layout_replicated(P->s, 0))
+                                      : part_zero_like(P, t->elem);
+  return part_mask(P, v, pl->in[i], t->dims, dims, fill);
+}
+
+static bool rule_local(Part *P, Op *op, Plan *pl) {
+  Context *c = P->s->c;
+  if (!plan_partial(P, op, pl)) {
+    pl->partial = false;
+    plan_from_target(P, op, target(P, op, 0), pl);
+  }
+  Value **vals = arena_alloc(&c->arena, sizeof(Value *) * (size_t)(op->noperands + 1));
+  Type **types = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(op->nresults + 1));
+  for (int i = 0; i < op->noperands; i++) vals[i] = plan_operand(P, op, pl, i);
+  for (int r = 0; r < op->nresults; r++) types[r] = layout_local_type(P->s, pl->out, op->results[r].type);
+  Op *copy = clone_with(P, op, vals, types);
+  localize_attrs(P, copy, pl->out);
+  if (pl->partial) {
+    combine(P, op, pl, copy);
+    return true;
+  }
+  for (int r = 0; r < op->nresults; r++) finish(P, op, r, &copy->results[r], pl->out);
+  return true;
+}
+
+/* Whether op can be computed on pieces: a dim map for every operand, one
+ * static tensor shape for all results, regions only as scalar bodies. */
+static bool plan_map(Part *P, const Op *op, Plan *pl) {
+  if (op->nresults < 1 || op->noperands > 8 || (op_info[op->kind].traits & TRAIT_SIDE_EFFECT)) return false;
+  const Type *rt = op->results[0].type;
+  if (!type_is_tensor(rt) || !type_is_static(rt) || rt->rank > SHARDING_MAX_RANK) return false;
+  for (int r = 1; r < op->nresults; r++)
+    if (op->results[r].type->kind != TY_TENSOR || op->results[r].type->rank != rt->rank ||
+        memcmp(op->results[r].type->dims, rt->dims, sizeof(int64_t) * (size_t)rt->rank) != 0)
+      return false;
+  if (op->nregions && op->kind != OP_REDUCE && op->kind != OP_SORT && op->kind != OP_MAP && op->kind != OP_REDUCE_WINDOW)
+    return false;
+  pl->k = rt->rank;
+  for (int i = 0; i < op->noperands; i++) {
+    const Type *t = op->operands[i]->type;
+    if (!type_is_tensor(t) || !type_is_static(t) || !spmd_dim_map(P->s, op, i, pl->map[i])) return false;
+  }
+  pl->nred = spmd_reduction_dims(P->s, op, pl->red[0], pl->red[1]);
+  return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Constants and iotas */
+
+static bool rule_constant(Part *P, Op *op) {
+  const Attr *v = op_attr(op, "value");
+  const Sharding *want = target(P, op, 0);
+  const Type *t = op->results[0].type;
+  if (want && v && v->kind == ATTR_DENSE && v->u.dense.splat) {
+    part_put(P, &op->results[0], part_splat(P, layout_local_type(P->s, want, op->results[0].type), v->u.dense.data),
+             want, false);
+    return true;
+  }
+  Op *copy = clone_with(P, op, NULL, (Type *[]){op->results[0].type});
+  finish(P, op, 0, &copy->results[0], want ? layout_replicated(P->s, t->rank) : NULL);
+  return true;
+}
+
+static bool rule_iota(Part *P, Op *op) {
+  Context *c = P->s->c;
+  const Sharding *want = target(P, op, 0);
+  int64_t d = 0;
+  attr_as_int(op_attr(op, "iota_dimension"), &d);
+  Type *lt = layout_local_type(P->s, want, op->results[0].type);
+  Op *copy = clone_with(P, op, NULL, &lt);
+  Value *x = &copy->results[0];
+  if (d >= 0 && d < want->rank && want->tiles[d] > 1) {
+    Value *off = part_offset(P, want, (int)d, op->results[0].type->dims[d], NULL);
+    Value *conv = part_emit(P, OP_CONVERT, 1, &off, type_scalar_tensor(c, lt->elem), 0, NULL);
+    NamedAttr bd = {"broadcast_dimensions", attr_dense_i64_array(c, 0, NULL)};
+    Value *b = part_emit(P, OP_BROADCAST_IN_DIM, 1, &conv, lt, 1, &bd);
+    Value *sum[2] = {x, b};
+    x = part_emit(P, OP_ADD, 2, sum, lt, 0, NULL);
+  }
+  part_put(P, &op->results[0], x, want, false);
+  return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Annotations and manual values */
+
+static bool rule_manual(Part *P, Op *op) {
+  Value **vals = arena_alloc(&P->s->c->arena, sizeof(Value *) * (size_t)(op->noperands + 1));
+  Type **types = arena_alloc(&P->s->c->arena, sizeof(Type *) * (size_t)(op->nresults + 1));
+  for (int i = 0; i < op->noperands; i++) {
+    const Local *lo = part_get(P, op->operands[i]);
+    const Type *t = op->operands[i]->type;
+    vals[i] = lo->manual || !lo->l ? lo->v : part_operand_as(P, op->operands[i], layout_replicated(P->s, t->rank));
+  }
+  for (int r = 0; r < op->nresults; r++) types[r] = op->results[r].type;
+  Op *copy = clone_with(P, op, vals, types);
+  for (int r = 0; r < op->nresults; r++) part_put(P, &op->results[r], &copy->results[r], NULL, true);
+  return true;
+}
+
+static bool any_manual_operand(const Part *P, const Op *op) {
+  for (int i = 0; i < op->noperands; i++) {
+    const Local *lo = part_get(P, op->operands[i]);
+    if (lo && lo->manual) return true;
+  }
+  return false;
+}
+
+/* shard_map's boundaries: global value -> its local piece, and back. */
+static bool rule_shard_shape(Part *P, Op *op, bool to_shard) {
+  const Local *lo = part_get(P, op->operands[0]);
+  const Type *rt = op->results[0].type;
+  if (to_shard) {
+    if (!lo->l || lo->v->type != rt) {
+      op_error(P->s->c, op, "the piece of its operand under its sharding is '%s', not the result type '%s'",
+               type_to_string(P->s->c, lo->v->type), type_to_string(P->s->c, rt));
+      return false;
+    }
+    part_put(P, &op->results[0], lo->v, NULL, true);
+    return true;
+  }
+  const Sharding *want = target(P, op, 0);
+  if (layout_local_type(P->s, want, (Type *)rt) != lo->v->type) {
+    op_error(P->s->c, op, "its operand '%s' is not the piece of the result '%s' under the result's sharding",
+             type_to_string(P->s->c, lo->v->type), type_to_string(P->s->c, rt));
+    return false;
+  }
+  part_put(P, &op->results[0], lo->v, want, false);
+  return true;
+}
+
+bool part_op(Part *P, Op *op) {
+  if (is_target(op, "SPMDFullToShardShape")) return rule_shard_shape(P, op, true);
+  if (is_target(op, "SPMDShardToFullShape")) return rule_shard_shape(P, op, false);
+  if (any_manual_operand(P, op)) return rule_manual(P, op);
+  if (is_constraint(op) && op->noperands == 1 && op->nresults == 1) {
+    const Sharding *want = target(P, op, 0);
+    part_put(P, &op->results[0], part_operand_as(P, op->operands[0], want), want, false);
+    return true;
+  }
+  if (op->kind == OP_CONSTANT && op->nresults == 1) return rule_constant(P, op);
+  if (op->kind == OP_IOTA && target(P, op, 0)) return rule_iota(P, op);
+  Plan *pl = xcalloc(1, sizeof *pl);
+  bool ok = plan_map(P, op, pl) ? rule_local(P, op, pl) : rule_whole(P, op);
+  free(pl);
+  return ok;
+}
