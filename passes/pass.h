@@ -37,10 +37,10 @@ typedef struct PassContext {
 
 typedef bool (*PassFn)(PassContext *pc);
 
-/* Refuses (false, after one located error) a program that tpucc would
- * have to partition: a sharding that tiles a value over several devices,
- * a malformed sharding, a JAX annotation custom call that is not an
- * identity here (passes/sharding.c).  pipeline_run runs it first. */
+/* Reads every sharding annotation of the program and fits it to its value
+ * (passes/sharding.c): false after a located error for each malformed or
+ * misfitting one (docs/spmd.md).  pipeline_run runs it first; tpucc
+ * --verify-only too. */
 bool sharding_check(Context *c, Module *m);
 #define PASS(id, name, fn, doc) bool fn(PassContext *pc);
 #include "passes/passes.def"

@@ -1,382 +1,311 @@
-/* The sharding check that runs before every pipeline (passes/pass.h):
- * tpucc does not partition programs yet (the SPMD issue), so a program
- * whose shardings tile a value over several devices is refused, with the
- * first such value and the reason, instead of running the global program
- * on every chip.  Shardings that keep whole values on every device are
- * accepted: GSPMD `{replicated}`, `{maximal device=N}`, `{manual}`, tilings
- * of one device per data dimension (`{devices=[1,1]<=[1]}`, or with the
- * devices all in replication dims), tuples of these; Shardy shardings whose
- * dimensions use no mesh axis of size > 1.  The annotation custom calls
- * (ir/annotations.def) must be identities of one operand's type, and the
- * SPMD-only ones need a single partition. */
-#include <ctype.h>
+/* The sharding check that runs before every pipeline (passes/pass.h) and
+ * in `tpucc --verify-only`: every sharding annotation of the program is
+ * read (ir/sharding.h) and fitted to the value it annotates, with a
+ * located error naming the value for each one that is malformed or does
+ * not fit (docs/spmd.md, "Annotations read"):
+ *
+ *   mhlo.sharding     GSPMD strings on function arguments and results
+ *                     (arg_attrs / res_attrs) and on any op (tuple
+ *                     shardings for multi-result ops), the annotation
+ *                     custom calls included;
+ *   sdy.sharding      #sdy.sharding on arguments and results,
+ *                     #sdy.sharding_per_value (one per result) on ops;
+ *   sdy ops           sdy.sharding_constraint, sdy.reshard,
+ *                     sdy.manual_computation's in/out shardings, and each
+ *                     sdy.mesh's device count against mhlo.num_partitions.
+ *
+ * A sharding fits when its devices are below mhlo.num_partitions (1 when
+ * absent), each once, its tile rank is the value's, and it does not tile a
+ * token or a dynamic shape.  The annotation custom calls
+ * (ir/annotations.def) take one operand and give one result: an identity,
+ * except @SPMDFullToShardShape (global to the per-device shape of the
+ * @Sharding feeding it) and @SPMDShardToFullShape (back to the global
+ * shape its own mhlo.sharding describes).  GSPMD and Shardy may mix. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "ir/sharding.h"
 #include "passes/pass.h"
-#include "passes/walk.h"
-
-enum { MAX_TILE_DIMS = 32, REASON_LEN = 256 };
-
-/* ------------------------------------------------------------------ */
-/* GSPMD strings: "{devices=[2,1]<=[2]}" and friends. */
-
-typedef struct Scan {
-  const char *p;
-  char *why; /* REASON_LEN bytes: what is malformed */
-} Scan;
-
-static void sc_space(Scan *s) {
-  while (*s->p == ' ') s->p++;
-}
-
-static bool sc_lit(Scan *s, const char *lit) {
-  sc_space(s);
-  size_t n = strlen(lit);
-  if (strncmp(s->p, lit, n) != 0) return false;
-  s->p += n;
-  return true;
-}
-
-static bool sc_fail(Scan *s, const char *what) {
-  if (!s->why[0]) snprintf(s->why, REASON_LEN, "%s at '%.20s'", what, s->p);
-  return false;
-}
-
-static bool sc_int(Scan *s, int64_t *v) {
-  sc_space(s);
-  if (!isdigit((unsigned char)*s->p)) return sc_fail(s, "expected a number");
-  int64_t x = 0;
-  for (; isdigit((unsigned char)*s->p); s->p++) {
-    if (x > (INT64_MAX - 9) / 10) return sc_fail(s, "number too large");
-    x = x * 10 + (*s->p - '0');
-  }
-  *v = x;
-  return true;
-}
-
-/* "[a,b,...]" (open and close given); *n elements, at most MAX_TILE_DIMS. */
-static bool sc_int_list(Scan *s, const char *open, const char *close, int64_t *v, int *n) {
-  *n = 0;
-  if (!sc_lit(s, open)) return sc_fail(s, "expected a list");
-  if (sc_lit(s, close)) return true;
-  do {
-    if (*n == MAX_TILE_DIMS) return sc_fail(s, "too many dimensions");
-    if (!sc_int(s, &v[(*n)++])) return false;
-  } while (sc_lit(s, ","));
-  return sc_lit(s, close) || sc_fail(s, "expected ',' or the end of the list");
-}
-
-/* Skips a balanced "{...}" (metadata). */
-static bool sc_skip_braces(Scan *s) {
-  int depth = 0;
-  for (; *s->p; s->p++) {
-    if (*s->p == '{') depth++;
-    if (*s->p == '}' && --depth == 0) {
-      s->p++;
-      return true;
-    }
-  }
-  return sc_fail(s, "unbalanced braces");
-}
-
-/* The options after a sharding's kind, up to its '}': the number of
- * trailing replication / subgroup dims in *nsub. */
-static bool sc_options(Scan *s, int *nsub) {
-  while (!sc_lit(s, "}")) {
-    int64_t ignored;
-    if (sc_lit(s, "last_tile_dim_replicate")) {
-      *nsub = 1;
-    } else if (sc_lit(s, "last_tile_dims={")) {
-      *nsub = 0;
-      while (!sc_lit(s, "}")) {
-        if (!(sc_lit(s, "manual") || sc_lit(s, "replicated") || sc_lit(s, "maximal")))
-          return sc_fail(s, "expected manual or replicated in last_tile_dims");
-        ++*nsub;
-        sc_lit(s, ",");
-      }
-    } else if (sc_lit(s, "metadata=")) {
-      sc_space(s);
-      if (!sc_skip_braces(s)) return false;
-    } else if (sc_lit(s, "shard_as") || sc_lit(s, "shard_like")) {
-      if (!sc_int(s, &ignored)) return false;
-    } else {
-      return sc_fail(s, *s->p ? "unexpected text" : "missing '}'");
-    }
-  }
-  return true;
-}
-
-/* The devices of a tiled sharding after "devices=[dims]": "<=[n..]" with
- * an optional "T(perm)", or an explicit list; false if their count is not
- * the product of the tile dims. */
-static bool sc_device_list(Scan *s, int64_t product) {
-  int64_t v[MAX_TILE_DIMS], count = 1;
-  int n;
-  if (sc_lit(s, "<=")) {
-    if (!sc_int_list(s, "[", "]", v, &n)) return false;
-    for (int i = 0; i < n; i++) count = v[i] > 0 && count <= INT64_MAX / v[i] ? count * v[i] : -1;
-    if (sc_lit(s, "T") && !sc_int_list(s, "(", ")", v, &n)) return false;
-  } else {
-    int64_t id;
-    count = 0;
-    do {
-      if (!sc_int(s, &id)) return false;
-      count++;
-    } while (sc_lit(s, ","));
-  }
-  if (count == product) return true;
-  snprintf(s->why, REASON_LEN, "the tile dims ask for %lld devices but %lld are listed", (long long)product,
-           (long long)count);
-  return false;
-}
-
-/* One sharding "{...}" (a tuple's elements included); *tiles: the largest
- * number of pieces any value is cut into (1: kept whole everywhere). */
-static bool sc_sharding(Scan *s, int64_t *tiles, int depth) {
-  if (!sc_lit(s, "{")) return sc_fail(s, "expected '{'");
-  sc_space(s);
-  if (*s->p == '{' || *s->p == '}') { /* a tuple */
-    if (depth > 8) return sc_fail(s, "tuple shardings nested too deeply");
-    if (sc_lit(s, "}")) return true;
-    do {
-      if (!sc_sharding(s, tiles, depth + 1)) return false;
-    } while (sc_lit(s, ","));
-    return sc_lit(s, "}") || sc_fail(s, "expected ',' or '}' in a tuple sharding");
-  }
-  int nsub = 0;
-  if (sc_lit(s, "replicated") || sc_lit(s, "manual") || sc_lit(s, "unknown")) return sc_options(s, &nsub);
-  int64_t dev;
-  if (sc_lit(s, "maximal")) {
-    if (!sc_lit(s, "device=") || !sc_int(s, &dev)) return sc_fail(s, "expected device=N");
-    return sc_options(s, &nsub);
-  }
-  if (!sc_lit(s, "devices=")) return sc_fail(s, "expected replicated, maximal, manual or devices=");
-  int64_t dims[MAX_TILE_DIMS], product = 1;
-  int n;
-  if (!sc_int_list(s, "[", "]", dims, &n)) return false;
-  for (int i = 0; i < n; i++) {
-    if (dims[i] < 1 || product > INT64_MAX / dims[i]) return sc_fail(s, "bad tile dimension");
-    product *= dims[i];
-  }
-  if (!sc_device_list(s, product) || !sc_options(s, &nsub)) return false;
-  if (nsub > n) return sc_fail(s, "more replication dims than tile dims");
-  int64_t data = 1;
-  for (int i = 0; i < n - nsub; i++) data *= dims[i];
-  if (data > *tiles) *tiles = data;
-  return true;
-}
-
-/* Parses a GSPMD sharding string; false with why filled when malformed. */
-static bool gspmd_tiles(const char *str, int64_t *tiles, char *why) {
-  Scan s = {str, why};
-  why[0] = 0;
-  *tiles = 1;
-  if (!sc_sharding(&s, tiles, 0)) return false;
-  sc_space(&s);
-  return !*s.p || sc_fail(&s, "trailing text");
-}
-
-/* ------------------------------------------------------------------ */
-/* Shardy: #sdy.sharding<@mesh, [{"x"}, {}]> and #sdy.sharding_per_value. */
 
 typedef struct Checker {
   Context *c;
-  int64_t partitions;  /* mhlo.num_partitions, 1 when absent */
-  int nmeshes;
-  const char **mesh_names, **mesh_texts; /* sdy.mesh symbol -> its attribute text */
-  bool failed;         /* one refusal is enough */
+  Module *m;
+  Arena scratch;      /* the shardings read, freed at the end */
+  int64_t partitions; /* mhlo.num_partitions, 1 when absent */
+  bool failed;
 } Checker;
 
-/* The size of axis "name" (len bytes) in the mesh text; -1 if absent. */
-static int64_t mesh_axis_size(const char *mesh, const char *name, size_t len) {
-  for (const char *q = mesh; (q = strchr(q, '"')); q++) {
-    if (strncmp(q + 1, name, len) == 0 && q[len + 1] == '"' && q[len + 2] == '=') return strtoll(q + len + 3, NULL, 10);
-    q = strchr(q + 1, '"');
-    if (!q) break;
-  }
-  return -1;
+/* A value's description: "%arg0 of @main", "result #1 of @main", "%3". */
+typedef struct What {
+  char text[160];
+} What;
+
+static void describe_op(const Op *op, What *w) {
+  const char *hint = op->nresults ? op->results[0].name_hint : NULL;
+  if (hint) snprintf(w->text, sizeof w->text, "%s%s", hint[0] == '%' ? "" : "%", hint);
+  else snprintf(w->text, sizeof w->text, "the result of '%s'", op->name);
 }
 
-/* The mesh a sharding names at p ("@name" or an inline "mesh<...>"). */
-static const char *sdy_mesh_of(const Checker *k, const char *p) {
-  while (*p == ' ' || *p == '<' || *p == '[') p++;
-  if (*p != '@') return p; /* inline: the text itself holds the axes */
-  size_t len = strcspn(p + 1, ", >");
-  for (int i = 0; i < k->nmeshes; i++)
-    if (strlen(k->mesh_names[i]) == len && strncmp(k->mesh_names[i], p + 1, len) == 0) return k->mesh_texts[i];
-  return NULL;
+/* Fits s (read from attribute name = text) to the value types[0..n) of
+ * `what` (n > 1: a multi-result op, whose sharding is a tuple of n or one
+ * for all); an error when it does not. */
+static void fit(Checker *k, const Op *op, const What *w, const char *name, const char *text, const Sharding *s,
+                Type *const *types, int n, bool sdy) {
+  char why[SHARDING_WHY_LEN];
+  for (int i = 0; i < n; i++) {
+    const Sharding *e = s;
+    if (n > 1 && s->kind == SHARDING_TUPLE) {
+      if (s->nelems != n) {
+        op_error(k->c, op, "%s on %s: %s has %d elements for %d results", name, w->text, text, s->nelems, n);
+        k->failed = true;
+        return;
+      }
+      e = &s->elems[i];
+    }
+    const Type *t = types[i];
+    bool ok = sharding_fits(e, t, k->partitions, why);
+    /* Shardy's whole shardings keep their dimension count: check it too. */
+    if (ok && sdy && e->kind != SHARDING_TILED && e->kind != SHARDING_TUPLE && type_is_tensor(t) && t->rank >= 0 &&
+        e->rank != t->rank) {
+      snprintf(why, sizeof why, "it shards %d dimensions but the value has rank %d", e->rank, t->rank);
+      ok = false;
+    }
+    if (ok) continue;
+    char elem[32] = "";
+    if (n > 1) snprintf(elem, sizeof elem, " (result #%d)", i);
+    op_error(k->c, op, "%s = %s on %s%s does not fit its type '%s': %s", name, text, w->text, elem,
+             type_to_string(k->c, t), why);
+    k->failed = true;
+    return;
+  }
 }
 
-/* Checks one "<mesh, [dims...] ...>" at p, up to its dims list's end:
- * tiled when a dimension uses an axis of size > 1. */
-static bool sdy_one(const Checker *k, const char *p, const char **end, char *why) {
-  const char *mesh = sdy_mesh_of(k, p);
-  if (!mesh) {
-    snprintf(why, REASON_LEN, "names a mesh with no sdy.mesh: '%.40s'", p);
-    return false;
+/* Reads one sharding attribute (GSPMD when gspmd, else Shardy) of the
+ * values types[0..n); false after an error. */
+static bool read_sharding(Checker *k, const Op *op, const What *w, const char *name, const Attr *a, bool gspmd,
+                          Sharding *s, const char **text) {
+  char why[SHARDING_WHY_LEN];
+  *text = attr_to_string(k->c, a);
+  bool ok;
+  if (gspmd) {
+    ok = a->kind == ATTR_STRING;
+    if (!ok) snprintf(why, sizeof why, "not a string");
+    else ok = sharding_parse_gspmd(&k->scratch, a->u.str.s, a->u.str.len, s, why);
+  } else {
+    ok = a->kind == ATTR_OPAQUE;
+    if (!ok) snprintf(why, sizeof why, "not a Shardy sharding (#sdy.sharding<...> or #sdy.sharding_per_value<...>)");
+    else ok = sharding_parse_sdy(&k->scratch, k->m, a->u.str.s, s, why);
   }
-  const char *dims = strstr(p, ", [");
-  if (!dims) {
-    snprintf(why, REASON_LEN, "has no dimension shardings: '%.40s'", p);
-    return false;
+  if (!ok) {
+    op_error(k->c, op, "malformed %s on %s: %s: %s", name, w->text, *text, why);
+    k->failed = true;
   }
-  int dim = -1, depth = 0;
-  for (p = dims + 2; *p; p++) {
-    if (*p == '{' && depth++ == 0) dim++;
-    if (*p == '}') depth--;
-    if (*p == ']' && depth == 0) break;
-    if (*p != '"' || depth == 0) continue;
-    size_t len = strcspn(p + 1, "\"");
-    if (p[len + 1] != '"') {
-      snprintf(why, REASON_LEN, "has an unterminated axis name");
-      return false;
-    }
-    const char *sub = p[len + 2] == ':' ? strchr(p + len + 2, ')') : NULL; /* "x":(1)2 */
-    int64_t size = sub ? strtoll(sub + 1, NULL, 10) : mesh_axis_size(mesh, p + 1, len);
-    if (size < 0) {
-      snprintf(why, REASON_LEN, "uses axis \"%.*s\", which its mesh does not have", (int)len, p + 1);
-      return false;
-    }
-    if (size > 1) {
-      snprintf(why, REASON_LEN, "shards dimension %d over mesh axis \"%.*s\" of size %lld", dim, (int)len, p + 1,
-               (long long)size);
-      *end = NULL;
-      return true;
-    }
-    p += len + 1;
-  }
-  *end = p;
-  return true;
+  return ok;
 }
 
-/* Every sharding in the text of a #sdy attribute; false when malformed
- * (why says how); *tiled and why when one tiles a dimension. */
-static bool sdy_tiles(const Checker *k, const char *text, bool *tiled, char *why) {
-  why[0] = 0;
-  *tiled = false;
-  bool per_value = strncmp(text, "#sdy.sharding_per_value<", 24) == 0;
-  const char *p = per_value || strncmp(text, "#sdy.sharding<", 14) == 0 ? strchr(text, '<') : NULL;
-  if (!p) {
-    snprintf(why, REASON_LEN, "is not a Shardy sharding (#sdy.sharding<...> or #sdy.sharding_per_value<...>)");
-    return false;
+/* Checks attribute name = a, if it is a sharding, against types[0..n):
+ * per_value (ops) wants #sdy.sharding_per_value of n, else #sdy.sharding. */
+static void check_attr(Checker *k, const Op *op, const What *w, const char *name, const Attr *a, Type *const *types,
+                       int n, bool per_value) {
+  bool gspmd = strcmp(name, "mhlo.sharding") == 0;
+  if (!gspmd && strcmp(name, "sdy.sharding") != 0) return;
+  Sharding s;
+  const char *text;
+  if (!read_sharding(k, op, w, name, a, gspmd, &s, &text)) return;
+  if (!gspmd && (s.kind == SHARDING_TUPLE) != per_value) {
+    op_error(k->c, op, "%s on %s must be a %s, not %s", name, w->text,
+             per_value ? "#sdy.sharding_per_value<[...]> (one per result)" : "#sdy.sharding<...>", text);
+    k->failed = true;
+    return;
   }
-  for (p = per_value ? strchr(p + 1, '<') : p; p; p = strchr(p, '<')) {
-    const char *end;
-    if (!sdy_one(k, p + 1, &end, why)) return false;
-    if (!end) return *tiled = true;
-    if (!per_value) break;
-    p = end;
+  if (!gspmd && per_value && s.nelems != n) {
+    op_error(k->c, op, "%s on %s: %s has %d shardings for %d results", name, w->text, text, s.nelems, n);
+    k->failed = true;
+    return;
   }
-  return true;
+  if (!gspmd && per_value) {
+    for (int i = 0; i < n; i++) fit(k, op, w, name, text, &s.elems[i], &types[i], 1, true);
+    return;
+  }
+  if (n > 0) fit(k, op, w, name, text, &s, types, n, !gspmd);
+}
+
+static void check_dict(Checker *k, const Op *op, const What *w, const Attr *d, Type *t) {
+  if (!d || d->kind != ATTR_DICT) return;
+  for (int i = 0; i < d->u.dict.n; i++) check_attr(k, op, w, d->u.dict.items[i].name, d->u.dict.items[i].value, &t, 1, false);
 }
 
 /* ------------------------------------------------------------------ */
-/* The walk */
+/* The annotation custom calls and the sdy ops */
 
-/* Refuses the value `what` of op (its sharding attr `name`, shown as
- * text) with reason why, or as malformed. */
-static void refuse(Checker *k, const Op *op, const char *what, const char *name, const char *text, bool malformed,
-                   const char *why) {
+/* The per-device type of a value of type t under s (each dim cut into
+ * tiles, rounded up as XLA pads); t itself when s keeps it whole. */
+static Type *per_device(Checker *k, Type *t, const Sharding *s) {
+  if (s->kind != SHARDING_TILED || !type_is_static(t) || t->rank != s->rank) return t;
+  int64_t dims[SHARDING_MAX_RANK];
+  for (int d = 0; d < t->rank; d++) dims[d] = (t->dims[d] + s->tiles[d] - 1) / s->tiles[d];
+  return t->elem_opaque ? type_tensor_opaque_elem(k->c, t->elem_opaque, t->rank, dims, t->encoding)
+                        : type_tensor(k->c, t->elem, t->rank, dims, t->encoding);
+}
+
+/* The mhlo.sharding of op, read; false (quietly) when absent or malformed
+ * (the attribute check reports that). */
+static bool op_gspmd(Checker *k, const Op *op, Sharding *s) {
+  const Attr *a = op_attr(op, "mhlo.sharding");
+  char why[SHARDING_WHY_LEN];
+  return a && a->kind == ATTR_STRING && sharding_parse_gspmd(&k->scratch, a->u.str.s, a->u.str.len, s, why);
+}
+
+/* @SPMDFullToShardShape: the full sharding is the mhlo.sharding of the
+ * @Sharding custom_call feeding it; its result the per-device shape.
+ * @SPMDShardToFullShape: its own mhlo.sharding is the full sharding of
+ * its result; its operand the per-device shape. */
+static void check_spmd_shapes(Checker *k, const Op *op, const Annotation *an) {
+  bool to_shard = strcmp(an->target, "SPMDFullToShardShape") == 0;
+  Type *global = to_shard ? op->operands[0]->type : op->results[0].type;
+  Type *local = to_shard ? op->results[0].type : op->operands[0]->type;
+  const Op *src = to_shard ? op->operands[0]->def : op;
+  const Annotation *src_an = src ? custom_call_annotation(src) : NULL;
+  Sharding s;
+  if (to_shard && (!src_an || strcmp(src_an->target, "Sharding") != 0)) {
+    op_error(k->c, op, "custom_call @SPMDFullToShardShape expects its operand from a custom_call @Sharding "
+                       "(whose mhlo.sharding is the full sharding)");
+  } else if (!op_gspmd(k, src, &s)) {
+    if (op_attr(src, "mhlo.sharding")) return; /* malformed: reported where it is */
+    op_error(k->c, op, "custom_call @%s: %s has no mhlo.sharding (the full sharding)", an->target,
+             to_shard ? "the custom_call @Sharding feeding it" : "it");
+  } else {
+    Type *want = per_device(k, global, &s);
+    if (want == local) return;
+    op_error(k->c, op,
+             "custom_call @%s: the per-device type of '%s' under %s is '%s', but its %s has type '%s'", an->target,
+             type_to_string(k->c, global), sharding_to_string(&k->scratch, &s), type_to_string(k->c, want),
+             to_shard ? "result" : "operand", type_to_string(k->c, local));
+  }
   k->failed = true;
-  if (malformed)
-    op_error(k->c, op, "malformed %s on %s: %s: %s", name, what, text, why);
-  else
-    op_error(k->c, op, "sharded value %s (%s = %s) %s; it needs SPMD partitioning, which tpucc does not do yet",
-             what, name, text, why);
 }
 
-/* Checks one attribute named name of a value (described by what). */
-static void check_attr(Checker *k, const Op *op, const char *what, const char *name, const Attr *a) {
-  char why[REASON_LEN];
-  bool sdy = strcmp(name, "sdy.sharding") == 0 ||
-             (strcmp(name, "sharding") == 0 && op->kind == OP_SDY_SHARDING_CONSTRAINT);
-  if (strcmp(name, "mhlo.sharding") != 0 && !sdy) return;
-  const char *text = attr_to_string(k->c, a);
-  if (sdy) {
-    bool tiled;
-    if (!sdy_tiles(k, text, &tiled, why)) refuse(k, op, what, name, text, true, why);
-    else if (tiled) refuse(k, op, what, name, text, false, why);
-    return;
-  }
-  int64_t tiles;
-  if (a->kind != ATTR_STRING) {
-    refuse(k, op, what, name, text, true, "not a string");
-  } else if (!gspmd_tiles(a->u.str.s, &tiles, why)) {
-    refuse(k, op, what, name, text, true, why);
-  }
-}
-
-static void check_dict(Checker *k, const Op *op, const char *what, const Attr *d) {
-  if (!d || d->kind != ATTR_DICT) return;
-  for (int i = 0; i < d->u.dict.n && !k->failed; i++)
-    check_attr(k, op, what, d->u.dict.items[i].name, d->u.dict.items[i].value);
-}
-
-/* The annotation custom calls: identities of one value, SPMD-only ones on
- * one partition. */
+/* The annotation custom calls: one operand, one result; identities except
+ * the SPMD shape changes. */
 static void check_annotation(Checker *k, const Op *op, const Annotation *an) {
   if (op->noperands != 1 || op->nresults != 1) {
     op_error(k->c, op, "custom_call @%s is an identity: it takes one operand and has one result, not %d and %d",
              an->target, op->noperands, op->nresults);
-  } else if (!an->spmd_only && op->operands[0]->type != op->results[0].type) {
-    op_error(k->c, op, "custom_call @%s is an identity on %s: its result type '%s' must be its operand type '%s'",
-             an->target, an->spmd_only ? "one partition" : "any partition count",
-             type_to_string(k->c, op->results[0].type), type_to_string(k->c, op->operands[0]->type));
+  } else if (an->spmd_only) {
+    check_spmd_shapes(k, op, an);
+    return;
+  } else if (op->operands[0]->type != op->results[0].type) {
+    op_error(k->c, op, "custom_call @%s is an identity: its result type '%s' must be its operand type '%s'",
+             an->target, type_to_string(k->c, op->results[0].type), type_to_string(k->c, op->operands[0]->type));
   } else {
     return;
   }
   k->failed = true;
 }
 
+/* The shardings of an sdy op: the constraint's / reshard's one, the
+ * manual computation's per operand and per result. */
+static void check_sdy_op(Checker *k, const Op *op, const What *w) {
+  static const char *const keys[] = {"sharding", "in_shardings", "out_shardings"};
+  for (int i = 0; i < 3; i++) {
+    const Attr *a = op_attr(op, keys[i]);
+    if (!a || (i == 0) != (op->kind != OP_SDY_MANUAL_COMPUTATION)) continue;
+    Sharding s;
+    const char *text;
+    if (!read_sharding(k, op, w, keys[i], a, false, &s, &text)) continue;
+    int n = i == 0 ? 1 : i == 1 ? op->noperands : op->nresults;
+    Type **types = arena_alloc(&k->scratch, sizeof(Type *) * (size_t)(n + 1));
+    for (int j = 0; j < n; j++) types[j] = i == 1 ? op->operands[j]->type : op->results[j].type;
+    if (i == 0 && s.kind != SHARDING_TUPLE) {
+      fit(k, op, w, keys[i], text, &s, types, 1, true);
+    } else if (i > 0 && s.kind == SHARDING_TUPLE && s.nelems == n) {
+      for (int j = 0; j < n; j++) fit(k, op, w, keys[i], text, &s.elems[j], &types[j], 1, true);
+    } else {
+      op_error(k->c, op, "%s on %s: %s is not %s", keys[i], w->text, text,
+               i ? "one sharding per value" : "a #sdy.sharding<...>");
+      k->failed = true;
+    }
+  }
+}
+
 static void check_block(Checker *k, const Block *b) {
-  for (const Op *op = b->first; op && !k->failed; op = op->next) {
+  for (const Op *op = b->first; op; op = op->next) {
     const Annotation *an = custom_call_annotation(op);
     if (an) check_annotation(k, op, an);
-    char what[96];
-    const char *hint = op->nresults ? op->results[0].name_hint : NULL;
-    if (hint) snprintf(what, sizeof what, "%s%s", hint[0] == '%' ? "" : "%", hint);
-    else snprintf(what, sizeof what, "the result of '%s'", op->name);
-    for (int i = 0; i < op->nattrs && !k->failed; i++) check_attr(k, op, what, op->attrs[i].name, op->attrs[i].value);
-    for (int r = 0; r < op->nregions && !k->failed; r++)
+    What w;
+    describe_op(op, &w);
+    if (op->kind == OP_SDY_SHARDING_CONSTRAINT || op->kind == OP_SDY_RESHARD ||
+        op->kind == OP_SDY_MANUAL_COMPUTATION)
+      check_sdy_op(k, op, &w);
+    Type **types = arena_alloc(&k->scratch, sizeof(Type *) * (size_t)(op->nresults + 1));
+    for (int i = 0; i < op->nresults; i++) types[i] = op->results[i].type;
+    for (int i = 0; i < op->nattrs; i++)
+      check_attr(k, op, &w, op->attrs[i].name, op->attrs[i].value, types, op->nresults, true);
+    for (int r = 0; r < op->nregions; r++)
       for (int j = 0; j < op->regions[r].nblocks; j++) check_block(k, op->regions[r].blocks[j]);
   }
 }
 
 /* Arguments and results of a function. */
 static void check_func(Checker *k, const Op *f) {
+  const Attr *fta = op_attr(f, "function_type");
+  const Type *ft = fta && fta->kind == ATTR_TYPE ? fta->type : NULL;
   const char *keys[] = {"arg_attrs", "res_attrs"};
-  for (int side = 0; side < 2 && !k->failed; side++) {
+  for (int side = 0; side < 2 && ft; side++) {
     const Attr *list = op_attr(f, keys[side]);
-    for (int i = 0; list && list->kind == ATTR_ARRAY && i < list->u.array.n && !k->failed; i++) {
-      char what[160];
-      if (side == 0) snprintf(what, sizeof what, "%%arg%d of @%s", i, op_symbol_name(f));
-      else snprintf(what, sizeof what, "result #%d of @%s", i, op_symbol_name(f));
-      check_dict(k, f, what, list->u.array.items[i]);
+    int ntypes = side ? ft->nresults : ft->ninputs;
+    for (int i = 0; list && list->kind == ATTR_ARRAY && i < list->u.array.n && i < ntypes; i++) {
+      What w;
+      if (side == 0) snprintf(w.text, sizeof w.text, "%%arg%d of @%s", i, op_symbol_name(f));
+      else snprintf(w.text, sizeof w.text, "result #%d of @%s", i, op_symbol_name(f));
+      check_dict(k, f, &w, list->u.array.items[i], side ? ft->results[i] : ft->inputs[i]);
     }
   }
 }
 
-bool sharding_check(Context *c, Module *m) {
-  Checker k = {.c = c, .partitions = 1};
-  attr_as_int(op_attr(m->op, "mhlo.num_partitions"), &k.partitions);
-  Block *body = op_body(m->op);
-  for (const Op *op = body ? body->first : NULL; op; op = op->next)
-    if (op->kind == OP_SDY_MESH) k.nmeshes++;
-  k.mesh_names = arena_alloc(&c->arena, sizeof(char *) * (size_t)(k.nmeshes + 1));
-  k.mesh_texts = arena_alloc(&c->arena, sizeof(char *) * (size_t)(k.nmeshes + 1));
-  int n = 0;
+/* Each sdy.mesh reads, and one with axes has mhlo.num_partitions devices
+ * when the module says how many; false after an error. */
+static bool check_meshes(Checker *k, bool has_partitions) {
+  Block *body = op_body(k->m->op);
+  bool ok = true;
   for (const Op *op = body ? body->first : NULL; op; op = op->next) {
-    if (op->kind != OP_SDY_MESH) continue;
-    const Attr *mesh = op_attr(op, "mesh");
-    k.mesh_names[n] = op_symbol_name(op) ? op_symbol_name(op) : "";
-    k.mesh_texts[n++] = mesh ? attr_to_string(c, mesh) : "";
+    const char *name = op->kind == OP_SDY_MESH ? op_symbol_name(op) : NULL;
+    const Attr *a = name ? op_attr(op, "mesh") : NULL;
+    if (!a) continue;
+    int naxes;
+    int64_t ndevices, device;
+    char why[SHARDING_WHY_LEN];
+    if (a->kind != ATTR_OPAQUE || !sharding_sdy_mesh(&k->scratch, a->u.str.s, &naxes, &ndevices, &device, why)) {
+      op_error(k->c, op, "malformed sdy.mesh @%s: %s: %s", name, attr_to_string(k->c, a),
+               a->kind != ATTR_OPAQUE ? "not a #sdy.mesh<...>" : why);
+      ok = false;
+    } else if (naxes > 0 && has_partitions && ndevices != k->partitions) {
+      op_error(k->c, op, "sdy.mesh @%s has %lld devices but the module has mhlo.num_partitions = %lld", name,
+               (long long)ndevices, (long long)k->partitions);
+      ok = false;
+    } else if (device >= k->partitions) {
+      op_error(k->c, op, "sdy.mesh @%s names device %lld, not below mhlo.num_partitions = %lld", name,
+               (long long)device, (long long)k->partitions);
+      ok = false;
+    }
   }
-  for (const Op *op = body ? body->first : NULL; op && !k.failed; op = op->next) {
-    if (op->kind != OP_FUNC) continue;
-    check_func(&k, op);
-    if (op_body(op) && !k.failed) check_block(&k, op_body(op));
+  return ok;
+}
+
+bool sharding_check(Context *c, Module *m) {
+  Checker k = {.c = c, .m = m, .partitions = 1};
+  bool has_partitions = attr_as_int(op_attr(m->op, "mhlo.num_partitions"), &k.partitions);
+  if (!has_partitions || k.partitions < 1) k.partitions = 1;
+  if (check_meshes(&k, has_partitions)) {
+    Block *body = op_body(m->op);
+    for (const Op *op = body ? body->first : NULL; op; op = op->next) {
+      if (op->kind != OP_FUNC) continue;
+      check_func(&k, op);
+      if (op_body(op)) check_block(&k, op_body(op));
+    }
+  } else {
+    k.failed = true;
   }
+  arena_free_all(&k.scratch);
   return !k.failed;
 }

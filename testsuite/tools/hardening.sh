@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 12 (hardening) at the tools' level: a byte-order mark, long source
-# lines in diagnostics, the input size bound, a sharded program refused.
+# lines in diagnostics, the input size bound, a sharding that does not fit refused.
 source "$(dirname "$0")/lib.sh"
 TPURUN="$BUILD/tpurun"
 
@@ -50,25 +50,25 @@ expect_status 3 "$TPURUN" "$TMP/bom.mlir" --max-input-size=$((size - 1))
 expect_in "$TMP/err" "input larger than $((size - 1)) bytes"
 expect_status 1 "$TPUCC" "$TMP/bom.mlir" --max-input-size=1X
 expect_in "$TMP/err" "invalid --max-input-size '1X'"
-# A program sharded over 2 partitions is refused at compile time by both
-# tools (exit 2, the first sharded value named), never run as the global
-# program on every chip.
+# A sharding that does not fit the program (4 devices on 2 partitions) is
+# refused at compile time by both tools (exit 2, the value named), never
+# run.
 cat > "$TMP/tiled.mlir" <<'MLIR'
 module @jit_f attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<4x2xf32> {mhlo.sharding = "{devices=[2,1]<=[2]}"}) -> (tensor<4x2xf32> {mhlo.sharding = "{devices=[2,1]<=[2]}"}) {
+  func.func public @main(%arg0: tensor<4x2xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}) -> (tensor<4x2xf32> {mhlo.sharding = "{devices=[2,1]<=[2]}"}) {
     %0 = stablehlo.add %arg0, %arg0 : tensor<4x2xf32>
     return %0 : tensor<4x2xf32>
   }
 }
 MLIR
-msg="tiled.mlir:2:3: error: 'func.func' op sharded value %arg0 of @main (mhlo.sharding = \"{devices=[2,1]<=[2]}\") is tiled over 2 devices; it needs SPMD partitioning, which tpucc does not do yet"
-expect_status 2 "$TPURUN" "$TMP/tiled.mlir" --input='4x2xf32=1,2,3,4,5,6,7,8'
+msg="tiled.mlir:2:3: error: 'func.func' op mhlo.sharding = \"{devices=[4,1]<=[4]}\" on %arg0 of @main does not fit its type 'tensor<4x2xf32>': it spreads over 4 devices but the program has 2 partitions"
+expect_status 2 "$TPURUN" "$TMP/tiled.mlir" --input='2x4x2xf32=1,2,3,4,5,6,7,8,1,2,3,4,5,6,7,8'
 expect_in "$TMP/err" "$msg"
-grep -q "result" "$TMP/out" && fail "a sharded program printed results: $(cat "$TMP/out")"
+grep -q "result" "$TMP/out" && fail "a program with a bad sharding printed results: $(cat "$TMP/out")"
 for o in -O0 -O2; do
   expect_status 2 "$TPUCC" "$o" "$TMP/tiled.mlir" -o "$TMP/tiled.tpub"
   expect_in "$TMP/err" "$msg"
 done
 expect_status 2 "$TPUCC" --verify-only "$TMP/tiled.mlir"
-[ -e "$TMP/tiled.tpub" ] && fail "a .tpub was written for a sharded program"
+[ -e "$TMP/tiled.tpub" ] && fail "a .tpub was written for a program with a bad sharding"
 exit 0

@@ -1,21 +1,19 @@
 // JAX's annotation custom calls run as identities at -O0 (the back end
-// copies) and -O2 (canonicalize forwards the operand); a tiled program is
-// refused by tpurun with exit 2 instead of running unpartitioned on every
-// chip.
+// copies) and -O2 (canonicalize forwards the operand); a sharding that does
+// not fit (here 4 devices on 2 partitions) is refused by tpurun with exit 2
+// before anything runs.
 // RUN: %tpurun -O0 %s --input='4x2xf32=1,2,3,4,5,6,7,8' | FileCheck %s
 // RUN: %tpurun -O2 %s --input='4x2xf32=1,2,3,4,5,6,7,8' | FileCheck %s
 // RUN: %tpucc -O2 --emit=mlir %s | FileCheck %s --check-prefix=OPT
-// RUN: %tpucc -O0 --emit=asm %s | FileCheck %s --check-prefix=ASM
-// RUN: sed 's/"{replicated}"}) ->/"{devices=[2,1]<=[2]}"}) ->/' %s > %t.tiled.mlir
-// RUN: %tpurun %t.tiled.mlir --input='2x4x2xf32=1,2,3,4,5,6,7,8,1,2,3,4,5,6,7,8' > %t.out 2>&1; echo "exit $?" >> %t.out
-// RUN: FileCheck %s --check-prefix=TILED < %t.out
+// RUN: sed 's/"{replicated}"}) ->/"{devices=[4,1]<=[4]}"}) ->/' %s > %t.bad.mlir
+// RUN: %tpurun %t.bad.mlir --input='2x4x2xf32=1,2,3,4,5,6,7,8,1,2,3,4,5,6,7,8' > %t.out 2>&1; echo "exit $?" >> %t.out
+// RUN: FileCheck %s --check-prefix=BAD < %t.out
 // CHECK: result[0]: 2x4x2xf32={{\[}}[3 6][9 12][15 18][21 24]{{\]}}[{{\[}}3 6][9 12][15 18][21 24]{{\]}}
 // OPT-NOT: custom_call
 // OPT-NOT: sdy.sharding_constraint
-// ASM-COUNT-7: copy
-// TILED: error: 'func.func' op sharded value %arg0 of @main (mhlo.sharding = "{devices=[2,1]<=[2]}") is tiled over 2 devices; it needs SPMD partitioning, which tpucc does not do yet
-// TILED-NOT: result[0]
-// TILED: exit 2
+// BAD: error: 'func.func' op mhlo.sharding = "{devices=[4,1]<=[4]}" on %arg0 of @main does not fit its type 'tensor<4x2xf32>': it spreads over 4 devices but the program has 2 partitions
+// BAD-NOT: result[0]
+// BAD: exit 2
 module @jit_f attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
   "sdy.mesh"() {mesh = #sdy.mesh<["x"=2]>, sym_name = "mesh"} : () -> ()
   func.func public @main(%arg0: tensor<4x2xf32> {mhlo.sharding = "{replicated}"}) -> (tensor<4x2xf32> {jax.result_info = "", mhlo.sharding = "{replicated}"}) {
