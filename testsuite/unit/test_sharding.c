@@ -1,5 +1,6 @@
-/* Shardings (ir/sharding.h): Shardy attributes read into the tile
- * assignment (ir/sharding_sdy.c), with their refusals. */
+/* Shardings (ir/sharding.h): GSPMD strings (ir/sharding.c) and Shardy
+ * attributes (ir/sharding_sdy.c) read into the tile assignment, with their
+ * refusals; the two readers agree on equal layouts. */
 #include "ir/sharding.h"
 #include "testsuite/unit/unit_tests.h"
 
@@ -176,12 +177,122 @@ static void test_sdy_manual_shape(void **state) {
   assert_contains(why, "sharding #0 has 2 dimensions for a value of rank 3");
 }
 
+
+/* ------------------------------------------------------------- GSPMD */
+
+/* Reads a GSPMD string; fails the test when refused. */
+static Sharding gspmd(const char *text) {
+  if (!cur) cur = parse_text(MESHES);
+  Sharding s;
+  char why[SHARDING_WHY_LEN];
+  if (!sharding_parse_gspmd(&cur->c->arena, text, strlen(text), &s, why)) fail_msg("%s refused: %s", text, why);
+  return s;
+}
+
+static void gspmd_refused(const char *text, const char *msg) {
+  if (!cur) cur = parse_text(MESHES);
+  Sharding s;
+  char why[SHARDING_WHY_LEN];
+  if (sharding_parse_gspmd(&cur->c->arena, text, strlen(text), &s, why)) fail_msg("%s was accepted", text);
+  assert_contains(why, msg);
+}
+
+static void test_gspmd_iota_and_lists(void **state) {
+  (void)state;
+  Sharding s = gspmd("{devices=[2,4]<=[8]}");
+  assert_tiled(&s, 2, (int64_t[]){2, 4}, 1, IOTA8);
+  s = gspmd("{devices=[2,2]<=[2,2]T(1,0)}");
+  assert_tiled(&s, 2, (int64_t[]){2, 2}, 1, (int64_t[]){0, 2, 1, 3});
+  s = gspmd("{devices=[4,1]<=[2,2]T(1,0)}");
+  assert_tiled(&s, 2, (int64_t[]){4, 1}, 1, (int64_t[]){0, 2, 1, 3});
+  s = gspmd("{devices=[2,1]1,0}");
+  assert_tiled(&s, 2, (int64_t[]){2, 1}, 1, (int64_t[]){1, 0});
+  s = gspmd("{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+  assert_tiled(&s, 2, (int64_t[]){2, 1}, 2, (int64_t[]){0, 1, 2, 3});
+  assert_false(s.partial_manual);
+  s = gspmd("{devices=[2,1,2]3,2,1,0 last_tile_dims={manual}}");
+  assert_tiled(&s, 2, (int64_t[]){2, 1}, 2, (int64_t[]){3, 2, 1, 0});
+  assert_true(s.partial_manual);
+  s = gspmd("{devices=[1,2,2,2]<=[8] last_tile_dims={manual, replicated}}");
+  assert_tiled(&s, 2, (int64_t[]){1, 2}, 4, IOTA8);
+}
+
+static void test_gspmd_kinds(void **state) {
+  (void)state;
+  assert_int_equal(gspmd("{replicated}").kind, SHARDING_REPLICATED);
+  assert_int_equal(gspmd("{manual}").kind, SHARDING_MANUAL);
+  assert_int_equal(gspmd("{unknown}").kind, SHARDING_UNKNOWN);
+  Sharding s = gspmd("{maximal device=3 metadata={op_name=\"f\"}}");
+  assert_int_equal(s.kind, SHARDING_MAXIMAL);
+  assert_int_equal(s.device, 3);
+  s = gspmd("{{replicated}, {devices=[2]<=[2]}, {maximal device=1}}");
+  assert_int_equal(s.kind, SHARDING_TUPLE);
+  assert_int_equal(s.nelems, 3);
+  assert_tiled(&s.elems[1], 1, (int64_t[]){2}, 1, IOTA8);
+  /* A tiling into one piece is whole: equal to {replicated}. */
+  s = gspmd("{devices=[1,1,4]<=[4] last_tile_dim_replicate}");
+  assert_true(sharding_is_whole(&s));
+  Sharding r = gspmd("{replicated}");
+  assert_true(sharding_equal(&s, &r));
+}
+
+static void test_gspmd_refusals(void **state) {
+  (void)state;
+  gspmd_refused("", "expected '{'");
+  gspmd_refused("{replicatd}", "expected replicated, maximal, manual, unknown or devices=");
+  gspmd_refused("{devices=[2,2]<=[3]}", "the tile dims ask for 4 devices");
+  gspmd_refused("{devices=[2,2]0,1,2}", "the tile dims ask for 4 devices but 3 are listed");
+  gspmd_refused("{devices=[2,2]<=[2,2]T(0,0)}", "not a permutation");
+  gspmd_refused("{maximal}", "expected device=N");
+  gspmd_refused("{replicated} x", "trailing text");
+}
+
+static void test_gspmd_fits(void **state) {
+  (void)state;
+  if (!cur) cur = parse_text(MESHES);
+  Context *c = cur->c;
+  char why[SHARDING_WHY_LEN];
+  Type *t = type_tensor(c, ELEM_F32, 2, (int64_t[]){4, 2}, NULL);
+  Sharding s = gspmd("{devices=[2,2]<=[4]}");
+  assert_true(sharding_fits(&s, t, 4, why));
+  assert_false(sharding_fits(&s, t, 2, why));
+  s = gspmd("{devices=[2]<=[2]}");
+  assert_false(sharding_fits(&s, t, 4, why));
+  assert_contains(why, "rank 2");
+  assert_false(sharding_fits(&s, type_token(c), 2, why));
+  Type *dyn = type_tensor(c, ELEM_F32, 1, (int64_t[]){DIM_DYNAMIC}, NULL);
+  assert_false(sharding_fits(&s, dyn, 2, why));
+  assert_contains(why, "dynamic");
+}
+
+/* GSPMD and Shardy spellings of one layout read equal. */
+static void test_gspmd_equals_sdy(void **state) {
+  (void)state;
+  struct {
+    const char *sdy, *gspmd;
+  } pairs[] = {
+      {"#sdy.sharding<@mesh, [{\"x\"}, {\"y\"}]>", "{devices=[2,4]<=[8]}"},
+      {"#sdy.sharding<@mesh, [{\"y\"}, {}]>", "{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}"},
+      {"#sdy.sharding<@mesh, [{}, {\"x\"}]>", "{devices=[1,2,4]<=[8] last_tile_dim_replicate}"},
+      {"#sdy.sharding<@ids, [{\"x\"}, {\"y\"}]>", "{devices=[2,2]3,2,1,0}"},
+      {"#sdy.sharding<@mesh, [{}, {}]>", "{replicated}"},
+      {"#sdy.sharding<@max, [{}, {}]>", "{maximal device=3}"},
+  };
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    Sharding a = sdy(pairs[i].sdy), b = gspmd(pairs[i].gspmd);
+    if (!sharding_equal(&a, &b))
+      fail_msg("%s reads %s, not %s", pairs[i].sdy, sharding_to_string(&cur->c->arena, &a), pairs[i].gspmd);
+  }
+}
+
 int run_sharding_tests(void) {
 #define T(f) cmocka_unit_test_teardown(f, parsed_teardown)
   const struct CMUnitTest tests[] = {
       T(test_sdy_mesh_order),    T(test_sdy_transposed_axes),    T(test_sdy_replicated_axes),
       T(test_sdy_sub_axes),      T(test_sdy_device_ids),         T(test_sdy_maximal_and_inline),
       T(test_sdy_per_value),     T(test_sdy_refusals),           T(test_sdy_manual_shape),
+      T(test_gspmd_iota_and_lists), T(test_gspmd_kinds),         T(test_gspmd_refusals),
+      T(test_gspmd_fits),        T(test_gspmd_equals_sdy),
   };
 #undef T
   return cmocka_run_group_tests_name("sharding", tests, NULL, NULL);
