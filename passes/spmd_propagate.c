@@ -234,6 +234,8 @@ static void propagate_func(Spmd *s, Op *func) {
 
 bool pass_sharding_propagation(PassContext *pc) {
   if (!spmd_wanted(pc->m)) return true;
+  /* One function per program: calls are inlined first (at any -O). */
+  if (!pass_inline(pc)) return false;
   Spmd s = spmd_begin(pc);
   for (Op *op = op_body(pc->m->op)->first; op; op = op->next)
     if (op->kind == OP_FUNC && !spmd_is_private(op)) propagate_func(&s, op);
