@@ -583,6 +583,42 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
   return rc;
 }
 
+/* The slice a run uses (--replicas, --partitions, --mesh, else the
+ * module's); EXIT_OK, or EXIT_USAGE after a message.  The module's slice is
+ * the default, except for --check programs that are not partitioned: their
+ * @main drives its chips itself with interpreter.run_parallel. */
+static int slice_of(const Options *o, const VmProgram *p, const char *name, VmMesh *out) {
+  VmMesh mesh = {o->replicas ? o->replicas : o->check ? 1 : p->num_replicas,
+                 o->partitions ? o->partitions : o->check && !p->spmd ? 1 : p->num_partitions, 0, {0, 0, 0}};
+  int chips = mesh.replicas * mesh.partitions;
+  if (p->spmd && mesh.partitions != p->num_partitions) {
+    fprintf(stderr, "tpurun: %s is partitioned for %d partitions (mhlo.num_partitions): --partitions=%d cannot split "
+            "its global values\n", name, p->num_partitions, mesh.partitions);
+    return EXIT_USAGE;
+  }
+  if (!o->mesh.ndims && p->mesh_rank && mesh.replicas == 1) { /* the shardings' device mesh */
+    mesh.ndims = p->mesh_rank;
+    memcpy(mesh.dims, p->mesh, sizeof mesh.dims);
+  }
+  if (chips > VM_MAX_CHIPS) {
+    fprintf(stderr, "tpurun: %d replicas x %d partitions is more than %d chips\n", mesh.replicas, mesh.partitions,
+            VM_MAX_CHIPS);
+    return EXIT_USAGE;
+  }
+  if (o->mesh.ndims) {
+    int held = o->mesh.dims[0] * o->mesh.dims[1] * (o->mesh.ndims == 3 ? o->mesh.dims[2] : 1);
+    if (held != chips) {
+      fprintf(stderr, "tpurun: --mesh holds %d chips, the run has %d replicas x %d partitions = %d\n", held,
+              mesh.replicas, mesh.partitions, chips);
+      return EXIT_USAGE;
+    }
+    mesh.ndims = o->mesh.ndims;
+    memcpy(mesh.dims, o->mesh.dims, sizeof mesh.dims);
+  }
+  *out = mesh;
+  return EXIT_OK;
+}
+
 /* Runs a loaded program (freed here); name is for messages.  source: the
  * .mlir the image was compiled from (NULL for a .tpub): its name replaces
  * the one in the image's locations, which may be that of an earlier
@@ -604,38 +640,13 @@ static int run_program(const Options *o, const char *name, const char *source, V
                   .timeout_s = o->timeout_s,
                   .interrupt = &interrupted,
                   .threads = o->threads ? o->threads : vm_default_threads()};
-  /* The module's slice is the default, except for --check programs: their
-   * @main drives its chips itself with interpreter.run_parallel. */
-  VmMesh mesh = {o->replicas ? o->replicas : o->check ? 1 : p->num_replicas,
-                 o->partitions ? o->partitions : o->check && !p->spmd ? 1 : p->num_partitions, 0, {0, 0, 0}};
+  VmMesh mesh;
+  int src = slice_of(o, p, name, &mesh);
+  if (src != EXIT_OK) {
+    vm_program_free(p);
+    return src;
+  }
   int chips = mesh.replicas * mesh.partitions;
-  if (p->spmd && mesh.partitions != p->num_partitions) {
-    fprintf(stderr, "tpurun: %s is partitioned for %d partitions (mhlo.num_partitions): --partitions=%d cannot split "
-            "its global values\n", name, p->num_partitions, mesh.partitions);
-    vm_program_free(p);
-    return EXIT_USAGE;
-  }
-  if (!o->mesh.ndims && p->mesh_rank && mesh.replicas == 1) { /* the shardings' device mesh */
-    mesh.ndims = p->mesh_rank;
-    memcpy(mesh.dims, p->mesh, sizeof mesh.dims);
-  }
-  if (chips > VM_MAX_CHIPS) {
-    fprintf(stderr, "tpurun: %d replicas x %d partitions is more than %d chips\n", mesh.replicas, mesh.partitions,
-            VM_MAX_CHIPS);
-    vm_program_free(p);
-    return EXIT_USAGE;
-  }
-  if (o->mesh.ndims) {
-    int held = o->mesh.dims[0] * o->mesh.dims[1] * (o->mesh.ndims == 3 ? o->mesh.dims[2] : 1);
-    if (held != chips) {
-      fprintf(stderr, "tpurun: --mesh holds %d chips, the run has %d replicas x %d partitions = %d\n", held,
-              mesh.replicas, mesh.partitions, chips);
-      vm_program_free(p);
-      return EXIT_USAGE;
-    }
-    mesh.ndims = o->mesh.ndims;
-    memcpy(mesh.dims, o->mesh.dims, sizeof mesh.dims);
-  }
   if (chips > 1) {
     const char *fname = o->function ? o->function : "main";
     int fi = vm_program_find(p, fname);
