@@ -71,6 +71,11 @@ bool spmd_dim_map(const Spmd *s, const Op *op, int operand, int64_t *out);
  * -1 for an operand without it) in lhs[], rhs[]; their count. */
 int spmd_reduction_dims(const Spmd *s, const Op *op, int64_t *lhs, int64_t *rhs);
 
+/* The dim map propagation uses for a windowed op whose windowed dims can
+ * be tiled with a halo exchange (passes/spmd_halo.c): spmd_dim_map plus
+ * those dims; false when the op is not such an op. */
+bool spmd_halo_map(const Spmd *s, const Op *op, int operand, int64_t *out);
+
 /* ---- writing what the passes decide ---- */
 /* op's mhlo.sharding: one string for one result, a tuple for several. */
 void spmd_set_op_sharding(Spmd *s, Op *op, const Sharding *const *results);

@@ -67,6 +67,11 @@ Value *part_reshard(Part *P, Value *x, const Sharding *from, const Sharding *to,
 /* The old value as layout l: resharded once, then reused. */
 Value *part_operand_as(Part *P, const Value *old, const Sharding *l);
 
+/* A windowed op on spatially tiled operands, with halo exchange
+ * (passes/spmd_halo.c): 1 done, 0 failed after a diagnostic, -1 not such
+ * an op (the other rules apply). */
+int part_halo(Part *P, Op *op);
+
 /* Partitions one op (passes/spmd_rules.c); false after a diagnostic. */
 bool part_op(Part *P, Op *op);
 

@@ -74,6 +74,12 @@ static int64_t value_bytes(const Value *v) {
   return n * (elem_storage_bytes(type_elem_kind(v->type)) + 0);
 }
 
+/* The dims that may share a tiling: windowed ops' halo map, else the
+ * pointwise dim map. */
+static bool prop_map(const Spmd *s, const Op *op, int i, int64_t *map) {
+  return spmd_halo_map(s, op, i, map) || spmd_dim_map(s, op, i, map);
+}
+
 static bool any_tiled_operand(const Prop *p, const Op *op) {
   for (int i = 0; i < op->noperands; i++) {
     const Sharding *l = get(p, op->operands[i]);
@@ -93,7 +99,7 @@ static const Sharding *forward_layout(Prop *p, const Op *op) {
   for (int e = 0; e < k; e++) tiles[e] = 1;
   for (int i = 0; i < op->noperands && !conflict; i++) {
     const Sharding *l = get(p, op->operands[i]);
-    if (!l || !spmd_dim_map(s, op, i, map)) continue;
+    if (!l || !prop_map(s, op, i, map)) continue;
     known++;
     if (largest < 0 || value_bytes(op->operands[i]) > value_bytes(op->operands[largest])) largest = i;
     const int64_t *oc = layout_coords(s, l);
@@ -115,7 +121,7 @@ static const Sharding *forward_layout(Prop *p, const Op *op) {
    * reduced dims) say nothing about the result: leave it to its users. */
   if (out && layout_is_replicated(out) && any_tiled_operand(p, op)) return NULL;
   if (out) return out;
-  spmd_dim_map(s, op, largest, map);
+  prop_map(s, op, largest, map);
   return layout_map(s, get(p, op->operands[largest]), k, map);
 }
 
@@ -123,7 +129,7 @@ static const Sharding *forward_layout(Prop *p, const Op *op) {
 static const Sharding *backward_layout(Prop *p, const Op *op, int i, const Sharding *r) {
   int64_t map[SHARDING_MAX_RANK + 1], inv[SHARDING_MAX_RANK + 1];
   const Type *t = op->operands[i]->type;
-  if (!type_is_static(t) || t->rank > SHARDING_MAX_RANK || !spmd_dim_map(p->s, op, i, map)) return NULL;
+  if (!type_is_static(t) || t->rank > SHARDING_MAX_RANK || !prop_map(p->s, op, i, map)) return NULL;
   for (int d = 0; d < t->rank; d++) inv[d] = -1;
   for (int e = 0; e < r->rank; e++)
     if (map[e] >= 0) inv[map[e]] = e;

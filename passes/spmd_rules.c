@@ -423,6 +423,8 @@ bool part_op(Part *P, Op *op) {
   }
   if (op->kind == OP_CONSTANT && op->nresults == 1) return rule_constant(P, op);
   if (op->kind == OP_IOTA && target(P, op, 0)) return rule_iota(P, op);
+  int halo = part_halo(P, op);
+  if (halo >= 0) return halo == 1;
   Plan *pl = xcalloc(1, sizeof *pl);
   bool ok = plan_map(P, op, pl) ? rule_local(P, op, pl) : rule_whole(P, op);
   free(pl);
