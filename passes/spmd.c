@@ -42,7 +42,7 @@ bool spmd_wanted(const Module *m) {
 }
 
 Spmd spmd_begin(PassContext *pc) {
-  Spmd s = {.c = pc->c, .m = pc->m, .n = 1, .replicas = 1};
+  Spmd s = {.pc = pc, .c = pc->c, .m = pc->m, .n = 1, .replicas = 1};
   attr_as_int(op_attr(pc->m->op, "mhlo.num_partitions"), &s.n);
   attr_as_int(op_attr(pc->m->op, "mhlo.num_replicas"), &s.replicas);
   if (s.replicas < 1) s.replicas = 1;

@@ -15,6 +15,7 @@
 
 /* The partitions of the program and the arena shardings live in. */
 typedef struct Spmd {
+  PassContext *pc;
   Context *c;
   Module *m;
   int64_t n;        /* partitions (mhlo.num_partitions) */

@@ -200,6 +200,7 @@ Value *part_all_reduce(Part *P, Value *x, int64_t size, const int64_t *ids, cons
   Op *op = op_create(c, OP_ALL_REDUCE, op_info[OP_ALL_REDUCE].name, P->loc, 1, &x, 1, &t, 3, a, 1);
   computation(P, op, body, kind, t->elem);
   op_insert_before(P->at, op);
+  P->s->pc->spmd_inserted[SPMD_ALL_REDUCE]++;
   return &op->results[0];
 }
 
@@ -215,6 +216,7 @@ Value *part_reduce_scatter(Part *P, Value *x, int dim, int64_t size, const int64
   Op *op = op_create(c, OP_REDUCE_SCATTER, op_info[OP_REDUCE_SCATTER].name, P->loc, 1, &x, 1, &t, 4, a, 1);
   computation(P, op, body, kind, t->elem);
   op_insert_before(P->at, op);
+  P->s->pc->spmd_inserted[SPMD_REDUCE_SCATTER]++;
   return &op->results[0];
 }
 
@@ -225,6 +227,7 @@ Value *part_all_gather(Part *P, Value *x, int dim, int64_t size, const int64_t *
   dims[dim] *= size;
   NamedAttr a[4] = {{"all_gather_dim", attr_i64(c, dim)}, {"channel_handle", channel(P)},
                     {"replica_groups", global_groups(P, size, ids)}, {"use_global_device_ids", attr_unit(c)}};
+  P->s->pc->spmd_inserted[SPMD_ALL_GATHER]++;
   return part_emit(P, OP_ALL_GATHER, 1, &x, part_with_dims(P, x->type, dims), 4, a);
 }
 
@@ -239,6 +242,7 @@ Value *part_all_to_all(Part *P, Value *x, int split, int concat, int64_t size, c
                     {"replica_groups", part_groups_attr(P, P->s->n / size, size, ids)},
                     {"split_count", attr_i64(c, size)},
                     {"split_dimension", attr_i64(c, split)}};
+  P->s->pc->spmd_inserted[SPMD_ALL_TO_ALL]++;
   return part_emit(P, OP_ALL_TO_ALL, 1, &x, part_with_dims(P, x->type, dims), 5, a);
 }
 

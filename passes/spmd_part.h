@@ -48,6 +48,9 @@ Value *part_offset(Part *P, const Sharding *l, int d, int64_t global, const Shar
  * the group size. */
 int64_t part_groups(Part *P, const Sharding *l, const bool *vary, int64_t *ids);
 
+/* The kinds of collective the partitioner inserts (PassContext.spmd_inserted). */
+enum { SPMD_ALL_GATHER, SPMD_ALL_REDUCE, SPMD_REDUCE_SCATTER, SPMD_ALL_TO_ALL, SPMD_COLLECTIVE_PERMUTE };
+
 /* Collectives over groups of `size` partitions (ids from part_groups). */
 Value *part_all_reduce(Part *P, Value *x, int64_t size, const int64_t *ids, const Region *body, OpKind kind);
 Value *part_reduce_scatter(Part *P, Value *x, int dim, int64_t size, const int64_t *ids, const Region *body,
