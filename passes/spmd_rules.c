@@ -225,13 +225,20 @@ static void plan_from_target(Part *P, const Op *op, const Sharding *want, Plan *
   }
 }
 
-/* slice and dynamic_slice name sizes: the local ones for tiled dims. */
-static void localize_attrs(Part *P, Op *copy, const Sharding *l) {
+/* slice, dynamic_slice and gather name sizes: the local ones where they
+ * take a tiled dim whole. */
+static void localize_attrs(Part *P, const Op *op, Op *copy) {
   Context *c = P->s->c;
   const Type *t = copy->results[0].type;
   if (copy->kind == OP_SLICE) op_set_attr(c, copy, "limit_indices", attr_dense_i64_array(c, t->rank, t->dims));
   if (copy->kind == OP_DYNAMIC_SLICE) op_set_attr(c, copy, "slice_sizes", attr_dense_i64_array(c, t->rank, t->dims));
-  (void)l;
+  int n;
+  const int64_t *sizes;
+  if (copy->kind != OP_GATHER || !attr_as_i64_list(op_attr(op, "slice_sizes"), &n, &sizes, &c->arena)) return;
+  const Type *g = part_get(P, op->operands[0])->global, *l = copy->operands[0]->type;
+  int64_t local[SHARDING_MAX_RANK + 1];
+  for (int d = 0; d < n && d < g->rank; d++) local[d] = sizes[d] == g->dims[d] ? l->dims[d] : sizes[d];
+  op_set_attr(c, copy, "slice_sizes", attr_dense_i64_array(c, n, local));
 }
 
 /* The partial results combined over the reduction dims' groups. */
@@ -297,7 +304,7 @@ static bool rule_local(Part *P, Op *op, Plan *pl) {
   for (int i = 0; i < op->noperands; i++) vals[i] = plan_operand(P, op, pl, i);
   for (int r = 0; r < op->nresults; r++) types[r] = layout_local_type(P->s, pl->out, op->results[r].type);
   Op *copy = clone_with(P, op, vals, types);
-  localize_attrs(P, copy, pl->out);
+  localize_attrs(P, op, copy);
   if (pl->partial) {
     combine(P, op, pl, copy);
     return true;
@@ -316,7 +323,8 @@ static bool plan_map(Part *P, const Op *op, Plan *pl) {
     if (op->results[r].type->kind != TY_TENSOR || op->results[r].type->rank != rt->rank ||
         memcmp(op->results[r].type->dims, rt->dims, sizeof(int64_t) * (size_t)rt->rank) != 0)
       return false;
-  if (op->nregions && op->kind != OP_REDUCE && op->kind != OP_SORT && op->kind != OP_MAP && op->kind != OP_REDUCE_WINDOW)
+  if (op->nregions && op->kind != OP_REDUCE && op->kind != OP_SORT && op->kind != OP_MAP &&
+      op->kind != OP_REDUCE_WINDOW && op->kind != OP_SCATTER)
     return false;
   pl->k = rt->rank;
   for (int i = 0; i < op->noperands; i++) {
