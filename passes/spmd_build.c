@@ -34,7 +34,13 @@ void part_put(Part *P, const Value *old, Value *v, const Sharding *l, bool manua
   }
   Local *slot = &P->slots[slot_of(P, old)];
   if (!slot->old) P->count++;
-  *slot = (Local){old, slot->old ? slot->global : old->type, v, l, manual};
+  *slot = (Local){old, slot->old ? slot->global : old->type, v, l, manual, NULL, NULL};
+}
+
+void part_remember(Part *P, const Value *old, const Sharding *l, Value *v) {
+  Local *slot = &P->slots[slot_of(P, old)];
+  slot->alt_l = l;
+  slot->alt_v = v;
 }
 
 /* ------------------------------------------------------------------ */
@@ -83,8 +89,7 @@ Attr *part_groups_attr(Part *P, int64_t ngroups, int64_t size, const int64_t *id
   return dense_attr(c, type_tensor(c, ELEM_I64, 2, dims, NULL), ids, sizeof(int64_t) * (size_t)(ngroups * size), false);
 }
 
-/* The partition id as a tensor<i32>, built once at the function's start. */
-static Value *partition_index(Part *P) {
+Value *part_partition_id(Part *P) {
   if (P->pid) return P->pid;
   Context *c = P->s->c;
   Op *save = P->at;
@@ -104,7 +109,7 @@ Value *part_lookup(Part *P, const int32_t *table) {
   Type *tt = type_tensor(c, ELEM_I32, 1, &n, NULL);
   NamedAttr v = {"value", dense_attr(c, tt, table, sizeof(int32_t) * (size_t)n, false)};
   Value *tab = part_emit(P, OP_CONSTANT, 0, NULL, tt, 1, &v);
-  Value *ops[2] = {tab, partition_index(P)};
+  Value *ops[2] = {tab, part_partition_id(P)};
   NamedAttr sz = {"slice_sizes", attr_dense_i64_array(c, 1, &one)};
   Value *one_elem = part_emit(P, OP_DYNAMIC_SLICE, 2, ops, type_tensor(c, ELEM_I32, 1, &one, NULL), 1, &sz);
   return part_emit(P, OP_RESHAPE, 1, &one_elem, type_scalar_tensor(c, ELEM_I32), 0, NULL);

@@ -13,6 +13,8 @@ typedef struct Local {
   Value *v;            /* the per-partition value */
   const Sharding *l;   /* its layout (full tiled form); NULL for non-tensors */
   bool manual;         /* already per-device (shard_map bodies) */
+  const Sharding *alt_l; /* the last other layout it was resharded to, */
+  Value *alt_v;          /* and that value (placed where it dominates every later use) */
 } Local;
 
 typedef struct Part {
@@ -29,6 +31,8 @@ typedef struct Part {
 
 const Local *part_get(const Part *P, const Value *old);
 void part_put(Part *P, const Value *old, Value *v, const Sharding *l, bool manual);
+/* Records v as old's value in layout l, for later uses to reuse. */
+void part_remember(Part *P, const Value *old, const Sharding *l, Value *v);
 int part_cmp_i64(const void *a, const void *b);
 
 /* One op before P->at with P->loc; its result. */
@@ -74,6 +78,14 @@ Value *part_operand_as(Part *P, const Value *old, const Sharding *l);
  * (passes/spmd_halo.c): 1 done, 0 failed after a diagnostic, -1 not such
  * an op (the other rules apply). */
 int part_halo(Part *P, Op *op);
+
+/* Rewrites block b in place for the partitions: new arguments in layouts
+ * args[i] (NULL: not a tensor; manual[i] when per-device, manual may be
+ * NULL), every op partitioned in order, the terminator's operands in
+ * rets[i] (rets or rets[i] NULL: as they are).  False after a diagnostic. */
+bool part_block(Part *P, Block *b, const Sharding *const *args, const bool *manual, const Sharding *const *rets);
+/* The partition id as tensor<i32>, built once at the function's start. */
+Value *part_partition_id(Part *P);
 
 /* Partitions one op (passes/spmd_rules.c); false after a diagnostic. */
 bool part_op(Part *P, Op *op);

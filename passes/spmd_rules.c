@@ -158,6 +158,7 @@ static bool is_mapped(const Plan *pl, int i, int d) {
 static bool plan_partial(Part *P, const Op *op, Plan *pl) {
   Spmd *s = P->s;
   int nin = op->kind == OP_REDUCE ? 1 : 2;
+  if (!pl->nred || op->noperands < nin) return false;
   const Sharding *cur[2] = {layout_of(P, op->operands[0]), nin > 1 ? layout_of(P, op->operands[1]) : NULL};
   if (!pl->nred || !cur[0] || (nin > 1 && !cur[1])) return false;
   bool tiled = false;
@@ -373,6 +374,75 @@ static bool rule_iota(Part *P, Op *op) {
 }
 
 /* ------------------------------------------------------------------ */
+/* Control flow: the regions are partitioned in place and move to a new
+ * op on the local values. */
+
+/* A copy of op's kind and attributes (no sharding) on vals, with the
+ * regions of op moved into it. */
+static Op *take_regions(Part *P, Op *op, Value **vals, Type **types) {
+  Context *c = P->s->c;
+  NamedAttr *attrs = arena_alloc(&c->arena, sizeof(NamedAttr) * (size_t)(op->nattrs + 1));
+  int n = 0;
+  for (int i = 0; i < op->nattrs; i++)
+    if (strcmp(op->attrs[i].name, "mhlo.sharding") && strcmp(op->attrs[i].name, "sdy.sharding"))
+      attrs[n++] = op->attrs[i];
+  Op *w = op_create(c, op->kind, op->name, op->loc, op->noperands, vals, op->nresults, types, n, attrs, op->nregions);
+  w->srcloc = op->srcloc;
+  for (int r = 0; r < op->nregions; r++) {
+    w->regions[r].nblocks = op->regions[r].nblocks;
+    w->regions[r].blocks = op->regions[r].blocks;
+    for (int j = 0; j < w->regions[r].nblocks; j++) w->regions[r].blocks[j]->parent = &w->regions[r];
+    op->regions[r].nblocks = 0;
+    op->regions[r].blocks = NULL;
+  }
+  op_insert_before(P->at, w);
+  return w;
+}
+
+/* while: the loop-carried values keep the while's layouts (propagation
+ * gives it those of its initial values); cond's predicate is whole. */
+static bool rule_while(Part *P, Op *op) {
+  Context *c = P->s->c;
+  int n = op->noperands;
+  const Sharding **l = arena_alloc(&c->arena, sizeof(Sharding *) * (size_t)(n + 1));
+  bool *manual = arena_alloc(&c->arena, sizeof(bool) * (size_t)(n + 1));
+  Value **vals = arena_alloc(&c->arena, sizeof(Value *) * (size_t)(n + 1));
+  Type **types = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) {
+    const Local *lo = part_get(P, op->operands[i]);
+    manual[i] = lo->manual;
+    l[i] = lo->manual || !lo->l ? NULL : target(P, op, i);
+    vals[i] = l[i] ? part_operand_as(P, op->operands[i], l[i]) : lo->v;
+    types[i] = vals[i]->type;
+  }
+  const Sharding *pred[1] = {layout_replicated(P->s, 0)};
+  if (!part_block(P, op->regions[0].blocks[0], l, manual, pred) || !part_block(P, op->regions[1].blocks[0], l, manual, l))
+    return false;
+  Op *w = take_regions(P, op, vals, types);
+  for (int i = 0; i < n; i++) part_put(P, &op->results[i], &w->results[i], l[i], manual[i]);
+  return true;
+}
+
+/* if / case: a whole predicate or index; each branch returns the
+ * results' layouts. */
+static bool rule_branches(Part *P, Op *op) {
+  Context *c = P->s->c;
+  int n = op->nresults;
+  const Sharding **l = arena_alloc(&c->arena, sizeof(Sharding *) * (size_t)(n + 1));
+  Type **types = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(n + 1));
+  Value *sel = part_operand_as(P, op->operands[0], layout_replicated(P->s, 0));
+  for (int r = 0; r < n; r++) {
+    l[r] = target(P, op, r);
+    types[r] = l[r] ? layout_local_type(P->s, l[r], op->results[r].type) : op->results[r].type;
+  }
+  for (int r = 0; r < op->nregions; r++)
+    if (op->regions[r].nblocks != 1 || !part_block(P, op->regions[r].blocks[0], NULL, NULL, l)) return false;
+  Op *w = take_regions(P, op, &sel, types);
+  for (int r = 0; r < n; r++) part_put(P, &op->results[r], &w->results[r], l[r], false);
+  return true;
+}
+
+/* ------------------------------------------------------------------ */
 /* Annotations and manual values */
 
 static bool rule_manual(Part *P, Op *op) {
@@ -430,6 +500,9 @@ bool part_op(Part *P, Op *op) {
     return true;
   }
   if (op->kind == OP_CONSTANT && op->nresults == 1) return rule_constant(P, op);
+  if (op->kind == OP_WHILE && op->nregions == 2 && op->regions[0].nblocks == 1 && op->regions[1].nblocks == 1)
+    return rule_while(P, op);
+  if ((op->kind == OP_IF || op->kind == OP_CASE) && op->noperands == 1) return rule_branches(P, op);
   if (op->kind == OP_IOTA && target(P, op, 0)) return rule_iota(P, op);
   int halo = part_halo(P, op);
   if (halo >= 0) return halo == 1;
