@@ -20,6 +20,7 @@ typedef struct Spmd {
   Module *m;
   int64_t n;        /* partitions (mhlo.num_partitions) */
   int64_t replicas; /* mhlo.num_replicas */
+  int64_t channels; /* the largest channel handle in use */
 } Spmd;
 
 /* Whether the module asks for partitioning: num_partitions > 1 and some

@@ -174,7 +174,7 @@ static Attr *global_groups(Part *P, int64_t size, const int64_t *ids) {
 
 static Attr *channel(Part *P) {
   Context *c = P->s->c;
-  NamedAttr kv[2] = {{"handle", attr_i64(c, ++P->channels)}, {"type", attr_i64(c, 1)}};
+  NamedAttr kv[2] = {{"handle", attr_i64(c, ++P->s->channels)}, {"type", attr_i64(c, 1)}};
   return attr_dialect(c, "stablehlo.channel_handle", 2, kv);
 }
 

@@ -25,7 +25,6 @@ typedef struct Part {
   Local *slots;  /* old value -> Local, open addressing */
   size_t cap, count;
   Value *pid;    /* the partition id as tensor<i32> */
-  int64_t channels; /* channel handles handed out */
   bool failed;
 } Part;
 
