@@ -243,7 +243,7 @@ $(FUZZ_BUILD)/fuzz_loader: $(LOADER_FUZZ_OBJS)
 
 fuzz-loader: deps all $(FUZZ_BUILD)/fuzz_loader
 	@mkdir -p $(LOADER_FUZZ_CORPUS)
-	@for f in examples/*.mlir $$(ls $${TPU_CONFORMANCE_DIR:-../shared/conformance}/stablehlo/testdata/*.mlir 2>/dev/null | awk 'NR % 40 == 1'); do \
+	@for f in examples/*.mlir testsuite/fuzz/loader-seeds/*.mlir $$(ls $${TPU_CONFORMANCE_DIR:-../shared/conformance}/stablehlo/testdata/*.mlir 2>/dev/null | awk 'NR % 40 == 1'); do \
 	    $(BUILD)/tpucc "$$f" -o "$(LOADER_FUZZ_CORPUS)/seed-$$(basename "$$f" .mlir).tpub" 2>/dev/null || true; \
 	done
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

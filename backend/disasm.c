@@ -123,6 +123,49 @@ static bool print_fields(const Image *im, FILE *out, const VmOpInfo *info, const
   return true;
 }
 
+/* Prints up to n int64 of INTS[at ..] joined by sep ("?" out of bounds). */
+static void print_ints(FILE *out, const int64_t *ints, uint64_t nints, uint64_t at, uint64_t n, const char *sep) {
+  if (at > nints || n > nints - at) {
+    fputs("?", out);
+    return;
+  }
+  for (uint64_t i = 0; i < n; i++) fprintf(out, "%s%" PRId64, i ? sep : "", ints[at + i]);
+}
+
+/* The MODULE record, unless it is the default one-chip slice: the slice,
+ * and for a partitioned module its mesh. */
+static void disasm_module(const Image *im, FILE *out, const int64_t *ints, uint64_t nints) {
+  uint64_t nmod;
+  const TpubModule *m = section(im, TPUB_SEC_MODULE, sizeof(TpubModule), &nmod);
+  if (nmod != 1 || (m->num_replicas == 1 && m->num_partitions == 1 && !m->flags && !m->mesh_rank)) return;
+  fprintf(out, "; module: %u replicas x %u partitions", m->num_replicas, m->num_partitions);
+  if (m->flags & TPUB_MODULE_SPMD) fputs(", SPMD partitioned (global inputs and results)", out);
+  if (m->mesh_rank) {
+    fputs(", mesh ", out);
+    print_ints(out, ints, nints, m->mesh, m->mesh_rank, "x");
+  }
+  fputc('\n', out);
+}
+
+/* The SHARDS records of function fi, one comment line each. */
+static void disasm_shards(const Image *im, FILE *out, uint64_t fi, const int64_t *ints, uint64_t nints) {
+  uint64_t nsh;
+  const TpubShard *sh = section(im, TPUB_SEC_SHARDS, sizeof(TpubShard), &nsh);
+  for (uint64_t k = 0; sh && k < nsh; k++) {
+    const TpubShard *r = &sh[k];
+    if (r->func != fi) continue;
+    fprintf(out, "  ; shard %s %u: global ", r->kind == TPUB_SHARD_PARAM ? "param" : "result", r->index);
+    print_ints(out, ints, nints, r->global, r->rank, "x");
+    fputs(", tiles [", out);
+    print_ints(out, ints, nints, r->tiles, r->rank, ", ");
+    fputs("], replicated ", out);
+    print_ints(out, ints, nints, (uint64_t)r->tiles + r->rank, 1, "");
+    fputs(", devices [", out);
+    print_ints(out, ints, nints, r->devices, r->ndevices, ", ");
+    fputs("]\n", out);
+  }
+}
+
 void backend_disassemble(const uint8_t *bytes, size_t n, FILE *out) {
   Image im = {bytes, n, {0}};
   if (n < sizeof(TpubHeader)) {
@@ -144,6 +187,7 @@ void backend_disassemble(const uint8_t *bytes, size_t n, FILE *out) {
   section(&im, TPUB_SEC_CONSTS, 1, &nconsts);
   section(&im, TPUB_SEC_TYPES, sizeof(TpubType), &ntypes);
   fprintf(out, "; %" PRIu64 " functions, %" PRIu64 " types, %" PRIu64 " bytes of constants\n", nfuncs, ntypes, nconsts);
+  disasm_module(&im, out, ints, nints);
   for (uint64_t fi = 0; fi < nfuncs; fi++) {
     const TpubFunc *f = &funcs[fi];
     fprintf(out, "\nfunc @%s#%" PRIu64 "(", str(&im, f->name), fi);
@@ -158,6 +202,7 @@ void backend_disassemble(const uint8_t *bytes, size_t n, FILE *out) {
     }
     fprintf(out, ")   ; %s%s%u registers\n", (f->flags & TPUB_FUNC_PUBLIC) ? "public, " : "",
             (f->flags & TPUB_FUNC_REGION) ? "region, " : "", f->n_regs);
+    disasm_shards(&im, out, fi, ints, nints);
     if (f->code > ncode || f->code_words > ncode - f->code) {
       fputs("  <truncated>\n", out);
       continue;

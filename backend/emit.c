@@ -193,24 +193,30 @@ void emit_finish(Emitter *e, uint8_t **out, size_t *outlen) {
   if (e->strtab.n == 0) bytes_append(&e->strtab, "", 1);
   Bytes module = {0};
   bytes_append(&module, &e->module, sizeof e->module);
-  struct {
+  typedef struct {
     uint32_t kind;
     Bytes *b;
     size_t rec;
-  } secs[] = {
-      {TPUB_SEC_STRTAB, &e->strtab, 1},
-      {TPUB_SEC_INTS, &e->ints, sizeof(int64_t)},
-      {TPUB_SEC_TYPES, &e->types, sizeof(TpubType)},
-      {TPUB_SEC_CONSTS, &e->consts, 1},
-      {TPUB_SEC_FUNCS, &e->funcs, sizeof(TpubFunc)},
-      {TPUB_SEC_CODE, &e->code, sizeof(uint32_t)},
-      {TPUB_SEC_LOCS, &e->locs, sizeof(TpubLoc)},
-      {TPUB_SEC_MODULE, &module, sizeof(TpubModule)},
-      {TPUB_SEC_COSTS, &e->costs, sizeof(TpubCost)},
-      {TPUB_SEC_LOCOPS, &e->locops, sizeof(uint32_t)},
+    bool present;
+  } Sec;
+  Sec all[] = {
+      {TPUB_SEC_STRTAB, &e->strtab, 1, true},
+      {TPUB_SEC_INTS, &e->ints, sizeof(int64_t), true},
+      {TPUB_SEC_TYPES, &e->types, sizeof(TpubType), true},
+      {TPUB_SEC_CONSTS, &e->consts, 1, true},
+      {TPUB_SEC_FUNCS, &e->funcs, sizeof(TpubFunc), true},
+      {TPUB_SEC_CODE, &e->code, sizeof(uint32_t), true},
+      {TPUB_SEC_LOCS, &e->locs, sizeof(TpubLoc), true},
+      {TPUB_SEC_MODULE, &module, sizeof(TpubModule), true},
+      /* COSTS and LOCOPS only when asked for; SHARDS when it has records. */
+      {TPUB_SEC_COSTS, &e->costs, sizeof(TpubCost), e->opts->op_cost != NULL},
+      {TPUB_SEC_LOCOPS, &e->locops, sizeof(uint32_t), e->opts->op_cost != NULL},
+      {TPUB_SEC_SHARDS, &e->shards, sizeof(TpubShard), e->shards.n > 0},
   };
-  /* COSTS and LOCOPS, last, only when asked for. */
-  const int nsecs = (int)(sizeof secs / sizeof secs[0]) - (e->opts->op_cost ? 0 : 2);
+  Sec secs[sizeof all / sizeof all[0]];
+  int nsecs = 0;
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (all[i].present) secs[nsecs++] = all[i];
   Bytes img = {0};
   TpubHeader h = {0};
   memcpy(h.magic, TPUB_MAGIC, 8);
@@ -250,6 +256,7 @@ void emit_free(Emitter *e) {
   bytes_free(&e->locs);
   bytes_free(&e->costs);
   bytes_free(&e->locops);
+  bytes_free(&e->shards);
   table_free(&e->str_index, NULL);
   table_free(&e->type_index, NULL);
   table_free(&e->func_index, NULL);

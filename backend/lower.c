@@ -487,7 +487,7 @@ bool backend_compile(Context *c, const Module *m, const BackendOptions *o, uint8
   Emitter e = {.c = c, .m = m, .opts = o};
   Block *body = op_body(m->op);
   int errors = c->diag.nerrors;
-  e.module = (TpubModule){module_chips(c, m->op, "mhlo.num_replicas"), module_chips(c, m->op, "mhlo.num_partitions"), {0, 0}};
+  e.module = (TpubModule){module_chips(c, m->op, "mhlo.num_replicas"), module_chips(c, m->op, "mhlo.num_partitions"), 0, 0, 0};
   if (c->diag.nerrors > errors) e.failed = true;
   if ((uint64_t)e.module.num_replicas * e.module.num_partitions > TPUB_MAX_CHIPS) {
     op_error(c, m->op, "mhlo.num_replicas x mhlo.num_partitions is %llu chips; tpurun simulates at most %d",
@@ -524,6 +524,7 @@ bool backend_compile(Context *c, const Module *m, const BackendOptions *o, uint8
                 ft->nresults, ft->results, f->loc);
     index++;
   }
+  if (!e.failed) emit_shards(&e, m);
   if (e.failed) {
     emit_free(&e);
     return false;

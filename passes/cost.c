@@ -962,6 +962,20 @@ static bool func_is_private(const Op *f) {
   return v && v->kind == ATTR_STRING && v->u.str.len == 7 && memcmp(v->u.str.s, "private", 7) == 0;
 }
 
+/* The SPMD line: a partitioned program is costed per chip. */
+static void spmd_report(const PassContext *pc, FILE *out) {
+  if (!pc->spmd_partitions) return;
+  static const char *const kinds[5] = {"all_gather", "all_reduce", "reduce_scatter", "all_to_all", "collective_permute"};
+  fprintf(out, "spmd: partitioned for %lld chips; every figure is per chip (the ICI of the collectives included); inserted:",
+          (long long)pc->spmd_partitions);
+  uint64_t total = 0;
+  for (int k = 0; k < 5; k++) {
+    if (pc->spmd_inserted[k]) fprintf(out, " %llu %s", (unsigned long long)pc->spmd_inserted[k], kinds[k]);
+    total += pc->spmd_inserted[k];
+  }
+  fprintf(out, "%s\n", total ? "" : " no collectives");
+}
+
 void cost_report(const PassContext *pc, FILE *out) {
   const Module *m = pc->m;
   const Target *t = pc->target;
@@ -972,6 +986,7 @@ void cost_report(const PassContext *pc, FILE *out) {
           "tpucc report: %s on %s (MXU %dx%d, %.0f TFLOP/s bf16, %.0f TOP/s int8, HBM %.0f GiB at %.0f GB/s)\n",
           file, t->name, t->mxu, t->mxu, t->bf16_flops / 1e12, t->int8_ops / 1e12,
           (double)t->hbm_bytes / (double)(1u << 30), t->hbm_bytes_per_s / 1e9);
+  spmd_report(pc, out);
   fprintf(out, "%-34s %-30s %16s %14s %12s %-5s %6s\n", "op", "location", "FLOPs", "HBM bytes", "time (us)", "bound",
           "MXU %");
   /* Entry points: @main, else every public function, else every function. */

@@ -29,6 +29,10 @@ typedef struct PassContext {
   /* Results of analyses, for the report and the driver. */
   uint64_t peak_hbm_bytes; /* buffer-assign: peak of live buffers, all functions */
   uint64_t transposes_folded; /* transpose-fold: operands read through dims, transposes made reshapes */
+  /* spmd-partition: the partitions (0: not partitioned here) and the
+   * collectives it inserted, by kind (passes/spmd_part.h). */
+  int64_t spmd_partitions;
+  uint64_t spmd_inserted[5];
   /* Units of work the running pass counted (fusion: candidates checked,
    * operands and uses visited); --time-passes prints them, tests check
    * they grow linearly with the module. */

@@ -41,11 +41,29 @@ bool spmd_wanted(const Module *m) {
   return n > 1 && body && !op_attr(m->op, "tpu.spmd_partitioned") && block_has_sharding(body);
 }
 
+/* The largest channel handle of the ops in b, nested ones included. */
+static int64_t max_channel(const Block *b) {
+  int64_t m = 0;
+  for (const Op *op = b->first; op; op = op->next) {
+    const Attr *ch = op_attr(op, "channel_handle");
+    const Attr *h = ch && ch->kind == ATTR_DIALECT ? dialect_param(ch, "handle") : NULL;
+    int64_t v;
+    if (h && attr_as_int(h, &v) && v > m) m = v;
+    for (int r = 0; r < op->nregions; r++)
+      for (int j = 0; j < op->regions[r].nblocks; j++) {
+        int64_t inner = max_channel(op->regions[r].blocks[j]);
+        if (inner > m) m = inner;
+      }
+  }
+  return m;
+}
+
 Spmd spmd_begin(PassContext *pc) {
-  Spmd s = {.c = pc->c, .m = pc->m, .n = 1, .replicas = 1};
+  Spmd s = {.pc = pc, .c = pc->c, .m = pc->m, .n = 1, .replicas = 1};
   attr_as_int(op_attr(pc->m->op, "mhlo.num_partitions"), &s.n);
   attr_as_int(op_attr(pc->m->op, "mhlo.num_replicas"), &s.replicas);
   if (s.replicas < 1) s.replicas = 1;
+  s.channels = max_channel(op_body(pc->m->op));
   return s;
 }
 

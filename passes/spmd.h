@@ -15,10 +15,12 @@
 
 /* The partitions of the program and the arena shardings live in. */
 typedef struct Spmd {
+  PassContext *pc;
   Context *c;
   Module *m;
   int64_t n;        /* partitions (mhlo.num_partitions) */
   int64_t replicas; /* mhlo.num_replicas */
+  int64_t channels; /* the largest channel handle in use */
 } Spmd;
 
 /* Whether the module asks for partitioning: num_partitions > 1 and some
@@ -70,6 +72,11 @@ bool spmd_dim_map(const Spmd *s, const Op *op, int operand, int64_t *out);
  * pairs; convolution: input/kernel feature), as pairs (lhs dim, rhs dim;
  * -1 for an operand without it) in lhs[], rhs[]; their count. */
 int spmd_reduction_dims(const Spmd *s, const Op *op, int64_t *lhs, int64_t *rhs);
+
+/* The dim map propagation uses for a windowed op whose windowed dims can
+ * be tiled with a halo exchange (passes/spmd_halo.c): spmd_dim_map plus
+ * those dims; false when the op is not such an op. */
+bool spmd_halo_map(const Spmd *s, const Op *op, int operand, int64_t *out);
 
 /* ---- writing what the passes decide ---- */
 /* op's mhlo.sharding: one string for one result, a tuple for several. */

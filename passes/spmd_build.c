@@ -34,7 +34,13 @@ void part_put(Part *P, const Value *old, Value *v, const Sharding *l, bool manua
   }
   Local *slot = &P->slots[slot_of(P, old)];
   if (!slot->old) P->count++;
-  *slot = (Local){old, slot->old ? slot->global : old->type, v, l, manual};
+  *slot = (Local){old, slot->old ? slot->global : old->type, v, l, manual, NULL, NULL};
+}
+
+void part_remember(Part *P, const Value *old, const Sharding *l, Value *v) {
+  Local *slot = &P->slots[slot_of(P, old)];
+  slot->alt_l = l;
+  slot->alt_v = v;
 }
 
 /* ------------------------------------------------------------------ */
@@ -83,8 +89,7 @@ Attr *part_groups_attr(Part *P, int64_t ngroups, int64_t size, const int64_t *id
   return dense_attr(c, type_tensor(c, ELEM_I64, 2, dims, NULL), ids, sizeof(int64_t) * (size_t)(ngroups * size), false);
 }
 
-/* The partition id as a tensor<i32>, built once at the function's start. */
-static Value *partition_index(Part *P) {
+Value *part_partition_id(Part *P) {
   if (P->pid) return P->pid;
   Context *c = P->s->c;
   Op *save = P->at;
@@ -104,7 +109,7 @@ Value *part_lookup(Part *P, const int32_t *table) {
   Type *tt = type_tensor(c, ELEM_I32, 1, &n, NULL);
   NamedAttr v = {"value", dense_attr(c, tt, table, sizeof(int32_t) * (size_t)n, false)};
   Value *tab = part_emit(P, OP_CONSTANT, 0, NULL, tt, 1, &v);
-  Value *ops[2] = {tab, partition_index(P)};
+  Value *ops[2] = {tab, part_partition_id(P)};
   NamedAttr sz = {"slice_sizes", attr_dense_i64_array(c, 1, &one)};
   Value *one_elem = part_emit(P, OP_DYNAMIC_SLICE, 2, ops, type_tensor(c, ELEM_I32, 1, &one, NULL), 1, &sz);
   return part_emit(P, OP_RESHAPE, 1, &one_elem, type_scalar_tensor(c, ELEM_I32), 0, NULL);
@@ -169,7 +174,7 @@ static Attr *global_groups(Part *P, int64_t size, const int64_t *ids) {
 
 static Attr *channel(Part *P) {
   Context *c = P->s->c;
-  NamedAttr kv[2] = {{"handle", attr_i64(c, ++P->channels)}, {"type", attr_i64(c, 1)}};
+  NamedAttr kv[2] = {{"handle", attr_i64(c, ++P->s->channels)}, {"type", attr_i64(c, 1)}};
   return attr_dialect(c, "stablehlo.channel_handle", 2, kv);
 }
 
@@ -200,6 +205,7 @@ Value *part_all_reduce(Part *P, Value *x, int64_t size, const int64_t *ids, cons
   Op *op = op_create(c, OP_ALL_REDUCE, op_info[OP_ALL_REDUCE].name, P->loc, 1, &x, 1, &t, 3, a, 1);
   computation(P, op, body, kind, t->elem);
   op_insert_before(P->at, op);
+  P->s->pc->spmd_inserted[SPMD_ALL_REDUCE]++;
   return &op->results[0];
 }
 
@@ -215,6 +221,7 @@ Value *part_reduce_scatter(Part *P, Value *x, int dim, int64_t size, const int64
   Op *op = op_create(c, OP_REDUCE_SCATTER, op_info[OP_REDUCE_SCATTER].name, P->loc, 1, &x, 1, &t, 4, a, 1);
   computation(P, op, body, kind, t->elem);
   op_insert_before(P->at, op);
+  P->s->pc->spmd_inserted[SPMD_REDUCE_SCATTER]++;
   return &op->results[0];
 }
 
@@ -225,6 +232,7 @@ Value *part_all_gather(Part *P, Value *x, int dim, int64_t size, const int64_t *
   dims[dim] *= size;
   NamedAttr a[4] = {{"all_gather_dim", attr_i64(c, dim)}, {"channel_handle", channel(P)},
                     {"replica_groups", global_groups(P, size, ids)}, {"use_global_device_ids", attr_unit(c)}};
+  P->s->pc->spmd_inserted[SPMD_ALL_GATHER]++;
   return part_emit(P, OP_ALL_GATHER, 1, &x, part_with_dims(P, x->type, dims), 4, a);
 }
 
@@ -239,6 +247,7 @@ Value *part_all_to_all(Part *P, Value *x, int split, int concat, int64_t size, c
                     {"replica_groups", part_groups_attr(P, P->s->n / size, size, ids)},
                     {"split_count", attr_i64(c, size)},
                     {"split_dimension", attr_i64(c, split)}};
+  P->s->pc->spmd_inserted[SPMD_ALL_TO_ALL]++;
   return part_emit(P, OP_ALL_TO_ALL, 1, &x, part_with_dims(P, x->type, dims), 5, a);
 }
 

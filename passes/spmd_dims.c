@@ -104,6 +104,69 @@ static void conv_map(Context *c, const Op *op, int side, int64_t *out) {
   }
 }
 
+/* The ascending positions not in list v (n entries) among 0..rank-1. */
+static int complement(const int64_t *v, int n, int rank, int64_t *out) {
+  int m = 0;
+  for (int d = 0; d < rank; d++)
+    if (!in_list(d, v, n)) out[m++] = d;
+  return m;
+}
+
+/* gather: result offset dims from the operand's dims it slices whole;
+ * result batch dims from the indices' batch dims (and the operand's
+ * batching dims paired with them). */
+static void gather_map(Context *c, const Op *op, int side, int64_t *out) {
+  const Attr *dn = op_attr(op, "dimension_numbers");
+  const Type *ot = op->operands[0]->type, *it = op->operands[1]->type;
+  int k = op->results[0].type->rank, no, nc, nob, nib, ns;
+  const int64_t *off = list_attr(c, dialect_param(dn, "offset_dims"), &no);
+  const int64_t *col = list_attr(c, dialect_param(dn, "collapsed_slice_dims"), &nc);
+  const int64_t *ob = list_attr(c, dialect_param(dn, "operand_batching_dims"), &nob);
+  const int64_t *ib = list_attr(c, dialect_param(dn, "start_indices_batching_dims"), &nib);
+  const int64_t *sizes = list_attr(c, op_attr(op, "slice_sizes"), &ns);
+  int64_t ivd;
+  const Attr *ivda = dialect_param(dn, "index_vector_dim");
+  if (!ivda || !attr_as_int(ivda, &ivd)) ivd = it->rank;
+  int64_t skip[2 * SHARDING_MAX_RANK + 2], kept[SHARDING_MAX_RANK + 1], batch_pos[SHARDING_MAX_RANK + 1];
+  int nskip = 0;
+  for (int i = 0; i < nc; i++) skip[nskip++] = col[i];
+  for (int i = 0; i < nob; i++) skip[nskip++] = ob[i];
+  int nkept = complement(skip, nskip, ot->rank, kept);
+  int nbatch = complement(off, no, k, batch_pos);
+  for (int j = 0; j < no && j < nkept; j++)
+    if (side == 0 && kept[j] < ns && sizes[kept[j]] == ot->dims[kept[j]] && off[j] < k) out[off[j]] = kept[j];
+  for (int d = 0, b = 0; d < it->rank && b < nbatch; d++) {
+    if (d == ivd) continue;
+    if (side == 1) out[batch_pos[b]] = d;
+    for (int i = 0; side == 0 && i < nib && i < nob; i++)
+      if (ib[i] == d) out[batch_pos[b]] = ob[i];
+    b++;
+  }
+}
+
+/* scatter: result dims from the inputs' and updates' dims whose update
+ * window covers them whole; the indices stay whole. */
+static void scatter_map(Context *c, const Op *op, int i, int64_t *out) {
+  int n = (op->noperands - 1) / 2;
+  if (i == n) return;
+  const Attr *dn = op_attr(op, "scatter_dimension_numbers");
+  const Type *ot = op->operands[0]->type, *ut = op->operands[n + 1]->type;
+  int nw, ni, nb;
+  const int64_t *win = list_attr(c, dialect_param(dn, "update_window_dims"), &nw);
+  const int64_t *ins = list_attr(c, dialect_param(dn, "inserted_window_dims"), &ni);
+  const int64_t *ib = list_attr(c, dialect_param(dn, "input_batching_dims"), &nb);
+  int64_t skip[2 * SHARDING_MAX_RANK + 2], kept[SHARDING_MAX_RANK + 1];
+  int nskip = 0;
+  for (int j = 0; j < ni; j++) skip[nskip++] = ins[j];
+  for (int j = 0; j < nb; j++) skip[nskip++] = ib[j];
+  int nkept = complement(skip, nskip, ot->rank, kept);
+  for (int j = 0; j < nw && j < nkept; j++) {
+    int64_t d = kept[j], u = win[j];
+    if (u < 0 || u >= ut->rank || ut->dims[u] != ot->dims[d]) continue;
+    out[d] = i < n ? d : u;
+  }
+}
+
 /* Dims of operand 0 that the op leaves untouched, as keep[] (slice, pad,
  * reverse, concatenate, sort, reduce_window, dynamic_slice, fft ...). */
 static bool untouched_dims(Context *c, const Op *op, bool *keep) {
@@ -217,6 +280,8 @@ static bool dim_map(Context *c, const Op *op, int i, int64_t *out) {
   case OP_CONVOLUTION:
     if (i < 2) conv_map(c, op, i, out);
     return true;
+  case OP_GATHER: gather_map(c, op, i, out); return true;
+  case OP_SCATTER: scatter_map(c, op, i, out); return true;
   default: break;
   }
   if (is_init_value(op, i) || it->rank != k) return untouched_dims(c, op, keep);

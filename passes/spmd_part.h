@@ -13,6 +13,8 @@ typedef struct Local {
   Value *v;            /* the per-partition value */
   const Sharding *l;   /* its layout (full tiled form); NULL for non-tensors */
   bool manual;         /* already per-device (shard_map bodies) */
+  const Sharding *alt_l; /* the last other layout it was resharded to, */
+  Value *alt_v;          /* and that value (placed where it dominates every later use) */
 } Local;
 
 typedef struct Part {
@@ -23,12 +25,13 @@ typedef struct Part {
   Local *slots;  /* old value -> Local, open addressing */
   size_t cap, count;
   Value *pid;    /* the partition id as tensor<i32> */
-  int64_t channels; /* channel handles handed out */
   bool failed;
 } Part;
 
 const Local *part_get(const Part *P, const Value *old);
 void part_put(Part *P, const Value *old, Value *v, const Sharding *l, bool manual);
+/* Records v as old's value in layout l, for later uses to reuse. */
+void part_remember(Part *P, const Value *old, const Sharding *l, Value *v);
 int part_cmp_i64(const void *a, const void *b);
 
 /* One op before P->at with P->loc; its result. */
@@ -48,6 +51,9 @@ Value *part_offset(Part *P, const Sharding *l, int d, int64_t global, const Shar
  * the group size. */
 int64_t part_groups(Part *P, const Sharding *l, const bool *vary, int64_t *ids);
 
+/* The kinds of collective the partitioner inserts (PassContext.spmd_inserted). */
+enum { SPMD_ALL_GATHER, SPMD_ALL_REDUCE, SPMD_REDUCE_SCATTER, SPMD_ALL_TO_ALL, SPMD_COLLECTIVE_PERMUTE };
+
 /* Collectives over groups of `size` partitions (ids from part_groups). */
 Value *part_all_reduce(Part *P, Value *x, int64_t size, const int64_t *ids, const Region *body, OpKind kind);
 Value *part_reduce_scatter(Part *P, Value *x, int dim, int64_t size, const int64_t *ids, const Region *body,
@@ -66,6 +72,19 @@ Value *part_mask(Part *P, Value *x, const Sharding *l, const int64_t *global, co
 Value *part_reshard(Part *P, Value *x, const Sharding *from, const Sharding *to, const Type *g);
 /* The old value as layout l: resharded once, then reused. */
 Value *part_operand_as(Part *P, const Value *old, const Sharding *l);
+
+/* A windowed op on spatially tiled operands, with halo exchange
+ * (passes/spmd_halo.c): 1 done, 0 failed after a diagnostic, -1 not such
+ * an op (the other rules apply). */
+int part_halo(Part *P, Op *op);
+
+/* Rewrites block b in place for the partitions: new arguments in layouts
+ * args[i] (NULL: not a tensor; manual[i] when per-device, manual may be
+ * NULL), every op partitioned in order, the terminator's operands in
+ * rets[i] (rets or rets[i] NULL: as they are).  False after a diagnostic. */
+bool part_block(Part *P, Block *b, const Sharding *const *args, const bool *manual, const Sharding *const *rets);
+/* The partition id as tensor<i32>, built once at the function's start. */
+Value *part_partition_id(Part *P);
 
 /* Partitions one op (passes/spmd_rules.c); false after a diagnostic. */
 bool part_op(Part *P, Op *op);

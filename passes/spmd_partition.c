@@ -123,12 +123,32 @@ Value *part_reshard(Part *P, Value *x, const Sharding *from, const Sharding *to,
   return refine(P, x, cur, to, g);
 }
 
+/* The op enclosing P->at (or P->at itself) that sits in the block
+ * defining v: where a reshard of v dominates every later use. */
+static Op *home_of(const Part *P, const Value *v) {
+  const Block *home = v->def ? v->def->parent : v->block;
+  Op *at = P->at;
+  while (at && at->parent != home) {
+    const Region *r = at->parent ? at->parent->parent : NULL;
+    at = r ? r->parent : NULL;
+  }
+  return at ? at : P->at;
+}
+
 Value *part_operand_as(Part *P, const Value *old, const Sharding *l) {
   const Local *lo = part_get(P, old);
   if (!lo) die("spmd-partition: an operand was not partitioned before its use");
   if (!lo->l || lo->manual || !l) return lo->v;
   if (same_data(P->s, lo->l, l)) return lo->v;
-  return part_reshard(P, lo->v, lo->l, l, lo->global);
+  if (lo->alt_l && same_data(P->s, lo->alt_l, l)) return lo->alt_v;
+  Op *at = P->at;
+  Loc loc = P->loc;
+  P->at = home_of(P, lo->v);
+  Value *v = part_reshard(P, lo->v, lo->l, l, lo->global);
+  P->at = at;
+  P->loc = loc;
+  part_remember(P, old, l, v);
+  return v;
 }
 
 /* ------------------------------------------------------------------ */
@@ -150,32 +170,17 @@ static void record_layout(Part *P, Op *func, int side, int i, const Sharding *l,
   spmd_set_func_attr(s, func, side, i, "tpu.shard_devices", attr_dense_i64_array(s->c, (int)l->ndevices, l->devices));
 }
 
-/* New arguments of the local types (the old ones keep their global types
- * for the old ops until those are erased); *out receives them. */
-static bool partition_args(Part *P, Op *func, Block *b, Value **out) {
-  Value *args = arena_alloc(&P->s->c->arena, sizeof(Value) * (size_t)(b->nargs + 1));
-  for (int i = 0; i < b->nargs; i++) {
-    Value *a = &b->args[i];
-    Type *t = a->type;
-    args[i] = (Value){.type = t, .block = b, .index = i, .name_hint = a->name_hint};
-    if (!type_is_tensor(t) || t->rank < 0) {
-      part_put(P, a, &args[i], NULL, false);
-      continue;
-    }
-    const Sharding *stated = spmd_func_sharding(P->s, func, 0, i);
-    const Sharding *l = layout_full(P->s, stated, t->rank);
-    if (stated && !l && stated->kind == SHARDING_TILED) {
-      op_error(P->s->c, func, "the sharding of %%arg%d covers %lld devices, not the program's %lld partitions", i,
-               (long long)stated->ndevices, (long long)P->s->n);
-      return false;
-    }
-    if (!l) l = layout_replicated(P->s, t->rank);
-    record_layout(P, func, 0, i, l, t);
-    args[i].type = layout_local_type(P->s, l, t);
-    part_put(P, a, &args[i], l, false);
+/* The layout of %arg i of func (stated, else replicated); NULL after a
+ * diagnostic. */
+static const Sharding *arg_layout(Part *P, Op *func, int i, const Type *t) {
+  const Sharding *stated = spmd_func_sharding(P->s, func, 0, i);
+  const Sharding *l = layout_full(P->s, stated, t->rank);
+  if (stated && !l && stated->kind == SHARDING_TILED) {
+    op_error(P->s->c, func, "the sharding of %%arg%d covers %lld devices, not the program's %lld partitions", i,
+             (long long)stated->ndevices, (long long)P->s->n);
+    return NULL;
   }
-  *out = args;
-  return true;
+  return l ? l : layout_replicated(P->s, t->rank);
 }
 
 /* The function's type from its new arguments and return. */
@@ -189,50 +194,90 @@ static void retype_func(Part *P, Op *func, Block *b) {
   op_set_attr(c, func, "function_type", attr_type(c, type_func(c, b->nargs, in, ret->noperands, out)));
 }
 
-/* The return: each value in its result layout (stated, else its own). */
-static bool partition_return(Part *P, Op *func, Op *ret) {
+/* The block's terminator: each operand in rets[i] (NULL: its own layout);
+ * manual values may leave only a manual region. */
+static bool part_terminator(Part *P, Op *ret, const Sharding *const *rets, bool manual_ok) {
   Value **vals = arena_alloc(&P->s->c->arena, sizeof(Value *) * (size_t)(ret->noperands + 1));
   for (int i = 0; i < ret->noperands; i++) {
-    const Value *old = ret->operands[i];
-    const Local *lo = part_get(P, old);
-    const Sharding *l = lo->l;
-    if (l) {
-      const Sharding *stated = layout_full(P->s, spmd_func_sharding(P->s, func, 1, i), old->type->rank);
-      if (stated) l = stated;
-    }
-    vals[i] = part_operand_as(P, old, l);
-    if (lo->manual) {
-      op_error(P->s->c, ret, "result #%d is a manual (per-device) value; return it through "
+    const Local *lo = part_get(P, ret->operands[i]);
+    if (lo->manual && !manual_ok) {
+      op_error(P->s->c, ret, "operand #%d is a manual (per-device) value; return it through "
                "custom_call @SPMDShardToFullShape", i);
       return false;
     }
-    record_layout(P, func, 1, i, l, old->type);
+    vals[i] = part_operand_as(P, ret->operands[i], rets && rets[i] ? rets[i] : lo->l);
   }
   Op *n = op_create(P->s->c, ret->kind, ret->name, ret->loc, ret->noperands, vals, 0, NULL, 0, NULL, 0);
   op_insert_before(ret, n);
   return true;
 }
 
-static bool partition_func(Spmd *s, Op *func) {
-  Block *b = op_body(func);
-  if (!b || !b->last) return true;
-  Part P = {.s = s, .block = b};
+bool part_block(Part *P, Block *b, const Sharding *const *args, const bool *manual, const Sharding *const *rets) {
+  Block *outer = P->block;
+  Op *outer_at = P->at;
+  Loc outer_loc = P->loc;
+  P->block = b;
   PtrVec old = {0};
   for (Op *op = b->first; op; op = op->next) vec_push(&old, op);
-  Value *args = NULL;
-  bool ok = partition_args(&P, func, b, &args);
+  Value *nargs = arena_alloc(&P->s->c->arena, sizeof(Value) * (size_t)(b->nargs + 1));
+  bool any_manual = false;
+  for (int i = 0; i < b->nargs; i++) {
+    Value *a = &b->args[i];
+    const Sharding *l = args ? args[i] : NULL;
+    nargs[i] = (Value){.type = l ? layout_local_type(P->s, l, a->type) : a->type, .block = b, .index = i,
+                       .name_hint = a->name_hint};
+    part_put(P, a, &nargs[i], l, manual && manual[i]);
+    any_manual = any_manual || (manual && manual[i]);
+  }
+  bool ok = true;
   for (int i = 0; i < old.len && ok; i++) {
     Op *op = old.items[i];
-    P.at = op;
-    P.loc = op->loc;
-    ok = op->kind == OP_FUNC_RETURN ? partition_return(&P, func, op) : part_op(&P, op);
+    P->at = op;
+    P->loc = op->loc;
+    bool term = op == b->last && (op_info[op->kind].traits & TRAIT_TERMINATOR);
+    ok = term ? part_terminator(P, op, rets, any_manual) : part_op(P, op);
   }
   if (ok) {
     for (int i = old.len - 1; i >= 0; i--) op_erase(old.items[i]);
-    b->args = args;
-    retype_func(&P, func, b);
+    b->args = nargs;
   }
   vec_free(&old);
+  P->block = outer;
+  P->at = outer_at;
+  P->loc = outer_loc;
+  return ok;
+}
+
+static bool partition_func(Spmd *s, Op *func) {
+  Block *b = op_body(func);
+  if (!b || !b->last || b->last->kind != OP_FUNC_RETURN) return true;
+  Part P = {.s = s, .block = b, .at = b->first};
+  const Op *ret = b->last;
+  int nret = ret->noperands;
+  const Sharding **args = arena_alloc(&s->c->arena, sizeof(Sharding *) * (size_t)(b->nargs + 1));
+  const Sharding **rets = arena_alloc(&s->c->arena, sizeof(Sharding *) * (size_t)(nret + 1));
+  const Value **returned = arena_alloc(&s->c->arena, sizeof(Value *) * (size_t)(nret + 1));
+  const Type **globals = arena_alloc(&s->c->arena, sizeof(Type *) * (size_t)(b->nargs + 1));
+  bool ok = true;
+  for (int i = 0; i < b->nargs && ok; i++) {
+    const Type *t = globals[i] = b->args[i].type;
+    if (type_is_tensor(t) && t->rank >= 0) ok = (args[i] = arg_layout(&P, func, i, t)) != NULL;
+  }
+  for (int i = 0; i < nret; i++) {
+    returned[i] = ret->operands[i];
+    const Type *t = returned[i]->type;
+    if (type_is_tensor(t) && t->rank >= 0) rets[i] = layout_full(s, spmd_func_sharding(s, func, 1, i), t->rank);
+  }
+  if (ok && P.at) part_partition_id(&P);
+  ok = ok && part_block(&P, b, args, NULL, rets);
+  if (ok) {
+    for (int i = 0; i < b->nargs; i++) record_layout(&P, func, 0, i, args[i], globals[i]);
+    for (int i = 0; i < nret; i++) {
+      const Local *lo = part_get(&P, returned[i]);
+      record_layout(&P, func, 1, i, rets[i] ? rets[i] : lo->l, lo->global);
+    }
+    retype_func(&P, func, b);
+  }
   free(P.slots);
   return ok;
 }
@@ -243,6 +288,9 @@ bool pass_spmd_partition(PassContext *pc) {
   bool ok = true;
   for (Op *op = op_body(pc->m->op)->first; op && ok; op = op->next)
     if (op->kind == OP_FUNC && !spmd_is_private(op)) ok = partition_func(&s, op);
-  if (ok) op_set_attr(pc->c, pc->m->op, "tpu.spmd_partitioned", attr_unit(pc->c));
+  if (ok) {
+    op_set_attr(pc->c, pc->m->op, "tpu.spmd_partitioned", attr_unit(pc->c));
+    pc->spmd_partitions = s.n;
+  }
   return ok;
 }

@@ -74,6 +74,12 @@ static int64_t value_bytes(const Value *v) {
   return n * (elem_storage_bytes(type_elem_kind(v->type)) + 0);
 }
 
+/* The dims that may share a tiling: windowed ops' halo map, else the
+ * pointwise dim map. */
+static bool prop_map(const Spmd *s, const Op *op, int i, int64_t *map) {
+  return spmd_halo_map(s, op, i, map) || spmd_dim_map(s, op, i, map);
+}
+
 static bool any_tiled_operand(const Prop *p, const Op *op) {
   for (int i = 0; i < op->noperands; i++) {
     const Sharding *l = get(p, op->operands[i]);
@@ -93,7 +99,7 @@ static const Sharding *forward_layout(Prop *p, const Op *op) {
   for (int e = 0; e < k; e++) tiles[e] = 1;
   for (int i = 0; i < op->noperands && !conflict; i++) {
     const Sharding *l = get(p, op->operands[i]);
-    if (!l || !spmd_dim_map(s, op, i, map)) continue;
+    if (!l || !prop_map(s, op, i, map)) continue;
     known++;
     if (largest < 0 || value_bytes(op->operands[i]) > value_bytes(op->operands[largest])) largest = i;
     const int64_t *oc = layout_coords(s, l);
@@ -115,7 +121,7 @@ static const Sharding *forward_layout(Prop *p, const Op *op) {
    * reduced dims) say nothing about the result: leave it to its users. */
   if (out && layout_is_replicated(out) && any_tiled_operand(p, op)) return NULL;
   if (out) return out;
-  spmd_dim_map(s, op, largest, map);
+  prop_map(s, op, largest, map);
   return layout_map(s, get(p, op->operands[largest]), k, map);
 }
 
@@ -123,7 +129,7 @@ static const Sharding *forward_layout(Prop *p, const Op *op) {
 static const Sharding *backward_layout(Prop *p, const Op *op, int i, const Sharding *r) {
   int64_t map[SHARDING_MAX_RANK + 1], inv[SHARDING_MAX_RANK + 1];
   const Type *t = op->operands[i]->type;
-  if (!type_is_static(t) || t->rank > SHARDING_MAX_RANK || !spmd_dim_map(p->s, op, i, map)) return NULL;
+  if (!type_is_static(t) || t->rank > SHARDING_MAX_RANK || !prop_map(p->s, op, i, map)) return NULL;
   for (int d = 0; d < t->rank; d++) inv[d] = -1;
   for (int e = 0; e < r->rank; e++)
     if (map[e] >= 0) inv[map[e]] = e;
@@ -138,12 +144,58 @@ static bool is_constraint(const Op *op) {
          (an && strcmp(an->target, "Sharding") == 0);
 }
 
+static bool has_body(const Op *op) { return op->kind == OP_WHILE || op->kind == OP_IF || op->kind == OP_CASE; }
+
 static void seed_block(Prop *p, const Block *b) {
-  for (const Op *op = b->first; op; op = op->next)
+  for (const Op *op = b->first; op; op = op->next) {
     for (int r = 0; r < op->nresults; r++) {
       const Type *t = op->results[r].type;
       if (type_is_tensor(t) && t->rank >= 0) put(p, &op->results[r], layout_full(p->s, spmd_op_sharding(p->s, op, r), t->rank), true);
     }
+    for (int r = 0; has_body(op) && r < op->nregions; r++)
+      for (int j = 0; j < op->regions[r].nblocks; j++) seed_block(p, op->regions[r].blocks[j]);
+  }
+}
+
+/* The operands of block b's terminator (NULL when it has none). */
+static const Op *terminator(const Block *b) {
+  return b && b->last && (op_info[b->last->kind].traits & TRAIT_TERMINATOR) ? b->last : NULL;
+}
+
+static void forward(Prop *p, const Block *b);
+static void backward(Prop *p, const Block *b);
+
+/* while: results and the regions' arguments take the initial values'
+ * layouts; if/case: results those of the first branch's returned values. */
+static void forward_body(Prop *p, const Op *op) {
+  if (op->kind == OP_WHILE && op->nregions == 2) {
+    for (int i = 0; i < op->noperands && i < op->nresults; i++) {
+      const Sharding *l = get(p, op->operands[i]);
+      put(p, &op->results[i], l, false);
+      for (int r = 0; r < 2; r++)
+        if (op->regions[r].nblocks && i < op->regions[r].blocks[0]->nargs)
+          put(p, &op->regions[r].blocks[0]->args[i], get(p, &op->results[i]), false);
+    }
+  }
+  for (int r = 0; r < op->nregions; r++)
+    for (int j = 0; j < op->regions[r].nblocks; j++) forward(p, op->regions[r].blocks[j]);
+  const Op *ret = op->kind != OP_WHILE && op->nregions && op->regions[0].nblocks ? terminator(op->regions[0].blocks[0]) : NULL;
+  for (int i = 0; ret && i < ret->noperands && i < op->nresults; i++) put(p, &op->results[i], get(p, ret->operands[i]), false);
+}
+
+/* The regions' returned values take the results' layouts; a while's
+ * initial values too. */
+static void backward_body(Prop *p, const Op *op) {
+  int body = op->kind == OP_WHILE ? 1 : -1;
+  for (int r = 0; r < op->nregions; r++) {
+    if (!op->regions[r].nblocks || (op->kind == OP_WHILE && r != body)) continue;
+    const Op *ret = terminator(op->regions[r].blocks[0]);
+    for (int i = 0; ret && i < ret->noperands && i < op->nresults; i++) put(p, ret->operands[i], get(p, &op->results[i]), false);
+  }
+  for (int r = 0; r < op->nregions; r++)
+    for (int j = 0; j < op->regions[r].nblocks; j++) backward(p, op->regions[r].blocks[j]);
+  for (int i = 0; op->kind == OP_WHILE && i < op->noperands && i < op->nresults; i++)
+    put(p, op->operands[i], get(p, &op->results[i]), false);
 }
 
 static bool propagates(const Op *op) {
@@ -163,6 +215,7 @@ static void put_results(Prop *p, const Op *op, const Sharding *l) {
 
 static void forward(Prop *p, const Block *b) {
   for (const Op *op = b->first; op; op = op->next) {
+    if (has_body(op)) forward_body(p, op);
     if (is_constraint(op) && op->noperands == 1) continue;
     if (!propagates(op) || get(p, &op->results[0])) continue;
     put_results(p, op, forward_layout(p, op));
@@ -171,6 +224,7 @@ static void forward(Prop *p, const Block *b) {
 
 static void backward(Prop *p, const Block *b) {
   for (const Op *op = b->last; op; op = op->prev) {
+    if (has_body(op)) backward_body(p, op);
     if (op->nresults < 1) continue;
     const Sharding *r = get(p, &op->results[0]);
     if (!r) continue;
@@ -184,12 +238,14 @@ static void backward(Prop *p, const Block *b) {
   }
 }
 
-/* Writes every top-level value's layout: ops' mhlo.sharding and the
- * arguments' arg_attrs; unknown ones replicated. */
-static void write_back(Prop *p, Op *func, Block *b) {
+/* Writes the layout of every value of b and its control-flow bodies as
+ * its op's mhlo.sharding; unknown ones replicated. */
+static void write_ops(Prop *p, Block *b) {
   Spmd *s = p->s;
   for (Op *op = b->first; op; op = op->next) {
-    if (!op->nresults || custom_call_annotation(op) || op->kind == OP_FUNC_RETURN) continue;
+    for (int r = 0; has_body(op) && r < op->nregions; r++)
+      for (int j = 0; j < op->regions[r].nblocks; j++) write_ops(p, op->regions[r].blocks[j]);
+    if (!op->nresults || custom_call_annotation(op) || (op_info[op->kind].traits & TRAIT_TERMINATOR)) continue;
     const Sharding **rs = arena_alloc(&s->c->arena, sizeof(Sharding *) * (size_t)op->nresults);
     bool any = false;
     for (int r = 0; r < op->nresults; r++) {
@@ -201,6 +257,12 @@ static void write_back(Prop *p, Op *func, Block *b) {
     }
     if (any) spmd_set_op_sharding(s, op, rs);
   }
+}
+
+/* The ops' layouts, and the arguments' in arg_attrs. */
+static void write_back(Prop *p, Op *func, Block *b) {
+  Spmd *s = p->s;
+  write_ops(p, b);
   for (int i = 0; i < b->nargs; i++) {
     const Type *t = b->args[i].type;
     if (spmd_func_sharding(s, func, 0, i) || !type_is_tensor(t) || t->rank < 0) continue;
@@ -234,6 +296,8 @@ static void propagate_func(Spmd *s, Op *func) {
 
 bool pass_sharding_propagation(PassContext *pc) {
   if (!spmd_wanted(pc->m)) return true;
+  /* One function per program: calls are inlined first (at any -O). */
+  if (!pass_inline(pc)) return false;
   Spmd s = spmd_begin(pc);
   for (Op *op = op_body(pc->m->op)->first; op; op = op->next)
     if (op->kind == OP_FUNC && !spmd_is_private(op)) propagate_func(&s, op);

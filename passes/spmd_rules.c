@@ -158,6 +158,7 @@ static bool is_mapped(const Plan *pl, int i, int d) {
 static bool plan_partial(Part *P, const Op *op, Plan *pl) {
   Spmd *s = P->s;
   int nin = op->kind == OP_REDUCE ? 1 : 2;
+  if (!pl->nred || op->noperands < nin) return false;
   const Sharding *cur[2] = {layout_of(P, op->operands[0]), nin > 1 ? layout_of(P, op->operands[1]) : NULL};
   if (!pl->nred || !cur[0] || (nin > 1 && !cur[1])) return false;
   bool tiled = false;
@@ -225,13 +226,20 @@ static void plan_from_target(Part *P, const Op *op, const Sharding *want, Plan *
   }
 }
 
-/* slice and dynamic_slice name sizes: the local ones for tiled dims. */
-static void localize_attrs(Part *P, Op *copy, const Sharding *l) {
+/* slice, dynamic_slice and gather name sizes: the local ones where they
+ * take a tiled dim whole. */
+static void localize_attrs(Part *P, const Op *op, Op *copy) {
   Context *c = P->s->c;
   const Type *t = copy->results[0].type;
   if (copy->kind == OP_SLICE) op_set_attr(c, copy, "limit_indices", attr_dense_i64_array(c, t->rank, t->dims));
   if (copy->kind == OP_DYNAMIC_SLICE) op_set_attr(c, copy, "slice_sizes", attr_dense_i64_array(c, t->rank, t->dims));
-  (void)l;
+  int n;
+  const int64_t *sizes;
+  if (copy->kind != OP_GATHER || !attr_as_i64_list(op_attr(op, "slice_sizes"), &n, &sizes, &c->arena)) return;
+  const Type *g = part_get(P, op->operands[0])->global, *l = copy->operands[0]->type;
+  int64_t local[SHARDING_MAX_RANK + 1];
+  for (int d = 0; d < n && d < g->rank; d++) local[d] = sizes[d] == g->dims[d] ? l->dims[d] : sizes[d];
+  op_set_attr(c, copy, "slice_sizes", attr_dense_i64_array(c, n, local));
 }
 
 /* The partial results combined over the reduction dims' groups. */
@@ -297,7 +305,7 @@ static bool rule_local(Part *P, Op *op, Plan *pl) {
   for (int i = 0; i < op->noperands; i++) vals[i] = plan_operand(P, op, pl, i);
   for (int r = 0; r < op->nresults; r++) types[r] = layout_local_type(P->s, pl->out, op->results[r].type);
   Op *copy = clone_with(P, op, vals, types);
-  localize_attrs(P, copy, pl->out);
+  localize_attrs(P, op, copy);
   if (pl->partial) {
     combine(P, op, pl, copy);
     return true;
@@ -316,7 +324,8 @@ static bool plan_map(Part *P, const Op *op, Plan *pl) {
     if (op->results[r].type->kind != TY_TENSOR || op->results[r].type->rank != rt->rank ||
         memcmp(op->results[r].type->dims, rt->dims, sizeof(int64_t) * (size_t)rt->rank) != 0)
       return false;
-  if (op->nregions && op->kind != OP_REDUCE && op->kind != OP_SORT && op->kind != OP_MAP && op->kind != OP_REDUCE_WINDOW)
+  if (op->nregions && op->kind != OP_REDUCE && op->kind != OP_SORT && op->kind != OP_MAP &&
+      op->kind != OP_REDUCE_WINDOW && op->kind != OP_SCATTER)
     return false;
   pl->k = rt->rank;
   for (int i = 0; i < op->noperands; i++) {
@@ -361,6 +370,75 @@ static bool rule_iota(Part *P, Op *op) {
     x = part_emit(P, OP_ADD, 2, sum, lt, 0, NULL);
   }
   part_put(P, &op->results[0], x, want, false);
+  return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Control flow: the regions are partitioned in place and move to a new
+ * op on the local values. */
+
+/* A copy of op's kind and attributes (no sharding) on vals, with the
+ * regions of op moved into it. */
+static Op *take_regions(Part *P, Op *op, Value **vals, Type **types) {
+  Context *c = P->s->c;
+  NamedAttr *attrs = arena_alloc(&c->arena, sizeof(NamedAttr) * (size_t)(op->nattrs + 1));
+  int n = 0;
+  for (int i = 0; i < op->nattrs; i++)
+    if (strcmp(op->attrs[i].name, "mhlo.sharding") && strcmp(op->attrs[i].name, "sdy.sharding"))
+      attrs[n++] = op->attrs[i];
+  Op *w = op_create(c, op->kind, op->name, op->loc, op->noperands, vals, op->nresults, types, n, attrs, op->nregions);
+  w->srcloc = op->srcloc;
+  for (int r = 0; r < op->nregions; r++) {
+    w->regions[r].nblocks = op->regions[r].nblocks;
+    w->regions[r].blocks = op->regions[r].blocks;
+    for (int j = 0; j < w->regions[r].nblocks; j++) w->regions[r].blocks[j]->parent = &w->regions[r];
+    op->regions[r].nblocks = 0;
+    op->regions[r].blocks = NULL;
+  }
+  op_insert_before(P->at, w);
+  return w;
+}
+
+/* while: the loop-carried values keep the while's layouts (propagation
+ * gives it those of its initial values); cond's predicate is whole. */
+static bool rule_while(Part *P, Op *op) {
+  Context *c = P->s->c;
+  int n = op->noperands;
+  const Sharding **l = arena_alloc(&c->arena, sizeof(Sharding *) * (size_t)(n + 1));
+  bool *manual = arena_alloc(&c->arena, sizeof(bool) * (size_t)(n + 1));
+  Value **vals = arena_alloc(&c->arena, sizeof(Value *) * (size_t)(n + 1));
+  Type **types = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) {
+    const Local *lo = part_get(P, op->operands[i]);
+    manual[i] = lo->manual;
+    l[i] = lo->manual || !lo->l ? NULL : target(P, op, i);
+    vals[i] = l[i] ? part_operand_as(P, op->operands[i], l[i]) : lo->v;
+    types[i] = vals[i]->type;
+  }
+  const Sharding *pred[1] = {layout_replicated(P->s, 0)};
+  if (!part_block(P, op->regions[0].blocks[0], l, manual, pred) || !part_block(P, op->regions[1].blocks[0], l, manual, l))
+    return false;
+  Op *w = take_regions(P, op, vals, types);
+  for (int i = 0; i < n; i++) part_put(P, &op->results[i], &w->results[i], l[i], manual[i]);
+  return true;
+}
+
+/* if / case: a whole predicate or index; each branch returns the
+ * results' layouts. */
+static bool rule_branches(Part *P, Op *op) {
+  Context *c = P->s->c;
+  int n = op->nresults;
+  const Sharding **l = arena_alloc(&c->arena, sizeof(Sharding *) * (size_t)(n + 1));
+  Type **types = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(n + 1));
+  Value *sel = part_operand_as(P, op->operands[0], layout_replicated(P->s, 0));
+  for (int r = 0; r < n; r++) {
+    l[r] = target(P, op, r);
+    types[r] = l[r] ? layout_local_type(P->s, l[r], op->results[r].type) : op->results[r].type;
+  }
+  for (int r = 0; r < op->nregions; r++)
+    if (op->regions[r].nblocks != 1 || !part_block(P, op->regions[r].blocks[0], NULL, NULL, l)) return false;
+  Op *w = take_regions(P, op, &sel, types);
+  for (int r = 0; r < n; r++) part_put(P, &op->results[r], &w->results[r], l[r], false);
   return true;
 }
 
@@ -422,7 +500,12 @@ bool part_op(Part *P, Op *op) {
     return true;
   }
   if (op->kind == OP_CONSTANT && op->nresults == 1) return rule_constant(P, op);
+  if (op->kind == OP_WHILE && op->nregions == 2 && op->regions[0].nblocks == 1 && op->regions[1].nblocks == 1)
+    return rule_while(P, op);
+  if ((op->kind == OP_IF || op->kind == OP_CASE) && op->noperands == 1) return rule_branches(P, op);
   if (op->kind == OP_IOTA && target(P, op, 0)) return rule_iota(P, op);
+  int halo = part_halo(P, op);
+  if (halo >= 0) return halo == 1;
   Plan *pl = xcalloc(1, sizeof *pl);
   bool ok = plan_map(P, op, pl) ? rule_local(P, op, pl) : rule_whole(P, op);
   free(pl);

@@ -56,15 +56,31 @@ TPU_API int tpu_program_signature(const TpuProgram *p, const char *function, int
 }
 
 /* The chips a run uses: the module's replicas x partitions when they make
- * the client's chips, else one replica per chip. */
-static VmMesh run_mesh(const TpuClient *c, const VmProgram *p) {
-  if (p->num_replicas * p->num_partitions == c->nchips) return (VmMesh){p->num_replicas, p->num_partitions, 0, {0}};
-  return (VmMesh){c->nchips, 1, 0, {0}};
+ * the client's chips, else one replica per chip; a partitioned program's
+ * partitions always, as many replicas as fill the client (the module's
+ * mesh with one replica).  False after rt_fail when they cannot. */
+static bool run_mesh(const TpuClient *c, const VmProgram *p, VmMesh *m) {
+  if (p->spmd) {
+    if (c->nchips % p->num_partitions)
+      return rt_fail(TPU_ERR_USAGE, "tpu_program_run: the program is partitioned for %d partitions; the client's %d chips "
+                     "are not a whole number of replicas of them", p->num_partitions, c->nchips), false;
+    *m = (VmMesh){c->nchips / p->num_partitions, p->num_partitions, 0, {0}};
+    if (m->replicas == 1 && p->mesh_rank) {
+      m->ndims = p->mesh_rank;
+      memcpy(m->dims, p->mesh, sizeof m->dims);
+    }
+  } else if (p->num_replicas * p->num_partitions == c->nchips) {
+    *m = (VmMesh){p->num_replicas, p->num_partitions, 0, {0}};
+  } else {
+    *m = (VmMesh){c->nchips, 1, 0, {0}};
+  }
+  return true;
 }
 
 /* Whether argument t fits parameter type pt whole (every chip gets it) or
- * stacked over n chips (chip i gets slice i); false after rt_fail. */
-static bool arg_fits(const TpuTensor *t, const VmType *pt, int n, int i, bool *stacked) {
+ * stacked n times (chip, or for a partitioned program replica, i gets
+ * slice i); false after rt_fail. */
+static bool arg_fits(TpuClient *c, const TpuTensor *t, const VmType *pt, int n, int i, bool spmd, bool *stacked) {
   const VmType *at = &t->type->vm;
   bool same = pt->kind == TPUB_TY_TENSOR && at->elem == pt->elem && at->rank == pt->rank &&
               !memcmp(at->dims, pt->dims, sizeof(int64_t) * (size_t)pt->rank);
@@ -72,6 +88,12 @@ static bool arg_fits(const TpuTensor *t, const VmType *pt, int n, int i, bool *s
                at->dims[0] == n && !memcmp(at->dims + 1, pt->dims, sizeof(int64_t) * (size_t)pt->rank);
   *stacked = stack;
   if (same || stack) return true;
+  if (spmd) {
+    const RtType *gt = rt_type_of_vm(c, pt);
+    rt_fail(TPU_ERR_USAGE, "tpu_program_run: argument %d is %s, but the partitioned program takes the global value %s%s",
+            i, t->type->str, gt ? gt->str : "?", n > 1 ? " (or one per replica stacked)" : "");
+    return false;
+  }
   rt_fail(TPU_ERR_USAGE, "tpu_program_run: argument %d is %s, but the parameter is not of that type%s", i, t->type->str,
           n > 1 ? " (nor stacked over the chips)" : "");
   return false;
@@ -81,12 +103,16 @@ static bool arg_fits(const TpuTensor *t, const VmType *pt, int n, int i, bool *s
  * in res[chip]. */
 static int run_slice(TpuProgram *p, int fi, TpuTensor *const *args, int nargs, VmValue **res) {
   TpuClient *c = p->client;
-  const VmFunc *f = &p->exe->prog->funcs[fi];
-  VmMesh mesh = run_mesh(c, p->exe->prog);
+  const VmProgram *prog = p->exe->prog;
+  const VmFunc *f = &prog->funcs[fi];
+  VmMesh mesh;
+  if (!run_mesh(c, prog, &mesh)) return TPU_ERR_USAGE;
   int n = c->nchips;
   bool stacked[256];
   for (int i = 0; i < nargs; i++)
-    if (!arg_fits(args[i], f->reg_types[i], n, i, &stacked[i])) return TPU_ERR_USAGE;
+    if (!arg_fits(c, args[i], prog->spmd ? run_global_type(f, false, i) : f->reg_types[i],
+                  prog->spmd ? mesh.replicas : n, i, prog->spmd, &stacked[i]))
+      return TPU_ERR_USAGE;
   VmValue **argv = calloc((size_t)n, sizeof *argv);
   int *fns = calloc((size_t)n, sizeof *fns);
   VmOptions o = {.hbm_bytes = c->hbm_bytes, .threads = c->threads};
@@ -94,11 +120,15 @@ static int run_slice(TpuProgram *p, int fi, TpuTensor *const *args, int nargs, V
   int rc = argv && fns && (n == 1 || slice) ? TPU_OK : rt_fail(TPU_ERR_RUNTIME, "out of host memory starting %d chips", n);
   VmValue whole[256];
   for (int i = 0; i < nargs; i++) whole[i] = (VmValue){.type = f->reg_types[i], .data = args[i]->data};
+  /* A partitioned program's arguments are global: each chip its piece. */
   for (int k = 0; k < n && rc == TPU_OK; k++) {
     fns[k] = fi;
     if (!(argv[k] = calloc((size_t)nargs + 1, sizeof(VmValue)))) rc = rt_fail(TPU_ERR_RUNTIME, "out of host memory");
   }
-  if (rc == TPU_OK) run_chip_args(f, n, whole, stacked, argv);
+  if (rc == TPU_OK && prog->spmd && !run_spmd_args(f, mesh.replicas, mesh.partitions, whole, stacked, argv))
+    rc = rt_fail(TPU_ERR_RUNTIME, "out of host memory cutting the global arguments into pieces");
+  else if (rc == TPU_OK && !prog->spmd)
+    run_chip_args(f, n, whole, stacked, argv);
   if (rc == TPU_OK && n == 1) {
     VmExec *x = rt_exe_take(c, p->exe);
     int st = x ? vm_run(x, fi, argv[0], nargs, res[0]) : VM_TRAP;
@@ -113,6 +143,7 @@ static int run_slice(TpuProgram *p, int fi, TpuTensor *const *args, int nargs, V
       if (vm_exec_timeline(vm_slice_exec(slice, k))->clock_s > step) step = vm_exec_timeline(vm_slice_exec(slice, k))->clock_s;
     rt_count_modeled(c, step);
   }
+  if (prog->spmd) run_spmd_args_free(f, n, argv);
   for (int k = 0; argv && k < n; k++) free(argv[k]);
   free(argv);
   free(fns);
@@ -121,14 +152,17 @@ static int run_slice(TpuProgram *p, int fi, TpuTensor *const *args, int nargs, V
 }
 
 /* Result r of every chip as one tensor: chip 0's on one chip, else
- * stacked on a new leading dimension. */
-static TpuTensor *gather_result(TpuClient *c, const VmFunc *f, VmValue **res, int r) {
+ * stacked on a new leading dimension; a partitioned program's global
+ * value (one per replica, stacked when there are several). */
+static TpuTensor *gather_result(TpuClient *c, const VmProgram *prog, const VmFunc *f, VmValue **res, int r) {
   int n = c->nchips;
   if (f->result_types[r]->kind != TPUB_TY_TENSOR)
     return rt_fail(TPU_ERR_USAGE, "tpu_program_run: result %d is a tuple or token", r), NULL;
   StackedType st = {0};
   VmValue v = res[0][r];
-  if (n > 1 && !run_stack_result(f, r, res, n, &st, &v)) return rt_fail(TPU_ERR_RUNTIME, "out of host memory"), NULL;
+  bool ok = n == 1 || (prog->spmd ? run_spmd_result(f, r, res, n / prog->num_partitions, prog->num_partitions, &st, &v)
+                                  : run_stack_result(f, r, res, n, &st, &v));
+  if (!ok) return rt_fail(TPU_ERR_RUNTIME, "out of host memory"), NULL;
   const RtType *rt = rt_type_of_vm(c, v.type);
   free(st.dims);
   TpuTensor *out = rt ? rt_tensor_new(c, 0, rt, 0, NULL) : NULL;
@@ -173,7 +207,7 @@ TPU_API int tpu_program_run(TpuProgram *p, const char *function, TpuTensor *cons
   int rc = run_slice(p, fi, args, n_args, res);
   atomic_fetch_add(&c->m.programs_run, 1);
   for (int r = 0; rc == TPU_OK && r < n_results; r++)
-    if (!(results[r] = gather_result(c, f, res, r))) rc = strstr(rt_last_error(), "memory") ? TPU_ERR_RUNTIME : TPU_ERR_USAGE;
+    if (!(results[r] = gather_result(c, p->exe->prog, f, res, r))) rc = strstr(rt_last_error(), "memory") ? TPU_ERR_RUNTIME : TPU_ERR_USAGE;
   if (rc)
     for (int r = 0; r < n_results; r++)
       if (results[r]) tpu_tensor_release(results[r]), results[r] = NULL;

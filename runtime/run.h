@@ -28,4 +28,29 @@ void run_chip_args(const VmFunc *fn, int n, const VmValue *whole, const bool *st
  * when out of memory. */
 bool run_stack_result(const VmFunc *fn, int r, VmValue *const *res, int n, StackedType *st, VmValue *out);
 
+/* Partitioned programs (VmProgram.spmd; docs/chips.md, "Partitioned
+ * programs"): chip c is replica c / partitions, partition c % partitions.
+ * Parameter (result) i's global type: its VmShard's, or the per-chip type
+ * of a whole value. */
+const VmType *run_global_type(const VmFunc *fn, bool result, int i);
+
+/* Fills args[c] for every chip c of replicas x partitions from the global
+ * values whole[i] (of run_global_type, or stacked[i]: replicas of them on
+ * a new leading dimension, replica k's slice k): a whole parameter points
+ * at the global data, a sharded one gets a malloc'ed buffer with the
+ * piece its partition holds, zero-padded.  False when out of memory; free
+ * with run_spmd_args_free either way. */
+bool run_spmd_args(const VmFunc *fn, int replicas, int partitions, const VmValue *whole, const bool *stacked,
+                   VmValue *const *args);
+void run_spmd_args_free(const VmFunc *fn, int n, VmValue *const *args);
+
+/* Result r assembled from the chips' results res[c]: each replica's global
+ * value (a sharded result from the first partition holding each piece,
+ * padding dropped; a whole one from partition 0), stacked on a new leading
+ * dimension when replicas > 1, into *out (data malloc'ed, type &st->type;
+ * st->dims freed by the caller).  False for a tuple or token result or
+ * when out of memory. */
+bool run_spmd_result(const VmFunc *fn, int r, VmValue *const *res, int replicas, int partitions, StackedType *st,
+                     VmValue *out);
+
 #endif

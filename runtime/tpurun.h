@@ -162,7 +162,14 @@ TPU_API int tpu_program_compile(TpuClient *c, const char *mlir, size_t len, TpuP
  * on one chip args have the parameters' types; on N chips an argument of
  * the parameter's type goes to every chip and one of type Nx<type> gives
  * chip i its slice i, and each result is stacked over the chips on a new
- * leading dimension.  Waits for the arguments; returns when done. */
+ * leading dimension.  A partitioned program (tpu.spmd_partitioned, the
+ * SPMD partitioner's output) runs on R = chips / P replicas of its P
+ * partitions (TPU_ERR_USAGE when P does not divide the chips) and takes
+ * global values, as jax.jit does: each argument is of the global type
+ * (tpu.global_shape; a whole parameter's own type), or R of them stacked
+ * (replica k gets value k), every chip getting its piece; each result is
+ * the global value (R of them stacked when R > 1).  Waits for the
+ * arguments; returns when done. */
 TPU_API int tpu_program_run(TpuProgram *p, const char *function, TpuTensor *const *args, int n_args,
                             TpuTensor **results, int n_results);
 /* The number of parameters and results of function (NULL: "main"). */

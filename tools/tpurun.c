@@ -71,6 +71,10 @@ static const char usage_text[] =
     "                         of the parameter's type goes to every chip, one of type\n"
     "                         CHIPSx<type> gives chip c its slice c; each result is the\n"
     "                         chips' results stacked on a new leading dimension\n"
+    "                         A partitioned program (tpu.spmd_partitioned) takes global\n"
+    "                         inputs (or one per replica stacked) and prints global\n"
+    "                         results (replicas stacked); its mhlo.num_partitions and\n"
+    "                         tpu.mesh are the defaults (docs/chips.md)\n"
     "  --benchmark=N          run the function N more times after a warm-up run and\n"
     "                         print the median and minimum wall time of a run\n"
     "  --metrics              print compiles, cache hits and misses, compile and cache\n"
@@ -257,7 +261,7 @@ static bool ends_with(const char *s, const char *suffix) {
 /* Checks every --output against the results of fn before anything runs
  * or is printed: their count, their form, and that a .npy can hold each
  * result it is asked to (with a note where the file holds another form). */
-static int check_outputs(const Options *o, const VmFunc *fn) {
+static int check_outputs(const Options *o, const VmProgram *p, const VmFunc *fn) {
   if ((uint32_t)o->noutputs > fn->n_results) {
     fprintf(stderr, "tpurun: %d --output given, @%s has %u result%s\n", o->noutputs, fn->name, fn->n_results,
             fn->n_results == 1 ? "" : "s");
@@ -272,7 +276,8 @@ static int check_outputs(const Options *o, const VmFunc *fn) {
         fprintf(stderr, "tpurun: --output=%s: expected '-' or '@FILE.npy'\n", spec);
         return EXIT_USAGE;
       }
-      int rc = vm_npy_writable(fn->result_types[i], spec + 1, note, sizeof note, err, sizeof err);
+      const VmType *t = p->spmd ? run_global_type(fn, true, i) : fn->result_types[i];
+      int rc = vm_npy_writable(t, spec + 1, note, sizeof note, err, sizeof err);
       if (rc != VM_IO_OK) {
         fprintf(stderr, "tpurun: result %d of @%s: %s\n", i, fn->name, err);
         return rc;
@@ -373,7 +378,7 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
     fprintf(stderr, "tpurun: @%s takes %u arguments, %d --input given\n", fn->name, fn->n_params, o->ninputs);
     return EXIT_USAGE;
   }
-  int out_rc = o->check || o->benchmark ? EXIT_OK : check_outputs(o, fn);
+  int out_rc = o->check || o->benchmark ? EXIT_OK : check_outputs(o, p, fn);
   if (out_rc != EXIT_OK) return out_rc;
   VmValue *args = calloc(fn->n_params + 1, sizeof(VmValue));
   VmValue *res = calloc(fn->n_results + 1, sizeof(VmValue));
@@ -421,10 +426,13 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
   return rc;
 }
 
-/* The --input values of a run on n chips: whole[i] holds input i, of the
- * parameter's type (every chip gets it) or stacked (chip c gets slice c,
- * stacked[i] set). */
-static int parse_chip_inputs(const Options *o, const VmFunc *fn, int n, VmValue *whole, bool *stacked) {
+/* The --input values of a run on replicas x partitions chips: whole[i]
+ * holds input i, of the parameter's type (every chip gets it) or stacked
+ * (chip c gets slice c, stacked[i] set).  A partitioned program's inputs
+ * are global values (run_global_type), or one per replica stacked. */
+static int parse_chip_inputs(const Options *o, const VmProgram *p, const VmFunc *fn, const VmMesh *mesh,
+                             VmValue *whole, bool *stacked) {
+  int n = p->spmd ? mesh->replicas : mesh->replicas * mesh->partitions; /* values an input may stack */
   for (uint32_t i = 0; i < fn->n_params; i++) {
     char err[512], err2[512], spec[64];
     const char *s = (int)i < o->ninputs ? o->inputs[i] : NULL;
@@ -432,34 +440,49 @@ static int parse_chip_inputs(const Options *o, const VmFunc *fn, int n, VmValue 
       snprintf(spec, sizeof spec, "random:%llu", (unsigned long long)o->seed);
       s = spec;
     }
-    int st = vm_parse_input(s, fn->reg_types[i], (int)i, &whole[i], err, sizeof err);
+    const VmType *type = p->spmd ? run_global_type(fn, false, (int)i) : fn->reg_types[i];
+    int st = vm_parse_input(s, type, (int)i, &whole[i], err, sizeof err);
     if (st == VM_IO_OK) continue;
     StackedType t;
-    if (fn->reg_types[i]->kind == TPUB_TY_TENSOR && run_stack_type(&t, fn->reg_types[i], n)) {
+    if (n > 1 && type->kind == TPUB_TY_TENSOR && run_stack_type(&t, type, n)) {
       int st2 = vm_parse_input(s, &t.type, (int)i, &whole[i], err2, sizeof err2);
       free(t.dims);
       if (st2 == VM_IO_OK) {
-        whole[i].type = fn->reg_types[i]; /* data holds n of them */
+        whole[i].type = type; /* data holds n of them */
         stacked[i] = true;
         continue;
       }
     }
-    fprintf(stderr, "tpurun: %s (on %d chips an input may also hold %d values of the parameter's type, one per chip)\n",
-            err, n, n);
+    if (p->spmd) {
+      fprintf(stderr, "tpurun: %s (argument %u of the partitioned @%s takes the global value, ", err, i, fn->name);
+      vm_print_type(stderr, type);
+      fprintf(stderr, "%s; each of its %d partitions gets %s ", n > 1 ? ", or one per replica stacked" : "",
+              mesh->partitions, fn->param_shards && fn->param_shards[i] ? "its piece," : "a copy,");
+      vm_print_type(stderr, fn->reg_types[i]);
+      fprintf(stderr, ")\n");
+    } else {
+      fprintf(stderr, "tpurun: %s (on %d chips an input may also hold %d values of the parameter's type, one per chip)\n",
+              err, n, n);
+    }
     return st;
   }
   return EXIT_OK;
 }
 
 /* Prints or writes the results of n chips, each stacked on a new leading
- * dimension (a tuple or token result: chip 0's). */
-static int emit_chip_results(const Options *o, const VmFunc *fn, VmValue *const *res, int n) {
+ * dimension (a tuple or token result: chip 0's); a partitioned program's
+ * as global values (one per replica, stacked when there are several). */
+static int emit_chip_results(const Options *o, const VmProgram *p, const VmFunc *fn, VmValue *const *res,
+                             const VmMesh *mesh) {
+  int n = mesh->replicas * mesh->partitions;
   VmValue *stacked = calloc(fn->n_results + 1, sizeof(VmValue));
   StackedType *types = calloc(fn->n_results + 1, sizeof(StackedType));
   int rc = stacked && types ? EXIT_OK : 70;
   for (uint32_t i = 0; i < fn->n_results && rc == EXIT_OK; i++) {
     if (fn->result_types[i]->kind != TPUB_TY_TENSOR) stacked[i] = res[0][i];
-    else if (!run_stack_result(fn, (int)i, res, n, &types[i], &stacked[i])) rc = 70;
+    else if (p->spmd ? !run_spmd_result(fn, (int)i, res, mesh->replicas, mesh->partitions, &types[i], &stacked[i])
+                     : !run_stack_result(fn, (int)i, res, n, &types[i], &stacked[i]))
+      rc = 70;
   }
   if (rc == EXIT_OK) rc = emit_results(o, fn, stacked);
   else fprintf(stderr, "tpurun: out of memory\n");
@@ -482,7 +505,7 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
     fprintf(stderr, "tpurun: @%s takes %u arguments, %d --input given\n", fn->name, fn->n_params, o->ninputs);
     return EXIT_USAGE;
   }
-  int out_rc = o->check || o->benchmark ? EXIT_OK : check_outputs(o, fn);
+  int out_rc = o->check || o->benchmark ? EXIT_OK : check_outputs(o, p, fn);
   if (out_rc != EXIT_OK) return out_rc;
   VmValue *whole = calloc(fn->n_params + 1, sizeof(VmValue));
   bool *stacked = calloc(fn->n_params + 1, sizeof(bool));
@@ -497,8 +520,12 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
     if (!args[c] || !res[c]) rc = 70;
   }
   if (rc != EXIT_OK) fprintf(stderr, "tpurun: out of memory starting %d chips\n", n);
-  if (rc == EXIT_OK) rc = parse_chip_inputs(o, fn, n, whole, stacked);
-  if (rc == EXIT_OK) run_chip_args(fn, n, whole, stacked, args);
+  if (rc == EXIT_OK) rc = parse_chip_inputs(o, p, fn, mesh, whole, stacked);
+  if (rc == EXIT_OK && p->spmd && !run_spmd_args(fn, mesh->replicas, mesh->partitions, whole, stacked, args)) {
+    fprintf(stderr, "tpurun: out of memory cutting the global inputs into %d chips' pieces\n", n);
+    rc = 70;
+  }
+  if (rc == EXIT_OK && !p->spmd) run_chip_args(fn, n, whole, stacked, args);
   int st = rc == EXIT_OK ? vm_slice_run(slice, fns, (const VmValue *const *)args, res) : VM_OK;
   if (rc == EXIT_OK) {
     if (st != VM_OK) {
@@ -521,7 +548,7 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
       }
       free(t);
     } else if (!o->check) {
-      rc = emit_chip_results(o, fn, res, n);
+      rc = emit_chip_results(o, p, fn, res, mesh);
     }
     if (rc == EXIT_OK && o->profile) {
       printf("profile of chip 0 of %d:\n", n);
@@ -540,6 +567,7 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
     uint64_t chip_peak = vm_peak_hbm_bytes(vm_slice_exec(slice, c));
     if (chip_peak > *peak) *peak = chip_peak;
   }
+  if (p->spmd) run_spmd_args_free(fn, n, args);
   for (int c = 0; c < n && res; c++) {
     for (uint32_t i = 0; res[c] && i < fn->n_results; i++) vm_value_free(&res[c][i]);
     free(res[c]);
@@ -553,6 +581,42 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
   free(args);
   free(res);
   return rc;
+}
+
+/* The slice a run uses (--replicas, --partitions, --mesh, else the
+ * module's); EXIT_OK, or EXIT_USAGE after a message.  The module's slice is
+ * the default, except for --check programs that are not partitioned: their
+ * @main drives its chips itself with interpreter.run_parallel. */
+static int slice_of(const Options *o, const VmProgram *p, const char *name, VmMesh *out) {
+  VmMesh mesh = {o->replicas ? o->replicas : o->check ? 1 : p->num_replicas,
+                 o->partitions ? o->partitions : o->check && !p->spmd ? 1 : p->num_partitions, 0, {0, 0, 0}};
+  int chips = mesh.replicas * mesh.partitions;
+  if (p->spmd && mesh.partitions != p->num_partitions) {
+    fprintf(stderr, "tpurun: %s is partitioned for %d partitions (mhlo.num_partitions): --partitions=%d cannot split "
+            "its global values\n", name, p->num_partitions, mesh.partitions);
+    return EXIT_USAGE;
+  }
+  if (!o->mesh.ndims && p->mesh_rank && mesh.replicas == 1) { /* the shardings' device mesh */
+    mesh.ndims = p->mesh_rank;
+    memcpy(mesh.dims, p->mesh, sizeof mesh.dims);
+  }
+  if (chips > VM_MAX_CHIPS) {
+    fprintf(stderr, "tpurun: %d replicas x %d partitions is more than %d chips\n", mesh.replicas, mesh.partitions,
+            VM_MAX_CHIPS);
+    return EXIT_USAGE;
+  }
+  if (o->mesh.ndims) {
+    int held = o->mesh.dims[0] * o->mesh.dims[1] * (o->mesh.ndims == 3 ? o->mesh.dims[2] : 1);
+    if (held != chips) {
+      fprintf(stderr, "tpurun: --mesh holds %d chips, the run has %d replicas x %d partitions = %d\n", held,
+              mesh.replicas, mesh.partitions, chips);
+      return EXIT_USAGE;
+    }
+    mesh.ndims = o->mesh.ndims;
+    memcpy(mesh.dims, o->mesh.dims, sizeof mesh.dims);
+  }
+  *out = mesh;
+  return EXIT_OK;
 }
 
 /* Runs a loaded program (freed here); name is for messages.  source: the
@@ -576,28 +640,13 @@ static int run_program(const Options *o, const char *name, const char *source, V
                   .timeout_s = o->timeout_s,
                   .interrupt = &interrupted,
                   .threads = o->threads ? o->threads : vm_default_threads()};
-  /* The module's slice is the default, except for --check programs: their
-   * @main drives its chips itself with interpreter.run_parallel. */
-  VmMesh mesh = {o->replicas ? o->replicas : o->check ? 1 : p->num_replicas,
-                 o->partitions ? o->partitions : o->check ? 1 : p->num_partitions, 0, {0, 0, 0}};
-  int chips = mesh.replicas * mesh.partitions;
-  if (chips > VM_MAX_CHIPS) {
-    fprintf(stderr, "tpurun: %d replicas x %d partitions is more than %d chips\n", mesh.replicas, mesh.partitions,
-            VM_MAX_CHIPS);
+  VmMesh mesh;
+  int src = slice_of(o, p, name, &mesh);
+  if (src != EXIT_OK) {
     vm_program_free(p);
-    return EXIT_USAGE;
+    return src;
   }
-  if (o->mesh.ndims) {
-    int held = o->mesh.dims[0] * o->mesh.dims[1] * (o->mesh.ndims == 3 ? o->mesh.dims[2] : 1);
-    if (held != chips) {
-      fprintf(stderr, "tpurun: --mesh holds %d chips, the run has %d replicas x %d partitions = %d\n", held,
-              mesh.replicas, mesh.partitions, chips);
-      vm_program_free(p);
-      return EXIT_USAGE;
-    }
-    mesh.ndims = o->mesh.ndims;
-    memcpy(mesh.dims, o->mesh.dims, sizeof mesh.dims);
-  }
+  int chips = mesh.replicas * mesh.partitions;
   if (chips > 1) {
     const char *fname = o->function ? o->function : "main";
     int fi = vm_program_find(p, fname);

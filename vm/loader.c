@@ -127,18 +127,45 @@ static const char *str_at(Loader *l, uint64_t off) {
 /* ------------------------------------------------------------------ */
 /* Header and sections. */
 
+static bool ints_range(Loader *l, uint64_t at, uint64_t n) { return at <= l->nints && n <= l->nints - at; }
+
+/* MODULE's flags and device mesh; SHARDS only in a partitioned module. */
+static bool load_module_mesh(Loader *l, const TpubModule *mod) {
+  VmProgram *p = &l->prog->pub;
+  if (mod->flags & ~TPUB_MODULE_SPMD) return fail(l, "MODULE: unknown flags %#x", (unsigned)mod->flags);
+  p->spmd = mod->flags & TPUB_MODULE_SPMD;
+  if (l->sec[TPUB_SEC_SHARDS] && !p->spmd) return fail(l, "section SHARDS in a module that is not partitioned");
+  if (mod->mesh_rank == 0) {
+    if (mod->mesh) return fail(l, "MODULE: a mesh index without a mesh rank");
+    return true;
+  }
+  if (mod->mesh_rank != 2 && mod->mesh_rank != 3) return fail(l, "MODULE: mesh of rank %u (2 or 3)", mod->mesh_rank);
+  if (!ints_range(l, mod->mesh, mod->mesh_rank)) return fail(l, "MODULE: mesh out of bounds");
+  int64_t held = 1;
+  for (int d = 0; d < mod->mesh_rank; d++) {
+    int64_t v = l->ints[mod->mesh + d];
+    if (v < 1 || v > TPUB_MAX_CHIPS) return fail(l, "MODULE: mesh dimension %d is %lld (1..%d)", d, (long long)v, TPUB_MAX_CHIPS);
+    held *= v;
+    p->mesh[d] = (int)v;
+  }
+  if (held != p->num_partitions)
+    return fail(l, "MODULE: the mesh holds %lld devices, the module has %d partitions", (long long)held, p->num_partitions);
+  p->mesh_rank = mod->mesh_rank;
+  return true;
+}
+
 static bool load_sections(Loader *l) {
   static const size_t rec_size[TPUB_SEC_COUNT] = {
       [TPUB_SEC_STRTAB] = 1,           [TPUB_SEC_INTS] = 8, [TPUB_SEC_TYPES] = sizeof(TpubType),
       [TPUB_SEC_CONSTS] = 1,           [TPUB_SEC_FUNCS] = sizeof(TpubFunc),
       [TPUB_SEC_CODE] = sizeof(uint32_t), [TPUB_SEC_LOCS] = sizeof(TpubLoc),
       [TPUB_SEC_MODULE] = sizeof(TpubModule), [TPUB_SEC_COSTS] = sizeof(TpubCost),
-      [TPUB_SEC_LOCOPS] = sizeof(uint32_t)};
+      [TPUB_SEC_LOCOPS] = sizeof(uint32_t), [TPUB_SEC_SHARDS] = sizeof(TpubShard)};
   static const char *const sec_name[TPUB_SEC_COUNT] = {
       [TPUB_SEC_STRTAB] = "STRTAB", [TPUB_SEC_INTS] = "INTS",   [TPUB_SEC_TYPES] = "TYPES",
       [TPUB_SEC_CONSTS] = "CONSTS", [TPUB_SEC_FUNCS] = "FUNCS", [TPUB_SEC_CODE] = "CODE",
       [TPUB_SEC_LOCS] = "LOCS",     [TPUB_SEC_MODULE] = "MODULE", [TPUB_SEC_COSTS] = "COSTS",
-      [TPUB_SEC_LOCOPS] = "LOCOPS"};
+      [TPUB_SEC_LOCOPS] = "LOCOPS", [TPUB_SEC_SHARDS] = "SHARDS"};
   if (l->n < sizeof(TpubHeader))
     return fail(l, "truncated: %zu bytes is shorter than the %zu-byte header", l->n, sizeof(TpubHeader));
   TpubHeader h;
@@ -177,7 +204,7 @@ static bool load_sections(Loader *l) {
     l->sec[s->kind] = s;
   }
   for (int k = 1; k < TPUB_SEC_COUNT; k++)
-    if (!l->sec[k] && k != TPUB_SEC_COSTS && k != TPUB_SEC_LOCOPS) return fail(l, "section %s is missing", sec_name[k]);
+    if (!l->sec[k] && k != TPUB_SEC_COSTS && k != TPUB_SEC_LOCOPS && k != TPUB_SEC_SHARDS) return fail(l, "section %s is missing", sec_name[k]);
   if (!l->sec[TPUB_SEC_COSTS] != !l->sec[TPUB_SEC_LOCOPS])
     return fail(l, l->sec[TPUB_SEC_COSTS] ? "section COSTS without LOCOPS" : "section LOCOPS without COSTS");
   l->prog->strtab = (const char *)l->bytes + l->sec[TPUB_SEC_STRTAB]->offset;
@@ -197,13 +224,10 @@ static bool load_sections(Loader *l) {
       mod.num_partitions > TPUB_MAX_CHIPS || (uint64_t)mod.num_replicas * mod.num_partitions > TPUB_MAX_CHIPS)
     return fail(l, "MODULE: %u replicas x %u partitions (each 1..%d, at most %d chips)", mod.num_replicas,
                 mod.num_partitions, TPUB_MAX_CHIPS, TPUB_MAX_CHIPS);
-  if (mod.reserved[0] || mod.reserved[1]) return fail(l, "MODULE: reserved words are not zero");
   p->num_replicas = (int)mod.num_replicas;
   p->num_partitions = (int)mod.num_partitions;
-  return true;
+  return load_module_mesh(l, &mod);
 }
-
-static bool ints_range(Loader *l, uint64_t at, uint64_t n) { return at <= l->nints && n <= l->nints - at; }
 
 static bool load_types(Loader *l) {
   const TpubType *rec = (const TpubType *)(l->bytes + l->sec[TPUB_SEC_TYPES]->offset);
@@ -596,6 +620,102 @@ static bool load_funcs(Loader *l) {
   return ok;
 }
 
+/* ------------------------------------------------------------------ */
+/* SHARDS: the global tensors of a partitioned program's arguments and
+ * results (vm/tpub.h TpubShard). */
+
+/* Checks one record's counts (tiles, r, device ids) into sh; what names it. */
+static bool check_shard_pieces(Loader *l, const TpubShard *r, VmShard *sh, const char *what) {
+  int64_t pieces = 1, n = l->prog->pub.num_partitions;
+  for (uint32_t d = 0; d <= r->rank; d++) {
+    int64_t t = sh->tiles[d];
+    if (t < 1 || t > n)
+      return fail(l, "SHARDS: %s: %s %u is %lld (1..%lld, the partitions)", what, d < r->rank ? "tile count of dim" : "replication count", d < r->rank ? d : r->rank, (long long)t, (long long)n);
+    pieces *= t;
+    if (pieces > n) break;
+  }
+  if (pieces != n || r->ndevices != n)
+    return fail(l, "SHARDS: %s: %u device ids for pieces x replication = %lld, expected one per partition (%lld)", what,
+                r->ndevices, (long long)pieces, (long long)n);
+  if (!ints_range(l, r->devices, r->ndevices)) return fail(l, "SHARDS: %s: device ids out of bounds", what);
+  sh->devices = l->ints + r->devices;
+  sh->ndevices = r->ndevices;
+  uint8_t *seen = calloc((size_t)n, 1);
+  if (!seen) return fail(l, "out of memory");
+  bool ok = true;
+  for (uint32_t k = 0; k < r->ndevices && ok; k++) {
+    int64_t id = sh->devices[k];
+    if (id < 0 || id >= n) ok = fail(l, "SHARDS: %s: device id %lld is not a partition (0..%lld)", what, (long long)id, (long long)n - 1);
+    else if (seen[id]++) ok = fail(l, "SHARDS: %s: partition %lld holds two pieces", what, (long long)id);
+  }
+  free(seen);
+  return ok;
+}
+
+/* Checks one record against the per-chip type t into sh. */
+static bool check_shard(Loader *l, const TpubShard *r, const VmType *t, VmShard *sh, const char *what) {
+  if (r->pad) return fail(l, "SHARDS: %s: nonzero padding", what);
+  if (t->kind != TPUB_TY_TENSOR) return fail(l, "SHARDS: %s is not a tensor", what);
+  if (r->rank != t->rank) return fail(l, "SHARDS: %s: rank %u, the type has rank %d", what, r->rank, t->rank);
+  if (!ints_range(l, r->global, r->rank) || !ints_range(l, r->tiles, r->rank + 1u))
+    return fail(l, "SHARDS: %s: dims out of bounds", what);
+  sh->tiles = l->ints + r->tiles;
+  if (!check_shard_pieces(l, r, sh, what)) return false;
+  sh->global = *t;
+  sh->global.dims = l->ints + r->global;
+  int64_t count = 1;
+  for (int d = 0; d < t->rank; d++) {
+    int64_t g = sh->global.dims[d], tiles = sh->tiles[d];
+    if (g < 0) return fail(l, "SHARDS: %s: negative global dimension %lld", what, (long long)g);
+    if (t->dims[d] != (g + tiles - 1) / tiles)
+      return fail(l, "SHARDS: %s: dim %d is %lld per chip, but ceil(global %lld / %lld tiles) = %lld", what, d,
+                  (long long)t->dims[d], (long long)g, (long long)tiles, (long long)((g + tiles - 1) / tiles));
+    if (g && count > ((int64_t)1 << 50) / g) return fail(l, "SHARDS: %s: more than 2^50 global elements", what);
+    count *= g;
+  }
+  sh->global.count = count;
+  sh->global.nbytes = count * vm_elem_bytes(t->elem);
+  return true;
+}
+
+static bool load_shards(Loader *l) {
+  const TpubSection *sec = l->sec[TPUB_SEC_SHARDS];
+  if (!sec) return true;
+  const TpubShard *rec = (const TpubShard *)(l->bytes + sec->offset);
+  VmFunc *funcs = (VmFunc *)l->prog->pub.funcs;
+  uint32_t nfuncs = l->prog->pub.n_funcs;
+  for (uint32_t k = 0; k < sec->count; k++) {
+    const TpubShard *r = &rec[k];
+    if (r->func >= nfuncs) return fail(l, "SHARDS: record %u names function %u of %u", k, r->func, nfuncs);
+    VmFunc *fn = &funcs[r->func];
+    if (!(fn->flags & TPUB_FUNC_PUBLIC) || (fn->flags & TPUB_FUNC_REGION))
+      return fail(l, "SHARDS: record %u: @%s is not a public function", k, fn->name);
+    if (r->kind > TPUB_SHARD_RESULT) return fail(l, "SHARDS: record %u: unknown kind %u", k, r->kind);
+    bool param = r->kind == TPUB_SHARD_PARAM;
+    uint32_t count = param ? fn->n_params : fn->n_results;
+    char what[160];
+    snprintf(what, sizeof what, "@%s %s %u", fn->name, param ? "parameter" : "result", r->index);
+    if (r->index >= count) return fail(l, "SHARDS: record %u: %s does not exist (%u)", k, what, count);
+    if (k > 0) {
+      const TpubShard *q = &rec[k - 1];
+      if (q->func > r->func || (q->func == r->func && (q->kind > r->kind || (q->kind == r->kind && q->index >= r->index))))
+        return fail(l, "SHARDS: record %u (%s) is out of order or repeated", k, what);
+    }
+    const VmShard **list = (const VmShard **)(param ? fn->param_shards : fn->result_shards);
+    if (!list) {
+      list = pool_alloc(&l->prog->pool, sizeof(VmShard *) * (count + 1u));
+      if (!list) return fail(l, "out of memory");
+      if (param) fn->param_shards = list;
+      else fn->result_shards = list;
+    }
+    VmShard *sh = pool_alloc(&l->prog->pool, sizeof *sh);
+    if (!sh) return fail(l, "out of memory");
+    if (!check_shard(l, r, param ? fn->reg_types[r->index] : fn->result_types[r->index], sh, what)) return false;
+    list[r->index] = sh;
+  }
+  return true;
+}
+
 VmProgram *vm_program_load(const void *bytes, size_t n, char *err, size_t errlen) {
   VmProgramImpl *prog = calloc(1, sizeof *prog);
   if (!prog) {
@@ -610,7 +730,8 @@ VmProgram *vm_program_load(const void *bytes, size_t n, char *err, size_t errlen
   }
   memcpy(copy, bytes, n);
   Loader l = {.prog = prog, .bytes = copy, .n = n, .err = err, .errlen = errlen};
-  if (!load_sections(&l) || !load_types(&l) || !load_locs(&l) || !load_costs(&l) || !load_funcs(&l)) {
+  if (!load_sections(&l) || !load_types(&l) || !load_locs(&l) || !load_costs(&l) || !load_funcs(&l) ||
+      !load_shards(&l)) {
     pool_free(&prog->pool);
     free(prog);
     return NULL;

@@ -18,6 +18,9 @@
  *   COSTS   TpubCost[], optional: one per top-level op, its modeled TPU cost
  *   LOCOPS  uint32[], present exactly when COSTS is: one per LOCS record,
  *           the op id of the top-level op it belongs to (0: none)
+ *   SHARDS  TpubShard[], optional, only in a partitioned module: how the
+ *           per-chip arguments and results of public functions are pieces
+ *           of global values
  */
 #ifndef TPUB_H
 #define TPUB_H
@@ -28,8 +31,11 @@
 
 #define TPUB_MAGIC "TPUB\x89\r\n\x1a" /* 8 bytes; the \r\n\x1a catch text-mode damage */
 /* 2: COSTS section, mxu_dot; 3: COSTS per op, LOCOPS; 4: in-place loop
- * fusions; 5: opcode square (the opcodes after it renumbered). */
-#define TPUB_FORMAT_VERSION 5
+ * fusions; 5: opcode square (the opcodes after it renumbered); 6: SHARDS
+ * section and MODULE's flags and mesh (SPMD-partitioned programs take
+ * global inputs and give global results), where version 5 had reserved
+ * zero words. */
+#define TPUB_FORMAT_VERSION 6
 #define TPUB_MAX_RANK 16     /* deeper tensors are refused by the loader */
 #define TPUB_MAX_CALL_DEPTH TPU_MAX_CALL_DEPTH /* common/limits.h: the verifier's too */
 #define TPUB_MAX_TUPLE_NESTING 64 /* tuples of tuples, at most this deep */
@@ -92,6 +98,7 @@ enum TpubSectionKind {
   TPUB_SEC_MODULE, /* one TpubModule */
   TPUB_SEC_COSTS,  /* optional */
   TPUB_SEC_LOCOPS, /* present exactly when COSTS is */
+  TPUB_SEC_SHARDS, /* optional; only with TPUB_MODULE_SPMD */
   TPUB_SEC_COUNT /* one past the last kind */
 };
 
@@ -143,13 +150,48 @@ _Static_assert(sizeof(TpubFunc) == 40, "func layout");
 
 /* What the module says about the chips it runs on (mhlo.num_replicas,
  * mhlo.num_partitions; 1 when absent): tpurun's default slice.  Each is
- * 1..4096 and their product at most 4096; reserved words are zero. */
+ * 1..4096 and their product at most 4096.  flags: TPUB_MODULE_SPMD when
+ * the module is the per-chip program of an SPMD partitioning
+ * (tpu.spmd_partitioned): its public functions take and give global
+ * values (SHARDS).  mesh_rank 0 (no mesh; mesh is 0), or 2 or 3 with
+ * mesh the INTS index of that many dims, each >= 1, whose product is
+ * num_partitions (tpu.mesh: the device mesh of the shardings). */
+enum TpubModuleFlags { TPUB_MODULE_SPMD = 1 };
 typedef struct TpubModule {
   uint32_t num_replicas, num_partitions;
-  uint32_t reserved[2];
+  uint16_t flags;     /* TpubModuleFlags */
+  uint16_t mesh_rank; /* 0, 2 or 3 */
+  uint32_t mesh;      /* INTS index of mesh_rank dims */
 } TpubModule;
 _Static_assert(sizeof(TpubModule) == 16, "module layout");
 #define TPUB_MAX_CHIPS 4096
+
+/* One SHARDS record: parameter or result `index` of public function
+ * `func` is a piece of a global tensor of rank dims (INTS[global ..]),
+ * cut into tiles[d] pieces along each dim d and each piece held by r
+ * partitions (INTS[tiles ..]: rank tile counts, then r, each >= 1).
+ * INTS[devices ..] holds prod(tiles) * r = num_partitions partition ids,
+ * each once, row-major over [tiles..., r]: the partitions holding each
+ * piece.  The parameter's (result's) type is the per-chip tensor, of dims
+ * ceil(global[d] / tiles[d]); the piece at tile coordinates c covers
+ * global [c[d] * L[d], min((c[d] + 1) * L[d], global[d])) with L its
+ * dims; the rest is padding (zeros in, ignored out).  Records are sorted
+ * by func, then parameters before results, then index, each at most once;
+ * parameters and results without one are whole (the same value on every
+ * partition; a result is read from partition 0).  Pads are zero. */
+enum TpubShardKind { TPUB_SHARD_PARAM, TPUB_SHARD_RESULT };
+typedef struct TpubShard {
+  uint32_t func;    /* FUNCS index of a public function */
+  uint16_t kind;    /* TpubShardKind */
+  uint16_t rank;    /* the tensor's rank */
+  uint32_t index;   /* parameter or result index */
+  uint32_t global;  /* INTS index of rank global dims */
+  uint32_t tiles;   /* INTS index of rank + 1 counts: tiles, then r */
+  uint32_t devices; /* INTS index of the partition ids */
+  uint32_t ndevices;
+  uint32_t pad;
+} TpubShard;
+_Static_assert(sizeof(TpubShard) == 32, "shard layout");
 
 typedef struct TpubLoc {
   uint32_t file; /* STRTAB offset of the file name */

@@ -72,6 +72,15 @@ typedef struct VmInstr {
   uint32_t pc;                     /* word offset in the function, for messages */
 } VmInstr;
 
+/* A parameter or result of a partitioned program's public function that is
+ * a piece of a global tensor (a SHARDS record, checked by the loader). */
+typedef struct VmShard {
+  VmType global;          /* the global tensor type (rank, dims, count, nbytes) */
+  const int64_t *tiles;   /* global.rank piece counts, then the replication count r */
+  const int64_t *devices; /* prod(tiles) * r partition ids, row-major over [tiles, r] */
+  int64_t ndevices;       /* = the module's num_partitions */
+} VmShard;
+
 typedef struct VmFunc {
   const char *name;
   uint32_t flags; /* TPUB_FUNC_* */
@@ -81,6 +90,10 @@ typedef struct VmFunc {
   uint32_t n_instrs;
   const VmInstr *instrs;
   uint32_t loc;
+  /* Partitioned programs (VmProgram.spmd): n_params and n_results entries,
+   * each the piece it is of a global tensor, or NULL for a whole value;
+   * NULL arrays when the function has no SHARDS records. */
+  const VmShard *const *param_shards, *const *result_shards;
 } VmFunc;
 
 typedef struct VmLoc {
@@ -110,6 +123,11 @@ struct VmProgram {
   const VmLoc *locs;
   const VmCost *costs; /* n_locs records, parallel to locs; NULL without a COSTS section */
   int num_replicas, num_partitions; /* the module's slice (MODULE section) */
+  /* The module is the per-chip program of an SPMD partitioning: its public
+   * functions take global arguments and give global results (VmShard). */
+  bool spmd;
+  int mesh_rank; /* 0 or the module's device mesh (2 or 3 dims, product num_partitions) */
+  int mesh[3];
 };
 
 /* Loads and verifies a whole .tpub image (the bytes are copied).  On

@@ -126,12 +126,12 @@ static void test_corrupted_header(void **state) {
   memcpy(bad, img, n);
   ((TpubHeader *)bad)->format_version = 99;
   expect_refused(bad, n, "format version 99");
-  /* Version 4 numbered the opcodes after square differently: refused at
-   * the header, not misread. */
+  /* Version 5 had no SHARDS section and reserved words where MODULE now
+   * has its flags and mesh: refused at the header, not misread. */
   memcpy(bad, img, n);
-  ((TpubHeader *)bad)->format_version = 4;
+  ((TpubHeader *)bad)->format_version = 5;
   fix_checksum(bad, n);
-  expect_refused(bad, n, "format version 4, this tpurun reads version 5");
+  expect_refused(bad, n, "format version 5, this tpurun reads version 6");
   memcpy(bad, img, n);
   bad[n / 2] ^= 0x40;
   expect_refused(bad, n, "checksum mismatch");
@@ -512,7 +512,9 @@ static void test_module_section(void **state) {
       {1, "MODULE: 0 replicas x 2 partitions"},
       {2, "MODULE: 4 replicas x 4097 partitions"},
       {3, "MODULE: 4096 replicas x 2 partitions"},
-      {4, "MODULE: reserved words are not zero"},
+      {4, "MODULE: unknown flags 0x2"},
+      {5, "MODULE: a mesh index without a mesh rank"},
+      {6, "MODULE: mesh of rank 1 (2 or 3)"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     memcpy(bad, img2, n);
@@ -523,7 +525,9 @@ static void test_module_section(void **state) {
     case 1: mod->num_replicas = 0; break;
     case 2: mod->num_partitions = 4097; break;
     case 3: mod->num_replicas = 4096; break;
-    case 4: mod->reserved[1] = 7; break;
+    case 4: mod->flags = 2; break;
+    case 5: mod->mesh = 3; break;
+    case 6: mod->mesh_rank = 1; break;
     }
     fix_checksum(bad, n);
     expect_refused(bad, n, cases[k].reason);
@@ -531,6 +535,85 @@ static void test_module_section(void **state) {
   free(bad);
   free(img);
   free(img2);
+}
+
+/* A partitioned module: parameter 0 is 4 rows in 2 pieces on partitions
+ * 1 and 0, result 0 is replicated on both (read from partition 1). */
+static const char spmd_text[] =
+    "module attributes {mhlo.num_partitions = 2 : i32, tpu.spmd_partitioned, tpu.mesh = array<i64: 1, 2>} {\n"
+    "func.func @main(%a: tensor<2x3xf32> {tpu.global_shape = array<i64: 4, 3>, tpu.shard_tiles = array<i64: 2, 1, 1>,"
+    " tpu.shard_devices = array<i64: 1, 0>}, %b: tensor<f32>) -> (tensor<2x3xf32> {tpu.global_shape = array<i64: 2, 3>,"
+    " tpu.shard_tiles = array<i64: 1, 1, 2>, tpu.shard_devices = array<i64: 1, 0>}) {\n"
+    "  return %a : tensor<2x3xf32>\n}\n}\n";
+
+/* SHARDS and MODULE's mesh round-trip; every corruption is refused with
+ * a reason naming the section. */
+static void test_shards_section(void **state) {
+  (void)state;
+  size_t n;
+  int calls = 0;
+  uint8_t *img = compile_with_costs(spmd_text, &n, &calls);
+  char err[256];
+  VmProgram *p = vm_program_load(img, n, err, sizeof err);
+  if (!p) fail_msg("load failed: %s", err);
+  assert_true(p->spmd);
+  assert_true(p->mesh_rank == 2 && p->mesh[0] == 1 && p->mesh[1] == 2);
+  const VmFunc *fn = &p->funcs[vm_program_find(p, "main")];
+  assert_non_null(fn->param_shards);
+  assert_null(fn->param_shards[1]);
+  const VmShard *sh = fn->param_shards[0];
+  assert_true(sh->global.rank == 2 && sh->global.dims[0] == 4 && sh->global.dims[1] == 3 && sh->global.nbytes == 48);
+  assert_true(sh->tiles[0] == 2 && sh->tiles[1] == 1 && sh->tiles[2] == 1 && sh->ndevices == 2 && sh->devices[0] == 1);
+  assert_true(fn->result_shards[0]->tiles[2] == 2);
+  vm_program_free(p);
+  const struct {
+    int what;
+    const char *reason;
+  } cases[] = {
+      {0, "SHARDS: @main parameter 0: device id 2 is not a partition (0..1)"},
+      {1, "SHARDS: @main parameter 0: partition 1 holds two pieces"},
+      {2, "SHARDS: @main parameter 0: 1 device ids for pieces x replication = 2"},
+      {3, "SHARDS: @main parameter 0: dim 0 is 2 per chip, but ceil(global 5 / 2 tiles) = 3"},
+      {4, "SHARDS: @main parameter 0: rank 1, the type has rank 2"},
+      {5, "SHARDS: record 1 (@main parameter 0) is out of order or repeated"},
+      {6, "SHARDS: record 0 names function 7"},
+      {7, "SHARDS: record 0: @main parameter 5 does not exist (2)"},
+      {8, "SHARDS: @main parameter 0: tile count of dim 1 is 0"},
+      {9, "SHARDS: @main parameter 0: nonzero padding"},
+      {10, "section SHARDS in a module that is not partitioned"},
+      {11, "MODULE: the mesh holds 4 devices, the module has 2 partitions"},
+      {12, "SHARDS: @main parameter 0: negative global dimension -1"},
+      {13, "SHARDS: record 0: unknown kind 2"},
+      {14, "SHARDS: @main parameter 1: rank 2, the type has rank 0"},
+  };
+  uint8_t *bad = malloc(n);
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    memcpy(bad, img, n);
+    TpubShard *rec = (TpubShard *)(bad + find_section(bad, TPUB_SEC_SHARDS)->offset);
+    int64_t *ints = (int64_t *)(bad + find_section(bad, TPUB_SEC_INTS)->offset);
+    TpubModule *mod = (TpubModule *)(bad + find_section(bad, TPUB_SEC_MODULE)->offset);
+    switch (cases[k].what) {
+    case 0: ints[rec[0].devices] = 2; break;
+    case 1: ints[rec[0].devices + 1] = 1; break;
+    case 2: rec[0].ndevices = 1; break;
+    case 3: ints[rec[0].global] = 5; break;
+    case 4: rec[0].rank = 1; break;
+    case 5: rec[1].kind = TPUB_SHARD_PARAM; break;
+    case 6: rec[0].func = 7; break;
+    case 7: rec[0].index = 5; break;
+    case 8: ints[rec[0].tiles + 1] = 0; break;
+    case 9: rec[0].pad = 1; break;
+    case 10: mod->flags = 0; break;
+    case 11: ints[mod->mesh] = 2; break;
+    case 12: ints[rec[0].global] = -1; break;
+    case 13: rec[0].kind = 2; break;
+    case 14: rec[0].index = 1; break;
+    }
+    fix_checksum(bad, n);
+    expect_refused(bad, n, cases[k].reason);
+  }
+  free(bad);
+  free(img);
 }
 
 /* Corrupt COSTS records and LOCOPS entries are refused with a reason
@@ -837,7 +920,7 @@ int run_bytecode_tests(void) {
       cmocka_unit_test(test_every_byte_flip),   cmocka_unit_test(test_allocation_failures),
       cmocka_unit_test(test_call_depth_limit),  cmocka_unit_test(test_codecs_agree),
       cmocka_unit_test(test_loader_fuzz_regressions), cmocka_unit_test(test_costs_round_trip),
-      cmocka_unit_test(test_costs_corrupt),     cmocka_unit_test(test_module_section),     cmocka_unit_test(test_profile),
+      cmocka_unit_test(test_costs_corrupt),     cmocka_unit_test(test_module_section), cmocka_unit_test(test_shards_section),     cmocka_unit_test(test_profile),
       cmocka_unit_test(test_mxu_dot_validator),
       cmocka_unit_test(test_fusion_inplace_flag),
   };

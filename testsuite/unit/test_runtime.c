@@ -399,6 +399,94 @@ static void test_chips_and_programs(void **state) {
   tpu_client_destroy(c);
 }
 
+/* A partitioned program (as the SPMD partitioner writes it): %x is 5x3
+ * in 2x2 tiles on partitions 3 1 0 2 (uneven: 3x2 pieces), %s whole; each
+ * chip adds 100 * partition + 1000 * replica + %s to its piece, and
+ * returns the sum of its piece (whole: partition 0's, rows 3-4 and a zero
+ * padding row of columns 0-1). */
+#define SPMD_X_ATTRS \
+  "{tpu.global_shape = array<i64: 5, 3>, tpu.shard_tiles = array<i64: 2, 2, 1>, tpu.shard_devices = array<i64: 3, 1, 0, 2>}"
+static const char spmd_program[] =
+    "module attributes {mhlo.num_partitions = 4 : i32, tpu.spmd_partitioned, tpu.mesh = array<i64: 2, 2>} {\n"
+    "func.func @main(%x: tensor<3x2xf32> " SPMD_X_ATTRS ", %s: tensor<f32>)\n"
+    "    -> (tensor<3x2xf32> " SPMD_X_ATTRS ", tensor<f32>) {\n"
+    "  %p = stablehlo.partition_id : tensor<ui32>\n"
+    "  %pf = stablehlo.convert %p : (tensor<ui32>) -> tensor<f32>\n"
+    "  %r = stablehlo.replica_id : tensor<ui32>\n"
+    "  %rf = stablehlo.convert %r : (tensor<ui32>) -> tensor<f32>\n"
+    "  %c100 = stablehlo.constant dense<100.0> : tensor<f32>\n"
+    "  %c1000 = stablehlo.constant dense<1000.0> : tensor<f32>\n"
+    "  %a = stablehlo.multiply %pf, %c100 : tensor<f32>\n"
+    "  %b = stablehlo.multiply %rf, %c1000 : tensor<f32>\n"
+    "  %ab = stablehlo.add %a, %b : tensor<f32>\n"
+    "  %abs = stablehlo.add %ab, %s : tensor<f32>\n"
+    "  %bc = stablehlo.broadcast_in_dim %abs, dims = [] : (tensor<f32>) -> tensor<3x2xf32>\n"
+    "  %r0 = stablehlo.add %x, %bc : tensor<3x2xf32>\n"
+    "  %zero = stablehlo.constant dense<0.0> : tensor<f32>\n"
+    "  %r1 = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0, 1]"
+    " : (tensor<3x2xf32>, tensor<f32>) -> tensor<f32>\n"
+    "  return %r0, %r1 : tensor<3x2xf32>, tensor<f32>\n"
+    "}\n}\n";
+
+/* The partition holding global element (i, j) of %x: tiles of 3x2. */
+static int spmd_owner(int i, int j) {
+  static const int devices[4] = {3, 1, 0, 2};
+  return devices[(i / 3) * 2 + j / 2];
+}
+
+/* tpu_program_run on a partitioned program takes global arguments and
+ * gives global results: on 4 chips one replica, on 8 two (stacked); a
+ * global argument per replica may be stacked too; a wrong global shape
+ * and a client whose chips are not whole replicas are usage errors. */
+static void test_partitioned_program(void **state) {
+  (void)state;
+  float x[30], s = 0.5f, out[30], sum[2];
+  for (int i = 0; i < 30; i++) x[i] = (float)i;
+  for (int chips = 4; chips <= 8; chips += 4) {
+    int reps = chips / 4;
+    TpuClient *c = client(TPU_EAGER_STRICT, chips, 0);
+    TpuProgram *p = NULL;
+    if (tpu_program_compile(c, spmd_program, strlen(spmd_program), &p)) fail_msg("%s", tpu_error(c));
+    TpuTensor *in[2] = {host(c, "5x3xf32", x, 60), host(c, "f32", &s, 4)}, *r[2] = {NULL, NULL};
+    if (tpu_program_run(p, NULL, in, 2, r, 2)) fail_msg("%s", tpu_error(c));
+    assert_string_equal(tpu_tensor_type(r[0]), reps == 1 ? "5x3xf32" : "2x5x3xf32");
+    assert_string_equal(tpu_tensor_type(r[1]), reps == 1 ? "f32" : "2xf32");
+    assert_int_equal(tpu_tensor_to_host(r[0], out, 60u * (size_t)reps), TPU_OK);
+    assert_int_equal(tpu_tensor_to_host(r[1], sum, 4u * (size_t)reps), TPU_OK);
+    for (int k = 0; k < reps; k++) {
+      for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 3; j++)
+          assert_true(out[k * 15 + i * 3 + j] == x[i * 3 + j] + 100.0f * (float)spmd_owner(i, j) + 1000.0f * (float)k + 0.5f);
+      assert_true(sum[k] == 9 + 10 + 12 + 13);
+    }
+    tpu_tensor_release(r[0]), tpu_tensor_release(r[1]);
+    if (reps == 2) { /* one global value per replica, stacked */
+      TpuTensor *both = host(c, "2x5x3xf32", x, 120);
+      TpuTensor *in2[2] = {both, in[1]};
+      if (tpu_program_run(p, NULL, in2, 2, r, 2)) fail_msg("%s", tpu_error(c));
+      assert_int_equal(tpu_tensor_to_host(r[1], sum, 8), TPU_OK);
+      assert_true(sum[0] == 9 + 10 + 12 + 13 && sum[1] == 24 + 25 + 27 + 28);
+      tpu_tensor_release(r[0]), tpu_tensor_release(r[1]), tpu_tensor_release(both);
+    }
+    TpuTensor *local = host(c, "3x2xf32", x, 24), *in3[2] = {local, in[1]};
+    assert_int_equal(tpu_program_run(p, NULL, in3, 2, r, 2), TPU_ERR_USAGE);
+    assert_non_null(strstr(tpu_error(c), "argument 0 is 3x2xf32, but the partitioned program takes the global value 5x3xf32"));
+    tpu_tensor_release(local);
+    tpu_tensor_release(in[0]), tpu_tensor_release(in[1]);
+    tpu_program_release(p);
+    tpu_client_destroy(c);
+  }
+  TpuClient *c = client(TPU_EAGER_STRICT, 6, 0);
+  TpuProgram *p = NULL;
+  assert_int_equal(tpu_program_compile(c, spmd_program, strlen(spmd_program), &p), TPU_OK);
+  TpuTensor *in[2] = {host(c, "5x3xf32", x, 60), host(c, "f32", &s, 4)}, *r[2] = {NULL, NULL};
+  assert_int_equal(tpu_program_run(p, NULL, in, 2, r, 2), TPU_ERR_USAGE);
+  assert_non_null(strstr(tpu_error(c), "partitioned for 4 partitions; the client's 6 chips"));
+  tpu_tensor_release(in[0]), tpu_tensor_release(in[1]);
+  tpu_program_release(p);
+  tpu_client_destroy(c);
+}
+
 int run_runtime_tests(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_options),           cmocka_unit_test(test_tensors),
@@ -407,6 +495,7 @@ int run_runtime_tests(void) {
       cmocka_unit_test(test_out_of_memory),     cmocka_unit_test(test_fused_compiles_once),
       cmocka_unit_test(test_fused_read_beside_failed_graph),
       cmocka_unit_test(test_streams_and_events), cmocka_unit_test(test_chips_and_programs),
+      cmocka_unit_test(test_partitioned_program),
   };
   return cmocka_run_group_tests_name("runtime", tests, NULL, NULL);
 }
