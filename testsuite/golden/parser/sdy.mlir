@@ -1,11 +1,11 @@
 // RUN: %tpucc --verify-only %s
-// RUN: %tpucc -O0 --emit=mlir %s | FileCheck %s --check-prefixes=CHECK,PRETTY
-// RUN: %tpucc -O0 --emit=mlir-generic %s | FileCheck %s --check-prefixes=CHECK,GENERIC
-// RUN: %tpucc -O0 --emit=mlir-generic %s | %tpucc -O0 --emit=mlir - | FileCheck %s --check-prefixes=CHECK,PRETTY
+// RUN: %tpucc --passes=cse --emit=mlir %s | FileCheck %s --check-prefixes=CHECK,PRETTY
+// RUN: %tpucc --passes=cse --emit=mlir-generic %s | FileCheck %s --check-prefixes=CHECK,GENERIC
+// RUN: %tpucc --passes=cse --emit=mlir-generic %s | %tpucc --passes=cse --emit=mlir - | FileCheck %s --check-prefixes=CHECK,PRETTY
 // Shardy (sdy): sdy.mesh and sdy.sharding_constraint in pretty and generic
 // form, #sdy attributes printed exactly as written ({"x"} is a list of mesh
-// axes, not a dictionary).  Shardings that keep values whole are accepted
-// (passes/sharding.c refuses the others).
+// axes, not a dictionary).  --passes=cse: no SPMD partitioning, so what is
+// printed is what was read.
 
 // PRETTY:      sdy.mesh @mesh = <["x"=2, "y"=1]>
 // PRETTY-NEXT: sdy.mesh @"odd name" = <[], device_ids=[0]>
