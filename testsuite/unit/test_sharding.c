@@ -138,6 +138,7 @@ static void test_sdy_refusals(void **state) {
   sdy_refused("#sdy.sharding<@mesh, [{\"x\"}], replicated={\"x\"}>", "axis \"x\" is used twice");
   sdy_refused("#sdy.sharding<@m4, [{\"x\":(1)3}]>", "does not divide axis \"x\" of size 4");
   sdy_refused("#sdy.sharding<@m4, [{\"x\":(1)2}, {\"x\"}]>", "axis \"x\" is used twice");
+  sdy_refused("#sdy.sharding<@m4, [{\"x\"}, {\"x\":(1)2}]>", "axis \"x\" is used twice (overlapping sub-axes)");
   sdy_refused("#sdy.sharding<@m6, [{\"x\":(1)2}, {\"x\":(1)3}]>", "overlap without nesting");
   sdy_refused("#sdy.sharding<@bad, [{}]>", "device_ids lists device 0 twice");
   sdy_refused("#sdy.sharding<mesh<[\"a\"=2], device_ids=[0]>, [{}]>", "the mesh has 2 devices but device_ids lists 1");
@@ -177,6 +178,30 @@ static void test_sdy_manual_shape(void **state) {
   assert_contains(why, "sharding #0 has 2 dimensions for a value of rank 3");
 }
 
+
+static void test_sdy_mesh_reader(void **state) {
+  (void)state;
+  if (!cur) cur = parse_text(MESHES);
+  char why[SHARDING_WHY_LEN];
+  int naxes;
+  int64_t n, device;
+  assert_true(sharding_sdy_mesh(&cur->c->arena, "#sdy.mesh<[\"x\"=2, \"y\"=4]>", &naxes, &n, &device, why));
+  assert_int_equal(naxes, 2);
+  assert_int_equal(n, 8);
+  assert_int_equal(device, -1);
+  assert_true(sharding_sdy_mesh(&cur->c->arena, "#sdy.mesh<[], device_ids=[5]>", &naxes, &n, &device, why));
+  assert_int_equal(naxes, 0);
+  assert_int_equal(n, 1);
+  assert_int_equal(device, 5);
+  assert_true(sharding_sdy_mesh(&cur->c->arena, "#sdy.mesh<[]>", &naxes, &n, &device, why));
+  assert_int_equal(device, -1);
+  assert_false(sharding_sdy_mesh(&cur->c->arena, "#sdy.mesh<[\"x\"=2]> x", &naxes, &n, &device, why));
+  assert_contains(why, "unexpected text after the mesh");
+  assert_false(sharding_sdy_mesh(&cur->c->arena, "#sdy.sharding<@m, []>", &naxes, &n, &device, why));
+  assert_contains(why, "not a #sdy.mesh");
+  assert_false(sharding_sdy_mesh(&cur->c->arena, "#sdy.mesh<[\"x\"=4096, \"y\"=2]>", &naxes, &n, &device, why));
+  assert_contains(why, "a mesh of more than 4096 devices");
+}
 
 /* ------------------------------------------------------------- GSPMD */
 
@@ -292,7 +317,7 @@ int run_sharding_tests(void) {
       T(test_sdy_sub_axes),      T(test_sdy_device_ids),         T(test_sdy_maximal_and_inline),
       T(test_sdy_per_value),     T(test_sdy_refusals),           T(test_sdy_manual_shape),
       T(test_gspmd_iota_and_lists), T(test_gspmd_kinds),         T(test_gspmd_refusals),
-      T(test_gspmd_fits),        T(test_gspmd_equals_sdy),
+      T(test_gspmd_fits),        T(test_gspmd_equals_sdy),       T(test_sdy_mesh_reader),
   };
 #undef T
   return cmocka_run_group_tests_name("sharding", tests, NULL, NULL);
