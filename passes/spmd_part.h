@@ -19,7 +19,8 @@ typedef struct Local {
 
 typedef struct Part {
   Spmd *s;
-  Block *block;  /* the function body */
+  Block *block;  /* the block being rewritten */
+  Block *func_block; /* the function body (where the partition id is made) */
   Op *at;        /* new ops go before this op */
   Loc loc;
   Local *slots;  /* old value -> Local, open addressing */

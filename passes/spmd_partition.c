@@ -251,7 +251,7 @@ bool part_block(Part *P, Block *b, const Sharding *const *args, const bool *manu
 static bool partition_func(Spmd *s, Op *func) {
   Block *b = op_body(func);
   if (!b || !b->last || b->last->kind != OP_FUNC_RETURN) return true;
-  Part P = {.s = s, .block = b, .at = b->first};
+  Part P = {.s = s, .block = b, .func_block = b, .at = b->first};
   const Op *ret = b->last;
   int nret = ret->noperands;
   const Sharding **args = arena_alloc(&s->c->arena, sizeof(Sharding *) * (size_t)(b->nargs + 1));
@@ -268,7 +268,6 @@ static bool partition_func(Spmd *s, Op *func) {
     const Type *t = returned[i]->type;
     if (type_is_tensor(t) && t->rank >= 0) rets[i] = layout_full(s, spmd_func_sharding(s, func, 1, i), t->rank);
   }
-  if (ok && P.at) part_partition_id(&P);
   ok = ok && part_block(&P, b, args, NULL, rets);
   if (ok) {
     for (int i = 0; i < b->nargs; i++) record_layout(&P, func, 0, i, args[i], globals[i]);
