@@ -21,12 +21,15 @@ typedef struct Spmd {
   int64_t n;        /* partitions (mhlo.num_partitions) */
   int64_t replicas; /* mhlo.num_replicas */
   int64_t channels; /* the largest channel handle in use */
+  struct LayoutTable *layouts; /* every distinct layout once, with its coordinates */
 } Spmd;
 
 /* Whether the module asks for partitioning: num_partitions > 1 and some
  * sharding annotation, and not already partitioned (tpu.spmd_partitioned). */
 bool spmd_wanted(const Module *m);
 Spmd spmd_begin(PassContext *pc);
+void spmd_end(Spmd *s); /* frees the layout table */
+struct LayoutTable *layout_table_new(void);
 bool spmd_is_private(const Op *func);
 /* The sharding an op states for its result `index` (mhlo.sharding, a
  * tuple's element, or sdy.sharding), or of a function's argument/result
@@ -42,7 +45,7 @@ const Sharding *layout_full(const Spmd *s, const Sharding *in, int rank);
 const Sharding *layout_replicated(const Spmd *s, int rank);
 bool layout_is_replicated(const Sharding *l);
 /* coords[p * (rank + 1) + d]: partition p's tile index along dim d, and
- * at [rank] its index on the replication axis (arena memory). */
+ * at [rank] its index on the replication axis (computed once per layout). */
 const int64_t *layout_coords(const Spmd *s, const Sharding *l);
 /* The layout whose partition p holds the tile at coords[p * (k + 1) + d]
  * (d < k) of tiles[], the replication index at [k] ordering replicas;

@@ -287,6 +287,7 @@ bool pass_spmd_partition(PassContext *pc) {
   bool ok = true;
   for (Op *op = op_body(pc->m->op)->first; op && ok; op = op->next)
     if (op->kind == OP_FUNC && !spmd_is_private(op)) ok = partition_func(&s, op);
+  spmd_end(&s);
   if (ok) {
     op_set_attr(pc->c, pc->m->op, "tpu.spmd_partitioned", attr_unit(pc->c));
     pc->spmd_partitions = s.n;

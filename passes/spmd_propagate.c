@@ -94,7 +94,7 @@ static const Sharding *forward_layout(Prop *p, const Op *op) {
   Spmd *s = p->s;
   int k = op->results[0].type->rank, known = 0, largest = -1;
   int64_t tiles[SHARDING_MAX_RANK + 1], map[SHARDING_MAX_RANK + 1];
-  int64_t *co = arena_alloc(&s->c->arena, sizeof(int64_t) * (size_t)(s->n * (k + 1)));
+  int64_t *co = xcalloc((size_t)(s->n * (k + 1)), sizeof(int64_t));
   bool conflict = false, set[SHARDING_MAX_RANK + 1] = {0};
   for (int e = 0; e < k; e++) tiles[e] = 1;
   for (int i = 0; i < op->noperands && !conflict; i++) {
@@ -115,8 +115,9 @@ static const Sharding *forward_layout(Prop *p, const Op *op) {
       tiles[e] = l->tiles[map[e]];
     }
   }
+  const Sharding *out = known && !conflict ? layout_from_coords(s, k, tiles, co) : NULL;
+  free(co);
   if (!known) return NULL;
-  const Sharding *out = conflict ? NULL : layout_from_coords(s, k, tiles, co);
   /* Tiled operands whose tiling the result does not keep (contracted or
    * reduced dims) say nothing about the result: leave it to its users. */
   if (out && layout_is_replicated(out) && any_tiled_operand(p, op)) return NULL;
@@ -301,5 +302,6 @@ bool pass_sharding_propagation(PassContext *pc) {
   Spmd s = spmd_begin(pc);
   for (Op *op = op_body(pc->m->op)->first; op; op = op->next)
     if (op->kind == OP_FUNC && !spmd_is_private(op)) propagate_func(&s, op);
+  spmd_end(&s);
   return pc->c->diag.nerrors == 0;
 }

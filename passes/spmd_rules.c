@@ -174,21 +174,23 @@ static bool plan_partial(Part *P, const Op *op, Plan *pl) {
   const int64_t *c0 = layout_coords(s, cur[0]), *c1 = nin > 1 ? layout_coords(s, cur[1]) : NULL;
   int k = pl->k, r0 = cur[0]->rank, r1 = nin > 1 ? cur[1]->rank : 0;
   int64_t tiles[SHARDING_MAX_RANK + 1];
-  int64_t *co = arena_alloc(&s->c->arena, sizeof(int64_t) * (size_t)(s->n * (k + 1)));
-  for (int64_t p = 0; p < s->n; p++) {
+  int64_t *co = xcalloc((size_t)(s->n * (k + 1)), sizeof(int64_t));
+  bool consistent = true;
+  for (int64_t p = 0; p < s->n && consistent; p++) {
     for (int j = 0; j < pl->nred && c1; j++)
-      if (c0[p * (r0 + 1) + pl->red[0][j]] != c1[p * (r1 + 1) + pl->red[1][j]]) return false;
+      if (c0[p * (r0 + 1) + pl->red[0][j]] != c1[p * (r1 + 1) + pl->red[1][j]]) consistent = false;
     for (int e = 0; e < k; e++) {
       int64_t a = pl->map[0][e], b = nin > 1 ? pl->map[1][e] : -1;
       int64_t ca = a >= 0 ? c0[p * (r0 + 1) + a] : 0, cb = b >= 0 ? c1[p * (r1 + 1) + b] : 0;
       int64_t ta = a >= 0 ? cur[0]->tiles[a] : 1, tb = b >= 0 ? cur[1]->tiles[b] : 1;
-      if (a >= 0 && b >= 0 && (ta != tb || ca != cb)) return false;
+      if (a >= 0 && b >= 0 && (ta != tb || ca != cb)) consistent = false;
       tiles[e] = ta > 1 ? ta : tb;
       co[p * (k + 1) + e] = ta > 1 ? ca : cb;
     }
     co[p * (k + 1) + k] = 0;
   }
-  pl->out = layout_from_coords(s, k, tiles, co);
+  pl->out = consistent ? layout_from_coords(s, k, tiles, co) : NULL;
+  free(co);
   if (!pl->out) return false;
   pl->in[0] = cur[0];
   if (nin > 1) pl->in[1] = cur[1];
