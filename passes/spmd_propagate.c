@@ -39,6 +39,7 @@ static size_t slot_of(const Prop *p, const Value *v) {
 }
 
 static Slot *lookup(const Prop *p, const Value *v) {
+  if (!p->cap) return NULL;
   Slot *sl = &p->slots[slot_of(p, v)];
   return sl->v ? sl : NULL;
 }
@@ -246,7 +247,9 @@ static void write_ops(Prop *p, Block *b) {
   for (Op *op = b->first; op; op = op->next) {
     for (int r = 0; has_body(op) && r < op->nregions; r++)
       for (int j = 0; j < op->regions[r].nblocks; j++) write_ops(p, op->regions[r].blocks[j]);
-    if (!op->nresults || custom_call_annotation(op) || (op_info[op->kind].traits & TRAIT_TERMINATOR)) continue;
+    if (!op->nresults || custom_call_annotation(op) || (op_info[op->kind].traits & TRAIT_TERMINATOR) ||
+        op_attr(op, "mhlo.sharding"))
+      continue;
     const Sharding **rs = arena_alloc(&s->c->arena, sizeof(Sharding *) * (size_t)op->nresults);
     bool any = false;
     for (int r = 0; r < op->nresults; r++) {

@@ -492,7 +492,26 @@ static bool rule_shard_shape(Part *P, Op *op, bool to_shard) {
   return true;
 }
 
+/* A result sharding the partitioner cannot honour, as a located error. */
+static bool unsupported_sharding(Part *P, const Op *op) {
+  for (int r = 0; r < op->nresults; r++) {
+    const Sharding *l = spmd_op_sharding(P->s, op, r);
+    if (l && l->kind == SHARDING_TILED && l->partial_manual) {
+      op_error(P->s->c, op, "result #%d is partially manual (last_tile_dims={manual}); tpucc partitions fully "
+               "manual shard_map bodies only", r);
+      return true;
+    }
+    if (l && l->kind == SHARDING_TILED && l->ndevices != P->s->n) {
+      op_error(P->s->c, op, "the sharding of result #%d covers %lld devices, not the program's %lld partitions", r,
+               (long long)l->ndevices, (long long)P->s->n);
+      return true;
+    }
+  }
+  return false;
+}
+
 bool part_op(Part *P, Op *op) {
+  if (unsupported_sharding(P, op)) return false;
   if (is_target(op, "SPMDFullToShardShape")) return rule_shard_shape(P, op, true);
   if (is_target(op, "SPMDShardToFullShape")) return rule_shard_shape(P, op, false);
   if (any_manual_operand(P, op)) return rule_manual(P, op);
