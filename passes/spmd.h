@@ -81,6 +81,12 @@ int spmd_reduction_dims(const Spmd *s, const Op *op, int64_t *lhs, int64_t *rhs)
  * those dims; false when the op is not such an op. */
 bool spmd_halo_map(const Spmd *s, const Op *op, int operand, int64_t *out);
 
+/* The layout of op's result 0 from its operands' layouts ls[i] (NULL:
+ * unknown) through the dim maps (with the halo maps when halo): the
+ * operands' tilings combined, or, where they disagree, the largest
+ * operand's alone (passes/spmd_propagate.c).  NULL when none is known. */
+const Sharding *spmd_combine(const Spmd *s, const Op *op, const Sharding *const *ls, bool halo);
+
 /* ---- writing what the passes decide ---- */
 /* op's mhlo.sharding: one string for one result, a tuple for several. */
 void spmd_set_op_sharding(Spmd *s, Op *op, const Sharding *const *results);

@@ -113,6 +113,18 @@ static Value *try_all_to_all(Part *P, Value *x, const Sharding *from, const Shar
   return y;
 }
 
+bool part_same_data(const Part *P, const Sharding *a, const Sharding *b) { return same_data(P->s, a, b); }
+
+int64_t part_reshard_bytes(const Part *P, const Sharding *from, const Sharding *to, const Type *g) {
+  if (same_data(P->s, from, to)) return 0;
+  bool local = true;
+  for (int d = 0; d < g->rank && local; d++) local = nests(P->s, from, to, d, g->dims[d]);
+  if (local) return 0;
+  int64_t n = 0;
+  type_tensor_num_elements(g, &n);
+  return n * elem_storage_bytes(type_elem_kind(g));
+}
+
 Value *part_reshard(Part *P, Value *x, const Sharding *from, const Sharding *to, const Type *g) {
   if (same_data(P->s, from, to)) return x;
   Value *y = try_all_to_all(P, x, from, to, g);

@@ -296,11 +296,38 @@ static Value *plan_operand(Part *P, const Op *op, const Plan *pl, int i) {
   return part_mask(P, v, pl->in[i], t->dims, dims, fill);
 }
 
+/* The bytes a plan moves: its operands' reshards and its result's. */
+static int64_t plan_bytes(Part *P, const Op *op, const Plan *pl) {
+  int64_t bytes = 0;
+  for (int i = 0; i < op->noperands; i++) {
+    const Local *lo = part_get(P, op->operands[i]);
+    if (lo->l && pl->in[i]) bytes += part_reshard_bytes(P, lo->l, pl->in[i], lo->global);
+  }
+  return bytes + part_reshard_bytes(P, pl->out, target(P, op, 0), op->results[0].type);
+}
+
+/* The cheaper of computing in the target's layout (operands resharded)
+ * and in the operands' own combined layout (the result resharded); on a
+ * tie the one that cuts the work into more pieces, then the target's. */
+static void plan_cheapest(Part *P, const Op *op, Plan *pl) {
+  plan_from_target(P, op, target(P, op, 0), pl);
+  const Sharding **cur = arena_alloc(&P->s->c->arena, sizeof(Sharding *) * (size_t)(op->noperands + 1));
+  for (int i = 0; i < op->noperands; i++) cur[i] = layout_of(P, op->operands[i]);
+  const Sharding *own = op->noperands ? spmd_combine(P->s, op, cur, false) : NULL;
+  if (!own || part_same_data(P, own, pl->out)) return;
+  Plan *alt = xcalloc(1, sizeof *alt);
+  *alt = *pl;
+  plan_from_target(P, op, own, alt);
+  int64_t a = plan_bytes(P, op, alt), b = plan_bytes(P, op, pl);
+  if (a < b || (a == b && layout_pieces(alt->out) > layout_pieces(pl->out))) *pl = *alt;
+  free(alt);
+}
+
 static bool rule_local(Part *P, Op *op, Plan *pl) {
   Context *c = P->s->c;
   if (!plan_partial(P, op, pl)) {
     pl->partial = false;
-    plan_from_target(P, op, target(P, op, 0), pl);
+    plan_cheapest(P, op, pl);
   }
   Value **vals = arena_alloc(&c->arena, sizeof(Value *) * (size_t)(op->noperands + 1));
   Type **types = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(op->nresults + 1));
