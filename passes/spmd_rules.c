@@ -157,7 +157,7 @@ static bool is_mapped(const Plan *pl, int i, int d) {
  * and nothing else unmapped: the compute layout from their coordinates. */
 static bool plan_partial(Part *P, const Op *op, Plan *pl) {
   Spmd *s = P->s;
-  int nin = op->kind == OP_REDUCE ? 1 : 2;
+  int nin = op->kind == OP_REDUCE ? 1 : 2; /* reduce: its input; contractions: lhs and rhs */
   if (!pl->nred || op->noperands < nin) return false;
   const Sharding *cur[2] = {layout_of(P, op->operands[0]), nin > 1 ? layout_of(P, op->operands[1]) : NULL};
   if (!pl->nred || !cur[0] || (nin > 1 && !cur[1])) return false;
