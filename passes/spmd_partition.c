@@ -126,6 +126,7 @@ int64_t part_reshard_bytes(const Part *P, const Sharding *from, const Sharding *
 }
 
 Value *part_reshard(Part *P, Value *x, const Sharding *from, const Sharding *to, const Type *g) {
+  P->s->pc->steps++;
   if (same_data(P->s, from, to)) return x;
   Value *y = try_all_to_all(P, x, from, to, g);
   if (y) return y;

@@ -223,6 +223,7 @@ static void put_results(Prop *p, const Op *op, const Sharding *l) {
 
 static void forward(Prop *p, const Block *b) {
   for (const Op *op = b->first; op; op = op->next) {
+    p->s->pc->steps++;
     if (has_body(op)) forward_body(p, op);
     if (is_constraint(op) && op->noperands == 1) continue;
     if (!propagates(op) || get(p, &op->results[0])) continue;
@@ -232,6 +233,7 @@ static void forward(Prop *p, const Block *b) {
 
 static void backward(Prop *p, const Block *b) {
   for (const Op *op = b->last; op; op = op->prev) {
+    p->s->pc->steps++;
     if (has_body(op)) backward_body(p, op);
     if (op->nresults < 1) continue;
     const Sharding *r = get(p, &op->results[0]);

@@ -538,6 +538,7 @@ static bool unsupported_sharding(Part *P, const Op *op) {
 }
 
 bool part_op(Part *P, Op *op) {
+  P->s->pc->steps++;
   if (unsupported_sharding(P, op)) return false;
   if (is_target(op, "SPMDFullToShardShape")) return rule_shard_shape(P, op, true);
   if (is_target(op, "SPMDShardToFullShape")) return rule_shard_shape(P, op, false);
