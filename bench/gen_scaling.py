@@ -14,6 +14,8 @@ SHAPE is one of
           in every 256, read by the next ~128 ops), a broadcast of a scalar
           argument (a new one every 64 ops) or another lane's last value;
           the function returns the 8 lanes.
+  sharded the layers on 8 partitions, FSDP-style annotations (rows of x
+          tiled, weights by output column), for the SPMD passes.
 N counts every operation, func.func, func.return and the ops inside reduce
 regions included (not the builtin.module).  The output depends only on the
 arguments, and both tpucc and mlir-opt-14 --allow-unregistered-dialect read
@@ -157,7 +159,18 @@ def dag(n, rng):
     return ["%x", "%y", "%s"], [T, T, S], b, lanes
 
 
-SHAPES = {"chain": chain, "layers": layers, "dag": dag}
+SHAPES = {"chain": chain, "layers": layers, "dag": dag, "sharded": layers}
+PARTITIONS = 8
+
+
+def sharding(name):
+    """sharded: FSDP-style layers on 8 partitions (rows of x over the
+    partitions, weights by output column, vectors whole)."""
+    if name == "%x":
+        return f"{{devices=[{PARTITIONS},1]<=[{PARTITIONS}]}}"
+    if name.startswith("%w"):
+        return f"{{devices=[1,{PARTITIONS}]<=[{PARTITIONS}]}}"
+    return "{replicated}"
 
 
 def generate(shape, n, write):
@@ -173,13 +186,18 @@ def generate(shape, n, write):
     write("\n".join(body.lines) + "\n")
     rt = ", ".join(T for _ in results)
     write(f'    "func.return"({", ".join(results)}) : ({rt}) -> ()\n')
-    write(f'  }}) {{function_type = ({", ".join(types)}) -> ({rt}), sym_name = "main"}} : () -> ()\n')
-    write('}) {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32, sym_name = "jit_scaling"} : () -> ()\n')
+    sharded = shape == "sharded"
+    arg_attrs = ""
+    if sharded:
+        arg_attrs = ", arg_attrs = [" + ", ".join(f'{{mhlo.sharding = "{sharding(a)}"}}' for a in names) + "]"
+    write(f'  }}) {{{arg_attrs[2:] + ", " if sharded else ""}function_type = ({", ".join(types)}) -> ({rt}), sym_name = "main"}} : () -> ()\n')
+    parts = PARTITIONS if sharded else 1
+    write(f'}}) {{mhlo.num_partitions = {parts} : i32, mhlo.num_replicas = 1 : i32, sym_name = "jit_scaling"}} : () -> ()\n')
 
 
 def main(argv):
     if len(argv) < 3 or argv[1] not in SHAPES:
-        raise SystemExit("usage: gen_scaling.py chain|layers|dag N [OUT]")
+        raise SystemExit("usage: gen_scaling.py chain|layers|dag|sharded N [OUT]")
     n = int(argv[2])
     if len(argv) > 3 and argv[3] != "-":
         with open(argv[3], "w") as f:

@@ -64,6 +64,7 @@ Spmd spmd_begin(PassContext *pc) {
   attr_as_int(op_attr(pc->m->op, "mhlo.num_replicas"), &s.replicas);
   if (s.replicas < 1) s.replicas = 1;
   s.channels = max_channel(op_body(pc->m->op));
+  s.layouts = layout_table_new();
   return s;
 }
 

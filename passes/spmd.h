@@ -21,12 +21,15 @@ typedef struct Spmd {
   int64_t n;        /* partitions (mhlo.num_partitions) */
   int64_t replicas; /* mhlo.num_replicas */
   int64_t channels; /* the largest channel handle in use */
+  struct LayoutTable *layouts; /* every distinct layout once, with its coordinates */
 } Spmd;
 
 /* Whether the module asks for partitioning: num_partitions > 1 and some
  * sharding annotation, and not already partitioned (tpu.spmd_partitioned). */
 bool spmd_wanted(const Module *m);
 Spmd spmd_begin(PassContext *pc);
+void spmd_end(Spmd *s); /* frees the layout table */
+struct LayoutTable *layout_table_new(void);
 bool spmd_is_private(const Op *func);
 /* The sharding an op states for its result `index` (mhlo.sharding, a
  * tuple's element, or sdy.sharding), or of a function's argument/result
@@ -42,7 +45,7 @@ const Sharding *layout_full(const Spmd *s, const Sharding *in, int rank);
 const Sharding *layout_replicated(const Spmd *s, int rank);
 bool layout_is_replicated(const Sharding *l);
 /* coords[p * (rank + 1) + d]: partition p's tile index along dim d, and
- * at [rank] its index on the replication axis (arena memory). */
+ * at [rank] its index on the replication axis (computed once per layout). */
 const int64_t *layout_coords(const Spmd *s, const Sharding *l);
 /* The layout whose partition p holds the tile at coords[p * (k + 1) + d]
  * (d < k) of tiles[], the replication index at [k] ordering replicas;
@@ -77,6 +80,12 @@ int spmd_reduction_dims(const Spmd *s, const Op *op, int64_t *lhs, int64_t *rhs)
  * be tiled with a halo exchange (passes/spmd_halo.c): spmd_dim_map plus
  * those dims; false when the op is not such an op. */
 bool spmd_halo_map(const Spmd *s, const Op *op, int operand, int64_t *out);
+
+/* The layout of op's result 0 from its operands' layouts ls[i] (NULL:
+ * unknown) through the dim maps (with the halo maps when halo): the
+ * operands' tilings combined, or, where they disagree, the largest
+ * operand's alone (passes/spmd_propagate.c).  NULL when none is known. */
+const Sharding *spmd_combine(const Spmd *s, const Op *op, const Sharding *const *ls, bool halo);
 
 /* ---- writing what the passes decide ---- */
 /* op's mhlo.sharding: one string for one result, a tuple for several. */

@@ -93,7 +93,7 @@ Value *part_partition_id(Part *P) {
   if (P->pid) return P->pid;
   Context *c = P->s->c;
   Op *save = P->at;
-  P->at = P->block->first;
+  P->at = P->func_block->first;
   Value *u = part_emit(P, OP_PARTITION_ID, 0, NULL, type_scalar_tensor(c, ELEM_UI32), 0, NULL);
   P->pid = part_emit(P, OP_CONVERT, 1, &u, type_scalar_tensor(c, ELEM_I32), 0, NULL);
   P->at = save;

@@ -280,6 +280,11 @@ static bool dim_map(Context *c, const Op *op, int i, int64_t *out) {
   case OP_CONVOLUTION:
     if (i < 2) conv_map(c, op, i, out);
     return true;
+  case OP_DOT:
+    /* [M?, K] x [K, N?]: M from the lhs, N from the rhs */
+    if (i == 0 && it->rank == 2) out[0] = 0;
+    if (i == 1 && it->rank == 2) out[k - 1] = 1;
+    return i < 2;
   case OP_GATHER: gather_map(c, op, i, out); return true;
   case OP_SCATTER: scatter_map(c, op, i, out); return true;
   default: break;
@@ -299,6 +304,10 @@ int spmd_reduction_dims(const Spmd *s, const Op *op, int64_t *lhs, int64_t *rhs)
     int nd;
     const int64_t *v = list_attr(c, op_attr(op, "dimensions"), &nd);
     for (; n < nd && n < SHARDING_MAX_RANK; n++) lhs[n] = v[n], rhs[n] = -1;
+  } else if (op->kind == OP_DOT && op->noperands == 2) {
+    lhs[0] = op->operands[0]->type->rank - 1;
+    rhs[0] = 0;
+    n = 1;
   } else if (op->kind == OP_DOT_GENERAL) {
     const int64_t *b, *k[2];
     int nb, nk[2];

@@ -6,11 +6,82 @@
 
 #include "passes/spmd.h"
 
+/* Interned layouts: equal layouts share one entry, so each one's
+ * coordinates are computed once, and a pass over 100,000 ops on thousands
+ * of partitions holds only the distinct layouts. */
+typedef struct LayoutEntry {
+  const Sharding *l;
+  int64_t *coords; /* NULL until asked for */
+  uint64_t hash;
+} LayoutEntry;
+
+struct LayoutTable {
+  LayoutEntry *slots;
+  size_t cap, count;
+};
+
+static uint64_t layout_hash(const Sharding *l) {
+  uint64_t h = 1469598103934665603ull ^ (uint64_t)l->rank ^ ((uint64_t)l->replicas << 20);
+  for (int d = 0; d < l->rank; d++) h = (h ^ (uint64_t)l->tiles[d]) * 1099511628211ull;
+  for (int64_t i = 0; i < l->ndevices; i++) h = (h ^ (uint64_t)l->devices[i]) * 1099511628211ull;
+  return h;
+}
+
+static bool layout_same(const Sharding *a, const Sharding *b) {
+  return a->rank == b->rank && a->replicas == b->replicas && a->ndevices == b->ndevices &&
+         memcmp(a->tiles, b->tiles, sizeof(int64_t) * (size_t)a->rank) == 0 &&
+         memcmp(a->devices, b->devices, sizeof(int64_t) * (size_t)a->ndevices) == 0;
+}
+
+/* l's entry, added (with an arena copy of l when copy) if new. */
+static LayoutEntry *entry_of(const Spmd *s, const Sharding *l, bool copy) {
+  struct LayoutTable *t = s->layouts;
+  if ((t->count + 1) * 2 > t->cap) {
+    LayoutEntry *old = t->slots;
+    size_t n = t->cap;
+    t->cap = n ? n * 2 : 64;
+    t->slots = xcalloc(t->cap, sizeof(LayoutEntry));
+    for (size_t i = 0; i < n; i++) {
+      if (!old[i].l) continue;
+      size_t j = old[i].hash & (t->cap - 1);
+      while (t->slots[j].l) j = (j + 1) & (t->cap - 1);
+      t->slots[j] = old[i];
+    }
+    free(old);
+  }
+  uint64_t h = layout_hash(l);
+  size_t j = h & (t->cap - 1);
+  for (; t->slots[j].l; j = (j + 1) & (t->cap - 1))
+    if (t->slots[j].hash == h && layout_same(t->slots[j].l, l)) return &t->slots[j];
+  Sharding *keep = (Sharding *)l;
+  if (copy) {
+    keep = arena_alloc(&s->c->arena, sizeof *keep);
+    *keep = sharding_tiled(&s->c->arena, l->rank, l->tiles, l->replicas, l->devices);
+  }
+  t->slots[j] = (LayoutEntry){keep, NULL, h};
+  t->count++;
+  return &t->slots[j];
+}
+
+/* The one copy of layout l. */
+static const Sharding *intern(const Spmd *s, const Sharding *l) { return entry_of(s, l, true)->l; }
+
+struct LayoutTable *layout_table_new(void) { return xcalloc(1, sizeof(struct LayoutTable)); }
+
+void spmd_end(Spmd *s) {
+  if (!s->layouts) return;
+  free(s->layouts->slots);
+  free(s->layouts);
+  s->layouts = NULL;
+}
+
 const Sharding *layout_replicated(const Spmd *s, int rank) {
-  int64_t tiles[SHARDING_MAX_RANK + 1];
+  int64_t tiles[SHARDING_MAX_RANK + 1], *ids = xcalloc((size_t)s->n, sizeof(int64_t));
   for (int d = 0; d < rank; d++) tiles[d] = 1;
-  Sharding *out = arena_alloc(&s->c->arena, sizeof *out);
-  *out = sharding_tiled(&s->c->arena, rank, tiles, s->n, NULL);
+  for (int64_t p = 0; p < s->n; p++) ids[p] = p;
+  Sharding tmp = {.kind = SHARDING_TILED, .rank = rank, .tiles = tiles, .replicas = s->n, .ndevices = s->n, .devices = ids};
+  const Sharding *out = intern(s, &tmp);
+  free(ids);
   return out;
 }
 
@@ -18,7 +89,7 @@ const Sharding *layout_full(const Spmd *s, const Sharding *in, int rank) {
   if (!in) return NULL;
   if (in->kind == SHARDING_REPLICATED || in->kind == SHARDING_MAXIMAL) return layout_replicated(s, rank);
   if (in->kind != SHARDING_TILED || in->partial_manual || in->ndevices != s->n || in->rank != rank) return NULL;
-  return in;
+  return intern(s, in);
 }
 
 bool layout_is_replicated(const Sharding *l) { return sharding_is_whole(l); }
@@ -30,8 +101,10 @@ int64_t layout_pieces(const Sharding *l) {
 }
 
 const int64_t *layout_coords(const Spmd *s, const Sharding *l) {
+  LayoutEntry *e = entry_of(s, l, true);
+  if (e->coords) return e->coords;
   int k = l->rank;
-  int64_t *co = arena_alloc(&s->c->arena, sizeof(int64_t) * (size_t)(s->n * (k + 1)));
+  int64_t *co = e->coords = arena_alloc(&s->c->arena, sizeof(int64_t) * (size_t)(s->n * (k + 1)));
   for (int64_t i = 0; i < l->ndevices; i++) {
     int64_t p = l->devices[i], rest = i;
     co[p * (k + 1) + k] = rest % l->replicas;
@@ -67,12 +140,12 @@ const Sharding *layout_from_coords(const Spmd *s, int k, const int64_t *tiles, c
     key[p] = (lin * maxkey + coords[p * (k + 1) + k]) * n + p;
   }
   for (int64_t t = 0; t < pieces; t++) ok = ok && count[t] == reps;
-  Sharding *out = NULL;
+  const Sharding *out = NULL;
   if (ok) {
     qsort(key, (size_t)n, sizeof(int64_t), cmp_i64);
     for (int64_t i = 0; i < n; i++) key[i] %= n;
-    out = arena_alloc(&s->c->arena, sizeof *out);
-    *out = sharding_tiled(&s->c->arena, k, tiles, reps, key);
+    Sharding tmp = {.kind = SHARDING_TILED, .rank = k, .tiles = tiles, .replicas = reps, .ndevices = n, .devices = key};
+    out = intern(s, &tmp);
   }
   free(key);
   free(count);
@@ -88,7 +161,7 @@ const Sharding *layout_map(const Spmd *s, const Sharding *l, int k, const int64_
     tiles[e] = map[e] >= 0 ? l->tiles[map[e]] : 1;
     if (map[e] >= 0) used[map[e]] = true;
   }
-  int64_t *nc = arena_alloc(&s->c->arena, sizeof(int64_t) * (size_t)(s->n * (k + 1)));
+  int64_t *nc = xcalloc((size_t)(s->n * (k + 1)), sizeof(int64_t));
   for (int64_t p = 0; p < s->n; p++) {
     const int64_t *pc = co + p * (r + 1);
     for (int e = 0; e < k; e++) nc[p * (k + 1) + e] = map[e] >= 0 ? pc[map[e]] : 0;
@@ -97,7 +170,9 @@ const Sharding *layout_map(const Spmd *s, const Sharding *l, int k, const int64_
       if (!used[d]) rep = rep * l->tiles[d] + pc[d];
     nc[p * (k + 1) + k] = rep * l->replicas + pc[r];
   }
-  return layout_from_coords(s, k, tiles, nc);
+  const Sharding *out = layout_from_coords(s, k, tiles, nc);
+  free(nc);
+  return out;
 }
 
 const Sharding *layout_untile(const Spmd *s, const Sharding *l, int d) {

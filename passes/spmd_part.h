@@ -19,7 +19,8 @@ typedef struct Local {
 
 typedef struct Part {
   Spmd *s;
-  Block *block;  /* the function body */
+  Block *block;  /* the block being rewritten */
+  Block *func_block; /* the function body (where the partition id is made) */
   Op *at;        /* new ops go before this op */
   Loc loc;
   Local *slots;  /* old value -> Local, open addressing */
@@ -70,6 +71,11 @@ Value *part_mask(Part *P, Value *x, const Sharding *l, const int64_t *global, co
 
 /* x (layout from, of global type g) as layout to (passes/spmd_partition.c). */
 Value *part_reshard(Part *P, Value *x, const Sharding *from, const Sharding *to, const Type *g);
+/* Every partition holds the same pieces under a and b. */
+bool part_same_data(const Part *P, const Sharding *a, const Sharding *b);
+/* About the bytes part_reshard moves between partitions for that change
+ * (0 when every partition keeps or slices its own piece). */
+int64_t part_reshard_bytes(const Part *P, const Sharding *from, const Sharding *to, const Type *g);
 /* The old value as layout l: resharded once, then reused. */
 Value *part_operand_as(Part *P, const Value *old, const Sharding *l);
 

@@ -113,7 +113,20 @@ static Value *try_all_to_all(Part *P, Value *x, const Sharding *from, const Shar
   return y;
 }
 
+bool part_same_data(const Part *P, const Sharding *a, const Sharding *b) { return same_data(P->s, a, b); }
+
+int64_t part_reshard_bytes(const Part *P, const Sharding *from, const Sharding *to, const Type *g) {
+  if (same_data(P->s, from, to)) return 0;
+  bool local = true;
+  for (int d = 0; d < g->rank && local; d++) local = nests(P->s, from, to, d, g->dims[d]);
+  if (local) return 0;
+  int64_t n = 0;
+  type_tensor_num_elements(g, &n);
+  return n * elem_storage_bytes(type_elem_kind(g));
+}
+
 Value *part_reshard(Part *P, Value *x, const Sharding *from, const Sharding *to, const Type *g) {
+  P->s->pc->steps++;
   if (same_data(P->s, from, to)) return x;
   Value *y = try_all_to_all(P, x, from, to, g);
   if (y) return y;
@@ -175,6 +188,11 @@ static void record_layout(Part *P, Op *func, int side, int i, const Sharding *l,
 static const Sharding *arg_layout(Part *P, Op *func, int i, const Type *t) {
   const Sharding *stated = spmd_func_sharding(P->s, func, 0, i);
   const Sharding *l = layout_full(P->s, stated, t->rank);
+  if (stated && stated->kind == SHARDING_TILED && stated->partial_manual) {
+    op_error(P->s->c, func, "%%arg%d is partially manual (last_tile_dims={manual}); tpucc partitions fully manual "
+             "shard_map bodies only", i);
+    return NULL;
+  }
   if (stated && !l && stated->kind == SHARDING_TILED) {
     op_error(P->s->c, func, "the sharding of %%arg%d covers %lld devices, not the program's %lld partitions", i,
              (long long)stated->ndevices, (long long)P->s->n);
@@ -251,7 +269,7 @@ bool part_block(Part *P, Block *b, const Sharding *const *args, const bool *manu
 static bool partition_func(Spmd *s, Op *func) {
   Block *b = op_body(func);
   if (!b || !b->last || b->last->kind != OP_FUNC_RETURN) return true;
-  Part P = {.s = s, .block = b, .at = b->first};
+  Part P = {.s = s, .block = b, .func_block = b, .at = b->first};
   const Op *ret = b->last;
   int nret = ret->noperands;
   const Sharding **args = arena_alloc(&s->c->arena, sizeof(Sharding *) * (size_t)(b->nargs + 1));
@@ -268,7 +286,6 @@ static bool partition_func(Spmd *s, Op *func) {
     const Type *t = returned[i]->type;
     if (type_is_tensor(t) && t->rank >= 0) rets[i] = layout_full(s, spmd_func_sharding(s, func, 1, i), t->rank);
   }
-  if (ok && P.at) part_partition_id(&P);
   ok = ok && part_block(&P, b, args, NULL, rets);
   if (ok) {
     for (int i = 0; i < b->nargs; i++) record_layout(&P, func, 0, i, args[i], globals[i]);
@@ -282,12 +299,56 @@ static bool partition_func(Spmd *s, Op *func) {
   return ok;
 }
 
+/* The axis sizes > 1 of a Shardy mesh attribute's text ("x"=2, "y"=4). */
+static int sdy_mesh_axes(const char *text, int64_t *axes) {
+  int n = 0;
+  for (const char *q = strstr(text, "\"="); q && n < 4; q = strstr(q + 2, "\"=")) {
+    int64_t size = strtoll(q + 2, NULL, 10);
+    if (size > 1) axes[n++] = size;
+  }
+  return n;
+}
+
+/* The device mesh tpurun places the chips on by default (tpu.mesh): the
+ * module's Shardy mesh, else the first argument tiled in device order
+ * over two or three mesh axes (its tile counts, then its replication). */
+static void record_mesh(Spmd *s, const Op *func) {
+  int64_t axes[SHARDING_MAX_RANK + 2];
+  int n = 0;
+  for (const Op *op = op_body(s->m->op)->first; op && !n; op = op->next) {
+    const Attr *mesh = op->kind == OP_SDY_MESH ? op_attr(op, "mesh") : NULL;
+    if (mesh) n = sdy_mesh_axes(attr_to_string(s->c, mesh), axes);
+  }
+  const Attr *list = func ? op_attr(func, "arg_attrs") : NULL;
+  for (int i = 0; !n && list && list->kind == ATTR_ARRAY && i < list->u.array.n; i++) {
+    const Sharding *l = spmd_func_sharding(s, func, 0, i);
+    if (!l || l->kind != SHARDING_TILED || l->ndevices != s->n) continue;
+    bool iota = true;
+    for (int64_t j = 0; j < l->ndevices; j++) iota = iota && l->devices[j] == j;
+    int m = 0;
+    for (int d = 0; d < l->rank; d++)
+      if (l->tiles[d] > 1) axes[m++] = l->tiles[d];
+    if (l->replicas > 1) axes[m++] = l->replicas;
+    if (iota && m >= 2 && m <= 3) n = m;
+  }
+  int64_t product = 1;
+  for (int i = 0; i < n; i++) product *= axes[i];
+  if (n >= 2 && n <= 3 && product == s->n)
+    op_set_attr(s->c, s->m->op, "tpu.mesh", attr_dense_i64_array(s->c, n, axes));
+}
+
 bool pass_spmd_partition(PassContext *pc) {
   if (!spmd_wanted(pc->m)) return true;
   Spmd s = spmd_begin(pc);
   bool ok = true;
+  const Op *first = NULL;
   for (Op *op = op_body(pc->m->op)->first; op && ok; op = op->next)
-    if (op->kind == OP_FUNC && !spmd_is_private(op)) ok = partition_func(&s, op);
+    if (op->kind == OP_FUNC && !spmd_is_private(op)) {
+      if (!first) first = op;
+      ok = partition_func(&s, op);
+    }
+  if (ok && s.replicas == 1) record_mesh(&s, first);
+  spmd_end(&s);
   if (ok) {
     op_set_attr(pc->c, pc->m->op, "tpu.spmd_partitioned", attr_unit(pc->c));
     pc->spmd_partitions = s.n;

@@ -39,6 +39,7 @@ static size_t slot_of(const Prop *p, const Value *v) {
 }
 
 static Slot *lookup(const Prop *p, const Value *v) {
+  if (!p->cap) return NULL;
   Slot *sl = &p->slots[slot_of(p, v)];
   return sl->v ? sl : NULL;
 }
@@ -68,12 +69,6 @@ static void put(Prop *p, const Value *v, const Sharding *l, bool fixed) {
   p->changed = true;
 }
 
-static int64_t value_bytes(const Value *v) {
-  int64_t n = 0;
-  if (!type_tensor_num_elements(v->type, &n)) return 0;
-  return n * (elem_storage_bytes(type_elem_kind(v->type)) + 0);
-}
-
 /* The dims that may share a tiling: windowed ops' halo map, else the
  * pointwise dim map. */
 static bool prop_map(const Spmd *s, const Op *op, int i, int64_t *map) {
@@ -88,20 +83,23 @@ static bool any_tiled_operand(const Prop *p, const Op *op) {
   return false;
 }
 
-/* The layout of op's result from its known operands through the dim
- * maps; the largest operand's alone on a conflict. */
-static const Sharding *forward_layout(Prop *p, const Op *op) {
-  Spmd *s = p->s;
+static int64_t type_bytes(const Type *t) {
+  int64_t n = 0;
+  if (!type_tensor_num_elements(t, &n)) return 0;
+  return n * elem_storage_bytes(type_elem_kind(t));
+}
+
+const Sharding *spmd_combine(const Spmd *s, const Op *op, const Sharding *const *ls, bool halo) {
   int k = op->results[0].type->rank, known = 0, largest = -1;
   int64_t tiles[SHARDING_MAX_RANK + 1], map[SHARDING_MAX_RANK + 1];
-  int64_t *co = arena_alloc(&s->c->arena, sizeof(int64_t) * (size_t)(s->n * (k + 1)));
+  int64_t *co = xcalloc((size_t)(s->n * (k + 1)), sizeof(int64_t));
   bool conflict = false, set[SHARDING_MAX_RANK + 1] = {0};
   for (int e = 0; e < k; e++) tiles[e] = 1;
   for (int i = 0; i < op->noperands && !conflict; i++) {
-    const Sharding *l = get(p, op->operands[i]);
-    if (!l || !prop_map(s, op, i, map)) continue;
+    const Sharding *l = ls[i];
+    if (!l || !(halo ? prop_map(s, op, i, map) : spmd_dim_map(s, op, i, map))) continue;
     known++;
-    if (largest < 0 || value_bytes(op->operands[i]) > value_bytes(op->operands[largest])) largest = i;
+    if (largest < 0 || type_bytes(op->operands[i]->type) > type_bytes(op->operands[largest]->type)) largest = i;
     const int64_t *oc = layout_coords(s, l);
     for (int e = 0; e < k && !conflict; e++) {
       if (map[e] < 0 || l->tiles[map[e]] == 1) continue;
@@ -115,14 +113,24 @@ static const Sharding *forward_layout(Prop *p, const Op *op) {
       tiles[e] = l->tiles[map[e]];
     }
   }
-  if (!known) return NULL;
-  const Sharding *out = conflict ? NULL : layout_from_coords(s, k, tiles, co);
+  const Sharding *out = known && !conflict ? layout_from_coords(s, k, tiles, co) : NULL;
+  free(co);
+  if (!known || out) return out;
+  if (halo) prop_map(s, op, largest, map);
+  else spmd_dim_map(s, op, largest, map);
+  return layout_map(s, ls[largest], k, map);
+}
+
+/* The layout of op's result from its known operands. */
+static const Sharding *forward_layout(Prop *p, const Op *op) {
+  const Sharding **ls = xcalloc((size_t)op->noperands + 1, sizeof(Sharding *));
+  for (int i = 0; i < op->noperands; i++) ls[i] = get(p, op->operands[i]);
+  const Sharding *out = spmd_combine(p->s, op, ls, true);
+  free(ls);
   /* Tiled operands whose tiling the result does not keep (contracted or
    * reduced dims) say nothing about the result: leave it to its users. */
   if (out && layout_is_replicated(out) && any_tiled_operand(p, op)) return NULL;
-  if (out) return out;
-  prop_map(s, op, largest, map);
-  return layout_map(s, get(p, op->operands[largest]), k, map);
+  return out;
 }
 
 /* Operand i's layout from result layout r: the inverse of its dim map. */
@@ -215,6 +223,7 @@ static void put_results(Prop *p, const Op *op, const Sharding *l) {
 
 static void forward(Prop *p, const Block *b) {
   for (const Op *op = b->first; op; op = op->next) {
+    p->s->pc->steps++;
     if (has_body(op)) forward_body(p, op);
     if (is_constraint(op) && op->noperands == 1) continue;
     if (!propagates(op) || get(p, &op->results[0])) continue;
@@ -224,6 +233,7 @@ static void forward(Prop *p, const Block *b) {
 
 static void backward(Prop *p, const Block *b) {
   for (const Op *op = b->last; op; op = op->prev) {
+    p->s->pc->steps++;
     if (has_body(op)) backward_body(p, op);
     if (op->nresults < 1) continue;
     const Sharding *r = get(p, &op->results[0]);
@@ -245,7 +255,9 @@ static void write_ops(Prop *p, Block *b) {
   for (Op *op = b->first; op; op = op->next) {
     for (int r = 0; has_body(op) && r < op->nregions; r++)
       for (int j = 0; j < op->regions[r].nblocks; j++) write_ops(p, op->regions[r].blocks[j]);
-    if (!op->nresults || custom_call_annotation(op) || (op_info[op->kind].traits & TRAIT_TERMINATOR)) continue;
+    if (!op->nresults || custom_call_annotation(op) || (op_info[op->kind].traits & TRAIT_TERMINATOR) ||
+        op_attr(op, "mhlo.sharding"))
+      continue;
     const Sharding **rs = arena_alloc(&s->c->arena, sizeof(Sharding *) * (size_t)op->nresults);
     bool any = false;
     for (int r = 0; r < op->nresults; r++) {
@@ -301,5 +313,6 @@ bool pass_sharding_propagation(PassContext *pc) {
   Spmd s = spmd_begin(pc);
   for (Op *op = op_body(pc->m->op)->first; op; op = op->next)
     if (op->kind == OP_FUNC && !spmd_is_private(op)) propagate_func(&s, op);
+  spmd_end(&s);
   return pc->c->diag.nerrors == 0;
 }

@@ -157,7 +157,7 @@ static bool is_mapped(const Plan *pl, int i, int d) {
  * and nothing else unmapped: the compute layout from their coordinates. */
 static bool plan_partial(Part *P, const Op *op, Plan *pl) {
   Spmd *s = P->s;
-  int nin = op->kind == OP_REDUCE ? 1 : 2;
+  int nin = op->kind == OP_REDUCE ? 1 : 2; /* reduce: its input; contractions: lhs and rhs */
   if (!pl->nred || op->noperands < nin) return false;
   const Sharding *cur[2] = {layout_of(P, op->operands[0]), nin > 1 ? layout_of(P, op->operands[1]) : NULL};
   if (!pl->nred || !cur[0] || (nin > 1 && !cur[1])) return false;
@@ -174,21 +174,23 @@ static bool plan_partial(Part *P, const Op *op, Plan *pl) {
   const int64_t *c0 = layout_coords(s, cur[0]), *c1 = nin > 1 ? layout_coords(s, cur[1]) : NULL;
   int k = pl->k, r0 = cur[0]->rank, r1 = nin > 1 ? cur[1]->rank : 0;
   int64_t tiles[SHARDING_MAX_RANK + 1];
-  int64_t *co = arena_alloc(&s->c->arena, sizeof(int64_t) * (size_t)(s->n * (k + 1)));
-  for (int64_t p = 0; p < s->n; p++) {
+  int64_t *co = xcalloc((size_t)(s->n * (k + 1)), sizeof(int64_t));
+  bool consistent = true;
+  for (int64_t p = 0; p < s->n && consistent; p++) {
     for (int j = 0; j < pl->nred && c1; j++)
-      if (c0[p * (r0 + 1) + pl->red[0][j]] != c1[p * (r1 + 1) + pl->red[1][j]]) return false;
+      if (c0[p * (r0 + 1) + pl->red[0][j]] != c1[p * (r1 + 1) + pl->red[1][j]]) consistent = false;
     for (int e = 0; e < k; e++) {
       int64_t a = pl->map[0][e], b = nin > 1 ? pl->map[1][e] : -1;
       int64_t ca = a >= 0 ? c0[p * (r0 + 1) + a] : 0, cb = b >= 0 ? c1[p * (r1 + 1) + b] : 0;
       int64_t ta = a >= 0 ? cur[0]->tiles[a] : 1, tb = b >= 0 ? cur[1]->tiles[b] : 1;
-      if (a >= 0 && b >= 0 && (ta != tb || ca != cb)) return false;
+      if (a >= 0 && b >= 0 && (ta != tb || ca != cb)) consistent = false;
       tiles[e] = ta > 1 ? ta : tb;
       co[p * (k + 1) + e] = ta > 1 ? ca : cb;
     }
     co[p * (k + 1) + k] = 0;
   }
-  pl->out = layout_from_coords(s, k, tiles, co);
+  pl->out = consistent ? layout_from_coords(s, k, tiles, co) : NULL;
+  free(co);
   if (!pl->out) return false;
   pl->in[0] = cur[0];
   if (nin > 1) pl->in[1] = cur[1];
@@ -294,11 +296,38 @@ static Value *plan_operand(Part *P, const Op *op, const Plan *pl, int i) {
   return part_mask(P, v, pl->in[i], t->dims, dims, fill);
 }
 
+/* The bytes a plan moves: its operands' reshards and its result's. */
+static int64_t plan_bytes(Part *P, const Op *op, const Plan *pl) {
+  int64_t bytes = 0;
+  for (int i = 0; i < op->noperands; i++) {
+    const Local *lo = part_get(P, op->operands[i]);
+    if (lo->l && pl->in[i]) bytes += part_reshard_bytes(P, lo->l, pl->in[i], lo->global);
+  }
+  return bytes + part_reshard_bytes(P, pl->out, target(P, op, 0), op->results[0].type);
+}
+
+/* The cheaper of computing in the target's layout (operands resharded)
+ * and in the operands' own combined layout (the result resharded); on a
+ * tie the one that cuts the work into more pieces, then the target's. */
+static void plan_cheapest(Part *P, const Op *op, Plan *pl) {
+  plan_from_target(P, op, target(P, op, 0), pl);
+  const Sharding **cur = arena_alloc(&P->s->c->arena, sizeof(Sharding *) * (size_t)(op->noperands + 1));
+  for (int i = 0; i < op->noperands; i++) cur[i] = layout_of(P, op->operands[i]);
+  const Sharding *own = op->noperands ? spmd_combine(P->s, op, cur, false) : NULL;
+  if (!own || part_same_data(P, own, pl->out)) return;
+  Plan *alt = xcalloc(1, sizeof *alt);
+  *alt = *pl;
+  plan_from_target(P, op, own, alt);
+  int64_t a = plan_bytes(P, op, alt), b = plan_bytes(P, op, pl);
+  if (a < b || (a == b && layout_pieces(alt->out) > layout_pieces(pl->out))) *pl = *alt;
+  free(alt);
+}
+
 static bool rule_local(Part *P, Op *op, Plan *pl) {
   Context *c = P->s->c;
   if (!plan_partial(P, op, pl)) {
     pl->partial = false;
-    plan_from_target(P, op, target(P, op, 0), pl);
+    plan_cheapest(P, op, pl);
   }
   Value **vals = arena_alloc(&c->arena, sizeof(Value *) * (size_t)(op->noperands + 1));
   Type **types = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(op->nresults + 1));
@@ -490,7 +519,27 @@ static bool rule_shard_shape(Part *P, Op *op, bool to_shard) {
   return true;
 }
 
+/* A result sharding the partitioner cannot honour, as a located error. */
+static bool unsupported_sharding(Part *P, const Op *op) {
+  for (int r = 0; r < op->nresults; r++) {
+    const Sharding *l = spmd_op_sharding(P->s, op, r);
+    if (l && l->kind == SHARDING_TILED && l->partial_manual) {
+      op_error(P->s->c, op, "result #%d is partially manual (last_tile_dims={manual}); tpucc partitions fully "
+               "manual shard_map bodies only", r);
+      return true;
+    }
+    if (l && l->kind == SHARDING_TILED && l->ndevices != P->s->n) {
+      op_error(P->s->c, op, "the sharding of result #%d covers %lld devices, not the program's %lld partitions", r,
+               (long long)l->ndevices, (long long)P->s->n);
+      return true;
+    }
+  }
+  return false;
+}
+
 bool part_op(Part *P, Op *op) {
+  P->s->pc->steps++;
+  if (unsupported_sharding(P, op)) return false;
   if (is_target(op, "SPMDFullToShardShape")) return rule_shard_shape(P, op, true);
   if (is_target(op, "SPMDShardToFullShape")) return rule_shard_shape(P, op, false);
   if (any_manual_operand(P, op)) return rule_manual(P, op);

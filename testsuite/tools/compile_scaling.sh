@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Compile time grows linearly with the module (issue 12).  For each shape of
+# Compile time grows linearly with the module (issue 12).  The SPMD passes
+# too (issue 16): sharding-propagation and spmd-partition on the "sharded"
+# layers (8 partitions) at 20,000 ops count at most 12 times their steps at
+# 2,000.  For each shape of
 # bench/gen_scaling.py (an element-wise chain, repeated model layers, a wide
 # DAG with many users per value), the work the fusion pass counts
 # (`--time-passes` prints "fusion (N steps)") at 20,000 ops is at most 12
@@ -29,6 +32,19 @@ for shape in chain layers dag; do
   [ "$big" -le $((12 * small)) ] || fail "$shape: fusion did $small steps at 2000 ops but $big at 20000 (more than 12x)"
   echo "$shape: $small steps at 2000 ops, $big at 20000"
 done
+
+spmd_steps() { # N: the steps of sharding-propagation + spmd-partition at -O2
+  python3 "$GEN" sharded "$1" "$TMP/sharded-$1.mlir" || fail "gen_scaling.py sharded $1"
+  timeout 60 "$TPUCC" --time-passes "$TMP/sharded-$1.mlir" -o /dev/null 2> "$TMP/time" || fail "sharded with $1 ops: tpucc failed"
+  local n
+  n=$(sed -n 's/.* \(sharding-propagation\|spmd-partition\) (\([0-9]*\) steps)$/\2/p' "$TMP/time" | awk '{ s += $1 } END { if (NR) print s }')
+  [ -n "$n" ] || fail "sharded with $1 ops: no spmd steps in --time-passes: $(head -c 600 "$TMP/time")"
+  echo "$n"
+}
+small=$(spmd_steps 2000) || { echo "$small"; exit 1; }
+big=$(spmd_steps 20000) || { echo "$big"; exit 1; }
+[ "$big" -le $((12 * small)) ] || fail "sharded: the SPMD passes did $small steps at 2000 ops but $big at 20000 (more than 12x)"
+echo "sharded: SPMD passes $small steps at 2000 ops, $big at 20000"
 
 # The 20,000-op chain is split by the group-size bound: no fusion body holds
 # more than 1024 ops (a body's ops are the lines between "tpu.fusion" and
