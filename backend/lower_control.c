@@ -205,8 +205,8 @@ void lower_manual_computation(FuncBuilder *fb, Op *op, int opcode) {
   for (int i = 0; whole && i < op->nresults; i++) whole = ret->operands[i]->type == op->results[i].type;
   if (!whole) {
     op_error(fb->e->c, op,
-             "its body works on per-device pieces of its operands; it needs SPMD partitioning, which this "
-             "program has not been through");
+             "its body works on per-device pieces of its operands; the back end runs it only once SPMD "
+             "partitioning has rewritten it (on one device it is inlined)");
     fb->e->failed = true;
     return;
   }

@@ -18,9 +18,10 @@
  * absent), each once, its tile rank is the value's, and it does not tile a
  * token or a dynamic shape.  The annotation custom calls
  * (ir/annotations.def) take one operand and give one result: an identity,
- * except @SPMDFullToShardShape (global to the per-device shape of the
- * @Sharding feeding it) and @SPMDShardToFullShape (back to the global
- * shape its own mhlo.sharding describes).  GSPMD and Shardy may mix. */
+ * except @SPMDFullToShardShape (global to the per-device shape under its
+ * operand's mhlo.sharding: the @Sharding feeding it or an annotated
+ * argument) and @SPMDShardToFullShape (back to the global shape its own
+ * mhlo.sharding describes).  GSPMD and Shardy may mix. */
 #include <stdio.h>
 #include <string.h>
 
@@ -148,32 +149,44 @@ static Type *per_device(Checker *k, Type *t, const Sharding *s) {
                         : type_tensor(k->c, t->elem, t->rank, dims, t->encoding);
 }
 
-/* The mhlo.sharding of op, read; false (quietly) when absent or malformed
- * (the attribute check reports that). */
-static bool op_gspmd(Checker *k, const Op *op, Sharding *s) {
-  const Attr *a = op_attr(op, "mhlo.sharding");
+/* Reads the GSPMD attribute a into s; false (quietly) when absent or
+ * malformed (the attribute check reports that). */
+static bool read_gspmd(Checker *k, const Attr *a, Sharding *s) {
   char why[SHARDING_WHY_LEN];
   return a && a->kind == ATTR_STRING && sharding_parse_gspmd(&k->scratch, a->u.str.s, a->u.str.len, s, why);
 }
 
-/* @SPMDFullToShardShape: the full sharding is the mhlo.sharding of the
- * @Sharding custom_call feeding it; its result the per-device shape.
- * @SPMDShardToFullShape: its own mhlo.sharding is the full sharding of
- * its result; its operand the per-device shape. */
+/* The mhlo.sharding annotating value v: its defining op's (a custom_call
+ * @Sharding, as JAX writes it), or a function argument's; NULL when none. */
+static const Attr *value_gspmd(const Value *v) {
+  if (v->def) return op_attr(v->def, "mhlo.sharding");
+  const Op *f = v->block && v->block->parent ? v->block->parent->parent : NULL;
+  if (!f || f->kind != OP_FUNC || op_body(f) != v->block) return NULL;
+  const Attr *list = op_attr(f, "arg_attrs");
+  if (!list || list->kind != ATTR_ARRAY || v->index >= list->u.array.n) return NULL;
+  const Attr *d = list->u.array.items[v->index];
+  for (int i = 0; d && d->kind == ATTR_DICT && i < d->u.dict.n; i++)
+    if (strcmp(d->u.dict.items[i].name, "mhlo.sharding") == 0) return d->u.dict.items[i].value;
+  return NULL;
+}
+
+/* @SPMDFullToShardShape: the full sharding is the mhlo.sharding of its
+ * operand (the @Sharding custom_call feeding it, or an annotated function
+ * argument); its result the per-device shape.  @SPMDShardToFullShape: its
+ * own mhlo.sharding is the full sharding of its result; its operand the
+ * per-device shape. */
 static void check_spmd_shapes(Checker *k, const Op *op, const Annotation *an) {
   bool to_shard = strcmp(an->target, "SPMDFullToShardShape") == 0;
   Type *global = to_shard ? op->operands[0]->type : op->results[0].type;
   Type *local = to_shard ? op->results[0].type : op->operands[0]->type;
-  const Op *src = to_shard ? op->operands[0]->def : op;
-  const Annotation *src_an = src ? custom_call_annotation(src) : NULL;
+  const Attr *full = to_shard ? value_gspmd(op->operands[0]) : op_attr(op, "mhlo.sharding");
   Sharding s;
-  if (to_shard && (!src_an || strcmp(src_an->target, "Sharding") != 0)) {
-    op_error(k->c, op, "custom_call @SPMDFullToShardShape expects its operand from a custom_call @Sharding "
-                       "(whose mhlo.sharding is the full sharding)");
-  } else if (!op_gspmd(k, src, &s)) {
-    if (op_attr(src, "mhlo.sharding")) return; /* malformed: reported where it is */
-    op_error(k->c, op, "custom_call @%s: %s has no mhlo.sharding (the full sharding)", an->target,
-             to_shard ? "the custom_call @Sharding feeding it" : "it");
+  if (!full) {
+    op_error(k->c, op, "custom_call @%s: %s (the full sharding)", an->target,
+             to_shard ? "its operand has no mhlo.sharding: feed it from a custom_call @Sharding"
+                      : "it has no mhlo.sharding");
+  } else if (!read_gspmd(k, full, &s)) {
+    return; /* malformed: reported where it is */
   } else {
     Type *want = per_device(k, global, &s);
     if (want == local) return;

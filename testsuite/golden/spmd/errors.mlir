@@ -20,7 +20,9 @@ module @partial_manual attributes {mhlo.num_partitions = 4 : i32} {
 }
 
 // -----
-// CHECK: errors.mlir:[[@LINE+4]]:10: error: 'stablehlo.custom_call' op the piece of its operand under its sharding is 'tensor<2x4xf32>', not the result type 'tensor<4x4xf32>'
+// The sharding check (passes/sharding.c) reports these before partitioning.
+// CHECK: errors.mlir:[[@LINE+5]]:10: error: 'stablehlo.custom_call' op custom_call @SPMDFullToShardShape: the per-device type of 'tensor<8x4xf32>' under {devices=[4,1]<=[4]} is 'tensor<2x4xf32>', but its result has type 'tensor<4x4xf32>'
+// CHECK: errors.mlir:[[@LINE+5]]:10: error: 'stablehlo.custom_call' op custom_call @SPMDShardToFullShape: the per-device type of 'tensor<8x4xf32>' under {devices=[4,1]<=[4]} is 'tensor<2x4xf32>', but its operand has type 'tensor<4x4xf32>'
 module @bad_full_to_shard attributes {mhlo.num_partitions = 4 : i32} {
   func.func public @main(%x: tensor<8x4xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}) -> tensor<8x4xf32> {
     %0 = stablehlo.custom_call @Sharding(%x) {mhlo.sharding = "{devices=[4,1]<=[4]}"} : (tensor<8x4xf32>) -> tensor<8x4xf32>

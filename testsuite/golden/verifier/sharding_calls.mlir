@@ -1,9 +1,10 @@
 // RUN: %verify-diagnostics %s
 // Shardings on ops, and JAX's annotation custom calls (passes/sharding.c):
 // tuple shardings give one element per result; @Sharding and the other
-// hints are identities; @SPMDFullToShardShape gives the per-device shape of
-// the @Sharding feeding it, @SPMDShardToFullShape takes the per-device
-// shape of its own (full) mhlo.sharding.
+// hints are identities; @SPMDFullToShardShape gives the per-device shape
+// under its operand's mhlo.sharding (the @Sharding feeding it, or an
+// annotated argument), @SPMDShardToFullShape takes the per-device shape of
+// its own (full) mhlo.sharding.
 
 module attributes {mhlo.num_partitions = 2 : i32} {
   func.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
@@ -47,6 +48,7 @@ module attributes {mhlo.num_partitions = 4 : i32} {
     %4 = stablehlo.custom_call @SPMDShardToFullShape(%3) {mhlo.sharding = "{devices=[2,2]<=[4]}"} : (tensor<4x3xf32>) -> tensor<8x6xf32>
     %5 = stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = "{devices=[1,2,2]<=[4] last_tile_dim_replicate}"} : (tensor<8x6xf32>) -> tensor<8x6xf32>
     %6 = stablehlo.custom_call @SPMDFullToShardShape(%5) {mhlo.sharding = "{manual}"} : (tensor<8x6xf32>) -> tensor<8x3xf32>
+    %7 = stablehlo.custom_call @SPMDFullToShardShape(%arg0) {mhlo.sharding = "{manual}"} : (tensor<8x6xf32>) -> tensor<4x3xf32>
     return %4 : tensor<8x6xf32>
   }
 }
@@ -60,12 +62,12 @@ module attributes {mhlo.num_partitions = 4 : i32} {
     %1 = stablehlo.custom_call @SPMDFullToShardShape(%0) {mhlo.sharding = "{manual}"} : (tensor<8x6xf32>) -> tensor<8x6xf32>
     // expected-error @+1 {{custom_call @SPMDShardToFullShape: the per-device type of 'tensor<8x6xf32>' under {devices=[4,1]<=[4]} is 'tensor<2x6xf32>', but its operand has type 'tensor<8x6xf32>'}}
     %2 = stablehlo.custom_call @SPMDShardToFullShape(%1) {mhlo.sharding = "{devices=[4,1]<=[4]}"} : (tensor<8x6xf32>) -> tensor<8x6xf32>
-    // expected-error @+1 {{custom_call @SPMDFullToShardShape expects its operand from a custom_call @Sharding (whose mhlo.sharding is the full sharding)}}
+    // expected-error @+1 {{custom_call @SPMDFullToShardShape: its operand has no mhlo.sharding: feed it from a custom_call @Sharding (the full sharding)}}
     %3 = stablehlo.custom_call @SPMDFullToShardShape(%arg0) {mhlo.sharding = "{manual}"} : (tensor<8x6xf32>) -> tensor<4x3xf32>
     // expected-error @+1 {{custom_call @SPMDShardToFullShape: it has no mhlo.sharding (the full sharding)}}
     %4 = stablehlo.custom_call @SPMDShardToFullShape(%3) : (tensor<4x3xf32>) -> tensor<8x6xf32>
     %5 = stablehlo.custom_call @Sharding(%arg0) : (tensor<8x6xf32>) -> tensor<8x6xf32>
-    // expected-error @+1 {{custom_call @SPMDFullToShardShape: the custom_call @Sharding feeding it has no mhlo.sharding (the full sharding)}}
+    // expected-error @+1 {{custom_call @SPMDFullToShardShape: its operand has no mhlo.sharding: feed it from a custom_call @Sharding (the full sharding)}}
     %6 = stablehlo.custom_call @SPMDFullToShardShape(%5) {mhlo.sharding = "{manual}"} : (tensor<8x6xf32>) -> tensor<4x3xf32>
     // expected-error @+1 {{custom_call @SPMDShardToFullShape is an identity: it takes one operand and has one result, not 2 and 1}}
     %7 = stablehlo.custom_call @SPMDShardToFullShape(%3, %3) {mhlo.sharding = "{replicated}"} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<8x6xf32>

@@ -1,0 +1,18 @@
+// RUN: %tpucc --verify-only %s
+// RUN: %not %tpucc -O0 %s -o %t.tpub 2>&1 | FileCheck %s
+// RUN: %not %tpucc -O2 %s -o %t.tpub 2>&1 | FileCheck %s
+// An sdy.manual_computation whose body works on per-device pieces (here
+// over 2 devices) verifies, but the back end runs it only once SPMD
+// partitioning has rewritten it: until then a located error, exit 2 (on one
+// device it is inlined: sharding_ops.mlir).
+// CHECK: sharding_manual.mlir:[[@LINE+4]]:10: error: 'sdy.manual_computation' op its body works on per-device pieces of its operands; the back end runs it only once SPMD partitioning has rewritten it (on one device it is inlined)
+module @jit_f attributes {mhlo.num_partitions = 2 : i32} {
+  sdy.mesh @mesh = <["x"=2]>
+  func.func public @main(%arg0: tensor<8x4xf32>) -> tensor<8x4xf32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%arg1: tensor<4x4xf32>) {
+      %1 = stablehlo.negate %arg1 : tensor<4x4xf32>
+      sdy.return %1 : tensor<4x4xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    return %0 : tensor<8x4xf32>
+  }
+}
