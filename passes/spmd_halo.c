@@ -223,13 +223,58 @@ static Value *halo(Part *P, Value *x, const Win *w, const int64_t *ids, bool lef
   return r;
 }
 
+/* Per partition of layout l: the offset of its window in a buffer of B
+ * rows whose row 0 is global row base + c*step (c its coordinate along
+ * w->dim), and the window's first global row; whether every offset is the
+ * same, and whether a window holding output rows reaches below 0 / past D. */
+static bool win_tables(const Spmd *s, const Sharding *l, const Win *w, int64_t base, int64_t step, int64_t B,
+                       int32_t *off, int32_t *start, bool *low, bool *high) {
+  const int64_t *co = layout_coords(s, l);
+  int k = l->rank, d = w->dim;
+  bool same = true;
+  *low = *high = false;
+  for (int64_t p = 0; p < s->n; p++) {
+    int64_t c = co[p * (k + 1) + d], S = c * w->Lo * w->s - w->lo, o = S - (base + c * step);
+    if (c * w->Lo >= w->Dout) o = -w->lo - base; /* no output rows: partition 0's offset */
+    if (o < 0) o = 0;
+    if (o > B - w->W) o = B - w->W;
+    off[p] = (int32_t)o, start[p] = (int32_t)S;
+    if (c * w->Lo < w->Dout) *low = *low || S < 0, *high = *high || S + w->W > w->D;
+    same = same && off[p] == off[0];
+  }
+  return same;
+}
+
+/* The W rows of buf along w->dim at the offsets off[], then the rows
+ * outside the global [0, D) set to fill when mask_low / mask_high. */
+static Value *cut_window(Part *P, Value *buf, const Win *w, const int32_t *off, bool same, const int32_t *start,
+                         Value *fill, bool mask_low, bool mask_high) {
+  int d = w->dim, k = buf->type->rank;
+  int64_t B = buf->type->dims[d];
+  Value *win = buf;
+  if (same && (off[0] || w->W != B)) {
+    win = slice_dim(P, buf, d, off[0], off[0] + w->W, 1);
+  } else if (!same) {
+    Value *starts[MAXR];
+    int64_t sizes[MAXR];
+    int32_t zero = 0;
+    for (int e = 0; e < k; e++) {
+      sizes[e] = e == d ? w->W : buf->type->dims[e];
+      starts[e] = e == d ? part_lookup(P, off) : part_splat(P, type_scalar_tensor(P->s->c, ELEM_I32), &zero);
+    }
+    win = part_dynamic_slice(P, buf, starts, sizes);
+  }
+  if (fill && (mask_low || mask_high)) win = fill_outside(P, win, d, part_lookup(P, start), w->D, mask_low, mask_high, fill);
+  return win;
+}
+
 /* x (a piece of layout l) as the W rows along w->dim its partition's
  * window reads; rows outside the global [0, D) are fill (NULL: any
  * value; zero_fill: fill is zero, which the halo's edges already are). */
 static Value *win_rows(Part *P, Value *x, const Sharding *l, const Win *w, Value *fill, bool zero_fill) {
   Spmd *s = P->s;
-  int d = w->dim, k = l->rank;
-  bool vary[MAXR] = {0};
+  int d = w->dim;
+  bool vary[MAXR] = {0}, low, high;
   vary[d] = true;
   int64_t *ids = xcalloc((size_t)s->n, sizeof(int64_t));
   part_groups(P, l, vary, ids);
@@ -240,38 +285,50 @@ static Value *win_rows(Part *P, Value *x, const Sharding *l, const Win *w, Value
   if (w->hr) parts[np++] = halo(P, x, w, ids, false);
   free(ids);
   Value *buf = pad_dim(P, np > 1 ? concat_dim(P, np, parts, d) : x, d, w->pl, w->pr);
-  int64_t B = buf->type->dims[d];
-  const int64_t *co = layout_coords(s, l);
   int32_t *off = xcalloc((size_t)s->n, sizeof(int32_t)), *start = xcalloc((size_t)s->n, sizeof(int32_t));
-  bool same = true, low = false, high = false;
-  for (int64_t p = 0; p < s->n; p++) {
-    int64_t c = co[p * (k + 1) + d], S = c * w->Lo * w->s - w->lo, o = w->pl + w->hl - (c * w->L - S);
-    if (c * w->Lo >= w->Dout) o = w->pl + w->hl - w->lo; /* no output rows: partition 0's offset */
-    if (o < 0) o = 0;
-    if (o > B - w->W) o = B - w->W;
-    off[p] = (int32_t)o, start[p] = (int32_t)S;
-    if (c * w->Lo < w->Dout) low = low || S < 0, high = high || S + w->W > w->D;
-    same = same && off[p] == off[0];
-  }
-  Value *win = buf;
-  if (same && (off[0] || w->W != B)) {
-    win = slice_dim(P, buf, d, off[0], off[0] + w->W, 1);
-  } else if (!same) {
-    Value *starts[MAXR];
-    int64_t sizes[MAXR];
-    int32_t zero = 0;
-    for (int e = 0; e < k; e++) {
-      sizes[e] = e == d ? w->W : buf->type->dims[e];
-      starts[e] = e == d ? part_lookup(P, off) : part_splat(P, type_scalar_tensor(s->c, ELEM_I32), &zero);
-    }
-    win = part_dynamic_slice(P, buf, starts, sizes);
-  }
+  bool same = win_tables(s, l, w, -w->hl - w->pl, w->L, buf->type->dims[d], off, start, &low, &high);
   bool uneven = w->D % w->t != 0;
-  if (fill && (zero_fill ? high && uneven : low || high))
-    win = fill_outside(P, win, d, part_lookup(P, start), w->D, low && !zero_fill, high, fill);
+  Value *win = cut_window(P, buf, w, off, same, start, fill, low && !zero_fill, high && (uneven || !zero_fill));
   free(off);
   free(start);
   return win;
+}
+
+/* x whole along w->dim: each partition's W rows cut out of it (zero rows
+ * padded on where windows reach past the edges), no exchange; grid: the
+ * layout whose coordinates along the dim place the windows. */
+static Value *win_whole(Part *P, Value *x, const Sharding *grid, const Win *w, Value *fill, bool zero_fill) {
+  Spmd *s = P->s;
+  int64_t front = 0, back = 0;
+  for (int64_t c = 0; c < w->t && c * w->Lo < w->Dout; c++) {
+    int64_t S = c * w->Lo * w->s - w->lo;
+    if (-S > front) front = -S;
+    if (S + w->W - w->D > back) back = S + w->W - w->D;
+  }
+  Value *buf = pad_dim(P, x, w->dim, front, back);
+  int32_t *off = xcalloc((size_t)s->n, sizeof(int32_t)), *start = xcalloc((size_t)s->n, sizeof(int32_t));
+  bool low, high, same = win_tables(s, grid, w, -front, 0, buf->type->dims[w->dim], off, start, &low, &high);
+  Value *win = cut_window(P, buf, w, off, same, start, fill, low && !zero_fill, high && !zero_fill);
+  free(off);
+  free(start);
+  return win;
+}
+
+/* The old operand's W rows along each windowed dim: dims the operand
+ * already holds whole are cut locally, the others exchanged (layout l). */
+static Value *windows(Part *P, const Value *old, const Sharding *l, const Win *w, int nw, Value *fill, bool zero_fill) {
+  const Local *lo = part_get(P, old);
+  const Sharding *use = l;
+  bool whole[MAXR] = {0};
+  for (int j = 0; j < nw && lo && lo->l && !lo->manual; j++)
+    if (lo->l->tiles[w[j].dim] == 1) {
+      const Sharding *u = layout_untile(P->s, use, w[j].dim);
+      if (u) use = u, whole[j] = true;
+    }
+  Value *x = part_operand_as(P, old, use);
+  for (int j = 0; j < nw; j++)
+    x = whole[j] ? win_whole(P, x, l, &w[j], fill, zero_fill) : win_rows(P, x, use, &w[j], fill, zero_fill);
+  return x;
 }
 
 /* ------------------------------------------------------------------ */
@@ -393,9 +450,8 @@ static int halo_conv(Part *P, Op *op) {
   if (!nw) return -1;
   const Sharding *in_l = operand_layout(P, cl, it, maps[0]), *k_l = operand_layout(P, cl, kt, maps[1]);
   if (!in_l || !k_l) return -1;
-  Value *vals[2] = {part_operand_as(P, op->operands[0], in_l), part_operand_as(P, op->operands[1], k_l)};
-  Value *zero = part_zero_like(P, it->elem);
-  for (int j = 0; j < nw; j++) vals[0] = win_rows(P, vals[0], in_l, &w[j], zero, true);
+  Value *vals[2] = {windows(P, op->operands[0], in_l, w, nw, part_zero_like(P, it->elem), true),
+                    part_operand_as(P, op->operands[1], k_l)};
   Type *lt = layout_local_type(s, cl, (Type *)rt);
   const char *name = "padding";
   Attr *pa = part_groups_attr(P, cd->nspatial, 2, newpad);
@@ -438,8 +494,7 @@ static int halo_reduce_window(Part *P, Op *op) {
   Type **types = arena_alloc(&c->arena, sizeof(Type *) * (size_t)n);
   for (int i = 0; i < n; i++) {
     vals[n + i] = part_operand_as(P, op->operands[n + i], layout_replicated(s, 0));
-    vals[i] = part_operand_as(P, op->operands[i], in_l);
-    for (int j = 0; j < nw; j++) vals[i] = win_rows(P, vals[i], in_l, &w[j], vals[n + i], false);
+    vals[i] = windows(P, op->operands[i], in_l, w, nw, vals[n + i], false);
     types[i] = layout_local_type(s, cl, op->results[i].type);
   }
   const char *name = "padding";
@@ -476,8 +531,8 @@ static int halo_pad(Part *P, Op *op) {
   if (!nw) return -1;
   const Sharding *in_l = operand_layout(P, cl, it, map[0]);
   if (!in_l) return -1;
-  Value *vals[2] = {part_operand_as(P, op->operands[0], in_l), part_operand_as(P, op->operands[1], layout_replicated(s, 0))};
-  for (int j = 0; j < nw; j++) vals[0] = win_rows(P, vals[0], in_l, &w[j], vals[1], false);
+  Value *vals[2] = {NULL, part_operand_as(P, op->operands[1], layout_replicated(s, 0))};
+  vals[0] = windows(P, op->operands[0], in_l, w, nw, vals[1], false);
   Value *y = vals[0];
   if (local) {
     Type *lt = layout_local_type(s, cl, (Type *)rt);
@@ -520,8 +575,7 @@ static int halo_slice(Part *P, Op *op) {
   if (!nw) return -1;
   const Sharding *in_l = operand_layout(P, cl, it, map[0]);
   if (!in_l) return -1;
-  Value *x = part_operand_as(P, op->operands[0], in_l);
-  for (int j = 0; j < nw; j++) x = win_rows(P, x, in_l, &w[j], NULL, false);
+  Value *x = windows(P, op->operands[0], in_l, w, nw, NULL, false);
   if (local) {
     Type *lt = layout_local_type(s, cl, (Type *)rt);
     NamedAttr at3[3] = {{"limit_indices", attr_dense_i64_array(c, k, b)},

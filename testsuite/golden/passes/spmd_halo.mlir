@@ -139,3 +139,20 @@ module @slice attributes {mhlo.num_partitions = 4 : i32} {
     return %0 : tensor<4x8xf32>
   }
 }
+
+// -----
+// An operand held whole along the windowed dim (replicated): each
+// partition cuts its window out locally (zero rows padded on at the
+// edges), no exchange.
+// CHECK-LABEL: func.func public @whole
+// CHECK-NOT: collective_permute
+// CHECK: %[[P:.*]] = stablehlo.pad %arg0, %{{.*}}, low = [0, 1, 0, 0], high = [0, 1, 0, 0]
+// CHECK: stablehlo.constant dense<[0, 4, 8, 12]> : tensor<4xi32>
+// CHECK: %[[W:.*]] = stablehlo.dynamic_slice %[[P]], {{.*}} sizes = [1, 6, 16, 4]
+// CHECK: stablehlo.convolution(%[[W]], %arg1) {{.*}} -> tensor<1x4x16x8xf32>
+module @whole attributes {mhlo.num_partitions = 4 : i32} {
+  func.func public @whole(%x: tensor<1x16x16x4xf32> {mhlo.sharding = "{replicated}"}, %w: tensor<3x3x4x8xf32>) -> tensor<1x16x16x8xf32> {
+    %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, mhlo.sharding = "{devices=[1,4,1,1]<=[4]}"} : (tensor<1x16x16x4xf32>, tensor<3x3x4x8xf32>) -> tensor<1x16x16x8xf32>
+    return %0 : tensor<1x16x16x8xf32>
+  }
+}
