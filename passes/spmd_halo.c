@@ -114,24 +114,33 @@ typedef struct Win {
 } Win;
 
 /* Plans w (dim, t, D, Dout, ke, s, lo given); false when a partition
- * holding output rows reaches past a neighbour's piece. */
+ * holding output rows needs rows of a piece beyond its neighbours'.  Rows
+ * below 0 or past the last piece are not fetched: they are the zero rows
+ * pl / pr, before the left halo and after the right one (so a partition
+ * reaching past them needs its neighbour's whole piece). */
 static bool win_plan(Win *w) {
-  w->L = ceil_div(w->D, w->t);
-  w->Lo = ceil_div(w->Dout, w->t);
+  int64_t t = w->t, L;
+  w->L = L = ceil_div(w->D, t);
+  w->Lo = ceil_div(w->Dout, t);
   w->W = (w->Lo - 1) * w->s + w->ke;
   if (w->Dout < 1 || w->W < 1 || w->s < 1) return false;
-  int64_t lh0 = 0, rhn = 0;
-  w->hl = w->hr = 0;
-  for (int64_t c = 0; c < w->t && c * w->Lo < w->Dout; c++) {
-    int64_t S = c * w->Lo * w->s - w->lo, lh = c * w->L - S, rh = S + w->W - (c * w->L + w->L);
-    if (c == 0) lh0 = lh;
-    else if (lh > w->hl) w->hl = lh;
-    if (c == w->t - 1) rhn = rh;
-    else if (rh > w->hr) w->hr = rh;
+  int64_t live = ceil_div(w->Dout, w->Lo); /* partitions holding output rows */
+  if (live > t) live = t;
+  w->hl = w->hr = w->pl = w->pr = 0;
+  for (int64_t c = 0; c < live; c++) {
+    int64_t S = c * w->Lo * w->s - w->lo, lh = c * L - S, rh = S + w->W - (c * L + L);
+    if (c > 0 && (lh < c * L ? lh : c * L) > w->hl) w->hl = lh < c * L ? lh : c * L;
+    if (c < t - 1 && (rh < (t - 1 - c) * L ? rh : (t - 1 - c) * L) > w->hr) w->hr = rh < (t - 1 - c) * L ? rh : (t - 1 - c) * L;
   }
-  w->pl = lh0 > w->hl ? lh0 - w->hl : 0;
-  w->pr = rhn > w->hr ? rhn - w->hr : 0;
-  return w->hl <= w->L && w->hr <= w->L;
+  if (w->hl > L || w->hr > L) return false;
+  for (int64_t c = 0; c < live; c++) {
+    int64_t S = c * w->Lo * w->s - w->lo, lh = c * L - S, rh = S + w->W - (c * L + L);
+    if (lh > w->hl && c * L > w->hl) return false; /* rows at or above 0 beyond the halo */
+    if (rh > w->hr && (c + 1) * L + w->hr < t * L) return false;
+    if (lh - w->hl > w->pl) w->pl = lh - w->hl;
+    if (rh - w->hr > w->pr) w->pr = rh - w->hr;
+  }
+  return true;
 }
 
 /* ------------------------------------------------------------------ */
