@@ -146,6 +146,7 @@ static bool win_plan(Win *w) {
 /* ------------------------------------------------------------------ */
 /* Local data movement along one dim */
 
+/* x[a:b:stride] along d. */
 static Value *slice_dim(Part *P, Value *x, int d, int64_t a, int64_t b, int64_t stride) {
   Context *c = P->s->c;
   int k = x->type->rank;
@@ -395,6 +396,7 @@ static bool uses_outside(const Op *op, const ValueMap *inside) {
   return false;
 }
 
+/* Whether op's regions use values defined outside them. */
 static bool captures(Context *c, const Op *op) {
   ValueMap inside = {0};
   mark_inside(c, op, &inside);
@@ -431,6 +433,8 @@ static void finish(Part *P, const Op *op, int r, Value *v, const Sharding *l) {
 /* ------------------------------------------------------------------ */
 /* The ops */
 
+/* A convolution: its input's windowed dims exchanged, the kernel whole
+ * along its spatial dims (tiled along its output features as the result). */
 static int halo_conv(Part *P, Op *op) {
   Spmd *s = P->s;
   Context *c = s->c;
@@ -469,6 +473,8 @@ static int halo_conv(Part *P, Op *op) {
   return 1;
 }
 
+/* A reduce_window (any number of inputs): the rows outside the operand
+ * are each input's init value. */
 static int halo_reduce_window(Part *P, Op *op) {
   Spmd *s = P->s;
   Context *c = s->c;
@@ -513,6 +519,8 @@ static int halo_reduce_window(Part *P, Op *op) {
   return 1;
 }
 
+/* A pad: a window of 1 row shifted by the low padding, rows outside the
+ * operand the padding value; the untiled dims padded locally. */
 static int halo_pad(Part *P, Op *op) {
   Spmd *s = P->s;
   Context *c = s->c;
@@ -553,6 +561,8 @@ static int halo_pad(Part *P, Op *op) {
   return 1;
 }
 
+/* A slice: a window of 1 row shifted by -start with the slice's stride,
+ * then the local strided slice. */
 static int halo_slice(Part *P, Op *op) {
   Spmd *s = P->s;
   Context *c = s->c;
