@@ -98,7 +98,8 @@ static bool is_plain_elementwise(const Op *op) {
   if (!is_static_tensor(r)) return false;
   for (int i = 0; i < op->noperands; i++) {
     const Type *t = op->operands[i]->type;
-    if (!is_static_tensor(t) || t->rank != r->rank || memcmp(t->dims, r->dims, sizeof(int64_t) * (size_t)r->rank))
+    if (!is_static_tensor(t) || t->rank != r->rank ||
+        (r->rank && memcmp(t->dims, r->dims, sizeof(int64_t) * (size_t)r->rank)))
       return false;
   }
   return true;
