@@ -26,26 +26,7 @@
 
 enum { MAXR = SHARDING_MAX_RANK + 1 };
 
-/* The i64 list attribute a (n = 0 when absent). */
-static const int64_t *list_attr(Context *c, const Attr *a, int *n) {
-  const int64_t *v = NULL;
-  *n = 0;
-  if (a && !attr_as_i64_list(a, n, &v, &c->arena)) *n = 0;
-  return v;
-}
-
-/* A padding attribute (tensor<Nx2xi64>, flattened; n = 0 when absent). */
-static const int64_t *pad_attr(Context *c, const Attr *a, int *n) {
-  *n = 0;
-  if (!a || a->kind != ATTR_DENSE || !a->type || a->type->rank != 2 || a->type->elem_opaque ||
-      !elem_is_int(a->type->elem) || a->type->dims[1] != 2)
-    return list_attr(c, a, n);
-  int64_t cnt = 2 * a->type->dims[0];
-  int64_t *v = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(cnt + 1));
-  for (int64_t i = 0; i < cnt; i++) v[i] = dense_get_int(a, i);
-  *n = (int)cnt;
-  return v;
-}
+static const int64_t *list_attr(Context *c, const Attr *a, int *n) { return spmd_int_list(c, a, n); }
 
 static int64_t at(const int64_t *v, int n, int i, int64_t dflt) { return i < n ? v[i] : dflt; }
 
@@ -445,7 +426,7 @@ static int halo_conv(Part *P, Op *op) {
   const Type *it = op->operands[0]->type, *kt = op->operands[1]->type, *rt = op->results[0].type;
   const Sharding *cl = compute_layout(P, op, 2, maps);
   int np, nst, nrd;
-  const int64_t *pad = pad_attr(c, op_attr(op, "padding"), &np), *st = list_attr(c, op_attr(op, "window_strides"), &nst);
+  const int64_t *pad = list_attr(c, op_attr(op, "padding"), &np), *st = list_attr(c, op_attr(op, "window_strides"), &nst);
   const int64_t *rd = list_attr(c, op_attr(op, "rhs_dilation"), &nrd);
   int64_t newpad[2 * MAXR];
   Win w[MAXR];
@@ -488,7 +469,7 @@ static int halo_reduce_window(Part *P, Op *op) {
   const int64_t *wd = list_attr(c, op_attr(op, "window_dimensions"), &nw_);
   const int64_t *st = list_attr(c, op_attr(op, "window_strides"), &nst);
   const int64_t *dil = list_attr(c, op_attr(op, "window_dilations"), &nwd);
-  const int64_t *pad = pad_attr(c, op_attr(op, "padding"), &np);
+  const int64_t *pad = list_attr(c, op_attr(op, "padding"), &np);
   const Type *it = op->operands[0]->type, *rt = op->results[0].type;
   int64_t newpad[2 * MAXR];
   Win w[MAXR];
