@@ -99,7 +99,7 @@ static bool is_plain_elementwise(const Op *op) {
   for (int i = 0; i < op->noperands; i++) {
     const Type *t = op->operands[i]->type;
     if (!is_static_tensor(t) || t->rank != r->rank ||
-        (r->rank && memcmp(t->dims, r->dims, sizeof(int64_t) * (size_t)r->rank))) /* rank 0: no dims array */
+        (r->rank && memcmp(t->dims, r->dims, sizeof(int64_t) * (size_t)r->rank)))
       return false;
   }
   return true;

@@ -65,6 +65,10 @@ Type *layout_local_type(const Spmd *s, const Sharding *l, Type *global);
 int64_t layout_pieces(const Sharding *l);
 
 /* ---- dim correspondences of an op (passes/spmd_dims.c) ---- */
+/* An integer list attribute read flat (array<i64>, dense 1-d, and the
+ * 2-d tensor<Nx2xi64> of a window's padding row by row); n = 0 when
+ * absent or not integers. */
+const int64_t *spmd_int_list(Context *c, const Attr *a, int *n);
 /* For each result dim e of op's result 0, the dim of operand i it is
  * computed from pointwise (out[e], -1 for none): tiling that dim of the
  * result and of the operand alike is local.  Returns false when op has no

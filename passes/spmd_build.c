@@ -317,3 +317,9 @@ Value *part_mask(Part *P, Value *x, const Sharding *l, const int64_t *global, co
   Value *sel[3] = {keep, x, bfill};
   return part_emit(P, OP_SELECT, 3, sel, x->type, 0, NULL);
 }
+
+Value *part_collective_permute(Part *P, Value *x, int64_t npairs, const int64_t *pairs) {
+  NamedAttr a[2] = {{"channel_handle", channel(P)}, {"source_target_pairs", part_groups_attr(P, npairs, 2, pairs)}};
+  P->s->pc->spmd_inserted[SPMD_COLLECTIVE_PERMUTE]++;
+  return part_emit(P, OP_COLLECTIVE_PERMUTE, 1, &x, x->type, 2, a);
+}

@@ -12,13 +12,22 @@ static int64_t int_attr(const Op *op, const char *name, int64_t dflt) {
   return attr_as_int(op_attr(op, name), &v) ? v : dflt;
 }
 
-/* The i64 list attribute `name` (n = 0 when absent). */
-static const int64_t *list_attr(Context *c, const Attr *a, int *n) {
+const int64_t *spmd_int_list(Context *c, const Attr *a, int *n) {
   const int64_t *v = NULL;
   *n = 0;
+  if (a && a->kind == ATTR_DENSE && a->type && a->type->rank == 2 && !a->type->elem_opaque &&
+      elem_is_int(a->type->elem) && type_is_static(a->type)) {
+    int64_t cnt = a->type->dims[0] * a->type->dims[1];
+    int64_t *flat = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(cnt + 1));
+    for (int64_t i = 0; i < cnt; i++) flat[i] = dense_get_int(a, i);
+    *n = (int)cnt;
+    return flat;
+  }
   if (a && !attr_as_i64_list(a, n, &v, &c->arena)) *n = 0;
   return v;
 }
+
+static const int64_t *list_attr(Context *c, const Attr *a, int *n) { return spmd_int_list(c, a, n); }
 
 static void fill(int64_t *out, int k, int64_t v) {
   for (int e = 0; e < k; e++) out[e] = v;

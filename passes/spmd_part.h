@@ -95,4 +95,8 @@ Value *part_partition_id(Part *P);
 /* Partitions one op (passes/spmd_rules.c); false after a diagnostic. */
 bool part_op(Part *P, Op *op);
 
+/* x sent from pairs[2i] to pairs[2i + 1] (partition ids, in every
+ * replica); a partition no pair names as target receives zeros. */
+Value *part_collective_permute(Part *P, Value *x, int64_t npairs, const int64_t *pairs);
+
 #endif

@@ -228,20 +228,20 @@ static void plan_from_target(Part *P, const Op *op, const Sharding *want, Plan *
   }
 }
 
-/* slice, dynamic_slice and gather name sizes: the local ones where they
- * take a tiled dim whole. */
+/* slice, dynamic_slice and gather name sizes: the local extent where
+ * they take a dim whole (a dim they cut stays whole on every partition). */
 static void localize_attrs(Part *P, const Op *op, Op *copy) {
   Context *c = P->s->c;
-  const Type *t = copy->results[0].type;
-  if (copy->kind == OP_SLICE) op_set_attr(c, copy, "limit_indices", attr_dense_i64_array(c, t->rank, t->dims));
-  if (copy->kind == OP_DYNAMIC_SLICE) op_set_attr(c, copy, "slice_sizes", attr_dense_i64_array(c, t->rank, t->dims));
+  const char *name = op->kind == OP_SLICE ? "limit_indices" : "slice_sizes";
   int n;
   const int64_t *sizes;
-  if (copy->kind != OP_GATHER || !attr_as_i64_list(op_attr(op, "slice_sizes"), &n, &sizes, &c->arena)) return;
+  if ((op->kind != OP_SLICE && op->kind != OP_DYNAMIC_SLICE && op->kind != OP_GATHER) ||
+      !attr_as_i64_list(op_attr(op, name), &n, &sizes, &c->arena))
+    return;
   const Type *g = part_get(P, op->operands[0])->global, *l = copy->operands[0]->type;
   int64_t local[SHARDING_MAX_RANK + 1];
-  for (int d = 0; d < n && d < g->rank; d++) local[d] = sizes[d] == g->dims[d] ? l->dims[d] : sizes[d];
-  op_set_attr(c, copy, "slice_sizes", attr_dense_i64_array(c, n, local));
+  for (int d = 0; d < n && d < g->rank && d <= SHARDING_MAX_RANK; d++) local[d] = sizes[d] == g->dims[d] ? l->dims[d] : sizes[d];
+  op_set_attr(c, copy, name, attr_dense_i64_array(c, n, local));
 }
 
 /* The partial results combined over the reduction dims' groups. */

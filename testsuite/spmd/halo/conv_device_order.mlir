@@ -1,0 +1,7 @@
+// 3x3 'same' convolution, rows tiled 4 ways on partitions 2, 0, 3, 1: neighbours by tile coordinate, not partition id
+module @perm attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%x: tensor<1x16x16x4xf32> {mhlo.sharding = "{devices=[1,4,1,1]2,0,3,1}"}, %w: tensor<3x3x4x8xf32>) -> (tensor<1x16x16x8xf32> {mhlo.sharding = "{devices=[1,4,1,1]2,0,3,1}"}) {
+    %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x16x16x4xf32>, tensor<3x3x4x8xf32>) -> tensor<1x16x16x8xf32>
+    return %0 : tensor<1x16x16x8xf32>
+  }
+}
