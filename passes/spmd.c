@@ -87,7 +87,10 @@ static const Sharding *read_sharding(const Spmd *s, const Attr *a, int index) {
   return index < out->nelems ? &out->elems[index] : NULL;
 }
 
+const Sharding *spmd_attr_sharding(const Spmd *s, const Attr *a, int index) { return read_sharding(s, a, index); }
+
 const Sharding *spmd_op_sharding(const Spmd *s, const Op *op, int index) {
+  if (op->kind == OP_SDY_MANUAL_COMPUTATION) return read_sharding(s, op_attr(op, "out_shardings"), index);
   const Attr *a = op_attr(op, "mhlo.sharding");
   if (!a) a = op_attr(op, "sdy.sharding");
   if (!a && (op->kind == OP_SDY_SHARDING_CONSTRAINT || strcmp(op->name, "sdy.reshard") == 0))

@@ -36,6 +36,9 @@ bool spmd_is_private(const Op *func);
  * (side 0/1), normalized; NULL when none. */
 const Sharding *spmd_op_sharding(const Spmd *s, const Op *op, int index);
 const Sharding *spmd_func_sharding(const Spmd *s, const Op *func, int side, int index);
+/* Element `index` of a sharding attribute (GSPMD string or Shardy text,
+ * e.g. sdy.manual_computation's in_shardings); NULL when absent. */
+const Sharding *spmd_attr_sharding(const Spmd *s, const Attr *a, int index);
 
 /* ---- the full tiled form (passes/spmd_layout.c) ---- */
 /* s (any kind, for a value of rank `rank`) in the full tiled form; NULL

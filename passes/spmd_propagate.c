@@ -242,6 +242,14 @@ static void backward(Prop *p, const Block *b) {
       put(p, op->operands[0], r, false);
       continue;
     }
+    if (op->kind == OP_SDY_MANUAL_COMPUTATION) {
+      for (int i = 0; i < op->noperands; i++) {
+        const Type *t = op->operands[i]->type;
+        if (type_is_tensor(t) && t->rank >= 0)
+          put(p, op->operands[i], layout_full(p->s, spmd_attr_sharding(p->s, op_attr(op, "in_shardings"), i), t->rank), false);
+      }
+      continue;
+    }
     if (!propagates(op)) continue;
     for (int i = 0; i < op->noperands; i++)
       if (!get(p, op->operands[i])) put(p, op->operands[i], backward_layout(p, op, i, r), false);
@@ -256,7 +264,7 @@ static void write_ops(Prop *p, Block *b) {
     for (int r = 0; has_body(op) && r < op->nregions; r++)
       for (int j = 0; j < op->regions[r].nblocks; j++) write_ops(p, op->regions[r].blocks[j]);
     if (!op->nresults || custom_call_annotation(op) || (op_info[op->kind].traits & TRAIT_TERMINATOR) ||
-        op_attr(op, "mhlo.sharding"))
+        op_attr(op, "mhlo.sharding") || op->kind == OP_SDY_MANUAL_COMPUTATION)
       continue;
     const Sharding **rs = arena_alloc(&s->c->arena, sizeof(Sharding *) * (size_t)op->nresults);
     bool any = false;

@@ -537,11 +537,55 @@ static bool unsupported_sharding(Part *P, const Op *op) {
   return false;
 }
 
+/* sdy.manual_computation (shard_map in Shardy form): its operands in
+ * in_shardings hand their pieces to the body, whose ops are inlined as
+ * written (they are per-device already); sdy.return's values are the
+ * results' pieces under out_shardings.  Manual over every mesh axis of
+ * size > 1 only: a body that still sees tiled values is refused. */
+static bool rule_manual_computation(Part *P, Op *op) {
+  Context *c = P->s->c;
+  if (op->nregions != 1 || op->regions[0].nblocks != 1) return rule_whole(P, op);
+  Block *b = op->regions[0].blocks[0];
+  const Attr *in = op_attr(op, "in_shardings");
+  for (int i = 0; i < op->noperands && i < b->nargs; i++) {
+    const Type *t = op->operands[i]->type;
+    bool tensor = type_is_tensor(t) && t->rank >= 0;
+    const Sharding *l = tensor ? layout_full(P->s, spmd_attr_sharding(P->s, in, i), t->rank) : NULL;
+    if (tensor && !l) l = layout_replicated(P->s, t->rank);
+    Value *v = part_operand_as(P, op->operands[i], l);
+    if (v->type != b->args[i].type) {
+      op_error(c, op, "operand #%d's piece under in_shardings is '%s' but the body takes '%s': the body is manual "
+               "over only some mesh axes, which tpucc does not partition", i, type_to_string(c, v->type),
+               type_to_string(c, b->args[i].type));
+      return false;
+    }
+    part_put(P, &b->args[i], v, NULL, true);
+  }
+  for (Op *in_op = b->first; in_op && in_op != b->last; in_op = in_op->next) {
+    P->loc = in_op->loc;
+    if (!part_op(P, in_op)) return false;
+  }
+  P->loc = op->loc;
+  const Op *ret = b->last;
+  for (int r = 0; ret && r < op->nresults && r < ret->noperands; r++) {
+    const Local *lo = part_get(P, ret->operands[r]);
+    const Sharding *l = target(P, op, r);
+    if (l && layout_local_type(P->s, l, op->results[r].type) != lo->v->type) {
+      op_error(c, op, "result #%d's piece under out_shardings is '%s' but the body returns '%s'", r,
+               type_to_string(c, layout_local_type(P->s, l, op->results[r].type)), type_to_string(c, lo->v->type));
+      return false;
+    }
+    part_put(P, &op->results[r], lo->v, l, false);
+  }
+  return true;
+}
+
 bool part_op(Part *P, Op *op) {
   P->s->pc->steps++;
   if (unsupported_sharding(P, op)) return false;
   if (is_target(op, "SPMDFullToShardShape")) return rule_shard_shape(P, op, true);
   if (is_target(op, "SPMDShardToFullShape")) return rule_shard_shape(P, op, false);
+  if (op->kind == OP_SDY_MANUAL_COMPUTATION) return rule_manual_computation(P, op);
   if (any_manual_operand(P, op)) return rule_manual(P, op);
   if (is_constraint(op) && op->noperands == 1 && op->nresults == 1) {
     const Sharding *want = target(P, op, 0);
