@@ -285,8 +285,13 @@ def main(argv):
     failed = sum(s == "FAIL" for s, _, _ in results)
     skipped = sum(s == "SKIP" for s, _, _ in results)
     mode = "replicated only" if o.replicated_only else "all"
-    print(f"programs: {len(manifest['programs'])} ({len(manifest['skipped'])} more not convertible:"
-          f" {o.work}/skipped.txt); variants: {mode}, N in {','.join(map(str, ns))}, cap {o.cap}")
+    reasons = {}
+    for why in manifest["skipped"].values():
+        reasons[why] = reasons.get(why, 0) + 1
+    print(f"programs: {len(manifest['programs'])}, and {len(manifest['skipped'])} not convertible"
+          + "".join(f"; {c} {why}" for why, c in sorted(reasons.items(), key=lambda kv: -kv[1]))
+          + f" ({o.work}/skipped.txt)")
+    print(f"variants: {mode}, N in {','.join(map(str, ns))}, at most {o.cap} per N per program")
     print(f"spmd variants: {passed + failed} run, {passed} passed, {failed} failed, {skipped} skipped")
     return 1 if failed else 0
 
