@@ -28,8 +28,10 @@ n, in this order, duplicates and all-replicated tilings dropped):
               dimension tiled 2 ways), transposed iota device order <=[b,a]T(1,0)
   partial     the last dimension tiled 2 ways, the other n/2 devices replicas
               (last_tile_dim_replicate), an explicit device list (odd ids first)
-  uneven      a dimension n does not divide (XLA pads the last shard), tiled n ways;
-              where there is none, the last dimension
+  evenness    per argument, a dimension tiled n ways whose division by n is the
+              other kind than dimension 0's: uneven (n does not divide it; XLA
+              pads the last shard) where dimension 0 divides evenly, even where
+              it does not; where there is none, the last dimension
   mixed       argument i: replicated, dim0, last dimension n ways with explicit
               reversed device order, or 2d, by i mod 4; result 0 tiled n ways on
               dimension 0 (results are otherwise left to propagation)
@@ -330,12 +332,15 @@ def kind_partial(dims, n):
     return tiled(len(dims), {ok[-1]: 2}, n, "explicit")
 
 
-def kind_uneven(dims, n):
+def kind_evenness(dims, n):
+    """A dimension whose division by n is the other kind than dimension 0's: uneven (n does
+    not divide it: XLA pads the last shard) when dimension 0 divides evenly, even when not."""
     ok = tileable(dims)
     if not ok:
         return "{replicated}"
-    uneven = [d for d in ok if dims[d] % n]
-    return tiled(len(dims), {(uneven[0] if uneven else ok[-1]): n}, n, "iota")
+    want_uneven = dims[ok[0]] % n == 0
+    other = [d for d in ok if (dims[d] % n != 0) == want_uneven]
+    return tiled(len(dims), {(other[0] if other else ok[-1]): n}, n, "iota")
 
 
 def variants_for(parts, n, cap=CAP):
@@ -347,7 +352,7 @@ def variants_for(parts, n, cap=CAP):
         ("dim0", [kind_dim(d, n, first_ok(d)) for d in args], None),
         ("2d", [kind_2d(d, n) for d in args], None),
         ("partial", [kind_partial(d, n) for d in args], None),
-        ("uneven", [kind_uneven(d, n) for d in args], None),
+        ("evenness", [kind_evenness(d, n) for d in args], None),
     ]
     mixed = []
     for i, d in enumerate(args):
