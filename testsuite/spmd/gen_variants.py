@@ -20,7 +20,7 @@ program this writes, into OUT/NAME/:
 
 and OUT/manifest.json (every program and variant), OUT/skipped.txt (the programs
 left out, with the reason).  Kinds of variant, per n (at most --cap of them per
-n, in this order, duplicates and all-replicated tilings dropped):
+n, in this order, duplicates and all-replicated tilings dropped; default 7):
 
   replicated  every argument {replicated}
   dim0        every argument tiled n ways on dimension 0 (iota device order)
@@ -35,12 +35,16 @@ n, in this order, duplicates and all-replicated tilings dropped):
   mixed       argument i: replicated, dim0, last dimension n ways with explicit
               reversed device order, or 2d, by i mod 4; result 0 tiled n ways on
               dimension 0 (results are otherwise left to propagation)
+  sdy         Shardy's form: sdy.mesh @mesh = <["x"=2, "y"=n/2]> (n = 2: <["x"=2]>),
+              argument i: dimension 0 over {"x", "y"}, dimensions 0 and 1 over
+              {"y"} and {"x"}, or the last dimension over {"x"} (replicated
+              over "y"), by i mod 3
 
 Rank-0 arguments are always replicated; a dimension of size 0 is never tiled.
 A kind that gives the same shardings as an earlier one falls back to tiling
 dimension 1, 2, ... n ways ("dimK"), so most programs get --cap variants.
 
-Usage: gen_variants.py [--out DIR] [--conformance DIR] [--ns 2,4,8] [--cap 6]
+Usage: gen_variants.py [--out DIR] [--conformance DIR] [--ns 2,4,8] [--cap 7]
                        [--limit K] [FILTER_REGEX]
 Prints the counts (programs, variants per n, skips by reason).  run_variants.py
 imports this module and generates into its own work directory.
@@ -52,7 +56,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NS = (2, 4, 8)
-CAP = 6
+CAP = 7
 
 TENSOR_RE = re.compile(r"tensor<([^<>]*(?:<[^<>]*>)?)>")
 
@@ -242,16 +246,24 @@ def convert(path):
     }
 
 
-def module_text(name, parts, n, arg_shardings=None, result_shardings=None):
+def module_text(name, parts, n, arg_shardings=None, result_shardings=None, mesh=None):
+    """The plain program on n partitions; a sharding starting with '<@' is Shardy's (then
+    mesh is the sdy.mesh's axes, e.g. '"x"=2, "y"=4'), else a GSPMD string."""
     def attr(s):
-        return f' {{mhlo.sharding = "{s}"}}' if s else ""
+        if not s:
+            return ""
+        if s.startswith("<@"):
+            return f" {{sdy.sharding = #sdy.sharding{s}}}"
+        return f' {{mhlo.sharding = "{s}"}}'
 
     sig = ", ".join(f"{a}: {x['type']}{attr(arg_shardings[i] if arg_shardings else None)}"
                     for i, (a, x) in enumerate(zip(parts["arg_names"], parts["args"])))
     res = ", ".join(f"{r['type']}{attr(result_shardings[i] if result_shardings else None)}"
                     for i, r in enumerate(parts["results"]))
-    out = [f"module @{name} attributes {{mhlo.num_partitions = {n} : i32, mhlo.num_replicas = 1 : i32}} {{",
-           f"  func.func public @main({sig}) -> ({res}) {{"]
+    out = [f"module @{name} attributes {{mhlo.num_partitions = {n} : i32, mhlo.num_replicas = 1 : i32}} {{"]
+    if mesh:
+        out.append(f"  sdy.mesh @mesh = <[{mesh}]>")
+    out.append(f"  func.func public @main({sig}) -> ({res}) {{")
     out += parts["body"]
     out.append(f"    return {', '.join(parts['result_values'])} : {', '.join(r['type'] for r in parts['results'])}")
     out.append("  }")
@@ -343,6 +355,29 @@ def kind_evenness(dims, n):
     return tiled(len(dims), {(other[0] if other else ok[-1]): n}, n, "iota")
 
 
+def sdy_mesh(n):
+    """The Shardy mesh of the sdy kind: its axes text and axis names (x outer)."""
+    axes = [("x", n)] if n < 4 else [("x", 2), ("y", n // 2)]
+    return ", ".join(f'"{a}"={k}' for a, k in axes), [a for a, _ in axes]
+
+
+def kind_sdy(dims, n, i):
+    """Argument i's Shardy sharding: dimension 0 over every axis; two dimensions over the
+    axes in reverse order; the last dimension over "x" only (replicated over "y"), by i mod 3."""
+    _, names = sdy_mesh(n)
+    ok = tileable(dims)
+    per = [[] for _ in dims]
+    k = i % 3
+    if ok and k == 0:
+        per[ok[0]] = names
+    elif ok and k == 1 and len(ok) >= 2 and len(names) == 2:
+        per[ok[0]], per[ok[1]] = [names[1]], [names[0]]
+    elif ok:
+        per[ok[-1]] = [names[0]]
+    body = ", ".join("{" + ", ".join(f'"{a}"' for a in axes) + "}" for axes in per)
+    return f"<@mesh, [{body}]>"
+
+
 def variants_for(parts, n, cap=CAP):
     """[(kind, arg shardings, result shardings or None)] for n partitions."""
     args = [a["dims"] for a in parts["args"]]
@@ -370,6 +405,9 @@ def variants_for(parts, n, cap=CAP):
     if len(args) == 1:
         mixed[0] = kind_dim(args[0], n, (tileable(args[0]) or [None])[-1], "reversed")
     plans.append(("mixed", mixed, rs if any(rs) else None))
+    sdy = [kind_sdy(d, n, i) for i, d in enumerate(args)]
+    if any('"' in x for x in sdy):
+        plans.append(("sdy", sdy, None))
     maxrank = max([len(d) for d in args] + [0])
     for k in range(1, maxrank):
         plans.append((f"dim{k}", [kind_dim(d, n, k) for d in args], None))
@@ -411,7 +449,8 @@ def generate(out_dir, files, ns=NS, cap=CAP):
         for n in ns:
             for kind, a, r in variants_for(parts, n, cap):
                 fn = f"N{n}_{kind}.mlir"
-                files_out[fn] = module_text(f"spmd_{mod}_{n}_{kind}", parts, n, a, r)
+                files_out[fn] = module_text(f"spmd_{mod}_{n}_{kind}", parts, n, a, r,
+                                            sdy_mesh(n)[0] if kind == "sdy" else None)
                 variants.append({"file": fn, "n": n, "kind": kind, "args": a, "results": r,
                                  "replicated": all(s == "{replicated}" for s in a) and not (r and any(r))})
         for fn, text in files_out.items():

@@ -24,7 +24,7 @@ One line per failure (FAIL program/variant: why) and per skipped program
 variant failed.
 
 Usage: run_variants.py BUILD_DIR [--jobs=N] [--limit=K] [--replicated-only]
-           [--stacked-ok] [--ns=2,4,8] [--cap=6] [--ulp=K] [--work=DIR]
+           [--stacked-ok] [--ns=2,4,8] [--cap=7] [--ulp=K] [--work=DIR]
            [--opt=-O2] [--verbose] [FILTER_REGEX]
 
   --limit=K          K programs spread evenly over the (filtered) sorted list
