@@ -208,6 +208,6 @@ for p in m["programs"]:
             print(os.path.join(sys.argv[1], p["name"], v["file"]))
 PY
 )
-  echo "tiled variants of the subset: $n, each refused with 'needs SPMD partitioning' (SPMD_TILED=0)"
+  echo "tiled variants run here: $n, each refused with 'needs SPMD partitioning' (SPMD_TILED=0)"
 fi
 exit 0
