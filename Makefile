@@ -12,6 +12,8 @@
 #   make fuzz-cache    libFuzzer on the cache's entry and alias readers
 #   make fuzz-runtime  libFuzzer on libtpurun's C API (call sequences)
 #   make conformance   every corpus program under tpurun --check
+#   make check-spmd    the SPMD tests with every sharded conformance variant
+#                      (testsuite/tools/spmd.sh, SPMD_LIMIT=all; docs/testing.md)
 #   make bench         benchmarks (never part of check)
 #   make docs          regenerate docs/ops.md and docs/opcodes.md from the tables
 #   make install       install tools, libtpurun, tpurun.h, tpurun.pc, man pages
@@ -58,10 +60,10 @@ PROGRAMS := $(BUILD)/tpucc $(if $(wildcard tools/tpurun.c),$(BUILD)/tpurun) $(BU
 # Phony, so it runs once per make invocation; objects wait for it through an
 # order-only prerequisite (it never forces a rebuild).  Test-like goals ask
 # for the test package set, everything else for the build set.
-TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache fuzz-runtime bench conformance docs
+TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache fuzz-runtime bench conformance check-spmd docs
 DEPS_SET   := $(if $(filter $(TEST_GOALS),$(MAKECMDGOALS)),test,build)
 
-.PHONY: all deps run check sanitize tsan unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache fuzz-runtime bench conformance docs install uninstall clean
+.PHONY: all deps run check sanitize tsan unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache fuzz-runtime bench conformance check-spmd docs install uninstall clean
 all: deps $(PROGRAMS)
 
 deps:
@@ -164,6 +166,15 @@ check: deps all unit $(BUILD)/corpus_check $(BUILD)/eager_transformer $(BUILD)/r
 # Every corpus program under tpurun --check: PASS / FAIL / UNSUPPORTED per file.
 conformance: all
 	testsuite/conformance/run.sh $(BUILD)
+
+# The SPMD tests of make check (testsuite/tools/spmd.sh) with every sharded
+# variant of every conformance program instead of make check's subset, on
+# all cores; SPMD_TILED=1 on the command line tries the tiled variants
+# before the script's default says so.
+check-spmd: all
+	TPU_CACHE_DIR=$(abspath $(BUILD))/test-cache SPMD_LIMIT=all SPMD_JOBS=$$(nproc) \
+	  SPMD_WORK=$(abspath $(BUILD))/spmd-variants \
+	  $(if $(SPMD_TILED),SPMD_TILED=$(SPMD_TILED)) testsuite/tools/spmd.sh $(BUILD)
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
        -fno-sanitize-recover=all
