@@ -169,12 +169,10 @@ conformance: all
 
 # The SPMD tests of make check (testsuite/tools/spmd.sh) with every sharded
 # variant of every conformance program instead of make check's subset, on
-# all cores; SPMD_TILED=1 on the command line tries the tiled variants
-# before the script's default says so.
+# all cores.
 check-spmd: all
 	TPU_CACHE_DIR=$(abspath $(BUILD))/test-cache SPMD_LIMIT=all SPMD_JOBS=$$(nproc) \
-	  SPMD_WORK=$(abspath $(BUILD))/spmd-variants \
-	  $(if $(SPMD_TILED),SPMD_TILED=$(SPMD_TILED)) testsuite/tools/spmd.sh $(BUILD)
+	  SPMD_WORK=$(abspath $(BUILD))/spmd-variants testsuite/tools/spmd.sh $(BUILD)
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
        -fno-sanitize-recover=all

@@ -51,10 +51,6 @@ lines=()
 modeled=()
 for m in "${models[@]}"; do
   name=$(basename "$m" .mlir)
-  # A sharded example (issue 16; bench/spmd.sh) runs once tpucc partitions it.
-  if "$BUILD/tpucc" --verify-only "$m" 2>&1 | grep -q 'needs SPMD partitioning'; then
-    echo "$name: left out (sharded; tpucc does not partition yet)"; continue
-  fi
   # The canonical print names every parameter %argN on one line.
   sig=$("$BUILD/tpucc" -O0 --emit=mlir "$m" 2>/dev/null | grep -m1 'func.func public @main')
   nin=$(grep -o '%arg[0-9]*:' <<<"$sig" | wc -l)

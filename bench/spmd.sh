@@ -67,10 +67,6 @@ for ex in "${EXAMPLES[@]}"; do
     flags=(--target="$TARGET")
     [ "$pipe" = no-overlap ] && flags+=("--passes=$no_overlap")
     if ! "$TPUCC" --no-cache --report "${flags[@]}" "$ex" -o "$BENCH_TMP/$name.tpub" >"$BENCH_TMP/report" 2>"$BENCH_TMP/err"; then
-      if grep -q "needs SPMD partitioning" "$BENCH_TMP/err"; then
-        printf '%-22s %-11s %s\n' "$name" "$pipe" "n/a: refused, tpucc does not partition sharded programs yet"
-        continue
-      fi
       echo "bench: tpucc --report failed on $ex:" >&2; head -c 2000 "$BENCH_TMP/err" >&2; status=1; continue
     fi
     read -r _ rici rtot rexp < <(sed -n \

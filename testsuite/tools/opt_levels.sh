@@ -48,10 +48,6 @@ for f in "${files[@]}"; do
   skip=0
   for k in "${KNOWN_WORSE[@]}"; do [ "$k" = "$name" ] && skip=1; done
   [ $skip = 1 ] && { echo "$name: left out (known: -O2 HBM bytes above -O0's)"; continue; }
-  # A sharded example (issue 16) runs once tpucc partitions it; until then it is refused.
-  if "$TPUCC" --verify-only "$f" 2>&1 | grep -q 'needs SPMD partitioning'; then
-    echo "$name: left out (sharded; tpucc does not partition yet)"; continue
-  fi
   b0=$(hbm_bytes -O0 "$f") || exit 1
   b2=$(hbm_bytes -O2 "$f") || exit 1
   [ "$b2" -le "$b0" ] || fail "$name: -O2 models $b2 HBM bytes, more than -O0's $b0"

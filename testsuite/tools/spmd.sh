@@ -3,19 +3,12 @@
 # NumPy and sharded variants of the conformance programs against their
 # unpartitioned runs.  docs/testing.md, "SPMD tests".
 #
-# SPMD_TILED selects what runs.  0 (before the partitioner): the examples
-# with every sharding made {replicated} on 1 partition (the same global
-# computation) against NumPy at -O0 and -O2; the examples as written refused
-# (exit 2, "needs SPMD partitioning"); the variant harness on the replicated
-# variants (tpurun stacks their results over the chips: --stacked-ok), and
-# every tiled variant of the subset refused the same way (so each generated
-# sharding string parses and fits its value).  1 (once tpucc partitions):
-# the examples as written, on the module's 8 chips, from global inputs to
-# global results, against NumPy, the same bits at --threads=1, with the
-# collectives the partitioning needs in the per-chip program; and every
-# variant of the subset (replicated and tiled) against the unpartitioned
-# program, global shapes only.
-SPMD_TILED=${SPMD_TILED:-0}   # <- flip to 1 when the SPMD partitioner lands
+# The examples with every sharding made {replicated} on 1 partition (the
+# same global computation) against NumPy at -O0 and -O2; the examples as
+# written, on the module's 8 chips, from global inputs to global results,
+# against NumPy, the same bits at --threads=1, with the collectives the
+# partitioning needs in the per-chip program; and every variant of the
+# subset (replicated and tiled) against the unpartitioned program.
 # Programs of the variant subset, spread over the corpus (make check's budget:
 # under a minute on 2 cores); "all" runs every program (make check-spmd).
 SPMD_LIMIT=${SPMD_LIMIT:-60}
@@ -31,8 +24,6 @@ EXAMPLES=(tp_mlp tp_mlp_shardy fsdp_train_step sharded_attention)
 
 "$PY" -c 'import numpy' 2>/dev/null || { echo "skipped: no numpy"; exit 0; }
 [ -x "$TPURUN" ] || fail "$TPURUN not built"
-case $SPMD_TILED in 0|1) ;; *) fail "SPMD_TILED must be 0 or 1, not '$SPMD_TILED'" ;; esac
-echo "SPMD_TILED=$SPMD_TILED"
 
 # The results of an example (@main's result count).
 nresults() {
@@ -89,11 +80,6 @@ PY
     fail "$ex: strip left a tiled sharding"
   run_example "$src" "$d/replicated.mlir" "$d" "$ex replicated -O0" -O0
   run_example "$src" "$d/replicated.mlir" "$d" "$ex replicated -O2"
-  if [ "$SPMD_TILED" = 0 ]; then
-    # Before the partitioner: refused, naming the reason.
-    expect_status 2 "$TPUCC" --verify-only "$src"
-    expect_in "$TMP/err" "needs SPMD partitioning"
-  else
     # Partitioned on the module's 8 chips: global inputs, global results.
     run_example "$src" "$src" "$d" "$ex on 8 chips"
     for f in "$d"/out*.npy; do cp "$f" "$d/default_${f##*/}"; done
@@ -112,19 +98,13 @@ PY
       grep -qE "stablehlo\.($w)\b" "$d/partitioned.mlir" ||
         fail "$ex: no stablehlo.($w) in the partitioned program (tpucc --emit=mlir)"
     done
-  fi
 done
 
 # ------------------------------------------------------------ conformance variants
 limit=()
 [ "$SPMD_LIMIT" = all ] || limit=("--limit=$SPMD_LIMIT")
 work=${SPMD_WORK:-$TMP/variants}
-if [ "$SPMD_TILED" = 0 ]; then
-  flags=(--replicated-only --stacked-ok)
-else
-  flags=()
-fi
-"$PY" "$ROOT/testsuite/spmd/run_variants.py" "$BUILD" --jobs="$SPMD_JOBS" "${limit[@]}" "${flags[@]}" \
+"$PY" "$ROOT/testsuite/spmd/run_variants.py" "$BUILD" --jobs="$SPMD_JOBS" "${limit[@]}" \
   --work="$work" >"$TMP/variants.log" 2>&1
 rc=$?
 cat "$TMP/variants.log"
@@ -190,24 +170,4 @@ SH
   fi
 done
 
-if [ "$SPMD_TILED" = 0 ] && [ -d "$work" ]; then
-  # Every tiled variant of the subset is refused for the right reason: its
-  # shardings parse and fit their values (never a malformed-sharding error).
-  n=0
-  while read -r f; do
-    expect_status 2 "$TPUCC" --verify-only "$f"
-    grep -q "needs SPMD partitioning, which tpucc does not do yet" "$TMP/err" ||
-      fail "$f: not refused for partitioning: $(head -c 400 "$TMP/err")"
-    n=$((n + 1))
-  done < <("$PY" - "$work" <<'PY'
-import json, os, sys
-m = json.load(open(os.path.join(sys.argv[1], "manifest.json")))
-for p in m["programs"]:
-    for v in p["variants"]:
-        if not v["replicated"]:
-            print(os.path.join(sys.argv[1], p["name"], v["file"]))
-PY
-)
-  echo "tiled variants run here: $n, each refused with 'needs SPMD partitioning' (SPMD_TILED=0)"
-fi
 exit 0
