@@ -8,7 +8,9 @@
  *   - rounds of a forward walk (a result from its operands through the
  *     op's dim map, passes/spmd_dims.c) and a backward walk (an operand
  *     from its result, and returned values from the function's result
- *     shardings) fill the rest until nothing changes;
+ *     shardings) fill the rest until nothing changes; broadcasts take
+ *     their users' layouts first (their operand is the smaller value),
+ *     their operand's only in a second phase;
  *   - where operands disagree (their maps give a partition two different
  *     tiles of one result dim, or an unbalanced layout), the result takes
  *     the layout of the operand with the most bytes: resharding the
@@ -27,6 +29,7 @@ typedef struct Slot {
 
 typedef struct Prop {
   Spmd *s;
+  bool defer_broadcasts; /* first phase: broadcasts take their users' layouts */
   Slot *slots;
   size_t cap, count;
   bool changed;
@@ -227,6 +230,7 @@ static void forward(Prop *p, const Block *b) {
     if (has_body(op)) forward_body(p, op);
     if (is_constraint(op) && op->noperands == 1) continue;
     if (!propagates(op) || get(p, &op->results[0])) continue;
+    if (p->defer_broadcasts && op->kind == OP_BROADCAST_IN_DIM) continue;
     put_results(p, op, forward_layout(p, op));
   }
 }
@@ -300,15 +304,21 @@ static void propagate_func(Spmd *s, Op *func) {
       put(&p, &b->args[i], layout_full(s, spmd_func_sharding(s, func, 0, i), b->args[i].type->rank), true);
   seed_block(&p, b);
   const Op *ret = b->last && b->last->kind == OP_FUNC_RETURN ? b->last : NULL;
-  for (int round = 0; round < 8; round++) {
-    p.changed = false;
-    forward(&p, b);
-    for (int i = 0; ret && i < ret->noperands; i++) {
-      const Type *t = ret->operands[i]->type;
-      if (type_is_tensor(t) && t->rank >= 0) put(&p, ret->operands[i], layout_full(s, spmd_func_sharding(s, func, 1, i), t->rank), false);
+  /* A broadcast's operand is smaller than its result: its users choose its
+   * layout first, and only broadcasts nothing reached take their operand's. */
+  for (int phase = 0; phase < 2; phase++) {
+    p.defer_broadcasts = phase == 0;
+    for (int round = 0; round < 8; round++) {
+      p.changed = false;
+      forward(&p, b);
+      for (int i = 0; ret && i < ret->noperands; i++) {
+        const Type *t = ret->operands[i]->type;
+        if (type_is_tensor(t) && t->rank >= 0)
+          put(&p, ret->operands[i], layout_full(s, spmd_func_sharding(s, func, 1, i), t->rank), false);
+      }
+      backward(&p, b);
+      if (!p.changed) break;
     }
-    backward(&p, b);
-    if (!p.changed) break;
   }
   write_back(&p, func, b);
   free(p.slots);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "passes/fold.h"
 #include "passes/spmd_part.h"
 
 static bool is_target(const Op *op, const char *name) {
@@ -153,12 +154,39 @@ static bool is_mapped(const Plan *pl, int i, int d) {
   return false;
 }
 
+/* Whether pieces of a reduce may be reduced separately, each from the
+ * init value (which also fills the padding), and combined: its body is a
+ * single binary op of its two arguments that is idempotent (maximum,
+ * minimum, and, or: the init value counted N times changes nothing), or
+ * whose init value is its identity (add, or, xor: zero; multiply: one). */
+static bool pieces_combine(const Op *op) {
+  const Block *b = op->nregions ? op_body(op) : NULL;
+  const Op *f = b ? b->first : NULL;
+  if (!f || f->next != b->last || f->noperands != 2 || b->nargs != 2 ||
+      !((f->operands[0] == &b->args[0] && f->operands[1] == &b->args[1]) ||
+        (f->operands[0] == &b->args[1] && f->operands[1] == &b->args[0])))
+    return false;
+  if (f->kind == OP_MAXIMUM || f->kind == OP_MINIMUM || f->kind == OP_AND || f->kind == OP_OR) return true;
+  const Attr *init = fold_known_value(op->operands[1]);
+  if (!init || init->kind != ATTR_DENSE || dense_num_elements(init) != 1) return false;
+  ElemKind k = init->type->elem;
+  if (elem_is_complex(k)) return false;
+  int bits = elem_bits(k);
+  uint64_t got = dense_get_bits(init, 0), mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+  switch (f->kind) {
+  case OP_ADD: case OP_XOR:
+    return (got & mask) == 0 || (elem_is_float(k) && (got & mask) == (double_to_float_bits(k, -0.0) & mask));
+  case OP_MULTIPLY: return (got & mask) == ((elem_is_float(k) ? double_to_float_bits(k, 1.0) : 1) & mask);
+  default: return false;
+  }
+}
+
 /* The operands as they are, when they tile reduction dims consistently
  * and nothing else unmapped: the compute layout from their coordinates. */
 static bool plan_partial(Part *P, const Op *op, Plan *pl) {
   Spmd *s = P->s;
   int nin = op->kind == OP_REDUCE ? 1 : 2; /* reduce: its input; contractions: lhs and rhs */
-  if (!pl->nred || op->noperands < nin) return false;
+  if (!pl->nred || op->noperands < nin || (op->kind == OP_REDUCE && !pieces_combine(op))) return false;
   const Sharding *cur[2] = {layout_of(P, op->operands[0]), nin > 1 ? layout_of(P, op->operands[1]) : NULL};
   if (!pl->nred || !cur[0] || (nin > 1 && !cur[1])) return false;
   bool tiled = false;
