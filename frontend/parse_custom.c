@@ -1014,24 +1014,6 @@ static bool parse_sdy_group(Parser *p, OpParts *o, const char *keyword, const ch
   return ok;
 }
 
-/* "(%arg: type, ...)" of a region's entry block, into names and types. */
-static bool parse_block_args(Parser *p, PtrVec *names, PtrVec *types) {
-  if (!p_expect(p, "(")) return false;
-  if (p_accept(p, ")")) return true;
-  do {
-    if (p->tok.kind != TOK_PERCENT) {
-      p_error_here(p, "expected block argument");
-      return false;
-    }
-    vec_push(names, arena_dup(&p->c->arena, &p->tok, sizeof(Token)));
-    p_next(p);
-    Type *t = p_expect(p, ":") ? parse_type(p) : NULL;
-    if (!t) return false;
-    vec_push(types, t);
-  } while (p_accept(p, ","));
-  return p_expect(p, ")");
-}
-
 /* sdy.manual_computation(%xs) in_shardings=[<..>, ..] out_shardings=[..]
  * manual_axes={"x", ..} (%args: types) {body} {attrs}? : fn (Shardy's form) */
 static Op *parse_sdy_manual_hook(Parser *p, Loc loc, OpParts *o, int nresults) {

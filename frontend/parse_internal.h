@@ -69,6 +69,9 @@ void skip_loc(Parser *p, Op *op);
 /* After a syntax error: skip to the next line that starts a top-level item. */
 void recover_to_next_item(Parser *p);
 bool parse_region(Parser *p, Region *r, int nargs, Type **arg_types, Value **named_args_out);
+/* '(' %a: type {attrs}? loc? , ... ')' of a block header: the names
+ * (Token *) and types (Type *) pushed on the vectors. */
+bool parse_block_args(Parser *p, PtrVec *names, PtrVec *types);
 Value *parse_value_use(Parser *p);
 void scope_push(Parser *p);
 void scope_pop(Parser *p);

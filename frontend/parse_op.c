@@ -119,8 +119,7 @@ Value *parse_value_use(Parser *p) {
 /* ------------------------------------------------------------ regions */
 
 
-/* '(' %a: type {attrs}? loc? , ... ')' of a block header. */
-static bool parse_block_args(Parser *p, PtrVec *names, PtrVec *types) {
+bool parse_block_args(Parser *p, PtrVec *names, PtrVec *types) {
   if (!p_expect(p, "(")) return false;
   if (p_accept(p, ")")) return true;
   do {

@@ -1,9 +1,49 @@
 /* What both SPMD passes read and write: whether a module is to be
  * partitioned, the shardings its annotations state, and the mhlo.sharding
  * attributes propagation leaves for the partitioner (passes/spmd.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "passes/spmd.h"
+
+static size_t ptr_slot(const PtrTable *t, const void *key) {
+  size_t h = ((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull;
+  for (size_t i = h & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+    const void *k = *(const void *const *)(t->slots + i * t->size);
+    if (k == key || !k) return i;
+  }
+}
+
+void *ptr_table_get(const PtrTable *t, const void *key) {
+  if (!t->cap) return NULL;
+  unsigned char *r = t->slots + ptr_slot(t, key) * t->size;
+  return *(const void **)r ? r : NULL;
+}
+
+void *ptr_table_put(PtrTable *t, const void *key, bool *added) {
+  if ((t->count + 1) * 2 > t->cap) {
+    PtrTable old = *t;
+    t->cap = old.cap ? old.cap * 2 : 256;
+    t->slots = xcalloc(t->cap, t->size);
+    for (size_t i = 0; i < old.cap; i++) {
+      const unsigned char *r = old.slots + i * t->size;
+      if (*(const void *const *)r) memcpy(t->slots + ptr_slot(t, *(const void *const *)r) * t->size, r, t->size);
+    }
+    free(old.slots);
+  }
+  unsigned char *r = t->slots + ptr_slot(t, key) * t->size;
+  *added = !*(const void **)r;
+  if (*added) {
+    t->count++;
+    *(const void **)r = key;
+  }
+  return r;
+}
+
+void ptr_table_free(PtrTable *t) {
+  free(t->slots);
+  *t = (PtrTable){.size = t->size};
+}
 
 static bool is_sharding_attr(const char *name) {
   return strcmp(name, "mhlo.sharding") == 0 || strcmp(name, "sdy.sharding") == 0;

@@ -13,6 +13,17 @@
 #include "ir/sharding.h"
 #include "passes/pass.h"
 
+/* An open-addressing table of records of `size` bytes whose first member
+ * is their key, a pointer (the SPMD passes' tables by Value). */
+typedef struct PtrTable {
+  unsigned char *slots;
+  size_t cap, count, size;
+} PtrTable;
+void *ptr_table_get(const PtrTable *t, const void *key); /* NULL when absent */
+/* key's record, added zeroed but for its key (*added set) when absent. */
+void *ptr_table_put(PtrTable *t, const void *key, bool *added);
+void ptr_table_free(PtrTable *t);
+
 /* The partitions of the program and the arena shardings live in. */
 typedef struct Spmd {
   PassContext *pc;

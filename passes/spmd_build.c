@@ -9,36 +9,16 @@
 /* ------------------------------------------------------------------ */
 /* Local values */
 
-static size_t slot_of(const Part *P, const Value *v) {
-  size_t h = ((uintptr_t)v >> 4) * 0x9E3779B97F4A7C15ull;
-  for (size_t i = h & (P->cap - 1);; i = (i + 1) & (P->cap - 1))
-    if (P->slots[i].old == v || !P->slots[i].old) return i;
-}
-
-const Local *part_get(const Part *P, const Value *old) {
-  if (!P->cap) return NULL;
-  const Local *l = &P->slots[slot_of(P, old)];
-  return l->old ? l : NULL;
-}
+const Local *part_get(const Part *P, const Value *old) { return ptr_table_get(&P->locals, old); }
 
 void part_put(Part *P, const Value *old, Value *v, const Sharding *l, bool manual) {
-  if ((P->count + 1) * 2 > P->cap) {
-    Local *prev = P->slots;
-    size_t n = P->cap;
-    P->cap = n ? n * 2 : 256;
-    P->slots = xcalloc(P->cap, sizeof(Local));
-    P->count = 0;
-    for (size_t i = 0; i < n; i++)
-      if (prev[i].old) P->slots[slot_of(P, prev[i].old)] = prev[i], P->count++;
-    free(prev);
-  }
-  Local *slot = &P->slots[slot_of(P, old)];
-  if (!slot->old) P->count++;
-  *slot = (Local){old, slot->old ? slot->global : old->type, v, l, manual, NULL, NULL};
+  bool added;
+  Local *slot = ptr_table_put(&P->locals, old, &added);
+  *slot = (Local){old, added ? old->type : slot->global, v, l, manual, NULL, NULL};
 }
 
 void part_remember(Part *P, const Value *old, const Sharding *l, Value *v) {
-  Local *slot = &P->slots[slot_of(P, old)];
+  Local *slot = ptr_table_get(&P->locals, old);
   slot->alt_l = l;
   slot->alt_v = v;
 }

@@ -23,8 +23,7 @@ typedef struct Part {
   Block *func_block; /* the function body (where the partition id is made) */
   Op *at;        /* new ops go before this op */
   Loc loc;
-  Local *slots;  /* old value -> Local, open addressing */
-  size_t cap, count;
+  PtrTable locals; /* old value -> Local */
   Value *pid;    /* the partition id as tensor<i32> */
   bool failed;
 } Part;

@@ -269,7 +269,7 @@ bool part_block(Part *P, Block *b, const Sharding *const *args, const bool *manu
 static bool partition_func(Spmd *s, Op *func) {
   Block *b = op_body(func);
   if (!b || !b->last || b->last->kind != OP_FUNC_RETURN) return true;
-  Part P = {.s = s, .block = b, .func_block = b, .at = b->first};
+  Part P = {.s = s, .block = b, .func_block = b, .at = b->first, .locals = {.size = sizeof(Local)}};
   const Op *ret = b->last;
   int nret = ret->noperands;
   const Sharding **args = arena_alloc(&s->c->arena, sizeof(Sharding *) * (size_t)(b->nargs + 1));
@@ -295,7 +295,7 @@ static bool partition_func(Spmd *s, Op *func) {
     }
     retype_func(&P, func, b);
   }
-  free(P.slots);
+  ptr_table_free(&P.locals);
   return ok;
 }
 

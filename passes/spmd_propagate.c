@@ -30,44 +30,21 @@ typedef struct Slot {
 typedef struct Prop {
   Spmd *s;
   bool defer_broadcasts; /* first phase: broadcasts take their users' layouts */
-  Slot *slots;
-  size_t cap, count;
+  PtrTable slots;        /* Value -> Slot */
   bool changed;
 } Prop;
 
-static size_t slot_of(const Prop *p, const Value *v) {
-  size_t h = ((uintptr_t)v >> 4) * 0x9E3779B97F4A7C15ull;
-  for (size_t i = h & (p->cap - 1);; i = (i + 1) & (p->cap - 1))
-    if (p->slots[i].v == v || !p->slots[i].v) return i;
-}
-
-static Slot *lookup(const Prop *p, const Value *v) {
-  if (!p->cap) return NULL;
-  Slot *sl = &p->slots[slot_of(p, v)];
-  return sl->v ? sl : NULL;
-}
-
 static const Sharding *get(const Prop *p, const Value *v) {
-  Slot *sl = lookup(p, v);
+  const Slot *sl = ptr_table_get(&p->slots, v);
   return sl ? sl->l : NULL;
 }
 
 /* Records l for v unless v already has one; fixed ones are annotations. */
 static void put(Prop *p, const Value *v, const Sharding *l, bool fixed) {
   if (!l || !type_is_tensor(v->type) || v->type->rank < 0) return;
-  if ((p->count + 1) * 2 > p->cap) {
-    Slot *old = p->slots;
-    size_t n = p->cap;
-    p->cap = n ? n * 2 : 256;
-    p->slots = xcalloc(p->cap, sizeof(Slot));
-    p->count = 0;
-    for (size_t i = 0; i < n; i++)
-      if (old[i].v) p->slots[slot_of(p, old[i].v)] = old[i], p->count++;
-    free(old);
-  }
-  Slot *sl = &p->slots[slot_of(p, v)];
-  if (sl->v && (sl->fixed || !fixed)) return;
-  if (!sl->v) p->count++;
+  bool added;
+  Slot *sl = ptr_table_put(&p->slots, v, &added);
+  if (!added && (sl->fixed || !fixed)) return;
   *sl = (Slot){v, l, fixed};
   p->changed = true;
 }
@@ -298,7 +275,7 @@ static void write_back(Prop *p, Op *func, Block *b) {
 static void propagate_func(Spmd *s, Op *func) {
   Block *b = op_body(func);
   if (!b) return;
-  Prop p = {.s = s};
+  Prop p = {.s = s, .slots = {.size = sizeof(Slot)}};
   for (int i = 0; i < b->nargs; i++)
     if (type_is_tensor(b->args[i].type) && b->args[i].type->rank >= 0)
       put(&p, &b->args[i], layout_full(s, spmd_func_sharding(s, func, 0, i), b->args[i].type->rank), true);
@@ -321,7 +298,7 @@ static void propagate_func(Spmd *s, Op *func) {
     }
   }
   write_back(&p, func, b);
-  free(p.slots);
+  ptr_table_free(&p.slots);
 }
 
 bool pass_sharding_propagation(PassContext *pc) {

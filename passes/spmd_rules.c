@@ -87,15 +87,23 @@ static void map_captures(Part *P, const Op *op, const ValueMap *inside, ValueMap
       }
 }
 
+/* op's attributes but its shardings (they describe the global value); *n
+ * receives their count. */
+static NamedAttr *attrs_but_sharding(Part *P, const Op *op, int *n) {
+  NamedAttr *attrs = arena_alloc(&P->s->c->arena, sizeof(NamedAttr) * (size_t)(op->nattrs + 1));
+  *n = 0;
+  for (int i = 0; i < op->nattrs; i++)
+    if (strcmp(op->attrs[i].name, "mhlo.sharding") && strcmp(op->attrs[i].name, "sdy.sharding"))
+      attrs[(*n)++] = op->attrs[i];
+  return attrs;
+}
+
 /* A copy of op on the given operands with the given result types, its
  * regions cloned, without its mhlo.sharding. */
 static Op *clone_with(Part *P, const Op *op, Value **vals, Type **types) {
   Context *c = P->s->c;
-  NamedAttr *attrs = arena_alloc(&c->arena, sizeof(NamedAttr) * (size_t)(op->nattrs + 1));
-  int n = 0;
-  for (int i = 0; i < op->nattrs; i++)
-    if (strcmp(op->attrs[i].name, "mhlo.sharding") && strcmp(op->attrs[i].name, "sdy.sharding"))
-      attrs[n++] = op->attrs[i];
+  int n;
+  NamedAttr *attrs = attrs_but_sharding(P, op, &n);
   ValueMap inside = {0}, m = {0};
   if (op->nregions) {
     mark_inside(c, op, &inside);
@@ -438,11 +446,8 @@ static bool rule_iota(Part *P, Op *op) {
  * regions of op moved into it. */
 static Op *take_regions(Part *P, Op *op, Value **vals, Type **types) {
   Context *c = P->s->c;
-  NamedAttr *attrs = arena_alloc(&c->arena, sizeof(NamedAttr) * (size_t)(op->nattrs + 1));
-  int n = 0;
-  for (int i = 0; i < op->nattrs; i++)
-    if (strcmp(op->attrs[i].name, "mhlo.sharding") && strcmp(op->attrs[i].name, "sdy.sharding"))
-      attrs[n++] = op->attrs[i];
+  int n;
+  NamedAttr *attrs = attrs_but_sharding(P, op, &n);
   Op *w = op_create(c, op->kind, op->name, op->loc, op->noperands, vals, op->nresults, types, n, attrs, op->nregions);
   w->srcloc = op->srcloc;
   for (int r = 0; r < op->nregions; r++) {
