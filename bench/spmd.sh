@@ -15,8 +15,7 @@
 #                      ICI exposed E us": the cost model's static schedule
 # and the step's ratio without / with the overlap pass.  Inputs are seeded
 # random data of the parameters' (global) types: the modeled times do not
-# depend on the values.  Until tpucc partitions sharded programs the examples
-# are refused; their rows then say so and the script exits 0.
+# depend on the values.
 set -u
 BUILD=${1:?usage: bench/spmd.sh BUILD_DIR [EXAMPLE.mlir ...]}
 shift
