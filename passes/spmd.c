@@ -108,6 +108,16 @@ Spmd spmd_begin(PassContext *pc) {
   return s;
 }
 
+bool spmd_is_constraint(const Op *op) {
+  const Annotation *an = custom_call_annotation(op);
+  return op->kind == OP_SDY_SHARDING_CONSTRAINT || op->kind == OP_SDY_RESHARD || (an && strcmp(an->target, "Sharding") == 0);
+}
+
+int spmd_cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
 bool spmd_is_private(const Op *func) {
   const Attr *v = op_attr(func, "sym_visibility");
   return v && v->kind == ATTR_STRING && v->u.str.len == 7 && memcmp(v->u.str.s, "private", 7) == 0;
@@ -133,7 +143,7 @@ const Sharding *spmd_op_sharding(const Spmd *s, const Op *op, int index) {
   if (op->kind == OP_SDY_MANUAL_COMPUTATION) return read_sharding(s, op_attr(op, "out_shardings"), index);
   const Attr *a = op_attr(op, "mhlo.sharding");
   if (!a) a = op_attr(op, "sdy.sharding");
-  if (!a && (op->kind == OP_SDY_SHARDING_CONSTRAINT || strcmp(op->name, "sdy.reshard") == 0))
+  if (!a && (op->kind == OP_SDY_SHARDING_CONSTRAINT || op->kind == OP_SDY_RESHARD))
     a = op_attr(op, "sharding");
   return read_sharding(s, a, index);
 }

@@ -42,6 +42,10 @@ Spmd spmd_begin(PassContext *pc);
 void spmd_end(Spmd *s); /* frees the layout table */
 struct LayoutTable *layout_table_new(void);
 bool spmd_is_private(const Op *func);
+/* custom_call @Sharding, sdy.sharding_constraint, sdy.reshard: identities
+ * that pin their result's sharding. */
+bool spmd_is_constraint(const Op *op);
+int spmd_cmp_i64(const void *a, const void *b); /* qsort order of int64_t */
 /* The sharding an op states for its result `index` (mhlo.sharding, a
  * tuple's element, or sdy.sharding), or of a function's argument/result
  * (side 0/1), normalized; NULL when none. */

@@ -129,15 +129,10 @@ int64_t part_groups(Part *P, const Sharding *l, const bool *vary, int64_t *ids) 
     fixed = fixed * l->replicas + co[p * (k + 1) + k];
     key[p] = (fixed * size + moving) * n + p;
   }
-  qsort(key, (size_t)n, sizeof(int64_t), part_cmp_i64);
+  qsort(key, (size_t)n, sizeof(int64_t), spmd_cmp_i64);
   for (int64_t i = 0; i < n; i++) ids[i] = key[i] % n;
   free(key);
   return size;
-}
-
-int part_cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
 }
 
 /* Replica groups of partition-id rows for a flattened-id collective:

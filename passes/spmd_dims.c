@@ -27,7 +27,6 @@ const int64_t *spmd_int_list(Context *c, const Attr *a, int *n) {
   return v;
 }
 
-static const int64_t *list_attr(Context *c, const Attr *a, int *n) { return spmd_int_list(c, a, n); }
 
 static void fill(int64_t *out, int k, int64_t v) {
   for (int e = 0; e < k; e++) out[e] = v;
@@ -68,8 +67,8 @@ static void reshape_map(const Type *in, const Type *out, int64_t *map) {
 static void dot_lists(Context *c, const Op *op, int side, const int64_t **batch, int *nb, const int64_t **contract,
                       int *nc) {
   const Attr *d = op_attr(op, "dot_dimension_numbers");
-  *batch = list_attr(c, dialect_param(d, side ? "rhs_batching_dimensions" : "lhs_batching_dimensions"), nb);
-  *contract = list_attr(c, dialect_param(d, side ? "rhs_contracting_dimensions" : "lhs_contracting_dimensions"), nc);
+  *batch = spmd_int_list(c, dialect_param(d, side ? "rhs_batching_dimensions" : "lhs_batching_dimensions"), nb);
+  *contract = spmd_int_list(c, dialect_param(d, side ? "rhs_contracting_dimensions" : "lhs_contracting_dimensions"), nc);
 }
 
 /* dot_general: result = batch dims, lhs free dims, rhs free dims. */
@@ -103,8 +102,8 @@ static void conv_map(Context *c, const Op *op, int side, int64_t *out) {
   if (side == 1 && fgc == 1 && bgc == 1) out[d->output_feature] = d->kernel_output_feature;
   if (side != 0) return;
   int np, ns, nl, nr;
-  const int64_t *pad = list_attr(c, op_attr(op, "padding"), &np), *st = list_attr(c, op_attr(op, "window_strides"), &ns);
-  const int64_t *ld = list_attr(c, op_attr(op, "lhs_dilation"), &nl), *rd = list_attr(c, op_attr(op, "rhs_dilation"), &nr);
+  const int64_t *pad = spmd_int_list(c, op_attr(op, "padding"), &np), *st = spmd_int_list(c, op_attr(op, "window_strides"), &ns);
+  const int64_t *ld = spmd_int_list(c, op_attr(op, "lhs_dilation"), &nl), *rd = spmd_int_list(c, op_attr(op, "rhs_dilation"), &nr);
   const Type *k = op->operands[1]->type;
   for (int s = 0; s < d->nspatial; s++) {
     bool pointwise = k->dims[d->kernel_spatial[s]] == 1 && (np < 2 * (s + 1) || (pad[2 * s] == 0 && pad[2 * s + 1] == 0)) &&
@@ -128,11 +127,11 @@ static void gather_map(Context *c, const Op *op, int side, int64_t *out) {
   const Attr *dn = op_attr(op, "dimension_numbers");
   const Type *ot = op->operands[0]->type, *it = op->operands[1]->type;
   int k = op->results[0].type->rank, no, nc, nob, nib, ns;
-  const int64_t *off = list_attr(c, dialect_param(dn, "offset_dims"), &no);
-  const int64_t *col = list_attr(c, dialect_param(dn, "collapsed_slice_dims"), &nc);
-  const int64_t *ob = list_attr(c, dialect_param(dn, "operand_batching_dims"), &nob);
-  const int64_t *ib = list_attr(c, dialect_param(dn, "start_indices_batching_dims"), &nib);
-  const int64_t *sizes = list_attr(c, op_attr(op, "slice_sizes"), &ns);
+  const int64_t *off = spmd_int_list(c, dialect_param(dn, "offset_dims"), &no);
+  const int64_t *col = spmd_int_list(c, dialect_param(dn, "collapsed_slice_dims"), &nc);
+  const int64_t *ob = spmd_int_list(c, dialect_param(dn, "operand_batching_dims"), &nob);
+  const int64_t *ib = spmd_int_list(c, dialect_param(dn, "start_indices_batching_dims"), &nib);
+  const int64_t *sizes = spmd_int_list(c, op_attr(op, "slice_sizes"), &ns);
   int64_t ivd;
   const Attr *ivda = dialect_param(dn, "index_vector_dim");
   if (!ivda || !attr_as_int(ivda, &ivd)) ivd = it->rank;
@@ -161,9 +160,9 @@ static void scatter_map(Context *c, const Op *op, int i, int64_t *out) {
   const Attr *dn = op_attr(op, "scatter_dimension_numbers");
   const Type *ot = op->operands[0]->type, *ut = op->operands[n + 1]->type;
   int nw, ni, nb;
-  const int64_t *win = list_attr(c, dialect_param(dn, "update_window_dims"), &nw);
-  const int64_t *ins = list_attr(c, dialect_param(dn, "inserted_window_dims"), &ni);
-  const int64_t *ib = list_attr(c, dialect_param(dn, "input_batching_dims"), &nb);
+  const int64_t *win = spmd_int_list(c, dialect_param(dn, "update_window_dims"), &nw);
+  const int64_t *ins = spmd_int_list(c, dialect_param(dn, "inserted_window_dims"), &ni);
+  const int64_t *ib = spmd_int_list(c, dialect_param(dn, "input_batching_dims"), &nb);
   int64_t skip[2 * SHARDING_MAX_RANK + 2], kept[SHARDING_MAX_RANK + 1];
   int nskip = 0;
   for (int j = 0; j < ni; j++) skip[nskip++] = ins[j];
@@ -184,19 +183,19 @@ static bool untouched_dims(Context *c, const Op *op, bool *keep) {
   for (int d = 0; d < r; d++) keep[d] = true;
   switch (op->kind) {
   case OP_SLICE: {
-    const int64_t *st = list_attr(c, op_attr(op, "start_indices"), &n), *li = list_attr(c, op_attr(op, "limit_indices"), &m);
-    const int64_t *sd = list_attr(c, op_attr(op, "strides"), &q);
+    const int64_t *st = spmd_int_list(c, op_attr(op, "start_indices"), &n), *li = spmd_int_list(c, op_attr(op, "limit_indices"), &m);
+    const int64_t *sd = spmd_int_list(c, op_attr(op, "strides"), &q);
     for (int d = 0; d < r; d++) keep[d] = d < n && d < m && st[d] == 0 && li[d] == t->dims[d] && (d >= q || sd[d] == 1);
     return true;
   }
   case OP_PAD: {
-    const int64_t *lo = list_attr(c, op_attr(op, "edge_padding_low"), &n), *hi = list_attr(c, op_attr(op, "edge_padding_high"), &m);
-    const int64_t *in = list_attr(c, op_attr(op, "interior_padding"), &q);
+    const int64_t *lo = spmd_int_list(c, op_attr(op, "edge_padding_low"), &n), *hi = spmd_int_list(c, op_attr(op, "edge_padding_high"), &m);
+    const int64_t *in = spmd_int_list(c, op_attr(op, "interior_padding"), &q);
     for (int d = 0; d < r; d++) keep[d] = (d >= n || lo[d] == 0) && (d >= m || hi[d] == 0) && (d >= q || in[d] == 0);
     return true;
   }
   case OP_REVERSE: {
-    const int64_t *v = list_attr(c, op_attr(op, "dimensions"), &n);
+    const int64_t *v = spmd_int_list(c, op_attr(op, "dimensions"), &n);
     for (int d = 0; d < r; d++) keep[d] = !in_list(d, v, n);
     return true;
   }
@@ -208,17 +207,17 @@ static bool untouched_dims(Context *c, const Op *op, bool *keep) {
     return true;
   }
   case OP_REDUCE_WINDOW: {
-    const int64_t *w = list_attr(c, op_attr(op, "window_dimensions"), &n), *s = list_attr(c, op_attr(op, "window_strides"), &m);
-    const int64_t *p = list_attr(c, op_attr(op, "padding"), &q);
+    const int64_t *w = spmd_int_list(c, op_attr(op, "window_dimensions"), &n), *s = spmd_int_list(c, op_attr(op, "window_strides"), &m);
+    const int64_t *p = spmd_int_list(c, op_attr(op, "padding"), &q);
     int nb, nw;
-    const int64_t *bd = list_attr(c, op_attr(op, "base_dilations"), &nb), *wd = list_attr(c, op_attr(op, "window_dilations"), &nw);
+    const int64_t *bd = spmd_int_list(c, op_attr(op, "base_dilations"), &nb), *wd = spmd_int_list(c, op_attr(op, "window_dilations"), &nw);
     for (int d = 0; d < r; d++)
       keep[d] = d < n && w[d] == 1 && (d >= m || s[d] == 1) && (q < 2 * (d + 1) || (p[2 * d] == 0 && p[2 * d + 1] == 0)) &&
                 (d >= nb || bd[d] == 1) && (d >= nw || wd[d] == 1);
     return true;
   }
   case OP_DYNAMIC_SLICE: {
-    const int64_t *sz = list_attr(c, op_attr(op, "slice_sizes"), &n);
+    const int64_t *sz = spmd_int_list(c, op_attr(op, "slice_sizes"), &n);
     for (int d = 0; d < r; d++) keep[d] = d < n && sz[d] == t->dims[d];
     return true;
   }
@@ -228,7 +227,7 @@ static bool untouched_dims(Context *c, const Op *op, bool *keep) {
     return true;
   }
   case OP_FFT: {
-    list_attr(c, op_attr(op, "fft_length"), &n);
+    spmd_int_list(c, op_attr(op, "fft_length"), &n);
     for (int d = 0; d < r; d++) keep[d] = d < r - n;
     return true;
   }
@@ -252,8 +251,8 @@ static bool dim_map(Context *c, const Op *op, int i, int64_t *out) {
   if (!rt || !type_is_static(rt) || !type_is_static(it)) return false;
   int k = rt->rank;
   bool keep[SHARDING_MAX_RANK + 1];
-  fill(out, k, -1);
   if (k > SHARDING_MAX_RANK || it->rank > SHARDING_MAX_RANK) return false;
+  fill(out, k, -1);
   if ((op_info[op->kind].traits & TRAIT_ELEMENTWISE) || op->kind == OP_MAP ||
       (op->kind == OP_BITCAST_CONVERT && it->rank == k) || op->kind == OP_REDUCE_PRECISION) {
     if (it->rank == k)
@@ -263,14 +262,14 @@ static bool dim_map(Context *c, const Op *op, int i, int64_t *out) {
   switch (op->kind) {
   case OP_BROADCAST_IN_DIM: {
     int n;
-    const int64_t *bd = list_attr(c, op_attr(op, "broadcast_dimensions"), &n);
+    const int64_t *bd = spmd_int_list(c, op_attr(op, "broadcast_dimensions"), &n);
     for (int j = 0; j < n && j < it->rank; j++)
       if (bd[j] >= 0 && bd[j] < k && it->dims[j] == rt->dims[bd[j]]) out[bd[j]] = j;
     return true;
   }
   case OP_TRANSPOSE: {
     int n;
-    const int64_t *perm = list_attr(c, op_attr(op, "permutation"), &n);
+    const int64_t *perm = spmd_int_list(c, op_attr(op, "permutation"), &n);
     for (int e = 0; e < k && e < n; e++) out[e] = perm[e];
     return true;
   }
@@ -278,7 +277,7 @@ static bool dim_map(Context *c, const Op *op, int i, int64_t *out) {
   case OP_REDUCE: {
     if (is_init_value(op, i)) return true;
     int n;
-    const int64_t *v = list_attr(c, op_attr(op, "dimensions"), &n);
+    const int64_t *v = spmd_int_list(c, op_attr(op, "dimensions"), &n);
     for (int d = 0, e = 0; d < it->rank && e < k; d++)
       if (!in_list(d, v, n)) out[e++] = d;
     return true;
@@ -311,7 +310,7 @@ int spmd_reduction_dims(const Spmd *s, const Op *op, int64_t *lhs, int64_t *rhs)
   int n = 0;
   if (op->kind == OP_REDUCE && op->noperands == 2) {
     int nd;
-    const int64_t *v = list_attr(c, op_attr(op, "dimensions"), &nd);
+    const int64_t *v = spmd_int_list(c, op_attr(op, "dimensions"), &nd);
     for (; n < nd && n < SHARDING_MAX_RANK; n++) lhs[n] = v[n], rhs[n] = -1;
   } else if (op->kind == OP_DOT && op->noperands == 2) {
     lhs[0] = op->operands[0]->type->rank - 1;

@@ -26,7 +26,6 @@
 
 enum { MAXR = SHARDING_MAX_RANK + 1 };
 
-static const int64_t *list_attr(Context *c, const Attr *a, int *n) { return spmd_int_list(c, a, n); }
 
 static int64_t at(const int64_t *v, int n, int i, int64_t dflt) { return i < n ? v[i] : dflt; }
 
@@ -57,20 +56,20 @@ bool spmd_halo_map(const Spmd *s, const Op *op, int operand, int64_t *out) {
     const ConvDims *d;
     conv_dims(op, &d);
     if (operand != 0 || !d || !spmd_dim_map(s, op, 0, out)) return false;
-    const int64_t *ld = list_attr(c, op_attr(op, "lhs_dilation"), &n);
+    const int64_t *ld = spmd_int_list(c, op_attr(op, "lhs_dilation"), &n);
     for (int sp = 0; sp < d->nspatial; sp++)
       if (at(ld, n, sp, 1) == 1) out[d->output_spatial[sp]] = d->input_spatial[sp];
     return true;
   }
   case OP_REDUCE_WINDOW: {
     if (operand >= op->noperands / 2) return false;
-    const int64_t *bd = list_attr(c, op_attr(op, "base_dilations"), &n);
+    const int64_t *bd = spmd_int_list(c, op_attr(op, "base_dilations"), &n);
     for (int e = 0; e < k; e++) out[e] = at(bd, n, e, 1) == 1 ? e : -1;
     return true;
   }
   case OP_PAD: {
     if (operand != 0) return false;
-    const int64_t *in = list_attr(c, op_attr(op, "interior_padding"), &n);
+    const int64_t *in = spmd_int_list(c, op_attr(op, "interior_padding"), &n);
     for (int e = 0; e < k; e++) out[e] = at(in, n, e, 0) == 0 ? e : -1;
     return true;
   }
@@ -325,16 +324,10 @@ static Value *windows(Part *P, const Value *old, const Sharding *l, const Win *w
 /* ------------------------------------------------------------------ */
 /* Layouts and the rebuilt op */
 
-/* Result r's target layout (replicated when propagation gave none). */
-static const Sharding *target(Part *P, const Op *op, int r) {
-  const Sharding *l = layout_full(P->s, spmd_op_sharding(P->s, op, r), op->results[r].type->rank);
-  return l ? l : layout_replicated(P->s, op->results[r].type->rank);
-}
-
 /* The target of result 0 with the dims none of the n maps supplies left
  * whole. */
 static const Sharding *compute_layout(Part *P, const Op *op, int n, int64_t (*maps)[MAXR]) {
-  const Sharding *l = target(P, op, 0);
+  const Sharding *l = part_target(P, op, 0);
   for (int e = 0; l && e < l->rank; e++) {
     bool supplied = false;
     for (int i = 0; i < n; i++) supplied = supplied || maps[i][e] >= 0;
@@ -352,19 +345,6 @@ static const Sharding *operand_layout(Part *P, const Sharding *l, const Type *t,
   return layout_map(P->s, l, t->rank, inv);
 }
 
-/* Marks the values defined inside op's regions. */
-static void mark_inside(Context *c, const Op *op, ValueMap *m) {
-  for (int r = 0; r < op->nregions; r++)
-    for (int j = 0; j < op->regions[r].nblocks; j++) {
-      Block *b = op->regions[r].blocks[j];
-      for (int a = 0; a < b->nargs; a++) value_map_put(c, m, &b->args[a], &b->args[a]);
-      for (Op *in = b->first; in; in = in->next) {
-        for (int i = 0; i < in->nresults; i++) value_map_put(c, m, &in->results[i], &in->results[i]);
-        mark_inside(c, in, m);
-      }
-    }
-}
-
 /* Whether some op inside op's regions uses a value from outside them. */
 static bool uses_outside(const Op *op, const ValueMap *inside) {
   for (int r = 0; r < op->nregions; r++)
@@ -380,35 +360,17 @@ static bool uses_outside(const Op *op, const ValueMap *inside) {
 /* Whether op's regions use values defined outside them. */
 static bool captures(Context *c, const Op *op) {
   ValueMap inside = {0};
-  mark_inside(c, op, &inside);
+  part_mark_inside(c, op, &inside);
   return uses_outside(op, &inside);
 }
 
 /* op on local operands and result types, without its sharding, the
- * attributes names[i] set to values[i]; its regions cloned. */
+ * attributes names[i] set to values[i]. */
 static Op *rebuild(Part *P, const Op *op, Value **vals, Type **types, int nrep, const char *const *names,
                    Attr *const *values) {
-  Context *c = P->s->c;
-  NamedAttr *attrs = arena_alloc(&c->arena, sizeof(NamedAttr) * (size_t)(op->nattrs + nrep + 1));
-  int n = 0;
-  for (int i = 0; i < op->nattrs; i++)
-    if (strcmp(op->attrs[i].name, "mhlo.sharding") && strcmp(op->attrs[i].name, "sdy.sharding"))
-      attrs[n++] = op->attrs[i];
-  Op *copy = op_create(c, op->kind, op->name, op->loc, op->noperands, vals, op->nresults, types, n, attrs, op->nregions);
-  copy->srcloc = op->srcloc;
-  for (int i = 0; i < nrep; i++) op_set_attr(c, copy, names[i], values[i]);
-  for (int r = 0; r < op->nregions; r++) {
-    ValueMap m = {0};
-    region_clone_into(c, &op->regions[r], &copy->regions[r], &m);
-  }
-  op_insert_before(P->at, copy);
+  Op *copy = part_clone(P, op, vals, types);
+  for (int i = 0; i < nrep; i++) op_set_attr(P->s->c, copy, names[i], values[i]);
   return copy;
-}
-
-/* Result r computed as v in layout l, resharded to its target. */
-static void finish(Part *P, const Op *op, int r, Value *v, const Sharding *l) {
-  const Sharding *want = target(P, op, r);
-  part_put(P, &op->results[r], part_reshard(P, v, l, want, op->results[r].type), want, false);
 }
 
 /* ------------------------------------------------------------------ */
@@ -426,8 +388,8 @@ static int halo_conv(Part *P, Op *op) {
   const Type *it = op->operands[0]->type, *kt = op->operands[1]->type, *rt = op->results[0].type;
   const Sharding *cl = compute_layout(P, op, 2, maps);
   int np, nst, nrd;
-  const int64_t *pad = list_attr(c, op_attr(op, "padding"), &np), *st = list_attr(c, op_attr(op, "window_strides"), &nst);
-  const int64_t *rd = list_attr(c, op_attr(op, "rhs_dilation"), &nrd);
+  const int64_t *pad = spmd_int_list(c, op_attr(op, "padding"), &np), *st = spmd_int_list(c, op_attr(op, "window_strides"), &nst);
+  const int64_t *rd = spmd_int_list(c, op_attr(op, "rhs_dilation"), &nrd);
   int64_t newpad[2 * MAXR];
   Win w[MAXR];
   int nw = 0;
@@ -450,7 +412,7 @@ static int halo_conv(Part *P, Op *op) {
   const char *name = "padding";
   Attr *pa = part_groups_attr(P, cd->nspatial, 2, newpad);
   Op *copy = rebuild(P, op, vals, &lt, 1, &name, &pa);
-  finish(P, op, 0, &copy->results[0], cl);
+  part_finish(P, op, 0, &copy->results[0], cl);
   return 1;
 }
 
@@ -466,10 +428,10 @@ static int halo_reduce_window(Part *P, Op *op) {
     if (!spmd_halo_map(s, op, i, maps[i])) return -1;
   const Sharding *cl = compute_layout(P, op, n, maps);
   int nw_, nst, nwd, np;
-  const int64_t *wd = list_attr(c, op_attr(op, "window_dimensions"), &nw_);
-  const int64_t *st = list_attr(c, op_attr(op, "window_strides"), &nst);
-  const int64_t *dil = list_attr(c, op_attr(op, "window_dilations"), &nwd);
-  const int64_t *pad = list_attr(c, op_attr(op, "padding"), &np);
+  const int64_t *wd = spmd_int_list(c, op_attr(op, "window_dimensions"), &nw_);
+  const int64_t *st = spmd_int_list(c, op_attr(op, "window_strides"), &nst);
+  const int64_t *dil = spmd_int_list(c, op_attr(op, "window_dilations"), &nwd);
+  const int64_t *pad = spmd_int_list(c, op_attr(op, "padding"), &np);
   const Type *it = op->operands[0]->type, *rt = op->results[0].type;
   int64_t newpad[2 * MAXR];
   Win w[MAXR];
@@ -496,7 +458,7 @@ static int halo_reduce_window(Part *P, Op *op) {
   const char *name = "padding";
   Attr *pa = part_groups_attr(P, k, 2, newpad);
   Op *copy = rebuild(P, op, vals, types, 1, &name, &pa);
-  for (int i = 0; i < n; i++) finish(P, op, i, &copy->results[i], cl);
+  for (int i = 0; i < n; i++) part_finish(P, op, i, &copy->results[i], cl);
   return 1;
 }
 
@@ -509,9 +471,9 @@ static int halo_pad(Part *P, Op *op) {
   if (op->noperands != 2 || !spmd_halo_map(s, op, 0, map[0])) return -1;
   const Type *it = op->operands[0]->type, *rt = op->results[0].type;
   int k = rt->rank, nl, nh, ni;
-  const int64_t *lo = list_attr(c, op_attr(op, "edge_padding_low"), &nl);
-  const int64_t *hi = list_attr(c, op_attr(op, "edge_padding_high"), &nh);
-  const int64_t *in = list_attr(c, op_attr(op, "interior_padding"), &ni);
+  const int64_t *lo = spmd_int_list(c, op_attr(op, "edge_padding_low"), &nl);
+  const int64_t *hi = spmd_int_list(c, op_attr(op, "edge_padding_high"), &nh);
+  const int64_t *in = spmd_int_list(c, op_attr(op, "interior_padding"), &ni);
   const Sharding *cl = compute_layout(P, op, 1, map);
   int64_t l2[MAXR], h2[MAXR];
   bool local = false;
@@ -538,7 +500,7 @@ static int halo_pad(Part *P, Op *op) {
     Attr *values[2] = {attr_dense_i64_array(c, k, h2), attr_dense_i64_array(c, k, l2)};
     y = &rebuild(P, op, vals, &lt, 2, names, values)->results[0];
   }
-  finish(P, op, 0, y, cl);
+  part_finish(P, op, 0, y, cl);
   return 1;
 }
 
@@ -551,9 +513,9 @@ static int halo_slice(Part *P, Op *op) {
   if (op->noperands != 1 || !spmd_halo_map(s, op, 0, map[0])) return -1;
   const Type *it = op->operands[0]->type, *rt = op->results[0].type;
   int k = rt->rank, ns, nl, nst;
-  const int64_t *sti = list_attr(c, op_attr(op, "start_indices"), &ns);
-  const int64_t *lim = list_attr(c, op_attr(op, "limit_indices"), &nl);
-  const int64_t *str = list_attr(c, op_attr(op, "strides"), &nst);
+  const int64_t *sti = spmd_int_list(c, op_attr(op, "start_indices"), &ns);
+  const int64_t *lim = spmd_int_list(c, op_attr(op, "limit_indices"), &nl);
+  const int64_t *str = spmd_int_list(c, op_attr(op, "strides"), &nst);
   const Sharding *cl = compute_layout(P, op, 1, map);
   int64_t a[MAXR], b[MAXR], st[MAXR];
   bool local = false;
@@ -583,7 +545,7 @@ static int halo_slice(Part *P, Op *op) {
                         {"strides", attr_dense_i64_array(c, k, st)}};
     x = part_emit(P, OP_SLICE, 1, &x, lt, 3, at3);
   }
-  finish(P, op, 0, x, cl);
+  part_finish(P, op, 0, x, cl);
   return 1;
 }
 

@@ -117,11 +117,6 @@ const int64_t *layout_coords(const Spmd *s, const Sharding *l) {
   return co;
 }
 
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 const Sharding *layout_from_coords(const Spmd *s, int k, const int64_t *tiles, const int64_t *coords) {
   int64_t pieces = 1, n = s->n;
   for (int d = 0; d < k; d++) pieces *= tiles[d];
@@ -142,7 +137,7 @@ const Sharding *layout_from_coords(const Spmd *s, int k, const int64_t *tiles, c
   for (int64_t t = 0; t < pieces; t++) ok = ok && count[t] == reps;
   const Sharding *out = NULL;
   if (ok) {
-    qsort(key, (size_t)n, sizeof(int64_t), cmp_i64);
+    qsort(key, (size_t)n, sizeof(int64_t), spmd_cmp_i64);
     for (int64_t i = 0; i < n; i++) key[i] %= n;
     Sharding tmp = {.kind = SHARDING_TILED, .rank = k, .tiles = tiles, .replicas = reps, .ndevices = n, .devices = key};
     out = intern(s, &tmp);

@@ -32,7 +32,6 @@ const Local *part_get(const Part *P, const Value *old);
 void part_put(Part *P, const Value *old, Value *v, const Sharding *l, bool manual);
 /* Records v as old's value in layout l, for later uses to reuse. */
 void part_remember(Part *P, const Value *old, const Sharding *l, Value *v);
-int part_cmp_i64(const void *a, const void *b);
 
 /* One op before P->at with P->loc; its result. */
 Value *part_emit(Part *P, OpKind k, int n, Value **operands, Type *t, int nattrs, NamedAttr *attrs);
@@ -90,6 +89,19 @@ int part_halo(Part *P, Op *op);
 bool part_block(Part *P, Block *b, const Sharding *const *args, const bool *manual, const Sharding *const *rets);
 /* The partition id as tensor<i32>, built once at the function's start. */
 Value *part_partition_id(Part *P);
+
+/* The rules' common steps (passes/spmd_rules.c). */
+/* Result r's target layout: its op's sharding, replicated when none;
+ * NULL for a result that is not a ranked tensor. */
+const Sharding *part_target(Part *P, const Op *op, int r);
+/* Sets result r of the old op to v (layout l), resharded to its target. */
+void part_finish(Part *P, const Op *op, int r, Value *v, const Sharding *l);
+/* A copy of op on vals with result types, before P->at, its regions
+ * cloned (outer values they capture mapped to their whole local values),
+ * without its shardings. */
+Op *part_clone(Part *P, const Op *op, Value **vals, Type **types);
+/* Records every value defined inside op's regions in m. */
+void part_mark_inside(Context *c, const Op *op, ValueMap *m);
 
 /* Partitions one op (passes/spmd_rules.c); false after a diagnostic. */
 bool part_op(Part *P, Op *op);

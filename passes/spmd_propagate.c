@@ -75,11 +75,13 @@ const Sharding *spmd_combine(const Spmd *s, const Op *op, const Sharding *const 
   int64_t *co = xcalloc((size_t)(s->n * (k + 1)), sizeof(int64_t));
   bool conflict = false, set[SHARDING_MAX_RANK + 1] = {0};
   for (int e = 0; e < k; e++) tiles[e] = 1;
+  for (int i = 0; i < op->noperands; i++)
+    if (ls[i] && (largest < 0 || type_bytes(op->operands[i]->type) > type_bytes(op->operands[largest]->type)))
+      largest = i;
   for (int i = 0; i < op->noperands && !conflict; i++) {
     const Sharding *l = ls[i];
     if (!l || !(halo ? prop_map(s, op, i, map) : spmd_dim_map(s, op, i, map))) continue;
     known++;
-    if (largest < 0 || type_bytes(op->operands[i]->type) > type_bytes(op->operands[largest]->type)) largest = i;
     const int64_t *oc = layout_coords(s, l);
     for (int e = 0; e < k && !conflict; e++) {
       if (map[e] < 0 || l->tiles[map[e]] == 1) continue;
@@ -96,9 +98,8 @@ const Sharding *spmd_combine(const Spmd *s, const Op *op, const Sharding *const 
   const Sharding *out = known && !conflict ? layout_from_coords(s, k, tiles, co) : NULL;
   free(co);
   if (!known || out) return out;
-  if (halo) prop_map(s, op, largest, map);
-  else spmd_dim_map(s, op, largest, map);
-  return layout_map(s, ls[largest], k, map);
+  bool mapped = halo ? prop_map(s, op, largest, map) : spmd_dim_map(s, op, largest, map);
+  return mapped ? layout_map(s, ls[largest], k, map) : NULL;
 }
 
 /* The layout of op's result from its known operands. */
@@ -122,14 +123,6 @@ static const Sharding *backward_layout(Prop *p, const Op *op, int i, const Shard
   for (int e = 0; e < r->rank; e++)
     if (map[e] >= 0) inv[map[e]] = e;
   return layout_map(p->s, r, t->rank, inv);
-}
-
-/* Annotation identities: the op's result is the stated layout and its
- * operand is constrained to it. */
-static bool is_constraint(const Op *op) {
-  const Annotation *an = custom_call_annotation(op);
-  return op->kind == OP_SDY_SHARDING_CONSTRAINT || strcmp(op->name, "sdy.reshard") == 0 ||
-         (an && strcmp(an->target, "Sharding") == 0);
 }
 
 static bool has_body(const Op *op) { return op->kind == OP_WHILE || op->kind == OP_IF || op->kind == OP_CASE; }
@@ -205,7 +198,7 @@ static void forward(Prop *p, const Block *b) {
   for (const Op *op = b->first; op; op = op->next) {
     p->s->pc->steps++;
     if (has_body(op)) forward_body(p, op);
-    if (is_constraint(op) && op->noperands == 1) continue;
+    if (spmd_is_constraint(op) && op->noperands == 1) continue;
     if (!propagates(op) || get(p, &op->results[0])) continue;
     if (p->defer_broadcasts && op->kind == OP_BROADCAST_IN_DIM) continue;
     put_results(p, op, forward_layout(p, op));
@@ -219,7 +212,7 @@ static void backward(Prop *p, const Block *b) {
     if (op->nresults < 1) continue;
     const Sharding *r = get(p, &op->results[0]);
     if (!r) continue;
-    if (is_constraint(op) && op->noperands == 1) {
+    if (spmd_is_constraint(op) && op->noperands == 1) {
       put(p, op->operands[0], r, false);
       continue;
     }
@@ -301,8 +294,47 @@ static void propagate_func(Spmd *s, Op *func) {
   ptr_table_free(&p.slots);
 }
 
+/* A value of more dims than the partitioner handles, as a located error. */
+static bool ranks_fit(Context *c, const Op *op) {
+  for (int r = 0; r < op->nresults; r++) {
+    const Type *t = op->results[r].type;
+    if (type_is_tensor(t) && t->rank > SHARDING_MAX_RANK) {
+      op_error(c, op, "result #%d has %d dims; SPMD partitioning handles values of at most %d", r, t->rank,
+               SHARDING_MAX_RANK);
+      return false;
+    }
+  }
+  for (int i = 0; i < op->nregions; i++)
+    for (int j = 0; j < op->regions[i].nblocks; j++) {
+      const Block *b = op->regions[i].blocks[j];
+      for (int a = 0; a < b->nargs; a++)
+        if (type_is_tensor(b->args[a].type) && b->args[a].type->rank > SHARDING_MAX_RANK) {
+          op_error(c, op, "argument #%d of a region has %d dims; SPMD partitioning handles values of at most %d", a,
+                   b->args[a].type->rank, SHARDING_MAX_RANK);
+          return false;
+        }
+      for (const Op *in = b->first; in; in = in->next)
+        if (!ranks_fit(c, in)) return false;
+    }
+  return true;
+}
+
+/* The partition and chip counts and the ranks the passes can handle. */
+static bool within_limits(PassContext *pc) {
+  int64_t n = 1, r = 1;
+  attr_as_int(op_attr(pc->m->op, "mhlo.num_partitions"), &n);
+  attr_as_int(op_attr(pc->m->op, "mhlo.num_replicas"), &r);
+  if (n > SHARDING_MAX_DEVICES || r < 1 || r > SHARDING_MAX_DEVICES / n) {
+    op_error(pc->c, pc->m->op, "%lld partitions x %lld replicas: SPMD partitioning handles at most %d chips",
+             (long long)n, (long long)r, SHARDING_MAX_DEVICES);
+    return false;
+  }
+  return ranks_fit(pc->c, pc->m->op);
+}
+
 bool pass_sharding_propagation(PassContext *pc) {
   if (!spmd_wanted(pc->m)) return true;
+  if (!within_limits(pc)) return false;
   /* One function per program: calls are inlined first (at any -O). */
   if (!pass_inline(pc)) return false;
   Spmd s = spmd_begin(pc);

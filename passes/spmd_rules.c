@@ -29,13 +29,7 @@ static bool is_target(const Op *op, const char *name) {
   return an && strcmp(an->target, name) == 0;
 }
 
-static bool is_constraint(const Op *op) {
-  return op->kind == OP_SDY_SHARDING_CONSTRAINT || strcmp(op->name, "sdy.reshard") == 0 || is_target(op, "Sharding");
-}
-
-/* Result r's target layout: the op's sharding (propagation wrote one on
- * every op), replicated when it has none. */
-static const Sharding *target(Part *P, const Op *op, int r) {
+const Sharding *part_target(Part *P, const Op *op, int r) {
   const Type *t = op->results[r].type;
   if (!type_is_tensor(t) || t->rank < 0) return NULL;
   const Sharding *l = layout_full(P->s, spmd_op_sharding(P->s, op, r), t->rank);
@@ -47,9 +41,8 @@ static const Sharding *layout_of(const Part *P, const Value *old) {
   return lo ? lo->l : NULL;
 }
 
-/* Sets result r of the old op to v (layout l), resharded to its target. */
-static void finish(Part *P, const Op *op, int r, Value *v, const Sharding *l) {
-  const Sharding *want = target(P, op, r);
+void part_finish(Part *P, const Op *op, int r, Value *v, const Sharding *l) {
+  const Sharding *want = part_target(P, op, r);
   if (l && want) {
     v = part_reshard(P, v, l, want, op->results[r].type);
     l = want;
@@ -57,15 +50,14 @@ static void finish(Part *P, const Op *op, int r, Value *v, const Sharding *l) {
   part_put(P, &op->results[r], v, l, false);
 }
 
-/* Marks every value defined inside op's regions. */
-static void mark_inside(Context *c, const Op *op, ValueMap *inside) {
+void part_mark_inside(Context *c, const Op *op, ValueMap *inside) {
   for (int r = 0; r < op->nregions; r++)
     for (int j = 0; j < op->regions[r].nblocks; j++) {
       Block *b = op->regions[r].blocks[j];
       for (int a = 0; a < b->nargs; a++) value_map_put(c, inside, &b->args[a], &b->args[a]);
       for (Op *in = b->first; in; in = in->next) {
         for (int k = 0; k < in->nresults; k++) value_map_put(c, inside, &in->results[k], &in->results[k]);
-        mark_inside(c, in, inside);
+        part_mark_inside(c, in, inside);
       }
     }
 }
@@ -98,15 +90,13 @@ static NamedAttr *attrs_but_sharding(Part *P, const Op *op, int *n) {
   return attrs;
 }
 
-/* A copy of op on the given operands with the given result types, its
- * regions cloned, without its mhlo.sharding. */
-static Op *clone_with(Part *P, const Op *op, Value **vals, Type **types) {
+Op *part_clone(Part *P, const Op *op, Value **vals, Type **types) {
   Context *c = P->s->c;
   int n;
   NamedAttr *attrs = attrs_but_sharding(P, op, &n);
   ValueMap inside = {0}, m = {0};
   if (op->nregions) {
-    mark_inside(c, op, &inside);
+    part_mark_inside(c, op, &inside);
     map_captures(P, op, &inside, &m);
   }
   Op *copy = op_create(c, op->kind, op->name, op->loc, op->noperands, vals, op->nresults, types, n, attrs, op->nregions);
@@ -128,11 +118,11 @@ static bool rule_whole(Part *P, Op *op) {
     vals[i] = part_operand_as(P, op->operands[i], tensor ? layout_replicated(P->s, t->rank) : NULL);
   }
   for (int r = 0; r < op->nresults; r++) types[r] = op->results[r].type;
-  Op *copy = clone_with(P, op, vals, types);
+  Op *copy = part_clone(P, op, vals, types);
   for (int r = 0; r < op->nresults; r++) {
     const Type *t = op->results[r].type;
     bool tensor = type_is_tensor(t) && t->rank >= 0;
-    finish(P, op, r, &copy->results[r], tensor ? layout_replicated(P->s, t->rank) : NULL);
+    part_finish(P, op, r, &copy->results[r], tensor ? layout_replicated(P->s, t->rank) : NULL);
   }
   return true;
 }
@@ -189,6 +179,24 @@ static bool pieces_combine(const Op *op) {
   }
 }
 
+/* The partitions whose partial results one combine adds (they differ only
+ * in lhs's reduction dims) hold the same piece of the result. */
+static bool groups_share_result(Part *P, const Plan *pl, const Sharding *lhs) {
+  bool vary[SHARDING_MAX_RANK + 1] = {0};
+  for (int j = 0; j < pl->nred; j++) vary[pl->red[0][j]] = true;
+  int64_t *ids = xcalloc((size_t)P->s->n, sizeof(int64_t));
+  int64_t size = part_groups(P, lhs, vary, ids);
+  const int64_t *co = layout_coords(P->s, pl->out);
+  int k = pl->k;
+  bool same = true;
+  for (int64_t g = 0; g < P->s->n && same; g++) {
+    int64_t first = ids[g - g % size], p = ids[g];
+    same = memcmp(co + p * (k + 1), co + first * (k + 1), sizeof(int64_t) * (size_t)k) == 0;
+  }
+  free(ids);
+  return same;
+}
+
 /* The operands as they are, when they tile reduction dims consistently
  * and nothing else unmapped: the compute layout from their coordinates. */
 static bool plan_partial(Part *P, const Op *op, Plan *pl) {
@@ -196,7 +204,7 @@ static bool plan_partial(Part *P, const Op *op, Plan *pl) {
   int nin = op->kind == OP_REDUCE ? 1 : 2; /* reduce: its input; contractions: lhs and rhs */
   if (!pl->nred || op->noperands < nin || (op->kind == OP_REDUCE && !pieces_combine(op))) return false;
   const Sharding *cur[2] = {layout_of(P, op->operands[0]), nin > 1 ? layout_of(P, op->operands[1]) : NULL};
-  if (!pl->nred || !cur[0] || (nin > 1 && !cur[1])) return false;
+  if (!cur[0] || (nin > 1 && !cur[1])) return false;
   bool tiled = false;
   for (int j = 0; j < pl->nred; j++) {
     int64_t a = pl->red[0][j], b = nin > 1 ? pl->red[1][j] : -1;
@@ -227,7 +235,7 @@ static bool plan_partial(Part *P, const Op *op, Plan *pl) {
   }
   pl->out = consistent ? layout_from_coords(s, k, tiles, co) : NULL;
   free(co);
-  if (!pl->out) return false;
+  if (!pl->out || !groups_share_result(P, pl, cur[0])) return false;
   pl->in[0] = cur[0];
   if (nin > 1) pl->in[1] = cur[1];
   for (int i = nin; i < op->noperands; i++) pl->in[i] = layout_replicated(s, op->operands[i]->type->rank);
@@ -290,7 +298,7 @@ static void combine(Part *P, const Op *op, const Plan *pl, Op *copy) {
   const Region *body = op->kind == OP_REDUCE ? &op->regions[0] : NULL;
   Value *x = &copy->results[0];
   OpKind kind = x->type->elem == ELEM_I1 ? OP_OR : OP_ADD;
-  const Sharding *want = target(P, op, 0);
+  const Sharding *want = part_target(P, op, 0);
   /* reduce_scatter when want tiles one dim d `size` times finer than the
    * compute layout, each group's members holding its pieces in order. */
   int d = -1;
@@ -315,7 +323,7 @@ static void combine(Part *P, const Op *op, const Plan *pl, Op *copy) {
   }
   Value *y = part_all_reduce(P, x, size, ids, body, kind);
   free(ids);
-  finish(P, op, 0, y, pl->out);
+  part_finish(P, op, 0, y, pl->out);
 }
 
 /* Operand i resharded to its plan layout, its uneven reduction dims
@@ -339,14 +347,14 @@ static int64_t plan_bytes(Part *P, const Op *op, const Plan *pl) {
     const Local *lo = part_get(P, op->operands[i]);
     if (lo->l && pl->in[i]) bytes += part_reshard_bytes(P, lo->l, pl->in[i], lo->global);
   }
-  return bytes + part_reshard_bytes(P, pl->out, target(P, op, 0), op->results[0].type);
+  return bytes + part_reshard_bytes(P, pl->out, part_target(P, op, 0), op->results[0].type);
 }
 
 /* The cheaper of computing in the target's layout (operands resharded)
  * and in the operands' own combined layout (the result resharded); on a
  * tie the one that cuts the work into more pieces, then the target's. */
 static void plan_cheapest(Part *P, const Op *op, Plan *pl) {
-  plan_from_target(P, op, target(P, op, 0), pl);
+  plan_from_target(P, op, part_target(P, op, 0), pl);
   const Sharding **cur = arena_alloc(&P->s->c->arena, sizeof(Sharding *) * (size_t)(op->noperands + 1));
   for (int i = 0; i < op->noperands; i++) cur[i] = layout_of(P, op->operands[i]);
   const Sharding *own = op->noperands ? spmd_combine(P->s, op, cur, false) : NULL;
@@ -369,13 +377,13 @@ static bool rule_local(Part *P, Op *op, Plan *pl) {
   Type **types = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(op->nresults + 1));
   for (int i = 0; i < op->noperands; i++) vals[i] = plan_operand(P, op, pl, i);
   for (int r = 0; r < op->nresults; r++) types[r] = layout_local_type(P->s, pl->out, op->results[r].type);
-  Op *copy = clone_with(P, op, vals, types);
+  Op *copy = part_clone(P, op, vals, types);
   localize_attrs(P, op, copy);
   if (pl->partial) {
     combine(P, op, pl, copy);
     return true;
   }
-  for (int r = 0; r < op->nresults; r++) finish(P, op, r, &copy->results[r], pl->out);
+  for (int r = 0; r < op->nresults; r++) part_finish(P, op, r, &copy->results[r], pl->out);
   return true;
 }
 
@@ -406,34 +414,41 @@ static bool plan_map(Part *P, const Op *op, Plan *pl) {
 
 static bool rule_constant(Part *P, Op *op) {
   const Attr *v = op_attr(op, "value");
-  const Sharding *want = target(P, op, 0);
+  const Sharding *want = part_target(P, op, 0);
   const Type *t = op->results[0].type;
   if (want && v && v->kind == ATTR_DENSE && v->u.dense.splat) {
     part_put(P, &op->results[0], part_splat(P, layout_local_type(P->s, want, op->results[0].type), v->u.dense.data),
              want, false);
     return true;
   }
-  Op *copy = clone_with(P, op, NULL, (Type *[]){op->results[0].type});
-  finish(P, op, 0, &copy->results[0], want ? layout_replicated(P->s, t->rank) : NULL);
+  Op *copy = part_clone(P, op, NULL, (Type *[]){op->results[0].type});
+  part_finish(P, op, 0, &copy->results[0], want ? layout_replicated(P->s, t->rank) : NULL);
   return true;
 }
 
+/* An iota along a tiled dim counts from its piece's offset: made in a
+ * signed integer type wide enough, the offset added there, and converted
+ * once to the result type (a float iota rounds each value once). */
 static bool rule_iota(Part *P, Op *op) {
   Context *c = P->s->c;
-  const Sharding *want = target(P, op, 0);
+  const Sharding *want = part_target(P, op, 0);
   int64_t d = 0;
   attr_as_int(op_attr(op, "iota_dimension"), &d);
-  Type *lt = layout_local_type(P->s, want, op->results[0].type);
-  Op *copy = clone_with(P, op, NULL, &lt);
-  Value *x = &copy->results[0];
-  if (d >= 0 && d < want->rank && want->tiles[d] > 1) {
-    Value *off = part_offset(P, want, (int)d, op->results[0].type->dims[d], NULL);
-    Value *conv = part_emit(P, OP_CONVERT, 1, &off, type_scalar_tensor(c, lt->elem), 0, NULL);
-    NamedAttr bd = {"broadcast_dimensions", attr_dense_i64_array(c, 0, NULL)};
-    Value *b = part_emit(P, OP_BROADCAST_IN_DIM, 1, &conv, lt, 1, &bd);
-    Value *sum[2] = {x, b};
-    x = part_emit(P, OP_ADD, 2, sum, lt, 0, NULL);
+  Type *gt = op->results[0].type, *lt = layout_local_type(P->s, want, gt);
+  if (d < 0 || d >= want->rank || want->tiles[d] == 1) {
+    part_put(P, &op->results[0], &part_clone(P, op, NULL, &lt)->results[0], want, false);
+    return true;
   }
+  ElemKind ik = gt->dims[d] > INT32_MAX ? ELEM_I64 : ELEM_I32;
+  Type *it = type_tensor(c, ik, lt->rank, lt->dims, NULL);
+  Value *x = &part_clone(P, op, NULL, &it)->results[0];
+  Value *off = part_offset(P, want, (int)d, gt->dims[d], NULL);
+  if (ik != ELEM_I32) off = part_emit(P, OP_CONVERT, 1, &off, type_scalar_tensor(c, ik), 0, NULL);
+  NamedAttr bd = {"broadcast_dimensions", attr_dense_i64_array(c, 0, NULL)};
+  Value *b = part_emit(P, OP_BROADCAST_IN_DIM, 1, &off, it, 1, &bd);
+  Value *sum[2] = {x, b};
+  x = part_emit(P, OP_ADD, 2, sum, it, 0, NULL);
+  if (lt != it) x = part_emit(P, OP_CONVERT, 1, &x, lt, 0, NULL);
   part_put(P, &op->results[0], x, want, false);
   return true;
 }
@@ -473,7 +488,7 @@ static bool rule_while(Part *P, Op *op) {
   for (int i = 0; i < n; i++) {
     const Local *lo = part_get(P, op->operands[i]);
     manual[i] = lo->manual;
-    l[i] = lo->manual || !lo->l ? NULL : target(P, op, i);
+    l[i] = lo->manual || !lo->l ? NULL : part_target(P, op, i);
     vals[i] = l[i] ? part_operand_as(P, op->operands[i], l[i]) : lo->v;
     types[i] = vals[i]->type;
   }
@@ -494,7 +509,7 @@ static bool rule_branches(Part *P, Op *op) {
   Type **types = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(n + 1));
   Value *sel = part_operand_as(P, op->operands[0], layout_replicated(P->s, 0));
   for (int r = 0; r < n; r++) {
-    l[r] = target(P, op, r);
+    l[r] = part_target(P, op, r);
     types[r] = l[r] ? layout_local_type(P->s, l[r], op->results[r].type) : op->results[r].type;
   }
   for (int r = 0; r < op->nregions; r++)
@@ -516,7 +531,7 @@ static bool rule_manual(Part *P, Op *op) {
     vals[i] = lo->manual || !lo->l ? lo->v : part_operand_as(P, op->operands[i], layout_replicated(P->s, t->rank));
   }
   for (int r = 0; r < op->nresults; r++) types[r] = op->results[r].type;
-  Op *copy = clone_with(P, op, vals, types);
+  Op *copy = part_clone(P, op, vals, types);
   for (int r = 0; r < op->nresults; r++) part_put(P, &op->results[r], &copy->results[r], NULL, true);
   return true;
 }
@@ -542,7 +557,7 @@ static bool rule_shard_shape(Part *P, Op *op, bool to_shard) {
     part_put(P, &op->results[0], lo->v, NULL, true);
     return true;
   }
-  const Sharding *want = target(P, op, 0);
+  const Sharding *want = part_target(P, op, 0);
   if (layout_local_type(P->s, want, (Type *)rt) != lo->v->type) {
     op_error(P->s->c, op, "its operand '%s' is not the piece of the result '%s' under the result's sharding",
              type_to_string(P->s->c, lo->v->type), type_to_string(P->s->c, rt));
@@ -602,7 +617,7 @@ static bool rule_manual_computation(Part *P, Op *op) {
   const Op *ret = b->last;
   for (int r = 0; ret && r < op->nresults && r < ret->noperands; r++) {
     const Local *lo = part_get(P, ret->operands[r]);
-    const Sharding *l = target(P, op, r);
+    const Sharding *l = part_target(P, op, r);
     if (l && layout_local_type(P->s, l, op->results[r].type) != lo->v->type) {
       op_error(c, op, "result #%d's piece under out_shardings is '%s' but the body returns '%s'", r,
                type_to_string(c, layout_local_type(P->s, l, op->results[r].type)), type_to_string(c, lo->v->type));
@@ -620,8 +635,8 @@ bool part_op(Part *P, Op *op) {
   if (is_target(op, "SPMDShardToFullShape")) return rule_shard_shape(P, op, false);
   if (op->kind == OP_SDY_MANUAL_COMPUTATION) return rule_manual_computation(P, op);
   if (any_manual_operand(P, op)) return rule_manual(P, op);
-  if (is_constraint(op) && op->noperands == 1 && op->nresults == 1) {
-    const Sharding *want = target(P, op, 0);
+  if (spmd_is_constraint(op) && op->noperands == 1 && op->nresults == 1) {
+    const Sharding *want = part_target(P, op, 0);
     part_put(P, &op->results[0], part_operand_as(P, op->operands[0], want), want, false);
     return true;
   }
@@ -629,7 +644,7 @@ bool part_op(Part *P, Op *op) {
   if (op->kind == OP_WHILE && op->nregions == 2 && op->regions[0].nblocks == 1 && op->regions[1].nblocks == 1)
     return rule_while(P, op);
   if ((op->kind == OP_IF || op->kind == OP_CASE) && op->noperands == 1) return rule_branches(P, op);
-  if (op->kind == OP_IOTA && target(P, op, 0)) return rule_iota(P, op);
+  if (op->kind == OP_IOTA && part_target(P, op, 0)) return rule_iota(P, op);
   int halo = part_halo(P, op);
   if (halo >= 0) return halo == 1;
   Plan *pl = xcalloc(1, sizeof *pl);
