@@ -166,18 +166,23 @@ void spmd_set_func_attr(Spmd *s, Op *func, int side, int index, const char *key,
   const char *name = side ? "res_attrs" : "arg_attrs";
   const Type *ft = op_attr(func, "function_type")->type;
   int n = side ? ft->nresults : ft->ninputs;
-  const Attr *old = op_attr(func, name);
-  Attr **items = arena_alloc(&s->c->arena, sizeof(Attr *) * (size_t)(n + 1));
-  for (int i = 0; i < n; i++)
-    items[i] = old && old->kind == ATTR_ARRAY && i < old->u.array.n ? old->u.array.items[i] : attr_dict(s->c, 0, NULL);
-  const Attr *d = items[index];
+  Attr *list = (Attr *)op_attr(func, name);
+  /* One array per function, its dicts replaced in place: setting every
+   * argument's attributes stays linear in the argument count. */
+  if (!list || list->kind != ATTR_ARRAY || list->u.array.n != n) {
+    Attr **items = arena_alloc(&s->c->arena, sizeof(Attr *) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++)
+      items[i] = list && list->kind == ATTR_ARRAY && i < list->u.array.n ? list->u.array.items[i] : attr_dict(s->c, 0, NULL);
+    list = attr_array(s->c, n, items);
+    op_set_attr(s->c, func, name, list);
+  }
+  const Attr *d = list->u.array.items[index];
   NamedAttr *kv = arena_alloc(&s->c->arena, sizeof(NamedAttr) * (size_t)(d->u.dict.n + 1));
   int m = 0;
   for (int i = 0; i < d->u.dict.n; i++)
     if (strcmp(d->u.dict.items[i].name, key) != 0) kv[m++] = d->u.dict.items[i];
   if (value) kv[m++] = (NamedAttr){key, value};
-  items[index] = attr_dict(s->c, m, kv);
-  op_set_attr(s->c, func, name, attr_array(s->c, n, items));
+  list->u.array.items[index] = attr_dict(s->c, m, kv);
 }
 
 void spmd_set_func_sharding(Spmd *s, Op *func, int side, int index, const Sharding *l) {
