@@ -7,7 +7,8 @@
 #include "passes/spmd.h"
 
 static size_t ptr_slot(const PtrTable *t, const void *key) {
-  size_t h = ((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull;
+  uint64_t h = ((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull;
+  h ^= h >> 29; /* the product's high bits into the low ones the mask keeps */
   for (size_t i = h & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
     const void *k = *(const void *const *)(t->slots + i * t->size);
     if (k == key || !k) return i;
@@ -44,6 +45,12 @@ void ptr_table_free(PtrTable *t) {
   free(t->slots);
   *t = (PtrTable){.size = t->size};
 }
+
+/* A parsed attribute, kept so each is read once however often it is asked. */
+typedef struct ParsedAttr {
+  const Attr *a;
+  const Sharding *s; /* NULL when malformed */
+} ParsedAttr;
 
 static bool is_sharding_attr(const char *name) {
   return strcmp(name, "mhlo.sharding") == 0 || strcmp(name, "sdy.sharding") == 0;
@@ -105,6 +112,8 @@ Spmd spmd_begin(PassContext *pc) {
   if (s.replicas < 1) s.replicas = 1;
   s.channels = max_channel(op_body(pc->m->op));
   s.layouts = layout_table_new();
+  s.parsed = xcalloc(1, sizeof *s.parsed);
+  s.parsed->size = sizeof(ParsedAttr);
   return s;
 }
 
@@ -128,11 +137,17 @@ bool spmd_is_private(const Op *func) {
  * reported those). */
 static const Sharding *read_sharding(const Spmd *s, const Attr *a, int index) {
   if (!a) return NULL;
-  Sharding *out = arena_alloc(&s->c->arena, sizeof *out);
-  char why[SHARDING_WHY_LEN];
-  bool ok = a->kind == ATTR_STRING ? sharding_parse_gspmd(&s->c->arena, a->u.str.s, a->u.str.len, out, why)
-                                   : sharding_parse_sdy(&s->c->arena, s->m, attr_to_string(s->c, a), out, why);
-  if (!ok) return NULL;
+  bool added;
+  ParsedAttr *pa = ptr_table_put(s->parsed, a, &added);
+  if (added) {
+    Sharding *out = arena_alloc(&s->c->arena, sizeof *out);
+    char why[SHARDING_WHY_LEN];
+    bool ok = a->kind == ATTR_STRING ? sharding_parse_gspmd(&s->c->arena, a->u.str.s, a->u.str.len, out, why)
+                                     : sharding_parse_sdy(&s->c->arena, s->m, attr_to_string(s->c, a), out, why);
+    pa->s = ok ? out : NULL;
+  }
+  const Sharding *out = pa->s;
+  if (!out) return NULL;
   if (out->kind != SHARDING_TUPLE) return out;
   return index < out->nelems ? &out->elems[index] : NULL;
 }

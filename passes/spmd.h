@@ -33,13 +33,14 @@ typedef struct Spmd {
   int64_t replicas; /* mhlo.num_replicas */
   int64_t channels; /* the largest channel handle in use */
   struct LayoutTable *layouts; /* every distinct layout once, with its coordinates */
+  PtrTable *parsed;            /* sharding attributes read so far, by Attr */
 } Spmd;
 
 /* Whether the module asks for partitioning: num_partitions > 1 and some
  * sharding annotation, and not already partitioned (tpu.spmd_partitioned). */
 bool spmd_wanted(const Module *m);
 Spmd spmd_begin(PassContext *pc);
-void spmd_end(Spmd *s); /* frees the layout table */
+void spmd_end(Spmd *s); /* frees the layout and parsed-attribute tables */
 struct LayoutTable *layout_table_new(void);
 bool spmd_is_private(const Op *func);
 /* custom_call @Sharding, sdy.sharding_constraint, sdy.reshard: identities

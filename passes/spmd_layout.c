@@ -69,6 +69,11 @@ static const Sharding *intern(const Spmd *s, const Sharding *l) { return entry_o
 struct LayoutTable *layout_table_new(void) { return xcalloc(1, sizeof(struct LayoutTable)); }
 
 void spmd_end(Spmd *s) {
+  if (s->parsed) {
+    ptr_table_free(s->parsed);
+    free(s->parsed);
+    s->parsed = NULL;
+  }
   if (!s->layouts) return;
   free(s->layouts->slots);
   free(s->layouts);
