@@ -217,6 +217,11 @@ static bool sc_sharding(Scan *s, Sharding *out, int depth) {
 bool sharding_parse_gspmd(Arena *a, const char *text, size_t len, Sharding *out, char *why) {
   Scan s = {a, text, text + len, why};
   why[0] = 0;
+  sc_space(&s);
+  if (s.p == s.end) { /* "" is what exporters write for "no sharding given" */
+    *out = (Sharding){.kind = SHARDING_UNKNOWN};
+    return true;
+  }
   if (!sc_sharding(&s, out, 0)) return false;
   sc_space(&s);
   return s.p == s.end || sc_fail(&s, "trailing text");
