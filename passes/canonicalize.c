@@ -11,12 +11,16 @@
  * operand (passes/sharding.c has checked they may be).  get_dimension_size
  * of a static dimension is that size, whatever the operand.  A rewrite
  * never changes a result type, and what it builds takes the location of
- * the op it replaces. */
+ * the op it replaces.  A dynamic op (dynamic_broadcast_in_dim, dynamic_reshape,
+ * dynamic_iota, dynamic_pad, real_dynamic_slice, dynamic_gather,
+ * dynamic_conv) with constant shape operands and a static result type
+ * becomes its static form. */
 #include <math.h>
 #include <string.h>
 
 #include "passes/fold.h"
 #include "passes/pass.h"
+#include "passes/refine.h"
 #include "passes/walk.h"
 
 #define CANON_MAX_ROUNDS 8
@@ -197,6 +201,10 @@ static Value *canon_dimension_size(Context *c, Op *op) {
   if (!type_is_tensor(rt) || rt->elem != ELEM_I32 || rt->rank != 0 || !static_dimension_size(op, &size)) return NULL;
   return constant_before(c, op, fold_splat(c, op->results[0].type, (uint64_t)size));
 }
+
+/* A dynamic op whose shape operands are constants and whose result type
+ * is static: its static form (passes/refine_shapes.c). */
+static Value *canon_dynamic(Context *c, Op *op) { return refine_static_form(c, op); }
 
 /* negate(negate(x)), not(not(x)) -> x. */
 static Value *canon_involution(Context *c, Op *op) {

@@ -21,6 +21,8 @@ typedef enum PassId {
   PASS_COUNT
 } PassId;
 
+typedef struct RefineSpec RefineSpec; /* passes/refine.h */
+
 typedef struct PassContext {
   Context *c;
   Module *m;
@@ -37,6 +39,9 @@ typedef struct PassContext {
    * operands and uses visited); --time-passes prints them, tests check
    * they grow linearly with the module. */
   uint64_t steps;
+  /* refine-shapes: the entry's concrete argument types (NULL: the
+   * declared ones). */
+  const RefineSpec *refine;
 } PassContext;
 
 typedef bool (*PassFn)(PassContext *pc);

@@ -32,6 +32,17 @@ bool compile_optimize(Context *c, Module *m, const CompileOptions *o, PassContex
   return ok;
 }
 
+bool compile_refine(Context *c, Module *m, const CompileOptions *o, bool *refined) {
+  int arg;
+  *refined = o->refine_always || refine_needed(m, o->refine.entry, &arg);
+  if (!*refined) return true;
+  PassContext pc = {.c = c, .m = m, .target = target_lookup(o->target ? o->target : "v5e"),
+                    .opt_level = o->opt_level, .refine = &o->refine};
+  if (!pc.target) pc.target = target_default();
+  Pipeline p = {.n = 1, .ids = {PASS_REFINE_SHAPES}};
+  return pipeline_run(&pc, &p, &o->pass_opts);
+}
+
 /* BackendOptions.op_cost: the cost model's figures for a top-level op on
  * the target ud. */
 static bool op_cost(void *ud, const Op *op, TpubCost *out) {
@@ -113,8 +124,8 @@ int compile_module_cached(Context *c, Module *m, const CompileOptions *o, Cache 
 
 int compile_source(const SourceFile *file, const SourceChunk *chunk, const CompileOptions *o, Cache *cache,
                    CacheMetrics *metrics, uint8_t **out, size_t *outlen) {
-  CacheKey raw;
-  if (cache) {
+  CacheKey raw = {0};
+  if (cache && !o->refine_always) {
     char opts[512];
     CacheKeyOptions ko = compile_cache_key_options(o, opts, sizeof opts);
     raw = cache_key_of_bytes(chunk->start, (size_t)(chunk->end - chunk->start), &ko);
@@ -126,10 +137,13 @@ int compile_source(const SourceFile *file, const SourceChunk *chunk, const Compi
   if (o->max_errors) c->diag.max_errors = o->max_errors;
   if (o->diag_out) c->diag.out = o->diag_out;
   Module *m = parse_module(c, file, chunk->start, chunk->end, chunk->first_line);
-  bool ok = m && verify_module(c, m);
-  /* Parsing and verifying count as compile time too. */
+  bool refined = false;
+  bool ok = m && verify_module(c, m) && compile_refine(c, m, o, &refined);
+  /* Parsing, verifying and refining count as compile time too. */
   if (metrics) metrics->compile_s += seconds_since(&t0);
-  int rc = ok ? compile_module_cached(c, m, o, cache, cache ? &raw : NULL, metrics, out, outlen) : 2;
+  /* The source bytes of a refined program do not name its shapes: no alias. */
+  const CacheKey *alias = cache && !refined ? &raw : NULL;
+  int rc = ok ? compile_module_cached(c, m, o, cache, alias, metrics, out, outlen) : 2;
   ctx_free(c);
   return rc;
 }

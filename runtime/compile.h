@@ -12,6 +12,7 @@
 #include "cache/cache.h"
 #include "frontend/parser.h"
 #include "passes/pass.h"
+#include "passes/refine.h"
 
 /* Part of every cache key: bump it when the compiler accepts, refuses or
  * emits something differently, so no entry of an older build is served
@@ -33,6 +34,11 @@ typedef struct CompileOptions {
   uint64_t cache_max_bytes; /* default 1 GiB */
   uint64_t max_input_bytes; /* --max-input-size, default 2 GiB */
   FILE *diag_out; /* where diagnostics go; NULL: stderr */
+  /* Shape refinement (docs/shape-refinement.md): the entry function and
+   * its arguments' concrete types, applied when the entry has unbounded
+   * dimensions (always when refine_always: tpucc --input-shape). */
+  RefineSpec refine;
+  bool refine_always;
 } CompileOptions;
 
 /* Defaults: v5e, -O2. */
@@ -41,6 +47,11 @@ void compile_defaults(CompileOptions *o);
 /* Runs the optimization pipeline of o over a verified module; false after
  * diagnostics.  pc (may be NULL) receives the analyses' results. */
 bool compile_optimize(Context *c, Module *m, const CompileOptions *o, PassContext *pc);
+
+/* Runs refine-shapes over a verified module when its entry function has
+ * unbounded dimensions (or o->refine_always), with o->refine's argument
+ * types; *refined tells whether it ran.  False after diagnostics. */
+bool compile_refine(Context *c, Module *m, const CompileOptions *o, bool *refined);
 
 /* Back-end options of o: its target, and the COSTS section from the cost
  * model (passes/cost.h) of that target. */
@@ -66,7 +77,9 @@ int compile_module_cached(Context *c, Module *m, const CompileOptions *o, Cache 
 
 /* Parses, verifies, optimizes and lowers one chunk of file to a .tpub image
  * (malloc'ed), through the cache when non-NULL: the chunk's raw bytes are
- * looked up first (no parsing on a hit), then its canonical IR.  Diagnostics go to
+ * looked up first (no parsing on a hit), then its canonical IR (a program
+ * refined from o->refine is keyed by its refined IR only, so each distinct
+ * input signature is its own entry).  Diagnostics go to
  * o->diag_out.  Returns 0, or 2 when the program is rejected. */
 int compile_source(const SourceFile *file, const SourceChunk *chunk, const CompileOptions *o, Cache *cache,
                    CacheMetrics *metrics, uint8_t **out, size_t *outlen);

@@ -34,6 +34,10 @@ static const char usage_text[] =
     "  --verify-only          parse and verify (shardings included), print diagnostics,\n"
     "                         emit nothing\n"
     "  --split-input-file     treat '// -----' separated chunks as separate modules\n"
+    "  --input-shape=SPEC     the concrete type of an argument of @main, repeat in order:\n"
+    "                         3x4xf32, f32, i64=3 (a dimension variable's value); a\n"
+    "                         program with unbounded '?' dimensions is refined to these\n"
+    "                         shapes (refine-shapes, docs/shape-refinement.md)\n"
     "  --cache-stats          print the cache's entries, bytes, hits, misses, evictions\n"
     "  --cache-clear          remove every entry of the cache\n"
     "  --explain-cache        print the cache key's components and their hashes, and\n"
@@ -55,6 +59,8 @@ typedef struct Options {
   bool report; /* --report: the cost table on stdout */
   bool cache_stats, cache_clear, explain_cache;
   CompileOptions compile;
+  RefineArg *shapes; /* --input-shape, in order */
+  int nshapes;
 } Options;
 
 static int usage_error(const char *fmt, const char *arg) { return driver_usage_error("tpucc", fmt, arg); }
@@ -93,6 +99,12 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->report = true;
     } else if (strcmp(a, "--split-input-file") == 0) {
       o->split = true;
+    } else if (strncmp(a, "--input-shape=", 14) == 0) {
+      char err[256];
+      if (!o->shapes && !(o->shapes = calloc((size_t)argc, sizeof *o->shapes))) return usage_error("%s", "out of memory");
+      if (!refine_parse_arg(a + 14, &o->shapes[o->nshapes++], err, sizeof err)) return usage_error("--input-shape: %s", err);
+      o->compile.refine = (RefineSpec){NULL, o->nshapes, o->shapes};
+      o->compile.refine_always = true;
     } else if (strcmp(a, "-o") == 0) {
       if (++i == argc) return usage_error("%s needs a file name", a);
       o->output = argv[i];
@@ -165,7 +177,8 @@ static bool explain_cache(const Options *o, const SourceFile *file, const Source
   Context *c = ctx_new();
   c->diag.max_errors = o->compile.max_errors;
   Module *m = parse_module(c, file, chunk->start, chunk->end, chunk->first_line);
-  bool ok = m && verify_module(c, m);
+  bool refined;
+  bool ok = m && verify_module(c, m) && compile_refine(c, m, &o->compile, &refined);
   if (ok) {
     char opts[512], hex[33];
     CacheKeyOptions ko = compile_cache_key_options(&o->compile, opts, sizeof opts);
@@ -198,8 +211,10 @@ static bool compile_chunk(const Options *o, const SourceFile *file, SourceChunk 
     ok = compile_source(file, chunk, &o->compile, cache, NULL, &img, &n) == 0;
   } else {
     m = parse_module(c, file, chunk->start, chunk->end, chunk->first_line);
+    bool refined, verify_only = o->emit == EMIT_NONE && !o->report;
     ok = m && verify_module(c, m) &&
-         ((o->emit == EMIT_NONE && !o->report) ? sharding_check(c, m) : compile_optimize(c, m, &o->compile, &pc));
+         (verify_only ? sharding_check(c, m)
+                      : compile_refine(c, m, &o->compile, &refined) && compile_optimize(c, m, &o->compile, &pc));
   }
   if (ok && !cache && write && (o->emit == EMIT_TPUB || o->emit == EMIT_ASM))
     ok = compile_lower(c, m, &o->compile, &img, &n);
@@ -260,6 +275,7 @@ int main(int argc, char **argv) {
     cache_close(cache);
     free(chunks);
     free(text);
+    free(o.shapes);
     return all ? EXIT_OK : EXIT_REJECTED;
   }
   bool failed = false;
@@ -277,5 +293,6 @@ int main(int argc, char **argv) {
   free(path);
   free(chunks);
   free(text);
+  free(o.shapes);
   return rc;
 }

@@ -1,0 +1,672 @@
+/* refine-shapes: makes a program with unbounded dimensions static from the
+ * concrete types of its entry function's arguments (passes/refine.h), as
+ * StableHLO's stablehlo-refine-shapes does (docs/shape-refinement.md).
+ *
+ * One forward sweep over each function body in program order: every op's
+ * result types are met with what its operands now give (ir/infer.c, or the
+ * rules below for ops without inference), small integer shape computations
+ * are folded to constants as soon as their operands are (passes/fold.c), a
+ * dynamic op whose shape operands became constants is rewritten into its
+ * static form, get_dimension_size of a static dimension becomes its size,
+ * and a custom_call @shape_assertion whose predicate is a constant is
+ * dropped (true) or reported (false).  A call is refined by a specialized
+ * copy of its callee (with the constant scalar operands, the dimension
+ * variables, substituted); while, if and case through their regions;
+ * function types from what their bodies return.  A value whose type is
+ * still unbounded at the end is a located error naming its op. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/fold.h"
+#include "passes/pass.h"
+#include "passes/refine.h"
+#include "passes/walk.h"
+
+/* Shape computations with at most this many elements are folded. */
+#define REFINE_FOLD_MAX 64
+/* Nested call specializations, past which a (recursive) call is an error. */
+#define REFINE_MAX_DEPTH 32
+
+typedef struct Refiner {
+  Context *c;
+  Module *m;
+  int depth;
+  int clones;     /* specialized callees made, for their names */
+  PtrVec callees; /* functions specialized (erased at the end when unused) */
+} Refiner;
+
+/* ------------------------------------------------------------------ */
+/* Argument specs */
+
+/* Parses "AxBx...xELEM" (n bytes); false when it is not one. */
+static bool parse_type_text(const char *s, size_t n, RefineArg *out) {
+  const char *p = s, *end = s + n;
+  out->rank = 0;
+  for (;;) {
+    const char *q = p;
+    int64_t v = 0;
+    while (q < end && *q >= '0' && *q <= '9') {
+      if (v > (INT64_MAX - 9) / 10) return false;
+      v = v * 10 + (*q++ - '0');
+    }
+    if (q == p || q == end || *q != 'x') break;
+    if (out->rank == REFINE_MAX_RANK) return false;
+    out->dims[out->rank++] = v;
+    p = q + 1;
+  }
+  return elem_from_name(p, (size_t)(end - p), &out->elem);
+}
+
+bool refine_parse_arg(const char *spec, RefineArg *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  const char *eq = strchr(spec, '=');
+  size_t n = eq ? (size_t)(eq - spec) : strlen(spec);
+  if (!parse_type_text(spec, n, out)) {
+    snprintf(err, errlen, "bad shape '%.*s' (expected e.g. 3x4xf32, f32 or i64=3)", (int)(n > 80 ? 80 : n), spec);
+    return false;
+  }
+  out->known = true;
+  if (eq && out->rank == 0 && elem_is_int(out->elem)) {
+    char *stop;
+    long long v = strtoll(eq + 1, &stop, 0);
+    if (stop != eq + 1 && !*stop) out->has_value = true, out->value = v;
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Types */
+
+/* An unbounded type: a tensor with a '?' and no bounds encoding, or unranked. */
+static bool unbounded(const Type *t) {
+  if (!t || t->kind != TY_TENSOR || t->encoding) return false;
+  return t->rank < 0 || !type_is_static(t);
+}
+
+bool refine_needed(const Module *m, const char *entry, int *arg) {
+  Op *f = module_lookup_func(m, entry ? entry : "main");
+  const Attr *ft = f ? op_attr(f, "function_type") : NULL;
+  if (!ft || ft->kind != ATTR_TYPE || ft->type->kind != TY_FUNC) return false;
+  for (int i = 0; i < ft->type->ninputs; i++)
+    if (unbounded(ft->type->inputs[i])) return *arg = i, true;
+  for (int i = 0; i < ft->type->nresults; i++)
+    if (unbounded(ft->type->results[i])) return *arg = -1, true;
+  return false;
+}
+
+/* A tensor of rank/dims with the element type of like. */
+static Type *tensor_like(Context *c, const Type *like, int rank, const int64_t *dims) {
+  if (like->elem_opaque) return type_tensor_opaque_elem(c, like->elem_opaque, rank, dims, NULL);
+  return type_tensor(c, like->elem, rank, dims, NULL);
+}
+
+/* have met with what the operands give (got): have's static dims stay,
+ * its '?' take got's; NULL when they disagree on a static dim. */
+static Type *meet(Context *c, Type *have, const Type *got) {
+  if (!got || got->kind != TY_TENSOR || got->rank < 0 || !unbounded(have)) return have;
+  if (have->rank >= 0 && have->rank != got->rank) return NULL;
+  int64_t dims[REFINE_MAX_RANK + 1];
+  if (got->rank > REFINE_MAX_RANK) return have;
+  for (int i = 0; i < got->rank; i++) {
+    int64_t h = have->rank < 0 ? DIM_DYNAMIC : have->dims[i];
+    if (h != DIM_DYNAMIC && got->dims[i] != DIM_DYNAMIC && h != got->dims[i]) return NULL;
+    dims[i] = h != DIM_DYNAMIC ? h : got->dims[i];
+  }
+  if (got->encoding) return have; /* a bounded dim stays as it is */
+  return tensor_like(c, have, got->rank, dims);
+}
+
+/* Sets value v's type to its meet with got; false after an error on op. */
+static bool refine_value(Refiner *r, Op *op, Value *v, const Type *got, const char *what, int i) {
+  Type *t = meet(r->c, v->type, got);
+  if (!t) {
+    op_error(r->c, op, "%s #%d has type %s, but the refined operands give %s", what, i, type_to_string(r->c, v->type),
+             type_to_string(r->c, got));
+    return false;
+  }
+  v->type = t;
+  return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Constants */
+
+/* The integer elements of a known constant 1-D (or scalar) value, at most
+ * max; -1 when v is not one. */
+static int const_ints(const Value *v, int64_t *out, int max) {
+  const Attr *a = fold_known_value(v);
+  if (!a || !elem_is_int(a->type->elem) || a->type->rank > 1) return -1;
+  int64_t n = dense_num_elements(a);
+  if (n < 0 || n > max) return -1;
+  for (int64_t i = 0; i < n; i++) out[i] = dense_get_int(a, i);
+  return (int)n;
+}
+
+/* A new constant before at (its location) with value a. */
+static Value *constant_before(Context *c, Op *at, Attr *a) {
+  NamedAttr na = {"value", a};
+  Op *k = op_build(c, OP_CONSTANT, at->loc, 0, NULL, a->type, 1, &na);
+  k->srcloc = at->srcloc;
+  op_insert_before(at, k);
+  return &k->results[0];
+}
+
+/* A dense tensor<N x 2 x i64> of pairs (convolution padding). */
+static Attr *dense_pairs(Context *c, int n, const int64_t *lo, const int64_t *hi) {
+  int64_t dims[2] = {n, 2};
+  int64_t *data = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(2 * n + 1));
+  for (int i = 0; i < n; i++) data[2 * i] = lo[i], data[2 * i + 1] = hi[i];
+  Attr *a = arena_alloc(&c->arena, sizeof *a);
+  a->kind = ATTR_DENSE;
+  a->type = type_tensor(c, ELEM_I64, 2, dims, NULL);
+  a->u.dense.data = (const uint8_t *)data;
+  a->u.dense.nbytes = sizeof(int64_t) * (size_t)(2 * n);
+  a->u.dense.form = DENSE_LIST;
+  return a;
+}
+
+/* ------------------------------------------------------------------ */
+/* Static forms of the dynamic ops */
+
+typedef struct StaticForm {
+  OpKind kind;
+  int noperands;
+  Value *operands[2];
+  int nattrs;
+  NamedAttr attrs[16];
+  Type *type; /* the result type; NULL: inferred */
+} StaticForm;
+
+static void add_attr(StaticForm *s, const char *name, Attr *a) {
+  if (s->nattrs < 16) s->attrs[s->nattrs++] = (NamedAttr){name, a};
+}
+
+/* op's attributes but the named one, into s. */
+static void copy_attrs_but(StaticForm *s, const Op *op, const char *skip) {
+  for (int i = 0; i < op->nattrs; i++)
+    if (!skip || strcmp(op->attrs[i].name, skip) != 0) add_attr(s, op->attrs[i].name, op->attrs[i].value);
+}
+
+/* The result type given by a constant shape operand v. */
+static Type *shape_type(Context *c, const Op *op, const Value *v) {
+  int64_t dims[REFINE_MAX_RANK];
+  int n = const_ints(v, dims, REFINE_MAX_RANK);
+  const Type *rt = op->results[0].type;
+  if (n < 0 || rt->kind != TY_TENSOR || (rt->rank >= 0 && rt->rank != n)) return NULL;
+  for (int i = 0; i < n; i++)
+    if (dims[i] < 0) return NULL;
+  return tensor_like(c, rt, n, dims);
+}
+
+/* Three constant lists of the operand's rank (pad, slice amounts). */
+static bool const_lists(const Op *op, int first, int rank, int64_t (*l)[REFINE_MAX_RANK]) {
+  for (int k = 0; k < 3; k++)
+    if (rank > REFINE_MAX_RANK || const_ints(op->operands[first + k], l[k], REFINE_MAX_RANK) != rank) return false;
+  return true;
+}
+
+/* What the static form of op is, when its shape operands are constants. */
+static bool static_form_of(Context *c, const Op *op, StaticForm *s) {
+  memset(s, 0, sizeof *s);
+  const Type *xt = op->noperands ? op->operands[0]->type : NULL;
+  int rank = xt && xt->kind == TY_TENSOR ? xt->rank : -1;
+  int64_t l[3][REFINE_MAX_RANK];
+  switch (op->kind) {
+  case OP_DYNAMIC_BROADCAST_IN_DIM:
+    *s = (StaticForm){.kind = OP_BROADCAST_IN_DIM, .noperands = 1, .operands = {op->operands[0]}};
+    add_attr(s, "broadcast_dimensions", (Attr *)op_attr(op, "broadcast_dimensions"));
+    return s->attrs[0].value && (s->type = shape_type(c, op, op->operands[1]));
+  case OP_DYNAMIC_RESHAPE:
+    *s = (StaticForm){.kind = OP_RESHAPE, .noperands = 1, .operands = {op->operands[0]}};
+    return (s->type = shape_type(c, op, op->operands[1])) != NULL;
+  case OP_DYNAMIC_IOTA:
+    *s = (StaticForm){.kind = OP_IOTA};
+    copy_attrs_but(s, op, NULL);
+    return (s->type = shape_type(c, op, op->operands[0])) != NULL;
+  case OP_DYNAMIC_PAD:
+    if (rank < 0 || !const_lists(op, 2, rank, l)) return false;
+    *s = (StaticForm){.kind = OP_PAD, .noperands = 2, .operands = {op->operands[0], op->operands[1]}};
+    add_attr(s, "edge_padding_low", attr_dense_i64_array(c, rank, l[0]));
+    add_attr(s, "edge_padding_high", attr_dense_i64_array(c, rank, l[1]));
+    add_attr(s, "interior_padding", attr_dense_i64_array(c, rank, l[2]));
+    return true;
+  case OP_REAL_DYNAMIC_SLICE:
+    if (rank < 0 || !const_lists(op, 1, rank, l)) return false;
+    *s = (StaticForm){.kind = OP_SLICE, .noperands = 1, .operands = {op->operands[0]}};
+    add_attr(s, "start_indices", attr_dense_i64_array(c, rank, l[0]));
+    add_attr(s, "limit_indices", attr_dense_i64_array(c, rank, l[1]));
+    add_attr(s, "strides", attr_dense_i64_array(c, rank, l[2]));
+    return true;
+  case OP_DYNAMIC_GATHER: {
+    int n = const_ints(op->operands[2], l[0], REFINE_MAX_RANK);
+    if (n < 0) return false;
+    *s = (StaticForm){.kind = OP_GATHER, .noperands = 2, .operands = {op->operands[0], op->operands[1]}};
+    copy_attrs_but(s, op, "slice_sizes");
+    add_attr(s, "slice_sizes", attr_dense_i64_array(c, n, l[0]));
+    return true;
+  }
+  case OP_DYNAMIC_CONV: {
+    int64_t pad[2 * REFINE_MAX_RANK];
+    int n = const_ints(op->operands[2], pad, 2 * REFINE_MAX_RANK);
+    if (n < 0 || n % 2) return false;
+    for (int i = 0; i < n / 2; i++) l[0][i] = pad[2 * i], l[1][i] = pad[2 * i + 1];
+    *s = (StaticForm){.kind = OP_CONVOLUTION, .noperands = 2, .operands = {op->operands[0], op->operands[1]}};
+    copy_attrs_but(s, op, "padding");
+    add_attr(s, "padding", dense_pairs(c, n / 2, l[0], l[1]));
+    return true;
+  }
+  default: return false;
+  }
+}
+
+/* The static form's result type (inferred when s->type is NULL); NULL
+ * when its operands are not static yet or are inconsistent. */
+static Type *static_form_type(Context *c, const Op *op, StaticForm *s) {
+  for (int i = 0; i < s->noperands; i++)
+    if (!type_is_static(s->operands[i]->type)) return NULL;
+  if (s->type) return s->type;
+  Attr *d = attr_dict(c, s->nattrs, s->attrs);
+  Op view = {.kind = s->kind, .name = op_info[s->kind].name, .loc = op->loc, .noperands = s->noperands,
+             .operands = s->operands, .nattrs = d->u.dict.n, .attrs = d->u.dict.items};
+  Type *t = NULL;
+  bool quiet = c->diag.quiet;
+  int errors = c->diag.nerrors;
+  c->diag.quiet = true;
+  int n = infer_result_types(c, &view, &t, 1);
+  c->diag.quiet = quiet;
+  c->diag.nerrors = errors;
+  return n == 1 && type_is_static(t) ? tensor_like(c, op->results[0].type, t->rank, t->dims) : NULL;
+}
+
+/* Builds the static form of op before it, with result type t. */
+static Value *build_static(Context *c, Op *op, const StaticForm *s, Type *t) {
+  Op *n = op_create(c, s->kind, NULL, op->loc, s->noperands, (Value **)s->operands, 1, &t, s->nattrs,
+                    (NamedAttr *)s->attrs, 0);
+  n->srcloc = op->srcloc;
+  n->results[0].name_hint = op->results[0].name_hint;
+  op_insert_before(op, n);
+  return &n->results[0];
+}
+
+Value *refine_static_form(Context *c, Op *op) {
+  StaticForm s;
+  if (op->nresults != 1 || !type_is_static(op->results[0].type) || !static_form_of(c, op, &s)) return NULL;
+  Type *t = static_form_type(c, op, &s);
+  return t == op->results[0].type ? build_static(c, op, &s, t) : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ops */
+
+static bool refine_block(Refiner *r, Block *b);
+static bool refine_function(Refiner *r, Op *f);
+
+/* The result shape of ops without inference whose shape follows from
+ * their operands: element-wise ones (convert, ...) and a reshape with one
+ * '?' of a static operand. */
+static const Type *uninferred_shape(Context *c, const Op *op) {
+  const Type *x = op->noperands ? op->operands[0]->type : NULL;
+  if (!x || !type_is_static(x)) return NULL;
+  if (op_info[op->kind].traits & TRAIT_ELEMENTWISE) return x;
+  const Type *rt = op->results[0].type;
+  if (op->kind != OP_RESHAPE || rt->rank < 0 || rt->rank > REFINE_MAX_RANK) return NULL;
+  int64_t count = 1, known = 1, dims[REFINE_MAX_RANK];
+  int unknown = -1;
+  type_tensor_num_elements(x, &count);
+  for (int i = 0; i < rt->rank; i++) {
+    dims[i] = rt->dims[i];
+    if (dims[i] == DIM_DYNAMIC) {
+      if (unknown >= 0) return NULL;
+      unknown = i;
+    } else {
+      known *= dims[i];
+    }
+  }
+  if (unknown < 0 || known == 0 || count % known) return NULL;
+  dims[unknown] = count / known;
+  return tensor_like(c, rt, rt->rank, dims);
+}
+
+/* Meets op's results with what inference (or uninferred_shape) gives. */
+static bool refine_results(Refiner *r, Op *op) {
+  Context *c = r->c;
+  bool any = false;
+  for (int i = 0; i < op->nresults; i++) any |= unbounded(op->results[i].type);
+  if (!any) return true;
+  Type *got[64];
+  int n = -1;
+  if (op_has_inference(op->kind) && op->nresults <= 64) {
+    bool quiet = c->diag.quiet;
+    int errors = c->diag.nerrors;
+    c->diag.quiet = true;
+    n = infer_result_types(c, op, got, 64);
+    c->diag.quiet = quiet;
+    c->diag.nerrors = errors;
+  } else if (op->nresults == 1 && (got[0] = (Type *)uninferred_shape(c, op))) {
+    n = 1;
+  }
+  if (n != op->nresults) return true;
+  for (int i = 0; i < n; i++)
+    if (!refine_value(r, op, &op->results[i], got[i], "result", i)) return false;
+  return true;
+}
+
+/* Folds a small integer computation whose operands are constants (and
+ * get_dimension_size of a static dimension) into a constant. */
+static void fold_small(Refiner *r, Op *op) {
+  Context *c = r->c;
+  if (op->nresults != 1 || op->nregions || op->kind == OP_CONSTANT || !op_is_pure(op)) return;
+  Type *t = op->results[0].type;
+  int64_t n;
+  if (!type_tensor_num_elements(t, &n) || n > REFINE_FOLD_MAX || t->elem_opaque || t->encoding) return;
+  Attr *a = NULL;
+  int32_t size;
+  if (op->kind == OP_GET_DIMENSION_SIZE && t->elem == ELEM_I32 && static_dimension_size(op, &size)) {
+    a = fold_splat(c, t, (uint64_t)(uint32_t)size);
+  } else if (elem_is_int(t->elem)) {
+    const Attr *vals[op->noperands ? op->noperands : 1];
+    for (int i = 0; i < op->noperands; i++)
+      if (!(vals[i] = fold_known_value(op->operands[i]))) return;
+    a = fold_op(c, op, vals);
+  }
+  if (!a) return;
+  value_replace_all_uses(c, &op->results[0], constant_before(c, op, a));
+  op_erase(op);
+}
+
+/* A JAX shape assertion: custom_call @shape_assertion(pred, dims...). */
+static bool is_shape_assertion(const Op *op) {
+  const Attr *t = op->kind == OP_CUSTOM_CALL ? op_attr(op, "call_target_name") : NULL;
+  return t && t->kind == ATTR_STRING && strcmp(t->u.str.s, "shape_assertion") == 0;
+}
+
+/* The assertion's error_message with {i} replaced by dim operand i+1's
+ * value (or '?' when it is not a constant). */
+static char *assertion_message(Context *c, const Op *op) {
+  const Attr *m = op_attr(op, "error_message");
+  const char *s = m && m->kind == ATTR_STRING ? m->u.str.s : "shape assertion failed";
+  char *out = arena_strdup(&c->arena, "");
+  for (const char *p = s; *p;) {
+    char *stop;
+    long i = p[0] == '{' ? strtol(p + 1, &stop, 10) : -1;
+    if (i >= 0 && *stop == '}' && stop > p + 1 && i + 1 < op->noperands) {
+      int64_t v;
+      out = const_ints(op->operands[i + 1], &v, 1) == 1 ? arena_printf(&c->arena, "%s%" PRId64, out, v)
+                                                        : arena_printf(&c->arena, "%s?", out);
+      p = stop + 1;
+    } else {
+      out = arena_printf(&c->arena, "%s%c", out, *p++);
+    }
+  }
+  return out;
+}
+
+/* A constant assertion: true is dropped, false is a located error. */
+static bool refine_assertion(Refiner *r, Op *op) {
+  int64_t v;
+  if (op->noperands < 1 || const_ints(op->operands[0], &v, 1) != 1) return true;
+  if (!v) {
+    op_error(r->c, op, "shape assertion failed: %s", assertion_message(r->c, op));
+    return false;
+  }
+  if (op_results_unused(op)) op_erase(op);
+  return true;
+}
+
+/* Replaces the uses of block argument i with a copy of constant k. */
+static void substitute_constant(Context *c, Block *b, int i, const Attr *k) {
+  if (!b->args[i].uses) return;
+  NamedAttr na = {"value", (Attr *)k};
+  Op *op = op_build(c, OP_CONSTANT, b->loc, 0, NULL, k->type, 1, &na);
+  if (b->first) op_insert_before(b->first, op);
+  else op_append(b, op);
+  value_replace_all_uses(c, &b->args[i], &op->results[0]);
+}
+
+/* The types a function's body returns (its terminator's operands). */
+static Op *terminator(Block *b) { return b && b->last && (op_info[b->last->kind].traits & TRAIT_TERMINATOR) ? b->last : NULL; }
+
+/* A call: a copy of the callee specialized to the call's operand types
+ * and constant scalar operands; the call's results take its types. */
+static bool refine_call(Refiner *r, Op *op) {
+  Context *c = r->c;
+  const Attr *ca = op_attr(op, "callee");
+  Op *callee = ca && ca->kind == ATTR_SYMREF ? module_lookup_func(r->m, ca->u.str.s) : NULL;
+  Block *cb = callee ? op_body(callee) : NULL;
+  if (!cb || cb->nargs != op->noperands) return true;
+  if (r->depth >= REFINE_MAX_DEPTH) {
+    op_error(c, op, "calls nest more than %d deep (recursion?): refine-shapes cannot specialize @%s", REFINE_MAX_DEPTH,
+             ca->u.str.s);
+    return false;
+  }
+  ValueMap map = {0};
+  Op *f = op_clone(c, callee, &map);
+  const char *name;
+  do name = arena_printf(&c->arena, "%s_refined_%d", ca->u.str.s, r->clones++);
+  while (module_lookup_func(r->m, name));
+  op_set_attr(c, f, "sym_name", attr_string(c, name, strlen(name)));
+  op_set_attr(c, f, "sym_visibility", attr_string(c, "private", 7));
+  op_insert_after(callee, f);
+  vec_push(&r->callees, callee);
+  Block *b = op_body(f);
+  for (int i = 0; i < b->nargs; i++) {
+    const Attr *k = fold_known_value(op->operands[i]);
+    if (!refine_value(r, op, &b->args[i], op->operands[i]->type, "operand", i)) return false;
+    if (k && k->type->rank == 0 && elem_is_int(k->type->elem) && k->type == b->args[i].type)
+      substitute_constant(c, b, i, k);
+  }
+  r->depth++;
+  bool ok = refine_function(r, f);
+  r->depth--;
+  if (!ok) return false;
+  op_set_attr(c, op, "callee", attr_symref(c, name));
+  const Type *ft = op_attr(f, "function_type")->type;
+  for (int i = 0; i < op->nresults && i < ft->nresults; i++)
+    if (!refine_value(r, op, &op->results[i], ft->results[i], "result", i)) return false;
+  return true;
+}
+
+/* while: the regions' arguments take the operands' types; the body must
+ * give back the same types. */
+static bool refine_while(Refiner *r, Op *op) {
+  for (int k = 0; k < 2 && k < op->nregions; k++) {
+    Block *b = op->regions[k].nblocks ? op->regions[k].blocks[0] : NULL;
+    for (int i = 0; b && i < b->nargs && i < op->noperands; i++)
+      if (!refine_value(r, op, &b->args[i], op->operands[i]->type, "operand", i)) return false;
+    if (b && !refine_block(r, b)) return false;
+  }
+  Op *ret = op->nregions == 2 && op->regions[1].nblocks ? terminator(op->regions[1].blocks[0]) : NULL;
+  for (int i = 0; i < op->nresults && i < op->noperands; i++) {
+    if (ret && i < ret->noperands && ret->operands[i]->type != op->operands[i]->type) {
+      op_error(r->c, op, "the body turns loop-carried value #%d of type %s into %s: refine-shapes needs the same type",
+               i, type_to_string(r->c, op->operands[i]->type), type_to_string(r->c, ret->operands[i]->type));
+      return false;
+    }
+    if (!refine_value(r, op, &op->results[i], op->operands[i]->type, "result", i)) return false;
+  }
+  return true;
+}
+
+/* if, case: results take the type every branch returns. */
+static bool refine_branches(Refiner *r, Op *op) {
+  for (int k = 0; k < op->nregions; k++)
+    for (int j = 0; j < op->regions[k].nblocks; j++)
+      if (!refine_block(r, op->regions[k].blocks[j])) return false;
+  for (int i = 0; i < op->nresults; i++) {
+    const Type *t = NULL;
+    for (int k = 0; k < op->nregions; k++) {
+      Op *ret = op->regions[k].nblocks ? terminator(op->regions[k].blocks[0]) : NULL;
+      const Type *bt = ret && i < ret->noperands ? ret->operands[i]->type : NULL;
+      t = k == 0 || bt == t ? bt : NULL;
+    }
+    if (t && !refine_value(r, op, &op->results[i], t, "result", i)) return false;
+  }
+  return true;
+}
+
+/* Refines one op (it may be replaced). */
+static bool refine_op(Refiner *r, Op *op) {
+  switch (op->kind) {
+  case OP_FUNC_CALL: return refine_call(r, op);
+  case OP_WHILE: return refine_while(r, op);
+  case OP_IF:
+  case OP_CASE: return refine_branches(r, op);
+  default: break;
+  }
+  if (is_shape_assertion(op)) return refine_assertion(r, op);
+  for (int k = 0; k < op->nregions; k++)
+    for (int j = 0; j < op->regions[k].nblocks; j++)
+      if (!refine_block(r, op->regions[k].blocks[j])) return false;
+  StaticForm s;
+  if (op->nresults == 1 && static_form_of(r->c, op, &s)) {
+    Type *t = static_form_type(r->c, op, &s);
+    if (t && meet(r->c, op->results[0].type, t)) {
+      Value *v = build_static(r->c, op, &s, t);
+      value_replace_all_uses(r->c, &op->results[0], v);
+      op_erase(op);
+      return true;
+    }
+  }
+  if (!refine_results(r, op)) return false;
+  fold_small(r, op);
+  return true;
+}
+
+static bool refine_block(Refiner *r, Block *b) {
+  for (Op *op = b->first, *next; op; op = next) {
+    next = op->next;
+    if (!refine_op(r, op)) return false;
+  }
+  return true;
+}
+
+/* The first value of block b (nested blocks included) whose type is
+ * still unbounded, reported on its op; false when there is one. */
+static bool all_static(Context *c, Block *b, Op *owner) {
+  for (int i = 0; i < b->nargs; i++)
+    if (unbounded(b->args[i].type)) {
+      op_error(c, owner, "refine-shapes could not make block argument #%d static: it has type %s", i,
+               type_to_string(c, b->args[i].type));
+      return false;
+    }
+  for (Op *op = b->first; op; op = op->next) {
+    for (int i = 0; i < op->nresults; i++)
+      if (unbounded(op->results[i].type)) {
+        op_error(c, op, "refine-shapes could not make result #%d static: it has type %s (its shape depends on values "
+                 "known only at run time)", i, type_to_string(c, op->results[i].type));
+        return false;
+      }
+    for (int k = 0; k < op->nregions; k++)
+      for (int j = 0; j < op->regions[k].nblocks; j++)
+        if (!all_static(c, op->regions[k].blocks[j], op)) return false;
+  }
+  return true;
+}
+
+/* Refines a function's body, checks it is static and sets its type from
+ * its arguments and what it returns. */
+static bool refine_function(Refiner *r, Op *f) {
+  Context *c = r->c;
+  Block *b = op_body(f);
+  if (!refine_block(r, b) || !all_static(c, b, f)) return false;
+  const Attr *fa = op_attr(f, "function_type");
+  const Type *ft = fa && fa->kind == ATTR_TYPE ? fa->type : NULL;
+  Op *ret = terminator(b);
+  if (!ft || ft->kind != TY_FUNC || !ret || ret->noperands != ft->nresults) return true;
+  Type **in = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(b->nargs + 1));
+  Type **out = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(ret->noperands + 1));
+  for (int i = 0; i < b->nargs; i++) in[i] = b->args[i].type;
+  for (int i = 0; i < ret->noperands; i++) {
+    if (!(out[i] = meet(c, ft->results[i], ret->operands[i]->type))) {
+      op_error(c, ret, "returns %s as result #%d, declared %s", type_to_string(c, ret->operands[i]->type), i,
+               type_to_string(c, ft->results[i]));
+      return false;
+    }
+    if (out[i] != ret->operands[i]->type && type_is_static(out[i])) out[i] = ret->operands[i]->type;
+  }
+  op_set_attr(c, f, "function_type", attr_type(c, type_func(c, b->nargs, in, ret->noperands, out)));
+  return true;
+}
+
+/* The entry's arguments take the given types; a dimension variable's
+ * value replaces its uses.  False after an error. */
+static bool apply_args(Refiner *r, Op *f, const RefineSpec *spec) {
+  Context *c = r->c;
+  Block *b = op_body(f);
+  if (spec->nargs && spec->nargs != b->nargs) {
+    op_error(c, f, "takes %d arguments, but %d shapes were given", b->nargs, spec->nargs);
+    return false;
+  }
+  for (int i = 0; i < spec->nargs; i++) {
+    const RefineArg *a = &spec->args[i];
+    Value *v = &b->args[i];
+    if (!a->known) continue;
+    Type *t = type_tensor(c, a->elem, a->rank, a->dims, NULL);
+    const Type *have = v->type;
+    Type *met = have->kind == TY_TENSOR && !have->elem_opaque && have->elem == a->elem ? meet(c, v->type, t) : NULL;
+    if (!met || (!have->encoding && met != t)) {
+      op_error(c, f, "argument #%d has type %s: the given %s does not fit it", i, type_to_string(c, have),
+               type_to_string(c, t));
+      return false;
+    }
+    v->type = met;
+    if (a->has_value)
+      substitute_constant(c, b, i, fold_splat(c, met, (uint64_t)a->value));
+  }
+  for (int i = 0; i < b->nargs; i++)
+    if (unbounded(b->args[i].type)) {
+      op_error(c, f, "argument #%d has the unbounded type %s: give the concrete shapes of the arguments (tpucc "
+               "--input-shape=3x4xf32 once per argument, i64=N for a dimension variable; tpurun takes them from its "
+               "--input values)", i, type_to_string(c, b->args[i].type));
+      return false;
+    }
+  return true;
+}
+
+/* Whether an op of block b (nested blocks included) calls name. */
+static bool calls(const Block *b, const char *name) {
+  for (const Op *op = b->first; op; op = op->next) {
+    const Attr *ca = op->kind == OP_FUNC_CALL ? op_attr(op, "callee") : NULL;
+    if (ca && ca->kind == ATTR_SYMREF && strcmp(ca->u.str.s, name) == 0) return true;
+    for (int k = 0; k < op->nregions; k++)
+      for (int j = 0; j < op->regions[k].nblocks; j++)
+        if (calls(op->regions[k].blocks[j], name)) return true;
+  }
+  return false;
+}
+
+/* Erases the specialized callees nothing calls any more. */
+static void drop_unused_callees(Refiner *r) {
+  for (int i = 0; i < r->callees.len; i++) {
+    Op *f = r->callees.items[i];
+    if (!f->parent) continue;
+    const char *name = op_symbol_name(f);
+    bool used = false;
+    FOR_EACH_FUNC(r->m, g) used = used || calls(op_body(g), name);
+    const Attr *vis = op_attr(f, "sym_visibility");
+    if (!used && vis && vis->kind == ATTR_STRING && strcmp(vis->u.str.s, "private") == 0) op_erase(f);
+  }
+}
+
+bool refine_module(Context *c, Module *m, const RefineSpec *spec) {
+  const char *entry = spec->entry ? spec->entry : "main";
+  Op *f = module_lookup_func(m, entry);
+  if (!f || !op_body(f)) {
+    diag_report(c, m->op->loc, SEV_ERROR, "refine-shapes: no function @%s with a body to refine", entry);
+    return false;
+  }
+  Refiner r = {.c = c, .m = m};
+  bool ok = apply_args(&r, f, spec) && refine_function(&r, f);
+  if (ok) {
+    drop_unused_callees(&r);
+    dce_module(m);
+  }
+  vec_free(&r.callees);
+  return ok;
+}
+
+bool pass_refine_shapes(PassContext *pc) {
+  static const RefineSpec none = {0};
+  return refine_module(pc->c, pc->m, pc->refine ? pc->refine : &none);
+}
