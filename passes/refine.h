@@ -16,6 +16,7 @@
 /* The concrete type of one argument of the entry function. */
 typedef struct RefineArg {
   bool known;      /* false: the argument keeps its declared type */
+  bool any_elem;   /* only the shape is given (a .npy's): the declared element type */
   ElemKind elem;
   int rank;
   int64_t dims[REFINE_MAX_RANK];

@@ -595,16 +595,16 @@ static bool apply_args(Refiner *r, Op *f, const RefineSpec *spec) {
   Context *c = r->c;
   Block *b = op_body(f);
   if (spec->nargs && spec->nargs != b->nargs) {
-    op_error(c, f, "takes %d arguments, but %d shapes were given", b->nargs, spec->nargs);
+    op_error(c, f, "takes %d arguments, but %d concrete argument types were given", b->nargs, spec->nargs);
     return false;
   }
   for (int i = 0; i < spec->nargs; i++) {
     const RefineArg *a = &spec->args[i];
     Value *v = &b->args[i];
-    if (!a->known) continue;
-    Type *t = type_tensor(c, a->elem, a->rank, a->dims, NULL);
     const Type *have = v->type;
-    Type *met = have->kind == TY_TENSOR && !have->elem_opaque && have->elem == a->elem ? meet(c, v->type, t) : NULL;
+    if (!a->known || have->kind != TY_TENSOR) continue;
+    Type *t = type_tensor(c, a->any_elem && !have->elem_opaque ? have->elem : a->elem, a->rank, a->dims, NULL);
+    Type *met = !have->elem_opaque && have->elem == t->elem ? meet(c, v->type, t) : NULL;
     if (!met || (!have->encoding && met != t)) {
       op_error(c, f, "argument #%d has type %s: the given %s does not fit it", i, type_to_string(c, have),
                type_to_string(c, t));
@@ -616,9 +616,9 @@ static bool apply_args(Refiner *r, Op *f, const RefineSpec *spec) {
   }
   for (int i = 0; i < b->nargs; i++)
     if (unbounded(b->args[i].type)) {
-      op_error(c, f, "argument #%d has the unbounded type %s: give the concrete shapes of the arguments (tpucc "
-               "--input-shape=3x4xf32 once per argument, i64=N for a dimension variable; tpurun takes them from its "
-               "--input values)", i, type_to_string(c, b->args[i].type));
+      op_error(c, f, "argument #%d has the unbounded type %s: give its concrete shape (tpurun "
+               "--input=3x4xf32=VALUES, =random or @FILE.npy; tpucc --input-shape=3x4xf32 once per argument, "
+               "i64=N for a dimension variable)", i, type_to_string(c, b->args[i].type));
       return false;
     }
   return true;

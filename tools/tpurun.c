@@ -53,6 +53,11 @@ static const char usage_text[] =
     "  --function=NAME        entry point (default main)\n"
     "  --input=SPEC           an argument, repeat in order: 2x3xf32=1,2,3,4,5,6\n"
     "                         f32=1.5  2x2xi32=[[1 2][3 4]]  @file.npy  random  random:SEED\n"
+    "                         2x3xf32=random  2x3xf32=random:SEED (random data of that shape)\n"
+    "                         A .mlir whose @main has unbounded '?' dimensions is refined to\n"
+    "                         the inputs' shapes (and the values of its integer scalar\n"
+    "                         dimension variables, e.g. i64=3) before it is compiled, once\n"
+    "                         per distinct input signature (docs/shape-refinement.md)\n"
     "  --output=SPEC          what to do with each result, in order: - prints,\n"
     "                         @file.npy writes (default: print all)\n"
     "  --check                evaluate check ops and custom_call @check.*: run @main, or\n"
@@ -371,6 +376,22 @@ static void print_modeled_step(const VmTimeline *const *chips, int n) {
          n == 1 ? "" : "s", ici * 1e6, exposed * 1e6);
 }
 
+/* The --input spec of parameter i: "random" (or none) and SHAPE=random
+ * take --seed; buf holds a rewritten spec. */
+static const char *input_spec(const Options *o, uint32_t i, char *buf, size_t n) {
+  const char *s = (int)i < o->ninputs ? o->inputs[i] : NULL;
+  const char *eq = s ? strchr(s, '=') : NULL;
+  if (!s || strcmp(s, "random") == 0) {
+    snprintf(buf, n, "random:%llu", (unsigned long long)o->seed);
+    return buf;
+  }
+  if (eq && strcmp(eq + 1, "random") == 0 && (size_t)(eq - s) < n - 32) {
+    snprintf(buf, n, "%.*s=random:%llu", (int)(eq - s), s, (unsigned long long)o->seed);
+    return buf;
+  }
+  return s;
+}
+
 /* Runs function fi with the --input arguments. */
 static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi) {
   const VmFunc *fn = &p->funcs[fi];
@@ -389,15 +410,8 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
   }
   for (uint32_t i = 0; i < fn->n_params && rc == EXIT_OK; i++) {
     char err[512];
-    char spec[64];
-    const char *s = (int)i < o->ninputs ? o->inputs[i] : NULL;
-    if (!s) {
-      snprintf(spec, sizeof spec, "random:%llu", (unsigned long long)o->seed);
-      s = spec;
-    } else if (strcmp(s, "random") == 0) {
-      snprintf(spec, sizeof spec, "random:%llu", (unsigned long long)o->seed);
-      s = spec;
-    }
+    char spec[256];
+    const char *s = input_spec(o, i, spec, sizeof spec);
     int st = vm_parse_input(s, fn->reg_types[i], (int)i, &args[i], err, sizeof err);
     if (st != VM_IO_OK) {
       fprintf(stderr, "tpurun: %s\n", err);
@@ -434,12 +448,8 @@ static int parse_chip_inputs(const Options *o, const VmProgram *p, const VmFunc 
                              VmValue *whole, bool *stacked) {
   int n = p->spmd ? mesh->replicas : mesh->replicas * mesh->partitions; /* values an input may stack */
   for (uint32_t i = 0; i < fn->n_params; i++) {
-    char err[512], err2[512], spec[64];
-    const char *s = (int)i < o->ninputs ? o->inputs[i] : NULL;
-    if (!s || strcmp(s, "random") == 0) {
-      snprintf(spec, sizeof spec, "random:%llu", (unsigned long long)o->seed);
-      s = spec;
-    }
+    char err[512], err2[512], spec[256];
+    const char *s = input_spec(o, i, spec, sizeof spec);
     const VmType *type = p->spmd ? run_global_type(fn, false, (int)i) : fn->reg_types[i];
     int st = vm_parse_input(s, type, (int)i, &whole[i], err, sizeof err);
     if (st == VM_IO_OK) continue;
@@ -727,6 +737,29 @@ static int compile_and_load(const Options *o, const SourceFile *file, SourceChun
   return EXIT_BAD_FILE;
 }
 
+/* The concrete argument types the --input values give, for refining a
+ * program with unbounded dimensions (o->compile.refine): a literal's or
+ * SHAPE=random's type, a .npy header's shape; "random" gives none.
+ * EXIT_OK, or the exit code after a message (an unreadable .npy). */
+static int refine_inputs(Options *o, RefineArg *args) {
+  for (int i = 0; i < o->ninputs; i++) {
+    const char *s = o->inputs[i];
+    char err[512];
+    if (s[0] == '@') {
+      int st = vm_npy_shape(s + 1, &args[i].rank, args[i].dims, REFINE_MAX_RANK, err, sizeof err);
+      if (st != VM_IO_OK) {
+        fprintf(stderr, "tpurun: input %d: %s\n", i, err);
+        return st;
+      }
+      args[i].known = args[i].any_elem = true;
+    } else if (strncmp(s, "random", 6) != 0 && !refine_parse_arg(s, &args[i], err, sizeof err)) {
+      memset(&args[i], 0, sizeof args[i]);
+    }
+  }
+  o->compile.refine = (RefineSpec){o->function ? o->function : "main", o->ninputs, args};
+  return EXIT_OK;
+}
+
 /* Compiles and runs a .mlir file (text, len bytes), each chunk of it with
  * --split-input-file; the worst exit code. */
 static int run_mlir(const Options *o, char *text, size_t len, Cache *cache, CacheMetrics *metrics, VmCheckStats *stats,
@@ -797,8 +830,11 @@ int main(int argc, char **argv) {
   if ((len >= 8 && memcmp(text, TPUB_MAGIC, 8) == 0) || ends_with(o.program, ".tpub")) {
     rc = run_tpub(&o, text, len, &stats, &peak);
   } else {
+    RefineArg *shapes = calloc((size_t)o.ninputs + 1, sizeof *shapes);
+    rc = shapes ? refine_inputs(&o, shapes) : 70;
     cache = o.compile.no_cache ? NULL : cache_open(o.compile.cache_dir, o.compile.cache_max_bytes, "tpurun", stderr);
-    rc = run_mlir(&o, text, len, cache, &metrics, &stats, &peak);
+    if (rc == EXIT_OK) rc = run_mlir(&o, text, len, cache, &metrics, &stats, &peak);
+    free(shapes);
   }
   if (o.metrics) {
     const CacheMetrics *cm = cache ? cache_metrics(cache) : &(CacheMetrics){0};

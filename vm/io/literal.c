@@ -679,12 +679,14 @@ int vm_parse_input(const char *spec, const VmType *type, int index, VmValue *out
   }
   const char *eq = strchr(spec, '=');
   if (!eq) {
-    vm_io_errf(err, errlen, "input %d: expected TYPE=VALUES, @FILE.npy, random or random:SEED; got '%.*s%s'", index,
+    vm_io_errf(err, errlen, "input %d: expected TYPE=VALUES, @FILE.npy, random, random:SEED or TYPE=random[:SEED]; got '%.*s%s'", index,
          QUOTE_MAX, spec, strlen(spec) > QUOTE_MAX ? "..." : "");
     return VM_IO_USAGE;
   }
   int rc = check_spec_type(&ip, spec, eq);
   if (rc) return rc;
+  if (strncmp(eq + 1, "random", 6) == 0 && (eq[7] == 0 || eq[7] == ':')) /* SHAPE=random[:SEED] */
+    return vm_parse_input(eq + 1, type, index, out, err, errlen);
   if ((rc = alloc_value(&ip, out))) return rc;
   if ((rc = parse_values(&ip, eq + 1, out->data))) {
     free(out->data);
