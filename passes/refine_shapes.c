@@ -261,8 +261,9 @@ static bool static_form_of(Context *c, const Op *op, StaticForm *s) {
 }
 
 /* The static form's result type (inferred when s->type is NULL); NULL
- * when its operands are not static yet or are inconsistent. */
-static Type *static_form_type(Context *c, const Op *op, StaticForm *s) {
+ * when its operands are not static yet or are inconsistent (reported on
+ * op when report). */
+static Type *static_form_type(Context *c, const Op *op, StaticForm *s, bool report) {
   for (int i = 0; i < s->noperands; i++)
     if (!type_is_static(s->operands[i]->type)) return NULL;
   if (s->type) return s->type;
@@ -272,11 +273,63 @@ static Type *static_form_type(Context *c, const Op *op, StaticForm *s) {
   Type *t = NULL;
   bool quiet = c->diag.quiet;
   int errors = c->diag.nerrors;
-  c->diag.quiet = true;
+  c->diag.quiet = !report;
   int n = infer_result_types(c, &view, &t, 1);
   c->diag.quiet = quiet;
-  c->diag.nerrors = errors;
+  if (!report) c->diag.nerrors = errors;
   return n == 1 && type_is_static(t) ? tensor_like(c, op->results[0].type, t->rank, t->dims) : NULL;
+}
+
+/* Whether a and b compute the same value: the same value, or equal pure
+ * region-free ops of equal operands (to depth levels). */
+static bool same_value(const Value *a, const Value *b, int depth) {
+  if (a == b) return true;
+  const Op *x = a->def, *y = b->def;
+  if (!x || !y || depth == 0 || x->kind != y->kind || a->type != b->type || a->index != b->index || x->nregions ||
+      y->nregions || x->noperands != y->noperands || x->nattrs != y->nattrs || !op_is_pure(x))
+    return false;
+  for (int i = 0; i < x->nattrs; i++)
+    if (strcmp(x->attrs[i].name, y->attrs[i].name) != 0 || !attr_equal(x->attrs[i].value, y->attrs[i].value))
+      return false;
+  for (int i = 0; i < x->noperands; i++)
+    if (!same_value(x->operands[i], y->operands[i], depth - 1)) return false;
+  return true;
+}
+
+/* real_dynamic_slice(x, start, start + K, 1s) with constant K: a
+ * dynamic_slice of sizes K at the runtime start (upstream's rewrite). */
+static Value *slice_of_constant_size(Context *c, Op *op) {
+  const Type *xt = op->operands[0]->type, *st = op->operands[1]->type;
+  Op *lim = op->operands[2]->def;
+  int64_t k[REFINE_MAX_RANK], one[REFINE_MAX_RANK];
+  int rank = xt->kind == TY_TENSOR ? xt->rank : -1;
+  if (rank < 1 || !type_is_static(xt) || !lim || lim->kind != OP_ADD || st->kind != TY_TENSOR ||
+      const_ints(op->operands[3], one, REFINE_MAX_RANK) != rank)
+    return NULL;
+  for (int i = 0; i < rank; i++)
+    if (one[i] != 1) return NULL;
+  int side = same_value(lim->operands[0], op->operands[1], 8) ? 1 : same_value(lim->operands[1], op->operands[1], 8) ? 0 : -1;
+  if (side < 0 || const_ints(lim->operands[side], k, REFINE_MAX_RANK) != rank) return NULL;
+  Value *ops[REFINE_MAX_RANK + 1] = {op->operands[0]};
+  Type *scalar = type_scalar_tensor(c, st->elem), *one_t = type_tensor(c, st->elem, 1, (int64_t[]){1}, NULL);
+  for (int i = 0; i < rank; i++) {
+    int64_t lo = i, hi = i + 1, stride = 1;
+    NamedAttr sa[3] = {{"limit_indices", attr_dense_i64_array(c, 1, &hi)},
+                       {"start_indices", attr_dense_i64_array(c, 1, &lo)},
+                       {"strides", attr_dense_i64_array(c, 1, &stride)}};
+    Value *start = op->operands[1], *piece;
+    Op *sl = op_build(c, OP_SLICE, op->loc, 1, &start, one_t, 3, sa);
+    op_insert_before(op, sl);
+    piece = &sl->results[0];
+    Op *rs = op_build(c, OP_RESHAPE, op->loc, 1, &piece, scalar, 0, NULL);
+    op_insert_before(op, rs);
+    ops[i + 1] = &rs->results[0];
+  }
+  NamedAttr na = {"slice_sizes", attr_dense_i64_array(c, rank, k)};
+  Op *ds = op_build(c, OP_DYNAMIC_SLICE, op->loc, rank + 1, ops, tensor_like(c, op->results[0].type, rank, k), 1, &na);
+  ds->srcloc = op->srcloc;
+  op_insert_before(op, ds);
+  return &ds->results[0];
 }
 
 /* Builds the static form of op before it, with result type t. */
@@ -292,7 +345,7 @@ static Value *build_static(Context *c, Op *op, const StaticForm *s, Type *t) {
 Value *refine_static_form(Context *c, Op *op) {
   StaticForm s;
   if (op->nresults != 1 || !type_is_static(op->results[0].type) || !static_form_of(c, op, &s)) return NULL;
-  Type *t = static_form_type(c, op, &s);
+  Type *t = static_form_type(c, op, &s, false);
   return t == op->results[0].type ? build_static(c, op, &s, t) : NULL;
 }
 
@@ -310,6 +363,14 @@ static const Type *uninferred_shape(Context *c, const Op *op) {
   if (!x || !type_is_static(x)) return NULL;
   if (op_info[op->kind].traits & TRAIT_ELEMENTWISE) return x;
   const Type *rt = op->results[0].type;
+  if (op->kind == OP_BITCAST_CONVERT && !x->elem_opaque && !rt->elem_opaque && x->rank < REFINE_MAX_RANK) {
+    int from = elem_bits(x->elem), to = elem_bits(rt->elem);
+    int64_t dims[REFINE_MAX_RANK];
+    memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+    if (from == to) return x;
+    if (from > to && from % to == 0) return dims[x->rank] = from / to, tensor_like(c, rt, x->rank + 1, dims);
+    return from < to && x->rank > 0 ? tensor_like(c, rt, x->rank - 1, dims) : NULL;
+  }
   if (op->kind != OP_RESHAPE || rt->rank < 0 || rt->rank > REFINE_MAX_RANK) return NULL;
   int64_t count = 1, known = 1, dims[REFINE_MAX_RANK];
   int unknown = -1;
@@ -520,13 +581,25 @@ static bool refine_op(Refiner *r, Op *op) {
       if (!refine_block(r, op->regions[k].blocks[j])) return false;
   StaticForm s;
   if (op->nresults == 1 && static_form_of(r->c, op, &s)) {
-    Type *t = static_form_type(r->c, op, &s);
+    Type *t = static_form_type(r->c, op, &s, false);
+    bool operands_static = true;
+    for (int i = 0; i < op->noperands; i++) operands_static &= type_is_static(op->operands[i]->type);
+    if (!t && operands_static) {
+      static_form_type(r->c, op, &s, true); /* the reason, e.g. a slice past the end */
+      return false;
+    }
     if (t && meet(r->c, op->results[0].type, t)) {
       Value *v = build_static(r->c, op, &s, t);
       value_replace_all_uses(r->c, &op->results[0], v);
       op_erase(op);
       return true;
     }
+  }
+  Value *ds = op->kind == OP_REAL_DYNAMIC_SLICE ? slice_of_constant_size(r->c, op) : NULL;
+  if (ds && meet(r->c, op->results[0].type, ds->type)) {
+    value_replace_all_uses(r->c, &op->results[0], ds);
+    op_erase(op);
+    return true;
   }
   if (!refine_results(r, op)) return false;
   fold_small(r, op);
