@@ -101,7 +101,7 @@ static double attr_f64_or(const Op *op, const char *name, double def) {
   return float_bits_to_double(type_elem_kind(a->type), a->u.f);
 }
 
-/* A custom_call: the check.* targets JAX writes, identity annotations
+/* A custom_call: the check.* targets JAX writes, shape assertions, identity annotations
  * (ir/annotations.def), or a located error. */
 void lower_custom_call(FuncBuilder *fb, Op *op, int opcode) {
   (void)opcode;
@@ -111,6 +111,12 @@ void lower_custom_call(FuncBuilder *fb, Op *op, int opcode) {
     if (strcmp(name, "check.expect_eq") == 0) return emit_check(fb, op, VM_OP_CHECK2, 0, 0, 0, 0, NULL);
     if (strcmp(name, "check.expect_almost_eq") == 0) return emit_check(fb, op, VM_OP_CHECK2, 1, 1e-3, 0, 0, NULL);
     if (strcmp(name, "check.expect_close") == 0) return emit_check(fb, op, VM_OP_CHECK2, 2, 0, 0, 3, NULL);
+  }
+  if (strcmp(name, "shape_assertion") == 0 && op->noperands >= 1 && op->nresults == 0) {
+    const Attr *m = op_attr(op, "error_message"); /* a runtime check (docs/shape-refinement.md) */
+    fint(fb->e, emit_string(fb->e, m && m->kind == ATTR_STRING ? m->u.str.s : "shape assertion failed"));
+    emit_op(fb, op, VM_OP_ASSERT);
+    return;
   }
   if (custom_call_annotation(op) && op->noperands == 1 && op->nresults == 1 &&
       op->operands[0]->type == op->results[0].type) {

@@ -160,6 +160,16 @@ bool check_check2(VmCheck *c) {
   return true;
 }
 
+bool check_assert(VmCheck *c) {
+  if (c->ins->n_in < 1) return vm_check_fail(c, "assert without a predicate");
+  for (uint32_t i = 0; i < c->ins->n_in; i++) {
+    const VmType *t = vm_check_in(c, i);
+    bool ok = vm_type_is_tensor(t) && t->count == 1 && (i == 0 ? t->elem == TPUB_I1 : vm_elem_is_int(t->elem));
+    if (!ok) return vm_check_fail(c, i == 0 ? "assert predicate is not an i1 scalar" : "assert operand %u is not an integer scalar", i);
+  }
+  return true;
+}
+
 bool check_probe(VmCheck *c) {
   if (!vm_type_is_tensor(vm_check_in(c, 0))) return vm_check_fail(c, "probed value is not a tensor");
   return same_types_in_out(c, 0, 1);

@@ -505,6 +505,30 @@ static const char *check_name(int64_t kind) {
   return kind == 0 ? "expect_eq" : kind == 1 ? "expect_almost_eq" : "expect_close";
 }
 
+/* custom_call @shape_assertion: traps with its message, {i} replaced by
+ * operand i+1's value, when the predicate is false. */
+static int run_assert(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
+  if (vm_load_bits(TPUB_I1, x->regs[ins->in[0]]->data, 0) & 1) return VM_OK;
+  char msg[600];
+  size_t n = 0;
+  for (const char *p = ins->fields[0].str; *p && n + 24 < sizeof msg;) {
+    char *stop;
+    long i = *p == '{' ? strtol(p + 1, &stop, 10) : -1;
+    if (i >= 0 && stop > p + 1 && *stop == '}' && (uint32_t)i + 1 < ins->n_in) {
+      int elem = fn->reg_types[ins->in[i + 1]]->elem;
+      uint64_t bits = vm_load_bits(elem, x->regs[ins->in[i + 1]]->data, 0);
+      int w = vm_elem_bits(elem);
+      int64_t v = w >= 64 || vm_elem_is_unsigned(elem) ? (int64_t)bits : (int64_t)(bits << (64 - w)) >> (64 - w);
+      n += (size_t)snprintf(msg + n, sizeof msg - n, "%lld", (long long)v);
+      p = stop + 1;
+    } else {
+      msg[n++] = *p++;
+    }
+  }
+  msg[n] = 0;
+  return trapf(x, ins, "shape assertion failed: %s", msg);
+}
+
 static int run_check(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
   if (!x->opts.run_checks) return VM_OK;
   const VmType *t = fn->reg_types[ins->in[0]];
@@ -854,6 +878,7 @@ static int run_instr(VmExec *x, uint32_t fi, uint32_t ii, VmBuf **regs, VmBuf **
   case VM_OP_CHECK:
   case VM_OP_CHECK2: return run_check(x, fn, ins);
   case VM_OP_PROBE: return record_probe(x, fn, ins);
+  case VM_OP_ASSERT: return run_assert(x, fn, ins);
   case VM_OP_CHECK_PROBE: return check_probe_value(x, fn, ins);
   default: return run_kernel(x, fn, ins);
   }
