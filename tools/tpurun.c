@@ -739,9 +739,12 @@ static int compile_and_load(const Options *o, const SourceFile *file, SourceChun
 
 /* The concrete argument types the --input values give, for refining a
  * program with unbounded dimensions (o->compile.refine): a literal's or
- * SHAPE=random's type, a .npy header's shape; "random" gives none.
+ * SHAPE=random's type, a .npy header's shape; "random" gives none.  The
+ * values of the leading integer scalars (before any other input) are
+ * dimension variables, as JAX orders them; later scalars are data.
  * EXIT_OK, or the exit code after a message (an unreadable .npy). */
 static int refine_inputs(Options *o, RefineArg *args) {
+  bool leading = true;
   for (int i = 0; i < o->ninputs; i++) {
     const char *s = o->inputs[i];
     char err[512];
@@ -755,6 +758,8 @@ static int refine_inputs(Options *o, RefineArg *args) {
     } else if (strncmp(s, "random", 6) != 0 && !refine_parse_arg(s, &args[i], err, sizeof err)) {
       memset(&args[i], 0, sizeof args[i]);
     }
+    leading = leading && args[i].has_value;
+    if (!leading) args[i].has_value = false;
   }
   o->compile.refine = (RefineSpec){o->function ? o->function : "main", o->ninputs, args};
   return EXIT_OK;
