@@ -2,7 +2,7 @@
 // are constants and whose result type is static becomes its static form.
 // RUN: %tpucc %s --passes=canonicalize --emit=mlir | FileCheck %s
 // Without shapes, an unbounded program is refused naming the argument.
-// RUN: %not %tpucc %S/refine_shapes.mlir --split-input-file 2>&1 | FileCheck %s --check-prefix=NOSHAPE
+// RUN: %not %tpucc %S/refine_shapes.mlir --split-input-file --emit=mlir 2>&1 | FileCheck %s --check-prefix=NOSHAPE
 // RUN: %not %tpurun %S/refine_shapes.mlir --split-input-file --input=i64=3 --input=random 2>&1 | FileCheck %s --check-prefix=NOSHAPE
 // RUN: %not %tpucc %s --input-shape=3xq8 2>&1 | FileCheck %s --check-prefix=BADSPEC
 
