@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/verify_ops.h"
 #include "passes/fold.h"
 #include "passes/pass.h"
 #include "passes/refine.h"
@@ -132,11 +133,11 @@ static bool refine_value(Refiner *r, Op *op, Value *v, const Type *got, const ch
 /* ------------------------------------------------------------------ */
 /* Constants */
 
-/* The integer elements of a known constant 1-D (or scalar) value, at most
- * max; -1 when v is not one. */
+/* The integer elements (row-major) of a known constant of rank 0 to 2 (a
+ * scalar, a shape, convolution padding), at most max; -1 when v is not one. */
 static int const_ints(const Value *v, int64_t *out, int max) {
   const Attr *a = fold_known_value(v);
-  if (!a || !elem_is_int(a->type->elem) || a->type->rank > 1) return -1;
+  if (!a || !elem_is_int(a->type->elem) || a->type->rank > 2) return -1;
   int64_t n = dense_num_elements(a);
   if (n < 0 || n > max) return -1;
   for (int64_t i = 0; i < n; i++) out[i] = dense_get_int(a, i);
@@ -590,9 +591,11 @@ static bool refine_op(Refiner *r, Op *op) {
     }
     if (t && meet(r->c, op->results[0].type, t)) {
       Value *v = build_static(r->c, op, &s, t);
+      int errors = r->c->diag.nerrors;
+      verify_op_rules(r->c, v->def); /* e.g. a broadcast to a shape the operand does not fit */
       value_replace_all_uses(r->c, &op->results[0], v);
       op_erase(op);
-      return true;
+      return r->c->diag.nerrors == errors;
     }
   }
   Value *ds = op->kind == OP_REAL_DYNAMIC_SLICE ? slice_of_constant_size(r->c, op) : NULL;
@@ -642,7 +645,11 @@ static bool all_static(Context *c, Block *b, Op *owner) {
 static bool refine_function(Refiner *r, Op *f) {
   Context *c = r->c;
   Block *b = op_body(f);
+  int errors = c->diag.nerrors;
   if (!refine_block(r, b) || !all_static(c, b, f)) return false;
+  for (Op *op = b->first; op; op = op->next) /* the refined types are consistent */
+    if (op->kind != OP_FUNC_CALL) verify_op_rules(c, op);
+  if (c->diag.nerrors != errors) return false;
   const Attr *fa = op_attr(f, "function_type");
   const Type *ft = fa && fa->kind == ATTR_TYPE ? fa->type : NULL;
   Op *ret = terminator(b);
