@@ -43,6 +43,20 @@ bool compile_refine(Context *c, Module *m, const CompileOptions *o, bool *refine
   return pipeline_run(&pc, &p, &o->pass_opts);
 }
 
+bool compile_text_needs_shapes(const char *text, size_t len, const char *entry, int *nparams, int *nresults) {
+  Context *c = ctx_new();
+  c->diag.quiet = true;
+  SourceFile file = {"program", text, len};
+  Module *m = parse_module(c, &file, text, text + len, 1);
+  int arg;
+  bool needs = m && verify_module(c, m) && refine_needed(m, entry, &arg);
+  Op *f = needs ? module_lookup_func(m, entry ? entry : "main") : NULL;
+  const Attr *ft = f ? op_attr(f, "function_type") : NULL;
+  if (ft) *nparams = ft->type->ninputs, *nresults = ft->type->nresults;
+  ctx_free(c);
+  return needs;
+}
+
 /* BackendOptions.op_cost: the cost model's figures for a top-level op on
  * the target ud. */
 static bool op_cost(void *ud, const Op *op, TpubCost *out) {

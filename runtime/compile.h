@@ -53,6 +53,13 @@ bool compile_optimize(Context *c, Module *m, const CompileOptions *o, PassContex
  * types; *refined tells whether it ran.  False after diagnostics. */
 bool compile_refine(Context *c, Module *m, const CompileOptions *o, bool *refined);
 
+/* Whether the entry function (NULL: main) of a module text has unbounded
+ * dimensions, so it is compiled only once argument types are known (the
+ * runtime library's deferred programs); *nparams, *nresults: its
+ * signature.  False for a text that does not parse or verify (its
+ * compilation reports why). */
+bool compile_text_needs_shapes(const char *text, size_t len, const char *entry, int *nparams, int *nresults);
+
 /* Back-end options of o: its target, and the COSTS section from the cost
  * model (passes/cost.h) of that target. */
 BackendOptions compile_backend_options(const CompileOptions *o);

@@ -106,12 +106,14 @@ static void type_free(void *type) {
 /* Compiles text through the disk tier and the pipeline into a loaded
  * program; NULL after rt_fail with the diagnostics.  *compiled: whether
  * the pipeline ran (a disk miss). */
-static VmProgram *compile_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled) {
+static VmProgram *compile_text(TpuClient *c, const char *text, size_t len, const char *name, const RefineSpec *refine,
+                               bool *compiled) {
   char *diag = NULL;
   size_t diaglen = 0;
   FILE *mem = open_memstream(&diag, &diaglen);
   CompileOptions o = c->graph_opts;
   o.diag_out = mem;
+  if (refine) o.refine = *refine;
   SourceFile file = {name, text, len};
   SourceChunk chunk = {text, text + len, 1};
   CacheMetrics local = {0};
@@ -141,8 +143,27 @@ static VmProgram *compile_text(TpuClient *c, const char *text, size_t len, const
   return p;
 }
 
-RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled_now) {
-  XXH128_hash_t k = XXH3_128bits(text, len);
+/* The seed of a refined program's key: a hash of its argument types. */
+static uint64_t refine_seed(const RefineSpec *r) {
+  XXH3_state_t *st = XXH3_createState();
+  if (!st) return 0;
+  XXH3_64bits_reset(st);
+  XXH3_64bits_update(st, r->entry ? r->entry : "main", strlen(r->entry ? r->entry : "main") + 1);
+  for (int i = 0; i < r->nargs; i++) {
+    const RefineArg *a = &r->args[i];
+    int64_t head[5] = {a->known, a->any_elem, a->elem, a->rank, a->has_value ? a->value : INT64_MIN};
+    XXH3_64bits_update(st, head, sizeof head);
+    XXH3_64bits_update(st, a->dims, sizeof(int64_t) * (size_t)a->rank);
+  }
+  uint64_t h = XXH3_64bits_digest(st);
+  XXH3_freeState(st);
+  return h | 1; /* never 0, the seed of unrefined texts */
+}
+
+/* rt_exe_of_text and rt_exe_of_refined_text. */
+static RtExe *exe_of_text(TpuClient *c, const char *text, size_t len, const char *name, const RefineSpec *refine,
+                          bool *compiled_now) {
+  XXH128_hash_t k = refine ? XXH3_128bits_withSeed(text, len, refine_seed(refine)) : XXH3_128bits(text, len);
   if (compiled_now) *compiled_now = false;
   pthread_mutex_lock(&c->lock);
   RtExe *e = tier_find(c, k);
@@ -152,9 +173,9 @@ RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *na
     return e;
   }
   bool compiled;
-  VmProgram *p = compile_text(c, text, len, name, &compiled);
+  VmProgram *p = compile_text(c, text, len, name, refine, &compiled);
   if (!p) return NULL;
-  int fn = vm_program_find(p, "main");
+  int fn = vm_program_find(p, refine && refine->entry ? refine->entry : "main");
   if (!(e = rt_exe_new(p, fn < 0 ? 0 : fn))) return NULL;
   if (compiled_now) *compiled_now = compiled;
   pthread_mutex_lock(&c->lock);
@@ -165,6 +186,14 @@ RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *na
   rt_exe_free(e);
   if (!other) rt_fail(TPU_ERR_RUNTIME, "out of host memory");
   return other; /* another thread got there first */
+}
+
+RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled_now) {
+  return exe_of_text(c, text, len, name, NULL, compiled_now);
+}
+
+RtExe *rt_exe_of_refined_text(TpuClient *c, const char *text, size_t len, const char *name, const RefineSpec *refine) {
+  return exe_of_text(c, text, len, name, refine, NULL);
 }
 
 RtExe *rt_exe_by_key(TpuClient *c, uint64_t hi, uint64_t lo) {

@@ -8,13 +8,19 @@
 #include "runtime/run.h"
 #include "runtime/runtime.h"
 #include "vm/chips/timeline.h"
+#include "vm/dtype.h"
 
 enum { RT_PROGRAM_LIVE = 0x9709a11eu };
 
 struct TpuProgram {
   uint32_t magic;
   TpuClient *client;
-  RtExe *exe; /* owned by the client's tier */
+  RtExe *exe; /* owned by the client's tier; NULL for a deferred program */
+  /* A program with unbounded dimensions is compiled at each run for its
+   * arguments' types (once per signature, docs/shape-refinement.md). */
+  char *text;
+  size_t len;
+  int nparams, nresults;
 };
 
 TPU_API int tpu_program_compile(TpuClient *c, const char *mlir, size_t len, TpuProgram **out) {
@@ -23,11 +29,18 @@ TPU_API int tpu_program_compile(TpuClient *c, const char *mlir, size_t len, TpuP
   if (!c) return rt_fail(TPU_ERR_USAGE, "tpu_program_compile: client is NULL");
   if (!mlir && len) return rt_fail(TPU_ERR_USAGE, "tpu_program_compile: mlir is NULL");
   if (len > (2ull << 30)) return rt_fail(TPU_ERR_DATA, "tpu_program_compile: %zu bytes of text (at most 2 GiB)", len);
-  RtExe *exe = rt_exe_of_text(c, mlir ? mlir : "", len, "program", NULL);
-  if (!exe) return rt_last_code();
+  int np = 0, nr = 0;
+  bool deferred = compile_text_needs_shapes(mlir ? mlir : "", len, NULL, &np, &nr);
+  RtExe *exe = deferred ? NULL : rt_exe_of_text(c, mlir ? mlir : "", len, "program", NULL);
+  if (!exe && !deferred) return rt_last_code();
   TpuProgram *p = calloc(1, sizeof *p);
-  if (!p) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
-  *p = (TpuProgram){RT_PROGRAM_LIVE, c, exe};
+  char *text = deferred ? malloc(len + 1) : NULL;
+  if (!p || (deferred && !text)) {
+    free(p), free(text);
+    return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  }
+  if (text) memcpy(text, mlir, len);
+  *p = (TpuProgram){RT_PROGRAM_LIVE, c, exe, text, len, np, nr};
   *out = p;
   return TPU_OK;
 }
@@ -35,12 +48,17 @@ TPU_API int tpu_program_compile(TpuClient *c, const char *mlir, size_t len, TpuP
 TPU_API void tpu_program_release(TpuProgram *p) {
   if (!p || p->magic != RT_PROGRAM_LIVE) return;
   p->magic = 0;
+  free(p->text);
   free(p);
 }
 
-/* The function of p named name (NULL: "main"), or -1 after rt_fail. */
+/* The function of p named name (NULL: "main"), or -1 after rt_fail; 0
+ * for @main of a deferred program. */
 static int find_function(const TpuProgram *p, const char *name, const char *api) {
   if (!p || p->magic != RT_PROGRAM_LIVE) return rt_fail(-1, "%s: not a live program", api);
+  if (!p->exe && (!name || strcmp(name, "main") == 0)) return 0;
+  if (!p->exe)
+    return rt_fail(-1, "%s: the program has unbounded dimensions: only @main runs (refined to its arguments)", api);
   int fi = vm_program_find(p->exe->prog, name ? name : "main");
   if (fi < 0) return rt_fail(-1, "%s: the program has no function @%s", api, name ? name : "main");
   return fi;
@@ -49,9 +67,9 @@ static int find_function(const TpuProgram *p, const char *name, const char *api)
 TPU_API int tpu_program_signature(const TpuProgram *p, const char *function, int *n_params, int *n_results) {
   int fi = find_function(p, function, "tpu_program_signature");
   if (fi < 0) return TPU_ERR_USAGE;
-  const VmFunc *f = &p->exe->prog->funcs[fi];
-  if (n_params) *n_params = (int)f->n_params;
-  if (n_results) *n_results = (int)f->n_results;
+  const VmFunc *f = p->exe ? &p->exe->prog->funcs[fi] : NULL;
+  if (n_params) *n_params = f ? (int)f->n_params : p->nparams;
+  if (n_results) *n_results = f ? (int)f->n_results : p->nresults;
   return TPU_OK;
 }
 
@@ -101,9 +119,9 @@ static bool arg_fits(TpuClient *c, const TpuTensor *t, const VmType *pt, int n, 
 
 /* Runs function fi on the slice of the client's chips; per-chip results
  * in res[chip]. */
-static int run_slice(TpuProgram *p, int fi, TpuTensor *const *args, int nargs, VmValue **res) {
+static int run_slice(TpuProgram *p, RtExe *exe, int fi, TpuTensor *const *args, int nargs, VmValue **res) {
   TpuClient *c = p->client;
-  const VmProgram *prog = p->exe->prog;
+  const VmProgram *prog = exe->prog;
   const VmFunc *f = &prog->funcs[fi];
   VmMesh mesh;
   if (!run_mesh(c, prog, &mesh)) return TPU_ERR_USAGE;
@@ -116,7 +134,7 @@ static int run_slice(TpuProgram *p, int fi, TpuTensor *const *args, int nargs, V
   VmValue **argv = calloc((size_t)n, sizeof *argv);
   int *fns = calloc((size_t)n, sizeof *fns);
   VmOptions o = {.hbm_bytes = c->hbm_bytes, .threads = c->threads};
-  VmSlice *slice = argv && fns ? (n > 1 ? vm_slice_new(p->exe->prog, &o, &mesh) : NULL) : NULL;
+  VmSlice *slice = argv && fns ? (n > 1 ? vm_slice_new(exe->prog, &o, &mesh) : NULL) : NULL;
   int rc = argv && fns && (n == 1 || slice) ? TPU_OK : rt_fail(TPU_ERR_RUNTIME, "out of host memory starting %d chips", n);
   VmValue whole[256];
   for (int i = 0; i < nargs; i++) whole[i] = (VmValue){.type = f->reg_types[i], .data = args[i]->data};
@@ -130,11 +148,11 @@ static int run_slice(TpuProgram *p, int fi, TpuTensor *const *args, int nargs, V
   else if (rc == TPU_OK && !prog->spmd)
     run_chip_args(f, n, whole, stacked, argv);
   if (rc == TPU_OK && n == 1) {
-    VmExec *x = rt_exe_take(c, p->exe);
+    VmExec *x = rt_exe_take(c, exe);
     int st = x ? vm_run(x, fi, argv[0], nargs, res[0]) : VM_TRAP;
     if (st != VM_OK) rc = rt_fail(TPU_ERR_RUNTIME, "%s", x ? vm_error(x) : "out of host memory");
     else rt_count_modeled(c, vm_exec_timeline(x)->clock_s);
-    if (x) rt_exe_give(p->exe, x);
+    if (x) rt_exe_give(exe, x);
   } else if (rc == TPU_OK) {
     if (vm_slice_run(slice, fns, (const VmValue *const *)argv, res) != VM_OK)
       rc = rt_fail(TPU_ERR_RUNTIME, "%s", vm_slice_error(slice));
@@ -176,12 +194,52 @@ static TpuTensor *gather_result(TpuClient *c, const VmProgram *prog, const VmFun
   return out;
 }
 
+/* The executable of a deferred program for these arguments (ready):
+ * refined to their types, the leading integer scalars' values as its
+ * dimension variables; NULL after rt_fail. */
+static RtExe *refined_exe(TpuProgram *p, TpuTensor *const *args, int n_args) {
+  RefineArg *ra = calloc((size_t)n_args + 1, sizeof *ra);
+  if (!ra) return rt_fail(TPU_ERR_RUNTIME, "out of host memory"), NULL;
+  bool leading = true;
+  for (int i = 0; i < n_args; i++) {
+    const VmType *t = &args[i]->type->vm;
+    const char *en = vm_elem_name(t->elem);
+    ra[i].known = t->rank <= REFINE_MAX_RANK && elem_from_name(en, strlen(en), &ra[i].elem);
+    ra[i].rank = t->rank;
+    for (int d = 0; ra[i].known && d < t->rank; d++) ra[i].dims[d] = t->dims[d];
+    leading = leading && ra[i].known && t->rank == 0 && elem_is_int(ra[i].elem) && t->elem != TPUB_I1;
+    if (leading) {
+      int w = vm_elem_bits(t->elem);
+      uint64_t bits = vm_load_bits(t->elem, args[i]->data, 0);
+      ra[i].has_value = true;
+      ra[i].value = w >= 64 || vm_elem_is_unsigned(t->elem) ? (int64_t)bits : (int64_t)(bits << (64 - w)) >> (64 - w);
+    }
+  }
+  RefineSpec spec = {NULL, n_args, ra};
+  RtExe *e = rt_exe_of_refined_text(p->client, p->text, p->len, "program", &spec);
+  free(ra);
+  return e;
+}
+
 TPU_API int tpu_program_run(TpuProgram *p, const char *function, TpuTensor *const *args, int n_args,
                             TpuTensor **results, int n_results) {
   int fi = find_function(p, function, "tpu_program_run");
   if (fi < 0) return TPU_ERR_USAGE;
   TpuClient *c = p->client;
-  const VmFunc *f = &p->exe->prog->funcs[fi];
+  if (!p->exe && (n_args != p->nparams || (n_args && !args)))
+    return rt_fail(TPU_ERR_USAGE, "tpu_program_run: @main takes %d arguments, %d given", p->nparams, n_args);
+  if (!p->exe && n_results != p->nresults)
+    return rt_fail(TPU_ERR_USAGE, "tpu_program_run: @main has %d results, %d asked for", p->nresults, n_results);
+  for (int i = 0; !p->exe && i < n_args; i++) {
+    if (!rt_tensor_valid(c, args[i], "tpu_program_run: argument")) return TPU_ERR_USAGE;
+    int rc = rt_tensor_wait(args[i], "program_run");
+    if (rc) return rc;
+  }
+  RtExe *exe = p->exe ? p->exe : refined_exe(p, args, n_args);
+  if (!exe) return rt_last_code();
+  if (!p->exe && (fi = vm_program_find(exe->prog, "main")) < 0)
+    return rt_fail(TPU_ERR_INTERNAL, "tpu_program_run: the refined program has no @main");
+  const VmFunc *f = &exe->prog->funcs[fi];
   if (n_args != (int)f->n_params || (n_args && !args))
     return rt_fail(TPU_ERR_USAGE, "tpu_program_run: @%s takes %u arguments, %d given", f->name, f->n_params, n_args);
   if (n_results != (int)f->n_results || (n_results && !results))
@@ -204,10 +262,10 @@ TPU_API int tpu_program_run(TpuProgram *p, const char *function, TpuTensor *cons
       free(res), res = NULL;
     }
   if (!res) return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
-  int rc = run_slice(p, fi, args, n_args, res);
+  int rc = run_slice(p, exe, fi, args, n_args, res);
   atomic_fetch_add(&c->m.programs_run, 1);
   for (int r = 0; rc == TPU_OK && r < n_results; r++)
-    if (!(results[r] = gather_result(c, p->exe->prog, f, res, r))) rc = strstr(rt_last_error(), "memory") ? TPU_ERR_RUNTIME : TPU_ERR_USAGE;
+    if (!(results[r] = gather_result(c, exe->prog, f, res, r))) rc = strstr(rt_last_error(), "memory") ? TPU_ERR_RUNTIME : TPU_ERR_USAGE;
   if (rc)
     for (int r = 0; r < n_results; r++)
       if (results[r]) tpu_tensor_release(results[r]), results[r] = NULL;

@@ -246,6 +246,10 @@ RtExe *rt_sig_exe(TpuClient *c, RtSig *sig, uint64_t op_index);
  * whether this call ran the pipeline (not a memory or disk hit).  NULL
  * after rt_fail. */
 RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled);
+/* The same for a program with unbounded dimensions refined to the
+ * argument types of refine (docs/shape-refinement.md): one executable per
+ * distinct signature, keyed by the text and the signature. */
+RtExe *rt_exe_of_refined_text(TpuClient *c, const char *text, size_t len, const char *name, const RefineSpec *refine);
 /* The executable stored under a key of the caller's (a fused graph's
  * structure), counted as a memory-tier hit; NULL when absent. */
 RtExe *rt_exe_by_key(TpuClient *c, uint64_t hi, uint64_t lo);

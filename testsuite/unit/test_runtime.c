@@ -399,6 +399,62 @@ static void test_chips_and_programs(void **state) {
   tpu_client_destroy(c);
 }
 
+/* A program with unbounded dimensions (JAX shape polymorphism): n and
+ * x: n x 2 give y = x broadcast to 2 x n x 2 with n added. */
+static const char poly_program[] =
+    "func.func public @main(%n: tensor<i64>, %x: tensor<?x2xf32>) -> tensor<2x?x2xf32> {\n"
+    "  %d = stablehlo.reshape %n : (tensor<i64>) -> tensor<1xi64>\n"
+    "  %c2 = stablehlo.constant dense<2> : tensor<1xi64>\n"
+    "  %s = stablehlo.concatenate %c2, %d, %c2, dim = 0 : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>\n"
+    "  %b = stablehlo.dynamic_broadcast_in_dim %x, %s, dims = [1, 2] : (tensor<?x2xf32>, tensor<3xi64>) -> tensor<2x?x2xf32>\n"
+    "  %nf = stablehlo.convert %n : (tensor<i64>) -> tensor<f32>\n"
+    "  %nb = stablehlo.dynamic_broadcast_in_dim %nf, %s, dims = [] : (tensor<f32>, tensor<3xi64>) -> tensor<2x?x2xf32>\n"
+    "  %y = stablehlo.add %b, %nb : tensor<2x?x2xf32>\n"
+    "  return %y : tensor<2x?x2xf32>\n"
+    "}\n";
+
+/* tpu_program_compile of an unbounded program defers compiling; each run
+ * refines it to its arguments' shapes (one compile per signature). */
+static void test_unbounded_program(void **state) {
+  (void)state;
+  TpuClient *c = client(TPU_EAGER_STRICT, 1, 0);
+  TpuProgram *p = NULL;
+  assert_int_equal(tpu_program_compile(c, poly_program, strlen(poly_program), &p), TPU_OK);
+  int np, nr;
+  assert_int_equal(tpu_program_signature(p, NULL, &np, &nr), TPU_OK);
+  assert_true(np == 2 && nr == 1);
+  for (int64_t n = 1; n <= 3; n++) {
+    float x[6] = {1, 2, 3, 4, 5, 6}, out[12];
+    TpuTensor *in[2] = {host(c, "i64", &n, 8), NULL}, *r = NULL;
+    char ty[32];
+    snprintf(ty, sizeof ty, "%dx2xf32", (int)n);
+    in[1] = host(c, ty, x, (size_t)n * 8);
+    assert_int_equal(tpu_program_run(p, NULL, in, 2, &r, 1), TPU_OK);
+    snprintf(ty, sizeof ty, "2x%dx2xf32", (int)n);
+    assert_string_equal(tpu_tensor_type(r), ty);
+    assert_int_equal(tpu_tensor_to_host(r, out, (size_t)n * 16), TPU_OK);
+    for (int i = 0; i < 4 * n; i++) assert_true(out[i] == x[i % (2 * n)] + (float)n);
+    tpu_tensor_release(r), tpu_tensor_release(in[0]), tpu_tensor_release(in[1]);
+  }
+  char m[2048];
+  assert_true(tpu_metrics_json(c, m, sizeof m) > 0);
+  assert_non_null(strstr(m, "\"compiles\": 3,"));
+  int64_t n = 2; /* the same signature again: no compile */
+  float x[4] = {0};
+  TpuTensor *in[2] = {host(c, "i64", &n, 8), host(c, "2x2xf32", x, 16)}, *r = NULL;
+  assert_int_equal(tpu_program_run(p, NULL, in, 2, &r, 1), TPU_OK);
+  assert_true(tpu_metrics_json(c, m, sizeof m) > 0);
+  assert_non_null(strstr(m, "\"compiles\": 3,"));
+  tpu_tensor_release(r), tpu_tensor_release(in[1]);
+  in[1] = host(c, "3x2xf32", x, 24); /* n = 2 but 3 rows: a located error */
+  assert_int_equal(tpu_program_run(p, NULL, in, 2, &r, 1), TPU_ERR_REJECTED);
+  assert_non_null(strstr(tpu_error(c), "program:5:"));
+  assert_int_equal(tpu_program_run(p, "other", in, 2, &r, 1), TPU_ERR_USAGE);
+  tpu_tensor_release(in[0]), tpu_tensor_release(in[1]);
+  tpu_program_release(p);
+  tpu_client_destroy(c);
+}
+
 /* A partitioned program (as the SPMD partitioner writes it): %x is 5x3
  * in 2x2 tiles on partitions 3 1 0 2 (uneven: 3x2 pieces), %s whole; each
  * chip adds 100 * partition + 1000 * replica + %s to its piece, and
@@ -494,7 +550,7 @@ int run_runtime_tests(void) {
       cmocka_unit_test(test_strict_error_at_sync), cmocka_unit_test(test_debug_nan_check),
       cmocka_unit_test(test_out_of_memory),     cmocka_unit_test(test_fused_compiles_once),
       cmocka_unit_test(test_fused_read_beside_failed_graph),
-      cmocka_unit_test(test_streams_and_events), cmocka_unit_test(test_chips_and_programs),
+      cmocka_unit_test(test_streams_and_events), cmocka_unit_test(test_chips_and_programs), cmocka_unit_test(test_unbounded_program),
       cmocka_unit_test(test_partitioned_program),
   };
   return cmocka_run_group_tests_name("runtime", tests, NULL, NULL);
