@@ -14,7 +14,8 @@
  * the op it replaces.  A dynamic op (dynamic_broadcast_in_dim, dynamic_reshape,
  * dynamic_iota, dynamic_pad, real_dynamic_slice, dynamic_gather,
  * dynamic_conv) with constant shape operands and a static result type
- * becomes its static form. */
+ * becomes its static form, and a shape assertion with a constant predicate
+ * is dropped (true) or reported (false). */
 #include <math.h>
 #include <string.h>
 
@@ -248,6 +249,12 @@ static int canonicalize_block(Context *c, Block *b) {
     next = op->next;
     for (int r = 0; r < op->nregions; r++)
       for (int k = 0; k < op->regions[r].nblocks; k++) changed += canonicalize_block(c, op->regions[r].blocks[k]);
+    if (op->kind == OP_CUSTOM_CALL && op->nresults == 0) {
+      int folded = refine_fold_assertion(c, op);
+      changed += folded > 0;
+      if (folded < 0) return changed; /* reported; the pipeline stops */
+      continue;
+    }
     if (op->nresults != 1 || op->nregions || op->kind == OP_CONSTANT || !op->results[0].uses) continue;
     Value *to = NULL;
     if (custom_call_annotation(op) && op->noperands == 1) to = same_type(op, op->operands[0]);
@@ -263,9 +270,11 @@ static int canonicalize_block(Context *c, Block *b) {
 }
 
 bool pass_canonicalize(PassContext *pc) {
+  int errors = pc->c->diag.nerrors;
   for (int round = 0; round < CANON_MAX_ROUNDS; round++) {
     int changed = 0;
     FOR_EACH_FUNC(pc->m, f) changed += canonicalize_block(pc->c, op_body(f));
+    if (pc->c->diag.nerrors != errors) return false; /* a failed shape assertion */
     if (!changed) break;
   }
   dce_module(pc->m);

@@ -54,4 +54,9 @@ bool refine_module(Context *c, Module *m, const RefineSpec *spec);
  * of them or not yet static.  canonicalize applies it to every program. */
 Value *refine_static_form(Context *c, Op *op);
 
+/* A custom_call @shape_assertion whose predicate is a constant: erased
+ * when true (1), a located error with its formatted message when false
+ * (-1); 0 for any other op.  canonicalize applies it to every program. */
+int refine_fold_assertion(Context *c, Op *op);
+
 #endif

@@ -464,16 +464,16 @@ static char *assertion_message(Context *c, const Op *op) {
   return out;
 }
 
-/* A constant assertion: true is dropped, false is a located error. */
-static bool refine_assertion(Refiner *r, Op *op) {
+int refine_fold_assertion(Context *c, Op *op) {
   int64_t v;
-  if (op->noperands < 1 || const_ints(op->operands[0], &v, 1) != 1) return true;
+  if (!is_shape_assertion(op) || op->noperands < 1 || const_ints(op->operands[0], &v, 1) != 1) return 0;
   if (!v) {
-    op_error(r->c, op, "shape assertion failed: %s", assertion_message(r->c, op));
-    return false;
+    op_error(c, op, "shape assertion failed: %s", assertion_message(c, op));
+    return -1;
   }
-  if (op_results_unused(op)) op_erase(op);
-  return true;
+  if (!op_results_unused(op)) return 0;
+  op_erase(op);
+  return 1;
 }
 
 /* Replaces the uses of block argument i with a copy of constant k. */
@@ -576,7 +576,7 @@ static bool refine_op(Refiner *r, Op *op) {
   case OP_CASE: return refine_branches(r, op);
   default: break;
   }
-  if (is_shape_assertion(op)) return refine_assertion(r, op);
+  if (is_shape_assertion(op)) return refine_fold_assertion(r->c, op) >= 0;
   for (int k = 0; k < op->nregions; k++)
     for (int j = 0; j < op->regions[k].nblocks; j++)
       if (!refine_block(r, op->regions[k].blocks[j])) return false;
