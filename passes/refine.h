@@ -37,9 +37,10 @@ typedef struct RefineSpec {
  * scalar).  False with a reason in err. */
 bool refine_parse_arg(const char *spec, RefineArg *out, char *err, size_t errlen);
 
-/* The first argument or result of the entry function with an unbounded
- * dimension (its index in *arg, -1 for a result), or false when there is
- * none (or no such function). */
+/* Whether the program needs refining: the first argument of the entry
+ * function with an unbounded dimension (its index in *arg), else -1 in
+ * *arg for an unbounded result or value anywhere in the module; false
+ * when there is none (or no such function). */
 bool refine_needed(const Module *m, const char *entry, int *arg);
 
 /* Refines the module from spec (the refine-shapes pass): false after

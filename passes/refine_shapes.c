@@ -85,6 +85,20 @@ static bool unbounded(const Type *t) {
   return t->rank < 0 || !type_is_static(t);
 }
 
+/* Whether a value of block b (nested blocks included) is unbounded. */
+static bool block_unbounded(const Block *b) {
+  for (int i = 0; i < b->nargs; i++)
+    if (unbounded(b->args[i].type)) return true;
+  for (const Op *op = b->first; op; op = op->next) {
+    for (int i = 0; i < op->nresults; i++)
+      if (unbounded(op->results[i].type)) return true;
+    for (int k = 0; k < op->nregions; k++)
+      for (int j = 0; j < op->regions[k].nblocks; j++)
+        if (block_unbounded(op->regions[k].blocks[j])) return true;
+  }
+  return false;
+}
+
 bool refine_needed(const Module *m, const char *entry, int *arg) {
   Op *f = module_lookup_func(m, entry ? entry : "main");
   const Attr *ft = f ? op_attr(f, "function_type") : NULL;
@@ -93,6 +107,9 @@ bool refine_needed(const Module *m, const char *entry, int *arg) {
     if (unbounded(ft->type->inputs[i])) return *arg = i, true;
   for (int i = 0; i < ft->type->nresults; i++)
     if (unbounded(ft->type->results[i])) return *arg = -1, true;
+  *arg = -1;
+  FOR_EACH_FUNC(m, g) /* a dynamic op inside, e.g. shapes from dimension variables */
+    if (block_unbounded(op_body(g))) return true;
   return false;
 }
 
@@ -105,7 +122,12 @@ static Type *tensor_like(Context *c, const Type *like, int rank, const int64_t *
 /* have met with what the operands give (got): have's static dims stay,
  * its '?' take got's; NULL when they disagree on a static dim. */
 static Type *meet(Context *c, Type *have, const Type *got) {
-  if (!got || got->kind != TY_TENSOR || got->rank < 0 || !unbounded(have)) return have;
+  if (!got || got->kind != TY_TENSOR || got->rank < 0 || have->kind != TY_TENSOR || have->encoding) return have;
+  if (!unbounded(have)) { /* static: got must not contradict it */
+    if (got->encoding || !type_is_static(got)) return have;
+    if (got->rank != have->rank) return NULL;
+    return memcmp(got->dims, have->dims, sizeof(int64_t) * (size_t)got->rank) ? NULL : have;
+  }
   if (have->rank >= 0 && have->rank != got->rank) return NULL;
   int64_t dims[REFINE_MAX_RANK + 1];
   if (got->rank > REFINE_MAX_RANK) return have;
@@ -589,7 +611,12 @@ static bool refine_op(Refiner *r, Op *op) {
       static_form_type(r->c, op, &s, true); /* the reason, e.g. a slice past the end */
       return false;
     }
-    if (t && meet(r->c, op->results[0].type, t)) {
+    if (t && !meet(r->c, op->results[0].type, t)) {
+      op_error(r->c, op, "its shape operands give %s, but its result type is %s", type_to_string(r->c, t),
+               type_to_string(r->c, op->results[0].type));
+      return false;
+    }
+    if (t) {
       Value *v = build_static(r->c, op, &s, t);
       int errors = r->c->diag.nerrors;
       verify_op_rules(r->c, v->def); /* e.g. a broadcast to a shape the operand does not fit */

@@ -1,9 +1,11 @@
 /* Constant folding (passes/fold.c): integer ops at odd widths (i1, i2, i4,
  * ui4, si4) against hand-computed values, then exhaustively against a plain
  * int64 reference; what must not fold; the canonicalize pass keeps the
- * location of the op it replaces. */
+ * location of the op it replaces; refine-shapes' argument specs and its
+ * dimension-variable substitution. */
 #include "passes/fold.h"
 #include "passes/pass.h"
+#include "passes/refine.h"
 #include "testsuite/unit/unit_tests.h"
 
 /* kind(args) at element kind k (result kind out), expected to fold to want. */
@@ -196,6 +198,56 @@ static void test_pass_keeps_location(void **state) {
   free(text);
 }
 
+/* refine_parse_arg: types, a dimension variable's value, a literal's type. */
+static void test_refine_parse_arg(void **state) {
+  (void)state;
+  RefineArg a;
+  char err[256];
+  assert_true(refine_parse_arg("3x4xf32", &a, err, sizeof err));
+  assert_true(a.known && !a.has_value && a.elem == ELEM_F32 && a.rank == 2 && a.dims[0] == 3 && a.dims[1] == 4);
+  assert_true(refine_parse_arg("i64=3", &a, err, sizeof err));
+  assert_true(a.rank == 0 && a.elem == ELEM_I64 && a.has_value && a.value == 3);
+  assert_true(refine_parse_arg("2x2xbf16=1,2,3,4", &a, err, sizeof err));
+  assert_true(a.rank == 2 && a.elem == ELEM_BF16 && !a.has_value);
+  assert_true(refine_parse_arg("f32=1.5", &a, err, sizeof err));
+  assert_true(a.rank == 0 && !a.has_value);
+  assert_true(refine_parse_arg("0xi1", &a, err, sizeof err));
+  assert_true(a.rank == 1 && a.dims[0] == 0 && a.elem == ELEM_I1);
+  assert_false(refine_parse_arg("3xq8", &a, err, sizeof err));
+  assert_contains(err, "bad shape '3xq8'");
+  assert_false(refine_parse_arg("x4xf32", &a, err, sizeof err));
+  assert_false(refine_parse_arg("99999999999999999999x2xf32", &a, err, sizeof err));
+}
+
+/* refine_module: the given types replace '?', the dimension variable's
+ * value its uses, and the shape computation folds into a static iota. */
+static void test_refine_module(void **state) {
+  (void)state;
+  cur = parse_text("func.func @main(%n: tensor<i64>, %x: tensor<?xf32>) -> (tensor<?xi64>, tensor<?xf32>) {\n"
+                   "  %s = stablehlo.reshape %n : (tensor<i64>) -> tensor<1xi64>\n"
+                   "  %i = stablehlo.dynamic_iota %s, dim = 0 : (tensor<1xi64>) -> tensor<?xi64>\n"
+                   "  %y = stablehlo.abs %x : tensor<?xf32>\n"
+                   "  return %i, %y : tensor<?xi64>, tensor<?xf32>\n"
+                   "}\n");
+  assert_true(parsed_verify(cur));
+  int arg;
+  assert_true(refine_needed(cur->m, NULL, &arg));
+  assert_int_equal(arg, 1);
+  RefineArg args[2];
+  char err[64];
+  assert_true(refine_parse_arg("i64=5", &args[0], err, sizeof err));
+  assert_true(refine_parse_arg("5xf32", &args[1], err, sizeof err));
+  RefineSpec spec = {NULL, 2, args};
+  assert_true(refine_module(cur->c, cur->m, &spec));
+  assert_false(refine_needed(cur->m, NULL, &arg));
+  char *text = parsed_print(cur, false);
+  assert_contains(text, "@main(%arg0: tensor<i64>, %arg1: tensor<5xf32>) -> (tensor<5xi64>, tensor<5xf32>)");
+  assert_contains(text, "stablehlo.iota dim = 0 : tensor<5xi64>");
+  assert_contains(text, "stablehlo.abs %arg1 : tensor<5xf32>");
+  free(text);
+  assert_true(verify_module(cur->c, cur->m));
+}
+
 int run_fold_tests(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_i4_by_hand),
@@ -203,6 +255,8 @@ int run_fold_tests(void) {
       cmocka_unit_test(test_not_folded),
       cmocka_unit_test(test_exhaustive_small),
       cmocka_unit_test_teardown(test_pass_keeps_location, parsed_teardown),
+      cmocka_unit_test(test_refine_parse_arg),
+      cmocka_unit_test_teardown(test_refine_module, parsed_teardown),
   };
   return cmocka_run_group_tests_name("fold", tests, NULL, NULL);
 }
