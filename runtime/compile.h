@@ -35,7 +35,7 @@ typedef struct CompileOptions {
   uint64_t max_input_bytes; /* --max-input-size, default 2 GiB */
   FILE *diag_out; /* where diagnostics go; NULL: stderr */
   /* Shape refinement (docs/shape-refinement.md): the entry function and
-   * its arguments' concrete types, applied when the entry has unbounded
+   * its arguments' concrete types, applied when the program has unbounded
    * dimensions (always when refine_always: tpucc --input-shape). */
   RefineSpec refine;
   bool refine_always;
@@ -48,9 +48,10 @@ void compile_defaults(CompileOptions *o);
  * diagnostics.  pc (may be NULL) receives the analyses' results. */
 bool compile_optimize(Context *c, Module *m, const CompileOptions *o, PassContext *pc);
 
-/* Runs refine-shapes over a verified module when its entry function has
- * unbounded dimensions (or o->refine_always), with o->refine's argument
- * types; *refined tells whether it ran.  False after diagnostics. */
+/* Runs refine-shapes over a verified module when it has unbounded
+ * dimensions (refine_needed; always with o->refine_always), with
+ * o->refine's argument types; *refined tells whether it ran.  False after
+ * diagnostics. */
 bool compile_refine(Context *c, Module *m, const CompileOptions *o, bool *refined);
 
 /* Whether the entry function (NULL: main) of a module text has unbounded
