@@ -608,7 +608,9 @@ static bool refine_op(Refiner *r, Op *op) {
     bool operands_static = true;
     for (int i = 0; i < op->noperands; i++) operands_static &= type_is_static(op->operands[i]->type);
     if (!t && operands_static) {
+      int errors = r->c->diag.nerrors;
       static_form_type(r->c, op, &s, true); /* the reason, e.g. a slice past the end */
+      if (r->c->diag.nerrors == errors) op_error(r->c, op, "refine-shapes could not give it a static shape");
       return false;
     }
     if (t && !meet(r->c, op->results[0].type, t)) {
