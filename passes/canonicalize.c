@@ -240,7 +240,9 @@ static int canonicalize_block(Context *c, Block *b) {
     next = op->next;
     for (int r = 0; r < op->nregions; r++)
       for (int k = 0; k < op->regions[r].nblocks; k++) changed += canonicalize_block(c, op->regions[r].blocks[k]);
-    if (op->nresults != 1 || op->nregions || op->kind == OP_CONSTANT || !op->results[0].uses) continue;
+    if (op->nresults != 1 || (op->nregions && !fold_reads_regions(op->kind)) || op->kind == OP_CONSTANT ||
+        !op->results[0].uses)
+      continue;
     Value *to = NULL;
     if (custom_call_annotation(op) && op->noperands == 1) to = same_type(op, op->operands[0]);
     else if (!op_is_pure(op)) continue;
