@@ -1,7 +1,7 @@
 /* Constant folding (see passes/fold.h): element-wise ops evaluated per
  * element (integers in GMP, floats in double with one rounding), shape ops
- * as moves of storage bytes, iota as its values, an integer reduce with a
- * one-op body.
+ * as moves of storage bytes, iota as its values, a reduce with a one-op
+ * body in the VM's order.
  *
  * Where the spec leaves a result to the implementation the fold gives up,
  * so the folded program computes what the VM would: integer division by
@@ -707,10 +707,11 @@ static bool reduce_dims(Context *c, const Op *op, const Type *t, const Type *rt,
   return true;
 }
 
-/* reduce of one integer input with a one-op body: wrapping integer add,
- * multiply, max, min and the bitwise ops are associative and commutative,
- * so any order gives the VM's result.  Floats are left to the VM, whose
- * summation order the folder does not reproduce. */
+/* reduce of one integer, f32 or f64 input with a one-op body, in the VM's
+ * order (vm/kernels/reduce.c): each accumulator starts at the init value
+ * and takes the input elements in row-major order, acc = op(acc, x), one
+ * rounding per step.  bf16 and f16 are left to the VM, which may
+ * accumulate their rows in f32. */
 static Attr *fold_reduce(Context *c, const Op *op, const Attr *const *vals, Type *rt, int64_t n) {
   const Op *f = reducer_op(op);
   if (!f || op->noperands != 2 || !known_operands(op, vals)) return NULL;
@@ -718,7 +719,7 @@ static Attr *fold_reduce(Context *c, const Op *op, const Attr *const *vals, Type
   const Type *t = src->type;
   ElemKind k = t->elem;
   bool reduced[FOLD_MAX_RANK] = {false};
-  if (!elem_is_int(k) || !elem_foldable(k) || rt->elem != k || init->type->elem != k ||
+  if (!(elem_is_int(k) || k == ELEM_F32 || k == ELEM_F64) || !elem_foldable(k) || rt->elem != k || init->type->elem != k ||
       f->results[0].type->elem != k || dense_num_elements(init) != 1 || !reduce_dims(c, op, t, rt, reduced))
     return NULL;
   int64_t m = dense_num_elements(src);

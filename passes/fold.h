@@ -9,8 +9,8 @@
  *   has more than 2p+2 bits).  Transcendental functions are not folded:
  *   libm does not round them correctly, the VM would disagree.
  * - Shape ops move storage bytes (any element type, complex included).
- * - reduce of one integer input whose body is one add, multiply, max, min,
- *   and, or or xor (order-free there, so the VM's result).
+ * - reduce of one integer, f32 or f64 input whose body is one add,
+ *   multiply, max, min, and, or or xor, in the VM's row-major order.
  *
  * A result bigger than FOLD_MAX_ELEMENTS elements is not materialized
  * unless all its elements are equal (then it is a splat).  Only dense<...>

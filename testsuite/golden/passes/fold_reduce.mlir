@@ -1,12 +1,13 @@
-// canonicalize folds a reduce of one integer input whose body is one add,
-// multiply, maximum, minimum, and, or or xor of its arguments (order-free,
-// so the VM's result); float reduces (summation order), bodies of more than
-// one op and variadic reduces stay.  The second RUN checks the folded
-// values against the VM's at -O0 (no folding).
+// canonicalize folds a reduce of one integer, f32 or f64 input whose body
+// is one add, multiply, maximum, minimum, and, or or xor of its arguments,
+// in the VM's order (row-major, acc = op(acc, x), one rounding per step:
+// 1 + 1e8 - 1e8 is 0 in f32, not 1 as a pairwise or exact sum gives); bf16
+// reduces (the VM may accumulate in f32) and bodies of more than one op
+// stay.  The -O0 RUN checks the same values computed by the VM (no folding).
 // RUN: %tpucc --passes=canonicalize --emit=mlir %s | FileCheck %s
 // RUN: %tpurun -O0 --check %s | FileCheck %s --check-prefix=EXEC --implicit-check-not=FAIL
 // RUN: %tpurun --check %s | FileCheck %s --check-prefix=EXEC --implicit-check-not=FAIL
-// EXEC: checks: 8 passed, 0 failed
+// EXEC: checks: 11 passed, 0 failed
 
 // CHECK-LABEL: func.func @ints
 // CHECK-NEXT: %0 = stablehlo.constant dense<[6, 15]> : tensor<2xi32>
@@ -48,14 +49,37 @@ func.func @ints() {
   func.return
 }
 
-// CHECK-LABEL: func.func @kept
-// CHECK: stablehlo.reduce
-// CHECK: stablehlo.reduce
-func.func @kept() {
+// CHECK-LABEL: func.func @floats
+// CHECK-NEXT: %0 = stablehlo.constant dense<0.0{{.*}}> : tensor<f32>
+// CHECK-NEXT: check.expect_eq_const %0
+// CHECK-NEXT: %1 = stablehlo.constant dense<0.0{{.*}}> : tensor<2xf32>
+// CHECK-NEXT: check.expect_eq_const %1
+// CHECK-NEXT: %2 = stablehlo.constant dense<[6.0{{.*}}, 1.2{{.*}}]> : tensor<2xf64>
+// CHECK-NEXT: check.expect_eq_const %2
+// CHECK-NEXT: func.return
+func.func @floats() {
   %f = stablehlo.constant dense<[1.0, 1.0e8, -1.0e8]> : tensor<3xf32>
   %z = stablehlo.constant dense<0.0> : tensor<f32>
   %0 = stablehlo.reduce(%f init: %z) applies stablehlo.add across dimensions = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<f32>
   check.expect_eq_const %0, dense<0.0> : tensor<f32>
+  %g = stablehlo.constant dense<[[1.0, 1.0e8], [1.0e8, 1.0], [-1.0e8, -1.0e8]]> : tensor<3x2xf32>
+  %1 = stablehlo.reduce(%g init: %z) applies stablehlo.add across dimensions = [0] : (tensor<3x2xf32>, tensor<f32>) -> tensor<2xf32>
+  check.expect_eq_const %1, dense<[0.0, 0.0]> : tensor<2xf32>
+  %h = stablehlo.constant dense<[[1.0, 2.0, 3.0], [0.1, 0.2, 0.3]]> : tensor<2x3xf64>
+  %one = stablehlo.constant dense<1.0> : tensor<f64>
+  %2 = stablehlo.reduce(%h init: %one) applies stablehlo.multiply across dimensions = [1] : (tensor<2x3xf64>, tensor<f64>) -> tensor<2xf64>
+  check.expect_eq_const %2, dense<[6.0, 0.006000000000000001]> : tensor<2xf64>
+  func.return
+}
+
+// CHECK-LABEL: func.func @kept
+// CHECK: stablehlo.reduce
+// CHECK: stablehlo.reduce
+func.func @kept() {
+  %f = stablehlo.constant dense<[1.0, 256.0, -256.0]> : tensor<3xbf16>
+  %z = stablehlo.constant dense<0.0> : tensor<bf16>
+  %0 = stablehlo.reduce(%f init: %z) applies stablehlo.add across dimensions = [0] : (tensor<3xbf16>, tensor<bf16>) -> tensor<bf16>
+  check.expect_eq_const %0, dense<0.0> : tensor<bf16>
   %a = stablehlo.constant dense<[1, 2, 3]> : tensor<3xi32>
   %zi = stablehlo.constant dense<0> : tensor<i32>
   %1 = stablehlo.reduce(%a init: %zi) across dimensions = [0] : (tensor<3xi32>, tensor<i32>) -> tensor<i32>
