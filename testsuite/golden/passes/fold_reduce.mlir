@@ -50,11 +50,11 @@ func.func @ints() {
 }
 
 // CHECK-LABEL: func.func @floats
-// CHECK-NEXT: %0 = stablehlo.constant dense<0.0{{.*}}> : tensor<f32>
+// CHECK-NEXT: %0 = stablehlo.constant dense<0.0e+00> : tensor<f32>
 // CHECK-NEXT: check.expect_eq_const %0
-// CHECK-NEXT: %1 = stablehlo.constant dense<0.0{{.*}}> : tensor<2xf32>
+// CHECK-NEXT: %1 = stablehlo.constant dense<[0.0e+00, 0.0e+00]> : tensor<2xf32>
 // CHECK-NEXT: check.expect_eq_const %1
-// CHECK-NEXT: %2 = stablehlo.constant dense<[6.0{{.*}}, 1.2{{.*}}]> : tensor<2xf64>
+// CHECK-NEXT: %2 = stablehlo.constant dense<[6.0e+00, 6.000000000000001e-03]> : tensor<2xf64>
 // CHECK-NEXT: check.expect_eq_const %2
 // CHECK-NEXT: func.return
 func.func @floats() {
