@@ -7,9 +7,9 @@
  * element).  f16, bf16, tf32 and the minifloats are converted to f32 in
  * chunks, computed there (as XLA does) and rounded back; complex<f32> is
  * computed in complex<f64> chunks, except multiply, power, sine and cosine,
- * which follow XLA's f32 formulas (common/scalar.h).  Sub-byte integers (i1, i2, i4, ui2,
- * ui4) use the 8-bit loops with the element's width, then a wrap pass
- * restores the canonical sign/zero extension. */
+ * which follow XLA's f32 formulas (common/scalar.h).  Sub-byte integers
+ * (i1, i2, i4, ui2, ui4) use the 8-bit loops with the element's width, then
+ * a wrap pass restores the canonical sign/zero extension. */
 #include <complex.h>
 #include <math.h>
 #include <string.h>
