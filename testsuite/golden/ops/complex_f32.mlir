@@ -3,9 +3,11 @@
 // multiply-add, exp and log are XLA's Cephes polynomials.  Each expected
 // value below differs from the complex<f64> result rounded to f32 (what the
 // VM computed before) or from the unfused f32 formula in at least one part.
+// @constants has no barrier: at -O2 canonicalize sees constant operands, and
+// whatever it folds must give the VM's bits.
 // RUN: %tpurun --check %s | FileCheck %s --implicit-check-not=FAIL
 // RUN: %tpurun -O0 --check %s | FileCheck %s --implicit-check-not=FAIL
-// CHECK: checks: 5 passed, 0 failed
+// CHECK: checks: 7 passed, 0 failed
 func.func @main() {
   %a0 = stablehlo.constant dense<[(3.16425037, 3.70685697), (1.1, 2.3), (0.1, 0.2), (1000.0, -2.5)]> : tensor<4xcomplex<f32>>
   %b0 = stablehlo.constant dense<[(0.586115181, -3.5972445), (-0.7, 4.9), (0.3, 0.4), (7.25, 3.3)]> : tensor<4xcomplex<f32>>
@@ -27,5 +29,15 @@ func.func @main() {
     stablehlo.return %m : tensor<complex<f32>>
   }) {window_dimensions = array<i64: 4>, padding = dense<[[3, 0]]> : tensor<1x2xi64>} : (tensor<4xcomplex<f32>>, tensor<complex<f32>>) -> tensor<4xcomplex<f32>>
   check.expect_eq_const %4, dense<[(3.16425037, 3.70685697), (-5.04509544, 11.3553181), (-2.77557302, 0.126512691), (-2775.25684, 133.45163)]> : tensor<4xcomplex<f32>>
+  func.call @constants() : () -> ()
+  func.return
+}
+func.func private @constants() {
+  %a = stablehlo.constant dense<[(3.16425037, 3.70685697), (1.1, 2.3)]> : tensor<2xcomplex<f32>>
+  %b = stablehlo.constant dense<[(0.586115181, -3.5972445), (-0.7, 4.9)]> : tensor<2xcomplex<f32>>
+  %0 = stablehlo.multiply %a, %b : tensor<2xcomplex<f32>>
+  check.expect_eq_const %0, dense<[(15.189086, -9.2099371), (-12.0400009, 3.78000045)]> : tensor<2xcomplex<f32>>
+  %1 = stablehlo.sine %a : tensor<2xcomplex<f32>>
+  check.expect_eq_const %1, dense<[(-0.461613327, -20.3453007), (4.48920822, 2.23938656)]> : tensor<2xcomplex<f32>>
   func.return
 }
