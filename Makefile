@@ -15,7 +15,7 @@
 #   make check-spmd    the SPMD tests with every sharded conformance variant
 #                      (testsuite/tools/spmd.sh, SPMD_LIMIT=all; docs/testing.md)
 #   make bench         benchmarks (never part of check)
-#   make docs          regenerate docs/ops.md and docs/opcodes.md from the tables
+#   make docs          regenerate docs/ops.md, docs/opcodes.md and docs/spec-coverage.md from the tables
 #   make install       install tools, libtpurun, tpurun.h, tpurun.pc, man pages
 #                      (PREFIX=/usr/local, DESTDIR; mk/install.mk)
 #   make uninstall     remove exactly what make install installed
@@ -199,12 +199,13 @@ tsan: deps
 bench: all $(BUILD)/eager_transformer $(BUILD)/eager_bench $(BUILD)/eager_first
 	bench/run.sh $(BUILD)
 
-# The op and opcode references, generated from the tables
+# The op and opcode references and the spec coverage table, generated from the tables
 # (testsuite/tools/docs_current.sh fails `make check` when a page in the tree
 # is stale).
 docs: deps
 	/usr/bin/python3 mk/gen-ops-md.py docs/ops.md
 	/usr/bin/python3 mk/gen-opcodes-md.py docs/opcodes.md
+	/usr/bin/python3 mk/gen-spec-coverage.py docs/spec-coverage.md
 
 # ---------------------------------------------------------------- fuzzing
 # The harness is linked with -fsanitize=fuzzer; the code under test is

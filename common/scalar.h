@@ -1,11 +1,12 @@
 /* Scalar semantics that the compiler (constant folding, passes/fold.c) and
  * the VM (kernels, vm/kernels/) must compute identically: XLA's
  * NaN-propagating maximum and minimum, comparison directions, and rounding
- * f32 to bf16.
+ * f32 to bf16, and the complex<f32> formulas XLA evaluates in f32.
  * Header-only (DESIGN.md §1: common/ depends on nothing). */
 #ifndef TPUCC_COMMON_SCALAR_H
 #define TPUCC_COMMON_SCALAR_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -65,6 +66,101 @@ static inline uint16_t scalar_f32_to_bf16(float f) {
   uint32_t u = scalar_f32_bits(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
   return (uint16_t)(scalar_round_bf16_bits(u) >> 16);
+}
+
+/* XLA's CPU backend compiles with floating-point contraction allowed, so
+ * a product feeding a sum is one fused multiply-add (fmaf) below. */
+
+/* e^x as XLA's CPU backend computes f32 exp (llvm_ir_runtime.cc, after
+ * Cephes): x = n ln 2 + r with n = floor(x log2(e) + 1/2) clamped to
+ * [-127, 127], a degree-6 polynomial for e^r, times 2^n (0 for n = -127). */
+static inline float scalar_xla_expf(float in) {
+  if (in != in) return in;
+  float x = in < -87.8f ? -87.8f : in > 88.8f ? 88.8f : in;
+  float n = floorf(fmaf(x, 1.44269504088896341f, 0.5f));
+  n = n < -127.0f ? -127.0f : n > 127.0f ? 127.0f : n;
+  x = fmaf(-0.693359375f, n, x);
+  x = fmaf(2.12194440e-4f, n, x);
+  float z = fmaf(x, 1.9875691500E-4f, 1.3981999507E-3f);
+  z = fmaf(z, x, 8.3334519073E-3f);
+  z = fmaf(z, x, 4.1665795894E-2f);
+  z = fmaf(z, x, 1.6666665459E-1f);
+  z = fmaf(z, x, 5.0000001201E-1f);
+  z = fmaf(z, x * x, x);
+  z = 1.0f + z;
+  return z * scalar_bits_f32((uint32_t)((int32_t)n + 0x7f) << 23);
+}
+
+/* ln x as XLA's CPU backend computes f32 log (llvm_ir_runtime.cc, after
+ * Cephes / Eigen): the exponent and a polynomial in the mantissa scaled to
+ * [sqrt(1/2), sqrt(2)); -inf for 0, NaN below 0, denormals as 2^-126. */
+static inline float scalar_xla_logf(float in) {
+  if (in == 0) return -INFINITY;
+  if (in == INFINITY) return in;
+  if (!(in > 0)) return scalar_bits_f32(0xffffffffu);
+  float m = in < 0x1p-126f ? 0x1p-126f : in;
+  uint32_t bits = scalar_f32_bits(m);
+  float e = 1.0f + (float)((int32_t)(bits >> 23) - 0x7f);
+  float t = scalar_bits_f32((bits & ~0x7f800000u) | 0x3f000000u);
+  bool small = t < 0.707106781186547524f;
+  float t1 = small ? t : 0.0f;
+  t = t - 1.0f;
+  e = e - (small ? 1.0f : 0.0f);
+  t = t + t1;
+  float x2 = t * t, x3 = x2 * t;
+  float y = fmaf(t, 7.0376836292E-2f, -1.1514610310E-1f);
+  float y1 = fmaf(t, -1.2420140846E-1f, 1.4249322787E-1f);
+  float y2 = fmaf(t, 2.0000714765E-1f, -2.4999993993E-1f);
+  y = fmaf(y, t, 1.1676998740E-1f);
+  y1 = fmaf(y1, t, -1.6668057665E-1f);
+  y2 = fmaf(y2, t, 3.3333331174E-1f);
+  y = fmaf(y, x3, y1);
+  y = fmaf(y, x3, y2);
+  y = fmaf(y, x3, -2.12194440e-4f * e);
+  t = fmaf(-0.5f, x2, t);
+  t = t + y;
+  return fmaf(0.693359375f, e, t);
+}
+
+/* complex<f32> as XLA's CPU backend computes it (elemental_ir_emitter.cc):
+ * in f32, one rounding per operation, with the formulas below rather than
+ * the correctly rounded complex result, so results match XLA's bit for
+ * bit where libm's f32 functions agree with its. */
+typedef struct {
+  float re, im;
+} ScalarC64;
+
+static inline ScalarC64 scalar_c64(float re, float im) {
+  ScalarC64 z = {re, im};
+  return z;
+}
+
+/* (ar br - ai bi) + i (ar bi + ai br), each part one multiply and one fma. */
+static inline ScalarC64 scalar_c64_mul(ScalarC64 a, ScalarC64 b) {
+  return scalar_c64(fmaf(a.re, b.re, -(a.im * b.im)), fmaf(a.im, b.re, a.re * b.im));
+}
+
+/* sin(a + bi) = sin a (e^b/2 + 1/(2e^b)) + i cos a (e^b/2 - 1/(2e^b)). */
+static inline ScalarC64 scalar_c64_sin(ScalarC64 z) {
+  float e = scalar_xla_expf(z.im), h = 0.5f * e, hn = 0.5f / e;
+  return scalar_c64(sinf(z.re) * (h + hn), cosf(z.re) * (h - hn));
+}
+
+/* cos(a + bi) = cos a (1/(2e^b) + e^b/2) + i sin a (1/(2e^b) - e^b/2). */
+static inline ScalarC64 scalar_c64_cos(ScalarC64 z) {
+  float e = scalar_xla_expf(z.im), h = 0.5f * e, hn = 0.5f / e;
+  return scalar_c64(cosf(z.re) * (hn + h), sinf(z.re) * (hn - h));
+}
+
+/* (a+bi)^(c+di) = (a^2+b^2)^(c/2) e^(-d t) (cos q + i sin q), t = atan2(b, a),
+ * q = c t + d/2 ln(a^2+b^2); 0^(c+0i) is 1 for c = 0 and 0 for c > 0. */
+static inline ScalarC64 scalar_c64_pow(ScalarC64 x, ScalarC64 y) {
+  float a = x.re, b = x.im, c = y.re, d = y.im;
+  float aa_bb = fmaf(a, a, b * b), t = atan2f(b, a);
+  if (aa_bb == 0 && d == 0 && 0 <= c) return scalar_c64(c == 0 ? 1.0f : 0.0f, 0.0f);
+  float coeff = powf(aa_bb, 0.5f * c) * scalar_xla_expf(-d * t);
+  float q = fmaf(c, t, (0.5f * d) * scalar_xla_logf(aa_bb));
+  return scalar_c64(coeff * cosf(q), coeff * sinf(q));
 }
 
 #endif

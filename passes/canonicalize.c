@@ -255,7 +255,9 @@ static int canonicalize_block(Context *c, Block *b) {
       if (folded < 0) return changed; /* reported; the pipeline stops */
       continue;
     }
-    if (op->nresults != 1 || op->nregions || op->kind == OP_CONSTANT || !op->results[0].uses) continue;
+    if (op->nresults != 1 || (op->nregions && !fold_reads_regions(op->kind)) || op->kind == OP_CONSTANT ||
+        !op->results[0].uses)
+      continue;
     Value *to = NULL;
     if (custom_call_annotation(op) && op->noperands == 1) to = same_type(op, op->operands[0]);
     else if (!op_is_pure(op)) continue;

@@ -1,6 +1,7 @@
 /* Constant folding (see passes/fold.h): element-wise ops evaluated per
  * element (integers in GMP, floats in double with one rounding), shape ops
- * as moves of storage bytes, iota as its values.
+ * as moves of storage bytes, iota as its values, a reduce with a one-op
+ * body in the VM's order.
  *
  * Where the spec leaves a result to the implementation the fold gives up,
  * so the folded program computes what the VM would: integer division by
@@ -666,6 +667,95 @@ static Attr *fold_affine(Context *c, const Op *op, const Attr *const *vals, Type
 }
 
 /* ------------------------------------------------------------------ */
+/* reduce */
+
+/* The binary op of a reducer body that is one add, multiply, maximum,
+ * minimum, and, or or xor of its two arguments, returned; NULL otherwise. */
+static const Op *reducer_op(const Op *op) {
+  if (op->nregions != 1 || op->regions[0].nblocks != 1) return NULL;
+  const Block *b = op->regions[0].blocks[0];
+  const Op *f = b->first;
+  if (b->nargs != 2 || !f || !f->next || f->next != b->last || f->noperands != 2 || f->nresults != 1) return NULL;
+  const Op *ret = f->next;
+  if (ret->kind != OP_RETURN || ret->noperands != 1 || ret->operands[0] != &f->results[0]) return NULL;
+  const Value *x = f->operands[0], *y = f->operands[1], *a = &b->args[0], *bb = &b->args[1];
+  if (!((x == a && y == bb) || (x == bb && y == a))) return NULL;
+  switch (f->kind) {
+  case OP_ADD:
+  case OP_MULTIPLY:
+  case OP_MAXIMUM:
+  case OP_MINIMUM:
+  case OP_AND:
+  case OP_OR:
+  case OP_XOR: return f;
+  default: return NULL;
+  }
+}
+
+/* The reduced dimensions of a reduce of input type t to result type rt
+ * into reduced[]; false when the attribute or the shapes disagree. */
+static bool reduce_dims(Context *c, const Op *op, const Type *t, const Type *rt, bool *reduced) {
+  int nd;
+  const int64_t *dims;
+  if (!attr_as_i64_list(op_attr(op, "dimensions"), &nd, &dims, &c->arena) || rt->rank != t->rank - nd) return false;
+  for (int i = 0; i < nd; i++) {
+    if (dims[i] < 0 || dims[i] >= t->rank || reduced[dims[i]]) return false;
+    reduced[dims[i]] = true;
+  }
+  for (int d = 0, k = 0; d < t->rank; d++)
+    if (!reduced[d] && t->dims[d] != rt->dims[k++]) return false;
+  return true;
+}
+
+/* reduce of one integer, f32 or f64 input with a one-op body, in the VM's
+ * order (vm/kernels/reduce.c): each accumulator starts at the init value
+ * and takes the input elements in row-major order, acc = op(acc, x), one
+ * rounding per step.  bf16 and f16 are left to the VM, which may
+ * accumulate their rows in f32. */
+static Attr *fold_reduce(Context *c, const Op *op, const Attr *const *vals, Type *rt, int64_t n) {
+  const Op *f = reducer_op(op);
+  if (!f || op->noperands != 2 || !known_operands(op, vals)) return NULL;
+  const Attr *src = vals[0], *init = vals[1];
+  const Type *t = src->type;
+  ElemKind k = t->elem;
+  bool reduced[FOLD_MAX_RANK] = {false};
+  if (!(elem_is_int(k) || k == ELEM_F32 || k == ELEM_F64) || !elem_foldable(k) || rt->elem != k || init->type->elem != k ||
+      f->results[0].type->elem != k || dense_num_elements(init) != 1 || !reduce_dims(c, op, t, rt, reduced))
+    return NULL;
+  int64_t m = dense_num_elements(src);
+  if (m > FOLD_MAX_ELEMENTS || n > FOLD_MAX_ELEMENTS) return NULL;
+  FoldElemOp e = {.kind = f->kind, .in = k, .out = k};
+  int esz = elem_storage_bytes(k);
+  uint64_t *acc = malloc((size_t)(n ? n : 1) * sizeof *acc), in[2];
+  if (!acc) return NULL;
+  for (int64_t o = 0; o < n; o++) acc[o] = dense_get_bits(init, 0);
+  int64_t idx[FOLD_MAX_RANK] = {0};
+  Scratch s;
+  mpz_inits(s.a, s.b, s.c, s.r, s.t, NULL);
+  bool ok = true;
+  for (int64_t i = 0; ok && i < m; i++) {
+    int64_t o = 0;
+    for (int d = 0, j = 0; d < t->rank; d++)
+      if (!reduced[d]) o = o * rt->dims[j++] + idx[d];
+    in[0] = acc[o], in[1] = dense_get_bits(src, i);
+    ok = eval_elem(&e, &s, 2, in, &acc[o]);
+    for (int d = t->rank - 1; d >= 0; d--) {
+      if (++idx[d] < t->dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+  mpz_clears(s.a, s.b, s.c, s.r, s.t, NULL);
+  Attr *a = NULL;
+  if (ok) {
+    uint8_t *buf = arena_alloc(&c->arena, (size_t)(n * esz) + 1);
+    for (int64_t o = 0; o < n; o++) memcpy(buf + o * esz, &acc[o], (size_t)esz);
+    a = dense_new(c, rt, buf, (size_t)(n * esz), false);
+  }
+  free(acc);
+  return a;
+}
+
+/* ------------------------------------------------------------------ */
 
 /* reshape: the same bytes under the result type. */
 static Attr *fold_reshape(Context *c, const Op *op, const Attr *const *vals, Type *rt, int64_t n) {
@@ -692,8 +782,10 @@ static Attr *(*const folders[OP_COUNT])(Context *c, const Op *op, const Attr *co
 #undef OP
 };
 
+bool fold_reads_regions(OpKind kind) { return kind == OP_REDUCE; }
+
 Attr *fold_op(Context *c, const Op *op, const Attr *const *vals) {
-  if (op->nresults != 1 || op->nregions) return NULL;
+  if (op->nresults != 1 || (op->nregions && !fold_reads_regions(op->kind))) return NULL;
   Type *rt = op->results[0].type;
   int64_t n;
   if (!type_is_static(rt) || rt->elem_opaque || rt->encoding || rt->rank > FOLD_MAX_RANK ||

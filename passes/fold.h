@@ -9,6 +9,8 @@
  *   has more than 2p+2 bits).  Transcendental functions are not folded:
  *   libm does not round them correctly, the VM would disagree.
  * - Shape ops move storage bytes (any element type, complex included).
+ * - reduce of one integer, f32 or f64 input whose body is one add,
+ *   multiply, max, min, and, or or xor, in the VM's row-major order.
  *
  * A result bigger than FOLD_MAX_ELEMENTS elements is not materialized
  * unless all its elements are equal (then it is a splat).  Only dense<...>
@@ -27,6 +29,10 @@ const Attr *fold_known_value(const Value *v);
 /* The value of op's single result from the values of its operands (vals[i]
  * NULL: unknown); NULL when the op cannot be folded exactly. */
 Attr *fold_op(Context *c, const Op *op, const Attr *const *vals);
+
+/* Whether fold_op reads the regions of ops of this kind (reduce: its body),
+ * so that an op with regions is worth offering it. */
+bool fold_reads_regions(OpKind kind);
 
 /* A dense attribute of static type t whose elements all have the storage
  * bits `bits` (a splat unless t has one element or none). */

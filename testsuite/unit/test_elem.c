@@ -331,6 +331,44 @@ static void test_monotonic_and_midpoints(void **state) {
   }
 }
 
+/* XLA's f32 exp and log (common/scalar.h): special values, and within a
+ * few ULP of the exact result over a sweep of every binade they handle. */
+static void test_xla_exp_log(void **state) {
+  (void)state;
+  assert_true(scalar_xla_expf(0.0f) == 1.0f);
+  assert_true(scalar_xla_expf(-INFINITY) == 0.0f);
+  assert_true(scalar_xla_expf(INFINITY) == INFINITY);
+  assert_true(isnan(scalar_xla_expf(NAN)));
+  assert_true(scalar_xla_logf(1.0f) == 0.0f);
+  assert_true(scalar_xla_logf(0.0f) == -INFINITY && scalar_xla_logf(-0.0f) == -INFINITY);
+  assert_true(scalar_xla_logf(INFINITY) == INFINITY);
+  assert_true(isnan(scalar_xla_logf(-1.0f)) && isnan(scalar_xla_logf(NAN)));
+  for (float x = -87.0f; x < 88.0f; x += 0.01234f) {
+    double want = exp((double)x), got = scalar_xla_expf(x);
+    if (fabs(got - want) > 4 * FLT_EPSILON * want) fail_msg("exp(%.9g) = %.9g, want %.9g", x, got, want);
+  }
+  for (float x = 0x1p-126f; x < 0x1p127f; x *= 1.0371f) {
+    double want = log((double)x), got = scalar_xla_logf(x);
+    if (fabs(got - want) > 4 * FLT_EPSILON * fmax(fabs(want), 1.0)) fail_msg("log(%.9g) = %.9g, want %.9g", x, got, want);
+  }
+}
+
+/* XLA's complex<f32> formulas: the products are fused (the unfused imaginary
+ * part of this product is -9.20993805), 0^0 is 1, 0^c is 0 for c > 0. */
+static void test_xla_c64(void **state) {
+  (void)state;
+  ScalarC64 m = scalar_c64_mul(scalar_c64(3.16425037f, 3.70685697f), scalar_c64(0.586115181f, -3.5972445f));
+  assert_true(m.re == 15.189086f && m.im == -9.2099371f);
+  ScalarC64 zero = scalar_c64(0.0f, 0.0f), p = scalar_c64_pow(zero, zero);
+  assert_true(p.re == 1.0f && p.im == 0.0f);
+  p = scalar_c64_pow(zero, scalar_c64(2.5f, 0.0f));
+  assert_true(p.re == 0.0f && p.im == 0.0f);
+  p = scalar_c64_pow(scalar_c64(0.0f, 2.0f), scalar_c64(2.0f, 0.0f));
+  assert_true(fabsf(p.re + 4.0f) < 1e-5f && fabsf(p.im) < 1e-5f);
+  ScalarC64 sn = scalar_c64_sin(scalar_c64(0.5f, 0.0f)), cs = scalar_c64_cos(scalar_c64(0.5f, 0.0f));
+  assert_true(sn.re == sinf(0.5f) && sn.im == 0.0f && cs.re == cosf(0.5f) && cs.im == 0.0f);
+}
+
 int run_elem_tests(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f16_exact),
@@ -350,6 +388,8 @@ int run_elem_tests(void) {
       cmocka_unit_test(test_exhaustive_16_bit_kinds),
       cmocka_unit_test(test_exhaustive_tf32),
       cmocka_unit_test(test_monotonic_and_midpoints),
+      cmocka_unit_test(test_xla_exp_log),
+      cmocka_unit_test(test_xla_c64),
   };
   return cmocka_run_group_tests_name("elem", tests, NULL, NULL);
 }

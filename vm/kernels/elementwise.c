@@ -6,9 +6,10 @@
  * straight loops over the whole buffer (one switch per instruction, not per
  * element).  f16, bf16, tf32 and the minifloats are converted to f32 in
  * chunks, computed there (as XLA does) and rounded back; complex<f32> is
- * computed in complex<f64> chunks.  Sub-byte integers (i1, i2, i4, ui2,
- * ui4) use the 8-bit loops with the element's width, then a wrap pass
- * restores the canonical sign/zero extension. */
+ * computed in complex<f64> chunks, except multiply, power, sine and cosine,
+ * which follow XLA's f32 formulas (common/scalar.h).  Sub-byte integers
+ * (i1, i2, i4, ui2, ui4) use the 8-bit loops with the element's width, then
+ * a wrap pass restores the canonical sign/zero extension. */
 #include <complex.h>
 #include <math.h>
 #include <string.h>
@@ -445,6 +446,36 @@ static void binary_c128(int op, const cdouble *a, const cdouble *b, cdouble *o, 
   }
 }
 
+/* complex<f32> ops XLA computes in f32 with its own formulas (see
+ * common/scalar.h); false for the others, which go through complex<f64>. */
+static bool unary_c64(int op, const float *a, float *o, int64_t n) {
+  ScalarC64 (*f)(ScalarC64);
+  switch (op) {
+  case VM_OP_SINE: f = scalar_c64_sin; break;
+  case VM_OP_COSINE: f = scalar_c64_cos; break;
+  default: return false;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    ScalarC64 r = f(scalar_c64(a[2 * i], a[2 * i + 1]));
+    o[2 * i] = r.re, o[2 * i + 1] = r.im;
+  }
+  return true;
+}
+
+static bool binary_c64(int op, const float *a, const float *b, float *o, int64_t n) {
+  ScalarC64 (*f)(ScalarC64, ScalarC64);
+  switch (op) {
+  case VM_OP_MULTIPLY: f = scalar_c64_mul; break;
+  case VM_OP_POWER: f = scalar_c64_pow; break;
+  default: return false;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    ScalarC64 r = f(scalar_c64(a[2 * i], a[2 * i + 1]), scalar_c64(b[2 * i], b[2 * i + 1]));
+    o[2 * i] = r.re, o[2 * i + 1] = r.im;
+  }
+  return true;
+}
+
 /* complex<f32> <-> complex<f64> chunk conversions. */
 static void c64_to_c128(const float *src, int64_t i0, int64_t n, cdouble *dst) {
   for (int64_t i = 0; i < n; i++) dst[i] = cmk(src[2 * (i0 + i)], src[2 * (i0 + i) + 1]);
@@ -615,7 +646,7 @@ int exec_unary(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out)
   case TPUB_CLASS_COMPLEX:
     if (elem == TPUB_C128) {
       unary_c128(op, a, o, n);
-    } else {
+    } else if (!unary_c64(op, a, o, n)) {
       cdouble buf[CHUNK / 2];
       for (int64_t i0 = 0; i0 < n; i0 += CHUNK / 2) {
         int64_t k = min64(CHUNK / 2, n - i0);
@@ -716,7 +747,7 @@ __attribute__((noinline)) static void binary_other(int op, int elem, void *o, co
   case TPUB_CLASS_COMPLEX:
     if (elem == TPUB_C128) {
       binary_c128(op, a, b, o, n);
-    } else {
+    } else if (!binary_c64(op, a, b, o, n)) {
       cdouble ba[CHUNK / 2], bb[CHUNK / 2];
       for (int64_t i0 = 0; i0 < n; i0 += CHUNK / 2) {
         int64_t k = min64(CHUNK / 2, n - i0);
