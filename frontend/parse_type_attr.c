@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "frontend/parse_internal.h"
+#include "ir/quant.h"
 
 /* ------------------------------------------------------------ types */
 
@@ -169,6 +170,19 @@ bool parse_type_list_parens(Parser *p, PtrVec *out) {
   return p_expect(p, ")");
 }
 
+/* The location of byte OFF of a type's text that starts at AT. */
+static Loc quant_error_loc(Loc at, const char *text, size_t off) {
+  for (size_t i = 0; i < off; i++) {
+    if (text[i] == '\n') {
+      at.line++;
+      at.col = 1;
+    } else {
+      at.col++;
+    }
+  }
+  return at;
+}
+
 /* Length of the one-line "tensor<...>" spelling at s, or 0. */
 static size_t tensor_spelling_len(const char *s, const char *end) {
   if (end - s < 8 || s[6] != '<') return 0;
@@ -270,8 +284,16 @@ static Type *parse_type_uncached(Parser *p) {
     } else {
       p_next(p);
       const char *end = t.text + t.len;
-      if (!p_is(p, "<") || skip_balanced_angles(p, &end))
-        result = type_opaque(p->c, t.text, (size_t)(end - t.text));
+      if (!p_is(p, "<") || skip_balanced_angles(p, &end)) {
+        QuantType q;
+        size_t off;
+        char err[120];
+        size_t n = (size_t)(end - t.text);
+        if (quant_is_uniform_text(t.text, n) && !quant_parse(&p->c->arena, t.text, n, &q, &off, err, sizeof err))
+          p_error(p, quant_error_loc(t.loc, t.text, off), "%s", err);
+        else
+          result = type_opaque(p->c, t.text, n);
+      }
     }
   } else if (p_is(p, "(")) {
     result = parse_function_type(p);
