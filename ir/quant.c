@@ -269,6 +269,16 @@ bool type_is_per_axis(const Type *t) {
   return q && q->axis >= 0;
 }
 
+bool type_contains_quant(const Type *t) {
+  if (type_is_quant(t)) return true;
+  if (t->kind != TY_TUPLE && t->kind != TY_FUNC) return false;
+  for (int i = 0; i < t->ninputs; i++)
+    if (type_contains_quant(t->inputs[i])) return true;
+  for (int i = 0; i < t->nresults; i++)
+    if (type_contains_quant(t->results[i])) return true;
+  return false;
+}
+
 Type *type_with_elem(Context *c, const Type *t, ElemKind e) {
   if (t->kind != TY_TENSOR) return type_elem(c, e);
   return type_tensor(c, e, t->rank, t->dims, t->encoding);

@@ -39,6 +39,7 @@ bool quant_is_uniform_text(const char *text, size_t len); /* starts with !quant.
 const QuantType *type_quant(const Type *t);
 bool type_is_quant(const Type *t);
 bool type_is_per_axis(const Type *t);
+bool type_contains_quant(const Type *t); /* quantized, or a tuple / function type holding one */
 /* A tensor type like T whose element is E (a builtin kind). */
 Type *type_with_elem(Context *c, const Type *t, ElemKind e);
 /* T with its quantized element replaced by its storage kind (T itself when
