@@ -256,6 +256,14 @@ char *quant_format(Arena *a, const QuantType *q) {
   return r;
 }
 
+static const unsigned char op_flags[OP_COUNT] = {
+#define QUANT(id, flags) [OP_##id] = (flags),
+#include "ir/quant.def"
+#undef QUANT
+};
+
+unsigned quant_op_flags(OpKind k) { return k < OP_COUNT ? op_flags[k] : 0; }
+
 const QuantType *type_quant(const Type *t) {
   if (!t) return NULL;
   if (t->kind == TY_TENSOR && t->elem_opaque) t = t->elem_opaque;

@@ -24,6 +24,10 @@ typedef struct QuantType {
   const int64_t *zero_points;
 } QuantType;
 
+/* How quantized tensors meet an op kind (ir/quant.def). */
+enum { QF_PER_AXIS = 1u << 0, QF_MOVES = 1u << 1 };
+unsigned quant_op_flags(OpKind k);
+
 /* Parses the text of a !quant.uniform type (from '!' to the closing '>').
  * On failure returns false, with a message in ERR and the byte offset of
  * the problem in *ERR_OFF. */

@@ -9,22 +9,6 @@
 #include "ir/quant.h"
 #include "ir/verify_ops.h"
 
-/* The ops whose operands and results may be per-axis quantized
- * (HLO_TensorOrPerAxisQuantizedTensor and friends in StableHLO's ODS). */
-static bool per_axis_allowed(OpKind k) {
-  switch (k) {
-  case OP_ADD: case OP_BITCAST_CONVERT: case OP_BROADCAST_IN_DIM: case OP_BROADCAST: case OP_CASE:
-  case OP_COMPOSITE: case OP_CONSTANT: case OP_CONVOLUTION: case OP_DYNAMIC_CONV: case OP_DOT_GENERAL:
-  case OP_DOT: case OP_DYNAMIC_BROADCAST_IN_DIM: case OP_DYNAMIC_RESHAPE: case OP_GET_DIMENSION_SIZE:
-  case OP_GET_TUPLE_ELEMENT: case OP_IF: case OP_INFEED: case OP_OUTFEED: case OP_RECV: case OP_RESHAPE:
-  case OP_RETURN: case OP_SEND: case OP_TRANSPOSE: case OP_TUPLE: case OP_UNIFORM_DEQUANTIZE:
-  case OP_UNIFORM_QUANTIZE: case OP_WHILE: case OP_FUNC_RETURN: case OP_FUNC_CALL: case OP_CUSTOM_CALL:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /* Type checks of one value: false after reporting. */
 static bool check_value(Context *c, const Op *op, const char *what, int i, const Type *t) {
   if (t->kind == TY_TUPLE) {
@@ -37,7 +21,7 @@ static bool check_value(Context *c, const Op *op, const char *what, int i, const
   const char *why = t->kind == TY_TENSOR ? quant_check_tensor(t) : NULL;
   if (!why && t->kind == TY_TENSOR && t->rank < 0 && op->kind != OP_CUSTOM_CALL)
     why = "quantized tensors must be ranked";
-  if (!why && q->axis >= 0 && !per_axis_allowed(op->kind))
+  if (!why && q->axis >= 0 && !(quant_op_flags(op->kind) & QF_PER_AXIS))
     why = "per-axis quantized tensors are not allowed here (only per-tensor ones)";
   if (!why) return true;
   op_error(c, op, "%s #%d must be ranked tensor of valid quantized elements, but got '%s': %s", what, i,

@@ -154,31 +154,11 @@ static void replace_op(Q *q, Op *op, Value **vals) {
   op_erase(op);
 }
 
-/* Ops that only move or pass data: on storage integers they are exact
- * when their quantized values share parameters. */
-static bool moves_data(OpKind k) {
-  switch (k) {
-  case OP_RESHAPE: case OP_TRANSPOSE: case OP_BROADCAST_IN_DIM: case OP_BROADCAST: case OP_SLICE:
-  case OP_DYNAMIC_SLICE: case OP_DYNAMIC_UPDATE_SLICE: case OP_CONCATENATE: case OP_GATHER: case OP_PAD:
-  case OP_REVERSE: case OP_SELECT: case OP_BITCAST_CONVERT: case OP_TUPLE: case OP_GET_TUPLE_ELEMENT:
-  case OP_OPTIMIZATION_BARRIER: case OP_WHILE: case OP_IF: case OP_CASE: case OP_RETURN: case OP_FUNC_RETURN:
-  case OP_FUNC_CALL: case OP_CUSTOM_CALL: case OP_ALL_GATHER: case OP_ALL_TO_ALL: case OP_COLLECTIVE_PERMUTE:
-  case OP_COLLECTIVE_BROADCAST: case OP_SEND: case OP_RECV: case OP_INFEED: case OP_OUTFEED:
-  case OP_DYNAMIC_RESHAPE: case OP_DYNAMIC_BROADCAST_IN_DIM: case OP_GET_DIMENSION_SIZE:
-  case OP_TORCH_INDEX_SELECT: case OP_CONSTANT: case OP_DYNAMIC_GATHER:
-    return true;
-  default:
-    return false;
-  }
-}
-
-/* Every quantized operand and result has the same parameters (per-axis
- * relabelling by reshape / transpose / broadcast_in_dim is checked by the
- * verifier). */
+/* Every quantized operand and result has the same parameters; the ops
+ * that may take per-axis tensors pass them on unchanged or relabel the
+ * quantized dimension as the verifier checked. */
 static bool same_params(const Op *op) {
-  if (op->kind == OP_RESHAPE || op->kind == OP_TRANSPOSE || op->kind == OP_BROADCAST_IN_DIM ||
-      op->kind == OP_DYNAMIC_RESHAPE || op->kind == OP_DYNAMIC_BROADCAST_IN_DIM || op->kind == OP_BITCAST_CONVERT)
-    return true;
+  if (quant_op_flags(op->kind) & QF_PER_AXIS) return true;
   const Type *first = NULL;
   for (int i = 0; i < op->noperands + op->nresults; i++) {
     const Type *t = i < op->noperands ? op->operands[i]->type : op->results[i - op->noperands].type;
@@ -349,7 +329,7 @@ static void lower_op(Q *q, Op *op) {
     r = dequantize(q, x);
   } else if (op->kind == OP_UNIFORM_QUANTIZE) {
     r = quantize(q, type_is_quant(x->type) ? dequantize(q, x) : x, op->results[0].type);
-  } else if (moves_data(op->kind) && same_params(op)) {
+  } else if ((quant_op_flags(op->kind) & QF_MOVES) && same_params(op)) {
     return; /* phase 2 gives its values their storage types */
   } else if (lower_contraction(q, op)) {
     return;
