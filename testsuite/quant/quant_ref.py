@@ -53,6 +53,9 @@ class QType:
             return f"!quant.uniform<{st}:{self.expressed}, {params[0]}>"
         return f"!quant.uniform<{st}:{self.expressed}:{self.axis}, {{{', '.join(params)}}}>"
 
+    def np_expressed(self):
+        return {"f32": np.float32, "f16": np.float16, "f64": np.float64}[self.expressed]
+
     def np_storage(self):
         """The numpy dtype tpurun's .npy files use for the storage."""
         if self.bits <= 8:
@@ -76,16 +79,18 @@ def tensor(shape, elem):
 
 def dequantize(x, q):
     """spec: (x - zero_point) as the expressed type, times scale."""
+    e = q.np_expressed()
     centered = x.astype(np.int64) - q.params(x.shape, q.zps, np.int64)
-    return centered.astype(F32) * q.params(x.shape, q.scales, F32)
+    return centered.astype(e) * q.params(x.shape, q.scales, e)
 
 
 def quantize(x, q):
     """spec: clamp(x / scale + zero_point), round to nearest even, convert."""
-    x = x.astype(F32)
-    s = x / q.params(x.shape, q.scales, F32)
-    s = s + q.params(x.shape, q.zps, F32)
-    s = np.clip(s, F32(q.min), F32(q.max))
+    e = q.np_expressed()
+    x = x.astype(e)
+    s = x / q.params(x.shape, q.scales, e)
+    s = s + q.params(x.shape, q.zps, e)
+    s = np.clip(s, e(q.min), e(q.max))
     return np.rint(s).astype(q.np_storage())
 
 
@@ -159,14 +164,20 @@ def dot_case(name, qa, qb, qr, m, k, n, lhs_float=False):
 
 
 def conv_case(name, qa, qb, qr, xshape, wshape, pad):
+    """qa and qr None: hybrid (float input and result, quantized kernel)."""
     oshape = (xshape[0], xshape[1] + 2 * pad - wshape[0] + 1, xshape[2] + 2 * pad - wshape[1] + 1, wshape[3])
-    ta, tb, tr = tensor(xshape, qa.mlir()), tensor(wshape, qb.mlir()), tensor(oshape, qr.mlir())
+    ta, tb = tensor(xshape, qa.mlir() if qa else "f32"), tensor(wshape, qb.mlir())
+    tr = tensor(oshape, qr.mlir() if qr else "f32")
     prog = (f"func.func @main(%a: {ta}, %b: {tb}) -> {tr} {{\n"
             f"  %r = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
             f"window = {{stride = [1, 1], pad = [[{pad}, {pad}], [{pad}, {pad}]]}} "
             f"{{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : ({ta}, {tb}) -> {tr}\n"
             f"  func.return %r : {tr}\n}}\n")
-    a, b = storage_values(qa, xshape), storage_values(qb, wshape)
+    b = storage_values(qb, wshape)
+    if qa is None:
+        a = (RNG.integers(-16, 17, size=xshape) / 4.0).astype(F32)  # dyadic: the f32 sums are exact
+        return name, prog, [a, b], [conv_nhwc_f32(a, dequantize(b, qb), pad)]
+    a = storage_values(qa, xshape)
     return name, prog, [a, b], [quantize(conv_nhwc_f32(dequantize(a, qa), dequantize(b, qb), pad), qr)]
 
 
@@ -224,6 +235,11 @@ def cases():
                   QType("i8", [4.0, 2.0, 1.0, 0.5], [0, 1, -1, 2], axis=3), (1, 5, 5, 2), (3, 3, 2, 4), 1),
         conv_case("conv_generic_path", QType("i8", 0.3, 1), QType("i8", 0.2), QType("i8", 0.9, 3),
                   (1, 4, 4, 1), (1, 1, 1, 2), 0),
+        conv_case("conv_hybrid", None, QType("i8", [0.5, 0.25], axis=3), None, (1, 4, 4, 2), (2, 2, 2, 2), 0),
+        unary_case("quantize_f16_expressed", qf, "f16", QType("i8", 0.1, 3, expressed="f16"), (3, 4),
+                   lambda a: quantize(a, QType("i8", 0.1, 3, expressed="f16")), x.astype(np.float16)),
+        unary_case("dequantize_f16_expressed", qd, QType("u8", 0.3, 100, expressed="f16"), "f16", (3, 4),
+                   lambda a: dequantize(a, QType("u8", 0.3, 100, expressed="f16"))),
         move_case("reshape_i8", q8, (3, 4), "stablehlo.reshape %a", (2, 6), lambda a: a.reshape(2, 6)),
         move_case("transpose_per_axis", qax, (3, 4), "stablehlo.transpose %a, dims = [1, 0]", (4, 3),
                   lambda a: a.T, QType("u8", qax.scales, qax.zps, axis=0)),
@@ -234,12 +250,13 @@ def cases():
 
 # ------------------------------------------------------------------ runner
 def same_bits(a, b):
+    """Equal shapes and values; floats compared by their bits."""
     a, b = np.asarray(a), np.asarray(b)
     if a.shape != b.shape:
         return False
     if a.dtype.kind == "f" or b.dtype.kind == "f":
-        return a.dtype == b.dtype and np.array_equal(a.view(np.uint32 if a.itemsize == 4 else np.uint64),
-                                                     b.view(np.uint32 if b.itemsize == 4 else np.uint64))
+        as_int = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+        return a.dtype == b.dtype and np.array_equal(a.view(as_int[a.itemsize]), b.view(as_int[b.itemsize]))
     return np.array_equal(a.astype(np.int64), b.astype(np.int64))
 
 
