@@ -321,29 +321,30 @@ static void lower_generic(Q *q, Op *op) {
   replace_op(q, op, out);
 }
 
+/* Every tensor the op uses or defines has a static shape. */
+static bool all_static(const Op *op) {
+  for (int i = 0; i < op->noperands + op->nresults; i++) {
+    const Type *t = i < op->noperands ? op->operands[i]->type : op->results[i - op->noperands].type;
+    if (t->kind == TY_TENSOR && !type_is_static(t)) return false;
+  }
+  return true;
+}
+
 static void lower_op(Q *q, Op *op) {
   q->at = op;
-  Value *x = op->noperands ? op->operands[0] : NULL;
-  Value *r = NULL;
-  if (op->kind == OP_UNIFORM_DEQUANTIZE) {
-    r = dequantize(q, x);
-  } else if (op->kind == OP_UNIFORM_QUANTIZE) {
-    r = quantize(q, type_is_quant(x->type) ? dequantize(q, x) : x, op->results[0].type);
-  } else if ((quant_op_flags(op->kind) & QF_MOVES) && same_params(op)) {
-    return; /* phase 2 gives its values their storage types */
-  } else if (lower_contraction(q, op)) {
-    return;
-  }
-  if (r) {
-    replace_op(q, op, &r);
-    return;
-  }
-  if (op->nresults > 0 && type_is_static(op->results[0].type) == false && op->results[0].type->kind == TY_TENSOR) {
+  if ((quant_op_flags(op->kind) & QF_MOVES) && same_params(op)) return; /* phase 2 retypes its values */
+  if (!all_static(op)) {
     op_error(q->c, op, "is not supported on quantized tensors of a dynamic shape by tpucc");
     q->ok = false;
     return;
   }
-  lower_generic(q, op);
+  Value *x = op->noperands ? op->operands[0] : NULL;
+  Value *r = NULL;
+  if (op->kind == OP_UNIFORM_DEQUANTIZE) r = dequantize(q, x);
+  else if (op->kind == OP_UNIFORM_QUANTIZE) r = quantize(q, type_is_quant(x->type) ? dequantize(q, x) : x, op->results[0].type);
+  else if (lower_contraction(q, op)) return;
+  if (r) replace_op(q, op, &r);
+  else lower_generic(q, op);
 }
 
 /* custom_call @check.eq(a, b) -> tensor<i1>: check.expect_(almost_)eq and
