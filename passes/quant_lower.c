@@ -43,7 +43,6 @@ typedef struct Q {
   Context *c;
   Op *at;   /* new ops go before it, with its location */
   bool ok;
-  int fast_paths; /* contractions lowered to integer arithmetic */
 } Q;
 
 static Value *emit(Q *q, OpKind k, int n, Value **operands, Type *t, int nattrs, NamedAttr *attrs) {
@@ -290,7 +289,6 @@ static bool lower_contraction(Q *q, Op *op) {
   f = bin(q, OP_MULTIPLY, f, scales(q, f->type, &prod, ql->expressed));
   Value *out = quantize(q, f, rt);
   replace_op(q, op, &out);
-  q->fast_paths++;
   return true;
 }
 
