@@ -176,3 +176,15 @@ func.func @constant_literal(%a: tensor<2xf32>) {
   %0 = stablehlo.constant() <{value = dense<[1, 2]> : tensor<2xi16>}> : () -> tensor<2x!quant.uniform<i8:f32, 2.0>>
   func.return
 }
+
+// -----
+
+func.func @reducer_promotable(%a: tensor<4x!quant.uniform<i16:f32, 2.0>>, %init: tensor<!quant.uniform<i16:f32, 2.0>>) {
+  // expected-error @+1 {{expected to be promotable from the element type of input #0 (same expressed type, storage no narrower)}}
+  %0 = stablehlo.reduce(%a init: %init) across dimensions = [0] : (tensor<4x!quant.uniform<i16:f32, 2.0>>, tensor<!quant.uniform<i16:f32, 2.0>>) -> tensor<!quant.uniform<i8:f32, 2.0>>
+    reducer(%x: tensor<!quant.uniform<i8:f32, 2.0>>, %y: tensor<!quant.uniform<i8:f32, 2.0>>) {
+      %s = stablehlo.add %x, %y : tensor<!quant.uniform<i8:f32, 2.0>>
+      stablehlo.return %s : tensor<!quant.uniform<i8:f32, 2.0>>
+    }
+  func.return
+}
