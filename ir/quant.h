@@ -25,7 +25,7 @@ typedef struct QuantType {
 } QuantType;
 
 /* How quantized tensors meet an op kind (ir/quant.def). */
-enum { QF_PER_AXIS = 1u << 0, QF_MOVES = 1u << 1 };
+enum { QF_PER_AXIS = 1u << 0, QF_MOVES = 1u << 1, QF_BODY = 1u << 2 };
 unsigned quant_op_flags(OpKind k);
 
 /* Parses the text of a !quant.uniform type (from '!' to the closing '>').

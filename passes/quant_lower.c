@@ -168,6 +168,30 @@ static bool same_params(const Op *op) {
   return true;
 }
 
+/* An op computing in its region (QF_BODY): every quantized operand,
+ * result and entry block argument of its regions has one type. */
+static bool one_quant_type(const Op *op) {
+  const Type *first = NULL;
+  for (int i = 0; i < op->noperands + op->nresults; i++) {
+    const Type *t = i < op->noperands ? op->operands[i]->type : op->results[i - op->noperands].type;
+    if (!type_is_quant(t)) continue;
+    if (first && first->elem_opaque != t->elem_opaque) return false;
+    first = t;
+  }
+  for (int r = 0; r < op->nregions; r++) {
+    Block *b = op->regions[r].nblocks ? op->regions[r].blocks[0] : NULL;
+    for (int i = 0; b && i < b->nargs; i++) {
+      const Type *t = b->args[i].type;
+      if (!type_is_quant(t)) continue;
+      if (first && (first->kind == TY_TENSOR ? first->elem_opaque : first) !=
+                       (t->kind == TY_TENSOR ? t->elem_opaque : t))
+        return false;
+      first = t;
+    }
+  }
+  return true;
+}
+
 static bool has_quant(const Op *op) {
   for (int i = 0; i < op->noperands; i++)
     if (type_contains_quant(op->operands[i]->type)) return true;
@@ -330,7 +354,9 @@ static bool all_static(const Op *op) {
 
 static void lower_op(Q *q, Op *op) {
   q->at = op;
-  if ((quant_op_flags(op->kind) & QF_MOVES) && same_params(op)) return; /* phase 2 retypes its values */
+  unsigned flags = quant_op_flags(op->kind);
+  if ((flags & QF_MOVES) && same_params(op)) return; /* phase 2 retypes its values */
+  if ((flags & QF_BODY) && one_quant_type(op)) return; /* its lowered body computes; phase 2 retypes */
   if (!all_static(op)) {
     op_error(q->c, op, "is not supported on quantized tensors of a dynamic shape by tpucc");
     q->ok = false;

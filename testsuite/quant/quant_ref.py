@@ -192,6 +192,21 @@ def move_case(name, qa, shape, body, out_shape, fn, qr=None):
     return name, prog, [a], [fn(a)]
 
 
+def reduce_max_case(name, q, shape):
+    """A reduce whose body computes on quantized scalars (maximum)."""
+    t, e, r = tensor(shape, q.mlir()), tensor((), q.mlir()), tensor(shape[:1], q.mlir())
+    st = "i" if q.signed else "ui"
+    prog = (f"func.func @main(%a: {t}) -> {r} {{\n"
+            f"  %init = stablehlo.constant() <{{value = dense<{q.min}> : tensor<{st}{q.bits}>}}> : () -> {e}\n"
+            f"  %r = stablehlo.reduce(%a init: %init) across dimensions = [1] : ({t}, {e}) -> {r}\n"
+            f"    reducer(%x: {e}, %y: {e}) {{\n"
+            f"      %m = stablehlo.maximum %x, %y : {e}\n"
+            f"      stablehlo.return %m : {e}\n    }}\n"
+            f"  func.return %r : {r}\n}}\n")
+    a = storage_values(q, shape)
+    return name, prog, [a], [quantize(dequantize(a, q).max(axis=1), q)]
+
+
 def cases():
     q8 = QType("i8", 0.1, -3)
     q8b = QType("i8", 0.2, 5)
@@ -240,6 +255,7 @@ def cases():
                    lambda a: quantize(a, QType("i8", 0.1, 3, expressed="f16")), x.astype(np.float16)),
         unary_case("dequantize_f16_expressed", qd, QType("u8", 0.3, 100, expressed="f16"), "f16", (3, 4),
                    lambda a: dequantize(a, QType("u8", 0.3, 100, expressed="f16"))),
+        reduce_max_case("reduce_max_body", QType("i8", 0.1, -3), (3, 4)),
         move_case("reshape_i8", q8, (3, 4), "stablehlo.reshape %a", (2, 6), lambda a: a.reshape(2, 6)),
         move_case("transpose_per_axis", qax, (3, 4), "stablehlo.transpose %a, dims = [1, 0]", (4, 3),
                   lambda a: a.T, QType("u8", qax.scales, qax.zps, axis=0)),
