@@ -326,6 +326,16 @@ static void lower_generic(Q *q, Op *op) {
           q->ok = false;
           return;
         }
+  ElemKind e = ELEM_COUNT;
+  for (int i = 0; i < op->noperands + op->nresults; i++) {
+    const QuantType *qt = type_quant(i < op->noperands ? op->operands[i]->type : op->results[i - op->noperands].type);
+    if (qt && e != ELEM_COUNT && qt->expressed != e) {
+      op_error(q->c, op, "is not supported by tpucc on quantized tensors of different expressed types");
+      q->ok = false;
+      return;
+    }
+    if (qt) e = qt->expressed;
+  }
   ValueMap m = {0};
   for (int i = 0; i < op->noperands; i++) {
     Value *x = op->operands[i];
