@@ -257,7 +257,7 @@ char *quant_format(Arena *a, const QuantType *q) {
 }
 
 static const unsigned char op_flags[OP_COUNT] = {
-#define QUANT(id, flags) [OP_##id] = (flags),
+#define QUANT(id, flags, rule) [OP_##id] = (flags),
 #include "ir/quant.def"
 #undef QUANT
 };

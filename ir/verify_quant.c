@@ -59,8 +59,8 @@ static bool check_same_params(Context *c, const Op *op, const Type *in, const Ty
 }
 
 /* add_c2 .. add_c7 */
-static void check_add(Context *c, const Op *op) {
-  const Type *l = vo_operand_type(op, 0), *r = vo_operand_type(op, 1), *res = vo_result_type(op, 0);
+static void quant_add(Context *c, const Op *op, const Type *l, const Type *res) {
+  const Type *r = vo_operand_type(op, 1);
   if (!l || !r || !res) return;
   const QuantType *a = type_quant(l), *b = type_quant(r), *o = type_quant(res);
   if (!a && !b && !o) return;
@@ -97,8 +97,9 @@ static void check_contraction_common(Context *c, const Op *op) {
   }
 }
 
-static void check_dot_general(Context *c, const Op *op) {
+static void quant_dot_general(Context *c, const Op *op, const Type *in, const Type *out) {
   const Type *r = vo_operand_type(op, 1);
+  if (op->noperands != 2 || (!type_is_quant(r) && !type_is_quant(in) && !type_is_quant(out))) return;
   const QuantType *b = type_quant(r);
   if (b) {
     bool zero = true;
@@ -122,7 +123,9 @@ static void check_dot_general(Context *c, const Op *op) {
   check_contraction_common(c, op);
 }
 
-static void check_convolution(Context *c, const Op *op) {
+static void quant_convolution(Context *c, const Op *op, const Type *in, const Type *out) {
+  if (op->noperands < 2 || (!type_is_quant(op->operands[1]->type) && !type_is_quant(in) && !type_is_quant(out)))
+    return;
   const QuantType *b = type_quant(vo_operand_type(op, 1)), *o = type_quant(vo_result_type(op, 0));
   const Attr *dn = op_attr(op, "dimension_numbers");
   if (dn && dn->kind == ATTR_CONV_DIMS) {
@@ -138,7 +141,7 @@ static void check_convolution(Context *c, const Op *op) {
   check_contraction_common(c, op);
 }
 
-static void check_transpose(Context *c, const Op *op, const Type *in, const Type *out) {
+static void quant_transpose(Context *c, const Op *op, const Type *in, const Type *out) {
   if (!check_same_params(c, op, in, out)) return;
   const QuantType *a = type_quant(in), *b = type_quant(out);
   I64List perm;
@@ -149,7 +152,7 @@ static void check_transpose(Context *c, const Op *op, const Type *in, const Type
              (long long)perm.v[b->axis]);
 }
 
-static void check_reshape(Context *c, const Op *op, const Type *in, const Type *out) {
+static void quant_reshape(Context *c, const Op *op, const Type *in, const Type *out) {
   if (!check_same_params(c, op, in, out)) return;
   const QuantType *a = type_quant(in), *b = type_quant(out);
   if (!a || !b || a->axis < 0 || b->axis < 0 || !vo_is_ranked(in) || !vo_is_ranked(out)) return;
@@ -168,7 +171,7 @@ static void check_reshape(Context *c, const Op *op, const Type *in, const Type *
 }
 
 /* broadcast_in_dim_c1, c6 */
-static void check_broadcast_in_dim(Context *c, const Op *op, const Type *in, const Type *out) {
+static void quant_broadcast_in_dim(Context *c, const Op *op, const Type *in, const Type *out) {
   if (!check_same_params(c, op, in, out)) return;
   const QuantType *a = type_quant(in), *b = type_quant(out);
   if (!a || !b || a->axis < 0 || b->axis < 0 || !vo_is_ranked(in) || a->axis >= in->rank) return;
@@ -199,7 +202,7 @@ static void check_broadcast_in_dim(Context *c, const Op *op, const Type *in, con
 }
 
 /* uniform_quantize_c1, uniform_dequantize_c1-c2 */
-static void check_uniform(Context *c, const Op *op, const Type *in, const Type *out) {
+static void quant_uniform(Context *c, const Op *op, const Type *in, const Type *out) {
   const QuantType *a = type_quant(in), *b = type_quant(out);
   if (op->kind == OP_UNIFORM_QUANTIZE) {
     if (!b) {
@@ -221,6 +224,18 @@ static void check_uniform(Context *c, const Op *op, const Type *in, const Type *
   }
 }
 
+static void quant_none(Context *c, const Op *op, const Type *in, const Type *out) {
+  (void)c, (void)op, (void)in, (void)out;
+}
+
+/* The per-op rules, from the RULE column of ir/quant.def. */
+typedef void (*QuantRule)(Context *c, const Op *op, const Type *in, const Type *out);
+static const QuantRule rules[OP_COUNT] = {
+#define QUANT(id, flags, rule) [OP_##id] = quant_##rule,
+#include "ir/quant.def"
+#undef QUANT
+};
+
 void verify_quant_op(Context *c, Op *op) {
   bool ok = true;
   for (int i = 0; i < op->noperands && ok; i++) ok = check_value(c, op, "operand", i, op->operands[i]->type);
@@ -228,24 +243,5 @@ void verify_quant_op(Context *c, Op *op) {
   if (!ok || op->noperands < 1 || op->nresults < 1) return;
   const Type *in = op->operands[0]->type, *out = op->results[0].type;
   if (in->kind != TY_TENSOR || out->kind != TY_TENSOR) return;
-  switch (op->kind) {
-  case OP_ADD: check_add(c, op); break;
-  case OP_DOT_GENERAL: /* not stablehlo.dot: StableHLO gives it no quantization rules */
-    if (op->noperands == 2 && (type_is_quant(op->operands[1]->type) || type_is_quant(in) || type_is_quant(out)))
-      check_dot_general(c, op);
-    break;
-  case OP_CONVOLUTION:
-  case OP_DYNAMIC_CONV:
-    if (op->noperands >= 2 && (type_is_quant(op->operands[1]->type) || type_is_quant(in) || type_is_quant(out)))
-      check_convolution(c, op);
-    break;
-  case OP_TRANSPOSE: check_transpose(c, op, in, out); break;
-  case OP_RESHAPE:
-  case OP_DYNAMIC_RESHAPE: check_reshape(c, op, in, out); break;
-  case OP_BROADCAST_IN_DIM:
-  case OP_DYNAMIC_BROADCAST_IN_DIM: check_broadcast_in_dim(c, op, in, out); break;
-  case OP_UNIFORM_QUANTIZE:
-  case OP_UNIFORM_DEQUANTIZE: check_uniform(c, op, in, out); break;
-  default: break;
-  }
+  if (rules[op->kind]) rules[op->kind](c, op, in, out);
 }
