@@ -236,11 +236,43 @@ static const QuantRule rules[OP_COUNT] = {
 #undef QUANT
 };
 
+/* Same baseline type (spec's baseline_type: the parameters reset): the
+ * storage, its range, the expressed type and the quantized dimension. */
+static bool same_baseline(const QuantType *a, const QuantType *b) {
+  return a->storage == b->storage && a->storage_min == b->storage_min && a->storage_max == b->storage_max &&
+         a->expressed == b->expressed && (a->axis < 0) == (b->axis < 0) && a->axis == b->axis;
+}
+
+/* The C1 of the element-wise ops whose operands and results share a type
+ * (TRAIT_SAME_TYPE; add has its own rules): quantized ones all, with one
+ * baseline type. */
+static void check_same_baseline(Context *c, const Op *op) {
+  const QuantType *first = NULL;
+  bool any_plain = false;
+  for (int i = 0; i < op->noperands + op->nresults; i++) {
+    const Type *t = i < op->noperands ? op->operands[i]->type : op->results[i - op->noperands].type;
+    if (t->kind != TY_TENSOR) continue;
+    const QuantType *q = type_quant(t);
+    if (!q) {
+      any_plain = true;
+    } else if (first && !same_baseline(first, q)) {
+      op_error(c, op, "requires its quantized operands and results to have the same baseline type (storage, "
+                      "storage range, expressed type and quantized dimension), but got '%s'",
+               vo_type_str(c, t));
+      return;
+    } else {
+      first = q;
+    }
+  }
+  if (first && any_plain) op_error(c, op, "expects all operands and results to be either quantized or non-quantized");
+}
+
 void verify_quant_op(Context *c, Op *op) {
   bool ok = true;
   for (int i = 0; i < op->noperands && ok; i++) ok = check_value(c, op, "operand", i, op->operands[i]->type);
   for (int i = 0; i < op->nresults && ok; i++) ok = check_value(c, op, "result", i, op->results[i].type);
   if (!ok || op->noperands < 1 || op->nresults < 1) return;
+  if ((op_info[op->kind].traits & TRAIT_SAME_TYPE) && op->kind != OP_ADD) check_same_baseline(c, op);
   const Type *in = op->operands[0]->type, *out = op->results[0].type;
   if (in->kind != TY_TENSOR || out->kind != TY_TENSOR) return;
   if (rules[op->kind]) rules[op->kind](c, op, in, out);

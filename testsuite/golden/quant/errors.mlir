@@ -188,3 +188,18 @@ func.func @reducer_promotable(%a: tensor<4x!quant.uniform<i16:f32, 2.0>>, %init:
     }
   func.return
 }
+
+// -----
+
+func.func @baseline(%a: tensor<2x!quant.uniform<i8:f32, 0.1>>) {
+  // expected-error @+1 {{requires its quantized operands and results to have the same baseline type}}
+  %0 = "stablehlo.abs"(%a) : (tensor<2x!quant.uniform<i8:f32, 0.1>>) -> tensor<2x!quant.uniform<i16:f32, 0.1>>
+  func.return
+}
+
+// -----
+
+func.func @baseline_scales_may_differ(%a: tensor<2x!quant.uniform<i8:f32, 0.1>>) {
+  %0 = "stablehlo.abs"(%a) : (tensor<2x!quant.uniform<i8:f32, 0.1>>) -> tensor<2x!quant.uniform<i8:f32, 0.7:3>>
+  func.return
+}
