@@ -5,8 +5,9 @@
 # dot_general on the integer fast path, the float path and hybrid;
 # convolution; reshape, transpose, slice) and its results must equal the
 # NumPy reference of the spec's formulas bit for bit.  Also checks that the
-# fast path is taken where docs/quantization.md says it is, and that
-# tpurun prints a quantized result as its storage integers.
+# fast path is taken where docs/quantization.md says it is, that the cost
+# model charges it at the int8 rate, and that tpurun prints a quantized
+# result as its storage integers.
 source "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 TPURUN="$BUILD/tpurun"
@@ -27,6 +28,23 @@ for o in -O0 -O2; do
   expect_in "$TMP/slow.mlir" "-> tensor<4x3xf32>"
   grep -q 'quant.uniform' "$TMP/fast.mlir" "$TMP/slow.mlir" && fail "a quantized type is left after $o"
 done
+
+# The cost model: the integer path's contraction runs at the int8 MXU rate,
+# twice the bf16 one on v5e, so it keeps the MXU busy half as long as the
+# float path's f32 contraction (same shapes; only lhs's scale differs).
+for s in 0.5 0.3; do
+  cat > "$TMP/cost$s.mlir" <<MLIR
+func.func @main(%a: tensor<1024x4096x!quant.uniform<i4:f32, $s:3>>, %b: tensor<4096x1024x!quant.uniform<i4:f32, 0.25>>) -> tensor<1024x1024x!quant.uniform<i8:f32, 4.0>> {
+  %r = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<1024x4096x!quant.uniform<i4:f32, $s:3>>, tensor<4096x1024x!quant.uniform<i4:f32, 0.25>>) -> tensor<1024x1024x!quant.uniform<i8:f32, 4.0>>
+  func.return %r : tensor<1024x1024x!quant.uniform<i8:f32, 4.0>>
+}
+MLIR
+  expect_status 0 "$TPUCC" --target=v5e --report "$TMP/cost$s.mlir" -o "$TMP/cost.tpub"
+  grep -m1 'tpu.fusion(output)' "$TMP/out" | awk '{print $NF}' > "$TMP/mxu$s"
+done
+fast=$(cat "$TMP/mxu0.5") slow=$(cat "$TMP/mxu0.3")
+awk -v f="$fast" -v s="$slow" 'BEGIN { exit !(f > 0 && f * 1.9 < s && f * 2.1 > s) }' ||
+  fail "MXU % of the integer path ($fast) is not half the float path's ($slow)"
 
 # tpurun prints quantized results as storage integers.
 cat > "$TMP/print.mlir" <<'MLIR'
