@@ -731,7 +731,24 @@ static Op *parse_func_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
   return op;
 }
 
+/* StableHLO's other constant form, `() <{value = ...}> {attrs} : () -> T`,
+ * which quantized constants use: the literal holds the storage values and
+ * T is the quantized tensor type. */
+static Op *parse_constant_typed(Parser *p, Loc loc, OpParts *o, int nresults) {
+  if (!p_expect(p, "(") || !p_expect(p, ")")) return NULL;
+  if (p_accept(p, "<")) {
+    if (!p_is(p, "{") || !merge_attr_dict(p, o) || !p_expect(p, ">")) return NULL;
+  }
+  if (!merge_attr_dict(p, o)) return NULL;
+  if (!p_expect(p, ":") || !p_expect(p, "(") || !p_expect(p, ")") || !p_expect(p, "->")) return NULL;
+  Type *t = parse_type(p);
+  if (!t) return NULL;
+  vec_push(&o->res_types, t);
+  return build_op(p, OP_CONSTANT, loc, nresults, o, 0);
+}
+
 static Op *parse_constant_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
+  if (p_is(p, "(")) return parse_constant_typed(p, loc, o, nresults);
   if (!merge_attr_dict(p, o)) return NULL;
   Attr *v = parse_attr(p);
   if (!v) return NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "frontend/parse_internal.h"
+#include "ir/quant.h"
 
 /* ------------------------------------------------------------ types */
 
@@ -169,6 +170,34 @@ bool parse_type_list_parens(Parser *p, PtrVec *out) {
   return p_expect(p, ")");
 }
 
+/* The location of byte OFF of a type's text that starts at AT. */
+static Loc quant_error_loc(Loc at, const char *text, size_t off) {
+  for (size_t i = 0; i < off; i++) {
+    if (text[i] == '\n') {
+      at.line++;
+      at.col = 1;
+    } else {
+      at.col++;
+    }
+  }
+  return at;
+}
+
+/* Any other !dialect.type<...> after its name token T: kept as text; a
+ * !quant.uniform must parse (ir/quant.c), else a located error. */
+static Type *parse_dialect_type(Parser *p, const Token *t) {
+  const char *end = t->text + t->len;
+  if (p_is(p, "<") && !skip_balanced_angles(p, &end)) return NULL;
+  size_t n = (size_t)(end - t->text), off;
+  QuantType q;
+  char err[120];
+  if (quant_is_uniform_text(t->text, n) && !quant_parse(&p->c->arena, t->text, n, &q, &off, err, sizeof err)) {
+    p_error(p, quant_error_loc(t->loc, t->text, off), "%s", err);
+    return NULL;
+  }
+  return type_opaque(p->c, t->text, n);
+}
+
 /* Length of the one-line "tensor<...>" spelling at s, or 0. */
 static size_t tensor_spelling_len(const char *s, const char *end) {
   if (end - s < 8 || s[6] != '<') return 0;
@@ -269,9 +298,7 @@ static Type *parse_type_uncached(Parser *p) {
       result = type_token(p->c);
     } else {
       p_next(p);
-      const char *end = t.text + t.len;
-      if (!p_is(p, "<") || skip_balanced_angles(p, &end))
-        result = type_opaque(p->c, t.text, (size_t)(end - t.text));
+      result = parse_dialect_type(p, &t);
     }
   } else if (p_is(p, "(")) {
     result = parse_function_type(p);

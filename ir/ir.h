@@ -150,7 +150,7 @@ typedef struct Type Type;
 struct Type {
   TypeKind kind;
   ElemKind elem;          /* TY_ELEM, TY_TENSOR (unless elem_opaque) */
-  Type *elem_opaque;      /* TY_TENSOR with a non-builtin element (quant) */
+  Type *elem_opaque;      /* TY_TENSOR with a non-builtin element (quant: see ir/quant.h) */
   int rank;               /* TY_TENSOR; -1 for unranked tensor<*x..> */
   const int64_t *dims;    /* TY_TENSOR; DIM_DYNAMIC for '?' */
   Attr *encoding;         /* TY_TENSOR encoding, e.g. #stablehlo.bounds */
@@ -159,6 +159,7 @@ struct Type {
   int nresults; /* TY_FUNC */
   Type *const *results;
   const char *text; /* TY_OPAQUE spelling including '!' */
+  const struct QuantType *quant; /* TY_OPAQUE !quant.uniform: its parsed descriptor (ir/quant.h) */
   uint32_t hash;
   Type *next_in_bucket;
 };

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ir/quant.h"
 
 static uint32_t hash_mix(uint32_t h, uint64_t v) {
   h ^= (uint32_t)v + 0x9e3779b9u + (h << 6) + (h >> 2);
@@ -107,7 +108,21 @@ Type *type_func(Context *c, int nin, Type *const *in, int nout, Type *const *out
   return intern(c, &(Type){.kind = TY_FUNC, .ninputs = nin, .inputs = in, .nresults = nout, .results = out});
 }
 
+/* Any other !dialect.type; a valid !quant.uniform keeps its parsed
+ * descriptor and is interned under its canonical spelling, so equal
+ * quantized types are one object however they were written. */
 Type *type_opaque(Context *c, const char *text, size_t len) {
+  if (quant_is_uniform_text(text, len)) {
+    QuantType q;
+    size_t off;
+    char err[8];
+    if (quant_parse(&c->arena, text, len, &q, &off, err, sizeof err)) {
+      QuantType *d = arena_dup(&c->arena, &q, sizeof q);
+      Type *t = intern(c, &(Type){.kind = TY_OPAQUE, .text = quant_format(&c->arena, d)});
+      if (!t->quant) t->quant = d;
+      return t;
+    }
+  }
   char *s = arena_strndup(&c->arena, text, len);
   return intern(c, &(Type){.kind = TY_OPAQUE, .text = s});
 }

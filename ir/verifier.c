@@ -232,7 +232,10 @@ static void verify_op(Verifier *v, Op *op) {
   }
   for (int i = 0; i < op->nattrs; i++)
     if (op->attrs[i].value->kind == ATTR_DENSE_RESOURCE) check_resource(v, op, op->attrs[i].value);
-  if (op->kind != OP_FUNC && op->kind != OP_MODULE) verify_op_rules(v->c, op);
+  if (op->kind != OP_FUNC && op->kind != OP_MODULE) {
+    verify_op_rules(v->c, op);
+    verify_quant_op(v->c, op);
+  }
   for (int r = 0; r < op->nregions; r++) verify_region(v, op, &op->regions[r]);
 }
 

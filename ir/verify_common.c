@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/quant.h"
 #include "ir/verify_ops.h"
 
 /* ------------------------------------------------------------------ */
@@ -621,6 +622,14 @@ bool vo_check_reducer(Context *c, const Op *op, int region, const char *what, in
                "element type of %s parameter #%d is expected to be promotable from the element type %s of "
                "input #%d, but got %s",
                what, i, elem_name(ie), i, elem_name(e));
+      ok = false;
+    }
+    const QuantType *qa = type_quant(acc), *qi = type_quant(in_types ? in_types[i] : NULL);
+    if (qa && qi && (qa->expressed != qi->expressed || qi->bits > qa->bits)) { /* is_promotable of quantized types */
+      op_error(c, op,
+               "element type of %s parameter #%d is expected to be promotable from the element type of input #%d "
+               "(same expressed type, storage no narrower), but got '%s' and '%s'",
+               what, i, i, vo_type_str(c, acc), vo_type_str(c, in_types[i]));
       ok = false;
     }
     out_elems[i] = e;

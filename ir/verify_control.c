@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ir/sharding.h"
+#include "ir/quant.h"
 #include "ir/verify_ops.h"
 
 /* ------------------------------------------------------------------ */
@@ -883,6 +884,13 @@ void verify_constant(Context *c, Op *op) {
   const Type *res = vo_result_type(op, 0);
   if (v->kind != ATTR_DENSE && v->kind != ATTR_DENSE_RESOURCE) return; /* sparse / opaque literals */
   if (!v->type || !res) return;
+  /* A quantized constant's literal holds its storage values. */
+  if (type_is_quant(res) && res->kind == TY_TENSOR && v->type->kind == TY_TENSOR) {
+    if (v->type != type_quant_storage(c, (Type *)res))
+      op_error(c, op, "the literal of a quantized constant must have the storage type '%s', but got '%s'",
+               vo_type_str(c, type_quant_storage(c, (Type *)res)), vo_type_str(c, v->type));
+    return;
+  }
   if (!vo_types_compatible(v->type, res))
     op_error(c, op, "inferred type(s) '%s' are incompatible with return type(s) of operation '%s'",
              vo_type_str(c, v->type), vo_type_str(c, res));

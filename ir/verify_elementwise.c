@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "ir/quant.h"
 #include "ir/verify_ops.h"
 
 /* All tensor operands and results have one shape ("?" compatible). */
@@ -200,14 +201,17 @@ void verify_bitcast_convert(Context *c, Op *op) {
   ok &= vo_require_tensor_result(c, op, 0);
   if (!ok) return;
   const Type *in = vo_operand_type(op, 0), *out = vo_result_type(op, 0);
-  if (!vo_builtin_elem(in) || !vo_builtin_elem(out)) return;
-  if (elem_is_complex(in->elem) != elem_is_complex(out->elem)) {
+  /* A quantized element is its storage integer here. */
+  const QuantType *qi = type_quant(in), *qo = type_quant(out);
+  if ((!vo_builtin_elem(in) && !qi) || (!vo_builtin_elem(out) && !qo)) return;
+  ElemKind ei = qi ? qi->storage : in->elem, eo = qo ? qo->storage : out->elem;
+  if (elem_is_complex(ei) != elem_is_complex(eo)) {
     op_error(c, op, "cannot convert between real and complex types, but got '%s' and '%s'", vo_type_str(c, in),
              vo_type_str(c, out));
     return;
   }
   if (!vo_is_ranked(in) || !vo_is_ranked(out)) return;
-  int bi = elem_bits(in->elem), bo = elem_bits(out->elem);
+  int bi = elem_bits(ei), bo = elem_bits(eo);
   int r = in->rank;
   if (bi == bo) {
     if (!vo_shapes_compatible(in, out))

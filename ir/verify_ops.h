@@ -23,6 +23,10 @@
  *         verify_data.c         reduce, reduce_window, select_and_scatter,
  *                               dot, dot_general, convolution, fft, sort,
  *                               linear algebra, batch norm, rng
+ *         verify_quant.c        quantized types on every op; the
+ *                               quantization rules of add, dot_general,
+ *                               convolution, transpose, reshape,
+ *                               broadcast_in_dim, uniform_(de)quantize
  *         verify_calls.c        the call graph: cycles, depth (the loader's rule)
  *         verify_control.c      while, if, case, collectives, custom_call,
  *                               composite, constant, check.*, CHLO non-
@@ -35,6 +39,9 @@
 /* Entry points used by ir/verifier.c. */
 void verify_op_rules(Context *c, Op *op);
 void verify_tensor_type(Context *c, Loc loc, const Type *t);
+/* The quantization constraints of an op's values and of its kind
+ * (verify_quant.c). */
+void verify_quant_op(Context *c, Op *op);
 /* No recursion and no chain of calls deeper than tpurun runs
  * (verify_calls.c). */
 void verify_call_graph(Context *c, Module *m);

@@ -363,8 +363,41 @@ static bool unit_is_vpu(const Op *op) {
   return u && u->kind == ATTR_STRING && u->u.str.len == 3 && memcmp(u->u.str.s, "vpu", 3) == 0;
 }
 
+/* Is V an integer tensor whose values come from an integer of at most 8
+ * bits, through a widening convert and at most a zero-point subtraction?
+ * That is what quant-lower's integer path for quantized contractions feeds
+ * the MXU: TPUs run such a contraction at the int8 rate, with the zero
+ * point's term as a correction (sum (a - za) b = sum a b - za sum b).
+ * Looks through tpu.fusion operands and results. */
+static bool from_narrow_int(const Value *v, int depth) {
+  if (depth > 8 || !v || !tensor_ok(v->type) || !elem_is_int(v->type->elem)) return false;
+  if (!v->def) {
+    const Op *f = v->block && v->block->parent ? v->block->parent->parent : NULL;
+    return f && f->kind == OP_TPU_FUSION && v->index < f->noperands &&
+           from_narrow_int(f->operands[v->index], depth + 1);
+  }
+  const Op *d = v->def;
+  if (d->kind == OP_TPU_FUSION) {
+    Block *b = op_body(d);
+    const Op *y = b ? b->last : NULL;
+    return y && y->kind == OP_TPU_YIELD && v->index < y->noperands && from_narrow_int(y->operands[v->index], depth + 1);
+  }
+  if (d->kind == OP_CONVERT && d->noperands == 1) {
+    const Type *in = d->operands[0]->type;
+    return tensor_ok(in) && elem_is_int(in->elem) && elem_bits(in->elem) <= 8;
+  }
+  if (d->kind == OP_SUBTRACT && d->noperands == 2 && d->operands[1]->def &&
+      d->operands[1]->def->kind == OP_CONSTANT)
+    return from_narrow_int(d->operands[0], depth + 1);
+  return false;
+}
+
+static DotClass operand_dot_class(const Value *v) {
+  return from_narrow_int(v, 0) ? DOT_INT8 : elem_dot_class(v->type);
+}
+
 static DotClass dot_class(const Op *op) {
-  DotClass a = elem_dot_class(op->operands[0]->type), b = elem_dot_class(op->operands[1]->type);
+  DotClass a = operand_dot_class(op->operands[0]), b = operand_dot_class(op->operands[1]);
   return a > b ? a : b;
 }
 

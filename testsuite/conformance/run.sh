@@ -4,6 +4,10 @@
 #     PASS FILE | FAIL FILE: reason | UNSUPPORTED FILE: reason
 # then `conformance: P passed, F failed, U unsupported`.
 #
+# The corpus is $CONF/stablehlo/testdata/*.mlir, $CONF/stablehlo/interpret/*.mlir
+# (run with --split-input-file) and, when present,
+# $CONF/stablehlo/testdata/quantized/*.mlir (split when a file has `// -----`).
+#
 # Files listed in testsuite/conformance/known_failures.txt (name, then the
 # reason) are expected not to pass: they print as XFAIL and do not count as
 # failures of the suite; one that passes prints XPASS and fails the suite
@@ -41,6 +45,8 @@ run_one() {
   name=$(basename "$(dirname "$f")")/$(basename "$f")
   log=$OUT/$(echo "$name" | tr '/' '_').log
   case $name in interpret/*) split=(--split-input-file) ;; esac
+  # testdata/quantized/: some files hold several `// -----` modules.
+  case $name in quantized/*) grep -q -- '^// -----' "$f" && split=(--split-input-file) ;; esac
   timeout 120 "$BUILD/tpurun" "$OPT" $TPURUN_FLAGS --check "${split[@]}" "$f" >"$log" 2>&1
   local rc=$?
   local summary; summary=$(grep -E '^checks: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
@@ -63,7 +69,8 @@ run_one() {
 export -f run_one
 export BUILD OUT OPT TPURUN_FLAGS
 
-{ ls "$CONF"/stablehlo/testdata/*.mlir; ls "$CONF"/stablehlo/interpret/*.mlir; } 2>/dev/null |
+{ ls "$CONF"/stablehlo/testdata/*.mlir; ls "$CONF"/stablehlo/interpret/*.mlir
+  [ -d "$CONF/stablehlo/testdata/quantized" ] && ls "$CONF"/stablehlo/testdata/quantized/*.mlir; } 2>/dev/null |
   grep -E -- "$FILTER" | xargs -P "$JOBS" -I{} bash -c 'run_one "$1"' _ {} | sort -k2 >"$OUT/results.txt"
 
 declare -A known

@@ -1,5 +1,6 @@
 /* Types: construction and interning, parsing and printing, element kinds. */
 #include "frontend/parse_internal.h"
+#include "ir/quant.h"
 #include "testsuite/unit/unit_tests.h"
 
 /* A context with captured diagnostics, for parsing bare types. */
@@ -260,6 +261,62 @@ static void test_quantized_element(void **state) {
   assert_ptr_equal(ptype(t, "tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-3>>"), q);
 }
 
+/* The descriptor behind an interned quantized type, and its interning by
+ * value: spellings of one type give one Type. */
+static void test_quant_descriptor(void **state) {
+  TCtx *t = *state;
+  Type *a = ptype(t, "tensor<3x2x!quant.uniform<u8<1:200>:bf16:1, {0.5:3, 0.25:1}>>");
+  assert_non_null(a);
+  const QuantType *q = type_quant(a);
+  assert_non_null(q);
+  assert_false(q->is_signed);
+  assert_int_equal(q->bits, 8);
+  assert_int_equal(q->storage, ELEM_UI8);
+  assert_int_equal(q->storage_min, 1);
+  assert_int_equal(q->storage_max, 200);
+  assert_int_equal(q->expressed, ELEM_BF16);
+  assert_int_equal(q->axis, 1);
+  assert_int_equal(q->nscales, 2);
+  assert_true(q->scales[0] == 0.5 && q->scales[1] == 0.25);
+  assert_int_equal(q->zero_points[0], 3);
+  assert_int_equal(q->zero_points[1], 1);
+  assert_true(type_is_per_axis(a));
+  assert_ptr_equal(type_quant_storage(t->c, a), ptype(t, "tensor<3x2xui8>"));
+  assert_ptr_equal(ptype(t, "tensor<3x2x!quant.uniform<u8<1:200>:bf16:1, {5.0e-1:3,2.5e-1:1}>>"), a);
+  assert_null(quant_check_tensor(a));
+  assert_non_null(quant_check_tensor(ptype(t, "tensor<3x3x!quant.uniform<u8:bf16:1, {0.5, 0.25}>>")));
+  Type *i4 = ptype(t, "!quant.uniform<i4:f32, 1.0>");
+  assert_int_equal(type_quant(i4)->storage_min, -8);
+  assert_int_equal(type_quant(i4)->storage_max, 7);
+  assert_null(type_quant(ptype(t, "tensor<2xi8>")));
+}
+
+/* quant_parse reports where a malformed type goes wrong. */
+static void test_quant_parse_errors(void **state) {
+  (void)state;
+  static const struct {
+    const char *text, *msg;
+    size_t off;
+  } bad[] = {
+      {"!quant.uniform<i8:f32>", "expected ','", 21},
+      {"!quant.uniform<x8:f32, 1.0>", "illegal storage type prefix", 15},
+      {"!quant.uniform<i8:f32, -1.0>", "out of expressed type range", 23},
+      {"!quant.uniform<i8:f32:0, {1.0,}>", "expected floating point scale", 30},
+      {"!quant.uniform<i8:f32, 1.0:1:2>", "expected '>'", 28},
+      {"!quant.uniform<i8<5:5>:f32, 1.0>", "illegal storage min and storage max", 18},
+  };
+  Arena a = {0};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    QuantType q;
+    size_t off = 0;
+    char err[120];
+    assert_false(quant_parse(&a, bad[i].text, strlen(bad[i].text), &q, &off, err, sizeof err));
+    if (!strstr(err, bad[i].msg)) fail_msg("%s: got '%s'", bad[i].text, err);
+    assert_int_equal(off, bad[i].off);
+  }
+  arena_free_all(&a);
+}
+
 static void test_every_elem_name_round_trips(void **state) {
   TCtx *t = *state;
   for (int k = 0; k < ELEM_COUNT; k++) {
@@ -417,6 +474,8 @@ int run_types_tests(void) {
       cmocka_unit_test_setup_teardown(test_complex_unsupported_part, setup, teardown),
       cmocka_unit_test_setup_teardown(test_token_none_opaque, setup, teardown),
       cmocka_unit_test_setup_teardown(test_quantized_element, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_quant_descriptor, setup, teardown),
+      cmocka_unit_test(test_quant_parse_errors),
       cmocka_unit_test_setup_teardown(test_every_elem_name_round_trips, setup, teardown),
       cmocka_unit_test(test_elem_name_prefixes_rejected),
       cmocka_unit_test(test_elem_properties),

@@ -1,6 +1,6 @@
-// RUN: %tpucc -O0 --emit=mlir %s | FileCheck %s
-// RUN: %tpucc -O0 --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
-// RUN: %tpucc -O0 --emit=mlir %s | %tpucc -O0 --emit=mlir - | FileCheck %s
+// RUN: %tpucc -O0 --passes= --emit=mlir %s | FileCheck %s
+// RUN: %tpucc -O0 --passes= --emit=mlir --emit=mlir-generic %s | FileCheck %s --check-prefix=GENERIC
+// RUN: %tpucc -O0 --passes= --emit=mlir %s | %tpucc -O0 --passes= --emit=mlir - | FileCheck %s
 // Linear algebra, FFT, random numbers, quantization and I/O ops.
 
 // CHECK-LABEL: func.func @linalg
