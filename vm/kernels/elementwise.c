@@ -253,6 +253,8 @@ static inline uint64_t width_mask(int width) {
       EACH(T x_ = a[i]; T y_ = b[i];                                                               \
            T neg_ = x_ == 1 ? (T)1 : x_ == (T)-1 ? ((y_ & 1) ? (T)-1 : (T)1) : (T)0;               \
            o[i] = (sgn && (S)y_ < 0) ? neg_ : (T)ipow_u64((uint64_t)x_, (uint64_t)y_));            \
+    case VM_OP_MULHI: /* the operands as stored: sign- or zero-extended */                        \
+      EACH(__int128 p_ = (__int128)a[i] * (__int128)b[i]; o[i] = (T)(p_ >> width));                 \
     case VM_OP_MAXIMUM: EACH(o[i] = a[i] >= b[i] ? a[i] : b[i]);                                   \
     case VM_OP_MINIMUM: EACH(o[i] = a[i] <= b[i] ? a[i] : b[i]);                                   \
     case VM_OP_AND: EACH(o[i] = a[i] & b[i]);                                                      \
