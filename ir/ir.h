@@ -355,6 +355,7 @@ enum {
   TRAIT_CONTRACTION = 1u << 8,   /* a contraction (dot, convolution): runs on the MXU */
   TRAIT_COLLECTIVE = 1u << 9,    /* a collective over a process group (ICI traffic) */
   TRAIT_BROADCASTING = 1u << 10, /* element-wise once its operands are broadcast to the result's shape */
+  TRAIT_EXPAND = 1u << 11,       /* no VM kernel: the expand pass rewrites it (its DECOMPOSE) at every -O level */
 };
 
 /* Element classes, as a mask (OpInfo.elems, the verifier's operand rules). */

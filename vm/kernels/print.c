@@ -1,4 +1,5 @@
-/* interpreter.print (the PRINT opcode): writes "NAME = TYPE {ELEMENTS}" to
+/* The interpreter dialect's host I/O: interpreter.print (the PRINT opcode)
+ * and the INFEED opcode (below).  interpreter.print: writes "NAME = TYPE {ELEMENTS}" to
  * stdout in the StableHLO reference interpreter's form, e.g.
  *     %0 = tensor<2x2xi8> {
  *       [
@@ -86,4 +87,17 @@ int exec_print(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out)
   fflush(stdout);
   funlockfile(stdout);
   return VM_OK;
+}
+
+/* INFEED: the expand pass turns the infeeds of a run_parallel's program
+ * into calls of its infeed queue; one left runs without a queue. */
+bool check_infeed(VmCheck *c) {
+  if (c->ins->n_out < 1) return vm_check_fail(c, "infeed: no results");
+  return true;
+}
+
+int exec_infeed(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
+  (void)ins, (void)in, (void)out;
+  return vm_trap(x, "stablehlo.infeed ran without an infeed queue: tpurun feeds an infeed only from the infeed "
+                    "queue of the interpreter.run_parallel that runs its function (on a grid of one process)");
 }
