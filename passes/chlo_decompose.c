@@ -657,6 +657,165 @@ static Value *decompose_torch_index_select(Rw *b, Op *op) {
   return emit(b, OP_GATHER, 2, o, (Type *)rt, 2, a);
 }
 
+/* einsum (and unary_einsum, as einsum with no lhs labels, as StableHLO's
+ * legalization does): labels of one operand only and not in the output
+ * are summed out; then a dot_general over the labels of both (batching:
+ * in the output too; contracting: not), whose result (batch, lhs free,
+ * rhs free) is transposed to the output's order.  Letters only: an
+ * ellipsis, a repeated label within a term or an output label of neither
+ * operand is left to the back end's "unsupported". */
+
+#define EINSUM_MAX 52
+
+/* One term of the config: up to EINSUM_MAX letters; false when not. */
+static bool einsum_term(const char *s, size_t len, char *out, int *n) {
+  *n = 0;
+  for (size_t i = 0; i < len; i++) {
+    char ch = s[i];
+    bool letter = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+    if (!letter || *n == EINSUM_MAX || memchr(out, ch, (size_t)*n)) return false;
+    out[(*n)++] = ch;
+  }
+  return true;
+}
+
+/* x with the dimensions whose labels are in neither `other` nor `out`
+ * summed out; its labels updated. */
+static Value *einsum_sum_out(Rw *b, Value *x, char *lab, int *n, const char *other, int no, const char *out, int nout) {
+  for (int i = *n - 1; i >= 0; i--) {
+    if (memchr(other, lab[i], (size_t)no) || memchr(out, lab[i], (size_t)nout)) continue;
+    Context *c = b->c;
+    const Type *t = x->type;
+    int64_t *dims = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(t->rank + 1));
+    int nd = 0;
+    for (int d = 0; d < t->rank; d++)
+      if (d != i) dims[nd++] = t->dims[d];
+    Type *st = type_scalar_tensor(c, t->elem), *rt = type_tensor(c, t->elem, nd, dims, NULL);
+    Value *o[2] = {x, splat_bits(b, st, 0)};
+    int64_t di = i;
+    NamedAttr a = {"dimensions", attr_dense_i64_array(c, 1, &di)};
+    Op *op = op_create(c, OP_REDUCE, NULL, b->at->loc, 2, o, 1, &rt, 1, &a, 1);
+    Type *args[2] = {st, st};
+    Block *blk = block_create(c, &op->regions[0], 2, args);
+    region_add_block(c, &op->regions[0], blk);
+    Value *ab[2] = {&blk->args[0], &blk->args[1]};
+    Op *sum = op_build(c, t->elem == ELEM_I1 ? OP_OR : OP_ADD, b->at->loc, 2, ab, st, 0, NULL);
+    op_append(blk, sum);
+    Value *r = &sum->results[0];
+    op_append(blk, op_build(c, OP_RETURN, b->at->loc, 1, &r, NULL, 0, NULL));
+    op->srcloc = b->at->srcloc;
+    op_insert_before(b->at, op);
+    x = &op->results[0];
+    memmove(&lab[i], &lab[i + 1], (size_t)(*n - i - 1));
+    (*n)--;
+  }
+  return x;
+}
+
+/* x, whose dimensions have labels res, transposed to labels o (type rt);
+ * NULL when o is not a permutation of res. */
+static Value *einsum_order(Rw *b, Value *x, const char *res, int nres, const char *o, int no, const Type *rt) {
+  int64_t perm[EINSUM_MAX];
+  if (nres != no) return NULL;
+  bool identity = true;
+  for (int i = 0; i < no; i++) {
+    const char *p = memchr(res, o[i], (size_t)nres);
+    if (!p) return NULL;
+    perm[i] = p - res;
+    identity &= perm[i] == i;
+  }
+  if (identity) return x;
+  NamedAttr pa = {"permutation", attr_dense_i64_array(b->c, no, perm)};
+  return emit(b, OP_TRANSPOSE, 1, &x, (Type *)rt, 1, &pa);
+}
+
+/* The einsum of lhs (labels l; NULL: unary) and rhs (labels r) into
+ * output labels o of type rt; NULL when not expressible. */
+static Value *einsum_dot(Rw *b, Value *lhs, char *l, int nl, Value *rhs, char *r, int nr, const char *o, int no,
+                         const Type *rt) {
+  Context *c = b->c;
+  if (lhs) lhs = einsum_sum_out(b, lhs, l, &nl, r, nr, o, no);
+  rhs = einsum_sum_out(b, rhs, r, &nr, l, nl, o, no);
+  if (!lhs) return einsum_order(b, rhs, r, nr, o, no, rt);
+  int64_t lb[EINSUM_MAX], rb[EINSUM_MAX], lc[EINSUM_MAX], rc[EINSUM_MAX], dims[EINSUM_MAX];
+  char res[EINSUM_MAX];
+  int nb = 0, nc = 0, nres = 0;
+  for (int i = 0; i < nl; i++) {
+    const char *in_r = memchr(r, l[i], (size_t)nr);
+    if (!in_r) continue;
+    if (memchr(o, l[i], (size_t)no)) {
+      lb[nb] = i;
+      rb[nb++] = in_r - r;
+      dims[nres] = lhs->type->dims[i];
+      res[nres++] = l[i];
+    } else {
+      lc[nc] = i;
+      rc[nc++] = in_r - r;
+    }
+  }
+  for (int i = 0; i < nl; i++)
+    if (!memchr(r, l[i], (size_t)nr)) {
+      dims[nres] = lhs->type->dims[i];
+      res[nres++] = l[i];
+    }
+  for (int i = 0; i < nr; i++)
+    if (!memchr(l, r[i], (size_t)nl)) {
+      dims[nres] = rhs->type->dims[i];
+      res[nres++] = r[i];
+    }
+  if (nres != no) return NULL;
+  NamedAttr kv[4] = {{"lhs_batching_dimensions", attr_int_list(c, nb, lb)},
+                     {"rhs_batching_dimensions", attr_int_list(c, nb, rb)},
+                     {"lhs_contracting_dimensions", attr_int_list(c, nc, lc)},
+                     {"rhs_contracting_dimensions", attr_int_list(c, nc, rc)}};
+  NamedAttr dn = {"dot_dimension_numbers", attr_dialect(c, "stablehlo.dot", 4, kv)};
+  Value *ops[2] = {lhs, rhs};
+  Value *d = emit(b, OP_DOT_GENERAL, 2, ops, type_tensor(c, rt->elem, nres, dims, NULL), 1, &dn);
+  return einsum_order(b, d, res, nres, o, no, rt);
+}
+
+/* The config "LHS,RHS->OUT" of an einsum; unary ("IN->OUT"): *nl = -1. */
+static bool einsum_config(const Op *op, char *l, int *nl, char *r, int *nr, char *o, int *no) {
+  const Attr *a = op_attr(op, "einsum_config");
+  if (!a || a->kind != ATTR_STRING) return false;
+  const char *s = a->u.str.s, *end = s + a->u.str.len;
+  const char *arrow = NULL;
+  for (const char *p = s; p + 1 < end && !arrow; p++)
+    if (p[0] == '-' && p[1] == '>') arrow = p;
+  if (!arrow) return false;
+  const char *comma = memchr(s, ',', (size_t)(arrow - s));
+  *nl = -1;
+  if (comma && !einsum_term(s, (size_t)(comma - s), l, nl)) return false;
+  const char *rs = comma ? comma + 1 : s;
+  return einsum_term(rs, (size_t)(arrow - rs), r, nr) && einsum_term(arrow + 2, (size_t)(end - arrow - 2), o, no);
+}
+
+static Value *decompose_einsum(Rw *b, Op *op) {
+  char l[EINSUM_MAX], r[EINSUM_MAX], o[EINSUM_MAX];
+  int nl, nr, no;
+  const Type *rt = op->results[0].type;
+  if (!einsum_config(op, l, &nl, r, &nr, o, &no) || nl < 0) return NULL;
+  for (int i = 0; i < op->noperands; i++)
+    if (!type_is_static(op->operands[i]->type) || op->operands[i]->type->elem != rt->elem) return NULL;
+  if (!type_is_static(rt) || op->operands[0]->type->rank != nl || op->operands[1]->type->rank != nr ||
+      rt->rank != no)
+    return NULL;
+  return einsum_dot(b, op->operands[0], l, nl, op->operands[1], r, nr, o, no, rt);
+}
+
+/* unary_einsum "IN->OUT": IN's labels not in OUT summed out, then
+ * transposed (einsum(1, operand, ",IN->OUT") without the product). */
+static Value *decompose_unary_einsum(Rw *b, Op *op) {
+  char l[EINSUM_MAX], r[EINSUM_MAX], o[EINSUM_MAX];
+  int nl, nr, no;
+  Value *x = op->operands[0];
+  const Type *rt = op->results[0].type;
+  if (!einsum_config(op, l, &nl, r, &nr, o, &no) || nl >= 0 || !type_is_static(x->type) || !type_is_static(rt) ||
+      x->type->elem != rt->elem || x->type->rank != nr || rt->rank != no)
+    return NULL;
+  return einsum_dot(b, NULL, l, 0, x, r, nr, o, no, rt);
+}
+
 /* The expansion of the ops whose DECOMPOSE column is none: kept. */
 static Value *decompose_none(Rw *b, Op *op) {
   (void)b, (void)op;
