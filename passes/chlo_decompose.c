@@ -816,6 +816,26 @@ static Value *decompose_unary_einsum(Rw *b, Op *op) {
   return einsum_dot(b, NULL, l, 0, x, r, nr, o, no, rt);
 }
 
+/* chlo.constant: the stablehlo.constant of its value. */
+static Value *decompose_chlo_constant(Rw *b, Op *op) {
+  const Attr *v = op_attr(op, "value");
+  if (!v) return NULL;
+  NamedAttr a = {"value", (Attr *)v};
+  return emit(b, OP_CONSTANT, 0, NULL, op->results[0].type, 1, &a);
+}
+
+/* chlo.constant_like of a static shape: a splat stablehlo.constant. */
+static Value *decompose_constant_like(Rw *b, Op *op) {
+  const Attr *v = op_attr(op, "value");
+  Type *rt = op->results[0].type;
+  if (!v || !type_is_static(rt) || rt->elem_opaque || elem_is_complex(rt->elem)) return NULL;
+  if (v->kind == ATTR_BOOL && rt->elem == ELEM_I1) return splat_bits(b, rt, v->u.b);
+  if (!v->type || v->type->elem != rt->elem) return NULL;
+  if (v->kind == ATTR_INT) return splat_bits(b, rt, (uint64_t)v->u.i);
+  if (v->kind == ATTR_FLOAT) return splat_bits(b, rt, v->u.f);
+  return NULL;
+}
+
 /* The expansion of the ops whose DECOMPOSE column is none: kept. */
 static Value *decompose_none(Rw *b, Op *op) {
   (void)b, (void)op;

@@ -47,3 +47,27 @@ func.func @print_token(%t: !stablehlo.token) {
   interpreter.print %t : !stablehlo.token
   func.return
 }
+
+// -----
+
+func.func @constant_like_type(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{expects the result's element type to be the type of 'value', 'i32', but got 'tensor<2xf32>'}}
+  %0 = "chlo.constant_like"(%a) {value = 1 : i32} : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @constant_like_shape(%a: tensor<2xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{requires the same shape for the operand and the result, but got 'tensor<2xf32>' and 'tensor<3xf32>'}}
+  %0 = "chlo.constant_like"(%a) {value = 1.0 : f32} : (tensor<2xf32>) -> tensor<3xf32>
+  func.return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @asin_acos_kernel_real(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{}}
+  %0 = chlo._asin_acos_kernel %a : tensor<2xf32> -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
