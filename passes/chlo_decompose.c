@@ -836,6 +836,52 @@ static Value *decompose_constant_like(Rw *b, Op *op) {
   return NULL;
 }
 
+/* async_done of an async_start's future (its only use): a tpu.async_start
+ * / tpu.async_done pair where the body is a collective over the region's
+ * arguments in order (the collective-overlap pass's form: the VM starts it
+ * on the ICI, the done waits), else the body op run in place of the start
+ * (slices: synchronous, as the spec allows).  The start is dropped once
+ * the done is replaced. */
+static Value *decompose_async_done(Rw *b, Op *done) {
+  Context *c = b->c;
+  Op *start = done->operands[0]->def;
+  Block *body = start && start->kind == OP_ASYNC_START ? op_body(start) : NULL;
+  Op *inner = body ? body->first : NULL, *ret = inner ? inner->next : NULL;
+  if (!ret || ret->kind != OP_RETURN || done->operands[0]->uses->next || ret->noperands != done->nresults ||
+      body->nargs != start->noperands)
+    return NULL;
+  bool async = inner->kind != OP_SLICE && inner->kind != OP_DYNAMIC_SLICE && inner->kind != OP_DYNAMIC_UPDATE_SLICE &&
+               inner->noperands == body->nargs && ret->noperands == inner->nresults;
+  for (int i = 0; async && i < body->nargs; i++) async = inner->operands[i] == &body->args[i];
+  for (int i = 0; async && i < ret->noperands; i++) async = ret->operands[i] == &inner->results[i];
+  Value **out = arena_alloc(&c->arena, sizeof(Value *) * (size_t)(done->nresults + 1));
+  Type **types = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(done->nresults + 1));
+  for (int i = 0; i < done->nresults; i++) types[i] = done->results[i].type;
+  ValueMap m = {0};
+  if (async) {
+    Op *t = op_create(c, OP_TPU_ASYNC_START, NULL, start->loc, start->noperands, start->operands, inner->nresults,
+                      types, 0, NULL, 1);
+    region_clone_into(c, &start->regions[0], &t->regions[0], &m);
+    Op *r = op_body(t)->last;
+    op_insert_before(r, op_build(c, OP_TPU_YIELD, r->loc, r->noperands, r->operands, NULL, 0, NULL));
+    op_erase(r);
+    t->srcloc = start->srcloc;
+    op_insert_before(start, t);
+    Value **tr = arena_alloc(&c->arena, sizeof(Value *) * (size_t)(t->nresults + 1));
+    for (int i = 0; i < t->nresults; i++) tr[i] = &t->results[i];
+    Op *d = op_create(c, OP_TPU_ASYNC_DONE, NULL, done->loc, t->nresults, tr, t->nresults, types, 0, NULL, 0);
+    d->srcloc = done->srcloc;
+    op_insert_before(done, d);
+    for (int i = 0; i < done->nresults; i++) out[i] = &d->results[i];
+  } else {
+    for (int i = 0; i < body->nargs; i++) value_map_put(c, &m, &body->args[i], start->operands[i]);
+    Op *copy = op_clone(c, inner, &m);
+    op_insert_before(start, copy);
+    for (int i = 0; i < done->nresults; i++) out[i] = value_map_get(&m, ret->operands[i]);
+  }
+  return replace_rest(b, done, out, done->nresults);
+}
+
 /* The expansion of the ops whose DECOMPOSE column is none: kept. */
 static Value *decompose_none(Rw *b, Op *op) {
   (void)b, (void)op;
@@ -863,8 +909,12 @@ static void decompose_in_block(Context *c, Block *blk, unsigned want, unsigned s
     Rw b = {c, op};
     Value *v = decompositions[op->kind](&b, op);
     if (!v) continue;
+    Op *def = op->noperands ? op->operands[0]->def : NULL;
     value_replace_all_uses(c, &op->results[0], v);
     op_erase(op);
+    /* An expanded producer the op alone used (async_done's async_start). */
+    if (def && (op_info[def->kind].traits & TRAIT_EXPAND) && def->nresults == 1 && !def->results[0].uses)
+      op_erase(def);
   }
 }
 

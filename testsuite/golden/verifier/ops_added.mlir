@@ -71,3 +71,28 @@ func.func @asin_acos_kernel_real(%a: tensor<2xf32>) -> tensor<2xf32> {
   %0 = chlo._asin_acos_kernel %a : tensor<2xf32> -> tensor<2xf32>
   func.return %0 : tensor<2xf32>
 }
+
+// -----
+
+func.func @async_done_of_tensor(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{operand must be a future, but got 'tensor<2xf32>'}}
+  %0 = "stablehlo.async_done"(%a) : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @async_start_slice_type(%a: tensor<4xf32>) -> !stablehlo.future<tensor<3xf32>> {
+  // expected-error @+1 {{inferred type(s) '!stablehlo.future<tensor<2xf32>>' are incompatible with return type(s) of operation '!stablehlo.future<tensor<3xf32>>'}}
+  %0 = "stablehlo.async_start"(%a) ({
+  ^bb0(%v: tensor<4xf32>):
+    %s = stablehlo.slice %v [0:2] : (tensor<4xf32>) -> tensor<2xf32>
+    "stablehlo.return"(%s) : (tensor<2xf32>) -> ()
+  }) : (tensor<4xf32>) -> !stablehlo.future<tensor<3xf32>>
+  func.return %0 : !stablehlo.future<tensor<3xf32>>
+}
+
+// -----
+
+// expected-error @+1 {{future element type must be a ranked tensor, but got 'tensor<*xf32>'}}
+func.func private @future_unranked() -> !stablehlo.future<tensor<*xf32>>
