@@ -19,9 +19,7 @@ void verify_constant_like(Context *c, Op *op) {
   const Type *in = vo_operand_type(op, 0), *res = vo_result_type(op, 0);
   if (!vo_require_tensor_operand(c, op, 0) || !res) return;
   ElemKind k = v->kind == ATTR_BOOL ? ELEM_I1 : v->type->elem;
-  if (vo_builtin_elem(res) && res->elem != k)
-    op_error(c, op, "expects the result's element type to be the type of 'value', '%s', but got '%s'",
-             vo_type_str(c, v->kind == ATTR_BOOL ? type_scalar_tensor(c, ELEM_I1) : v->type), vo_type_str(c, res));
+  if (vo_builtin_elem(res) && res->elem != k) op_error(c, op, "value's type doesn't match element return type");
   if (!vo_shapes_compatible(in, res))
     op_error(c, op, "requires the same shape for the operand and the result, but got '%s' and '%s'",
              vo_type_str(c, in), vo_type_str(c, res));
