@@ -45,7 +45,19 @@
  *     same kind of approximation (rational, Lanczos, truncated series) and hundreds of ops;
  *     the VM's double-precision kernels are what the corpus's 3 ULP checks were met with;
  *   top_k, scan, ragged_dot: the VM has kernels for them;
- *   anything with a dynamic or empty shape, another element type, or implicit broadcasting. */
+ *   anything with a dynamic or empty shape, another element type, or implicit broadcasting.
+ *
+ * The same table drives the expand pass (pass_expand, below): the ops with
+ * TRAIT_EXPAND have no VM kernel, so it runs first at -O1 and -O2 and again
+ * right before the back end at every level (runtime/compile.c):
+ *   batch_norm_inference / training / grad  the spec's decompositions (XLA's
+ *                 BatchNormExpander): broadcast_in_dim along feature_index, reduce-add
+ *   torch_index_select  a gather (batch_dims as batching dimensions)
+ *   einsum, unary_einsum  reduce-add of one-sided labels, dot_general, transpose
+ *   chlo.constant, chlo.constant_like  stablehlo.constant (static shapes)
+ *   async_start / async_done  a tpu.async_start / tpu.async_done pair (collective
+ *                 bodies), or the body op in place (slices)
+ * and it feeds interpreter.run_parallel's infeed queues (feed_run_parallel). */
 #include <math.h>
 #include <string.h>
 
