@@ -225,3 +225,18 @@ void lower_rng_bit_generator(FuncBuilder *fb, Op *op, int opcode) {
   fint(fb->e, attr_enum_index(op, "rng_algorithm", algs, 0));
   emit_op(fb, op, opcode);
 }
+
+/* rng: distribution (0 UNIFORM, 1 NORMAL) and a seed hashed from the op's
+ * line and column and its place in the bytecode (so two rng ops draw different streams); the shape
+ * operand is the result's type. */
+void lower_rng(FuncBuilder *fb, Op *op, int opcode) {
+  static const char *const dists[] = {"UNIFORM", "NORMAL", NULL};
+  uint64_t h = 0xcbf29ce484222325ull;
+  h = (h ^ op->loc.line) * 0x100000001b3ull;
+  h = (h ^ op->loc.col) * 0x100000001b3ull;
+  h = (h ^ fb->e->nops) * 0x100000001b3ull; /* copies of one source op (inlined) differ */
+  h = (h ^ fb->ninstrs) * 0x100000001b3ull;
+  fint(fb->e, attr_enum_index(op, "rng_distribution", dists, 0));
+  fint(fb->e, (int64_t)(h & 0x7fffffffffffffffull));
+  emit_op_range(fb, op, opcode, 0, 2);
+}

@@ -14,6 +14,7 @@ typedef struct OpParts {
   PtrVec op_types;   /* Type* declared for operands (may be empty) */
   PtrVec res_types;  /* Type* of results */
   Loc types_loc;
+  OpKind kind;       /* the op being parsed (hooks shared by several ops) */
 } OpParts;
 
 static void parts_free(OpParts *o) {
@@ -753,12 +754,12 @@ static Op *parse_constant_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
   Attr *v = parse_attr(p);
   if (!v) return NULL;
   if (v->kind != ATTR_DENSE && v->kind != ATTR_DENSE_RESOURCE) {
-    p_error(p, loc, "stablehlo.constant expects a dense literal");
+    p_error(p, loc, "%s expects a dense literal", op_info[o->kind].name);
     return NULL;
   }
   add_attr(p, o, "value", v);
   vec_push(&o->res_types, v->type);
-  return build_op(p, OP_CONSTANT, loc, nresults, o, 0);
+  return build_op(p, o->kind, loc, nresults, o, 0);
 }
 
 static Op *parse_custom_call_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
@@ -1068,7 +1069,7 @@ static Op *(*const whole_parsers[HOOK_COUNT])(Parser *p, Loc loc, OpParts *o, in
 bool parse_custom_op(Parser *p, OpKind kind, Loc loc, int nresults, Op **out) {
   const char *fmt = op_info[kind].format;
   FmtHook hook = fmt_whole_hook(fmt);
-  OpParts o = {0};
+  OpParts o = {.kind = kind};
   Op *op = NULL;
   if (hook == HOOK_NONE) {
     if (parse_formatted(p, &o, fmt, nresults)) op = build_op(p, kind, loc, nresults, &o, 0);

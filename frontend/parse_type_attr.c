@@ -210,6 +210,27 @@ static size_t tensor_spelling_len(const char *s, const char *end) {
   return 0;
 }
 
+/* The <T, ...> of !stablehlo.future: ranked tensors. */
+static Type *parse_future_type(Parser *p) {
+  if (!p_expect(p, "<")) return NULL;
+  PtrVec elems = {0};
+  Type *result = NULL;
+  do {
+    Loc loc = p->tok.loc;
+    Type *e = parse_type(p);
+    if (!e) goto out;
+    if (e->kind != TY_TENSOR || e->rank < 0) {
+      p_error(p, loc, "future element type must be a ranked tensor, but got '%s'", type_to_string(p->c, e));
+      goto out;
+    }
+    vec_push(&elems, e);
+  } while (p_accept(p, ","));
+  if (p_expect(p, ">")) result = type_future(p->c, (int)elems.len, (Type *const *)elems.items);
+out:
+  vec_free(&elems);
+  return result;
+}
+
 Type *parse_type(Parser *p) {
   Token t = p->tok;
   /* Most of a StableHLO file is tensor types: reuse each spelling's type. */
@@ -296,6 +317,9 @@ static Type *parse_type_uncached(Parser *p) {
     if (t.len == 16 && memcmp(t.text, "!stablehlo.token", 16) == 0) {
       p_next(p);
       result = type_token(p->c);
+    } else if (t.len == 17 && memcmp(t.text, "!stablehlo.future", 17) == 0) {
+      p_next(p);
+      result = parse_future_type(p);
     } else {
       p_next(p);
       result = parse_dialect_type(p, &t);

@@ -42,6 +42,14 @@ void print_type(FILE *out, const Type *t) {
     fputc_unlocked('>', out);
     return;
   case TY_TOKEN: fputs_unlocked("!stablehlo.token", out); return;
+  case TY_FUTURE:
+    fputs_unlocked("!stablehlo.future<", out);
+    for (int i = 0; i < t->ninputs; i++) {
+      if (i) fputs_unlocked(", ", out);
+      print_type(out, t->inputs[i]);
+    }
+    fputc_unlocked('>', out);
+    return;
   case TY_NONE: fputs_unlocked("none", out); return;
   case TY_OPAQUE: fputs_unlocked(t->text, out); return;
   case TY_FUNC:

@@ -895,7 +895,7 @@ static bool constant_prints_pretty(const Op *op, Arena *scratch) {
 
 static void print_constant_hook(Printer *p, const Op *op, Arena *scratch) {
   (void)scratch;
-  fputs_unlocked("stablehlo.constant", p->out);
+  fputs_unlocked(op->name, p->out); /* stablehlo.constant or chlo.constant */
   static const char *const skip[] = {"value", NULL};
   print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, true);
   fputc_unlocked(' ', p->out);

@@ -102,6 +102,10 @@ Type *type_tuple(Context *c, int n, Type *const *elems) {
 }
 
 Type *type_token(Context *c) { return intern(c, &(Type){.kind = TY_TOKEN}); }
+
+Type *type_future(Context *c, int n, Type *const *elems) {
+  return intern(c, &(Type){.kind = TY_FUTURE, .ninputs = n, .inputs = elems});
+}
 Type *type_none(Context *c) { return intern(c, &(Type){.kind = TY_NONE}); }
 
 Type *type_func(Context *c, int nin, Type *const *in, int nout, Type *const *out) {

@@ -587,11 +587,27 @@ void verify_collective_permute(Context *c, Op *op) {
                vo_type_str(c, vo_result_type(op, i)), vo_type_str(c, vo_operand_type(op, i)));
 }
 
+/* C3-C5: with has_dynamic_root the last operand is the roots,
+ * tensor<[N]xi32>, and the first N operands give the N results. */
 void verify_collective_broadcast(Context *c, Op *op) {
   int64_t gs;
   check_replica_groups(c, op, true, &gs);
-  if (!same_count(c, op)) return;
-  for (int i = 0; i < op->noperands; i++)
+  bool dyn = false;
+  vo_bool_attr(c, op, "has_dynamic_root", false, &dyn);
+  int n = op->noperands - (dyn ? 1 : 0);
+  if (n < 1) {
+    op_error(c, op, "expects at least %d operands with has_dynamic_root = %s, but got %d", dyn ? 2 : 1,
+             dyn ? "true" : "false", op->noperands);
+    return;
+  }
+  const Type *root = dyn ? vo_operand_type(op, n) : NULL;
+  if (root && !(vo_rank(root) == 1 && root->elem == ELEM_I32 && vo_dims_compatible(vo_dim(root, 0), n)))
+    op_error(c, op, "expects the roots operand #%d to be tensor<%dxi32>, but got '%s'", n, n, vo_type_str(c, root));
+  if (op->nresults != n && !c->infer) {
+    op_error(c, op, "expects %d results (one per broadcast operand), but got %d", n, op->nresults);
+    return;
+  }
+  for (int i = 0; i < n && i < op->nresults; i++)
     if (!vo_types_compatible(vo_operand_type(op, i), vo_result_type(op, i)))
       op_error(c, op, "expects result #%d to have the type of operand #%d, but got '%s' and '%s'", i, i,
                vo_type_str(c, vo_result_type(op, i)), vo_type_str(c, vo_operand_type(op, i)));
