@@ -229,6 +229,7 @@ static Attr *parse_styled_attr(Parser *p, const char *style) {
     return r;
   }
   if (strcmp(style, "conv") == 0) return parse_conv_dims_body(p);
+  if (strcmp(style, "alg") == 0) return parse_dot_algorithm_body(p);
   if (strcmp(style, "dense") == 0) {
     if (!(tok_is(&p->tok, "dense") || tok_is(&p->tok, "dense_resource"))) {
       p_error_here(p, "expected dense literal");

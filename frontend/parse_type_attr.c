@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <gmp.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -988,6 +989,92 @@ static bool parse_dialect_params(Parser *p, PtrVec *params) {
   return p_is(p, ">");
 }
 
+/* The precision-type word of a dot algorithm's parameter key ("f32"), or
+ * NULL after a diagnostic when it is missing or not a type name. */
+static const char *dot_alg_type(Parser *p, const Attr *a, const char *key, Loc loc) {
+  const Attr *v = dialect_param(a, key);
+  if (!v || v->kind != ATTR_ENUM || v->u.enm.dialect) {
+    p_error(p, loc, "#stablehlo.dot_algorithm needs '%s' (a type such as bf16 or f32)", key);
+    return NULL;
+  }
+  ElemKind k;
+  if (!elem_from_name(v->u.enm.value, strlen(v->u.enm.value), &k)) {
+    p_error(p, loc, "#stablehlo.dot_algorithm: '%s' is not a type: '%s'", key, v->u.enm.value);
+    return NULL;
+  }
+  return v->u.enm.value;
+}
+
+/* Is this (lhs, rhs, accumulation, primitive operations) one of the dot
+ * algorithms StableHLO knows to run on some hardware (dot_general I8-I10)? */
+static bool dot_alg_known(const char *l, const char *r, const char *acc, int64_t lc, int64_t rc, int64_t nops,
+                          bool imprecise) {
+  if (lc != 1 || rc != 1) return false;
+  bool l8 = strncmp(l, "f8", 2) == 0, r8 = strncmp(r, "f8", 2) == 0;
+  if (l8 && r8 && strcmp(acc, "f32") == 0 && nops == 1) return true;
+  if (imprecise) return false;
+  static const struct {
+    const char *l, *r, *acc;
+    int64_t n;
+  } known[] = {{"f16", "f16", "f16", 1},   {"f16", "f16", "f32", 1},   {"bf16", "bf16", "bf16", 1},
+               {"bf16", "bf16", "f32", 1}, {"bf16", "bf16", "f32", 3}, {"bf16", "bf16", "f32", 6},
+               {"bf16", "bf16", "f32", 9}, {"tf32", "tf32", "f32", 1}, {"tf32", "tf32", "f32", 3},
+               {"f32", "f32", "f32", 1},   {"f64", "f64", "f64", 1}};
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strcmp(known[i].l, l) == 0 && strcmp(known[i].r, r) == 0 && strcmp(known[i].acc, acc) == 0 &&
+        known[i].n == nops)
+      return true;
+  return false;
+}
+
+/* The rules of a #stablehlo.dot_algorithm (dot_general C22-C24, I8-I10):
+ * every field given, counts positive, a known combination. */
+bool check_dot_algorithm(Parser *p, const Attr *a, Loc loc) {
+  static const char *const keys[] = {"lhs_precision_type", "rhs_precision_type", "accumulation_type",
+                                     "lhs_component_count", "rhs_component_count", "num_primitive_operations",
+                                     "allow_imprecise_accumulation"};
+  for (int i = 0; i < a->u.dialect.n; i++) {
+    bool known = false;
+    for (int k = 0; k < 7; k++) known |= a->u.dialect.params[i].name && strcmp(a->u.dialect.params[i].name, keys[k]) == 0;
+    if (!known) {
+      p_error(p, loc, "#stablehlo.dot_algorithm has an unknown parameter '%s' (expected %s, %s, %s, %s, %s, %s, %s)",
+              a->u.dialect.params[i].name ? a->u.dialect.params[i].name : "(positional)", keys[0], keys[1], keys[2],
+              keys[3], keys[4], keys[5], keys[6]);
+      return false;
+    }
+  }
+  const char *t[3];
+  for (int k = 0; k < 3; k++)
+    if (!(t[k] = dot_alg_type(p, a, keys[k], loc))) return false;
+  int64_t n[3];
+  static const char *const what[] = {"lhs component count", "rhs component count", "num primitive operations"};
+  for (int k = 0; k < 3; k++) {
+    const Attr *v = dialect_param(a, keys[3 + k]);
+    if (!v || v->kind != ATTR_INT) {
+      p_error(p, loc, "#stablehlo.dot_algorithm needs '%s' (an integer)", keys[3 + k]);
+      return false;
+    }
+    n[k] = v->u.i;
+    if (n[k] < 1) {
+      p_error(p, loc, "dot algorithm: %s must be positive, but got %" PRId64, what[k], n[k]);
+      return false;
+    }
+  }
+  const Attr *imp = dialect_param(a, keys[6]);
+  if (!imp || imp->kind != ATTR_BOOL) {
+    p_error(p, loc, "#stablehlo.dot_algorithm needs '%s' (true or false)", keys[6]);
+    return false;
+  }
+  if (!dot_alg_known(t[0], t[1], t[2], n[0], n[1], n[2], imp->u.b)) {
+    p_error(p, loc,
+            "dot algorithm not known to be supported on any hardware: {lhs:'%s', rhs:'%s', accum:'%s', "
+            "lhs_components:%" PRId64 ", rhs_components:%" PRId64 ", primitive_ops:%" PRId64 ", imprecise:%d}",
+            t[0], t[1], t[2], n[0], n[1], n[2], imp->u.b ? 1 : 0);
+    return false;
+  }
+  return true;
+}
+
 /* #dialect.name<...> or #dialect<...>: structured when the body is a list of
  * [key =] value items, else kept as text. */
 static Attr *parse_hash_attr(Parser *p) {
@@ -1040,7 +1127,28 @@ static Attr *parse_hash_attr(Parser *p) {
   Attr *a = attr_dialect(p->c, arena_strndup(&p->c->arena, name, nlen), params.len, items);
   vec_free(&params);
   if (is_conv && raw) return conv_from_raw(p, a, t.loc);
+  if (nlen == 23 && memcmp(name, "stablehlo.dot_algorithm", 23) == 0 && !check_dot_algorithm(p, a, t.loc))
+    return NULL;
   return a;
+}
+
+/* The pretty form of dot_general's algorithm: <lhs_precision_type = bf16,
+ * ...>, the body of a #stablehlo.dot_algorithm; the current token is '<'. */
+Attr *parse_dot_algorithm_body(Parser *p) {
+  Loc loc = p->tok.loc;
+  if (!p_expect(p, "<")) return NULL;
+  PtrVec params = {0};
+  bool ok = parse_dialect_params(p, &params) && p_expect(p, ">");
+  if (!ok) {
+    p_error_here(p, "expected '<key = value, ...>' of a dot algorithm");
+    vec_free(&params);
+    return NULL;
+  }
+  NamedAttr items[params.len ? params.len : 1];
+  for (int i = 0; i < params.len; i++) items[i] = *(NamedAttr *)params.items[i];
+  Attr *a = attr_dialect(p->c, "stablehlo.dot_algorithm", params.len, items);
+  vec_free(&params);
+  return check_dot_algorithm(p, a, loc) ? a : NULL;
 }
 
 /* array<i64: 1, 2> */

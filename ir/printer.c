@@ -235,6 +235,8 @@ static bool attr_fits_style(const Attr *a, const char *style, Arena *scratch) {
     return true;
   }
   if (strcmp(style, "conv") == 0) return a->kind == ATTR_CONV_DIMS;
+  if (strcmp(style, "alg") == 0)
+    return a->kind == ATTR_DIALECT && strcmp(a->u.dialect.name, "stablehlo.dot_algorithm") == 0;
   if (strcmp(style, "dense") == 0) return a->kind == ATTR_DENSE || a->kind == ATTR_DENSE_RESOURCE;
   return true; /* attr */
 }
@@ -381,6 +383,8 @@ static void print_styled_attr(Printer *p, const Attr *a, const char *style, Aren
     fputc_unlocked(']', p->out);
   } else if (strcmp(style, "conv") == 0) {
     print_conv_dims(p->out, &a->u.conv);
+  } else if (strcmp(style, "alg") == 0) {
+    print_dialect_body(p->out, a, false);
   } else {
     print_attr(p->out, a, false);
   }

@@ -403,6 +403,25 @@ static bool check_dot_dims(Context *c, const Op *op, const Type *l, const Type *
   return good;
 }
 
+/* C21: an algorithm (its fields are checked when it is parsed) needs the
+ * DEFAULT precision config. */
+static void check_dot_algorithm_precision(Context *c, Op *op) {
+  const Attr *alg = op_attr(op, "algorithm"), *pc = op_attr(op, "precision_config");
+  if (!alg) return;
+  if (alg->kind != ATTR_DIALECT || strcmp(alg->u.dialect.name, "stablehlo.dot_algorithm") != 0) {
+    op_error(c, op, "attribute 'algorithm' must be a #stablehlo.dot_algorithm<...> attribute");
+    return;
+  }
+  if (!pc || pc->kind != ATTR_ARRAY) return;
+  for (int i = 0; i < pc->u.array.n; i++) {
+    const char *v = attr_enum_value(pc->u.array.items[i]);
+    if (v && strcmp(v, "DEFAULT") != 0) {
+      op_error(c, op, "must specify DEFAULT precision config when algorithm is set, but precision #%d is %s", i, v);
+      return;
+    }
+  }
+}
+
 void verify_dot_general(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_operand(c, op, 1);
@@ -410,15 +429,7 @@ void verify_dot_general(Context *c, Op *op) {
   const Attr *dn = NULL;
   AttrRead ad = vo_dialect_attr(c, op, "dot_dimension_numbers", "stablehlo.dot", true, &dn);
   check_precision_config(c, op);
-  const Attr *alg = op_attr(op, "algorithm");
-  if (alg && alg->kind == ATTR_DIALECT) {
-    static const char *const counts[] = {"lhs_component_count", "rhs_component_count", "num_primitive_operations"};
-    for (int i = 0; i < 3; i++) {
-      const Attr *p = dialect_param(alg, counts[i]);
-      if (p && p->kind == ATTR_INT && p->u.i <= 0)
-        op_error(c, op, "algorithm %s must be positive, but got %" PRId64, counts[i], p->u.i);
-    }
-  }
+  check_dot_algorithm_precision(c, op);
   if (!ok) return;
   const Type *l = vo_operand_type(op, 0), *r = vo_operand_type(op, 1);
   if (!vo_elems_compatible(l, r))
