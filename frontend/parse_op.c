@@ -269,6 +269,14 @@ static bool generic_types_match(Parser *p, Loc loc, Loc type_loc, const Type *ft
   return true;
 }
 
+/* The op kind of a name; arith.constant, which upstream StableHLO tests
+ * use for tensor constants, reads as stablehlo.constant (the same syntax
+ * and semantics when its value is a tensor). */
+static OpKind parse_op_kind(const char *name, size_t len) {
+  if (len == 14 && memcmp(name, "arith.constant", 14) == 0) return OP_CONSTANT;
+  return op_kind_from_name(name, len);
+}
+
 /* "name"(operands) <{props}>? ({regions})? {attrs}? : (types) -> types */
 static Op *parse_generic_op(Parser *p, Loc loc, int nresults) {
   Token name_tok = p->tok;
@@ -299,7 +307,7 @@ static Op *parse_generic_op(Parser *p, Loc loc, int nresults) {
     if (!props || !p_expect(p, ">")) goto out;
     for (int i = 0; i < props->u.dict.n; i++) vec_push(&attrs, &props->u.dict.items[i]);
   }
-  OpKind kind = op_kind_from_name(name, nlen);
+  OpKind kind = parse_op_kind(name, nlen);
   /* Regions are parsed into a temporary op, then moved. */
   Region *tmp_regions = NULL;
   int nregions = 0;
@@ -370,7 +378,7 @@ Op *parse_op(Parser *p) {
     op = parse_generic_op(p, loc, nresults);
   } else if (p->tok.kind == TOK_IDENT) {
     Token name = p->tok;
-    OpKind kind = op_kind_from_name(name.text, name.len);
+    OpKind kind = parse_op_kind(name.text, name.len);
     if (kind == OP_UNKNOWN && !memchr(name.text, '.', name.len)) {
       char buf[64];
       snprintf(buf, sizeof buf, "func.%.*s", (int)(name.len > 40 ? 40 : name.len), name.text);
