@@ -970,6 +970,7 @@ static Attr *parse_enum_form(Parser *p, const char *name, size_t nlen) {
 static bool parse_dialect_params(Parser *p, PtrVec *params) {
   if (p_is(p, ">")) return true;
   do {
+    if (params->len && p_is(p, ">")) break; /* a trailing comma, as upstream accepts */
     NamedAttr *na = arena_alloc(&p->c->arena, sizeof(NamedAttr));
     if (p->tok.kind == TOK_IDENT) {
       Token key = p->tok;
@@ -1090,6 +1091,10 @@ static Attr *parse_hash_attr(Parser *p) {
     Attr *a = parse_conv_dims_body(p);
     if (!a || !p_expect(p, ">")) return NULL;
     return a;
+  }
+  if (is_conv && !tok_is(&p->tok, "raw")) {
+    p_error_here(p, "expected '[' (#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>)");
+    return NULL;
   }
   bool sdy = nlen >= 3 && memcmp(name, "sdy", 3) == 0 && (nlen == 3 || name[3] == '.');
   if (memchr(name, '.', nlen) == NULL && !sdy) return parse_enum_form(p, name, nlen);

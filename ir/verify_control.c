@@ -310,10 +310,12 @@ static int cmp_i64(const void *a, const void *b) {
 }
 
 /* replica_groups: a 2-d integer dense attribute.  Values are unique and
- * non-negative (-1 pads uneven groups).  *group_size receives the second
- * dimension (or -1 when unknown). */
+ * cover 0..n-1 (-1 pads uneven groups, except in the ops whose groups all
+ * have one size: all_gather, all_to_all, reduce_scatter).  *group_size
+ * receives the second dimension (or -1 when unknown). */
 static void check_replica_groups(Context *c, const Op *op, bool required, int64_t *group_size) {
   *group_size = -1;
+  bool uniform = op->kind == OP_ALL_GATHER || op->kind == OP_ALL_TO_ALL || op->kind == OP_REDUCE_SCATTER;
   const Attr *a = op_attr(op, "replica_groups");
   if (!a) {
     if (required) op_error(c, op, "requires attribute 'replica_groups'");
@@ -333,8 +335,9 @@ static void check_replica_groups(Context *c, const Op *op, bool required, int64_
   int64_t n = 0;
   for (int64_t i = 0; i < total; i++) {
     int64_t v = dense_get_int(a, i);
-    if (v < -1) {
-      op_error(c, op, "replica groups contain invalid replica id %" PRId64, v);
+    if (v < -1 || (v == -1 && uniform)) {
+      op_error(c, op, "replica groups contain invalid replica id %" PRId64 "%s", v,
+               v == -1 ? " (this op's groups all have the same size: no -1 padding)" : "");
       return;
     }
     if (v != -1) ids[n++] = v;
@@ -343,6 +346,12 @@ static void check_replica_groups(Context *c, const Op *op, bool required, int64_
   for (int64_t i = 1; i < n; i++)
     if (ids[i] == ids[i - 1]) {
       op_error(c, op, "replica id #%" PRId64 " seen more than once", ids[i]);
+      return;
+    }
+  for (int64_t i = 0; i < n; i++)
+    if (ids[i] != i) {
+      op_error(c, op, "replica id #%" PRId64 " not seen in replica groups (the ids must be 0 to %" PRId64 ")", i,
+               n - 1);
       return;
     }
 }

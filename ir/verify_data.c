@@ -250,7 +250,8 @@ static void check_select_region(Context *c, Op *op, const Type *x) {
 }
 
 /* window_dimensions of a rank-`rank` select_and_scatter: positive, one
- * per dimension, all 1 when absent; NULL after a diagnostic. */
+ * per dimension (C4: absent is an empty list, so only a rank-0 operand may
+ * leave it out); NULL after a diagnostic. */
 static const int64_t *select_window(Context *c, Op *op, int rank) {
   I64List wd;
   AttrRead aw = vo_i64_list_attr(c, op, "window_dimensions", false, &wd);
@@ -267,6 +268,8 @@ static const int64_t *select_window(Context *c, Op *op, int rank) {
           break;
         }
     }
+  } else if (aw == AR_ABSENT && rank != 0) {
+    op_error(c, op, "window_dimensions should have %d elements (the operand rank), but is absent", rank);
   } else if (aw == AR_ABSENT) {
     int64_t *ones = new_dims(c, rank);
     for (int i = 0; i < rank; i++) ones[i] = 1;
