@@ -288,6 +288,7 @@ void verify_infeed_recv(Context *c, Op *op) {
     return;
   }
   expect_token_result(c, op, op->nresults - 1);
+  vo_check_infeed_layout(c, op);
   for (int i = 0; i < op->nresults - 1; i++) {
     const Type *t = vo_result_type(op, i);
     if (t && t->kind != TY_TENSOR && t->kind != TY_TUPLE)
@@ -648,6 +649,7 @@ void verify_custom_call(Context *c, Op *op) {
   const Attr *bc = op_attr(op, "backend_config");
   if (bc && bc->kind != ATTR_STRING && bc->kind != ATTR_DICT)
     op_error(c, op, "backend_config must be a string or a dictionary, but got %s", vo_attr_str(c, bc));
+  vo_check_custom_call_attrs(c, op);
   const Attr *cc = op_attr(op, "called_computations");
   if (cc) {
     if (cc->kind != ATTR_ARRAY)
@@ -829,9 +831,10 @@ void verify_composite(Context *c, Op *op) {
   else if (name->kind != ATTR_STRING)
     op_error(c, op, "attribute 'name' must be a string, but got %s", vo_attr_str(c, name));
   else {
-    const char *s = name->u.str.s, *dot = strchr(s, '.');
-    if (!dot || dot == s || dot[1] == 0)
-      op_error(c, op, "name '%s' must be a namespaced op name (dialect.op)", s);
+    const char *s = name->u.str.s;
+    if (!vo_namespaced_op_name(s))
+      op_error(c, op, "name '%s' must be a valid namespaced op name (dialect.op: a letter, then letters, digits, "
+               "'_'; then '.' parts of letters, digits, '_', '$')", s);
   }
   const Attr *ca = op_attr(op, "composite_attributes");
   if (ca && ca->kind != ATTR_DICT)

@@ -168,4 +168,9 @@ int64_t vo_replica_group_size(Context *c, const Op *op, bool required);
 bool vo_groups_exact(const Op *op);
 
 
+/* Attribute rules of verify_layouts.c. */
+void vo_check_custom_call_attrs(Context *c, Op *op); /* layouts, aliases, backend_config, CreateBuffer */
+void vo_check_infeed_layout(Context *c, Op *op);
+bool vo_namespaced_op_name(const char *s); /* composite_c1 */
+
 #endif
