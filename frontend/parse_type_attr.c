@@ -964,16 +964,67 @@ static Attr *parse_enum_form(Parser *p, const char *name, size_t nlen) {
                    arena_strndup(&p->c->arena, val, (size_t)(body + blen - val)));
 }
 
+/* The parameter keys of StableHLO's structured attributes, which are
+ * errors when misspelt (others are kept as written); NULL for the rest. */
+static const char *const *stablehlo_param_keys(const char *name, size_t nlen) {
+  static const char *const dot[] = {"lhs_batching_dimensions", "rhs_batching_dimensions",
+                                    "lhs_contracting_dimensions", "rhs_contracting_dimensions", NULL};
+  static const char *const gather[] = {"offset_dims",      "collapsed_slice_dims", "operand_batching_dims",
+                                       "start_indices_batching_dims", "start_index_map", "index_vector_dim",
+                                       NULL};
+  static const char *const scatter[] = {"update_window_dims",           "inserted_window_dims",
+                                        "input_batching_dims",          "scatter_indices_batching_dims",
+                                        "scatter_dims_to_operand_dims", "index_vector_dim",
+                                        NULL};
+  static const char *const alias[] = {"output_tuple_indices", "operand_index", "operand_tuple_indices", NULL};
+  static const char *const channel[] = {"handle", "type", NULL};
+  static const char *const accuracy[] = {"atol", "rtol", "ulps", "mode", NULL};
+  static const struct {
+    const char *name;
+    const char *const *keys;
+  } table[] = {{"stablehlo.dot", dot},
+               {"stablehlo.gather", gather},
+               {"stablehlo.scatter", scatter},
+               {"stablehlo.output_operand_alias", alias},
+               {"stablehlo.channel_handle", channel},
+               {"stablehlo.result_accuracy", accuracy}};
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strlen(table[i].name) == nlen && memcmp(table[i].name, name, nlen) == 0) return table[i].keys;
+  return NULL;
+}
+
+/* A parameter key of a structured StableHLO attribute: one of keys, given
+ * once.  False after a diagnostic. */
+static bool check_param_key(Parser *p, const Token *at, const char *name, const PtrVec *params,
+                            const char *const *keys) {
+  bool known = false;
+  for (int i = 0; name && keys[i]; i++) known |= strcmp(keys[i], name) == 0;
+  if (!known) {
+    char list[512];
+    size_t len = 0;
+    for (int i = 0; keys[i] && len < sizeof list; i++)
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s`%s`", i ? ", " : "", keys[i]);
+    p_error(p, at->loc, "expected one of: %s", list);
+    return false;
+  }
+  for (int i = 0; i < params->len; i++)
+    if (strcmp(((NamedAttr *)params->items[i])->name, name) == 0) {
+      p_error(p, at->loc, "duplicated `%s` entry", name);
+      return false;
+    }
+  return true;
+}
+
 /* The structured parameters of a dialect attribute up to (not through) its
  * '>': `key = value` or bare values, comma-separated.  False (quietly)
  * when they do not follow that grammar. */
-static bool parse_dialect_params(Parser *p, PtrVec *params) {
+static bool parse_dialect_params(Parser *p, PtrVec *params, const char *const *keys) {
   if (p_is(p, ">")) return true;
   do {
     if (params->len && p_is(p, ">")) break; /* a trailing comma, as upstream accepts */
     NamedAttr *na = arena_alloc(&p->c->arena, sizeof(NamedAttr));
+    Token key = p->tok;
     if (p->tok.kind == TOK_IDENT) {
-      Token key = p->tok;
       Lexer save_lex = p->lex;
       p_next(p);
       if (p_accept(p, "=")) {
@@ -983,6 +1034,7 @@ static bool parse_dialect_params(Parser *p, PtrVec *params) {
         p->tok = key;
       }
     }
+    if (keys && !check_param_key(p, &key, na->name, params, keys)) return false;
     na->value = parse_dialect_param_value(p);
     if (!na->value) return false;
     vec_push(params, na);
@@ -1110,9 +1162,15 @@ static Attr *parse_hash_attr(Parser *p) {
   /* Try the structured grammar quietly; fall back to opaque text on failure.
    * Shardy's attributes have a grammar of their own ({"x"} is a list of
    * axes, not a dictionary): always opaque, so they print as written. */
-  p->c->diag.quiet = true;
-  bool ok = !sdy && parse_dialect_params(p, &params);
+  const char *const *keys = stablehlo_param_keys(name, nlen);
+  p->c->diag.quiet = keys ? saved_quiet : true;
+  bool ok = !sdy && parse_dialect_params(p, &params, keys);
   p->c->diag.quiet = saved_quiet;
+  if (!ok && keys) {
+    p_error_here(p, "expected '>' or ',' in #%.*s<...>", (int)nlen, name);
+    vec_free(&params);
+    return NULL;
+  }
   if (!ok) {
     /* Opaque: rescan from '<' to its matching '>'. */
     p->c->diag.nerrors = saved_errors;
@@ -1143,7 +1201,7 @@ Attr *parse_dot_algorithm_body(Parser *p) {
   Loc loc = p->tok.loc;
   if (!p_expect(p, "<")) return NULL;
   PtrVec params = {0};
-  bool ok = parse_dialect_params(p, &params) && p_expect(p, ">");
+  bool ok = parse_dialect_params(p, &params, NULL) && p_expect(p, ">");
   if (!ok) {
     p_error_here(p, "expected '<key = value, ...>' of a dot algorithm");
     vec_free(&params);
