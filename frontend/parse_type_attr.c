@@ -1199,6 +1199,14 @@ static Attr *parse_hash_attr(Parser *p) {
  * ...>, the body of a #stablehlo.dot_algorithm; the current token is '<'. */
 Attr *parse_dot_algorithm_body(Parser *p) {
   Loc loc = p->tok.loc;
+  if (p->tok.kind == TOK_HASH) { /* the generic spelling, as older tpucc printed it */
+    Attr *a = parse_attr(p);
+    if (a && (a->kind != ATTR_DIALECT || strcmp(a->u.dialect.name, "stablehlo.dot_algorithm") != 0)) {
+      p_error(p, loc, "expected a dot algorithm <lhs_precision_type = .., ...>");
+      return NULL;
+    }
+    return a;
+  }
   if (!p_expect(p, "<")) return NULL;
   PtrVec params = {0};
   bool ok = parse_dialect_params(p, &params, NULL) && p_expect(p, ">");

@@ -159,15 +159,16 @@ static void check_output_operand_aliases(Context *c, const Op *op) {
 }
 
 /* backend_config: a dictionary for API_VERSION_TYPED_FFI (4), a string for
- * the others. */
+ * the others (when api_version is written: producers that leave it out
+ * pass either). */
 static void check_backend_config(Context *c, const Op *op) {
   static const char *const names[] = {"API_VERSION_UNSPECIFIED", "API_VERSION_ORIGINAL",
                                       "API_VERSION_STATUS_RETURNING", "API_VERSION_STATUS_RETURNING_UNIFIED",
                                       "API_VERSION_TYPED_FFI"};
   const Attr *bc = op_attr(op, "backend_config");
-  int64_t api = 1;
+  int64_t api = 0;
   const Attr *av = op_attr(op, "api_version");
-  if (!bc || (av && !attr_as_int(av, &api)) || api < 0 || api > 4) return;
+  if (!bc || !av || !attr_as_int(av, &api) || api < 0 || api > 4) return; /* checked when api_version is given */
   if (api == 4 && bc->kind == ATTR_STRING)
     op_error(c, op, "backend_config for api_version %s must be a dictionary attribute", names[api]);
   else if (api != 4 && bc->kind == ATTR_DICT)

@@ -281,7 +281,7 @@ func.func @add_n.impl(%a: tensor<i64>) -> tensor<i64> {
 }
 
 func.func @composite_name(%a: tensor<i64>) -> tensor<i64> {
-  // expected-error @+1 {{name 'add_n' must be a namespaced op name (dialect.op)}}
+  // expected-error @+1 {{name 'add_n' must be a valid namespaced op name}}
   %0 = stablehlo.composite "add_n" %a {decomposition = @add_n.impl} : (tensor<i64>) -> tensor<i64>
   func.return %0 : tensor<i64>
 }
