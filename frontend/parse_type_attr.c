@@ -12,6 +12,7 @@
 
 /* ------------------------------------------------------------ types */
 
+static Attr *parse_number_attr(Parser *p);
 static Type *parse_type_uncached(Parser *p);
 
 /* Parse the inside of tensor<...> at the character level: dims are written
@@ -910,6 +911,13 @@ static Attr *parse_dialect_param_value(Parser *p) {
     return r;
   }
   if (p_is(p, "-") || p->tok.kind == TOK_INT) {
+    Token first = p->tok;
+    Lexer save_lex = p->lex;
+    if (p_is(p, "-")) p_next(p);
+    bool is_float = p->tok.kind == TOK_FLOAT;
+    p->lex = save_lex;
+    p->tok = first;
+    if (is_float) return parse_number_attr(p); /* -0.5, -0.5 : f32 */
     int64_t v;
     if (!parse_int64(p, &v)) return NULL;
     return attr_i64(p->c, v);
