@@ -6,7 +6,7 @@
 // CHECK: %0 = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
 // CHECK: %1 = stablehlo.constant dense<3> : tensor<2xi32>
 // CHECK: channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>
-// EXEC: result[0]: 2xi32=[4 5]
+// EXEC: result[0]: 2xi32=4 5
 func.func @main() -> tensor<2xi32> {
   %0 = arith.constant dense<[1, 2]> : tensor<2xi32>
   %1 = "arith.constant"() {value = dense<3> : tensor<2xi32>} : () -> tensor<2xi32>
