@@ -289,6 +289,7 @@ void verify_infeed_recv(Context *c, Op *op) {
   }
   expect_token_result(c, op, op->nresults - 1);
   vo_check_infeed_layout(c, op);
+  vo_check_channel_type(c, op);
   for (int i = 0; i < op->nresults - 1; i++) {
     const Type *t = vo_result_type(op, i);
     if (t && t->kind != TY_TENSOR && t->kind != TY_TUPLE)
@@ -299,6 +300,7 @@ void verify_infeed_recv(Context *c, Op *op) {
 /* outfeed, send: tensors, then a token in; a token out. */
 void verify_outfeed_send(Context *c, Op *op) {
   if (op->noperands >= 1) expect_token_operand(c, op, op->noperands - 1);
+  vo_check_channel_type(c, op);
   expect_token_result(c, op, 0);
 }
 
@@ -523,6 +525,9 @@ void verify_all_to_all(Context *c, Op *op) {
     op_error(c, op, "split_count must be positive, but got %" PRId64, sc);
     an = AR_BAD;
   }
+  const Attr *rg = op_attr(op, "replica_groups");
+  if (an == AR_OK && rg && rg->kind == ATTR_DENSE && rg->type->rank == 2 && rg->type->dims[0] == 0)
+    op_error(c, op, "group size of replica_groups must be split_count %" PRId64 ", but there are no groups", sc);
   if (an == AR_OK && gs >= 0 && gs != sc)
     op_error(c, op, "group size of replica_groups must be split_count %" PRId64 ", but got %" PRId64, sc, gs);
   if (!ok || as != AR_OK || ac != AR_OK || an != AR_OK) return;

@@ -916,6 +916,14 @@ void verify_rng(Context *c, Op *op) {
     op_error(c, op, "expects the shape operand to be a 1-dimensional tensor, but got '%s'", vo_type_str(c, shape));
   else if (vo_rank(shape) == 1 && vo_dim_known(shape->dims[0]) && vo_is_ranked(res) && shape->dims[0] != res->rank)
     op_error(c, op, "shape operand has %" PRId64 " elements, but the result has rank %d", shape->dims[0], res->rank);
+  I64List v;
+  if (c->infer || !vo_is_ranked(res) || !vo_constant_ints(c, op, 2, &v) || v.n != res->rank) return;
+  for (int i = 0; i < v.n; i++)
+    if (v.v[i] < 0 || (vo_dim_known(res->dims[i]) && res->dims[i] != v.v[i])) {
+      op_error(c, op, "the shape operand %s is incompatible with the result type '%s'", vo_list_str(c, v.n, v.v),
+               vo_type_str(c, res));
+      return;
+    }
 }
 
 void verify_rng_bit_generator(Context *c, Op *op) {

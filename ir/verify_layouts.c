@@ -225,3 +225,19 @@ bool vo_namespaced_op_name(const char *s) {
   }
   return *s == 0;
 }
+
+/* send / recv (C1 with I3/I4): the channel type matches is_host_transfer:
+ * DEVICE_TO_DEVICE (1) without, DEVICE_TO_HOST (2) for send and
+ * HOST_TO_DEVICE (3) for recv with. */
+void vo_check_channel_type(Context *c, Op *op) {
+  const Attr *ch = op_attr(op, "channel_handle");
+  const Attr *t = ch && ch->kind == ATTR_DIALECT ? dialect_param(ch, "type") : NULL;
+  if (!t || t->kind != ATTR_INT || (op->kind != OP_SEND && op->kind != OP_RECV)) return;
+  const Attr *h = op_attr(op, "is_host_transfer");
+  bool host = h && (h->kind == ATTR_UNIT || (h->kind == ATTR_BOOL && h->u.b));
+  int64_t want = !host ? 1 : op->kind == OP_SEND ? 2 : 3;
+  static const char *const names[] = {"DEVICE_TO_DEVICE", "DEVICE_TO_HOST", "HOST_TO_DEVICE"};
+  if (t->u.i != want)
+    op_error(c, op, "channel_type should be %s when is_host_transfer is %s, but the channel_handle's type is %" PRId64,
+             names[want - 1], host ? "true" : "false", t->u.i);
+}
