@@ -312,15 +312,16 @@ static int cmp_i64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* replica_groups: a 2-d integer dense attribute.  Values are unique and,
- * in all_reduce, all_gather, all_to_all and reduce_scatter, cover 0..n-1
- * (-1 pads uneven groups, except in the ops whose groups all have one
- * size: all_gather, all_to_all, reduce_scatter).  *group_size
+/* replica_groups: a 2-d integer dense attribute.  Values are unique and
+ * non-negative (-1 pads uneven groups, except in the ops whose groups all
+ * have one size: all_gather, all_to_all, reduce_scatter).  Whether they are
+ * below the number of processes (C4 of all_gather) is checked when run:
+ * upstream's stricter rule that the ids be exactly 0..n-1 would refuse
+ * valid subsets of the replicas.  *group_size
  * receives the second dimension (or -1 when unknown). */
 static void check_replica_groups(Context *c, const Op *op, bool required, int64_t *group_size) {
   *group_size = -1;
   bool uniform = op->kind == OP_ALL_GATHER || op->kind == OP_ALL_TO_ALL || op->kind == OP_REDUCE_SCATTER;
-  bool contiguous = uniform || op->kind == OP_ALL_REDUCE;
   const Attr *a = op_attr(op, "replica_groups");
   if (!a) {
     if (required) op_error(c, op, "requires attribute 'replica_groups'");
@@ -351,12 +352,6 @@ static void check_replica_groups(Context *c, const Op *op, bool required, int64_
   for (int64_t i = 1; i < n; i++)
     if (ids[i] == ids[i - 1]) {
       op_error(c, op, "replica id #%" PRId64 " seen more than once", ids[i]);
-      return;
-    }
-  for (int64_t i = 0; contiguous && i < n; i++)
-    if (ids[i] != i) {
-      op_error(c, op, "replica id #%" PRId64 " not seen in replica groups (the ids must be 0 to %" PRId64 ")", i,
-               n - 1);
       return;
     }
 }

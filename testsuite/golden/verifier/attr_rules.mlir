@@ -88,18 +88,6 @@ func.func @accuracy_mode(%a: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
-func.func @replica_gap(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{replica id #2 not seen in replica groups (the ids must be 0 to 2)}}
-  %0 = "stablehlo.all_reduce"(%a) ({
-  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
-    %s = stablehlo.add %x, %y : tensor<f32>
-    stablehlo.return %s : tensor<f32>
-  }) {replica_groups = dense<[[0, 1, 3]]> : tensor<1x3xi64>} : (tensor<4xf32>) -> tensor<4xf32>
-  func.return %0 : tensor<4xf32>
-}
-
-// -----
-
 func.func @replica_pad_in_gather(%a: tensor<1xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{replica groups contain invalid replica id -1 (this op's groups all have the same size: no -1 padding)}}
   %0 = "stablehlo.all_gather"(%a) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1], [2, -1]]> : tensor<2x2xi64>} : (tensor<1xf32>) -> tensor<2xf32>
