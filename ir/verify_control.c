@@ -1003,13 +1003,109 @@ void verify_top_k(Context *c, Op *op) {
   }
 }
 
+/* chlo.scan: the inputs (the first operandSegmentSizes[0] operands) share
+ * the size of the scan dimension (scan_dim_size when given); the body takes
+ * one argument per operand, an input without its scan dimension, then the
+ * carries as they are. */
 void verify_scan(Context *c, Op *op) {
   int64_t dim;
   AttrRead ad = vo_int_attr(c, op, "dimension", true, &dim);
-  for (int i = 0; i < op->noperands; i++) vo_require_tensor_operand(c, op, i);
-  const Type *in0 = vo_operand_type(op, 0);
-  if (ad == AR_OK && vo_is_ranked(in0) && (dim < 0 || dim >= in0->rank))
-    op_error(c, op, "dimension %" PRId64 " is out of range for the input rank %d", dim, in0->rank);
+  bool ok = true;
+  for (int i = 0; i < op->noperands; i++) ok &= vo_require_tensor_operand(c, op, i);
+  Arena scratch = {0};
+  int nseg = 0;
+  const int64_t *seg = NULL;
+  int ninputs = op->noperands;
+  if (attr_as_i64_list(op_attr(op, "operandSegmentSizes"), &nseg, &seg, &scratch) && nseg == 2 && seg[0] >= 0 &&
+      seg[0] <= op->noperands)
+    ninputs = (int)seg[0];
+  arena_free_all(&scratch);
+  if (!ok || ad != AR_OK) return;
+  int64_t size = DIM_DYNAMIC;
+  vo_int_attr(c, op, "scan_dim_size", false, &size);
+  for (int i = 0; i < ninputs; i++) {
+    const Type *t = vo_operand_type(op, i);
+    if (!vo_is_ranked(t)) continue;
+    if (dim < 0 || dim >= t->rank) {
+      op_error(c, op, "scan dimension %" PRId64 " of operand %d is out of bounds (rank %d)", dim, i, t->rank);
+      return;
+    }
+    if (!vo_dim_known(t->dims[dim])) continue;
+    if (vo_dim_known(size) && size != t->dims[dim]) {
+      op_error(c, op, "invalid scan dimension size of operand %d (%" PRId64 ", but %" PRId64 " before)", i,
+               t->dims[dim], size);
+      return;
+    }
+    size = t->dims[dim];
+  }
+  if (op->nregions < 1 || op->regions[0].nblocks < 1) return;
+  const Block *b = op->regions[0].blocks[0];
+  if (b->nargs != op->noperands) {
+    op_error(c, op, "expects %d arguments in the body, but got %d", op->noperands, b->nargs);
+    return;
+  }
+  for (int i = 0; i < op->noperands; i++) {
+    const Type *t = vo_operand_type(op, i), *a = b->args[i].type;
+    if (!vo_is_ranked(t) || !vo_is_ranked(a)) continue;
+    bool good = vo_elems_compatible(t, a) && a->rank == t->rank - (i < ninputs ? 1 : 0);
+    for (int k = 0, j = 0; good && k < t->rank; k++) {
+      if (i < ninputs && k == dim) continue;
+      good = vo_dims_compatible(t->dims[k], a->dims[j++]);
+    }
+    if (!good) {
+      op_error(c, op, "operand and body argument %d are incompatible ('%s' and '%s')", i, vo_type_str(c, t),
+               vo_type_str(c, a));
+      return;
+    }
+  }
+}
+
+/* chlo.ragged_dot's group_sizes: [g], or [batch..., x..., g] where x are
+ * the lhs dimensions the ragged one splits (before it, of its kind); in
+ * the non-contracting mode the rhs group dimension has g entries and is
+ * neither a batching nor a contracting one.  False after a diagnostic. */
+static bool check_group_sizes(Context *c, const Op *op, const Type *l, const Type *r, const Type *g, const I64List *lb,
+                              const I64List *lc, const I64List *rb, const I64List *rc, const I64List *rg,
+                              int64_t ragged, bool mode1, bool mode2) {
+  for (int i = 0; i < rg->n; i++)
+    if (vo_list_contains(rb, rg->v[i]) || vo_list_contains(rc, rg->v[i])) {
+      op_error(c, op, "has duplicated dimension from rhs_group_dimensions and rhs_%s_dimensions: %" PRId64,
+               vo_list_contains(rb, rg->v[i]) ? "batching" : "contracting", rg->v[i]);
+      return false;
+    }
+  if (!vo_is_ranked(g) || g->rank < 1) return true;
+  int64_t *want = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(l->rank + 1));
+  int n = 0;
+  if (mode2 || mode1) {
+    for (int i = 0; i < lb->n; i++) want[n++] = l->dims[lb->v[i]];
+  } else {
+    for (int i = 0; i < lb->n && lb->v[i] != ragged; i++) want[n++] = l->dims[lb->v[i]];
+  }
+  if (mode2)
+    for (int i = 0; i < lc->n && lc->v[i] != ragged; i++) want[n++] = l->dims[lc->v[i]];
+  if (mode1)
+    for (int64_t i = 0; i < ragged; i++)
+      if (!vo_list_contains(lb, i) && !vo_list_contains(lc, i)) want[n++] = l->dims[i];
+  int64_t groups = g->dims[g->rank - 1];
+  want[n] = groups;
+  if (g->rank != 1) {
+    if (g->rank != n + 1) {
+      op_error(c, op, "expected group_sizes to have rank %d, got %d", n + 1, g->rank);
+      return false;
+    }
+    for (int i = 0; i < n; i++)
+      if (!vo_dims_compatible(want[i], g->dims[i])) {
+        op_error(c, op, "group_sizes is expected to have shape %s, got %s", vo_list_str(c, n + 1, want),
+                 vo_shape_str(c, g));
+        return false;
+      }
+  }
+  if (mode1 && rg->n == 1 && !vo_dims_compatible(groups, r->dims[rg->v[0]])) {
+    op_error(c, op, "rhs group dimension is expected to have size=%" PRId64 ", got %" PRId64, groups,
+             r->dims[rg->v[0]]);
+    return false;
+  }
+  return true;
 }
 
 void verify_ragged_dot(Context *c, Op *op) {
@@ -1079,6 +1175,7 @@ void verify_ragged_dot(Context *c, Op *op) {
              mode2 ? "contracting" : "batching");
     return;
   }
+  if (!check_group_sizes(c, op, l, r, g, &lb, &lc, &rb, &rc, &rg, ragged, mode1, mode2)) return;
   int64_t *d = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(l->rank + r->rank + 2));
   int k = 0;
   if (mode2) d[k++] = vo_rank(g) >= 1 ? g->dims[g->rank - 1] : DIM_DYNAMIC;
