@@ -409,7 +409,7 @@ static bool parse_conv_window(Parser *p, OpParts *o) {
 static bool parse_rp_format(Parser *p, OpParts *o) {
   Token t = p->tok;
   char buf[32];
-  int e, m;
+  long long e, m;
   char tail;
   if (t.kind != TOK_IDENT || t.len >= sizeof buf) {
     p_error_here(p, "expected a format like e8m23");
@@ -417,8 +417,13 @@ static bool parse_rp_format(Parser *p, OpParts *o) {
   }
   memcpy(buf, t.text, t.len);
   buf[t.len] = 0;
-  if (sscanf(buf, "e%dm%d%c", &e, &m, &tail) != 2) {
+  if (sscanf(buf, "e%11lldm%11lld%c", &e, &m, &tail) != 2) {
     p_error_here(p, "expected a format like e8m23");
+    return false;
+  }
+  if (e > INT32_MAX || m > INT32_MAX) {
+    p_error_here(p, "unable to parse %s '%lld' of the format (it does not fit in i32)",
+                 e > INT32_MAX ? "exponent" : "mantissa", e > INT32_MAX ? e : m);
     return false;
   }
   p_next(p);

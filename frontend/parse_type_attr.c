@@ -1096,7 +1096,8 @@ bool check_dot_algorithm(Parser *p, const Attr *a, Loc loc) {
                                      "allow_imprecise_accumulation"};
   for (int i = 0; i < a->u.dialect.n; i++) {
     bool known = false;
-    for (int k = 0; k < 7; k++) known |= a->u.dialect.params[i].name && strcmp(a->u.dialect.params[i].name, keys[k]) == 0;
+    const char *name = a->u.dialect.params[i].name;
+    for (int k = 0; k < 7; k++) known |= name && strcmp(name, keys[k]) == 0;
     if (!known) {
       p_error(p, loc, "#stablehlo.dot_algorithm has an unknown parameter '%s' (expected %s, %s, %s, %s, %s, %s, %s)",
               a->u.dialect.params[i].name ? a->u.dialect.params[i].name : "(positional)", keys[0], keys[1], keys[2],

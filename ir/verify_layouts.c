@@ -128,7 +128,8 @@ static void check_output_operand_aliases(Context *c, const Op *op) {
       return;
     }
     if (oi->u.i < 0 || oi->u.i >= op->noperands) {
-      op_error(c, op, "expects operandIndex in the output_operand_alias attribute to be in range [0, %d); got: %" PRId64,
+      op_error(c, op,
+               "expects operandIndex in the output_operand_alias attribute to be in range [0, %d); got: %" PRId64,
                op->noperands, oi->u.i);
       return;
     }

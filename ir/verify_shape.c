@@ -560,7 +560,8 @@ static void check_constant_padding(Context *c, const Op *op, const Type *in, con
     return;
   for (int i = 0; i < in->rank; i++) {
     if (!vo_dim_known(in->dims[i]) || !vo_dim_known(res->dims[i])) continue;
-    __int128 want = (__int128)lo.v[i] + hi.v[i] + in->dims[i] + (in->dims[i] > 0 ? (__int128)(in->dims[i] - 1) * inner.v[i] : 0);
+    __int128 gaps = in->dims[i] > 0 ? (__int128)(in->dims[i] - 1) * inner.v[i] : 0;
+    __int128 want = (__int128)lo.v[i] + hi.v[i] + in->dims[i] + gaps;
     if (want != res->dims[i]) {
       op_error(c, op, "expected output dimension at index %d to equal %s, but got %" PRId64, i, vo_i128_str(c, want),
                res->dims[i]);
