@@ -327,7 +327,11 @@ static void check_replica_groups(Context *c, const Op *op, bool required, int64_
     if (required) op_error(c, op, "requires attribute 'replica_groups'");
     return;
   }
-  if (a->kind == ATTR_DIALECT) return; /* #stablehlo.replica_group_mesh_axes */
+  if (a->kind == ATTR_DIALECT && strcmp(a->u.dialect.name, "stablehlo.replica_group_mesh_axes") == 0) {
+    vo_check_mesh_axes(c, (Op *)op, a);
+    return;
+  }
+  if (a->kind == ATTR_DIALECT) return; /* other structured forms: their users check them */
   if (a->kind != ATTR_DENSE || !a->type || a->type->kind != TY_TENSOR || a->type->rank != 2 ||
       !vo_builtin_elem(a->type) || !elem_is_int(a->type->elem) || !type_is_static(a->type)) {
     op_error(c, op, "replica groups should be a rank 2 tensor of integers, but got %s", vo_attr_str(c, a));

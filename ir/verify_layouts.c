@@ -242,3 +242,27 @@ void vo_check_channel_type(Context *c, Op *op) {
     op_error(c, op, "channel_type should be %s when is_host_transfer is %s, but the channel_handle's type is %" PRId64,
              names[want - 1], host ? "true" : "false", t->u.i);
 }
+
+/* The outermost op enclosing op (the module). */
+static const Op *top_op(const Op *op) {
+  while (op->parent && op->parent->parent && op->parent->parent->parent) op = op->parent->parent->parent;
+  return op;
+}
+
+/* #stablehlo.replica_group_mesh_axes<mesh = @name, axes = [..]>: the mesh
+ * names a symbol of the module. */
+void vo_check_mesh_axes(Context *c, Op *op, const Attr *a) {
+  const Attr *mesh = dialect_param(a, "mesh");
+  if (!mesh || mesh->kind != ATTR_SYMREF) {
+    op_error(c, op, "replica_groups: #stablehlo.replica_group_mesh_axes needs 'mesh = @symbol', but got %s",
+             vo_attr_str(c, a));
+    return;
+  }
+  const Op *top = top_op(op);
+  const Block *body = top->kind == OP_MODULE ? op_body(top) : NULL;
+  for (const Op *s = body ? body->first : NULL; s; s = s->next) {
+    const char *name = op_symbol_name(s);
+    if (name && strcmp(name, mesh->u.str.s) == 0) return;
+  }
+  op_error(c, op, "replica_groups: mesh symbol '%s' not found", mesh->u.str.s);
+}

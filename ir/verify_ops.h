@@ -176,6 +176,7 @@ bool vo_constant_ints(Context *c, const Op *op, int i, I64List *out);
 void vo_check_custom_call_attrs(Context *c, Op *op); /* layouts, aliases, backend_config, CreateBuffer */
 void vo_check_infeed_layout(Context *c, Op *op);
 void vo_check_channel_type(Context *c, Op *op); /* send, recv */
+void vo_check_mesh_axes(Context *c, Op *op, const Attr *a); /* replica_group_mesh_axes' mesh exists */
 bool vo_namespaced_op_name(const char *s); /* composite_c1 */
 
 #endif

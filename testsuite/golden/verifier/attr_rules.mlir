@@ -250,3 +250,11 @@ func.func @composite_digit() {
   stablehlo.composite "0.foo" { decomposition = @foo } : () -> ()
   func.return
 }
+
+// -----
+
+func.func @mesh_missing(%x: tensor<16x8xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{replica_groups: mesh symbol 'nowhere' not found}}
+  %0 = "stablehlo.all_gather"(%x) {all_gather_dim = 1 : i64, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @nowhere, axes = [#stablehlo.axis_ref<name = "a">]>} : (tensor<16x8xf32>) -> tensor<16x16xf32>
+  func.return %0 : tensor<16x16xf32>
+}
