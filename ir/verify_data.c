@@ -601,6 +601,14 @@ void verify_convolution(Context *c, Op *op) {
   conv_window(c, op, N, &strides, &ldil, &rdil, &pad);
   if (!dn || !conv_dimension_numbers(c, op, &dn->u.conv, N)) return;
   const ConvDims *cd = &dn->u.conv;
+  for (int s = 0; s < N - 2; s++) {
+    int64_t win = r->dims[cd->kernel_spatial[s]];
+    if (vo_dim_known(win) && win <= 0) {
+      op_error(c, op, "expects window to have positive value for %d-th window dimension, but got %" PRId64
+               " (kernel dimension %" PRId64 ")", s, win, cd->kernel_spatial[s]);
+      return;
+    }
+  }
   if (groups_ok) conv_group_sizes(c, op, l, r, cd, fgc, bgc);
   if (!c->infer && (!vo_is_ranked(res) || res->rank != N)) return;
   int64_t *d = new_dims(c, N), ib = l->dims[cd->input_batch];

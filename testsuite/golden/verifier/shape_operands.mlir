@@ -113,3 +113,12 @@ func.func @all_to_all_no_groups(%x: tensor<4x16xf32>) -> tensor<16x4xf32> {
   %0 = "stablehlo.all_to_all"(%x) {split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 4 : i64, replica_groups = dense<0> : tensor<0x2xi64>} : (tensor<4x16xf32>) -> tensor<16x4xf32>
   func.return %0 : tensor<16x4xf32>
 }
+
+// -----
+
+func.func @dynamic_conv_window(%x: tensor<1x8x8x2xf32>, %k: tensor<0x3x2x4xf32>) -> tensor<1x8x8x4xf32> {
+  %pad = stablehlo.constant dense<0> : tensor<2x2xi64>
+  // expected-error @+1 {{expects window to have positive value for 0-th window dimension, but got 0 (kernel dimension 0)}}
+  %0 = "stablehlo.dynamic_conv"(%x, %k, %pad) {dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, batch_group_count = 1 : i64} : (tensor<1x8x8x2xf32>, tensor<0x3x2x4xf32>, tensor<2x2xi64>) -> tensor<1x8x8x4xf32>
+  func.return %0 : tensor<1x8x8x4xf32>
+}
