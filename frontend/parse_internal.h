@@ -19,9 +19,10 @@ typedef struct Scope {
 } Scope;
 
 typedef struct AttrAlias {
-  const char *name;
+  const char *name; /* "#map" or "!type" as written */
   size_t len;
-  Attr *value;
+  Attr *value;      /* an attribute alias */
+  Type *type;       /* a type alias (!name = type) */
 } AttrAlias;
 
 typedef struct Parser {

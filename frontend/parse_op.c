@@ -443,45 +443,54 @@ void recover_to_next_item(Parser *p) {
     if (tok_starts_line(p) &&
         ((p->tok.kind == TOK_IDENT && (tok_is(&p->tok, "func.func") || tok_is(&p->tok, "module"))) ||
          (p->tok.kind == TOK_STRING && p->tok.len == 11 && memcmp(p->tok.text, "\"func.func\"", 11) == 0) ||
-         p_is(p, "{-#") || (p->tok.kind == TOK_HASH && p->tok.loc.col == 1)))
+         p_is(p, "{-#") || ((p->tok.kind == TOK_HASH || p->tok.kind == TOK_BANG) && p->tok.loc.col == 1)))
       return;
     p_next(p);
   }
 }
 
+/* #name = attribute or !name = type at the top level. */
 static void define_alias(Parser *p) {
   Token name = p->tok;
   p_next(p);
   p_next(p); /* '=' */
-  if (p->tok.kind == TOK_IDENT && tok_is(&p->tok, "loc")) {
+  if (name.kind == TOK_HASH && p->tok.kind == TOK_IDENT && tok_is(&p->tok, "loc")) {
     skip_loc(p, NULL);
     return;
   }
-  Attr *v = parse_attr(p);
-  if (!v) return;
+  Attr *v = NULL;
+  Type *t = NULL;
+  if (name.kind == TOK_BANG) t = parse_type(p);
+  else v = parse_attr(p);
+  if (!v && !t) return;
   AttrAlias *al = arena_alloc(&p->c->arena, sizeof(AttrAlias));
   al->name = name.text;
   al->len = name.len;
   al->value = v;
+  al->type = t;
   vec_push(&p->aliases, al);
+}
+
+/* Is the current token '#name' or '!name' followed by '=' (an alias)? */
+static bool at_alias_definition(Parser *p) {
+  if (p->tok.kind != TOK_HASH && p->tok.kind != TOK_BANG) return false;
+  Lexer save = p->lex;
+  Token t = p->tok;
+  p_next(p);
+  bool is_def = p_is(p, "=");
+  p->lex = save;
+  p->tok = t;
+  return is_def;
 }
 
 /* Parse top-level items into body until EOF (or '}' when nested). */
 static void parse_top_level_items(Parser *p, Block *body, bool nested) {
   while (p->tok.kind != TOK_EOF && !(nested && p_is(p, "}"))) {
     p->error = false;
-    if (p->tok.kind == TOK_HASH) {
-      Lexer save = p->lex;
-      Token t = p->tok;
-      p_next(p);
-      bool is_def = p_is(p, "=");
-      p->lex = save;
-      p->tok = t;
-      if (is_def) {
-        define_alias(p);
-        if (p->error) recover_to_next_item(p);
-        continue;
-      }
+    if (at_alias_definition(p)) {
+      define_alias(p);
+      if (p->error) recover_to_next_item(p);
+      continue;
     }
     if (p_is(p, "{-#")) {
       parse_resource_section(p);
@@ -547,16 +556,7 @@ Module *parse_module(Context *c, const SourceFile *file, const char *start, cons
   Op *module_op = NULL;
   Block *implicit = NULL;
   Loc mloc = p.tok.loc;
-  while (p.tok.kind == TOK_HASH && !p.error) {
-    Lexer save = p.lex;
-    Token t = p.tok;
-    p_next(&p);
-    bool is_def = p_is(&p, "=");
-    p.lex = save;
-    p.tok = t;
-    if (!is_def) break;
-    define_alias(&p);
-  }
+  while (!p.error && at_alias_definition(&p)) define_alias(&p);
   scope_push(&p);
   if (p.tok.kind == TOK_IDENT && tok_is(&p.tok, "module")) {
     Op *op = parse_op(&p);

@@ -15,6 +15,18 @@
 static Attr *parse_number_attr(Parser *p);
 static Type *parse_type_uncached(Parser *p);
 
+/* The type a !name = type alias defined (consuming its token), or NULL. */
+static Type *type_alias_value(Parser *p, const Token *t) {
+  for (int i = 0; i < p->aliases.len; i++) {
+    AttrAlias *al = p->aliases.items[i];
+    if (al->type && al->len == t->len && memcmp(al->name, t->text, t->len) == 0) {
+      p_next(p);
+      return al->type;
+    }
+  }
+  return NULL;
+}
+
 /* Parse the inside of tensor<...> at the character level: dims are written
  * glued to 'x' (2x?x3xf32), which tokens cannot express. */
 static Type *parse_tensor_body(Parser *p, Loc loc) {
@@ -269,7 +281,7 @@ static Type *parse_type_uncached(Parser *p) {
     if (t.len == 16 && memcmp(t.text, "!stablehlo.token", 16) == 0) {
       p_next(p);
       result = type_token(p->c);
-    } else {
+    } else if (!(result = type_alias_value(p, &t))) {
       p_next(p);
       const char *end = t.text + t.len;
       if (!p_is(p, "<") || skip_balanced_angles(p, &end))

@@ -679,6 +679,18 @@ void verify_fft(Context *c, Op *op) {
         return;
       }
     }
+  /* IRFFT: the complex operand's trailing dimensions are fft_length's, the
+   * last one fft_length[-1] / 2 + 1 (what the result's C4 implies). */
+  if (real_out && al == AR_OK)
+    for (int i = 0; i < len.n; i++) {
+      int64_t dd = in->dims[R - len.n + i], want = i == len.n - 1 ? len.v[i] / 2 + 1 : len.v[i];
+      if (vo_dim_known(dd) && dd != want) {
+        op_error(c, op, "IRFFT requires the operand's trailing dimensions to be fft_length %s with the last one "
+                 "fft_length[-1] / 2 + 1, but got '%s' (dimension %d is %" PRId64 ", not %" PRId64 ")",
+                 vo_list_str(c, len.n, len.v), vo_type_str(c, in), R - len.n + i, dd, want);
+        return;
+      }
+    }
   /* C5 */
   int64_t *d = new_dims(c, R);
   for (int i = 0; i < R; i++) d[i] = in->dims[i];
