@@ -821,8 +821,10 @@ static bool parse_reduce_applies(Parser *p, OpKind *body_kind, Loc *body_loc) {
   }
   OpKind k = op_kind_from_name(p->tok.text, p->tok.len);
   if (k == OP_UNKNOWN || op_info[k].min_operands != 2 || op_info[k].max_operands != 2 ||
-      op_info[k].num_results != 1) {
-    p_error_here(p, "'applies' needs a binary op, found '%.*s'", (int)p->tok.len, p->tok.text);
+      op_info[k].num_results != 1 || !(op_info[k].traits & TRAIT_COMMUTATIVE) ||
+      strncmp(op_info[k].name, "stablehlo.", 10) != 0) {
+    p_error_here(p, "expected the inner-op to be a commutative binary-op from the stablehlo dialect, with zero "
+                 "region, producing single result; found '%.*s'", (int)p->tok.len, p->tok.text);
     return false;
   }
   p_next(p);

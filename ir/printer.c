@@ -752,7 +752,8 @@ static void print_module_hook(Printer *p, const Op *op, Arena *scratch) {
 }
 
 /* The "applies" short form of reduce: one input and a body that is a single
- * binary op on the two block arguments. */
+ * commutative binary StableHLO op on the two block arguments (as upstream
+ * prints it; the parser reads no other). */
 static const Op *reduce_short_form_op(const Op *op) {
   if (op->noperands != 2 || op->nregions != 1 || op->regions[0].nblocks != 1) return NULL;
   const Block *b = op->regions[0].blocks[0];
@@ -763,7 +764,8 @@ static const Op *reduce_short_form_op(const Op *op) {
   if (ret->kind != OP_RETURN || ret->noperands != 1 || ret->operands[0] != &inner->results[0]) return NULL;
   const OpInfo *info = &op_info[inner->kind];
   if (inner->kind == OP_UNKNOWN || inner->noperands != 2 || inner->nresults != 1 || inner->nattrs ||
-      inner->nregions || info->min_operands != 2 || info->max_operands != 2 || !(info->traits & TRAIT_SAME_TYPE))
+      inner->nregions || info->min_operands != 2 || info->max_operands != 2 || !(info->traits & TRAIT_SAME_TYPE) ||
+      !(info->traits & TRAIT_COMMUTATIVE) || strncmp(info->name, "stablehlo.", 10) != 0)
     return NULL;
   if (inner->operands[0] != &b->args[0] || inner->operands[1] != &b->args[1]) return NULL;
   const Type *t = b->args[0].type;

@@ -269,7 +269,7 @@ func.func @bad_precision(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
 // -----
 
 func.func @bad_applies(%x: tensor<4xf32>, %z: tensor<f32>) -> tensor<f32> {
-  // expected-error @+1 {{'applies' needs a binary op, found 'stablehlo.sqrt'}}
+  // expected-error @+1 {{expected the inner-op to be a commutative binary-op from the stablehlo dialect}}
   %0 = stablehlo.reduce(%x init: %z) applies stablehlo.sqrt across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
   func.return %0 : tensor<f32>
 }
