@@ -29,6 +29,7 @@ typedef struct Parser {
   Context *c;
   Lexer lex;
   Token tok;  /* current token */
+  Loc prev_end; /* just after the token before it (where a missing token belongs) */
   const SourceFile *file;
   Scope *scope;
   PtrVec resources;  /* Resource* referenced or defined */

@@ -7,7 +7,10 @@
 
 /* ------------------------------------------------------------ tokens */
 
-void p_next(Parser *p) { p->tok = lexer_next(&p->lex); }
+void p_next(Parser *p) {
+  p->prev_end = (Loc){p->lex.file, p->lex.line, p->lex.col};
+  p->tok = lexer_next(&p->lex);
+}
 bool p_is(Parser *p, const char *text) { return tok_is(&p->tok, text); }
 
 bool p_accept(Parser *p, const char *text) {
@@ -16,10 +19,18 @@ bool p_accept(Parser *p, const char *text) {
   return true;
 }
 
+/* A missing token is reported where it belongs: after the previous token
+ * when the current one starts a later line (as MLIR's custom parsers do). */
 bool p_expect(Parser *p, const char *text) {
   if (p_accept(p, text)) return true;
-  if (p->tok.kind == TOK_EOF) p_error_here(p, "expected '%s' but reached the end of the input", text);
-  else p_error_here(p, "expected '%s', found '%.*s'", text, (int)(p->tok.len > 40 ? 40 : p->tok.len), p->tok.text);
+  if (p->tok.kind == TOK_EOF) {
+    p_error_here(p, "expected '%s' but reached the end of the input", text);
+  } else if (p->tok.kind != TOK_ERROR && p->prev_end.file && p->tok.loc.line > p->prev_end.line) {
+    p_error(p, p->prev_end, "expected '%s' here, found '%.*s' on a later line", text,
+            (int)(p->tok.len > 40 ? 40 : p->tok.len), p->tok.text);
+  } else {
+    p_error_here(p, "expected '%s', found '%.*s'", text, (int)(p->tok.len > 40 ? 40 : p->tok.len), p->tok.text);
+  }
   return false;
 }
 

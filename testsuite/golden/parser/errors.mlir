@@ -335,6 +335,16 @@ module {
 
 // -----
 
+// A missing token is reported just after the token it should follow when
+// the next one is on a later line.
+func.func @missing_comma(%p: tensor<2xi1>, %a: tensor<2xi32>) -> tensor<2xi32> {
+  // expected-error @+1 {{expected ',' here, found 'func.return' on a later line}}
+  %0 = stablehlo.select %p, %a, %a : tensor<2xi1>
+  func.return %0 : tensor<2xi32>
+}
+
+// -----
+
 func.func @unterminated_body(%a: tensor<f32>) -> tensor<f32> {
   %0 = stablehlo.abs %a : tensor<f32>
   // expected-error @+1 {{expected '}' to close the function body}}
