@@ -328,12 +328,22 @@ static bool parse_dot_dims(Parser *p, OpParts *o) {
 
 /* stride = [..], pad = [[l, h], ..], lhs_dilate = [..], rhs_dilate = [..], reverse = [..] */
 static bool parse_conv_window(Parser *p, OpParts *o) {
+  static const char *const keys[] = {"stride", "pad", "lhs_dilate", "rhs_dilate", "reverse"};
+  bool seen[5] = {false};
   if (p_is(p, "}")) return true;
   do {
     Token key = p->tok;
     if (key.kind != TOK_IDENT) {
       p_error_here(p, "expected window attribute (stride, pad, lhs_dilate, rhs_dilate, reverse)");
       return false;
+    }
+    for (int k = 0; k < 5; k++) {
+      if (!tok_is(&key, keys[k])) continue;
+      if (seen[k]) {
+        p_error(p, key.loc, "Unexpected keyword %s: window attribute '%s' is given twice", keys[k], keys[k]);
+        return false;
+      }
+      seen[k] = true;
     }
     p_next(p);
     if (!p_expect(p, "=")) return false;

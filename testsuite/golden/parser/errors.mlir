@@ -345,6 +345,17 @@ func.func @missing_comma(%p: tensor<2xi1>, %a: tensor<2xi32>) -> tensor<2xi32> {
 
 // -----
 
+func.func @window_twice(%x: tensor<1x8x2xf32>, %k: tensor<3x2x2xf32>) -> tensor<1x3x2xf32> {
+  %0 = stablehlo.convolution(%x, %k)
+    dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f],
+    // expected-error @+1 {{Unexpected keyword stride: window attribute 'stride' is given twice}}
+    window = {stride = [2], pad = [[0, 0]], stride = [2]}
+    {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x2xf32>, tensor<3x2x2xf32>) -> tensor<1x3x2xf32>
+  func.return %0 : tensor<1x3x2xf32>
+}
+
+// -----
+
 func.func @unterminated_body(%a: tensor<f32>) -> tensor<f32> {
   %0 = stablehlo.abs %a : tensor<f32>
   // expected-error @+1 {{expected '}' to close the function body}}
