@@ -30,6 +30,7 @@ typedef struct Parser {
   Lexer lex;
   Token tok;  /* current token */
   Loc prev_end; /* just after the token before it (where a missing token belongs) */
+  Loc op_loc;   /* the op being parsed (file NULL outside ops), for op-level rules */
   const SourceFile *file;
   Scope *scope;
   PtrVec resources;  /* Resource* referenced or defined */

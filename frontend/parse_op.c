@@ -360,6 +360,7 @@ Op *parse_op(Parser *p) {
   PtrVec counts = {0};
   int nresults = 0;
   Loc loc = p->tok.loc;
+  Loc outer = p->op_loc;
   Op *op = NULL;
   if (p->tok.kind == TOK_PERCENT) {
     do {
@@ -385,6 +386,7 @@ Op *parse_op(Parser *p) {
     if (!p_expect(p, "=")) goto out;
     loc = p->tok.loc;
   }
+  p->op_loc = loc;
   if (p->tok.kind == TOK_STRING) {
     op = parse_generic_op(p, loc, nresults);
   } else if (p->tok.kind == TOK_IDENT) {
@@ -432,6 +434,7 @@ Op *parse_op(Parser *p) {
     base += count;
   }
 out:
+  p->op_loc = outer;
   vec_free(&names);
   vec_free(&counts);
   return op;

@@ -820,7 +820,11 @@ static bool parse_conv_layout(Parser *p, char c0, char c1, int64_t *d0, int64_t 
     return false;
   }
   if (*nsp >= 0 && *nsp != nspatial) {
-    p_error_here(p, "convolution layouts have different numbers of spatial dimensions");
+    /* an inconsistency of the op (upstream's verifier reports it there) */
+    p_error(p, p->op_loc.file ? p->op_loc : p->tok.loc,
+            "convolution layouts have different numbers of spatial dimensions (%d, then %d): the input, kernel and "
+            "output must have the same",
+            *nsp, nspatial);
     return false;
   }
   *nsp = nspatial;

@@ -356,6 +356,17 @@ func.func @window_twice(%x: tensor<1x8x2xf32>, %k: tensor<3x2x2xf32>) -> tensor<
 
 // -----
 
+func.func @conv_spatial_counts(%x: tensor<1x8x8x2xf32>, %k: tensor<3x3x3x2x2xf32>) -> tensor<1x6x6x2xf32> {
+  // expected-error @+1 {{convolution layouts have different numbers of spatial dimensions (2, then 3): the input, kernel and output must have the same}}
+  %0 = stablehlo.convolution(%x, %k)
+    dim_numbers = [b, 0, 1, f]x[0, 1, 2, i, o]->[b, 0, 1, f],
+    window = {}
+    {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x2xf32>, tensor<3x3x3x2x2xf32>) -> tensor<1x6x6x2xf32>
+  func.return %0 : tensor<1x6x6x2xf32>
+}
+
+// -----
+
 func.func @unterminated_body(%a: tensor<f32>) -> tensor<f32> {
   %0 = stablehlo.abs %a : tensor<f32>
   // expected-error @+1 {{expected '}' to close the function body}}
