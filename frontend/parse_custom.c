@@ -230,6 +230,7 @@ static Attr *parse_styled_attr(Parser *p, const char *style) {
     return r;
   }
   if (strcmp(style, "conv") == 0) return parse_conv_dims_body(p);
+  if (strcmp(style, "alg") == 0) return parse_dot_algorithm_body(p);
   if (strcmp(style, "dense") == 0) {
     if (!(tok_is(&p->tok, "dense") || tok_is(&p->tok, "dense_resource"))) {
       p_error_here(p, "expected dense literal");
@@ -328,12 +329,22 @@ static bool parse_dot_dims(Parser *p, OpParts *o) {
 
 /* stride = [..], pad = [[l, h], ..], lhs_dilate = [..], rhs_dilate = [..], reverse = [..] */
 static bool parse_conv_window(Parser *p, OpParts *o) {
+  static const char *const keys[] = {"stride", "pad", "lhs_dilate", "rhs_dilate", "reverse"};
+  bool seen[5] = {false};
   if (p_is(p, "}")) return true;
   do {
     Token key = p->tok;
     if (key.kind != TOK_IDENT) {
       p_error_here(p, "expected window attribute (stride, pad, lhs_dilate, rhs_dilate, reverse)");
       return false;
+    }
+    for (int k = 0; k < 5; k++) {
+      if (!tok_is(&key, keys[k])) continue;
+      if (seen[k]) {
+        p_error(p, key.loc, "Unexpected keyword %s: window attribute '%s' is given twice", keys[k], keys[k]);
+        return false;
+      }
+      seen[k] = true;
     }
     p_next(p);
     if (!p_expect(p, "=")) return false;
@@ -409,7 +420,7 @@ static bool parse_conv_window(Parser *p, OpParts *o) {
 static bool parse_rp_format(Parser *p, OpParts *o) {
   Token t = p->tok;
   char buf[32];
-  int e, m;
+  long long e, m;
   char tail;
   if (t.kind != TOK_IDENT || t.len >= sizeof buf) {
     p_error_here(p, "expected a format like e8m23");
@@ -417,8 +428,13 @@ static bool parse_rp_format(Parser *p, OpParts *o) {
   }
   memcpy(buf, t.text, t.len);
   buf[t.len] = 0;
-  if (sscanf(buf, "e%dm%d%c", &e, &m, &tail) != 2) {
+  if (sscanf(buf, "e%11lldm%11lld%c", &e, &m, &tail) != 2) {
     p_error_here(p, "expected a format like e8m23");
+    return false;
+  }
+  if (e > INT32_MAX || m > INT32_MAX) {
+    p_error_here(p, "unable to parse %s '%lld' of the format (it does not fit in i32)",
+                 e > INT32_MAX ? "exponent" : "mantissa", e > INT32_MAX ? e : m);
     return false;
   }
   p_next(p);
@@ -833,8 +849,10 @@ static bool parse_reduce_applies(Parser *p, OpKind *body_kind, Loc *body_loc) {
   }
   OpKind k = op_kind_from_name(p->tok.text, p->tok.len);
   if (k == OP_UNKNOWN || op_info[k].min_operands != 2 || op_info[k].max_operands != 2 ||
-      op_info[k].num_results != 1) {
-    p_error_here(p, "'applies' needs a binary op, found '%.*s'", (int)p->tok.len, p->tok.text);
+      op_info[k].num_results != 1 || !(op_info[k].traits & TRAIT_COMMUTATIVE) ||
+      strncmp(op_info[k].name, "stablehlo.", 10) != 0) {
+    p_error_here(p, "expected the inner-op to be a commutative binary-op from the stablehlo dialect, with zero "
+                 "region, producing single result; found '%.*s'", (int)p->tok.len, p->tok.text);
     return false;
   }
   p_next(p);
