@@ -1,0 +1,455 @@
+/* The dynamic-pad pass's per-op rules (docs/dynamic-shapes.md): how each
+ * op's padded computation stays exact on the valid region of its bounded
+ * dims, and the runtime sizes of its results.  The padding of a value is
+ * undefined; ops that read across a dynamic dim (reductions, contractions,
+ * pads, reverses, concatenations) mask it or move the valid region first. */
+#include <string.h>
+
+#include "passes/dynamic_pad.h"
+
+#define DP_MAX_RANK 64
+
+/* The i64 list attribute name of op (empty when absent). */
+static int list_attr(Dp *dp, const Op *op, const Attr *a, const int64_t **v) {
+  int n = 0;
+  *v = NULL;
+  if (a && attr_as_i64_list(a, &n, v, &dp->c->arena)) return n;
+  (void)op;
+  return 0;
+}
+
+static int op_list(Dp *dp, const Op *op, const char *name, const int64_t **v) {
+  return list_attr(dp, op, op_attr(op, name), v);
+}
+
+static int64_t op_int(const Op *op, const char *name) {
+  int64_t v = 0;
+  attr_as_int(op_attr(op, name), &v);
+  return v;
+}
+
+/* The located error for a dynamic dim an op cannot make exact. */
+static bool cannot(Dp *dp, const Op *op, int d, const char *why) {
+  op_error(dp->c, op, "dimension %d is dynamic: %s (tpucc's dynamic-pad makes only the ops of "
+           "docs/dynamic-shapes.md exact on a bounded dimension)", d, why);
+  return false;
+}
+
+/* Whether any operand of op has a dynamic dim. */
+static bool any_dynamic_operand(const Dp *dp, const Op *op) {
+  for (int i = 0; i < op->noperands; i++)
+    if (dp_sizes(dp, op->operands[i])) return true;
+  return false;
+}
+
+/* Retypes result i to its bounds and records sizes (NULL: all static). */
+static bool set_result(Dp *dp, Op *op, int i, Value **sizes) {
+  Type *t;
+  if (!dp_bound_type(dp, op, op->results[i].type, &t, "result")) return false;
+  const Type *orig = op->results[i].type;
+  op->results[i].type = t;
+  bool any = false;
+  for (int d = 0; sizes && orig->kind == TY_TENSOR && d < orig->rank; d++) {
+    if (orig->dims[d] != DIM_DYNAMIC) sizes[d] = NULL;
+    any |= sizes[d] != NULL;
+  }
+  if (any) dp_set_sizes(dp, &op->results[i], sizes);
+  return true;
+}
+
+/* Results whose '?' dims take their bound as size (nothing at run time
+ * says otherwise: iota, constants broadcast to a bounded type). */
+static Value **bound_sizes(Dp *dp, const Type *t) {
+  Value **s = dp_new_sizes(dp, t->rank);
+  for (int d = 0; d < t->rank; d++)
+    if (t->dims[d] == DIM_DYNAMIC) s[d] = dp_i32(dp, type_dim_bound(t, d));
+  return s;
+}
+
+/* Element-wise: sizes pass through from the operands of the result's rank. */
+static bool rule_elementwise(Dp *dp, Op *op) {
+  const Type *rt = op->results[0].type;
+  Value **s = dp_new_sizes(dp, rt->rank);
+  for (int i = 0; i < op->noperands; i++) {
+    Value **os = dp_sizes(dp, op->operands[i]);
+    for (int d = 0; os && op->operands[i]->type->rank == rt->rank && d < rt->rank; d++)
+      if (!s[d] && os[d]) s[d] = os[d];
+  }
+  for (int d = 0; d < rt->rank; d++)
+    if (rt->dims[d] == DIM_DYNAMIC && !s[d]) s[d] = dp_i32(dp, type_dim_bound(rt, d));
+  for (int r = 0; r < op->nresults; r++)
+    if (!set_result(dp, op, r, r ? memcpy(dp_new_sizes(dp, rt->rank), s, sizeof(Value *) * (size_t)rt->rank) : s))
+      return false;
+  return true;
+}
+
+static bool rule_broadcast_in_dim(Dp *dp, Op *op) {
+  const Type *rt = op->results[0].type;
+  const int64_t *bd;
+  int n = op_list(dp, op, "broadcast_dimensions", &bd);
+  Value **os = dp_sizes(dp, op->operands[0]);
+  Value **s = bound_sizes(dp, rt);
+  for (int j = 0; j < n; j++) {
+    if (!os || !os[j]) continue;
+    if (rt->dims[bd[j]] != DIM_DYNAMIC)
+      return cannot(dp, op, (int)bd[j], "a dynamic operand dim broadcast into a static result dim");
+    s[bd[j]] = os[j];
+  }
+  return set_result(dp, op, 0, s);
+}
+
+static bool rule_transpose(Dp *dp, Op *op) {
+  const int64_t *perm;
+  int n = op_list(dp, op, "permutation", &perm);
+  Value **os = dp_sizes(dp, op->operands[0]), **s = dp_new_sizes(dp, n);
+  for (int d = 0; d < n; d++) s[d] = os ? os[perm[d]] : NULL;
+  return set_result(dp, op, 0, s);
+}
+
+/* Reshape: the one dynamic dim must be the major dim of its group (the
+ * dims whose product matches between operand and result); its padded rows
+ * then stay contiguous and the result's size is size * in_minor / out_minor. */
+static bool rule_reshape(Dp *dp, Op *op) {
+  const Type *in = op->operands[0]->type, *rt = op->results[0].type;
+  Value **os = dp_sizes(dp, op->operands[0]);
+  int din = -1, dout = -1;
+  for (int d = 0; os && d < in->rank; d++)
+    if (os[d]) {
+      if (din >= 0) return cannot(dp, op, d, "a reshape of more than one dynamic dim");
+      din = d;
+    }
+  for (int d = 0; d < rt->rank; d++)
+    if (rt->dims[d] == DIM_DYNAMIC) dout = d;
+  if (din < 0) return set_result(dp, op, 0, dout < 0 ? NULL : bound_sizes(dp, rt));
+  if (dout < 0) return cannot(dp, op, din, "a reshape of a dynamic dim into a static shape");
+  int64_t in_major = 1, out_major = 1, in_minor = 1, out_minor = 1;
+  for (int d = 0; d < din; d++) in_major *= in->dims[d];
+  for (int d = 0; d < dout; d++) out_major *= type_dim_bound(rt, d);
+  for (int d = din + 1; d < in->rank; d++) in_minor *= in->dims[d];
+  for (int d = dout + 1; d < rt->rank; d++) out_minor *= type_dim_bound(rt, d);
+  if (in_major != out_major || in_minor == 0 || out_minor == 0 ||
+      (in_minor % out_minor != 0 && out_minor % in_minor != 0))
+    return cannot(dp, op, din, "a reshape where the dynamic dim is not the major dim of its group");
+  Value *size = os[din];
+  if (in_minor > out_minor) size = dp_bin(dp, OP_MULTIPLY, size, dp_i32(dp, in_minor / out_minor));
+  if (out_minor > in_minor) size = dp_bin(dp, OP_DIVIDE, size, dp_i32(dp, out_minor / in_minor));
+  Value **s = dp_new_sizes(dp, rt->rank);
+  s[dout] = size;
+  return set_result(dp, op, 0, s);
+}
+
+/* Reduce: the padding of each reduced dynamic dim becomes the init value;
+ * the kept dims keep their sizes. */
+static bool rule_reduce(Dp *dp, Op *op) {
+  int n = op->noperands / 2;
+  const int64_t *dims;
+  int nd = op_list(dp, op, "dimensions", &dims);
+  Value **os = NULL;
+  for (int i = 0; i < n; i++) {
+    Value **si = dp_sizes(dp, op->operands[i]);
+    if (!si) continue;
+    os = si;
+    Value *x = op->operands[i];
+    for (int k = 0; k < nd; k++)
+      if (si[dims[k]]) x = dp_mask(dp, x, (int)dims[k], si[dims[k]], op->operands[n + i]);
+    op_set_operand(dp->c, op, i, x);
+  }
+  for (int r = 0; r < op->nresults; r++) {
+    const Type *rt = op->results[r].type;
+    Value **s = dp_new_sizes(dp, rt->rank);
+    for (int d = 0, o = 0; os && d < op->operands[0]->type->rank; d++) {
+      bool reduced = false;
+      for (int k = 0; k < nd; k++) reduced |= dims[k] == d;
+      if (!reduced) s[o++] = os[d];
+    }
+    if (!set_result(dp, op, r, s)) return false;
+  }
+  return true;
+}
+
+/* dot_general: contracted padding masked with zeros on both sides; the
+ * result's dims are batch, lhs free, rhs free. */
+static bool rule_dot_general(Dp *dp, Op *op) {
+  const Attr *dn = op_attr(op, "dot_dimension_numbers");
+  const int64_t *lb, *rb, *lc, *rc;
+  int nb = list_attr(dp, op, dialect_param(dn, "lhs_batching_dimensions"), &lb);
+  list_attr(dp, op, dialect_param(dn, "rhs_batching_dimensions"), &rb);
+  int nc = list_attr(dp, op, dialect_param(dn, "lhs_contracting_dimensions"), &lc);
+  list_attr(dp, op, dialect_param(dn, "rhs_contracting_dimensions"), &rc);
+  Value **ls = dp_sizes(dp, op->operands[0]), **rs = dp_sizes(dp, op->operands[1]);
+  for (int k = 0; k < nc; k++) {
+    Value *size = ls && ls[lc[k]] ? ls[lc[k]] : rs && rs[rc[k]] ? rs[rc[k]] : NULL;
+    if (!size) continue;
+    op_set_operand(dp->c, op, 0, dp_mask(dp, op->operands[0], (int)lc[k], size, dp_zero(dp, op->operands[0]->type)));
+    op_set_operand(dp->c, op, 1, dp_mask(dp, op->operands[1], (int)rc[k], size, dp_zero(dp, op->operands[1]->type)));
+  }
+  const Type *rt = op->results[0].type;
+  Value **s = dp_new_sizes(dp, rt->rank);
+  int o = 0;
+  for (int k = 0; k < nb; k++, o++) s[o] = ls && ls[lb[k]] ? ls[lb[k]] : rs ? rs[rb[k]] : NULL;
+  for (int side = 0; side < 2; side++) {
+    const Type *t = op->operands[side]->type;
+    Value **ss = side ? rs : ls;
+    for (int d = 0; d < t->rank; d++) {
+      bool used = false;
+      for (int k = 0; k < nb; k++) used |= (side ? rb[k] : lb[k]) == d;
+      for (int k = 0; k < nc; k++) used |= (side ? rc[k] : lc[k]) == d;
+      if (!used) s[o++] = ss ? ss[d] : NULL;
+    }
+  }
+  return set_result(dp, op, 0, s);
+}
+
+/* Concatenate along a dynamic dim: each operand written at the sum of the
+ * sizes before it, in order (each one's padding is overwritten by the next). */
+static bool rule_concatenate(Dp *dp, Op *op) {
+  int dim = (int)op_int(op, "dimension");
+  const Type *rt = op->results[0].type;
+  Value **s = dp_new_sizes(dp, rt->rank);
+  bool along = false;
+  for (int i = 0; i < op->noperands; i++) {
+    Value **os = dp_sizes(dp, op->operands[i]);
+    for (int d = 0; os && d < rt->rank; d++)
+      if (d != dim && !s[d]) s[d] = os[d];
+    along |= os && os[dim];
+  }
+  if (!along) return set_result(dp, op, 0, s);
+  Type *bt;
+  if (!dp_bound_type(dp, op, rt, &bt, "result")) return false;
+  Value *zero = dp_zero(dp, bt);
+  NamedAttr bda = {"broadcast_dimensions", attr_dense_i64_array(dp->c, 0, NULL)};
+  Value *acc = dp_emit(dp, OP_BROADCAST_IN_DIM, 1, &zero, bt, 1, &bda);
+  Value *off = dp_i32(dp, 0);
+  for (int i = 0; i < op->noperands; i++) {
+    Value *ops[DP_MAX_RANK + 2] = {acc, op->operands[i]};
+    for (int d = 0; d < rt->rank; d++) ops[d + 2] = d == dim ? off : dp_i32(dp, 0);
+    acc = dp_emit(dp, OP_DYNAMIC_UPDATE_SLICE, rt->rank + 2, ops, bt, 0, NULL);
+    off = dp_bin(dp, OP_ADD, off, dp_size(dp, op->operands[i], dim));
+  }
+  s[dim] = off;
+  value_replace_all_uses(dp->c, &op->results[0], acc);
+  dp_set_sizes(dp, acc, s);
+  op_erase(op);
+  return true;
+}
+
+/* Slice: size ceil((min(size, limit) - start) / stride), at least 0. */
+static bool rule_slice(Dp *dp, Op *op) {
+  const int64_t *st, *li, *sd;
+  op_list(dp, op, "start_indices", &st);
+  op_list(dp, op, "limit_indices", &li);
+  op_list(dp, op, "strides", &sd);
+  Value **os = dp_sizes(dp, op->operands[0]);
+  int rank = op->operands[0]->type->rank;
+  Value **s = dp_new_sizes(dp, rank);
+  for (int d = 0; os && d < rank; d++) {
+    if (!os[d]) continue;
+    Value *end = dp_bin(dp, OP_MINIMUM, os[d], dp_i32(dp, li[d]));
+    Value *num = dp_bin(dp, OP_ADD, dp_bin(dp, OP_SUBTRACT, end, dp_i32(dp, st[d])), dp_i32(dp, sd[d] - 1));
+    s[d] = dp_bin(dp, OP_MAXIMUM, dp_bin(dp, OP_DIVIDE, num, dp_i32(dp, sd[d])), dp_i32(dp, 0));
+  }
+  /* The static result of the padded operand is slice of the bound. */
+  Type *t = op->results[0].type;
+  int64_t dims[DP_MAX_RANK];
+  for (int d = 0; d < rank; d++) {
+    int64_t lim = li[d] < op->operands[0]->type->dims[d] ? li[d] : op->operands[0]->type->dims[d];
+    dims[d] = lim <= st[d] ? 0 : (lim - st[d] + sd[d] - 1) / sd[d];
+  }
+  if (t->dims && rank) {
+    for (int d = 0; d < rank; d++)
+      if (t->dims[d] != DIM_DYNAMIC && t->dims[d] != dims[d])
+        return cannot(dp, op, d, "a slice of a dynamic dim into a static result dim");
+  }
+  bool ok = set_result(dp, op, 0, s);
+  op->results[0].type = type_with_bounds(dp->c, op->results[0].type, dims, dims);
+  return ok;
+}
+
+/* Pad: the operand's padding becomes the padding value first; the size is
+ * low + size + (size - 1) * interior + high. */
+static bool rule_pad(Dp *dp, Op *op) {
+  const int64_t *lo, *hi, *in;
+  op_list(dp, op, "edge_padding_low", &lo);
+  op_list(dp, op, "edge_padding_high", &hi);
+  op_list(dp, op, "interior_padding", &in);
+  Value **os = dp_sizes(dp, op->operands[0]);
+  int rank = op->operands[0]->type->rank;
+  Value **s = dp_new_sizes(dp, rank);
+  Value *x = op->operands[0];
+  for (int d = 0; os && d < rank; d++) {
+    if (!os[d]) continue;
+    if (hi[d] < 0) return cannot(dp, op, d, "a negative high padding of a dynamic dim");
+    x = dp_mask(dp, x, d, os[d], op->operands[1]);
+    Value *gaps = dp_bin(dp, OP_MAXIMUM, dp_bin(dp, OP_SUBTRACT, os[d], dp_i32(dp, 1)), dp_i32(dp, 0));
+    Value *size = dp_bin(dp, OP_ADD, os[d], dp_bin(dp, OP_MULTIPLY, gaps, dp_i32(dp, in[d])));
+    s[d] = dp_bin(dp, OP_MAXIMUM, dp_bin(dp, OP_ADD, size, dp_i32(dp, lo[d] + hi[d])), dp_i32(dp, 0));
+  }
+  op_set_operand(dp->c, op, 0, x);
+  return set_result(dp, op, 0, s);
+}
+
+/* Reverse along a dynamic dim: the valid region ends up at the back; two
+ * copies side by side and a dynamic_slice at bound - size bring it back. */
+static bool rule_reverse(Dp *dp, Op *op) {
+  const int64_t *dims;
+  int nd = op_list(dp, op, "dimensions", &dims);
+  Value **os = dp_sizes(dp, op->operands[0]);
+  if (!set_result(dp, op, 0, os ? memcpy(dp_new_sizes(dp, op->results[0].type->rank), os,
+                                         sizeof(Value *) * (size_t)op->results[0].type->rank) : NULL))
+    return false;
+  if (!os) return true;
+  Value *res = &op->results[0], *y = res;
+  const Type *t = res->type;
+  dp->at = op->next;
+  Op *first = NULL;
+  for (int k = 0; k < nd; k++) {
+    int d = (int)dims[k];
+    if (!os[d]) continue;
+    int64_t dd[DP_MAX_RANK];
+    for (int j = 0; j < t->rank; j++) dd[j] = t->dims[j] * (j == d ? 2 : 1);
+    NamedAttr ca = {"dimension", attr_i64(dp->c, d)};
+    Value *two[2] = {y, y};
+    Value *cat = dp_emit(dp, OP_CONCATENATE, 2, two, type_with_bounds(dp->c, t, dd, dd), 1, &ca);
+    if (!first) first = cat->def;
+    Value *ops[DP_MAX_RANK + 1] = {cat};
+    Value *shift = dp_bin(dp, OP_SUBTRACT, dp_i32(dp, t->dims[d]), os[d]);
+    for (int j = 0; j < t->rank; j++) ops[j + 1] = j == d ? shift : dp_i32(dp, 0);
+    NamedAttr sz = {"slice_sizes", attr_dense_i64_array(dp->c, t->rank, t->dims)};
+    y = dp_emit(dp, OP_DYNAMIC_SLICE, t->rank + 1, ops, (Type *)t, 1, &sz);
+  }
+  if (y == res) return true;
+  /* Every use but the new ops' reads the shifted value. */
+  Value **sizes = dp_sizes(dp, res);
+  for (Use *u = res->uses, *next; u; u = next) {
+    next = u->next;
+    if (u->user->kind == OP_CONCATENATE && u->user == first) continue;
+    op_set_operand(dp->c, u->user, u->operand_index, y);
+  }
+  dp_set_sizes(dp, y, sizes);
+  return true;
+}
+
+/* dynamic_slice / dynamic_update_slice: start indices clamped against the
+ * runtime size (size - slice size), as the spec clamps against the shape. */
+static bool rule_dynamic_slice(Dp *dp, Op *op, bool update) {
+  Value **os = dp_sizes(dp, op->operands[0]);
+  int rank = op->operands[0]->type->rank, first = update ? 2 : 1;
+  const int64_t *ss = NULL;
+  if (!update) op_list(dp, op, "slice_sizes", &ss);
+  if (update && dp_sizes(dp, op->operands[1]))
+    return cannot(dp, op, 0, "the update of a dynamic_update_slice has a dynamic dim");
+  for (int d = 0; os && d < rank; d++) {
+    if (!os[d]) continue;
+    int64_t len = update ? op->operands[1]->type->dims[d] : ss[d];
+    Value *idx = op->operands[first + d];
+    ElemKind ek = idx->type->elem;
+    Value *hi = dp_bin(dp, OP_MAXIMUM, dp_bin(dp, OP_SUBTRACT, os[d], dp_i32(dp, len)), dp_i32(dp, 0));
+    Value *i32 = ek == ELEM_I32 ? idx : dp_emit(dp, OP_CONVERT, 1, &idx, type_scalar_tensor(dp->c, ELEM_I32), 0, NULL);
+    Value *cl = dp_bin(dp, OP_MINIMUM, dp_bin(dp, OP_MAXIMUM, i32, dp_i32(dp, 0)), hi);
+    if (ek != ELEM_I32) cl = dp_emit(dp, OP_CONVERT, 1, &cl, idx->type, 0, NULL);
+    op_set_operand(dp->c, op, first + d, cl);
+  }
+  if (!update) return set_result(dp, op, 0, NULL);
+  return set_result(dp, op, 0, os ? memcpy(dp_new_sizes(dp, rank), os, sizeof(Value *) * (size_t)rank) : NULL);
+}
+
+/* get_dimension_size of a dynamic dim: its size value. */
+static bool rule_get_dimension_size(Dp *dp, Op *op) {
+  Value **os = dp_sizes(dp, op->operands[0]);
+  int d = (int)op_int(op, "dimension");
+  if (!os || !os[d]) return set_result(dp, op, 0, NULL);
+  value_replace_all_uses(dp->c, &op->results[0], os[d]);
+  op_erase(op);
+  return true;
+}
+
+/* set_dimension_size: the operand's padded data, with that dim's size now
+ * the size operand (clamped to 0..bound); an identity reshape carries it. */
+static bool rule_set_dimension_size(Dp *dp, Op *op) {
+  Value **os = dp_sizes(dp, op->operands[0]);
+  int d = (int)op_int(op, "dimension"), rank = op->operands[0]->type->rank;
+  Value **s = dp_new_sizes(dp, rank);
+  for (int j = 0; os && j < rank; j++) s[j] = os[j];
+  Value *sz = op->operands[1];
+  int64_t bound = op->operands[0]->type->dims[d];
+  s[d] = dp_bin(dp, OP_MINIMUM, dp_bin(dp, OP_MAXIMUM, sz, dp_i32(dp, 0)), dp_i32(dp, bound));
+  Value *x = op->operands[0];
+  Value *y = dp_emit(dp, OP_RESHAPE, 1, &x, x->type, 0, NULL);
+  value_replace_all_uses(dp->c, &op->results[0], y);
+  dp_set_sizes(dp, y, s);
+  op_erase(op);
+  return true;
+}
+
+/* The dims of a shape operand as tensor<i32> sizes: element d of it. */
+static Value *shape_elem(Dp *dp, Value *shape, int d) {
+  int64_t one = 1, start = d, limit = d + 1;
+  NamedAttr a[3] = {{"limit_indices", attr_dense_i64_array(dp->c, 1, &limit)},
+                    {"start_indices", attr_dense_i64_array(dp->c, 1, &start)},
+                    {"strides", attr_dense_i64_array(dp->c, 1, &one)}};
+  Value *e = dp_emit(dp, OP_SLICE, 1, &shape, type_tensor(dp->c, shape->type->elem, 1, &one, NULL), 3, a);
+  e = dp_emit(dp, OP_RESHAPE, 1, &e, type_scalar_tensor(dp->c, shape->type->elem), 0, NULL);
+  if (shape->type->elem != ELEM_I32) e = dp_emit(dp, OP_CONVERT, 1, &e, type_scalar_tensor(dp->c, ELEM_I32), 0, NULL);
+  return e;
+}
+
+/* dynamic_iota with a bounded result: an iota at the bound, sizes from its
+ * shape operand. */
+static bool rule_dynamic_iota(Dp *dp, Op *op) {
+  const Type *rt = op->results[0].type;
+  Value **s = dp_new_sizes(dp, rt->rank);
+  for (int d = 0; d < rt->rank; d++)
+    if (rt->dims[d] == DIM_DYNAMIC) s[d] = shape_elem(dp, op->operands[0], d);
+  Type *bt;
+  if (!dp_bound_type(dp, op, rt, &bt, "result")) return false;
+  NamedAttr ia = {"iota_dimension", attr_i64(dp->c, op_int(op, "iota_dimension"))};
+  Value *y = dp_emit(dp, OP_IOTA, 0, NULL, bt, 1, &ia);
+  value_replace_all_uses(dp->c, &op->results[0], y);
+  dp_set_sizes(dp, y, s);
+  op_erase(op);
+  return true;
+}
+
+/* Whether op's kind has a rule here for dynamic operands or results. */
+bool dp_op(Dp *dp, Op *op) {
+  bool dyn_res = false;
+  for (int r = 0; r < op->nresults; r++)
+    dyn_res |= op->results[r].type->kind == TY_TENSOR && !type_is_static(op->results[r].type);
+  if (!dyn_res && !any_dynamic_operand(dp, op)) return true;
+  switch (op->kind) {
+  case OP_BROADCAST_IN_DIM: return rule_broadcast_in_dim(dp, op);
+  case OP_TRANSPOSE: return rule_transpose(dp, op);
+  case OP_RESHAPE: return rule_reshape(dp, op);
+  case OP_REDUCE: return rule_reduce(dp, op);
+  case OP_DOT_GENERAL: return rule_dot_general(dp, op);
+  case OP_CONCATENATE: return rule_concatenate(dp, op);
+  case OP_SLICE: return rule_slice(dp, op);
+  case OP_PAD: return rule_pad(dp, op);
+  case OP_REVERSE: return rule_reverse(dp, op);
+  case OP_DYNAMIC_SLICE: return rule_dynamic_slice(dp, op, false);
+  case OP_DYNAMIC_UPDATE_SLICE: return rule_dynamic_slice(dp, op, true);
+  case OP_GET_DIMENSION_SIZE: return rule_get_dimension_size(dp, op);
+  case OP_SET_DIMENSION_SIZE: return rule_set_dimension_size(dp, op);
+  case OP_DYNAMIC_IOTA: return rule_dynamic_iota(dp, op);
+  case OP_IOTA: return set_result(dp, op, 0, bound_sizes(dp, op->results[0].type));
+  default: break;
+  }
+  if ((op_info[op->kind].traits & TRAIT_ELEMENTWISE) && op->nregions == 0 && op->nresults >= 1)
+    return rule_elementwise(dp, op);
+  for (int i = 0; i < op->noperands; i++) {
+    Value **os = dp_sizes(dp, op->operands[i]);
+    for (int d = 0; os && d < op->operands[i]->type->rank; d++)
+      if (os[d]) {
+        op_error(dp->c, op, "operand #%d: dimension %d is dynamic, and tpucc's dynamic-pad has no rule to make this op exact on it "
+                 "(docs/dynamic-shapes.md lists the ops it supports)", i, d);
+        return false;
+      }
+  }
+  for (int r = 0; r < op->nresults; r++)
+    if (op->results[r].type->kind == TY_TENSOR && !type_is_static(op->results[r].type)) {
+      op_error(dp->c, op, "result #%d has a dynamic dimension, and tpucc's dynamic-pad has no rule for this op "
+               "(docs/dynamic-shapes.md lists the ops it supports)", r);
+      return false;
+    }
+  return true;
+}
