@@ -198,7 +198,7 @@ static void adopt_results(Dp *dp, Op *op, Op *new_op, int n, Type *const *types)
   }
 }
 
-static bool block_ops(Dp *dp, Block *b);
+static bool block_ops(Dp *dp, Block *b, bool carried);
 
 /* Whether any operand of op has a recorded size. */
 static bool any_sized_operand(const Dp *dp, const Op *op) {
@@ -238,7 +238,7 @@ static bool rewrite_while(Dp *dp, Op *op) {
   if (!any) {
     for (int r = 0; r < op->nregions; r++)
       for (int k = 0; k < op->regions[r].nblocks; k++)
-        if (!block_ops(dp, op->regions[r].blocks[k])) return false;
+        if (!block_ops(dp, op->regions[r].blocks[k], false)) return false;
     return true;
   }
   int nops, nres;
@@ -251,7 +251,7 @@ static bool rewrite_while(Dp *dp, Op *op) {
     w->regions[r].parent = w;
     for (int k = 0; k < w->regions[r].nblocks; k++) w->regions[r].blocks[k]->parent = &w->regions[r];
     Block *b = w->regions[r].blocks[0];
-    if (!extend_block_args(dp, w, b, n, orig, NULL) || !block_ops(dp, b)) return false;
+    if (!extend_block_args(dp, w, b, n, orig, NULL) || !block_ops(dp, b, true)) return false;
     if (r == 1) extend_terminator(dp, b->last, n, orig);
   }
   op->nregions = 0;
@@ -262,12 +262,12 @@ static bool rewrite_while(Dp *dp, Op *op) {
 }
 
 /* Every op of block b in order (the terminator of a function or a while
- * region is its caller's business). */
-static bool block_ops(Dp *dp, Block *b) {
+ * region, carried, is its caller's business). */
+static bool block_ops(Dp *dp, Block *b, bool carried) {
   for (Op *op = b->first, *next; op; op = next) {
     next = op->next;
     if (op == b->last && (op_info[op->kind].traits & TRAIT_TERMINATOR)) {
-      if (op->kind == OP_RETURN && any_sized_operand(dp, op)) {
+      if (!carried && op->kind == OP_RETURN && any_sized_operand(dp, op)) {
         op_error(dp->c, op, "returns a value with a dynamic dimension from a region other than a function's or a "
                  "while body's (tpucc's dynamic-pad carries sizes through calls and while loops)");
         return false;
@@ -276,7 +276,7 @@ static bool block_ops(Dp *dp, Block *b) {
     }
     for (int r = 0; op->kind != OP_WHILE && r < op->nregions; r++)
       for (int k = 0; k < op->regions[r].nblocks; k++)
-        if (!block_ops(dp, op->regions[r].blocks[k])) return false;
+        if (!block_ops(dp, op->regions[r].blocks[k], false)) return false;
     dp->at = op;
     bool ok = op->kind == OP_FUNC_CALL ? rewrite_call(dp, op) : op->kind == OP_WHILE ? rewrite_while(dp, op) : dp_op(dp, op);
     if (!ok) return false;
@@ -306,7 +306,7 @@ static bool dp_func(Dp *dp, Op *f) {
   if (!fta || fta->kind != ATTR_TYPE) return true;
   const Type *ft = fta->type;
   PtrVec argq = {0}, resq = {0};
-  bool ok = extend_block_args(dp, f, b, ft->ninputs, ft->inputs, &argq) && block_ops(dp, b);
+  bool ok = extend_block_args(dp, f, b, ft->ninputs, ft->inputs, &argq) && block_ops(dp, b, true);
   Op *ret = b->last;
   if (ok && ret && ret->kind == OP_FUNC_RETURN) {
     int k = ret->noperands;

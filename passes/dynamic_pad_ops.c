@@ -285,7 +285,13 @@ static bool rule_pad(Dp *dp, Op *op) {
     s[d] = dp_bin(dp, OP_MAXIMUM, dp_bin(dp, OP_ADD, size, dp_i32(dp, lo[d] + hi[d])), dp_i32(dp, 0));
   }
   op_set_operand(dp->c, op, 0, x);
-  return set_result(dp, op, 0, s);
+  bool ok = set_result(dp, op, 0, s);
+  int64_t dims[DP_MAX_RANK];
+  const Type *t = x->type;
+  for (int d = 0; d < rank; d++) /* the padded result of the padded operand */
+    dims[d] = lo[d] + hi[d] + t->dims[d] + (t->dims[d] > 0 ? (t->dims[d] - 1) * in[d] : 0);
+  op->results[0].type = type_with_bounds(dp->c, op->results[0].type, dims, dims);
+  return ok;
 }
 
 /* Reverse along a dynamic dim: the valid region ends up at the back; two
