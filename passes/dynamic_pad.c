@@ -261,6 +261,39 @@ static bool rewrite_while(Dp *dp, Op *op) {
   return true;
 }
 
+/* stablehlo.if / case with dynamic results: each branch returns the
+ * sizes too, as more results. */
+static bool rewrite_branch(Dp *dp, Op *op) {
+  int n = op->nresults;
+  Type **orig = arena_alloc(&dp->c->arena, sizeof(Type *) * (size_t)(n + 1));
+  bool any = false;
+  for (int i = 0; i < n; i++) {
+    orig[i] = op->results[i].type;
+    any |= ndyn(orig[i]) > 0;
+  }
+  for (int r = 0; r < op->nregions; r++)
+    for (int k = 0; k < op->regions[r].nblocks; k++)
+      if (!block_ops(dp, op->regions[r].blocks[k], any)) return false;
+  dp->at = op;
+  if (!any) return dp_op(dp, op);
+  int nres;
+  Type **rt;
+  if (!bounded_results(dp, op, n, orig, &rt, &nres)) return false;
+  Op *w = op_create(dp->c, op->kind, op->name, op->loc, op->noperands, op->operands, nres, rt, op->nattrs, op->attrs,
+                    op->nregions);
+  for (int r = 0; r < op->nregions; r++) {
+    w->regions[r] = op->regions[r];
+    w->regions[r].parent = w;
+    for (int k = 0; k < w->regions[r].nblocks; k++) w->regions[r].blocks[k]->parent = &w->regions[r];
+    extend_terminator(dp, w->regions[r].blocks[0]->last, n, orig);
+  }
+  op->nregions = 0;
+  op_insert_before(op, w);
+  adopt_results(dp, op, w, n, orig);
+  op_erase(op);
+  return true;
+}
+
 /* Every op of block b in order (the terminator of a function or a while
  * region, carried, is its caller's business). */
 static bool block_ops(Dp *dp, Block *b, bool carried) {
@@ -274,11 +307,15 @@ static bool block_ops(Dp *dp, Block *b, bool carried) {
       }
       continue;
     }
-    for (int r = 0; op->kind != OP_WHILE && r < op->nregions; r++)
+    bool branch = op->kind == OP_IF || op->kind == OP_CASE;
+    for (int r = 0; op->kind != OP_WHILE && !branch && r < op->nregions; r++)
       for (int k = 0; k < op->regions[r].nblocks; k++)
         if (!block_ops(dp, op->regions[r].blocks[k], false)) return false;
     dp->at = op;
-    bool ok = op->kind == OP_FUNC_CALL ? rewrite_call(dp, op) : op->kind == OP_WHILE ? rewrite_while(dp, op) : dp_op(dp, op);
+    bool ok = op->kind == OP_FUNC_CALL ? rewrite_call(dp, op)
+              : op->kind == OP_WHILE   ? rewrite_while(dp, op)
+              : branch                 ? rewrite_branch(dp, op)
+                                       : dp_op(dp, op);
     if (!ok) return false;
   }
   return true;
@@ -334,32 +371,39 @@ static bool dp_func(Dp *dp, Op *f) {
   return ok;
 }
 
-/* Whether t or any value type in block list is not static. */
-static bool type_dynamic(const Type *t) { return t->kind == TY_TENSOR && !type_is_static(t); }
+/* Whether t has a bounded '?' dim. */
+static bool type_bounded(const Type *t) {
+  for (int d = 0; t->kind == TY_TENSOR && d < t->rank; d++)
+    if (t->dims[d] == DIM_DYNAMIC && type_dim_bound(t, d) != DIM_DYNAMIC) return true;
+  return false;
+}
 
-static bool region_dynamic(const Region *r) {
+static bool region_bounded(const Region *r) {
   for (int k = 0; k < r->nblocks; k++) {
     const Block *b = r->blocks[k];
     for (int i = 0; i < b->nargs; i++)
-      if (type_dynamic(b->args[i].type)) return true;
+      if (type_bounded(b->args[i].type)) return true;
     for (const Op *op = b->first; op; op = op->next) {
       for (int i = 0; i < op->nresults; i++)
-        if (type_dynamic(op->results[i].type)) return true;
+        if (type_bounded(op->results[i].type)) return true;
       for (int i = 0; i < op->nregions; i++)
-        if (region_dynamic(&op->regions[i])) return true;
+        if (region_bounded(&op->regions[i])) return true;
     }
   }
   return false;
 }
 
+/* A module without any bounded dim is left as it is (its unbounded '?'
+ * dims, if any, are refined by tpurun or refused by the back end); in one
+ * with bounded dims an unbounded '?' is a located error. */
 bool pass_dynamic_pad(PassContext *pc) {
   Module *m = pc->m;
   bool any = false;
   FOR_EACH_FUNC(m, f) {
     const Attr *fta = op_attr(f, "function_type");
     if (fta && fta->kind == ATTR_TYPE)
-      for (int i = 0; i < fta->type->nresults; i++) any |= type_dynamic(fta->type->results[i]);
-    any |= region_dynamic(&f->regions[0]);
+      for (int i = 0; i < fta->type->nresults; i++) any |= type_bounded(fta->type->results[i]);
+    any |= region_bounded(&f->regions[0]);
   }
   if (!any) return true;
   Dp dp = {.c = pc->c};

@@ -416,6 +416,277 @@ static bool rule_dynamic_iota(Dp *dp, Op *op) {
   return true;
 }
 
+/* Sort along a dynamic dim: one more key first, "is padding", so the
+ * valid elements sort before the padding whatever the comparator says of
+ * it (a < b when b alone is padding; the comparator when both agree). */
+static bool rule_sort(Dp *dp, Op *op) {
+  int rank = op->operands[0]->type->rank;
+  int dim = op_attr(op, "dimension") ? (int)op_int(op, "dimension") : -1;
+  if (dim < 0) dim += rank;
+  Value **os = NULL;
+  for (int i = 0; i < op->noperands && !os; i++) os = dp_sizes(dp, op->operands[i]);
+  for (int r = 0; r < op->nresults; r++)
+    if (!set_result(dp, op, r, os ? memcpy(dp_new_sizes(dp, rank), os, sizeof(Value *) * (size_t)rank) : NULL))
+      return false;
+  if (!os || !os[dim]) return true;
+  Context *c = dp->c;
+  const Type *t = op->operands[0]->type;
+  Type *it = type_tensor(c, ELEM_I32, rank, t->dims, NULL), *bt = type_tensor(c, ELEM_I1, rank, t->dims, NULL);
+  NamedAttr ia = {"iota_dimension", attr_i64(c, dim)};
+  NamedAttr bd = {"broadcast_dimensions", attr_dense_i64_array(c, 0, NULL)};
+  NamedAttr ge = {"comparison_direction", attr_enum(c, "stablehlo", "comparison_direction", "GE")};
+  Value *cmp[2] = {dp_emit(dp, OP_IOTA, 0, NULL, it, 1, &ia), dp_emit(dp, OP_BROADCAST_IN_DIM, 1, &os[dim], it, 1, &bd)};
+  Value *pad = dp_emit(dp, OP_COMPARE, 2, cmp, bt, 1, &ge);
+  int n = op->noperands;
+  Value **ops = dp_new_sizes(dp, n + 1);
+  Type **rt = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(n + 2));
+  ops[0] = pad;
+  rt[0] = bt;
+  for (int i = 0; i < n; i++) ops[i + 1] = op->operands[i], rt[i + 1] = op->results[i].type;
+  Op *ns = op_create(c, op->kind, op->name, op->loc, n + 1, ops, n + 1, rt, op->nattrs, op->attrs, 1);
+  Block *old = op->regions[0].blocks[0];
+  Type *i1 = type_scalar_tensor(c, ELEM_I1);
+  Type **at = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(old->nargs + 3));
+  at[0] = at[1] = i1;
+  for (int i = 0; i < old->nargs; i++) at[i + 2] = old->args[i].type;
+  Block *b = block_create(c, &ns->regions[0], old->nargs + 2, at);
+  region_add_block(c, &ns->regions[0], b);
+  ValueMap m = {0};
+  for (int i = 0; i < old->nargs; i++) value_map_put(c, &m, &old->args[i], &b->args[i + 2]);
+  for (const Op *o = old->first; o != old->last; o = o->next) op_append(b, op_clone(c, o, &m));
+  Value *verdict = value_map_get(&m, old->last->operands[0]);
+  if (!verdict) verdict = old->last->operands[0];
+  NamedAttr ne = {"comparison_direction", attr_enum(c, "stablehlo", "comparison_direction", "NE")};
+  Value *pp[2] = {&b->args[0], &b->args[1]};
+  Op *differ = op_build(c, OP_COMPARE, op->loc, 2, pp, i1, 1, &ne);
+  op_append(b, differ);
+  Value *sel[3] = {&differ->results[0], &b->args[1], verdict};
+  Op *pick = op_build(c, OP_SELECT, op->loc, 3, sel, i1, 0, NULL);
+  op_append(b, pick);
+  op_append(b, op_create(c, old->last->kind, old->last->name, old->last->loc, 1, (Value *[]){&pick->results[0]}, 0,
+                         NULL, 0, NULL, 0));
+  op_insert_before(op, ns);
+  for (int i = 0; i < n; i++) {
+    value_replace_all_uses(c, &op->results[i], &ns->results[i + 1]);
+    dp_set_sizes(dp, &ns->results[i + 1], dp_sizes(dp, &op->results[i]));
+  }
+  op_erase(op);
+  return true;
+}
+
+/* Gather: the start index of each dynamic operand dim clamped to
+ * size - slice size (the op clamps against the bound); the result's batch
+ * dims take the sizes of the indices' dims. */
+static bool rule_gather(Dp *dp, Op *op) {
+  Context *c = dp->c;
+  const Attr *dn = op_attr(op, "dimension_numbers");
+  const int64_t *offs, *map, *ss, *obd;
+  int noff = list_attr(dp, op, dialect_param(dn, "offset_dims"), &offs);
+  int nmap = list_attr(dp, op, dialect_param(dn, "start_index_map"), &map);
+  int nobd = list_attr(dp, op, dialect_param(dn, "operand_batching_dims"), &obd);
+  int64_t ivd = 0;
+  attr_as_int(dialect_param(dn, "index_vector_dim"), &ivd);
+  op_list(dp, op, "slice_sizes", &ss);
+  Value **os = dp_sizes(dp, op->operands[0]), **is = dp_sizes(dp, op->operands[1]);
+  Value *idx = op->operands[1];
+  const Type *it = idx->type;
+  for (int k = 0; os && k < nobd; k++)
+    if (os[obd[k]]) return cannot(dp, op, (int)obd[k], "a gather over a dynamic operand batching dim");
+  if (is && ivd < it->rank && is[ivd]) return cannot(dp, op, (int)ivd, "a dynamic index vector dim");
+  bool clamp = false;
+  for (int k = 0; os && k < nmap; k++) clamp |= os[map[k]] != NULL;
+  if (clamp) {
+    int64_t one = 1, n = nmap;
+    Value **parts = dp_new_sizes(dp, nmap);
+    for (int k = 0; k < nmap; k++) {
+      Value *hi = os[map[k]] ? dp_bin(dp, OP_MAXIMUM, dp_bin(dp, OP_SUBTRACT, os[map[k]], dp_i32(dp, ss[map[k]])), dp_i32(dp, 0))
+                             : dp_i32(dp, INT32_MAX);
+      parts[k] = dp_emit(dp, OP_RESHAPE, 1, &hi, type_tensor(c, ELEM_I32, 1, &one, NULL), 0, NULL);
+    }
+    NamedAttr cd = {"dimension", attr_i64(c, 0)};
+    Value *u = nmap == 1 ? parts[0] : dp_emit(dp, OP_CONCATENATE, nmap, parts, type_tensor(c, ELEM_I32, 1, &n, NULL), 1, &cd);
+    if (it->elem != ELEM_I32) u = dp_emit(dp, OP_CONVERT, 1, &u, type_tensor(c, it->elem, 1, &n, NULL), 0, NULL);
+    int64_t d1 = ivd < it->rank ? ivd : 0;
+    Value *ub;
+    if (ivd < it->rank) {
+      NamedAttr bd = {"broadcast_dimensions", attr_dense_i64_array(c, 1, &d1)};
+      ub = dp_emit(dp, OP_BROADCAST_IN_DIM, 1, &u, (Type *)it, 1, &bd);
+    } else {
+      Value *sc = dp_emit(dp, OP_RESHAPE, 1, &u, type_scalar_tensor(c, it->elem), 0, NULL);
+      NamedAttr bd = {"broadcast_dimensions", attr_dense_i64_array(c, 0, NULL)};
+      ub = dp_emit(dp, OP_BROADCAST_IN_DIM, 1, &sc, (Type *)it, 1, &bd);
+    }
+    Value *mn[2] = {idx, ub};
+    op_set_operand(c, op, 1, dp_emit(dp, OP_MINIMUM, 2, mn, (Type *)it, 0, NULL));
+  }
+  const Type *rt = op->results[0].type;
+  Value **s = dp_new_sizes(dp, rt->rank);
+  for (int d = 0, b = 0; d < rt->rank; d++) {
+    bool off = false;
+    for (int k = 0; k < noff; k++) off |= offs[k] == d;
+    if (off) continue;
+    if (b == ivd) b++;
+    s[d] = is ? is[b] : NULL;
+    b++;
+  }
+  for (int d = 0; d < rt->rank; d++)
+    if (rt->dims[d] == DIM_DYNAMIC && !s[d]) return cannot(dp, op, d, "a gather result dim that is a dynamic slice");
+  return set_result(dp, op, 0, s);
+}
+
+/* List attribute name of op, or n copies of dflt when absent. */
+static const int64_t *list_or(Dp *dp, const Op *op, const char *name, int n, int64_t dflt) {
+  const int64_t *v;
+  if (op_list(dp, op, name, &v) >= n) return v;
+  int64_t *d = arena_alloc(&dp->c->arena, sizeof(int64_t) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) d[i] = dflt;
+  return d;
+}
+
+/* Padding [d][side] of a dense<[[lo, hi], ...]> attribute, 0 when absent. */
+static int64_t pad_of(const Op *op, int d, int side) {
+  const Attr *a = op_attr(op, "padding");
+  if (!a || a->kind != ATTR_DENSE || dense_num_elements(a) <= 2 * d + side) return 0;
+  return dense_get_int(a, 2 * d + side);
+}
+
+/* A windowed dim's output size: max(0, floor((size + lo + hi - dilated
+ * window) / stride) + 1). */
+static Value *window_size(Dp *dp, Value *size, int64_t lo, int64_t hi, int64_t w, int64_t wd, int64_t stride) {
+  int64_t dw = w > 0 ? (w - 1) * wd + 1 : 0;
+  Value *num = dp_bin(dp, OP_ADD, size, dp_i32(dp, lo + hi - dw + stride));
+  return dp_bin(dp, OP_DIVIDE, dp_bin(dp, OP_MAXIMUM, num, dp_i32(dp, 0)), dp_i32(dp, stride));
+}
+
+/* The static window output of a padded dim of bound b. */
+static int64_t window_bound(int64_t b, int64_t lo, int64_t hi, int64_t w, int64_t wd, int64_t stride) {
+  int64_t num = b + lo + hi - (w > 0 ? (w - 1) * wd + 1 : 0) + stride;
+  return num > 0 ? num / stride : 0;
+}
+
+/* Result r of op retyped with dim d (for each d with s[d]) at dims[d]. */
+static void retype_dims(Dp *dp, Op *op, int r, Value **s, const int64_t *bdims) {
+  const Type *t = op->results[r].type;
+  int64_t *dims = arena_alloc(&dp->c->arena, sizeof(int64_t) * (size_t)(t->rank + 1));
+  for (int d = 0; d < t->rank; d++) dims[d] = s[d] ? bdims[d] : t->dims[d];
+  op->results[r].type = type_with_bounds(dp->c, t, dims, dims);
+}
+
+/* reduce_window: each dynamic dim's padding becomes the init value (what
+ * the op pads with), output sizes from the window formula. */
+static bool rule_reduce_window(Dp *dp, Op *op) {
+  int n = op->noperands / 2, rank = op->operands[0]->type->rank;
+  const int64_t *wdim = list_or(dp, op, "window_dimensions", rank, 1), *st = list_or(dp, op, "window_strides", rank, 1);
+  const int64_t *bd = list_or(dp, op, "base_dilations", rank, 1), *wd = list_or(dp, op, "window_dilations", rank, 1);
+  Value **os = NULL;
+  for (int i = 0; i < n; i++) {
+    Value **si = dp_sizes(dp, op->operands[i]);
+    if (!si) continue;
+    os = si;
+    Value *x = op->operands[i];
+    for (int d = 0; d < rank; d++)
+      if (si[d]) {
+        if (bd[d] != 1) return cannot(dp, op, d, "a reduce_window with a base dilation on a dynamic dim");
+        x = dp_mask(dp, x, d, si[d], op->operands[n + i]);
+      }
+    op_set_operand(dp->c, op, i, x);
+  }
+  Value **s = dp_new_sizes(dp, rank);
+  int64_t bdims[DP_MAX_RANK];
+  for (int d = 0; os && d < rank; d++)
+    if (os[d]) {
+      s[d] = window_size(dp, os[d], pad_of(op, d, 0), pad_of(op, d, 1), wdim[d], wd[d], st[d]);
+      bdims[d] = window_bound(op->operands[0]->type->dims[d], pad_of(op, d, 0), pad_of(op, d, 1), wdim[d], wd[d], st[d]);
+    }
+  for (int r = 0; r < op->nresults; r++) {
+    Value **sr = r ? memcpy(dp_new_sizes(dp, rank), s, sizeof(Value *) * (size_t)rank) : s;
+    if (!set_result(dp, op, r, sr)) return false;
+    retype_dims(dp, op, r, s, bdims);
+  }
+  return true;
+}
+
+/* convolution: the input's dynamic feature and spatial padding become
+ * zeros; the batch size passes through, spatial sizes from the window
+ * formula. */
+static bool rule_convolution(Dp *dp, Op *op) {
+  const Attr *cd = op_attr(op, "dimension_numbers");
+  if (!cd || cd->kind != ATTR_CONV_DIMS) return cannot(dp, op, 0, "a convolution without dimension numbers");
+  const ConvDims *c = &cd->u.conv;
+  int ns = c->nspatial;
+  if (dp_sizes(dp, op->operands[1])) return cannot(dp, op, 0, "a convolution with a dynamic kernel");
+  Value **is = dp_sizes(dp, op->operands[0]);
+  const int64_t *st = list_or(dp, op, "window_strides", ns, 1), *ld = list_or(dp, op, "lhs_dilation", ns, 1);
+  const int64_t *rd = list_or(dp, op, "rhs_dilation", ns, 1);
+  int64_t fgc = op_attr(op, "feature_group_count") ? op_int(op, "feature_group_count") : 1;
+  int64_t bgc = op_attr(op, "batch_group_count") ? op_int(op, "batch_group_count") : 1;
+  const Type *rt = op->results[0].type;
+  Value **s = dp_new_sizes(dp, rt->rank);
+  int64_t bdims[DP_MAX_RANK];
+  Value *x = op->operands[0];
+  if (is && is[c->input_batch]) {
+    if (bgc != 1) return cannot(dp, op, (int)c->input_batch, "a dynamic batch with batch_group_count > 1");
+    s[c->output_batch] = is[c->input_batch];
+  }
+  if (is && is[c->input_feature]) {
+    if (fgc != 1) return cannot(dp, op, (int)c->input_feature, "a dynamic feature dim with feature_group_count > 1");
+    x = dp_mask(dp, x, (int)c->input_feature, is[c->input_feature], dp_zero(dp, x->type));
+  }
+  for (int k = 0; is && k < ns; k++) {
+    int d = (int)c->input_spatial[k];
+    if (!is[d]) continue;
+    if (ld[k] != 1) return cannot(dp, op, d, "an lhs_dilation on a dynamic spatial dim");
+    x = dp_mask(dp, x, d, is[d], dp_zero(dp, x->type));
+    int64_t w = op->operands[1]->type->dims[c->kernel_spatial[k]];
+    s[c->output_spatial[k]] = window_size(dp, is[d], pad_of(op, k, 0), pad_of(op, k, 1), w, rd[k], st[k]);
+    bdims[c->output_spatial[k]] = window_bound(x->type->dims[d], pad_of(op, k, 0), pad_of(op, k, 1), w, rd[k], st[k]);
+  }
+  if (s[c->output_batch]) bdims[c->output_batch] = x->type->dims[c->input_batch];
+  op_set_operand(dp->c, op, 0, x);
+  bool ok = set_result(dp, op, 0, s);
+  retype_dims(dp, op, 0, s, bdims);
+  return ok;
+}
+
+/* dynamic_broadcast_in_dim / dynamic_reshape with a bounded result: the
+ * static op at the bounds, the '?' sizes from the shape operand. */
+static bool rule_dynamic_shape(Dp *dp, Op *op) {
+  const Type *rt = op->results[0].type;
+  Value **s = dp_new_sizes(dp, rt->rank);
+  for (int d = 0; d < rt->rank; d++)
+    if (rt->dims[d] == DIM_DYNAMIC) s[d] = shape_elem(dp, op->operands[1], d);
+  Type *bt;
+  if (!dp_bound_type(dp, op, rt, &bt, "result")) return false;
+  Value *x = op->operands[0];
+  Value **os = dp_sizes(dp, x);
+  if (op->kind == OP_DYNAMIC_RESHAPE) {
+    for (int d = 0; os && d < x->type->rank; d++)
+      if (os[d]) return cannot(dp, op, d, "a dynamic_reshape of a dynamic operand");
+    int64_t a = 1, b = 1;
+    for (int d = 0; d < x->type->rank; d++) a *= x->type->dims[d];
+    for (int d = 0; d < bt->rank; d++) b *= bt->dims[d];
+    if (a != b) return cannot(dp, op, 0, "a dynamic_reshape whose bounds hold another element count than its operand");
+    Value *y = dp_emit(dp, OP_RESHAPE, 1, &x, bt, 0, NULL);
+    value_replace_all_uses(dp->c, &op->results[0], y);
+    dp_set_sizes(dp, y, s);
+    op_erase(op);
+    return true;
+  }
+  const int64_t *bd;
+  int n = op_list(dp, op, "broadcast_dimensions", &bd);
+  for (int j = 0; j < n; j++) {
+    if (os && os[j]) s[bd[j]] = os[j];
+    else if (x->type->dims[j] != 1 && x->type->dims[j] != bt->dims[bd[j]])
+      return cannot(dp, op, (int)bd[j], "a dynamic_broadcast_in_dim of a static operand dim other than 1 or the bound");
+  }
+  NamedAttr a = {"broadcast_dimensions", attr_dense_i64_array(dp->c, n, bd)};
+  Value *y = dp_emit(dp, OP_BROADCAST_IN_DIM, 1, &x, bt, 1, &a);
+  value_replace_all_uses(dp->c, &op->results[0], y);
+  dp_set_sizes(dp, y, s);
+  op_erase(op);
+  return true;
+}
+
 /* Whether op's kind has a rule here for dynamic operands or results. */
 bool dp_op(Dp *dp, Op *op) {
   bool dyn_res = false;
@@ -437,6 +708,12 @@ bool dp_op(Dp *dp, Op *op) {
   case OP_GET_DIMENSION_SIZE: return rule_get_dimension_size(dp, op);
   case OP_SET_DIMENSION_SIZE: return rule_set_dimension_size(dp, op);
   case OP_DYNAMIC_IOTA: return rule_dynamic_iota(dp, op);
+  case OP_SORT: return rule_sort(dp, op);
+  case OP_GATHER: return rule_gather(dp, op);
+  case OP_REDUCE_WINDOW: return rule_reduce_window(dp, op);
+  case OP_CONVOLUTION: return rule_convolution(dp, op);
+  case OP_DYNAMIC_BROADCAST_IN_DIM:
+  case OP_DYNAMIC_RESHAPE: return rule_dynamic_shape(dp, op);
   case OP_IOTA: return set_result(dp, op, 0, bound_sizes(dp, op->results[0].type));
   default: break;
   }

@@ -9,26 +9,29 @@ TPURUN="$BUILD/tpurun"
 T="$ROOT/testsuite/bounded"
 bounded() { # template -> the bounded program
   sed -e 's/DYN/?/g' -e 's/BNDC/, #stablehlo.bounds<16, ?>/g' -e 's/BNDQ/, #stablehlo.bounds<18, ?>/g' \
+      -e 's/BNDW/, #stablehlo.bounds<7, ?>/g' -e 's/BND4/, #stablehlo.bounds<?, 8, ?, ?>/g' \
       -e 's/BNDT/, #stablehlo.bounds<?, 8>/g' -e 's/BND3/, #stablehlo.bounds<8, ?, ?>/g' \
       -e 's/BND1/, #stablehlo.bounds<8>/g' -e 's/BND/, #stablehlo.bounds<8, ?>/g' -e 's/LIM/8/g' "$1"
 }
 static_of() { # template n -> the static program of size n
   local n=$2 q=$(( $2 > 0 ? 2 * $2 + 2 : 3 ))
-  sed -e "s/DYNx4xf32BNDC/$((2 * n))x4xf32/g" -e "s/DYNx4xf32BNDQ/${q}x4xf32/g" -e "s/DYN/$n/g" -e "s/LIM/$n/g" \
-      -e 's/BND[CQT13]*//g' "$1"
+  sed -e "s/DYNx4xf32BNDC/$((2 * n))x4xf32/g" -e "s/DYNx4xf32BNDW/$((n - 1))x4xf32/g" -e "s/DYNx4xf32BNDQ/${q}x4xf32/g" -e "s/DYN/$n/g" -e "s/LIM/$n/g" \
+      -e 's/BND[CQTW134]*//g' "$1"
 }
 vals() { python3 -c "import sys; n=int(sys.argv[1]); print(' '.join(str(i % $2 - 2) for i in range(n)))" "$1"; }
 runs=0
-for prog in elementwise contract data control; do
+for prog in elementwise contract data control more window; do
   bounded "$T/$prog.mlir" > "$TMP/$prog.mlir"
   expect_status 0 "$TPUCC" "$TMP/$prog.mlir" -o "$TMP/$prog.tpub"
   sizes="0 1 3 8"
   [ $prog = data ] && sizes="2 3 8" # its dynamic_slice takes 2 rows
+  [ $prog = more ] && sizes="1 3 8" # its gather takes a row
+  [ $prog = window ] && sizes="2 3 8" # its window has 2 rows
   for n in $sizes; do
     static_of "$T/$prog.mlir" $n > "$TMP/static.mlir"
     case $prog in
       control) ins=(--input="${n}xf32=$(vals $n 7)") ;;
-      contract) ins=(--input="${n}x4xf32=$(vals $((4 * n)) 7)") ;;
+      contract | window) ins=(--input="${n}x4xf32=$(vals $((4 * n)) 7)") ;;
       *) ins=(--input="${n}x4xf32=$(vals $((4 * n)) 7)" --input="${n}x4xf32=$(vals $((4 * n)) 5)") ;;
     esac
     "$TPURUN" "$TMP/$prog.tpub" "${ins[@]}" > "$TMP/dyn.txt" 2>&1 || fail "$prog at size $n: $(cat "$TMP/dyn.txt")"
@@ -38,7 +41,21 @@ for prog in elementwise contract data control; do
     runs=$((runs + 1))
   done
 done
-[ "$runs" -eq 15 ] || fail "ran $runs of 15"
+[ "$runs" -eq 21 ] || fail "ran $runs of 21"
+# Every -O level: the same results at size 3.
+for prog in elementwise contract control more window; do
+  for opt in -O0 -O1; do
+    expect_status 0 "$TPUCC" $opt "$TMP/$prog.mlir" -o "$TMP/$prog$opt.tpub"
+    case $prog in
+      control) ins=(--input="3xf32=$(vals 3 7)") ;;
+      contract | window) ins=(--input="3x4xf32=$(vals 12 7)") ;;
+      *) ins=(--input="3x4xf32=$(vals 12 7)" --input="3x4xf32=$(vals 12 5)") ;;
+    esac
+    "$TPURUN" "$TMP/$prog.tpub" "${ins[@]}" > "$TMP/o2.txt" 2>&1
+    "$TPURUN" "$TMP/$prog$opt.tpub" "${ins[@]}" > "$TMP/o.txt" 2>&1 || fail "$prog $opt: $(cat "$TMP/o.txt")"
+    cmp -s "$TMP/o.txt" "$TMP/o2.txt" || fail "$prog $opt differs from -O2: $(diff "$TMP/o.txt" "$TMP/o2.txt" | head -4)"
+  done
+done
 # A size over the bound, or a static dim that differs: exit 1 with a reason.
 expect_status 1 "$TPURUN" "$TMP/contract.tpub" --input="9x4xf32=1"
 expect_in "$TMP/err" "dim 0 is 9, the parameter's is bounded by 8"
@@ -54,12 +71,13 @@ for n in 1 5 8; do
 done
 expect_in "$TMP/err" "compiles 0, cache hits 1, cache misses 0"
 [ "$(find "$TMP/cache" -type f -name '*.tpuc' | wc -l)" -eq 1 ] || fail "the cache holds $(find "$TMP/cache" -type f -name '*.tpuc' | wc -l) programs, expected one"
-# An unbounded '?' is the shape-refinement's business: a located error here.
-printf 'func.func @main(%%a: tensor<?xf32>) -> tensor<?xf32> {\n  return %%a : tensor<?xf32>\n}\n' > "$TMP/unb.mlir"
+# An unbounded '?' beside bounded ones is the shape refinement's business: a
+# located error here.
+printf 'func.func @main(%%a: tensor<?xf32>, %%b: tensor<?xf32, #stablehlo.bounds<4>>) -> tensor<?xf32> {\n  return %%a : tensor<?xf32>\n}\n' > "$TMP/unb.mlir"
 expect_status 2 "$TPUCC" "$TMP/unb.mlir" -o "$TMP/unb.tpub"
 expect_in "$TMP/err" "unbounded dynamic dimension 0"
 # An op without a rule on a dynamic dim: a located error naming it.
-printf 'func.func @main(%%a: tensor<?xf32, #stablehlo.bounds<4>>) -> tensor<?xf32, #stablehlo.bounds<4>> {\n  %%0 = "stablehlo.sort"(%%a) ({\n  ^bb0(%%x: tensor<f32>, %%y: tensor<f32>):\n    %%c = stablehlo.compare LT, %%x, %%y : (tensor<f32>, tensor<f32>) -> tensor<i1>\n    stablehlo.return %%c : tensor<i1>\n  }) {dimension = 0 : i64} : (tensor<?xf32, #stablehlo.bounds<4>>) -> tensor<?xf32, #stablehlo.bounds<4>>\n  return %%0 : tensor<?xf32, #stablehlo.bounds<4>>\n}\n' > "$TMP/sort.mlir"
-expect_status 2 "$TPUCC" "$TMP/sort.mlir" -o "$TMP/sort.tpub"
-expect_in "$TMP/err" "'stablehlo.sort' op operand #0: dimension 0 is dynamic"
-echo "bounded: $runs runs at sizes 0 (2 for data.mlir), 1, 3, 8 matched the static programs"
+printf 'func.func @main(%%a: tensor<?x3x3xf32, #stablehlo.bounds<4, ?, ?>>) -> tensor<?x3x3xf32, #stablehlo.bounds<4, ?, ?>> {\n  %%0 = "stablehlo.cholesky"(%%a) {lower = true} : (tensor<?x3x3xf32, #stablehlo.bounds<4, ?, ?>>) -> tensor<?x3x3xf32, #stablehlo.bounds<4, ?, ?>>\n  return %%0 : tensor<?x3x3xf32, #stablehlo.bounds<4, ?, ?>>\n}\n' > "$TMP/chol.mlir"
+expect_status 2 "$TPUCC" "$TMP/chol.mlir" -o "$TMP/chol.tpub"
+expect_in "$TMP/err" "'stablehlo.cholesky' op operand #0: dimension 0 is dynamic"
+echo "bounded: $runs runs at sizes 0 (1 or 2 where a program needs rows), 1, 3, 8 matched the static programs"

@@ -263,7 +263,6 @@ static void test_gspmd_kinds(void **state) {
 
 static void test_gspmd_refusals(void **state) {
   (void)state;
-  gspmd_refused("", "expected '{'");
   gspmd_refused("{replicatd}", "expected replicated, maximal, manual, unknown or devices=");
   gspmd_refused("{devices=[2,2]<=[3]}", "the tile dims ask for 4 devices");
   gspmd_refused("{devices=[2,2]0,1,2}", "the tile dims ask for 4 devices but 3 are listed");
