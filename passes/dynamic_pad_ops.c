@@ -534,6 +534,97 @@ static bool rule_gather(Dp *dp, Op *op) {
   return set_result(dp, op, 0, s);
 }
 
+/* A 1-D i32 vector of the n scalar tensor<i32> values v, converted to
+ * elem and broadcast along dim ivd of type t (or everywhere when ivd is
+ * t's rank: an implicit index vector of one). */
+static Value *index_vector(Dp *dp, Value **v, int n, int64_t ivd, const Type *t) {
+  Context *c = dp->c;
+  int64_t one = 1, nn = n;
+  Value **parts = dp_new_sizes(dp, n);
+  for (int k = 0; k < n; k++) parts[k] = dp_emit(dp, OP_RESHAPE, 1, &v[k], type_tensor(c, ELEM_I32, 1, &one, NULL), 0, NULL);
+  NamedAttr cd = {"dimension", attr_i64(c, 0)};
+  Value *u = n == 1 ? parts[0] : dp_emit(dp, OP_CONCATENATE, n, parts, type_tensor(c, ELEM_I32, 1, &nn, NULL), 1, &cd);
+  if (t->elem != ELEM_I32) u = dp_emit(dp, OP_CONVERT, 1, &u, type_tensor(c, t->elem, 1, &nn, NULL), 0, NULL);
+  if (ivd < t->rank) {
+    NamedAttr bd = {"broadcast_dimensions", attr_dense_i64_array(c, 1, &ivd)};
+    return dp_emit(dp, OP_BROADCAST_IN_DIM, 1, &u, (Type *)t, 1, &bd);
+  }
+  Value *sc = dp_emit(dp, OP_RESHAPE, 1, &u, type_scalar_tensor(c, t->elem), 0, NULL);
+  NamedAttr bd = {"broadcast_dimensions", attr_dense_i64_array(c, 0, NULL)};
+  return dp_emit(dp, OP_BROADCAST_IN_DIM, 1, &sc, (Type *)t, 1, &bd);
+}
+
+/* Scatter: an update window is skipped when it does not fit the operand;
+ * against the runtime sizes, each start index whose window passes a
+ * dynamic dim's size (and each index of a padding row of the indices)
+ * becomes the bound, which the padded op skips too. */
+static bool rule_scatter(Dp *dp, Op *op) {
+  Context *c = dp->c;
+  int n = (op->noperands - 1) / 2;
+  const Attr *dn = op_attr(op, "scatter_dimension_numbers");
+  const int64_t *uwd, *iwd, *map, *ibd;
+  int nuwd = list_attr(dp, op, dialect_param(dn, "update_window_dims"), &uwd);
+  int niwd = list_attr(dp, op, dialect_param(dn, "inserted_window_dims"), &iwd);
+  int nmap = list_attr(dp, op, dialect_param(dn, "scatter_dims_to_operand_dims"), &map);
+  int nibd = list_attr(dp, op, dialect_param(dn, "input_batching_dims"), &ibd);
+  int64_t ivd = 0;
+  attr_as_int(dialect_param(dn, "index_vector_dim"), &ivd);
+  Value **os = dp_sizes(dp, op->operands[0]), **is = dp_sizes(dp, op->operands[n]);
+  Value *idx = op->operands[n];
+  const Type *it = idx->type, *ot = op->operands[0]->type, *ut = op->operands[n + 1]->type;
+  for (int i = 1; i < n; i++)
+    if (dp_sizes(dp, op->operands[i]) != os && dp_sizes(dp, op->operands[i]))
+      return cannot(dp, op, 0, "a scatter whose inputs have different dynamic dims");
+  for (int k = 0; os && k < nibd; k++)
+    if (os[ibd[k]]) return cannot(dp, op, (int)ibd[k], "a scatter over a dynamic input batching dim");
+  if (is && ivd < it->rank && is[ivd]) return cannot(dp, op, (int)ivd, "a dynamic index vector dim");
+  for (int i = 0; i < n; i++) {
+    Value **us = dp_sizes(dp, op->operands[n + 1 + i]);
+    for (int k = 0; us && k < nuwd; k++)
+      if (us[uwd[k]]) return cannot(dp, op, (int)uwd[k], "a dynamic update window dim");
+  }
+  /* The window size along each operand dim. */
+  int64_t win[DP_MAX_RANK];
+  for (int d = 0, w = 0; d < ot->rank; d++) {
+    bool inserted = false;
+    for (int k = 0; k < niwd; k++) inserted |= iwd[k] == d;
+    for (int k = 0; k < nibd; k++) inserted |= ibd[k] == d;
+    win[d] = inserted ? 1 : w < nuwd ? ut->dims[uwd[w++]] : 1;
+  }
+  bool any = is != NULL;
+  for (int k = 0; os && k < nmap; k++) any |= os[map[k]] != NULL;
+  if (any) {
+    Value **hi = dp_new_sizes(dp, nmap), **bound = dp_new_sizes(dp, nmap);
+    for (int k = 0; k < nmap; k++) {
+      int d = (int)map[k];
+      Value *size = os && os[d] ? os[d] : dp_i32(dp, ot->dims[d]);
+      hi[k] = dp_bin(dp, OP_SUBTRACT, size, dp_i32(dp, win[d]));
+      bound[k] = dp_i32(dp, ot->dims[d]);
+    }
+    Value *ub = index_vector(dp, hi, nmap, ivd, it), *big = index_vector(dp, bound, nmap, ivd, it);
+    Type *bt = type_tensor(c, ELEM_I1, it->rank, it->dims, NULL);
+    NamedAttr gt = {"comparison_direction", attr_enum(c, "stablehlo", "comparison_direction", "GT")};
+    Value *cmp[2] = {idx, ub};
+    Value *bad = dp_emit(dp, OP_COMPARE, 2, cmp, bt, 1, &gt);
+    for (int e = 0; is && e < it->rank; e++) {
+      if (!is[e]) continue;
+      Type *i32t = type_tensor(c, ELEM_I32, it->rank, it->dims, NULL);
+      NamedAttr ia = {"iota_dimension", attr_i64(c, e)};
+      NamedAttr bd = {"broadcast_dimensions", attr_dense_i64_array(c, 0, NULL)};
+      NamedAttr ge = {"comparison_direction", attr_enum(c, "stablehlo", "comparison_direction", "GE")};
+      Value *rc[2] = {dp_emit(dp, OP_IOTA, 0, NULL, i32t, 1, &ia), dp_emit(dp, OP_BROADCAST_IN_DIM, 1, &is[e], i32t, 1, &bd)};
+      Value *row[2] = {bad, dp_emit(dp, OP_COMPARE, 2, rc, bt, 1, &ge)};
+      bad = dp_emit(dp, OP_OR, 2, row, bt, 0, NULL);
+    }
+    Value *sel[3] = {bad, big, idx};
+    op_set_operand(c, op, n, dp_emit(dp, OP_SELECT, 3, sel, (Type *)it, 0, NULL));
+  }
+  for (int r = 0; r < op->nresults; r++)
+    if (!set_result(dp, op, r, os ? memcpy(dp_new_sizes(dp, ot->rank), os, sizeof(Value *) * (size_t)ot->rank) : NULL))
+      return false;
+  return true;
+}
+
 /* List attribute name of op, or n copies of dflt when absent. */
 static const int64_t *list_or(Dp *dp, const Op *op, const char *name, int n, int64_t dflt) {
   const int64_t *v;
@@ -710,6 +801,7 @@ bool dp_op(Dp *dp, Op *op) {
   case OP_DYNAMIC_IOTA: return rule_dynamic_iota(dp, op);
   case OP_SORT: return rule_sort(dp, op);
   case OP_GATHER: return rule_gather(dp, op);
+  case OP_SCATTER: return rule_scatter(dp, op);
   case OP_REDUCE_WINDOW: return rule_reduce_window(dp, op);
   case OP_CONVOLUTION: return rule_convolution(dp, op);
   case OP_DYNAMIC_BROADCAST_IN_DIM:

@@ -215,6 +215,61 @@ static void copy_region(int rank, const int64_t *from, const int64_t *to, size_t
   for (int64_t i = 0; i < from[0]; i++) copy_region(rank - 1, from + 1, to + 1, eb, src + i * inner_from, dst + i * inner_to);
 }
 
+/* Whether dim d of parameter p is a bounded dynamic dim. */
+static bool param_dim_dynamic(const VmFunc *fn, uint32_t p, int d) {
+  for (uint32_t k = 0; k < fn->n_dyn; k++)
+    if (!fn->dyn[k].result && fn->dyn[k].index == p && fn->dyn[k].dim == (uint32_t)d) return true;
+  return false;
+}
+
+/* Whether the shape dims (rank) fits parameter p: its static dims equal,
+ * its dynamic dims within their bounds; else 1 with err. */
+static int dims_fit(const VmFunc *fn, uint32_t p, int rank, const int64_t *dims, int index, char *err, size_t errlen) {
+  const VmType *t = fn->reg_types[p];
+  if (rank != t->rank) {
+    snprintf(err, errlen, "input %d: rank %d, the parameter has rank %d", index, rank, t->rank);
+    return 1;
+  }
+  for (int d = 0; d < rank; d++) {
+    bool dyn = param_dim_dynamic(fn, p, d);
+    if (dims[d] < 0 || dims[d] > t->dims[d] || (!dyn && dims[d] != t->dims[d])) {
+      snprintf(err, errlen, "input %d: dim %d is %lld, the parameter's is %s%lld", index, d, (long long)dims[d],
+               dyn ? "bounded by " : "", (long long)t->dims[d]);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int run_dyn_pad(const VmFunc *fn, uint32_t p, const VmValue *given, int index, VmValue *args, char *err, size_t errlen) {
+  const VmType *t = fn->reg_types[p], *g = given->type;
+  if (g->kind != TPUB_TY_TENSOR || g->elem != t->elem) {
+    snprintf(err, errlen, "input %d: not a tensor of the parameter's element type", index);
+    return 1;
+  }
+  int rc = dims_fit(fn, p, g->rank, g->dims, index, err, errlen);
+  if (rc) return rc;
+  args[p].type = t;
+  args[p].data = calloc(1, (size_t)t->nbytes + 1);
+  if (!args[p].data) {
+    snprintf(err, errlen, "out of memory");
+    return 70;
+  }
+  copy_region(g->rank, g->dims, t->dims, t->count ? (size_t)(t->nbytes / t->count) : 1, given->data, args[p].data);
+  for (uint32_t k = 0; k < fn->n_dyn; k++) {
+    const VmDynDim *dd = &fn->dyn[k];
+    if (dd->result || dd->index != p) continue;
+    args[dd->size].type = fn->reg_types[dd->size];
+    args[dd->size].data = malloc(sizeof(int32_t));
+    if (!args[dd->size].data) {
+      snprintf(err, errlen, "out of memory");
+      return 70;
+    }
+    *(int32_t *)args[dd->size].data = (int32_t)g->dims[dd->dim];
+  }
+  return 0;
+}
+
 int run_dyn_input(const VmFunc *fn, uint32_t p, const char *spec, int index, VmValue *args, char *err, size_t errlen) {
   const VmType *t = fn->reg_types[p];
   int64_t dims[TPUB_MAX_RANK + 1];
@@ -223,47 +278,20 @@ int run_dyn_input(const VmFunc *fn, uint32_t p, const char *spec, int index, VmV
     for (int d = 0; d < t->rank; d++) dims[d] = t->dims[d];
     rank = t->rank;
   }
-  if (rank != t->rank) {
-    snprintf(err, errlen, "input %d: rank %d, the parameter has rank %d", index, rank, t->rank);
-    return 1;
-  }
+  int rc = dims_fit(fn, p, rank, dims, index, err, errlen);
+  if (rc) return rc;
   int64_t count = 1;
-  for (int d = 0; d < rank; d++) {
-    bool dyn = false;
-    for (uint32_t k = 0; k < fn->n_dyn; k++)
-      if (!fn->dyn[k].result && fn->dyn[k].index == p && fn->dyn[k].dim == (uint32_t)d) dyn = true;
-    if (dims[d] < 0 || dims[d] > t->dims[d] || (!dyn && dims[d] != t->dims[d])) {
-      snprintf(err, errlen, "input %d: dim %d is %lld, the parameter's is %s %lld", index, d, (long long)dims[d],
-               dyn ? "bounded by" : "", (long long)t->dims[d]);
-      return 1;
-    }
-    count *= dims[d];
-  }
+  for (int d = 0; d < rank; d++) count *= dims[d];
   VmType given = *t;
   given.dims = dims;
   given.count = count;
   given.nbytes = t->count ? t->nbytes / t->count * count : 0;
   VmValue v;
-  int rc = vm_parse_input(spec, &given, index, &v, err, errlen);
+  rc = vm_parse_input(spec, &given, index, &v, err, errlen);
   if (rc) return rc;
-  args[p].type = t;
-  args[p].data = calloc(1, (size_t)t->nbytes + 1);
-  if (!args[p].data) {
-    vm_value_free(&v);
-    snprintf(err, errlen, "out of memory");
-    return 70;
-  }
-  copy_region(rank, dims, t->dims, t->count ? (size_t)(t->nbytes / t->count) : 1, v.data, args[p].data);
+  rc = run_dyn_pad(fn, p, &v, index, args, err, errlen);
   vm_value_free(&v);
-  for (uint32_t k = 0; k < fn->n_dyn; k++) {
-    const VmDynDim *dd = &fn->dyn[k];
-    if (dd->result || dd->index != p) continue;
-    args[dd->size].type = fn->reg_types[dd->size];
-    args[dd->size].data = malloc(sizeof(int32_t));
-    if (!args[dd->size].data) return 70;
-    *(int32_t *)args[dd->size].data = (int32_t)dims[dd->dim];
-  }
-  return 0;
+  return rc;
 }
 
 bool run_dyn_results(const VmFunc *fn, const VmValue *res, VmValue *out) {

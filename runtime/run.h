@@ -64,6 +64,8 @@ uint32_t run_user_count(const VmFunc *fn, bool result);
  * (data malloc'ed), and its size parameters into args[size] (malloc'ed).
  * 0, 1 (usage: a shape that does not fit, with err), 3 or 70. */
 int run_dyn_input(const VmFunc *fn, uint32_t p, const char *spec, int index, VmValue *args, char *err, size_t errlen);
+/* The same for a value given of its own shape (tpu_program_run). */
+int run_dyn_pad(const VmFunc *fn, uint32_t p, const VmValue *given, int index, VmValue *args, char *err, size_t errlen);
 /* The user's results of res into out (run_user_count of them): padded
  * ones cut to the sizes their size results give, the others as they are.
  * False when out of memory; free with run_dyn_results_free. */

@@ -20,7 +20,7 @@ static_of() { # template n -> the static program of size n
 }
 vals() { python3 -c "import sys; n=int(sys.argv[1]); print(' '.join(str(i % $2 - 2) for i in range(n)))" "$1"; }
 runs=0
-for prog in elementwise contract data control more window; do
+for prog in elementwise contract data control more window scatter; do
   bounded "$T/$prog.mlir" > "$TMP/$prog.mlir"
   expect_status 0 "$TPUCC" "$TMP/$prog.mlir" -o "$TMP/$prog.tpub"
   sizes="0 1 3 8"
@@ -41,9 +41,9 @@ for prog in elementwise contract data control more window; do
     runs=$((runs + 1))
   done
 done
-[ "$runs" -eq 21 ] || fail "ran $runs of 21"
+[ "$runs" -eq 25 ] || fail "ran $runs of 25"
 # Every -O level: the same results at size 3.
-for prog in elementwise contract control more window; do
+for prog in elementwise contract control more window scatter; do
   for opt in -O0 -O1; do
     expect_status 0 "$TPUCC" $opt "$TMP/$prog.mlir" -o "$TMP/$prog$opt.tpub"
     case $prog in
