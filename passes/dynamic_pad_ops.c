@@ -106,6 +106,76 @@ static bool rule_transpose(Dp *dp, Op *op) {
   return set_result(dp, op, 0, s);
 }
 
+/* A broadcast of the scalar tensor<i32> v to type t. */
+static Value *splat(Dp *dp, Value *v, Type *t) {
+  NamedAttr bd = {"broadcast_dimensions", attr_dense_i64_array(dp->c, 0, NULL)};
+  return dp_emit(dp, OP_BROADCAST_IN_DIM, 1, &v, t, 1, &bd);
+}
+
+/* A tensor of like's element type and the given rank-1 size. */
+static Type *vector_like(Dp *dp, const Type *like, int64_t n) {
+  int64_t *d = arena_dup(&dp->c->arena, &n, sizeof n);
+  return like->elem_opaque ? type_tensor_opaque_elem(dp->c, like->elem_opaque, 1, d, NULL)
+                           : type_tensor(dp->c, like->elem, 1, d, NULL);
+}
+
+static Value *ew(Dp *dp, OpKind k, Value *a, Value *b) {
+  Value *ops[2] = {a, b};
+  return dp_emit(dp, k, 2, ops, a->type, 0, NULL);
+}
+
+/* Reshape by an index computation (the dynamic dim is not the major dim of
+ * its group): each output position's row-major index in the real output
+ * shape (dim dout of size out_size), decomposed in the real input shape
+ * (dim din of size in_size), is read from the padded input, flattened,
+ * through a gather. */
+static bool reshape_compact(Dp *dp, Op *op, int din, int dout, Value *in_size, Value *out_size) {
+  Context *c = dp->c;
+  Value *x = op->operands[0];
+  const Type *in = x->type;
+  Type *bt;
+  if (!dp_bound_type(dp, op, op->results[0].type, &bt, "result")) return false;
+  int r = bt->rank;
+  Type *it = type_tensor(c, ELEM_I32, r, bt->dims, NULL);
+  Value *lin = NULL, *stride = dp_i32(dp, 1);
+  for (int d = r - 1; d >= 0; d--) {
+    NamedAttr ia = {"iota_dimension", attr_i64(c, d)};
+    Value *term = ew(dp, OP_MULTIPLY, dp_emit(dp, OP_IOTA, 0, NULL, it, 1, &ia), splat(dp, stride, it));
+    lin = lin ? ew(dp, OP_ADD, lin, term) : term;
+    stride = dp_bin(dp, OP_MULTIPLY, stride, d == dout ? out_size : dp_i32(dp, bt->dims[d]));
+  }
+  Value *flat_idx = NULL;
+  int64_t pstride = 1, total = 1, count = 1;
+  for (int j = in->rank - 1; j >= 0; j--) {
+    Value *dim = splat(dp, j == din ? dp_bin(dp, OP_MAXIMUM, in_size, dp_i32(dp, 1)) : dp_i32(dp, in->dims[j]), it);
+    Value *term = ew(dp, OP_MULTIPLY, ew(dp, OP_REMAINDER, lin, dim), splat(dp, dp_i32(dp, pstride), it));
+    lin = ew(dp, OP_DIVIDE, lin, dim);
+    flat_idx = flat_idx ? ew(dp, OP_ADD, flat_idx, term) : term;
+    pstride *= in->dims[j];
+  }
+  for (int j = 0; j < in->rank; j++) total *= in->dims[j];
+  for (int d = 0; d < r; d++) count *= bt->dims[d];
+  int64_t *two = arena_alloc(&c->arena, 2 * sizeof(int64_t)), one = 1;
+  two[0] = count, two[1] = 1;
+  Value *flat = dp_emit(dp, OP_RESHAPE, 1, &x, vector_like(dp, in, total), 0, NULL);
+  Value *ids = dp_emit(dp, OP_RESHAPE, 1, &flat_idx, type_tensor(c, ELEM_I32, 2, two, NULL), 0, NULL);
+  NamedAttr gp[4] = {{"offset_dims", attr_int_list(c, 0, NULL)},
+                     {"collapsed_slice_dims", attr_int_list(c, 1, (int64_t[]){0})},
+                     {"start_index_map", attr_int_list(c, 1, (int64_t[]){0})},
+                     {"index_vector_dim", attr_i64(c, 1)}};
+  NamedAttr ga[2] = {{"dimension_numbers", attr_dialect(c, "stablehlo.gather", 4, gp)},
+                     {"slice_sizes", attr_dense_i64_array(c, 1, &one)}};
+  Value *gops[2] = {flat, ids};
+  Value *g = dp_emit(dp, OP_GATHER, 2, gops, vector_like(dp, in, count), 2, ga);
+  Value *y = dp_emit(dp, OP_RESHAPE, 1, &g, bt, 0, NULL);
+  Value **s = dp_new_sizes(dp, r);
+  s[dout] = out_size;
+  value_replace_all_uses(c, &op->results[0], y);
+  dp_set_sizes(dp, y, s);
+  op_erase(op);
+  return true;
+}
+
 /* Reshape: the one dynamic dim must be the major dim of its group (the
  * dims whose product matches between operand and result); its padded rows
  * then stay contiguous and the result's size is size * in_minor / out_minor. */
@@ -128,8 +198,13 @@ static bool rule_reshape(Dp *dp, Op *op) {
   for (int d = din + 1; d < in->rank; d++) in_minor *= in->dims[d];
   for (int d = dout + 1; d < rt->rank; d++) out_minor *= type_dim_bound(rt, d);
   if (in_major != out_major || in_minor == 0 || out_minor == 0 ||
-      (in_minor % out_minor != 0 && out_minor % in_minor != 0))
-    return cannot(dp, op, din, "a reshape where the dynamic dim is not the major dim of its group");
+      (in_minor % out_minor != 0 && out_minor % in_minor != 0)) {
+    if (in_major * in_minor == 0 || out_major * out_minor == 0)
+      return cannot(dp, op, din, "a reshape with a zero static dim beside a dynamic one");
+    Value *t = dp_bin(dp, OP_DIVIDE, dp_bin(dp, OP_MULTIPLY, os[din], dp_i32(dp, in_major * in_minor)),
+                      dp_i32(dp, out_major * out_minor));
+    return reshape_compact(dp, op, din, dout, os[din], t);
+  }
   Value *size = os[din];
   if (in_minor > out_minor) size = dp_bin(dp, OP_MULTIPLY, size, dp_i32(dp, in_minor / out_minor));
   if (out_minor > in_minor) size = dp_bin(dp, OP_DIVIDE, size, dp_i32(dp, out_minor / in_minor));

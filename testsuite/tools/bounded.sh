@@ -10,17 +10,17 @@ T="$ROOT/testsuite/bounded"
 bounded() { # template -> the bounded program
   sed -e 's/DYN/?/g' -e 's/BNDC/, #stablehlo.bounds<16, ?>/g' -e 's/BNDQ/, #stablehlo.bounds<18, ?>/g' \
       -e 's/BNDW/, #stablehlo.bounds<7, ?>/g' -e 's/BND4/, #stablehlo.bounds<?, 8, ?, ?>/g' \
-      -e 's/BNDT/, #stablehlo.bounds<?, 8>/g' -e 's/BND3/, #stablehlo.bounds<8, ?, ?>/g' \
+      -e 's/BNDT2/, #stablehlo.bounds<?, 16>/g' -e 's/BNDT/, #stablehlo.bounds<?, 8>/g' -e 's/BND3/, #stablehlo.bounds<8, ?, ?>/g' \
       -e 's/BND1/, #stablehlo.bounds<8>/g' -e 's/BND/, #stablehlo.bounds<8, ?>/g' -e 's/LIM/8/g' "$1"
 }
 static_of() { # template n -> the static program of size n
   local n=$2 q=$(( $2 > 0 ? 2 * $2 + 2 : 3 ))
-  sed -e "s/DYNx4xf32BNDC/$((2 * n))x4xf32/g" -e "s/DYNx4xf32BNDW/$((n - 1))x4xf32/g" -e "s/DYNx4xf32BNDQ/${q}x4xf32/g" -e "s/DYN/$n/g" -e "s/LIM/$n/g" \
-      -e 's/BND[CQTW134]*//g' "$1"
+  sed -e "s/DYNx4xf32BNDC/$((2 * n))x4xf32/g" -e "s/DYNx4xf32BNDW/$((n - 1))x4xf32/g" -e "s/DYNxf32BNDT2/$((2 * n))xf32/g" -e "s/DYNx4xf32BNDQ/${q}x4xf32/g" -e "s/DYN/$n/g" -e "s/LIM/$n/g" \
+      -e 's/BND[CQTW1234]*//g' "$1"
 }
 vals() { python3 -c "import sys; n=int(sys.argv[1]); print(' '.join(str(i % $2 - 2) for i in range(n)))" "$1"; }
 runs=0
-for prog in elementwise contract data control more window scatter; do
+for prog in elementwise contract data control more window scatter reshape; do
   bounded "$T/$prog.mlir" > "$TMP/$prog.mlir"
   expect_status 0 "$TPUCC" "$TMP/$prog.mlir" -o "$TMP/$prog.tpub"
   sizes="0 1 3 8"
@@ -32,6 +32,7 @@ for prog in elementwise contract data control more window scatter; do
     case $prog in
       control) ins=(--input="${n}xf32=$(vals $n 7)") ;;
       contract | window) ins=(--input="${n}x4xf32=$(vals $((4 * n)) 7)") ;;
+      reshape) ins=(--input="${n}x2xf32=$(vals $((2 * n)) 7)") ;;
       *) ins=(--input="${n}x4xf32=$(vals $((4 * n)) 7)" --input="${n}x4xf32=$(vals $((4 * n)) 5)") ;;
     esac
     "$TPURUN" "$TMP/$prog.tpub" "${ins[@]}" > "$TMP/dyn.txt" 2>&1 || fail "$prog at size $n: $(cat "$TMP/dyn.txt")"
@@ -41,7 +42,7 @@ for prog in elementwise contract data control more window scatter; do
     runs=$((runs + 1))
   done
 done
-[ "$runs" -eq 25 ] || fail "ran $runs of 25"
+[ "$runs" -eq 29 ] || fail "ran $runs of 29"
 # Every -O level: the same results at size 3.
 for prog in elementwise contract control more window scatter; do
   for opt in -O0 -O1; do
