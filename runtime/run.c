@@ -274,7 +274,11 @@ int run_dyn_input(const VmFunc *fn, uint32_t p, const char *spec, int index, VmV
   const VmType *t = fn->reg_types[p];
   int64_t dims[TPUB_MAX_RANK + 1];
   int rank = spec[0] == '@' || strncmp(spec, "random", 6) == 0 ? -1 : spec_dims(spec, dims, TPUB_MAX_RANK);
-  if (rank < 0) { /* random, or a .npy: the bound */
+  if (spec[0] == '@') { /* a .npy: the shape its header states */
+    int rc = vm_npy_shape(spec + 1, &rank, dims, TPUB_MAX_RANK, err, errlen);
+    if (rc) return rc;
+  }
+  if (rank < 0) { /* random: the bound */
     for (int d = 0; d < t->rank; d++) dims[d] = t->dims[d];
     rank = t->rank;
   }

@@ -61,6 +61,14 @@ done
 expect_status 1 "$TPURUN" "$TMP/contract.tpub" --input="9x4xf32=1"
 expect_in "$TMP/err" "dim 0 is 9, the parameter's is bounded by 8"
 expect_status 1 "$TPURUN" "$TMP/contract.tpub" --input="2x5xf32=1"
+# A .npy input at its own shape.
+/usr/bin/python3 -c "import numpy as np; np.save('$TMP/x.npy', np.arange(12, dtype=np.float32).reshape(3, 4) - 2)"
+expect_status 0 "$TPURUN" "$TMP/contract.tpub" --input="@$TMP/x.npy"
+cp "$TMP/out" "$TMP/npy.txt"
+static_of "$T/contract.mlir" 3 > "$TMP/static.mlir"
+expect_status 0 "$TPURUN" --no-cache "$TMP/static.mlir" --input="3x4xf32=$(/usr/bin/python3 -c "print(' '.join(str(i - 2) for i in range(12)))")"
+cmp -s "$TMP/out" "$TMP/npy.txt" || fail "a 3x4 .npy input: $(diff "$TMP/out" "$TMP/npy.txt" | head -4)"
+expect_in "$TMP/npy.txt" "result[0]: 3x3xf32="
 # random uses the bound.
 expect_status 0 "$TPURUN" "$TMP/contract.tpub" --input=random
 expect_in "$TMP/out" "result[0]: 8x3xf32="

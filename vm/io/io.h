@@ -40,6 +40,9 @@ void vm_print_type(FILE *out, const VmType *t);
  * types NumPy cannot hold (i2, i4, f8...) are refused with a reason. */
 int vm_npy_read(const char *path, const VmType *type, VmValue *out, char *err, size_t errlen);
 int vm_npy_write(const char *path, const VmValue *v, char *err, size_t errlen);
+/* The shape a .npy file's header states (at most max dims), for a
+ * parameter whose bounded dims take any size (docs/dynamic-shapes.md). */
+int vm_npy_shape(const char *path, int *rank, int64_t *dims, int max, char *err, size_t errlen);
 /* VM_IO_OK when a value of type t can be written to path as .npy, with a
  * note (may be NULL) saying so when the file holds another form than the
  * type (bf16, tf32 and minifloat bit patterns as unsigned integers of their
