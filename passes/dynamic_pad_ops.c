@@ -124,6 +124,28 @@ static Value *ew(Dp *dp, OpKind k, Value *a, Value *b) {
   return dp_emit(dp, k, 2, ops, a->type, 0, NULL);
 }
 
+/* The elements of the padded x at the row-major positions flat_idx (an
+ * i32 tensor of bt's shape; clamped by the gather), as a value of type bt. */
+static Value *gather_flat(Dp *dp, Value *x, Value *flat_idx, Type *bt) {
+  Context *c = dp->c;
+  const Type *in = x->type;
+  int64_t total = 1, count = 1, one = 1;
+  for (int j = 0; j < in->rank; j++) total *= in->dims[j];
+  for (int d = 0; d < bt->rank; d++) count *= bt->dims[d];
+  int64_t two[2] = {count, 1};
+  Value *flat = dp_emit(dp, OP_RESHAPE, 1, &x, vector_like(dp, in, total), 0, NULL);
+  Value *ids = dp_emit(dp, OP_RESHAPE, 1, &flat_idx, type_tensor(c, ELEM_I32, 2, two, NULL), 0, NULL);
+  NamedAttr gp[4] = {{"offset_dims", attr_int_list(c, 0, NULL)},
+                     {"collapsed_slice_dims", attr_int_list(c, 1, (int64_t[]){0})},
+                     {"start_index_map", attr_int_list(c, 1, (int64_t[]){0})},
+                     {"index_vector_dim", attr_i64(c, 1)}};
+  NamedAttr ga[2] = {{"dimension_numbers", attr_dialect(c, "stablehlo.gather", 4, gp)},
+                     {"slice_sizes", attr_dense_i64_array(c, 1, &one)}};
+  Value *gops[2] = {flat, ids};
+  Value *g = dp_emit(dp, OP_GATHER, 2, gops, vector_like(dp, in, count), 2, ga);
+  return dp_emit(dp, OP_RESHAPE, 1, &g, bt, 0, NULL);
+}
+
 /* Reshape by an index computation (the dynamic dim is not the major dim of
  * its group): each output position's row-major index in the real output
  * shape (dim dout of size out_size), decomposed in the real input shape
@@ -145,7 +167,7 @@ static bool reshape_compact(Dp *dp, Op *op, int din, int dout, Value *in_size, V
     stride = dp_bin(dp, OP_MULTIPLY, stride, d == dout ? out_size : dp_i32(dp, bt->dims[d]));
   }
   Value *flat_idx = NULL;
-  int64_t pstride = 1, total = 1, count = 1;
+  int64_t pstride = 1;
   for (int j = in->rank - 1; j >= 0; j--) {
     Value *dim = splat(dp, j == din ? dp_bin(dp, OP_MAXIMUM, in_size, dp_i32(dp, 1)) : dp_i32(dp, in->dims[j]), it);
     Value *term = ew(dp, OP_MULTIPLY, ew(dp, OP_REMAINDER, lin, dim), splat(dp, dp_i32(dp, pstride), it));
@@ -153,21 +175,7 @@ static bool reshape_compact(Dp *dp, Op *op, int din, int dout, Value *in_size, V
     flat_idx = flat_idx ? ew(dp, OP_ADD, flat_idx, term) : term;
     pstride *= in->dims[j];
   }
-  for (int j = 0; j < in->rank; j++) total *= in->dims[j];
-  for (int d = 0; d < r; d++) count *= bt->dims[d];
-  int64_t *two = arena_alloc(&c->arena, 2 * sizeof(int64_t)), one = 1;
-  two[0] = count, two[1] = 1;
-  Value *flat = dp_emit(dp, OP_RESHAPE, 1, &x, vector_like(dp, in, total), 0, NULL);
-  Value *ids = dp_emit(dp, OP_RESHAPE, 1, &flat_idx, type_tensor(c, ELEM_I32, 2, two, NULL), 0, NULL);
-  NamedAttr gp[4] = {{"offset_dims", attr_int_list(c, 0, NULL)},
-                     {"collapsed_slice_dims", attr_int_list(c, 1, (int64_t[]){0})},
-                     {"start_index_map", attr_int_list(c, 1, (int64_t[]){0})},
-                     {"index_vector_dim", attr_i64(c, 1)}};
-  NamedAttr ga[2] = {{"dimension_numbers", attr_dialect(c, "stablehlo.gather", 4, gp)},
-                     {"slice_sizes", attr_dense_i64_array(c, 1, &one)}};
-  Value *gops[2] = {flat, ids};
-  Value *g = dp_emit(dp, OP_GATHER, 2, gops, vector_like(dp, in, count), 2, ga);
-  Value *y = dp_emit(dp, OP_RESHAPE, 1, &g, bt, 0, NULL);
+  Value *y = gather_flat(dp, x, flat_idx, bt);
   Value **s = dp_new_sizes(dp, r);
   s[dout] = out_size;
   value_replace_all_uses(c, &op->results[0], y);
@@ -853,6 +861,97 @@ static bool rule_dynamic_shape(Dp *dp, Op *op) {
   return true;
 }
 
+/* An i32 iota along dim d of type it. */
+static Value *iota_i32(Dp *dp, Type *it, int d) {
+  NamedAttr ia = {"iota_dimension", attr_i64(dp->c, d)};
+  return dp_emit(dp, OP_IOTA, 0, NULL, it, 1, &ia);
+}
+
+/* x[clamp(idx_d, 0, bound_d - 1)...] for per-dim index tensors idx (i32,
+ * of bt's shape): a gather of the flattened padded x. */
+static Value *gather_at(Dp *dp, Value *x, Value **idx, Type *bt) {
+  const Type *in = x->type;
+  Type *it = type_tensor(dp->c, ELEM_I32, bt->rank, bt->dims, NULL);
+  Value *flat = NULL;
+  int64_t pstride = 1;
+  for (int d = in->rank - 1; d >= 0; d--) {
+    Value *lo = splat(dp, dp_i32(dp, 0), it), *hi = splat(dp, dp_i32(dp, in->dims[d] > 0 ? in->dims[d] - 1 : 0), it);
+    Value *cl[3] = {lo, idx[d], hi};
+    Value *k = dp_emit(dp, OP_CLAMP, 3, cl, it, 0, NULL);
+    Value *term = ew(dp, OP_MULTIPLY, k, splat(dp, dp_i32(dp, pstride), it));
+    flat = flat ? ew(dp, OP_ADD, flat, term) : term;
+    pstride *= in->dims[d];
+  }
+  if (!flat) flat = splat(dp, dp_i32(dp, 0), it);
+  return gather_flat(dp, x, flat, bt);
+}
+
+/* real_dynamic_slice with a bounded result: element i of dim d is
+ * operand[start_d + i * stride_d]; size ceil((limit - start) / stride). */
+static bool rule_real_dynamic_slice(Dp *dp, Op *op) {
+  const Type *rt = op->results[0].type;
+  Type *bt;
+  if (!dp_bound_type(dp, op, rt, &bt, "result")) return false;
+  int r = bt->rank;
+  Type *it = type_tensor(dp->c, ELEM_I32, r, bt->dims, NULL);
+  Value **s = dp_new_sizes(dp, r), **idx = dp_new_sizes(dp, r);
+  for (int d = 0; d < r; d++) {
+    Value *st = shape_elem(dp, op->operands[1], d), *li = shape_elem(dp, op->operands[2], d);
+    Value *sd = dp_bin(dp, OP_MAXIMUM, shape_elem(dp, op->operands[3], d), dp_i32(dp, 1));
+    Value *num = dp_bin(dp, OP_ADD, dp_bin(dp, OP_SUBTRACT, li, st), dp_bin(dp, OP_SUBTRACT, sd, dp_i32(dp, 1)));
+    if (rt->dims[d] == DIM_DYNAMIC) s[d] = dp_bin(dp, OP_DIVIDE, dp_bin(dp, OP_MAXIMUM, num, dp_i32(dp, 0)), sd);
+    idx[d] = ew(dp, OP_ADD, splat(dp, st, it), ew(dp, OP_MULTIPLY, iota_i32(dp, it, d), splat(dp, sd, it)));
+  }
+  Value *y = gather_at(dp, op->operands[0], idx, bt);
+  value_replace_all_uses(dp->c, &op->results[0], y);
+  dp_set_sizes(dp, y, s);
+  op_erase(op);
+  return true;
+}
+
+/* dynamic_pad with a bounded result: position p of dim d holds operand[k]
+ * when q = p - low is >= 0, a multiple of interior + 1 and k = q /
+ * (interior + 1) < the operand's size, else the padding value; size low +
+ * size + max(size - 1, 0) * interior + high. */
+static bool rule_dynamic_pad(Dp *dp, Op *op) {
+  Context *c = dp->c;
+  const Type *rt = op->results[0].type;
+  Type *bt;
+  if (!dp_bound_type(dp, op, rt, &bt, "result")) return false;
+  int r = bt->rank;
+  Type *it = type_tensor(c, ELEM_I32, r, bt->dims, NULL), *b1 = type_tensor(c, ELEM_I1, r, bt->dims, NULL);
+  Value *x = op->operands[0];
+  Value **s = dp_new_sizes(dp, r), **idx = dp_new_sizes(dp, r), *valid = NULL;
+  NamedAttr ge = {"comparison_direction", attr_enum(c, "stablehlo", "comparison_direction", "GE")};
+  NamedAttr eq = {"comparison_direction", attr_enum(c, "stablehlo", "comparison_direction", "EQ")};
+  NamedAttr lt = {"comparison_direction", attr_enum(c, "stablehlo", "comparison_direction", "LT")};
+  for (int d = 0; d < r; d++) {
+    Value *lo = shape_elem(dp, op->operands[2], d), *hi = shape_elem(dp, op->operands[3], d);
+    Value *in = shape_elem(dp, op->operands[4], d), *step = dp_bin(dp, OP_ADD, in, dp_i32(dp, 1));
+    Value *size = dp_size(dp, x, d);
+    Value *gaps = dp_bin(dp, OP_MAXIMUM, dp_bin(dp, OP_SUBTRACT, size, dp_i32(dp, 1)), dp_i32(dp, 0));
+    Value *total = dp_bin(dp, OP_ADD, dp_bin(dp, OP_ADD, lo, hi), dp_bin(dp, OP_ADD, size, dp_bin(dp, OP_MULTIPLY, gaps, in)));
+    if (rt->dims[d] == DIM_DYNAMIC) s[d] = dp_bin(dp, OP_MAXIMUM, total, dp_i32(dp, 0));
+    Value *q = ew(dp, OP_SUBTRACT, iota_i32(dp, it, d), splat(dp, lo, it)), *bstep = splat(dp, step, it);
+    idx[d] = ew(dp, OP_DIVIDE, q, bstep);
+    Value *c1[2] = {q, splat(dp, dp_i32(dp, 0), it)};
+    Value *c2[2] = {ew(dp, OP_REMAINDER, q, bstep), splat(dp, dp_i32(dp, 0), it)};
+    Value *c3[2] = {idx[d], splat(dp, size, it)};
+    Value *ok = dp_emit(dp, OP_AND, 2, (Value *[]){dp_emit(dp, OP_COMPARE, 2, c1, b1, 1, &ge), dp_emit(dp, OP_COMPARE, 2, c2, b1, 1, &eq)}, b1, 0, NULL);
+    ok = dp_emit(dp, OP_AND, 2, (Value *[]){ok, dp_emit(dp, OP_COMPARE, 2, c3, b1, 1, &lt)}, b1, 0, NULL);
+    valid = valid ? dp_emit(dp, OP_AND, 2, (Value *[]){valid, ok}, b1, 0, NULL) : ok;
+  }
+  Value *g = gather_at(dp, x, idx, bt);
+  NamedAttr bd = {"broadcast_dimensions", attr_dense_i64_array(c, 0, NULL)};
+  Value *pad = dp_emit(dp, OP_BROADCAST_IN_DIM, 1, &op->operands[1], bt, 1, &bd);
+  Value *sel[3] = {valid, g, pad};
+  Value *y = valid ? dp_emit(dp, OP_SELECT, 3, sel, bt, 0, NULL) : g;
+  value_replace_all_uses(c, &op->results[0], y);
+  dp_set_sizes(dp, y, s);
+  op_erase(op);
+  return true;
+}
+
 /* Whether op's kind has a rule here for dynamic operands or results. */
 bool dp_op(Dp *dp, Op *op) {
   bool dyn_res = false;
@@ -875,6 +974,8 @@ bool dp_op(Dp *dp, Op *op) {
   case OP_SET_DIMENSION_SIZE: return rule_set_dimension_size(dp, op);
   case OP_DYNAMIC_IOTA: return rule_dynamic_iota(dp, op);
   case OP_SORT: return rule_sort(dp, op);
+  case OP_REAL_DYNAMIC_SLICE: return rule_real_dynamic_slice(dp, op);
+  case OP_DYNAMIC_PAD: return rule_dynamic_pad(dp, op);
   case OP_GATHER: return rule_gather(dp, op);
   case OP_SCATTER: return rule_scatter(dp, op);
   case OP_REDUCE_WINDOW: return rule_reduce_window(dp, op);

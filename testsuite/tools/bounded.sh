@@ -9,29 +9,32 @@ TPURUN="$BUILD/tpurun"
 T="$ROOT/testsuite/bounded"
 bounded() { # template -> the bounded program
   sed -e 's/DYN/?/g' -e 's/BNDC/, #stablehlo.bounds<16, ?>/g' -e 's/BNDQ/, #stablehlo.bounds<18, ?>/g' \
-      -e 's/BNDW/, #stablehlo.bounds<7, ?>/g' -e 's/BND4/, #stablehlo.bounds<?, 8, ?, ?>/g' \
+      -e 's/BNDW/, #stablehlo.bounds<7, ?>/g' -e 's/BNDS/, #stablehlo.bounds<4, ?>/g' -e 's/BND4/, #stablehlo.bounds<?, 8, ?, ?>/g' \
       -e 's/BNDT2/, #stablehlo.bounds<?, 16>/g' -e 's/BNDT/, #stablehlo.bounds<?, 8>/g' -e 's/BND3/, #stablehlo.bounds<8, ?, ?>/g' \
       -e 's/BND1/, #stablehlo.bounds<8>/g' -e 's/BND/, #stablehlo.bounds<8, ?>/g' -e 's/LIM/8/g' "$1"
 }
 static_of() { # template n -> the static program of size n
   local n=$2 q=$(( $2 > 0 ? 2 * $2 + 2 : 3 ))
-  sed -e "s/DYNx4xf32BNDC/$((2 * n))x4xf32/g" -e "s/DYNx4xf32BNDW/$((n - 1))x4xf32/g" -e "s/DYNxf32BNDT2/$((2 * n))xf32/g" -e "s/DYNx4xf32BNDQ/${q}x4xf32/g" -e "s/DYN/$n/g" -e "s/LIM/$n/g" \
-      -e 's/BND[CQTW1234]*//g' "$1"
+  sed -e "s/DYNx4xf32BNDC/$((2 * n))x4xf32/g" -e "s/DYNx4xf32BNDW/$((n - 1))x4xf32/g" -e "s/DYNxf32BNDT2/$((2 * n))xf32/g" -e "s/DYNx2xf32BNDS/$((n / 2))x2xf32/g" -e "s/DYNx4xf32BNDQ/${q}x4xf32/g" -e "s/DYN/$n/g" -e "s/LIM/$n/g" \
+      -e 's/BND[CQTWS1234]*//g' "$1" |
+  # tpurun's back end runs no real_dynamic_slice: the static program slices.
+  sed -e "s/stablehlo.real_dynamic_slice %x, %start, %limit, %strides : (\(tensor<[0-9x]*f32>\), tensor<2xi32>, tensor<2xi32>, tensor<2xi32>)/stablehlo.slice %x [1:$n:2, 0:4:2] : (\1)/"
 }
 vals() { python3 -c "import sys; n=int(sys.argv[1]); print(' '.join(str(i % $2 - 2) for i in range(n)))" "$1"; }
 runs=0
-for prog in elementwise contract data control more window scatter reshape; do
+for prog in elementwise contract data control more window scatter reshape dynops; do
   bounded "$T/$prog.mlir" > "$TMP/$prog.mlir"
   expect_status 0 "$TPUCC" "$TMP/$prog.mlir" -o "$TMP/$prog.tpub"
   sizes="0 1 3 8"
   [ $prog = data ] && sizes="2 3 8" # its dynamic_slice takes 2 rows
   [ $prog = more ] && sizes="1 3 8" # its gather takes a row
   [ $prog = window ] && sizes="2 3 8" # its window has 2 rows
+  [ $prog = dynops ] && sizes="1 3 8" # its static twin slices from row 1
   for n in $sizes; do
     static_of "$T/$prog.mlir" $n > "$TMP/static.mlir"
     case $prog in
       control) ins=(--input="${n}xf32=$(vals $n 7)") ;;
-      contract | window) ins=(--input="${n}x4xf32=$(vals $((4 * n)) 7)") ;;
+      contract | window | dynops) ins=(--input="${n}x4xf32=$(vals $((4 * n)) 7)") ;;
       reshape) ins=(--input="${n}x2xf32=$(vals $((2 * n)) 7)") ;;
       *) ins=(--input="${n}x4xf32=$(vals $((4 * n)) 7)" --input="${n}x4xf32=$(vals $((4 * n)) 5)") ;;
     esac
@@ -42,14 +45,14 @@ for prog in elementwise contract data control more window scatter reshape; do
     runs=$((runs + 1))
   done
 done
-[ "$runs" -eq 29 ] || fail "ran $runs of 29"
+[ "$runs" -eq 32 ] || fail "ran $runs of 32"
 # Every -O level: the same results at size 3.
 for prog in elementwise contract control more window scatter; do
   for opt in -O0 -O1; do
     expect_status 0 "$TPUCC" $opt "$TMP/$prog.mlir" -o "$TMP/$prog$opt.tpub"
     case $prog in
       control) ins=(--input="3xf32=$(vals 3 7)") ;;
-      contract | window) ins=(--input="3x4xf32=$(vals 12 7)") ;;
+      contract | window | dynops) ins=(--input="3x4xf32=$(vals 12 7)") ;;
       *) ins=(--input="3x4xf32=$(vals 12 7)" --input="3x4xf32=$(vals 12 5)") ;;
     esac
     "$TPURUN" "$TMP/$prog.tpub" "${ins[@]}" > "$TMP/o2.txt" 2>&1
