@@ -94,6 +94,11 @@ bool dp_bound_type(Dp *dp, const Op *op, const Type *t, Type **out, const char *
                type_to_string(dp->c, t));
       return false;
     }
+    if (t->dims[d] == DIM_DYNAMIC && dims[d] > INT32_MAX) {
+      op_error(dp->c, op, "%s: the bound %lld of dimension %d of '%s' does not fit the i32 that carries its size", what,
+               (long long)dims[d], d, type_to_string(dp->c, t));
+      return false;
+    }
   }
   *out = type_with_bounds(dp->c, t, dims, dims);
   return true;

@@ -92,4 +92,12 @@ expect_in "$TMP/err" "unbounded dynamic dimension 0"
 printf 'func.func @main(%%a: tensor<?x3x3xf32, #stablehlo.bounds<4, ?, ?>>) -> tensor<?x3x3xf32, #stablehlo.bounds<4, ?, ?>> {\n  %%0 = "stablehlo.cholesky"(%%a) {lower = true} : (tensor<?x3x3xf32, #stablehlo.bounds<4, ?, ?>>) -> tensor<?x3x3xf32, #stablehlo.bounds<4, ?, ?>>\n  return %%0 : tensor<?x3x3xf32, #stablehlo.bounds<4, ?, ?>>\n}\n' > "$TMP/chol.mlir"
 expect_status 2 "$TPUCC" "$TMP/chol.mlir" -o "$TMP/chol.tpub"
 expect_in "$TMP/err" "'stablehlo.cholesky' op operand #0: dimension 0 is dynamic"
+# A bound the i32 size cannot carry.
+printf 'func.func @main(%%a: tensor<?xf32, #stablehlo.bounds<3000000000>>) -> tensor<?xf32, #stablehlo.bounds<3000000000>> {\n  return %%a : tensor<?xf32, #stablehlo.bounds<3000000000>>\n}\n' > "$TMP/huge.mlir"
+expect_status 2 "$TPUCC" "$TMP/huge.mlir" -o "$TMP/huge.tpub"
+expect_in "$TMP/err" "does not fit the i32 that carries its size"
+# Bound 0, and a loop condition reading a captured size.
+printf 'func.func @main(%%a: tensor<?xf32, #stablehlo.bounds<0>>) -> tensor<?xf32, #stablehlo.bounds<0>> {\n  %%0 = stablehlo.add %%a, %%a : tensor<?xf32, #stablehlo.bounds<0>>\n  return %%0 : tensor<?xf32, #stablehlo.bounds<0>>\n}\n' > "$TMP/zero.mlir"
+expect_status 0 "$TPURUN" "$TMP/zero.mlir" --input=0xf32=
+expect_in "$TMP/out" "result[0]: 0xf32="
 echo "bounded: $runs runs at sizes 0 (1 or 2 where a program needs rows), 1, 3, 8 matched the static programs"
