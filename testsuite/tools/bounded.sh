@@ -64,6 +64,27 @@ done
 expect_status 1 "$TPURUN" "$TMP/contract.tpub" --input="9x4xf32=1"
 expect_in "$TMP/err" "dim 0 is 9, the parameter's is bounded by 8"
 expect_status 1 "$TPURUN" "$TMP/contract.tpub" --input="2x5xf32=1"
+# The records, in the disassembly and refused when corrupt (exit 3).
+expect_status 0 "$TPUCC" --emit=asm "$TMP/contract.mlir" -o "$TMP/contract.asm"
+expect_in "$TMP/contract.asm" "; dynamic param 0 dim 0: bound 8, size in param 1"
+expect_in "$TMP/contract.asm" "; dynamic result 3 dim 1: bound 8, size in result 6"
+/usr/bin/python3 - "$TMP/contract.tpub" "$TMP/bad.tpub" <<'PY' || fail "could not corrupt the DYNDIMS record"
+import ctypes, struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+count = struct.unpack_from('<I', b, 40)[0]
+for i in range(count):
+    kind, n, off = struct.unpack_from('<IIQ', b, 64 + 16 * i)
+    if kind == 12:  # DYNDIMS: bound of record 0
+        struct.pack_into('<q', b, off + 16, 9)
+xx = ctypes.CDLL('libxxhash.so.0')
+xx.XXH3_64bits.restype = ctypes.c_uint64
+xx.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+struct.pack_into('<Q', b, 56, 0)
+struct.pack_into('<Q', b, 56, xx.XXH3_64bits(bytes(b), len(b)))
+open(sys.argv[2], 'wb').write(b)
+PY
+expect_status 3 "$TPURUN" "$TMP/bad.tpub" --input="2x4xf32=1"
+expect_in "$TMP/err" "DYNDIMS: record 0 (@main parameter 0 dim 0): bound 9, the tensor's dim is 8"
 # A .npy input at its own shape.
 /usr/bin/python3 -c "import numpy as np; np.save('$TMP/x.npy', np.arange(12, dtype=np.float32).reshape(3, 4) - 2)"
 expect_status 0 "$TPURUN" "$TMP/contract.tpub" --input="@$TMP/x.npy"
