@@ -9,17 +9,16 @@
 
 #define DP_MAX_RANK 64
 
-/* The i64 list attribute name of op (empty when absent). */
-static int list_attr(Dp *dp, const Op *op, const Attr *a, const int64_t **v) {
+/* The i64 list of attribute a, and its length (0 when absent). */
+static int list_attr(Dp *dp, const Attr *a, const int64_t **v) {
   int n = 0;
   *v = NULL;
   if (a && attr_as_i64_list(a, &n, v, &dp->c->arena)) return n;
-  (void)op;
   return 0;
 }
 
 static int op_list(Dp *dp, const Op *op, const char *name, const int64_t **v) {
-  return list_attr(dp, op, op_attr(op, name), v);
+  return list_attr(dp, op_attr(op, name), v);
 }
 
 static int64_t op_int(const Op *op, const char *name) {
@@ -255,10 +254,10 @@ static bool rule_reduce(Dp *dp, Op *op) {
 static bool rule_dot_general(Dp *dp, Op *op) {
   const Attr *dn = op_attr(op, "dot_dimension_numbers");
   const int64_t *lb, *rb, *lc, *rc;
-  int nb = list_attr(dp, op, dialect_param(dn, "lhs_batching_dimensions"), &lb);
-  list_attr(dp, op, dialect_param(dn, "rhs_batching_dimensions"), &rb);
-  int nc = list_attr(dp, op, dialect_param(dn, "lhs_contracting_dimensions"), &lc);
-  list_attr(dp, op, dialect_param(dn, "rhs_contracting_dimensions"), &rc);
+  int nb = list_attr(dp, dialect_param(dn, "lhs_batching_dimensions"), &lb);
+  list_attr(dp, dialect_param(dn, "rhs_batching_dimensions"), &rb);
+  int nc = list_attr(dp, dialect_param(dn, "lhs_contracting_dimensions"), &lc);
+  list_attr(dp, dialect_param(dn, "rhs_contracting_dimensions"), &rc);
   Value **ls = dp_sizes(dp, op->operands[0]), **rs = dp_sizes(dp, op->operands[1]);
   for (int k = 0; k < nc; k++) {
     Value *size = ls && ls[lc[k]] ? ls[lc[k]] : rs && rs[rc[k]] ? rs[rc[k]] : NULL;
@@ -564,9 +563,9 @@ static bool rule_gather(Dp *dp, Op *op) {
   Context *c = dp->c;
   const Attr *dn = op_attr(op, "dimension_numbers");
   const int64_t *offs, *map, *ss, *obd;
-  int noff = list_attr(dp, op, dialect_param(dn, "offset_dims"), &offs);
-  int nmap = list_attr(dp, op, dialect_param(dn, "start_index_map"), &map);
-  int nobd = list_attr(dp, op, dialect_param(dn, "operand_batching_dims"), &obd);
+  int noff = list_attr(dp, dialect_param(dn, "offset_dims"), &offs);
+  int nmap = list_attr(dp, dialect_param(dn, "start_index_map"), &map);
+  int nobd = list_attr(dp, dialect_param(dn, "operand_batching_dims"), &obd);
   int64_t ivd = 0;
   attr_as_int(dialect_param(dn, "index_vector_dim"), &ivd);
   op_list(dp, op, "slice_sizes", &ss);
@@ -646,10 +645,10 @@ static bool rule_scatter(Dp *dp, Op *op) {
   int n = (op->noperands - 1) / 2;
   const Attr *dn = op_attr(op, "scatter_dimension_numbers");
   const int64_t *uwd, *iwd, *map, *ibd;
-  int nuwd = list_attr(dp, op, dialect_param(dn, "update_window_dims"), &uwd);
-  int niwd = list_attr(dp, op, dialect_param(dn, "inserted_window_dims"), &iwd);
-  int nmap = list_attr(dp, op, dialect_param(dn, "scatter_dims_to_operand_dims"), &map);
-  int nibd = list_attr(dp, op, dialect_param(dn, "input_batching_dims"), &ibd);
+  int nuwd = list_attr(dp, dialect_param(dn, "update_window_dims"), &uwd);
+  int niwd = list_attr(dp, dialect_param(dn, "inserted_window_dims"), &iwd);
+  int nmap = list_attr(dp, dialect_param(dn, "scatter_dims_to_operand_dims"), &map);
+  int nibd = list_attr(dp, dialect_param(dn, "input_batching_dims"), &ibd);
   int64_t ivd = 0;
   attr_as_int(dialect_param(dn, "index_vector_dim"), &ivd);
   Value **os = dp_sizes(dp, op->operands[0]), **is = dp_sizes(dp, op->operands[n]);
