@@ -181,6 +181,16 @@ bool type_is_tensor(const Type *t);
 bool type_is_static(const Type *t);      /* ranked tensor with no dynamic dims */
 bool type_tensor_num_elements(const Type *t, int64_t *out); /* false on overflow / dynamic */
 ElemKind type_elem_kind(const Type *t);  /* for tensors and element types */
+/* Bounded dynamism (docs/dynamic-shapes.md): a tensor whose encoding is
+ * #stablehlo.bounds<...> or #stablehlo.type_extensions<bounds = [...]>
+ * (n: its number of bounds, which the parser checked equals the rank). */
+bool type_has_bounds(const Type *t, int *n);
+/* Dim d's size when static, its bound when a bounded '?', DIM_DYNAMIC when
+ * an unbounded '?'. */
+int64_t type_dim_bound(const Type *t, int d);
+/* t's element type with the given dims, and a #stablehlo.bounds encoding
+ * giving bounds[d] to each '?' dim d (none when no '?' has a bound). */
+Type *type_with_bounds(Context *c, const Type *t, const int64_t *dims, const int64_t *bounds);
 
 /* ------------------------------------------------------------------ */
 /* Attributes. */

@@ -109,6 +109,21 @@ static void check_broadcast_dims(Context *c, const Op *op, const Type *in, const
   }
 }
 
+/* StableHLO's result constraint of reshape and broadcast_in_dim: static,
+ * or exactly one '?' dim and it bounded. */
+static void static_or_single_bounded(Context *c, const Op *op, const Type *res) {
+  if (!vo_is_ranked(res) || type_is_static(res)) return;
+  int ndyn = 0, nbounded = 0;
+  for (int d = 0; d < res->rank; d++)
+    if (res->dims[d] == DIM_DYNAMIC) {
+      ndyn++;
+      nbounded += type_dim_bound(res, d) != DIM_DYNAMIC;
+    }
+  if (ndyn != 1 || nbounded != 1)
+    op_error(c, op, "result #0 must be statically shaped or single bounded dimension tensor, but got '%s'",
+             vo_type_str(c, res));
+}
+
 void verify_broadcast_in_dim(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_result(c, op, 0);
@@ -117,6 +132,7 @@ void verify_broadcast_in_dim(Context *c, Op *op) {
   if (!ok) return;
   const Type *in = vo_operand_type(op, 0), *res = vo_result_type(op, 0);
   same_elem(c, op, in, res, "operand");
+  static_or_single_bounded(c, op, res);
   check_broadcast_dims(c, op, in, res, ar, &dims);
 }
 
@@ -218,6 +234,7 @@ void verify_reshape(Context *c, Op *op) {
   if (!ok) return;
   const Type *in = vo_operand_type(op, 0), *res = vo_result_type(op, 0);
   same_elem(c, op, in, res, "operand");
+  static_or_single_bounded(c, op, res);
   check_same_count(c, op, in, res);
 }
 

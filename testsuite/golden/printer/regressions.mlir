@@ -24,8 +24,8 @@ func.func @typed(%a: tensor<2x3xf32>) -> tensor<4xi32> {
 }
 
 // '?' in dialect parameters, odd text in an opaque attribute, f6 shortest print.
-// CHECK-LABEL: func.func private @g(tensor<?x4xf32, #stablehlo.bounds<?, 4>>, tensor<f32> {x.y = #foo.bar<1 + 2 ~ x>}) attributes {f = 7.5e+00 : f6E2M3FN}
-func.func private @g(%a: tensor<?x4xf32, #stablehlo.bounds<?, 4>>, %b: tensor<f32> {x.y = #foo.bar<1 + 2 ~ x>}) attributes {f = 7.5 : f6E2M3FN}
+// CHECK-LABEL: func.func private @g(tensor<4x?xf32, #stablehlo.bounds<?, 4>>, tensor<f32> {x.y = #foo.bar<1 + 2 ~ x>}) attributes {f = 7.5e+00 : f6E2M3FN}
+func.func private @g(%a: tensor<4x?xf32, #stablehlo.bounds<?, 4>>, %b: tensor<f32> {x.y = #foo.bar<1 + 2 ~ x>}) attributes {f = 7.5 : f6E2M3FN}
 
 // A dialect attribute in the enum form whose body is not plain words (found
 // by fuzz-parser): printed as one escaped string in both forms, so it reads
