@@ -61,6 +61,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/limits.h"
 #include "passes/pass.h"
 #include "passes/walk.h"
 
@@ -943,25 +944,66 @@ bool pass_chlo_decompose(PassContext *pc) {
  * top-level block of its body) becomes a call of the queue's k-th
  * function, its token the infeed's token operand. */
 
+/* The first infeed in blk (nested regions included) or in a function blk
+ * calls, directly or not (the verifier has refused call cycles and
+ * graphs deeper than TPU_MAX_CALL_DEPTH); NULL when there is none. */
+static const Op *infeed_below(const Module *m, const Block *blk, int depth) {
+  if (depth > TPU_MAX_CALL_DEPTH) return NULL;
+  for (const Op *op = blk->first; op; op = op->next) {
+    if (op->kind == OP_INFEED) return op;
+    const Attr *callee = op->kind == OP_FUNC_CALL ? op_attr(op, "callee") : NULL;
+    Op *g = callee && callee->kind == ATTR_SYMREF ? module_lookup_func(m, callee->u.str.s) : NULL;
+    const Op *in = g ? infeed_below(m, op_body(g), depth + 1) : NULL;
+    for (int r = 0; !in && r < op->nregions; r++)
+      for (int i = 0; !in && i < op->regions[r].nblocks; i++) in = infeed_below(m, op->regions[r].blocks[i], depth + 1);
+    if (in) return op->kind == OP_FUNC_CALL ? op : in;
+  }
+  return NULL;
+}
+
+/* Whether queue function @name exists, takes nothing and returns what
+ * infeed `in` reads (its results but the token); a located error if not. */
+static bool queue_entry_fits(Context *c, const Module *m, Op *run, const Attr *entry, const Op *in) {
+  Op *g = entry->kind == ATTR_SYMREF ? module_lookup_func(m, entry->u.str.s) : NULL;
+  const Attr *ft = g ? op_attr(g, "function_type") : NULL;
+  if (!ft || ft->kind != ATTR_TYPE || ft->type->kind != TY_FUNC) {
+    op_error(c, run, "infeed queue entry %s is not a function of the module", attr_to_string(c, entry));
+    return false;
+  }
+  const Type *fty = ft->type;
+  bool fits = fty->ninputs == 0 && fty->nresults == in->nresults - 1;
+  for (int i = 0; fits && i + 1 < in->nresults; i++) fits = fty->results[i] == in->results[i].type;
+  if (!fits)
+    op_error(c, run, "infeed queue entry @%s has type %s; the infeed it feeds needs a function of no arguments "
+             "returning its results but the token", entry->u.str.s, type_to_string(c, fty));
+  return fits;
+}
+
 /* Replaces the infeeds of f's body by calls of queue[0..n); false after
  * a located error. */
-static bool feed_program(Context *c, Op *run, Op *f, const Attr *queue) {
+static bool feed_program(Context *c, const Module *m, Op *run, Op *f, const Attr *queue) {
   int k = 0;
   for (Op *op = op_body(f)->first, *next; op; op = next) {
     next = op->next;
-    for (int r = 0; r < op->nregions; r++)
-      for (int i = 0; i < op->regions[r].nblocks; i++)
-        for (const Op *in = op->regions[r].blocks[i]->first; in; in = in->next)
-          if (in->kind == OP_INFEED) {
-            op_error(c, in, "an infeed inside a region is not supported with an infeed queue");
-            return false;
-          }
+    const Op *deep = NULL;
+    for (int r = 0; !deep && r < op->nregions; r++)
+      for (int i = 0; !deep && i < op->regions[r].nblocks; i++) deep = infeed_below(m, op->regions[r].blocks[i], 1);
+    if (!deep && op->kind == OP_FUNC_CALL) {
+      const Attr *callee = op_attr(op, "callee");
+      Op *g = callee && callee->kind == ATTR_SYMREF ? module_lookup_func(m, callee->u.str.s) : NULL;
+      deep = g ? infeed_below(m, op_body(g), 1) : NULL;
+    }
+    if (deep) {
+      op_error(c, deep, "an infeed inside a region or a called function is not supported with an infeed queue");
+      return false;
+    }
     if (op->kind != OP_INFEED) continue;
     if (k == queue->u.array.n) {
       op_error(c, run, "the infeed queue has %d entr%s, but the program runs more infeeds", k, k == 1 ? "y" : "ies");
       return false;
     }
     const Attr *callee = queue->u.array.items[k++];
+    if (!queue_entry_fits(c, m, run, callee, op)) return false;
     Type **rt = arena_alloc(&c->arena, sizeof(Type *) * (size_t)op->nresults);
     for (int i = 0; i + 1 < op->nresults; i++) rt[i] = op->results[i].type;
     NamedAttr a = {"callee", (Attr *)callee};
@@ -993,7 +1035,7 @@ static bool feed_run_parallel(PassContext *pc, Op *run, int *clones) {
   const char *name = arena_printf(&c->arena, "%s.infeed%d", sym->u.str.s, (*clones)++);
   op_set_attr(c, clone, "sym_name", attr_string(c, name, strlen(name)));
   op_insert_after(f, clone);
-  if (!feed_program(c, run, clone, queue)) return false;
+  if (!feed_program(c, pc->m, run, clone, queue)) return false;
   Attr *row = attr_array(c, 1, (Attr *[]){attr_symref(c, name)});
   op_set_attr(c, run, "programs", attr_array(c, 1, &row));
   for (int i = 0; i < run->nattrs; i++) /* the queue is consumed */

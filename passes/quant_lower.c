@@ -265,17 +265,20 @@ static int result_axis(Context *c, const Op *op, int axis) {
 
 /* The integer fast path is exactly the specification's result when every
  * dequantized value, product and partial sum of the float computation is
- * exact: power-of-two scales (within the exponent range), storage of at
- * most 16 bits, and |sum| < 2^24 for f32 (2^53 for f64) for any operands.
+ * exact: power-of-two scales (within the exponent range, their product's
+ * times any exact sum finite), storage of at most 16 bits, and |sum| < 2^24 for f32 (2^53 for f64) for any operands.
  * docs/quantization.md gives the argument. */
 static bool fast_path_exact(Context *c, const Op *op, const QuantType *ql, const QuantType *qr, const QuantType *qo) {
   ElemKind e = ql->expressed;
   if ((e != ELEM_F32 && e != ELEM_F64) || qr->expressed != e || qo->expressed != e || ql->axis >= 0) return false;
   if (ql->bits > 16 || qr->bits > 16) return false;
   int ea, eb, lo = e == ELEM_F32 ? -126 : -1022, hi = e == ELEM_F32 ? 90 : 900;
+  /* every exact sum (< 2^24, 2^53) times sa * sb stays finite */
+  int top = e == ELEM_F32 ? 127 - 24 : 1023 - 53;
   if (!power_of_two(ql->scales[0], &ea) || ea < lo || ea > hi) return false;
   for (int i = 0; i < qr->nscales; i++)
-    if (!power_of_two(qr->scales[i], &eb) || eb < lo || eb > hi || ea + eb < lo || qr->zero_points[i] != 0)
+    if (!power_of_two(qr->scales[i], &eb) || eb < lo || eb > hi || ea + eb < lo || ea + eb > top ||
+        qr->zero_points[i] != 0)
       return false;
   int64_t k = contracted_size(c, op);
   if (k < 0) return false;
