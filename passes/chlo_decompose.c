@@ -76,10 +76,7 @@ typedef struct Rw {
 
 /* Builds one op before the CHLO op and returns its result. */
 static Value *emit(Rw *b, OpKind k, int n, Value **operands, Type *t, int nattrs, NamedAttr *attrs) {
-  Op *op = op_build(b->c, k, b->at->loc, n, operands, t, nattrs, attrs);
-  op->srcloc = b->at->srcloc;
-  op_insert_before(b->at, op);
-  return &op->results[0];
+  return op_build_before(b->c, b->at, k, n, operands, t, nattrs, attrs);
 }
 
 /* t's shape with element type k. */
@@ -89,19 +86,10 @@ static Type *with_elem(Context *c, const Type *t, ElemKind k) {
 
 /* A splat constant of type t whose element has these bits. */
 static Value *splat_bits(Rw *b, Type *t, uint64_t bits) {
-  int esz = elem_storage_bytes(t->elem);
-  uint8_t *data = arena_alloc(&b->c->arena, (size_t)esz);
-  memcpy(data, &bits, (size_t)esz); /* host layout is little-endian */
   int64_t n = 1;
   type_tensor_num_elements(t, &n);
-  Attr *a = arena_alloc(&b->c->arena, sizeof(Attr));
-  a->kind = ATTR_DENSE;
-  a->type = t;
-  a->u.dense.data = data;
-  a->u.dense.nbytes = (size_t)esz;
-  a->u.dense.splat = n != 1;
-  a->u.dense.form = DENSE_LIST;
-  NamedAttr value = {"value", a};
+  /* the low bytes of bits: host layout is little-endian */
+  NamedAttr value = {"value", attr_dense_raw(b->c, t, &bits, (size_t)elem_storage_bytes(t->elem), n != 1)};
   return emit(b, OP_CONSTANT, 0, NULL, t, 1, &value);
 }
 
@@ -501,15 +489,18 @@ static Value *bcast_feature(Rw *b, Value *v, const Type *like, int64_t fi) {
   return emit(b, OP_BROADCAST_IN_DIM, 1, &v, (Type *)like, 1, &a);
 }
 
-/* The sum of x over every dimension but fi (a 1-d result). */
-static Value *sum_but(Rw *b, Value *x, int64_t fi) {
+/* The sum of x over dimensions dims[0..nd) (ascending): a reduce with an
+ * add body (or for i1). */
+static Value *sum_over(Rw *b, Value *x, int nd, const int64_t *dims) {
   Context *c = b->c;
   const Type *t = x->type;
-  int64_t *dims = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(t->rank + 1));
-  int nd = 0;
-  for (int i = 0; i < t->rank; i++)
-    if (i != fi) dims[nd++] = i;
-  Type *st = type_scalar_tensor(c, t->elem), *rt = type_tensor(c, t->elem, 1, &t->dims[fi], NULL);
+  int64_t *kept = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(t->rank + 1));
+  int nk = 0;
+  for (int d = 0, k = 0; d < t->rank; d++) {
+    if (k < nd && dims[k] == d) k++;
+    else kept[nk++] = t->dims[d];
+  }
+  Type *st = type_scalar_tensor(c, t->elem), *rt = type_tensor(c, t->elem, nk, kept, NULL);
   Value *o[2] = {x, splat_bits(b, st, 0)};
   NamedAttr a = {"dimensions", attr_dense_i64_array(c, nd, dims)};
   Op *op = op_create(c, OP_REDUCE, NULL, b->at->loc, 2, o, 1, &rt, 1, &a, 1);
@@ -517,13 +508,22 @@ static Value *sum_but(Rw *b, Value *x, int64_t fi) {
   Block *blk = block_create(c, &op->regions[0], 2, args);
   region_add_block(c, &op->regions[0], blk);
   Value *ab[2] = {&blk->args[0], &blk->args[1]};
-  Op *sum = op_build(c, OP_ADD, b->at->loc, 2, ab, st, 0, NULL);
+  Op *sum = op_build(c, t->elem == ELEM_I1 ? OP_OR : OP_ADD, b->at->loc, 2, ab, st, 0, NULL);
   op_append(blk, sum);
   Value *r = &sum->results[0];
   op_append(blk, op_build(c, OP_RETURN, b->at->loc, 1, &r, NULL, 0, NULL));
   op->srcloc = b->at->srcloc;
   op_insert_before(b->at, op);
   return &op->results[0];
+}
+
+/* The sum of x over every dimension but fi (a 1-d result). */
+static Value *sum_but(Rw *b, Value *x, int64_t fi) {
+  int64_t *dims = arena_alloc(&b->c->arena, sizeof(int64_t) * (size_t)(x->type->rank + 1));
+  int nd = 0;
+  for (int i = 0; i < x->type->rank; i++)
+    if (i != fi) dims[nd++] = i;
+  return sum_over(b, x, nd, dims);
 }
 
 /* The batch_norm attributes: epsilon (as a splat of type t) and
@@ -697,28 +697,8 @@ static bool einsum_term(const char *s, size_t len, char *out, int *n) {
 static Value *einsum_sum_out(Rw *b, Value *x, char *lab, int *n, const char *other, int no, const char *out, int nout) {
   for (int i = *n - 1; i >= 0; i--) {
     if (memchr(other, lab[i], (size_t)no) || memchr(out, lab[i], (size_t)nout)) continue;
-    Context *c = b->c;
-    const Type *t = x->type;
-    int64_t *dims = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(t->rank + 1));
-    int nd = 0;
-    for (int d = 0; d < t->rank; d++)
-      if (d != i) dims[nd++] = t->dims[d];
-    Type *st = type_scalar_tensor(c, t->elem), *rt = type_tensor(c, t->elem, nd, dims, NULL);
-    Value *o[2] = {x, splat_bits(b, st, 0)};
     int64_t di = i;
-    NamedAttr a = {"dimensions", attr_dense_i64_array(c, 1, &di)};
-    Op *op = op_create(c, OP_REDUCE, NULL, b->at->loc, 2, o, 1, &rt, 1, &a, 1);
-    Type *args[2] = {st, st};
-    Block *blk = block_create(c, &op->regions[0], 2, args);
-    region_add_block(c, &op->regions[0], blk);
-    Value *ab[2] = {&blk->args[0], &blk->args[1]};
-    Op *sum = op_build(c, t->elem == ELEM_I1 ? OP_OR : OP_ADD, b->at->loc, 2, ab, st, 0, NULL);
-    op_append(blk, sum);
-    Value *r = &sum->results[0];
-    op_append(blk, op_build(c, OP_RETURN, b->at->loc, 1, &r, NULL, 0, NULL));
-    op->srcloc = b->at->srcloc;
-    op_insert_before(b->at, op);
-    x = &op->results[0];
+    x = sum_over(b, x, 1, &di);
     memmove(&lab[i], &lab[i + 1], (size_t)(*n - i - 1));
     (*n)--;
   }

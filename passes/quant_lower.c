@@ -46,10 +46,7 @@ typedef struct Q {
 } Q;
 
 static Value *emit(Q *q, OpKind k, int n, Value **operands, Type *t, int nattrs, NamedAttr *attrs) {
-  Op *op = op_build(q->c, k, q->at->loc, n, operands, t, nattrs, attrs);
-  op->srcloc = q->at->srcloc;
-  op_insert_before(q->at, op);
-  return &op->results[0];
+  return op_build_before(q->c, q->at, k, n, operands, t, nattrs, attrs);
 }
 
 /* A dense constant of type T (static, builtin element) from N doubles:
@@ -69,14 +66,7 @@ static Value *constant(Q *q, Type *t, int n, const double *v) {
   }
   int64_t count = 1;
   type_tensor_num_elements(t, &count);
-  Attr *a = arena_alloc(&q->c->arena, sizeof(Attr));
-  a->kind = ATTR_DENSE;
-  a->type = t;
-  a->u.dense.data = data;
-  a->u.dense.nbytes = (size_t)esz * (size_t)n;
-  a->u.dense.splat = n == 1 && count != 1;
-  a->u.dense.form = DENSE_LIST;
-  NamedAttr value = {"value", a};
+  NamedAttr value = {"value", attr_dense_raw(q->c, t, data, (size_t)esz * (size_t)n, n == 1 && count != 1)};
   return emit(q, OP_CONSTANT, 0, NULL, t, 1, &value);
 }
 

@@ -191,13 +191,7 @@ static Attr *dense_pairs(Context *c, int n, const int64_t *lo, const int64_t *hi
   int64_t dims[2] = {n, 2};
   int64_t *data = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(2 * n + 1));
   for (int i = 0; i < n; i++) data[2 * i] = lo[i], data[2 * i + 1] = hi[i];
-  Attr *a = arena_alloc(&c->arena, sizeof *a);
-  a->kind = ATTR_DENSE;
-  a->type = type_tensor(c, ELEM_I64, 2, dims, NULL);
-  a->u.dense.data = (const uint8_t *)data;
-  a->u.dense.nbytes = sizeof(int64_t) * (size_t)(2 * n);
-  a->u.dense.form = DENSE_LIST;
-  return a;
+  return attr_dense_raw(c, type_tensor(c, ELEM_I64, 2, dims, NULL), data, sizeof(int64_t) * (size_t)(2 * n), false);
 }
 
 /* ------------------------------------------------------------------ */
