@@ -168,6 +168,9 @@ struct Type {
 typedef struct Context Context;
 
 Type *type_elem(Context *c, ElemKind k);
+/* Whether ranked tensor types a and b have the same rank and dims (their
+ * element types and encodings aside). */
+bool type_same_dims(const Type *a, const Type *b);
 Type *type_tensor(Context *c, ElemKind k, int rank, const int64_t *dims, Attr *encoding);
 Type *type_tensor_opaque_elem(Context *c, Type *elem, int rank, const int64_t *dims, Attr *encoding);
 Type *type_tuple(Context *c, int n, Type *const *elems);

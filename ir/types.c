@@ -86,6 +86,10 @@ Type *type_elem(Context *c, ElemKind k) {
   return c->elem_types[k];
 }
 
+bool type_same_dims(const Type *a, const Type *b) {
+  return a->rank == b->rank && (a->rank <= 0 || memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank) == 0);
+}
+
 Type *type_tensor(Context *c, ElemKind k, int rank, const int64_t *dims, Attr *encoding) {
   return intern(c, &(Type){.kind = TY_TENSOR, .elem = k, .rank = rank, .dims = dims, .encoding = encoding});
 }

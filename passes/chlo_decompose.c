@@ -420,7 +420,7 @@ REAL_DECOMPOSITION(atanh)
  * trailing dimensions aligned, NumPy-style). */
 static Value *broadcast_to(Rw *b, Value *x, const Type *rt, int nbd, const int64_t *bd) {
   const Type *t = x->type;
-  if (t->rank == rt->rank && memcmp(t->dims, rt->dims, sizeof(int64_t) * (size_t)t->rank) == 0) return x;
+  if (type_same_dims(t, rt)) return x;
   int64_t *dims = arena_alloc(&b->c->arena, sizeof(int64_t) * (size_t)(t->rank + 1));
   bool mapped = bd && nbd == t->rank && t->rank < rt->rank;
   for (int i = 0; i < t->rank; i++) dims[i] = mapped ? bd[i] : rt->rank - t->rank + i;

@@ -118,7 +118,7 @@ static bool is_cheap_producer(const Op *op) {
 }
 
 static bool same_shape(const Type *a, const Type *b) {
-  return a->rank == b->rank && memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank) == 0;
+  return type_same_dims(a, b);
 }
 
 /* True when value v is defined inside op (in one of its regions). */

@@ -136,8 +136,7 @@ static Type *meet(Context *c, Type *have, const Type *got) {
   if (!got || got->kind != TY_TENSOR || got->rank < 0 || have->kind != TY_TENSOR || have->encoding) return have;
   if (!unbounded(have)) { /* static: got must not contradict it */
     if (got->encoding || !type_is_static(got)) return have;
-    if (got->rank != have->rank) return NULL;
-    return memcmp(got->dims, have->dims, sizeof(int64_t) * (size_t)got->rank) ? NULL : have;
+    return type_same_dims(got, have) ? have : NULL;
   }
   if (have->rank >= 0 && have->rank != got->rank) return NULL;
   int64_t dims[REFINE_MAX_RANK + 1];

@@ -394,8 +394,7 @@ static bool plan_map(Part *P, const Op *op, Plan *pl) {
   const Type *rt = op->results[0].type;
   if (!type_is_tensor(rt) || !type_is_static(rt) || rt->rank > SHARDING_MAX_RANK) return false;
   for (int r = 1; r < op->nresults; r++)
-    if (op->results[r].type->kind != TY_TENSOR || op->results[r].type->rank != rt->rank ||
-        memcmp(op->results[r].type->dims, rt->dims, sizeof(int64_t) * (size_t)rt->rank) != 0)
+    if (op->results[r].type->kind != TY_TENSOR || !type_same_dims(op->results[r].type, rt))
       return false;
   if (op->nregions && op->kind != OP_REDUCE && op->kind != OP_SORT && op->kind != OP_MAP &&
       op->kind != OP_REDUCE_WINDOW && op->kind != OP_SCATTER)

@@ -440,7 +440,7 @@ static void test_unbounded_program(void **state) {
   assert_true(tpu_metrics_json(c, m, sizeof m) > 0);
   assert_non_null(strstr(m, "\"compiles\": 3,"));
   int64_t n = 2; /* the same signature again: no compile */
-  float x[4] = {0};
+  float x[6] = {0};
   TpuTensor *in[2] = {host(c, "i64", &n, 8), host(c, "2x2xf32", x, 16)}, *r = NULL;
   assert_int_equal(tpu_program_run(p, NULL, in, 2, &r, 1), TPU_OK);
   assert_true(tpu_metrics_json(c, m, sizeof m) > 0);
