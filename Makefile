@@ -234,7 +234,7 @@ fuzz-parser: deps $(FUZZ_BUILD)/fuzz_parser
 	@mkdir -p $(FUZZ_CORPUS)
 	@# Seed: flatten paths into file names so equal basenames do not clash.
 	@for f in $$(find testsuite/golden -name '*.mlir' 2>/dev/null) \
-	          $$(ls examples/*.mlir 2>/dev/null); do \
+	          $$(ls examples/*.mlir testsuite/fuzz/parser-seeds/*.mlir 2>/dev/null); do \
 	    cp "$$f" "$(FUZZ_CORPUS)/seed-$$(echo "$$f" | tr / _)"; \
 	done
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

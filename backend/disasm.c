@@ -166,6 +166,19 @@ static void disasm_shards(const Image *im, FILE *out, uint64_t fi, const int64_t
   }
 }
 
+/* The DYNDIMS records of function fi, one comment line each. */
+static void disasm_dyndims(const Image *im, FILE *out, uint64_t fi) {
+  uint64_t nd;
+  const TpubDyn *dd = section(im, TPUB_SEC_DYNDIMS, sizeof(TpubDyn), &nd);
+  for (uint64_t k = 0; dd && k < nd; k++) {
+    const TpubDyn *r = &dd[k];
+    if (r->func != fi) continue;
+    const char *side = r->kind == TPUB_DYN_PARAM ? "param" : "result";
+    fprintf(out, "  ; dynamic %s %u dim %u: bound %lld, size in %s %u\n", side, r->index, r->dim, (long long)r->bound,
+            side, r->size);
+  }
+}
+
 void backend_disassemble(const uint8_t *bytes, size_t n, FILE *out) {
   Image im = {bytes, n, {0}};
   if (n < sizeof(TpubHeader)) {
@@ -203,6 +216,7 @@ void backend_disassemble(const uint8_t *bytes, size_t n, FILE *out) {
     fprintf(out, ")   ; %s%s%u registers\n", (f->flags & TPUB_FUNC_PUBLIC) ? "public, " : "",
             (f->flags & TPUB_FUNC_REGION) ? "region, " : "", f->n_regs);
     disasm_shards(&im, out, fi, ints, nints);
+    disasm_dyndims(&im, out, fi);
     if (f->code > ncode || f->code_words > ncode - f->code) {
       fputs("  <truncated>\n", out);
       continue;

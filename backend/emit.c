@@ -212,6 +212,7 @@ void emit_finish(Emitter *e, uint8_t **out, size_t *outlen) {
       {TPUB_SEC_COSTS, &e->costs, sizeof(TpubCost), e->opts->op_cost != NULL},
       {TPUB_SEC_LOCOPS, &e->locops, sizeof(uint32_t), e->opts->op_cost != NULL},
       {TPUB_SEC_SHARDS, &e->shards, sizeof(TpubShard), e->shards.n > 0},
+      {TPUB_SEC_DYNDIMS, &e->dyndims, sizeof(TpubDyn), e->dyndims.n > 0},
   };
   Sec secs[sizeof all / sizeof all[0]];
   int nsecs = 0;
@@ -257,6 +258,7 @@ void emit_free(Emitter *e) {
   bytes_free(&e->costs);
   bytes_free(&e->locops);
   bytes_free(&e->shards);
+  bytes_free(&e->dyndims);
   table_free(&e->str_index, NULL);
   table_free(&e->type_index, NULL);
   table_free(&e->func_index, NULL);

@@ -28,6 +28,7 @@ typedef struct Emitter {
   Bytes costs;       /* one TpubCost per top-level op, when opts->op_cost */
   Bytes locops;      /* one uint32 op id per LOCS record, when opts->op_cost */
   Bytes shards;      /* TpubShard records of a partitioned module (backend/shards.c) */
+  Bytes dyndims;     /* TpubDyn records of bounded dynamic dims (backend/dyndims.c) */
   uint32_t op;       /* id of the top-level op being lowered, 0 between ops */
   uint32_t nops;     /* top-level ops numbered so far */
   Table str_index;  /* string -> offset + 1 */
@@ -55,6 +56,9 @@ uint64_t emit_const_bytes(Emitter *e, const void *data, size_t n);
 /* MODULE's flags and mesh and the SHARDS records of module m's functions
  * (backend/shards.c); sets e->failed after reporting a bad annotation. */
 void emit_shards(Emitter *e, const Module *m);
+/* The DYNDIMS records of module m's public functions (backend/dyndims.c);
+ * sets e->failed after reporting a bad tpu.dynamic_* attribute. */
+void emit_dyndims(Emitter *e, const Module *m);
 /* Serializes the sections into one image with header and checksum. */
 void emit_finish(Emitter *e, uint8_t **out, size_t *outlen);
 void emit_free(Emitter *e);

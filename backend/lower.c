@@ -525,6 +525,7 @@ bool backend_compile(Context *c, const Module *m, const BackendOptions *o, uint8
     index++;
   }
   if (!e.failed) emit_shards(&e, m);
+  if (!e.failed) emit_dyndims(&e, m);
   if (e.failed) {
     emit_free(&e);
     return false;

@@ -141,8 +141,9 @@ void lower_all_to_all(FuncBuilder *fb, Op *op, int opcode) {
   emit_op(fb, op, opcode);
 }
 
+/* With has_dynamic_root, the roots stay the last operand (the VM reads them). */
 void lower_collective_broadcast(FuncBuilder *fb, Op *op, int opcode) {
-  if (static_root(fb, op) && field_collective(fb, op, false)) emit_op(fb, op, opcode);
+  if (field_collective(fb, op, false)) emit_op(fb, op, opcode);
 }
 
 void lower_collective_permute(FuncBuilder *fb, Op *op, int opcode) {

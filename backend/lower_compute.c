@@ -121,17 +121,74 @@ static bool field_mxu_tiling(FuncBuilder *fb, const Op *op) {
   return true;
 }
 
+/* Does dot_general's algorithm round a value of type t to its `key`
+ * precision type (a float type with fewer exponent or mantissa bits than
+ * t's float elements)?  bits: that type's exponent and mantissa widths.
+ * The multi-pass algorithms (num_primitive_operations > 1: bf16 x3/x6/x9,
+ * tf32 x3) emulate the operand precision, so they round nothing. */
+static bool algorithm_rounds(const Attr *alg, const char *key, const Type *t, int64_t bits[2]) {
+  static const struct {
+    const char *name;
+    int64_t e, m;
+  } formats[] = {{"bf16", 8, 7},         {"f16", 5, 10},      {"tf32", 8, 10},      {"f32", 8, 23},
+                 {"f64", 11, 52},        {"f8E3M4", 3, 4},    {"f8E4M3", 4, 3},     {"f8E4M3FN", 4, 3},
+                 {"f8E4M3FNUZ", 4, 3},   {"f8E4M3B11FNUZ", 4, 3}, {"f8E5M2", 5, 2}, {"f8E5M2FNUZ", 5, 2}};
+  if (!alg || alg->kind != ATTR_DIALECT || t->kind != TY_TENSOR || !elem_is_float(t->elem)) return false;
+  const Attr *n = dialect_param(alg, "num_primitive_operations");
+  const char *name = attr_enum_value(dialect_param(alg, key));
+  if (!name || (n && n->kind == ATTR_INT && n->u.i > 1)) return false;
+  int64_t te = t->elem == ELEM_F64 ? 11 : t->elem == ELEM_F16 ? 5 : 8;
+  int64_t tm = t->elem == ELEM_F64 ? 52 : t->elem == ELEM_F32 ? 23 : t->elem == ELEM_F16 ? 10 : 7;
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    if (strcmp(formats[i].name, name) == 0) {
+      bits[0] = formats[i].e;
+      bits[1] = formats[i].m;
+      return bits[0] < te || bits[1] < tm;
+    }
+  return false;
+}
+
+/* Register r of type t, or a new one holding it rounded to the algorithm's
+ * `key` precision type (reduce_precision) when that is narrower. */
+static uint32_t round_to_algorithm(FuncBuilder *fb, const Op *op, const Attr *alg, const char *key, Type *t,
+                                   uint32_t r) {
+  int64_t bits[2];
+  if (!algorithm_rounds(alg, key, t, bits)) return r;
+  uint32_t out = new_reg(fb, t, op);
+  fint(fb->e, bits[0]);
+  fint(fb->e, bits[1]);
+  emit_regs(fb, op, VM_OP_REDUCE_PRECISION, 1, &r, 1, &out);
+  return out;
+}
+
 /* dot_general; MXU_DOT instead when the layout pass tiled it for the MXU
- * (after a diagnostic the dot_general still defines the result). */
+ * (after a diagnostic the dot_general still defines the result).  An
+ * algorithm with narrower precision types rounds the float operands to
+ * them first and the result to its accumulation type after. */
 void lower_dot_general(FuncBuilder *fb, Op *op, int opcode) {
   Emitter *e = fb->e;
+  const Attr *alg = op_attr(op, "algorithm");
+  uint32_t in[2] = {reg_of(fb, op->operands[0]), reg_of(fb, op->operands[1])};
+  static const char *const sides[2] = {"lhs_precision_type", "rhs_precision_type"};
+  for (int i = 0; i < 2; i++) in[i] = round_to_algorithm(fb, op, alg, sides[i], op->operands[i]->type, in[i]);
   const Attr *d = op_attr(op, "dot_dimension_numbers");
   static const char *const keys[] = {"lhs_batching_dimensions", "rhs_batching_dimensions",
                                      "lhs_contracting_dimensions", "rhs_contracting_dimensions", NULL};
   field_dialect_lists(e, d, keys);
   field_precision(e, op);
   if (op_attr(op, "tpu.mxu_tile") && field_mxu_tiling(fb, op)) opcode = VM_OP_MXU_DOT;
-  emit_op(fb, op, opcode);
+  Type *rt = op->results[0].type;
+  uint32_t out = bind_value(fb, &op->results[0], op);
+  int64_t bits[2];
+  if (!algorithm_rounds(alg, "accumulation_type", rt, bits)) {
+    emit_regs(fb, op, opcode, 2, in, 1, &out);
+    return;
+  }
+  uint32_t acc = new_reg(fb, rt, op);
+  emit_regs(fb, op, opcode, 2, in, 1, &acc);
+  fint(e, bits[0]);
+  fint(e, bits[1]);
+  emit_regs(fb, op, VM_OP_REDUCE_PRECISION, 1, &acc, 1, &out);
 }
 
 /* dot: a dot_general contracting lhs's last dimension with rhs's first. */
@@ -224,4 +281,19 @@ void lower_rng_bit_generator(FuncBuilder *fb, Op *op, int opcode) {
   static const char *const algs[] = {"DEFAULT", "THREE_FRY", "PHILOX", NULL};
   fint(fb->e, attr_enum_index(op, "rng_algorithm", algs, 0));
   emit_op(fb, op, opcode);
+}
+
+/* rng: distribution (0 UNIFORM, 1 NORMAL) and a seed hashed from the op's
+ * line and column and its place in the bytecode (so two rng ops draw different streams); the shape
+ * operand is the result's type. */
+void lower_rng(FuncBuilder *fb, Op *op, int opcode) {
+  static const char *const dists[] = {"UNIFORM", "NORMAL", NULL};
+  uint64_t h = 0xcbf29ce484222325ull;
+  h = (h ^ op->loc.line) * 0x100000001b3ull;
+  h = (h ^ op->loc.col) * 0x100000001b3ull;
+  h = (h ^ fb->e->nops) * 0x100000001b3ull; /* copies of one source op (inlined) differ */
+  h = (h ^ fb->ninstrs) * 0x100000001b3ull;
+  fint(fb->e, attr_enum_index(op, "rng_distribution", dists, 0));
+  fint(fb->e, (int64_t)(h & 0x7fffffffffffffffull));
+  emit_op_range(fb, op, opcode, 0, 2);
 }

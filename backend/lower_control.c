@@ -220,3 +220,41 @@ void lower_manual_computation(FuncBuilder *fb, Op *op, int opcode) {
   for (Op *inner = b->first; inner && inner != ret; inner = inner->next) lower_op(fb, inner);
   for (int i = 0; i < op->nresults; i++) alias_value(fb, &op->results[i], ret->operands[i]);
 }
+
+/* Counts, in MLIR's printing order, the result groups and block arguments
+ * of block b until v is met; true when found (*name set). */
+static bool number_in_block(const Block *b, const Value *v, int *res, int *arg, char *name, size_t n) {
+  for (int i = 0; i < b->nargs; i++, (*arg)++)
+    if (&b->args[i] == v) {
+      snprintf(name, n, "%%arg%d", *arg);
+      return true;
+    }
+  for (const Op *o = b->first; o; o = o->next) {
+    if (o->nresults > 0) {
+      for (int i = 0; i < o->nresults; i++)
+        if (&o->results[i] == v) {
+          if (o->nresults == 1) snprintf(name, n, "%%%d", *res);
+          else snprintf(name, n, "%%%d#%d", *res, i);
+          return true;
+        }
+      (*res)++;
+    }
+    for (int r = 0; r < o->nregions; r++)
+      for (int k = 0; k < o->regions[r].nblocks; k++)
+        if (number_in_block(o->regions[r].blocks[k], v, res, arg, name, n)) return true;
+  }
+  return false;
+}
+
+/* interpreter.print: the operand's name as MLIR prints the function that
+ * holds it (%0, %1#2, %arg0), for the "NAME = " prefix. */
+void lower_print(FuncBuilder *fb, Op *op, int opcode) {
+  const Op *f = op;
+  while (f && f->kind != OP_FUNC) f = f->parent && f->parent->parent ? f->parent->parent->parent : NULL;
+  char name[48] = "%0";
+  int res = 0, arg = 0;
+  if (f && f->nregions == 1 && f->regions[0].nblocks > 0)
+    number_in_block(f->regions[0].blocks[0], op->operands[0], &res, &arg, name, sizeof name);
+  fint(fb->e, emit_string(fb->e, name));
+  emit_op(fb, op, opcode);
+}

@@ -194,16 +194,35 @@ void lower_reverse(FuncBuilder *fb, Op *op, int opcode) { emit_with_list(fb, op,
 
 void lower_get_tuple_element(FuncBuilder *fb, Op *op, int opcode) { emit_with_int(fb, op, opcode, "index", 0); }
 
-void lower_gather(FuncBuilder *fb, Op *op, int opcode) {
-  Emitter *e = fb->e;
+/* gather's fields before slice_sizes: the dimension numbers. */
+static void field_gather_dims(Emitter *e, const Op *op) {
   const Attr *d = op_attr(op, "dimension_numbers");
   static const char *const keys[] = {"offset_dims", "collapsed_slice_dims", "operand_batching_dims",
                                      "start_indices_batching_dims", "start_index_map", NULL};
   field_dialect_lists(e, d, keys);
   fint(e, dialect_int(d, "index_vector_dim", 0));
-  field_attr_list(e, op, "slice_sizes", 0, 0);
-  fint(e, attr_int_or(op, "indices_are_sorted", 0));
+}
+
+void lower_gather(FuncBuilder *fb, Op *op, int opcode) {
+  field_gather_dims(fb->e, op);
+  field_attr_list(fb->e, op, "slice_sizes", 0, 0);
+  fint(fb->e, attr_int_or(op, "indices_are_sorted", 0));
   emit_op(fb, op, opcode);
+}
+
+/* dynamic_gather whose slice_sizes operand is a constant: a gather with
+ * those sizes (the loader checks them against the shapes). */
+void lower_dynamic_gather(FuncBuilder *fb, Op *op, int opcode) {
+  int n;
+  const int64_t *sizes;
+  if (!constant_ints(fb->e, op->operands[2], &n, &sizes)) {
+    report_unsupported(fb, op, "a dynamic_gather whose slice_sizes is not a constant");
+    return;
+  }
+  field_gather_dims(fb->e, op);
+  field_list(fb->e, n, sizes);
+  fint(fb->e, attr_int_or(op, "indices_are_sorted", 0));
+  emit_op_range(fb, op, opcode, 0, 2);
 }
 
 void lower_scatter(FuncBuilder *fb, Op *op, int opcode) {

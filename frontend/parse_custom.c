@@ -14,6 +14,7 @@ typedef struct OpParts {
   PtrVec op_types;   /* Type* declared for operands (may be empty) */
   PtrVec res_types;  /* Type* of results */
   Loc types_loc;
+  OpKind kind;       /* the op being parsed (hooks shared by several ops) */
 } OpParts;
 
 static void parts_free(OpParts *o) {
@@ -229,6 +230,7 @@ static Attr *parse_styled_attr(Parser *p, const char *style) {
     return r;
   }
   if (strcmp(style, "conv") == 0) return parse_conv_dims_body(p);
+  if (strcmp(style, "alg") == 0) return parse_dot_algorithm_body(p);
   if (strcmp(style, "dense") == 0) {
     if (!(tok_is(&p->tok, "dense") || tok_is(&p->tok, "dense_resource"))) {
       p_error_here(p, "expected dense literal");
@@ -327,12 +329,22 @@ static bool parse_dot_dims(Parser *p, OpParts *o) {
 
 /* stride = [..], pad = [[l, h], ..], lhs_dilate = [..], rhs_dilate = [..], reverse = [..] */
 static bool parse_conv_window(Parser *p, OpParts *o) {
+  static const char *const keys[] = {"stride", "pad", "lhs_dilate", "rhs_dilate", "reverse"};
+  bool seen[5] = {false};
   if (p_is(p, "}")) return true;
   do {
     Token key = p->tok;
     if (key.kind != TOK_IDENT) {
       p_error_here(p, "expected window attribute (stride, pad, lhs_dilate, rhs_dilate, reverse)");
       return false;
+    }
+    for (int k = 0; k < 5; k++) {
+      if (!tok_is(&key, keys[k])) continue;
+      if (seen[k]) {
+        p_error(p, key.loc, "Unexpected keyword %s: window attribute '%s' is given twice", keys[k], keys[k]);
+        return false;
+      }
+      seen[k] = true;
     }
     p_next(p);
     if (!p_expect(p, "=")) return false;
@@ -408,7 +420,7 @@ static bool parse_conv_window(Parser *p, OpParts *o) {
 static bool parse_rp_format(Parser *p, OpParts *o) {
   Token t = p->tok;
   char buf[32];
-  int e, m;
+  long long e, m;
   char tail;
   if (t.kind != TOK_IDENT || t.len >= sizeof buf) {
     p_error_here(p, "expected a format like e8m23");
@@ -416,8 +428,13 @@ static bool parse_rp_format(Parser *p, OpParts *o) {
   }
   memcpy(buf, t.text, t.len);
   buf[t.len] = 0;
-  if (sscanf(buf, "e%dm%d%c", &e, &m, &tail) != 2) {
+  if (sscanf(buf, "e%11lldm%11lld%c", &e, &m, &tail) != 2) {
     p_error_here(p, "expected a format like e8m23");
+    return false;
+  }
+  if (e > INT32_MAX || m > INT32_MAX) {
+    p_error_here(p, "unable to parse %s '%lld' of the format (it does not fit in i32)",
+                 e > INT32_MAX ? "exponent" : "mantissa", e > INT32_MAX ? e : m);
     return false;
   }
   p_next(p);
@@ -753,12 +770,12 @@ static Op *parse_constant_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
   Attr *v = parse_attr(p);
   if (!v) return NULL;
   if (v->kind != ATTR_DENSE && v->kind != ATTR_DENSE_RESOURCE) {
-    p_error(p, loc, "stablehlo.constant expects a dense literal");
+    p_error(p, loc, "%s expects a dense literal", op_info[o->kind].name);
     return NULL;
   }
   add_attr(p, o, "value", v);
   vec_push(&o->res_types, v->type);
-  return build_op(p, OP_CONSTANT, loc, nresults, o, 0);
+  return build_op(p, o->kind, loc, nresults, o, 0);
 }
 
 static Op *parse_custom_call_hook(Parser *p, Loc loc, OpParts *o, int nresults) {
@@ -832,8 +849,10 @@ static bool parse_reduce_applies(Parser *p, OpKind *body_kind, Loc *body_loc) {
   }
   OpKind k = op_kind_from_name(p->tok.text, p->tok.len);
   if (k == OP_UNKNOWN || op_info[k].min_operands != 2 || op_info[k].max_operands != 2 ||
-      op_info[k].num_results != 1) {
-    p_error_here(p, "'applies' needs a binary op, found '%.*s'", (int)p->tok.len, p->tok.text);
+      op_info[k].num_results != 1 || !(op_info[k].traits & TRAIT_COMMUTATIVE) ||
+      strncmp(op_info[k].name, "stablehlo.", 10) != 0) {
+    p_error_here(p, "expected the inner-op to be a commutative binary-op from the stablehlo dialect, with zero "
+                 "region, producing single result; found '%.*s'", (int)p->tok.len, p->tok.text);
     return false;
   }
   p_next(p);
@@ -1068,7 +1087,7 @@ static Op *(*const whole_parsers[HOOK_COUNT])(Parser *p, Loc loc, OpParts *o, in
 bool parse_custom_op(Parser *p, OpKind kind, Loc loc, int nresults, Op **out) {
   const char *fmt = op_info[kind].format;
   FmtHook hook = fmt_whole_hook(fmt);
-  OpParts o = {0};
+  OpParts o = {.kind = kind};
   Op *op = NULL;
   if (hook == HOOK_NONE) {
     if (parse_formatted(p, &o, fmt, nresults)) op = build_op(p, kind, loc, nresults, &o, 0);

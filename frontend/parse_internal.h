@@ -19,15 +19,18 @@ typedef struct Scope {
 } Scope;
 
 typedef struct AttrAlias {
-  const char *name;
+  const char *name; /* "#map" or "!type" as written */
   size_t len;
-  Attr *value;
+  Attr *value;      /* an attribute alias */
+  Type *type;       /* a type alias (!name = type) */
 } AttrAlias;
 
 typedef struct Parser {
   Context *c;
   Lexer lex;
   Token tok;  /* current token */
+  Loc prev_end; /* just after the token before it (where a missing token belongs) */
+  Loc op_loc;   /* the op being parsed (file NULL outside ops), for op-level rules */
   const SourceFile *file;
   Scope *scope;
   PtrVec resources;  /* Resource* referenced or defined */
@@ -59,6 +62,8 @@ Attr *parse_attr_dict(Parser *p);  /* { k = v, ... }; the current token is '{' *
 bool parse_int64(Parser *p, int64_t *out); /* optional leading '-' */
 bool parse_i64_list(Parser *p, int *n, int64_t **v); /* [1, 2] */
 Attr *parse_conv_dims_body(Parser *p); /* [b, 0, 1, f]x[...]->[...] */
+Attr *parse_dot_algorithm_body(Parser *p); /* <lhs_precision_type = bf16, ...> */
+bool check_dot_algorithm(Parser *p, const Attr *a, Loc loc); /* dot_general C22-C24, I8-I10 */
 Attr *parse_float_literal(Parser *p, ElemKind k); /* 1.5, -2, 0x7FC00000: no type */
 void parse_resource_section(Parser *p);
 

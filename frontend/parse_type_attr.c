@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <gmp.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,51 @@
 
 /* ------------------------------------------------------------ types */
 
+static Attr *parse_number_attr(Parser *p);
 static Type *parse_type_uncached(Parser *p);
+
+/* The type a !name = type alias defined (consuming its token), or NULL. */
+static Type *type_alias_value(Parser *p, const Token *t) {
+  for (int i = 0; i < p->aliases.len; i++) {
+    AttrAlias *al = p->aliases.items[i];
+    if (al->type && al->len == t->len && memcmp(al->name, t->text, t->len) == 0) {
+      p_next(p);
+      return al->type;
+    }
+  }
+  return NULL;
+}
+
+/* The bounds of a #stablehlo.bounds / type_extensions encoding, as
+ * StableHLO's verifyBounds checks them: one per dim, only on '?' dims
+ * (a static dim's is '?'), each non-negative.  False after an error. */
+static bool check_bounds(Parser *p, Loc loc, int rank, const int64_t *dims, Attr *encoding) {
+  int64_t copy[64];
+  for (int d = 0; d < rank; d++) copy[d] = dims[d];
+  Type probe = {.kind = TY_TENSOR, .rank = rank, .dims = copy, .encoding = encoding};
+  int n;
+  if (!type_has_bounds(&probe, &n)) return true;
+  if (n != rank) {
+    p_error(p, loc, "Bounds length is %d, expected to be equal to rank(%d) of the tensor (bounds %s)", n, rank,
+            attr_to_string(p->c, encoding));
+    return false;
+  }
+  for (int d = 0; d < rank; d++) {
+    copy[d] = DIM_DYNAMIC;
+    int64_t b = type_dim_bound(&probe, d);
+    copy[d] = dims[d];
+    if (b != DIM_DYNAMIC && dims[d] != DIM_DYNAMIC) {
+      p_error(p, loc, "Static dimension %d cannot have a bound, use ShapedType::kDynamic to indicate a missing bound (%s)", d,
+              attr_to_string(p->c, encoding));
+      return false;
+    }
+    if (b != DIM_DYNAMIC && b < 0) {
+      p_error(p, loc, "bound of dimension %d is %lld; bounds must be non-negative", d, (long long)b);
+      return false;
+    }
+  }
+  return true;
+}
 
 /* Parse the inside of tensor<...> at the character level: dims are written
  * glued to 'x' (2x?x3xf32), which tokens cannot express. */
@@ -80,6 +125,7 @@ static Type *parse_tensor_body(Parser *p, Loc loc) {
     if (!encoding) return NULL;
   }
   if (!p_expect(p, ">")) return NULL;
+  if (encoding && !unranked && !check_bounds(p, loc, rank, dims, encoding)) return NULL;
   if (elem->kind == TY_ELEM)
     return type_tensor(p->c, elem->elem, unranked ? -1 : rank, dims, encoding);
   if (elem->kind == TY_OPAQUE)
@@ -210,6 +256,27 @@ static size_t tensor_spelling_len(const char *s, const char *end) {
   return 0;
 }
 
+/* The <T, ...> of !stablehlo.future: ranked tensors. */
+static Type *parse_future_type(Parser *p) {
+  if (!p_expect(p, "<")) return NULL;
+  PtrVec elems = {0};
+  Type *result = NULL;
+  do {
+    Loc loc = p->tok.loc;
+    Type *e = parse_type(p);
+    if (!e) goto out;
+    if (e->kind != TY_TENSOR || e->rank < 0) {
+      p_error(p, loc, "future element type must be a ranked tensor, but got '%s'", type_to_string(p->c, e));
+      goto out;
+    }
+    vec_push(&elems, e);
+  } while (p_accept(p, ","));
+  if (p_expect(p, ">")) result = type_future(p->c, (int)elems.len, (Type *const *)elems.items);
+out:
+  vec_free(&elems);
+  return result;
+}
+
 Type *parse_type(Parser *p) {
   Token t = p->tok;
   /* Most of a StableHLO file is tensor types: reuse each spelling's type. */
@@ -296,7 +363,10 @@ static Type *parse_type_uncached(Parser *p) {
     if (t.len == 16 && memcmp(t.text, "!stablehlo.token", 16) == 0) {
       p_next(p);
       result = type_token(p->c);
-    } else {
+    } else if (t.len == 17 && memcmp(t.text, "!stablehlo.future", 17) == 0) {
+      p_next(p);
+      result = parse_future_type(p);
+    } else if (!(result = type_alias_value(p, &t))) {
       p_next(p);
       result = parse_dialect_type(p, &t);
     }
@@ -833,7 +903,11 @@ static bool parse_conv_layout(Parser *p, char c0, char c1, int64_t *d0, int64_t 
     return false;
   }
   if (*nsp >= 0 && *nsp != nspatial) {
-    p_error_here(p, "convolution layouts have different numbers of spatial dimensions");
+    /* an inconsistency of the op (upstream's verifier reports it there) */
+    p_error(p, p->op_loc.file ? p->op_loc : p->tok.loc,
+            "convolution layouts have different numbers of spatial dimensions (%d, then %d): the input, kernel and "
+            "output must have the same",
+            *nsp, nspatial);
     return false;
   }
   *nsp = nspatial;
@@ -936,6 +1010,13 @@ static Attr *parse_dialect_param_value(Parser *p) {
     return r;
   }
   if (p_is(p, "-") || p->tok.kind == TOK_INT) {
+    Token first = p->tok;
+    Lexer save_lex = p->lex;
+    if (p_is(p, "-")) p_next(p);
+    bool is_float = p->tok.kind == TOK_FLOAT;
+    p->lex = save_lex;
+    p->tok = first;
+    if (is_float) return parse_number_attr(p); /* -0.5, -0.5 : f32 */
     int64_t v;
     if (!parse_int64(p, &v)) return NULL;
     return attr_i64(p->c, v);
@@ -990,15 +1071,67 @@ static Attr *parse_enum_form(Parser *p, const char *name, size_t nlen) {
                    arena_strndup(&p->c->arena, val, (size_t)(body + blen - val)));
 }
 
+/* The parameter keys of StableHLO's structured attributes, which are
+ * errors when misspelt (others are kept as written); NULL for the rest. */
+static const char *const *stablehlo_param_keys(const char *name, size_t nlen) {
+  static const char *const dot[] = {"lhs_batching_dimensions", "rhs_batching_dimensions",
+                                    "lhs_contracting_dimensions", "rhs_contracting_dimensions", NULL};
+  static const char *const gather[] = {"offset_dims",      "collapsed_slice_dims", "operand_batching_dims",
+                                       "start_indices_batching_dims", "start_index_map", "index_vector_dim",
+                                       NULL};
+  static const char *const scatter[] = {"update_window_dims",           "inserted_window_dims",
+                                        "input_batching_dims",          "scatter_indices_batching_dims",
+                                        "scatter_dims_to_operand_dims", "index_vector_dim",
+                                        NULL};
+  static const char *const alias[] = {"output_tuple_indices", "operand_index", "operand_tuple_indices", NULL};
+  static const char *const channel[] = {"handle", "type", NULL};
+  static const char *const accuracy[] = {"atol", "rtol", "ulps", "mode", NULL};
+  static const struct {
+    const char *name;
+    const char *const *keys;
+  } table[] = {{"stablehlo.dot", dot},
+               {"stablehlo.gather", gather},
+               {"stablehlo.scatter", scatter},
+               {"stablehlo.output_operand_alias", alias},
+               {"stablehlo.channel_handle", channel},
+               {"stablehlo.result_accuracy", accuracy}};
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strlen(table[i].name) == nlen && memcmp(table[i].name, name, nlen) == 0) return table[i].keys;
+  return NULL;
+}
+
+/* A parameter key of a structured StableHLO attribute: one of keys, given
+ * once.  False after a diagnostic. */
+static bool check_param_key(Parser *p, const Token *at, const char *name, const PtrVec *params,
+                            const char *const *keys) {
+  bool known = false;
+  for (int i = 0; name && keys[i]; i++) known |= strcmp(keys[i], name) == 0;
+  if (!known) {
+    char list[512];
+    size_t len = 0;
+    for (int i = 0; keys[i] && len < sizeof list; i++)
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s`%s`", i ? ", " : "", keys[i]);
+    p_error(p, at->loc, "expected one of: %s", list);
+    return false;
+  }
+  for (int i = 0; i < params->len; i++)
+    if (strcmp(((NamedAttr *)params->items[i])->name, name) == 0) {
+      p_error(p, at->loc, "duplicated `%s` entry", name);
+      return false;
+    }
+  return true;
+}
+
 /* The structured parameters of a dialect attribute up to (not through) its
  * '>': `key = value` or bare values, comma-separated.  False (quietly)
  * when they do not follow that grammar. */
-static bool parse_dialect_params(Parser *p, PtrVec *params) {
+static bool parse_dialect_params(Parser *p, PtrVec *params, const char *const *keys) {
   if (p_is(p, ">")) return true;
   do {
+    if (params->len && p_is(p, ">")) break; /* a trailing comma, as upstream accepts */
     NamedAttr *na = arena_alloc(&p->c->arena, sizeof(NamedAttr));
+    Token key = p->tok;
     if (p->tok.kind == TOK_IDENT) {
-      Token key = p->tok;
       Lexer save_lex = p->lex;
       p_next(p);
       if (p_accept(p, "=")) {
@@ -1008,11 +1141,99 @@ static bool parse_dialect_params(Parser *p, PtrVec *params) {
         p->tok = key;
       }
     }
+    if (keys && !check_param_key(p, &key, na->name, params, keys)) return false;
     na->value = parse_dialect_param_value(p);
     if (!na->value) return false;
     vec_push(params, na);
   } while (p_accept(p, ","));
   return p_is(p, ">");
+}
+
+/* The precision-type word of a dot algorithm's parameter key ("f32"), or
+ * NULL after a diagnostic when it is missing or not a type name. */
+static const char *dot_alg_type(Parser *p, const Attr *a, const char *key, Loc loc) {
+  const Attr *v = dialect_param(a, key);
+  if (!v || v->kind != ATTR_ENUM || v->u.enm.dialect) {
+    p_error(p, loc, "#stablehlo.dot_algorithm needs '%s' (a type such as bf16 or f32)", key);
+    return NULL;
+  }
+  ElemKind k;
+  if (!elem_from_name(v->u.enm.value, strlen(v->u.enm.value), &k)) {
+    p_error(p, loc, "#stablehlo.dot_algorithm: '%s' is not a type: '%s'", key, v->u.enm.value);
+    return NULL;
+  }
+  return v->u.enm.value;
+}
+
+/* Is this (lhs, rhs, accumulation, primitive operations) one of the dot
+ * algorithms StableHLO knows to run on some hardware (dot_general I8-I10)? */
+static bool dot_alg_known(const char *l, const char *r, const char *acc, int64_t lc, int64_t rc, int64_t nops,
+                          bool imprecise) {
+  if (lc != 1 || rc != 1) return false;
+  bool l8 = strncmp(l, "f8", 2) == 0, r8 = strncmp(r, "f8", 2) == 0;
+  if (l8 && r8 && strcmp(acc, "f32") == 0 && nops == 1) return true;
+  if (imprecise) return false;
+  static const struct {
+    const char *l, *r, *acc;
+    int64_t n;
+  } known[] = {{"f16", "f16", "f16", 1},   {"f16", "f16", "f32", 1},   {"bf16", "bf16", "bf16", 1},
+               {"bf16", "bf16", "f32", 1}, {"bf16", "bf16", "f32", 3}, {"bf16", "bf16", "f32", 6},
+               {"bf16", "bf16", "f32", 9}, {"tf32", "tf32", "f32", 1}, {"tf32", "tf32", "f32", 3},
+               {"f32", "f32", "f32", 1},   {"f64", "f64", "f64", 1}};
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strcmp(known[i].l, l) == 0 && strcmp(known[i].r, r) == 0 && strcmp(known[i].acc, acc) == 0 &&
+        known[i].n == nops)
+      return true;
+  return false;
+}
+
+/* The rules of a #stablehlo.dot_algorithm (dot_general C22-C24, I8-I10):
+ * every field given, counts positive, a known combination. */
+bool check_dot_algorithm(Parser *p, const Attr *a, Loc loc) {
+  static const char *const keys[] = {"lhs_precision_type", "rhs_precision_type", "accumulation_type",
+                                     "lhs_component_count", "rhs_component_count", "num_primitive_operations",
+                                     "allow_imprecise_accumulation"};
+  for (int i = 0; i < a->u.dialect.n; i++) {
+    bool known = false;
+    const char *name = a->u.dialect.params[i].name;
+    for (int k = 0; k < 7; k++) known |= name && strcmp(name, keys[k]) == 0;
+    if (!known) {
+      p_error(p, loc, "#stablehlo.dot_algorithm has an unknown parameter '%s' (expected %s, %s, %s, %s, %s, %s, %s)",
+              a->u.dialect.params[i].name ? a->u.dialect.params[i].name : "(positional)", keys[0], keys[1], keys[2],
+              keys[3], keys[4], keys[5], keys[6]);
+      return false;
+    }
+  }
+  const char *t[3];
+  for (int k = 0; k < 3; k++)
+    if (!(t[k] = dot_alg_type(p, a, keys[k], loc))) return false;
+  int64_t n[3];
+  static const char *const what[] = {"lhs component count", "rhs component count", "num primitive operations"};
+  for (int k = 0; k < 3; k++) {
+    const Attr *v = dialect_param(a, keys[3 + k]);
+    if (!v || v->kind != ATTR_INT) {
+      p_error(p, loc, "#stablehlo.dot_algorithm needs '%s' (an integer)", keys[3 + k]);
+      return false;
+    }
+    n[k] = v->u.i;
+    if (n[k] < 1) {
+      p_error(p, loc, "dot algorithm: %s must be positive, but got %" PRId64, what[k], n[k]);
+      return false;
+    }
+  }
+  const Attr *imp = dialect_param(a, keys[6]);
+  if (!imp || imp->kind != ATTR_BOOL) {
+    p_error(p, loc, "#stablehlo.dot_algorithm needs '%s' (true or false)", keys[6]);
+    return false;
+  }
+  if (!dot_alg_known(t[0], t[1], t[2], n[0], n[1], n[2], imp->u.b)) {
+    p_error(p, loc,
+            "dot algorithm not known to be supported on any hardware: {lhs:'%s', rhs:'%s', accum:'%s', "
+            "lhs_components:%" PRId64 ", rhs_components:%" PRId64 ", primitive_ops:%" PRId64 ", imprecise:%d}",
+            t[0], t[1], t[2], n[0], n[1], n[2], imp->u.b ? 1 : 0);
+    return false;
+  }
+  return true;
 }
 
 /* #dialect.name<...> or #dialect<...>: structured when the body is a list of
@@ -1031,6 +1252,10 @@ static Attr *parse_hash_attr(Parser *p) {
     if (!a || !p_expect(p, ">")) return NULL;
     return a;
   }
+  if (is_conv && !tok_is(&p->tok, "raw")) {
+    p_error_here(p, "expected '[' (#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>)");
+    return NULL;
+  }
   bool sdy = nlen >= 3 && memcmp(name, "sdy", 3) == 0 && (nlen == 3 || name[3] == '.');
   if (memchr(name, '.', nlen) == NULL && !sdy) return parse_enum_form(p, name, nlen);
   PtrVec params = {0};
@@ -1045,9 +1270,15 @@ static Attr *parse_hash_attr(Parser *p) {
   /* Try the structured grammar quietly; fall back to opaque text on failure.
    * Shardy's attributes have a grammar of their own ({"x"} is a list of
    * axes, not a dictionary): always opaque, so they print as written. */
-  p->c->diag.quiet = true;
-  bool ok = !sdy && parse_dialect_params(p, &params);
+  const char *const *keys = stablehlo_param_keys(name, nlen);
+  p->c->diag.quiet = keys ? saved_quiet : true;
+  bool ok = !sdy && parse_dialect_params(p, &params, keys);
   p->c->diag.quiet = saved_quiet;
+  if (!ok && keys) {
+    p_error_here(p, "expected '>' or ',' in #%.*s<...>", (int)nlen, name);
+    vec_free(&params);
+    return NULL;
+  }
   if (!ok) {
     /* Opaque: rescan from '<' to its matching '>'. */
     p->c->diag.nerrors = saved_errors;
@@ -1067,7 +1298,36 @@ static Attr *parse_hash_attr(Parser *p) {
   Attr *a = attr_dialect(p->c, arena_strndup(&p->c->arena, name, nlen), params.len, items);
   vec_free(&params);
   if (is_conv && raw) return conv_from_raw(p, a, t.loc);
+  if (nlen == 23 && memcmp(name, "stablehlo.dot_algorithm", 23) == 0 && !check_dot_algorithm(p, a, t.loc))
+    return NULL;
   return a;
+}
+
+/* The pretty form of dot_general's algorithm: <lhs_precision_type = bf16,
+ * ...>, the body of a #stablehlo.dot_algorithm; the current token is '<'. */
+Attr *parse_dot_algorithm_body(Parser *p) {
+  Loc loc = p->tok.loc;
+  if (p->tok.kind == TOK_HASH) { /* the generic spelling, as older tpucc printed it */
+    Attr *a = parse_attr(p);
+    if (a && (a->kind != ATTR_DIALECT || strcmp(a->u.dialect.name, "stablehlo.dot_algorithm") != 0)) {
+      p_error(p, loc, "expected a dot algorithm <lhs_precision_type = .., ...>");
+      return NULL;
+    }
+    return a;
+  }
+  if (!p_expect(p, "<")) return NULL;
+  PtrVec params = {0};
+  bool ok = parse_dialect_params(p, &params, NULL) && p_expect(p, ">");
+  if (!ok) {
+    p_error_here(p, "expected '<key = value, ...>' of a dot algorithm");
+    vec_free(&params);
+    return NULL;
+  }
+  NamedAttr items[params.len ? params.len : 1];
+  for (int i = 0; i < params.len; i++) items[i] = *(NamedAttr *)params.items[i];
+  Attr *a = attr_dialect(p->c, "stablehlo.dot_algorithm", params.len, items);
+  vec_free(&params);
+  return check_dot_algorithm(p, a, loc) ? a : NULL;
 }
 
 /* array<i64: 1, 2> */

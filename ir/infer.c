@@ -507,3 +507,27 @@ static int infer_all_gather(Context *c, const Op *op, Type **out, int max_out) {
 static int infer_reduce_scatter(Context *c, const Op *op, Type **out, int max_out) {
   return group_scaled(c, op, out, max_out, "scatter_dimension", false);
 }
+
+/* ------------------------------------------------------------------ */
+/* Futures. */
+
+/* async_start: the future of its body's returned types (C4). */
+static int infer_future_start(Context *c, const Op *op, Type **out, int max_out) {
+  if (!run_rule(c, op, NULL)) return -1;
+  const Block *b = vo_region_block(op, 0);
+  const Op *ret = b ? b->last : NULL;
+  if (!ret) {
+    op_error(c, op, "cannot infer its result type without a body");
+    return -1;
+  }
+  Type **el = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(ret->noperands + 1));
+  for (int i = 0; i < ret->noperands; i++) el[i] = ret->operands[i]->type;
+  return emit1(c, op, out, max_out, type_future(c, ret->noperands, el));
+}
+
+/* async_done: the types its future holds (C1). */
+static int infer_future_done(Context *c, const Op *op, Type **out, int max_out) {
+  if (!run_rule(c, op, NULL)) return -1;
+  const Type *f = operand(op, 0);
+  return emit(c, op, out, max_out, f->ninputs, f->inputs);
+}

@@ -141,6 +141,7 @@ typedef enum TypeKind {
   TY_FUNC,   /* (inputs) -> results */
   TY_NONE,   /* none */
   TY_OPAQUE, /* any other !dialect.type<...>, kept as text */
+  TY_FUTURE, /* !stablehlo.future<tensor, ...>: ninputs / inputs as a tuple's */
 } TypeKind;
 
 #define DIM_DYNAMIC INT64_MIN
@@ -154,7 +155,7 @@ struct Type {
   int rank;               /* TY_TENSOR; -1 for unranked tensor<*x..> */
   const int64_t *dims;    /* TY_TENSOR; DIM_DYNAMIC for '?' */
   Attr *encoding;         /* TY_TENSOR encoding, e.g. #stablehlo.bounds */
-  int ninputs;            /* TY_TUPLE elements, TY_FUNC inputs */
+  int ninputs;            /* TY_TUPLE, TY_FUTURE elements, TY_FUNC inputs */
   Type *const *inputs;
   int nresults; /* TY_FUNC */
   Type *const *results;
@@ -171,6 +172,7 @@ Type *type_tensor(Context *c, ElemKind k, int rank, const int64_t *dims, Attr *e
 Type *type_tensor_opaque_elem(Context *c, Type *elem, int rank, const int64_t *dims, Attr *encoding);
 Type *type_tuple(Context *c, int n, Type *const *elems);
 Type *type_token(Context *c);
+Type *type_future(Context *c, int n, Type *const *elems);
 Type *type_none(Context *c);
 Type *type_func(Context *c, int nin, Type *const *in, int nout, Type *const *out);
 Type *type_opaque(Context *c, const char *text, size_t len);
@@ -179,6 +181,16 @@ bool type_is_tensor(const Type *t);
 bool type_is_static(const Type *t);      /* ranked tensor with no dynamic dims */
 bool type_tensor_num_elements(const Type *t, int64_t *out); /* false on overflow / dynamic */
 ElemKind type_elem_kind(const Type *t);  /* for tensors and element types */
+/* Bounded dynamism (docs/dynamic-shapes.md): a tensor whose encoding is
+ * #stablehlo.bounds<...> or #stablehlo.type_extensions<bounds = [...]>
+ * (n: its number of bounds, which the parser checked equals the rank). */
+bool type_has_bounds(const Type *t, int *n);
+/* Dim d's size when static, its bound when a bounded '?', DIM_DYNAMIC when
+ * an unbounded '?'. */
+int64_t type_dim_bound(const Type *t, int d);
+/* t's element type with the given dims, and a #stablehlo.bounds encoding
+ * giving bounds[d] to each '?' dim d (none when no '?' has a bound). */
+Type *type_with_bounds(Context *c, const Type *t, const int64_t *dims, const int64_t *bounds);
 
 /* ------------------------------------------------------------------ */
 /* Attributes. */
@@ -356,6 +368,7 @@ enum {
   TRAIT_CONTRACTION = 1u << 8,   /* a contraction (dot, convolution): runs on the MXU */
   TRAIT_COLLECTIVE = 1u << 9,    /* a collective over a process group (ICI traffic) */
   TRAIT_BROADCASTING = 1u << 10, /* element-wise once its operands are broadcast to the result's shape */
+  TRAIT_EXPAND = 1u << 11,       /* no VM kernel: the expand pass rewrites it (its DECOMPOSE) at every -O level */
 };
 
 /* Element classes, as a mask (OpInfo.elems, the verifier's operand rules). */

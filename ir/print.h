@@ -8,5 +8,7 @@ void print_symbol(FILE *out, const char *name);
 void print_attr_name(FILE *out, const char *name);
 void print_float_value(FILE *out, ElemKind k, uint64_t bits);
 void print_conv_dims(FILE *out, const ConvDims *d);
+/* <key = value, ...> of a dialect attribute (without its #name). */
+void print_dialect_body(FILE *out, const Attr *a, bool generic);
 
 #endif

@@ -42,6 +42,14 @@ void print_type(FILE *out, const Type *t) {
     fputc_unlocked('>', out);
     return;
   case TY_TOKEN: fputs_unlocked("!stablehlo.token", out); return;
+  case TY_FUTURE:
+    fputs_unlocked("!stablehlo.future<", out);
+    for (int i = 0; i < t->ninputs; i++) {
+      if (i) fputs_unlocked(", ", out);
+      print_type(out, t->inputs[i]);
+    }
+    fputc_unlocked('>', out);
+    return;
   case TY_NONE: fputs_unlocked("none", out); return;
   case TY_OPAQUE: fputs_unlocked(t->text, out); return;
   case TY_FUNC:
@@ -199,8 +207,40 @@ static void print_dialect_param(FILE *out, const Attr *a, bool generic) {
     }
     fputc_unlocked(']', out);
     return;
+  case ATTR_FLOAT:
+    /* A bare float in a dialect attribute reads back as f64. */
+    if (a->type->kind == TY_ELEM && a->type->elem == ELEM_F64) {
+      print_float_value(out, ELEM_F64, a->u.f);
+      return;
+    }
+    print_attr(out, a, generic);
+    return;
   default: print_attr(out, a, generic); return;
   }
+}
+
+/* Is this parameter one upstream leaves out when printing: a zero
+ * tolerance of #stablehlo.result_accuracy? */
+static bool param_omitted(const Attr *d, const NamedAttr *na) {
+  if (strcmp(d->u.dialect.name, "stablehlo.result_accuracy") != 0 || !na->name) return false;
+  if (strcmp(na->name, "ulps") == 0) return na->value->kind == ATTR_INT && na->value->u.i == 0;
+  if (strcmp(na->name, "atol") == 0 || strcmp(na->name, "rtol") == 0)
+    return na->value->kind == ATTR_FLOAT && float_bits_to_double(na->value->type->elem, na->value->u.f) == 0.0;
+  return false;
+}
+
+void print_dialect_body(FILE *out, const Attr *a, bool generic) {
+  fputc_unlocked('<', out);
+  bool first = true;
+  for (int i = 0; i < a->u.dialect.n; i++) {
+    const NamedAttr *na = &a->u.dialect.params[i];
+    if (param_omitted(a, na)) continue;
+    if (!first) fputs_unlocked(", ", out);
+    first = false;
+    if (na->name) fprintf(out, "%s = ", na->name);
+    print_dialect_param(out, na->value, generic);
+  }
+  fputc_unlocked('>', out);
 }
 
 static void print_i64s(FILE *out, int n, const int64_t *v) {
@@ -366,13 +406,8 @@ void print_attr(FILE *out, const Attr *a, bool generic) {
     return;
   case ATTR_ENUM: print_enum(out, a, generic); return;
   case ATTR_DIALECT:
-    fprintf(out, "#%s<", a->u.dialect.name);
-    for (int i = 0; i < a->u.dialect.n; i++) {
-      if (i) fputs_unlocked(", ", out);
-      if (a->u.dialect.params[i].name) fprintf(out, "%s = ", a->u.dialect.params[i].name);
-      print_dialect_param(out, a->u.dialect.params[i].value, generic);
-    }
-    fputc_unlocked('>', out);
+    fprintf(out, "#%s", a->u.dialect.name);
+    print_dialect_body(out, a, generic);
     return;
   case ATTR_CONV_DIMS: print_conv_attr(out, a, generic); return;
   case ATTR_INT_LIST:

@@ -235,6 +235,8 @@ static bool attr_fits_style(const Attr *a, const char *style, Arena *scratch) {
     return true;
   }
   if (strcmp(style, "conv") == 0) return a->kind == ATTR_CONV_DIMS;
+  if (strcmp(style, "alg") == 0)
+    return a->kind == ATTR_DIALECT && strcmp(a->u.dialect.name, "stablehlo.dot_algorithm") == 0;
   if (strcmp(style, "dense") == 0) return a->kind == ATTR_DENSE || a->kind == ATTR_DENSE_RESOURCE;
   return true; /* attr */
 }
@@ -381,6 +383,8 @@ static void print_styled_attr(Printer *p, const Attr *a, const char *style, Aren
     fputc_unlocked(']', p->out);
   } else if (strcmp(style, "conv") == 0) {
     print_conv_dims(p->out, &a->u.conv);
+  } else if (strcmp(style, "alg") == 0) {
+    print_dialect_body(p->out, a, false);
   } else {
     print_attr(p->out, a, false);
   }
@@ -748,7 +752,8 @@ static void print_module_hook(Printer *p, const Op *op, Arena *scratch) {
 }
 
 /* The "applies" short form of reduce: one input and a body that is a single
- * binary op on the two block arguments. */
+ * commutative binary StableHLO op on the two block arguments (as upstream
+ * prints it; the parser reads no other). */
 static const Op *reduce_short_form_op(const Op *op) {
   if (op->noperands != 2 || op->nregions != 1 || op->regions[0].nblocks != 1) return NULL;
   const Block *b = op->regions[0].blocks[0];
@@ -759,7 +764,8 @@ static const Op *reduce_short_form_op(const Op *op) {
   if (ret->kind != OP_RETURN || ret->noperands != 1 || ret->operands[0] != &inner->results[0]) return NULL;
   const OpInfo *info = &op_info[inner->kind];
   if (inner->kind == OP_UNKNOWN || inner->noperands != 2 || inner->nresults != 1 || inner->nattrs ||
-      inner->nregions || info->min_operands != 2 || info->max_operands != 2 || !(info->traits & TRAIT_SAME_TYPE))
+      inner->nregions || info->min_operands != 2 || info->max_operands != 2 || !(info->traits & TRAIT_SAME_TYPE) ||
+      !(info->traits & TRAIT_COMMUTATIVE) || strncmp(info->name, "stablehlo.", 10) != 0)
     return NULL;
   if (inner->operands[0] != &b->args[0] || inner->operands[1] != &b->args[1]) return NULL;
   const Type *t = b->args[0].type;
@@ -895,7 +901,7 @@ static bool constant_prints_pretty(const Op *op, Arena *scratch) {
 
 static void print_constant_hook(Printer *p, const Op *op, Arena *scratch) {
   (void)scratch;
-  fputs_unlocked("stablehlo.constant", p->out);
+  fputs_unlocked(op->name, p->out); /* stablehlo.constant or chlo.constant */
   static const char *const skip[] = {"value", NULL};
   print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, true);
   fputc_unlocked(' ', p->out);

@@ -102,6 +102,10 @@ Type *type_tuple(Context *c, int n, Type *const *elems) {
 }
 
 Type *type_token(Context *c) { return intern(c, &(Type){.kind = TY_TOKEN}); }
+
+Type *type_future(Context *c, int n, Type *const *elems) {
+  return intern(c, &(Type){.kind = TY_FUTURE, .ninputs = n, .inputs = elems});
+}
 Type *type_none(Context *c) { return intern(c, &(Type){.kind = TY_NONE}); }
 
 Type *type_func(Context *c, int nin, Type *const *in, int nout, Type *const *out) {
@@ -148,4 +152,55 @@ bool type_tensor_num_elements(const Type *t, int64_t *out) {
 ElemKind type_elem_kind(const Type *t) {
   if (t->kind == TY_TENSOR || t->kind == TY_ELEM) return t->elem;
   return ELEM_COUNT;
+}
+
+/* The list attribute holding the bounds of a #stablehlo.bounds<...> or
+ * #stablehlo.type_extensions<bounds = [...]> encoding: its params (n
+ * positional ints) or its int list; false for any other encoding. */
+static bool bounds_items(const Attr *enc, int *n, const NamedAttr **params, const int64_t **list) {
+  *params = NULL;
+  *list = NULL;
+  if (!enc || enc->kind != ATTR_DIALECT) return false;
+  if (strcmp(enc->u.dialect.name, "stablehlo.bounds") == 0) {
+    for (int i = 0; i < enc->u.dialect.n; i++)
+      if (enc->u.dialect.params[i].name || enc->u.dialect.params[i].value->kind != ATTR_INT) return false;
+    *n = enc->u.dialect.n;
+    *params = enc->u.dialect.params;
+    return true;
+  }
+  if (strcmp(enc->u.dialect.name, "stablehlo.type_extensions") != 0) return false;
+  const Attr *b = dialect_param(enc, "bounds");
+  if (!b || b->kind != ATTR_INT_LIST) return false;
+  *n = b->u.ilist.n;
+  *list = b->u.ilist.v;
+  return true;
+}
+
+bool type_has_bounds(const Type *t, int *n) {
+  const NamedAttr *params;
+  const int64_t *list;
+  return t->kind == TY_TENSOR && bounds_items(t->encoding, n, &params, &list);
+}
+
+int64_t type_dim_bound(const Type *t, int d) {
+  if (t->dims[d] != DIM_DYNAMIC) return t->dims[d];
+  int n;
+  const NamedAttr *params;
+  const int64_t *list;
+  if (!bounds_items(t->encoding, &n, &params, &list) || d >= n) return DIM_DYNAMIC;
+  return params ? params[d].value->u.i : list[d];
+}
+
+Type *type_with_bounds(Context *c, const Type *t, const int64_t *dims, const int64_t *bounds) {
+  bool any = false;
+  for (int d = 0; d < t->rank; d++) any |= dims[d] == DIM_DYNAMIC && bounds[d] != DIM_DYNAMIC;
+  Attr *enc = NULL;
+  if (any) {
+    NamedAttr *p = arena_alloc(&c->arena, sizeof(NamedAttr) * (size_t)t->rank);
+    for (int d = 0; d < t->rank; d++) p[d].value = attr_i64(c, dims[d] == DIM_DYNAMIC ? bounds[d] : DIM_DYNAMIC);
+    enc = attr_dialect(c, "stablehlo.bounds", t->rank, p);
+  }
+  int64_t *copy = arena_dup(&c->arena, dims, sizeof(int64_t) * (size_t)(t->rank ? t->rank : 1));
+  if (t->elem_opaque) return type_tensor_opaque_elem(c, t->elem_opaque, t->rank, copy, enc);
+  return type_tensor(c, t->elem, t->rank, copy, enc);
 }

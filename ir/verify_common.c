@@ -651,3 +651,20 @@ bool vo_check_reducer(Context *c, const Op *op, int region, const char *what, in
   }
   return ok;
 }
+
+bool vo_constant_ints(Context *c, const Op *op, int i, I64List *out) {
+  const Value *v = i < op->noperands ? op->operands[i] : NULL;
+  const Op *d = v ? v->def : NULL;
+  if (!d || d->kind != OP_CONSTANT) return false;
+  const Attr *a = op_attr(d, "value");
+  if (!a || a->kind != ATTR_DENSE || !a->type || a->type->kind != TY_TENSOR || a->type->rank != 1 ||
+      !(elem_is_int(a->type->elem) || a->type->elem == ELEM_INDEX))
+    return false;
+  int64_t n = dense_num_elements(a);
+  if (n < 0 || n > 4096) return false;
+  int64_t *vals = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(n + 1));
+  for (int64_t k = 0; k < n; k++) vals[k] = dense_get_int(a, k);
+  out->n = (int)n;
+  out->v = vals;
+  return true;
+}

@@ -289,6 +289,8 @@ void verify_infeed_recv(Context *c, Op *op) {
     return;
   }
   expect_token_result(c, op, op->nresults - 1);
+  vo_check_infeed_layout(c, op);
+  vo_check_channel_type(c, op);
   for (int i = 0; i < op->nresults - 1; i++) {
     const Type *t = vo_result_type(op, i);
     if (t && t->kind != TY_TENSOR && t->kind != TY_TUPLE)
@@ -299,6 +301,7 @@ void verify_infeed_recv(Context *c, Op *op) {
 /* outfeed, send: tensors, then a token in; a token out. */
 void verify_outfeed_send(Context *c, Op *op) {
   if (op->noperands >= 1) expect_token_operand(c, op, op->noperands - 1);
+  vo_check_channel_type(c, op);
   expect_token_result(c, op, 0);
 }
 
@@ -311,16 +314,25 @@ static int cmp_i64(const void *a, const void *b) {
 }
 
 /* replica_groups: a 2-d integer dense attribute.  Values are unique and
- * non-negative (-1 pads uneven groups).  *group_size receives the second
- * dimension (or -1 when unknown). */
+ * non-negative (-1 pads uneven groups, except in the ops whose groups all
+ * have one size: all_gather, all_to_all, reduce_scatter).  Whether they are
+ * below the number of processes (C4 of all_gather) is checked when run:
+ * upstream's stricter rule that the ids be exactly 0..n-1 would refuse
+ * valid subsets of the replicas.  *group_size
+ * receives the second dimension (or -1 when unknown). */
 static void check_replica_groups(Context *c, const Op *op, bool required, int64_t *group_size) {
   *group_size = -1;
+  bool uniform = op->kind == OP_ALL_GATHER || op->kind == OP_ALL_TO_ALL || op->kind == OP_REDUCE_SCATTER;
   const Attr *a = op_attr(op, "replica_groups");
   if (!a) {
     if (required) op_error(c, op, "requires attribute 'replica_groups'");
     return;
   }
-  if (a->kind == ATTR_DIALECT) return; /* #stablehlo.replica_group_mesh_axes */
+  if (a->kind == ATTR_DIALECT && strcmp(a->u.dialect.name, "stablehlo.replica_group_mesh_axes") == 0) {
+    vo_check_mesh_axes(c, (Op *)op, a);
+    return;
+  }
+  if (a->kind == ATTR_DIALECT) return; /* other structured forms: their users check them */
   if (a->kind != ATTR_DENSE || !a->type || a->type->kind != TY_TENSOR || a->type->rank != 2 ||
       !vo_builtin_elem(a->type) || !elem_is_int(a->type->elem) || !type_is_static(a->type)) {
     op_error(c, op, "replica groups should be a rank 2 tensor of integers, but got %s", vo_attr_str(c, a));
@@ -334,8 +346,9 @@ static void check_replica_groups(Context *c, const Op *op, bool required, int64_
   int64_t n = 0;
   for (int64_t i = 0; i < total; i++) {
     int64_t v = dense_get_int(a, i);
-    if (v < -1) {
-      op_error(c, op, "replica groups contain invalid replica id %" PRId64, v);
+    if (v < -1 || (v == -1 && uniform)) {
+      op_error(c, op, "replica groups contain invalid replica id %" PRId64 "%s", v,
+               v == -1 ? " (this op's groups all have the same size: no -1 padding)" : "");
       return;
     }
     if (v != -1) ids[n++] = v;
@@ -512,6 +525,9 @@ void verify_all_to_all(Context *c, Op *op) {
     op_error(c, op, "split_count must be positive, but got %" PRId64, sc);
     an = AR_BAD;
   }
+  const Attr *rg = op_attr(op, "replica_groups");
+  if (an == AR_OK && rg && rg->kind == ATTR_DENSE && rg->type->rank == 2 && rg->type->dims[0] == 0)
+    op_error(c, op, "group size of replica_groups must be split_count %" PRId64 ", but there are no groups", sc);
   if (an == AR_OK && gs >= 0 && gs != sc)
     op_error(c, op, "group size of replica_groups must be split_count %" PRId64 ", but got %" PRId64, sc, gs);
   if (!ok || as != AR_OK || ac != AR_OK || an != AR_OK) return;
@@ -587,11 +603,27 @@ void verify_collective_permute(Context *c, Op *op) {
                vo_type_str(c, vo_result_type(op, i)), vo_type_str(c, vo_operand_type(op, i)));
 }
 
+/* C3-C5: with has_dynamic_root the last operand is the roots,
+ * tensor<[N]xi32>, and the first N operands give the N results. */
 void verify_collective_broadcast(Context *c, Op *op) {
   int64_t gs;
   check_replica_groups(c, op, true, &gs);
-  if (!same_count(c, op)) return;
-  for (int i = 0; i < op->noperands; i++)
+  bool dyn = false;
+  vo_bool_attr(c, op, "has_dynamic_root", false, &dyn);
+  int n = op->noperands - (dyn ? 1 : 0);
+  if (n < 1) {
+    op_error(c, op, "expects at least %d operands with has_dynamic_root = %s, but got %d", dyn ? 2 : 1,
+             dyn ? "true" : "false", op->noperands);
+    return;
+  }
+  const Type *root = dyn ? vo_operand_type(op, n) : NULL;
+  if (root && !(vo_rank(root) == 1 && root->elem == ELEM_I32 && vo_dims_compatible(vo_dim(root, 0), n)))
+    op_error(c, op, "expects the roots operand #%d to be tensor<%dxi32>, but got '%s'", n, n, vo_type_str(c, root));
+  if (op->nresults != n && !c->infer) {
+    op_error(c, op, "expects %d results (one per broadcast operand), but got %d", n, op->nresults);
+    return;
+  }
+  for (int i = 0; i < n && i < op->nresults; i++)
     if (!vo_types_compatible(vo_operand_type(op, i), vo_result_type(op, i)))
       op_error(c, op, "expects result #%d to have the type of operand #%d, but got '%s' and '%s'", i, i,
                vo_type_str(c, vo_result_type(op, i)), vo_type_str(c, vo_operand_type(op, i)));
@@ -640,6 +672,7 @@ void verify_custom_call(Context *c, Op *op) {
   const Attr *bc = op_attr(op, "backend_config");
   if (bc && bc->kind != ATTR_STRING && bc->kind != ATTR_DICT)
     op_error(c, op, "backend_config must be a string or a dictionary, but got %s", vo_attr_str(c, bc));
+  vo_check_custom_call_attrs(c, op);
   const Attr *cc = op_attr(op, "called_computations");
   if (cc) {
     if (cc->kind != ATTR_ARRAY)
@@ -821,9 +854,10 @@ void verify_composite(Context *c, Op *op) {
   else if (name->kind != ATTR_STRING)
     op_error(c, op, "attribute 'name' must be a string, but got %s", vo_attr_str(c, name));
   else {
-    const char *s = name->u.str.s, *dot = strchr(s, '.');
-    if (!dot || dot == s || dot[1] == 0)
-      op_error(c, op, "name '%s' must be a namespaced op name (dialect.op)", s);
+    const char *s = name->u.str.s;
+    if (!vo_namespaced_op_name(s))
+      op_error(c, op, "name '%s' must be a valid namespaced op name (dialect.op: a letter, then letters, digits, "
+               "'_'; then '.' parts of letters, digits, '_', '$')", s);
   }
   const Attr *ca = op_attr(op, "composite_attributes");
   if (ca && ca->kind != ATTR_DICT)
@@ -997,13 +1031,109 @@ void verify_top_k(Context *c, Op *op) {
   }
 }
 
+/* chlo.scan: the inputs (the first operandSegmentSizes[0] operands) share
+ * the size of the scan dimension (scan_dim_size when given); the body takes
+ * one argument per operand, an input without its scan dimension, then the
+ * carries as they are. */
 void verify_scan(Context *c, Op *op) {
   int64_t dim;
   AttrRead ad = vo_int_attr(c, op, "dimension", true, &dim);
-  for (int i = 0; i < op->noperands; i++) vo_require_tensor_operand(c, op, i);
-  const Type *in0 = vo_operand_type(op, 0);
-  if (ad == AR_OK && vo_is_ranked(in0) && (dim < 0 || dim >= in0->rank))
-    op_error(c, op, "dimension %" PRId64 " is out of range for the input rank %d", dim, in0->rank);
+  bool ok = true;
+  for (int i = 0; i < op->noperands; i++) ok &= vo_require_tensor_operand(c, op, i);
+  Arena scratch = {0};
+  int nseg = 0;
+  const int64_t *seg = NULL;
+  int ninputs = op->noperands;
+  if (attr_as_i64_list(op_attr(op, "operandSegmentSizes"), &nseg, &seg, &scratch) && nseg == 2 && seg[0] >= 0 &&
+      seg[0] <= op->noperands)
+    ninputs = (int)seg[0];
+  arena_free_all(&scratch);
+  if (!ok || ad != AR_OK) return;
+  int64_t size = DIM_DYNAMIC;
+  vo_int_attr(c, op, "scan_dim_size", false, &size);
+  for (int i = 0; i < ninputs; i++) {
+    const Type *t = vo_operand_type(op, i);
+    if (!vo_is_ranked(t)) continue;
+    if (dim < 0 || dim >= t->rank) {
+      op_error(c, op, "scan dimension %" PRId64 " of operand %d is out of bounds (rank %d)", dim, i, t->rank);
+      return;
+    }
+    if (!vo_dim_known(t->dims[dim])) continue;
+    if (vo_dim_known(size) && size != t->dims[dim]) {
+      op_error(c, op, "invalid scan dimension size of operand %d (%" PRId64 ", but %" PRId64 " before)", i,
+               t->dims[dim], size);
+      return;
+    }
+    size = t->dims[dim];
+  }
+  if (op->nregions < 1 || op->regions[0].nblocks < 1) return;
+  const Block *b = op->regions[0].blocks[0];
+  if (b->nargs != op->noperands) {
+    op_error(c, op, "expects %d arguments in the body, but got %d", op->noperands, b->nargs);
+    return;
+  }
+  for (int i = 0; i < op->noperands; i++) {
+    const Type *t = vo_operand_type(op, i), *a = b->args[i].type;
+    if (!vo_is_ranked(t) || !vo_is_ranked(a)) continue;
+    bool good = vo_elems_compatible(t, a) && a->rank == t->rank - (i < ninputs ? 1 : 0);
+    for (int k = 0, j = 0; good && k < t->rank; k++) {
+      if (i < ninputs && k == dim) continue;
+      good = vo_dims_compatible(t->dims[k], a->dims[j++]);
+    }
+    if (!good) {
+      op_error(c, op, "operand and body argument %d are incompatible ('%s' and '%s')", i, vo_type_str(c, t),
+               vo_type_str(c, a));
+      return;
+    }
+  }
+}
+
+/* chlo.ragged_dot's group_sizes: [g], or [batch..., x..., g] where x are
+ * the lhs dimensions the ragged one splits (before it, of its kind); in
+ * the non-contracting mode the rhs group dimension has g entries and is
+ * neither a batching nor a contracting one.  False after a diagnostic. */
+static bool check_group_sizes(Context *c, const Op *op, const Type *l, const Type *r, const Type *g, const I64List *lb,
+                              const I64List *lc, const I64List *rb, const I64List *rc, const I64List *rg,
+                              int64_t ragged, bool mode1, bool mode2) {
+  for (int i = 0; i < rg->n; i++)
+    if (vo_list_contains(rb, rg->v[i]) || vo_list_contains(rc, rg->v[i])) {
+      op_error(c, op, "has duplicated dimension from rhs_group_dimensions and rhs_%s_dimensions: %" PRId64,
+               vo_list_contains(rb, rg->v[i]) ? "batching" : "contracting", rg->v[i]);
+      return false;
+    }
+  if (!vo_is_ranked(g) || g->rank < 1) return true;
+  int64_t *want = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(l->rank + 1));
+  int n = 0;
+  if (mode2 || mode1) {
+    for (int i = 0; i < lb->n; i++) want[n++] = l->dims[lb->v[i]];
+  } else {
+    for (int i = 0; i < lb->n && lb->v[i] != ragged; i++) want[n++] = l->dims[lb->v[i]];
+  }
+  if (mode2)
+    for (int i = 0; i < lc->n && lc->v[i] != ragged; i++) want[n++] = l->dims[lc->v[i]];
+  if (mode1)
+    for (int64_t i = 0; i < ragged; i++)
+      if (!vo_list_contains(lb, i) && !vo_list_contains(lc, i)) want[n++] = l->dims[i];
+  int64_t groups = g->dims[g->rank - 1];
+  want[n] = groups;
+  if (g->rank != 1) {
+    if (g->rank != n + 1) {
+      op_error(c, op, "expected group_sizes to have rank %d, got %d", n + 1, g->rank);
+      return false;
+    }
+    for (int i = 0; i < n; i++)
+      if (!vo_dims_compatible(want[i], g->dims[i])) {
+        op_error(c, op, "group_sizes is expected to have shape %s, got %s", vo_list_str(c, n + 1, want),
+                 vo_shape_str(c, g));
+        return false;
+      }
+  }
+  if (mode1 && rg->n == 1 && !vo_dims_compatible(groups, r->dims[rg->v[0]])) {
+    op_error(c, op, "rhs group dimension is expected to have size=%" PRId64 ", got %" PRId64, groups,
+             r->dims[rg->v[0]]);
+    return false;
+  }
+  return true;
 }
 
 void verify_ragged_dot(Context *c, Op *op) {
@@ -1073,6 +1203,7 @@ void verify_ragged_dot(Context *c, Op *op) {
              mode2 ? "contracting" : "batching");
     return;
   }
+  if (!check_group_sizes(c, op, l, r, g, &lb, &lc, &rb, &rc, &rg, ragged, mode1, mode2)) return;
   int64_t *d = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(l->rank + r->rank + 2));
   int k = 0;
   if (mode2) d[k++] = vo_rank(g) >= 1 ? g->dims[g->rank - 1] : DIM_DYNAMIC;

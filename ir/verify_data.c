@@ -250,7 +250,8 @@ static void check_select_region(Context *c, Op *op, const Type *x) {
 }
 
 /* window_dimensions of a rank-`rank` select_and_scatter: positive, one
- * per dimension, all 1 when absent; NULL after a diagnostic. */
+ * per dimension (C4: absent is an empty list, so only a rank-0 operand may
+ * leave it out); NULL after a diagnostic. */
 static const int64_t *select_window(Context *c, Op *op, int rank) {
   I64List wd;
   AttrRead aw = vo_i64_list_attr(c, op, "window_dimensions", false, &wd);
@@ -267,6 +268,8 @@ static const int64_t *select_window(Context *c, Op *op, int rank) {
           break;
         }
     }
+  } else if (aw == AR_ABSENT && rank != 0) {
+    op_error(c, op, "window_dimensions should have %d elements (the operand rank), but is absent", rank);
   } else if (aw == AR_ABSENT) {
     int64_t *ones = new_dims(c, rank);
     for (int i = 0; i < rank; i++) ones[i] = 1;
@@ -403,6 +406,25 @@ static bool check_dot_dims(Context *c, const Op *op, const Type *l, const Type *
   return good;
 }
 
+/* C21: an algorithm (its fields are checked when it is parsed) needs the
+ * DEFAULT precision config. */
+static void check_dot_algorithm_precision(Context *c, Op *op) {
+  const Attr *alg = op_attr(op, "algorithm"), *pc = op_attr(op, "precision_config");
+  if (!alg) return;
+  if (alg->kind != ATTR_DIALECT || strcmp(alg->u.dialect.name, "stablehlo.dot_algorithm") != 0) {
+    op_error(c, op, "attribute 'algorithm' must be a #stablehlo.dot_algorithm<...> attribute");
+    return;
+  }
+  if (!pc || pc->kind != ATTR_ARRAY) return;
+  for (int i = 0; i < pc->u.array.n; i++) {
+    const char *v = attr_enum_value(pc->u.array.items[i]);
+    if (v && strcmp(v, "DEFAULT") != 0) {
+      op_error(c, op, "must specify DEFAULT precision config when algorithm is set, but precision #%d is %s", i, v);
+      return;
+    }
+  }
+}
+
 void verify_dot_general(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_operand(c, op, 1);
@@ -410,15 +432,7 @@ void verify_dot_general(Context *c, Op *op) {
   const Attr *dn = NULL;
   AttrRead ad = vo_dialect_attr(c, op, "dot_dimension_numbers", "stablehlo.dot", true, &dn);
   check_precision_config(c, op);
-  const Attr *alg = op_attr(op, "algorithm");
-  if (alg && alg->kind == ATTR_DIALECT) {
-    static const char *const counts[] = {"lhs_component_count", "rhs_component_count", "num_primitive_operations"};
-    for (int i = 0; i < 3; i++) {
-      const Attr *p = dialect_param(alg, counts[i]);
-      if (p && p->kind == ATTR_INT && p->u.i <= 0)
-        op_error(c, op, "algorithm %s must be positive, but got %" PRId64, counts[i], p->u.i);
-    }
-  }
+  check_dot_algorithm_precision(c, op);
   if (!ok) return;
   const Type *l = vo_operand_type(op, 0), *r = vo_operand_type(op, 1);
   if (!vo_elems_compatible(l, r))
@@ -587,6 +601,14 @@ void verify_convolution(Context *c, Op *op) {
   conv_window(c, op, N, &strides, &ldil, &rdil, &pad);
   if (!dn || !conv_dimension_numbers(c, op, &dn->u.conv, N)) return;
   const ConvDims *cd = &dn->u.conv;
+  for (int s = 0; s < N - 2; s++) {
+    int64_t win = r->dims[cd->kernel_spatial[s]];
+    if (vo_dim_known(win) && win <= 0) {
+      op_error(c, op, "expects window to have positive value for %d-th window dimension, but got %" PRId64
+               " (kernel dimension %" PRId64 ")", s, win, cd->kernel_spatial[s]);
+      return;
+    }
+  }
   if (groups_ok) conv_group_sizes(c, op, l, r, cd, fgc, bgc);
   if (!c->infer && (!vo_is_ranked(res) || res->rank != N)) return;
   int64_t *d = new_dims(c, N), ib = l->dims[cd->input_batch];
@@ -654,6 +676,19 @@ void verify_fft(Context *c, Op *op) {
       if (vo_dim_known(dd) && dd != len.v[i]) {
         op_error(c, op, "expects the trailing dimensions of the real %s to be fft_length %s, but got '%s'",
                  real_in ? "operand" : "result", vo_list_str(c, len.n, len.v), vo_type_str(c, real));
+        return;
+      }
+    }
+  /* IRFFT: the complex operand's trailing dimensions are fft_length's, the
+   * last one fft_length[-1] / 2 + 1 (what the result's C4 implies; C5 below
+   * checks that last one against a static result). */
+  if (real_out && al == AR_OK)
+    for (int i = 0; i < len.n - (vo_dim_known(res->dims[R - 1]) ? 1 : 0); i++) {
+      int64_t dd = in->dims[R - len.n + i], want = i == len.n - 1 ? len.v[i] / 2 + 1 : len.v[i];
+      if (vo_dim_known(dd) && dd != want) {
+        op_error(c, op, "IRFFT requires the operand's trailing dimensions to be fft_length %s with the last one "
+                 "fft_length[-1] / 2 + 1, but got '%s' (dimension %d is %" PRId64 ", not %" PRId64 ")",
+                 vo_list_str(c, len.n, len.v), vo_type_str(c, in), R - len.n + i, dd, want);
         return;
       }
     }
@@ -902,6 +937,14 @@ void verify_rng(Context *c, Op *op) {
     op_error(c, op, "expects the shape operand to be a 1-dimensional tensor, but got '%s'", vo_type_str(c, shape));
   else if (vo_rank(shape) == 1 && vo_dim_known(shape->dims[0]) && vo_is_ranked(res) && shape->dims[0] != res->rank)
     op_error(c, op, "shape operand has %" PRId64 " elements, but the result has rank %d", shape->dims[0], res->rank);
+  I64List v;
+  if (c->infer || !vo_is_ranked(res) || !vo_constant_ints(c, op, 2, &v) || v.n != res->rank) return;
+  for (int i = 0; i < v.n; i++)
+    if (v.v[i] < 0 || (vo_dim_known(res->dims[i]) && res->dims[i] != v.v[i])) {
+      op_error(c, op, "the shape operand %s is incompatible with the result type '%s'", vo_list_str(c, v.n, v.v),
+               vo_type_str(c, res));
+      return;
+    }
 }
 
 void verify_rng_bit_generator(Context *c, Op *op) {

@@ -3,6 +3,7 @@
  * and the element-wise CHLO ops.  Spec: "Constraints" of each op in
  * docs/spec.md; CHLO: docs/chlo.md. */
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "ir/quant.h"
@@ -303,7 +304,49 @@ void verify_reduce_precision(Context *c, Op *op) {
 
 /* The rule of the ops that keep one type: the element classes of their
  * row's ELEMS column (ir/ops.def). */
-void verify_same_type(Context *c, Op *op) { verify_same_type_of(c, op, op_info[op->kind].elems); }
+/* A tolerance parameter of a #stablehlo.result_accuracy as a double (0
+ * when absent); false when it is not a number. */
+static bool accuracy_param(const Attr *ra, const char *key, double *v) {
+  const Attr *a = dialect_param(ra, key);
+  *v = 0;
+  if (!a) return true;
+  if (a->kind == ATTR_INT) *v = (double)a->u.i;
+  else if (a->kind == ATTR_FLOAT && a->type->kind == TY_ELEM) *v = float_bits_to_double(a->type->elem, a->u.f);
+  else return false;
+  return true;
+}
+
+/* result_accuracy of the transcendental ops: tolerances not negative, all
+ * zero unless the mode is TOLERANCE. */
+static void check_result_accuracy(Context *c, Op *op) {
+  const Attr *ra = op_attr(op, "result_accuracy");
+  if (!ra) return;
+  const Attr *m = ra->kind == ATTR_DIALECT ? dialect_param(ra, "mode") : NULL;
+  const char *mode = NULL;
+  if (m && m->kind == ATTR_DIALECT && strcmp(m->u.dialect.name, "stablehlo.result_accuracy_mode") == 0 &&
+      m->u.dialect.n == 1)
+    mode = attr_enum_value(m->u.dialect.params[0].value);
+  if (!mode || (strcmp(mode, "DEFAULT") != 0 && strcmp(mode, "HIGHEST") != 0 && strcmp(mode, "TOLERANCE") != 0)) {
+    op_error(c, op, "attribute 'result_accuracy' must be a #stablehlo.result_accuracy<atol = .., rtol = .., ulps = "
+             "..,  mode = #stablehlo.result_accuracy_mode<DEFAULT|HIGHEST|TOLERANCE>>");
+    return;
+  }
+  double atol, rtol, ulps;
+  if (!accuracy_param(ra, "atol", &atol) || !accuracy_param(ra, "rtol", &rtol) || !accuracy_param(ra, "ulps", &ulps)) {
+    op_error(c, op, "result_accuracy: atol, rtol and ulps must be numbers");
+    return;
+  }
+  if (atol < 0 || rtol < 0 || ulps < 0 || signbit(atol) || signbit(rtol))
+    op_error(c, op, "result_accuracy: negative tolerance (atol %g, rtol %g, ulps %g)", atol, rtol, ulps);
+  else if (strcmp(mode, "TOLERANCE") != 0 && (atol != 0 || rtol != 0 || ulps != 0))
+    op_error(c, op, "Invalid tolerances for ResultAccuracyAttr with mode %s, must be all zero (got atol %g, rtol %g, "
+             "ulps %g)", mode, atol, rtol, ulps);
+}
+
+void verify_same_type(Context *c, Op *op) {
+  verify_same_type_of(c, op, op_info[op->kind].elems);
+  check_result_accuracy(c, op);
+}
 
 /* ------------------------------------------------------------------ */
 /* chlo.broadcast_*: element-wise over operands broadcast to one shape. */

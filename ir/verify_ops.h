@@ -175,4 +175,15 @@ int64_t vo_replica_group_size(Context *c, const Op *op, bool required);
 bool vo_groups_exact(const Op *op);
 
 
+/* The values of operand i when a stablehlo.constant of a 1-d integer
+ * tensor defines it (a shape known when verifying). */
+bool vo_constant_ints(Context *c, const Op *op, int i, I64List *out);
+
+/* Attribute rules of verify_layouts.c. */
+void vo_check_custom_call_attrs(Context *c, Op *op); /* layouts, aliases, backend_config, CreateBuffer */
+void vo_check_infeed_layout(Context *c, Op *op);
+void vo_check_channel_type(Context *c, Op *op); /* send, recv */
+void vo_check_mesh_axes(Context *c, Op *op, const Attr *a); /* replica_group_mesh_axes' mesh exists */
+bool vo_namespaced_op_name(const char *s); /* composite_c1 */
+
 #endif

@@ -61,7 +61,25 @@ static bool check_shape_operand(Context *c, const Op *op, int i, int64_t *size) 
     return false;
   }
   *size = vo_dim(t, 0);
+  if (!vo_dim_known(*size)) {
+    op_error(c, op, "operand #%d must be statically shaped (a 1-d shape of known length), but got '%s'", i,
+             vo_type_str(c, t));
+    return false;
+  }
   return true;
+}
+
+/* A shape operand defined by a constant against the result type: each
+ * size non-negative and equal to the result's where that is static. */
+static void check_constant_shape(Context *c, const Op *op, int i, const Type *res) {
+  I64List v;
+  if (c->infer || !vo_is_ranked(res) || !vo_constant_ints(c, op, i, &v) || v.n != res->rank) return;
+  for (int k = 0; k < v.n; k++)
+    if (v.v[k] < 0 || (vo_dim_known(res->dims[k]) && res->dims[k] != v.v[k])) {
+      op_error(c, op, "output shape %s is incompatible with return type of operation '%s'", vo_list_str(c, v.n, v.v),
+               vo_type_str(c, res));
+      return;
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -91,6 +109,21 @@ static void check_broadcast_dims(Context *c, const Op *op, const Type *in, const
   }
 }
 
+/* StableHLO's result constraint of reshape and broadcast_in_dim: static,
+ * or exactly one '?' dim and it bounded. */
+static void static_or_single_bounded(Context *c, const Op *op, const Type *res) {
+  if (!vo_is_ranked(res) || type_is_static(res)) return;
+  int ndyn = 0, nbounded = 0;
+  for (int d = 0; d < res->rank; d++)
+    if (res->dims[d] == DIM_DYNAMIC) {
+      ndyn++;
+      nbounded += type_dim_bound(res, d) != DIM_DYNAMIC;
+    }
+  if (ndyn != 1 || nbounded != 1)
+    op_error(c, op, "result #0 must be statically shaped or single bounded dimension tensor, but got '%s'",
+             vo_type_str(c, res));
+}
+
 void verify_broadcast_in_dim(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_result(c, op, 0);
@@ -99,6 +132,7 @@ void verify_broadcast_in_dim(Context *c, Op *op) {
   if (!ok) return;
   const Type *in = vo_operand_type(op, 0), *res = vo_result_type(op, 0);
   same_elem(c, op, in, res, "operand");
+  static_or_single_bounded(c, op, res);
   check_broadcast_dims(c, op, in, res, ar, &dims);
 }
 
@@ -151,6 +185,21 @@ void verify_dynamic_broadcast_in_dim(Context *c, Op *op) {
         }
   }
   check_broadcast_dims(c, op, in, res, ar, &dims);
+  check_constant_shape(c, op, 1, res);
+  I64List shape;
+  if (ar != AR_OK || !vo_is_ranked(in) || dims.n != in->rank || !vo_constant_ints(c, op, 1, &shape)) return;
+  for (int i = 0; i < in->rank; i++) {
+    int64_t od = in->dims[i];
+    if (dims.v[i] < 0 || dims.v[i] >= shape.n) return;
+    int64_t sd = shape.v[dims.v[i]];
+    if (vo_dim_known(od) && od != 1 && od != sd) {
+      op_error(c, op,
+               "size of operand dimension %d (%" PRId64 ") is not equal to 1 or value of shape at index %" PRId64
+               " (%" PRId64 ")",
+               i, od, dims.v[i], sd);
+      return;
+    }
+  }
 }
 
 /* Exact element count of a static tensor type. */
@@ -185,6 +234,7 @@ void verify_reshape(Context *c, Op *op) {
   if (!ok) return;
   const Type *in = vo_operand_type(op, 0), *res = vo_result_type(op, 0);
   same_elem(c, op, in, res, "operand");
+  static_or_single_bounded(c, op, res);
   check_same_count(c, op, in, res);
 }
 
@@ -199,6 +249,15 @@ void verify_dynamic_reshape(Context *c, Op *op) {
   if (vo_is_ranked(res) && vo_dim_known(osize) && osize != res->rank)
     op_error(c, op, "output_shape size (%" PRId64 ") does not match result rank (%d)", osize, res->rank);
   check_same_count(c, op, in, res);
+  check_constant_shape(c, op, 1, res);
+  I64List shape;
+  if (!type_is_static(in) || !vo_constant_ints(c, op, 1, &shape)) return;
+  __int128 want = 1, have = 1;
+  for (int i = 0; i < in->rank; i++) want *= in->dims[i];
+  for (int i = 0; i < shape.n && have <= ((__int128)1 << 64); i++) have *= shape.v[i] < 0 ? 0 : shape.v[i];
+  if (want != have)
+    op_error(c, op, "output_shape is incompatible with input type of operation: input has %s elements, but "
+             "output_shape has %s", vo_i128_str(c, want), vo_i128_str(c, have));
 }
 
 void verify_transpose(Context *c, Op *op) {
@@ -501,6 +560,33 @@ void verify_pad(Context *c, Op *op) {
   if (good) expect_shape(c, op, res, rank, d);
 }
 
+/* dynamic_pad with constant paddings (C3, C4): interior padding
+ * non-negative, and the result size as pad's. */
+static void check_constant_padding(Context *c, const Op *op, const Type *in, const Type *res) {
+  I64List lo, hi, inner;
+  bool klo = vo_constant_ints(c, op, 2, &lo), khi = vo_constant_ints(c, op, 3, &hi);
+  bool kin = vo_constant_ints(c, op, 4, &inner);
+  if (kin)
+    for (int i = 0; i < inner.n; i++)
+      if (inner.v[i] < 0) {
+        op_error(c, op, "interior_padding must be non-negative, but got %" PRId64, inner.v[i]);
+        return;
+      }
+  if (c->infer || !klo || !khi || !kin || !vo_is_ranked(in) || !vo_is_ranked(res) || res->rank != in->rank ||
+      lo.n != in->rank || hi.n != in->rank || inner.n != in->rank)
+    return;
+  for (int i = 0; i < in->rank; i++) {
+    if (!vo_dim_known(in->dims[i]) || !vo_dim_known(res->dims[i])) continue;
+    __int128 gaps = in->dims[i] > 0 ? (__int128)(in->dims[i] - 1) * inner.v[i] : 0;
+    __int128 want = (__int128)lo.v[i] + hi.v[i] + in->dims[i] + gaps;
+    if (want != res->dims[i]) {
+      op_error(c, op, "expected output dimension at index %d to equal %s, but got %" PRId64, i, vo_i128_str(c, want),
+               res->dims[i]);
+      return;
+    }
+  }
+}
+
 void verify_dynamic_pad(Context *c, Op *op) {
   bool ok = vo_require_tensor_operand(c, op, 0);
   ok &= vo_require_tensor_operand(c, op, 1);
@@ -518,6 +604,7 @@ void verify_dynamic_pad(Context *c, Op *op) {
         break;
       }
   if (vo_is_ranked(in)) expect_rank(c, op, res, in->rank);
+  check_constant_padding(c, op, in, res);
 }
 
 void verify_iota(Context *c, Op *op) {
@@ -530,6 +617,7 @@ void verify_iota(Context *c, Op *op) {
     const Type *res = vo_result_type(op, 0);
     if (ok && vo_is_ranked(res) && vo_dim_known(osize) && osize != res->rank)
       op_error(c, op, "output_shape size (%" PRId64 ") does not match result rank (%d)", osize, res->rank);
+    if (ok) check_constant_shape(c, op, 0, res);
   }
   if (!ok || ar != AR_OK) return;
   const Type *res = vo_result_type(op, 0);
@@ -714,9 +802,10 @@ void verify_gather(Context *c, Op *op) {
   AttrRead ad = vo_dialect_attr(c, op, "dimension_numbers", "stablehlo.gather", true, &dn);
   I64List slice = {0, NULL};
   AttrRead as = AR_ABSENT;
+  int64_t nslice = DIM_DYNAMIC;
   if (dynamic) {
-    int64_t n;
-    ok &= check_shape_operand(c, op, 2, &n);
+    ok &= check_shape_operand(c, op, 2, &nslice);
+    if (ok && vo_constant_ints(c, op, 2, &slice)) as = AR_OK; /* constant slice sizes: the static rules */
   } else {
     as = vo_i64_list_attr(c, op, "slice_sizes", true, &slice);
   }
@@ -732,7 +821,11 @@ void verify_gather(Context *c, Op *op) {
   I64List offset = dims.window, collapsed = dims.collapsed, obatch = dims.obatch;
   int64_t ivd = dims.ivd;
   int r_in = vo_rank(in), r_idx = vo_rank(idx);
-  if (dynamic || as != AR_OK) return;
+  if (dynamic && r_in >= 0 && vo_dim_known(nslice) && nslice != r_in) {
+    op_error(c, op, "slice_sizes size (%" PRId64 ") not equal to operand rank (%d)", nslice, r_in);
+    return;
+  }
+  if (as != AR_OK) return;
   /* C20, C21, C9, C12 */
   if (r_in >= 0 && slice.n != r_in) {
     op_error(c, op, "slice_sizes size (%d) not equal to operand rank (%d)", slice.n, r_in);

@@ -23,7 +23,8 @@ NCOLS = 18  # ID, name, min, max, results, regions, traits, elems, verify, infer
 TRAITS = {"TRAIT_ELEMENTWISE": "element-wise", "TRAIT_SAME_TYPE": "same type", "TRAIT_COMMUTATIVE": "commutative",
           "TRAIT_CHLO": "CHLO", "TRAIT_CONTRACTION": "contraction", "TRAIT_COLLECTIVE": "collective",
           "TRAIT_SIDE_EFFECT": "side effect", "TRAIT_TERMINATOR": "terminator", "TRAIT_ISOLATED": "isolated",
-          "TRAIT_SYMBOL": "symbol", "TRAIT_BROADCASTING": "broadcasting"}
+          "TRAIT_SYMBOL": "symbol", "TRAIT_BROADCASTING": "broadcasting",
+          "TRAIT_EXPAND": "expanded"}
 ELEMS = {"EM_BOOL": "i1", "EM_SINT": "signed int", "EM_UINT": "unsigned int", "EM_INT": "int",
          "EM_FLOAT": "float", "EM_COMPLEX": "complex", "EM_ANY": "any"}
 

@@ -45,7 +45,19 @@
  *     same kind of approximation (rational, Lanczos, truncated series) and hundreds of ops;
  *     the VM's double-precision kernels are what the corpus's 3 ULP checks were met with;
  *   top_k, scan, ragged_dot: the VM has kernels for them;
- *   anything with a dynamic or empty shape, another element type, or implicit broadcasting. */
+ *   anything with a dynamic or empty shape, another element type, or implicit broadcasting.
+ *
+ * The same table drives the expand pass (pass_expand, below): the ops with
+ * TRAIT_EXPAND have no VM kernel, so it runs first at -O1 and -O2 and again
+ * right before the back end at every level (runtime/compile.c):
+ *   batch_norm_inference / training / grad  the spec's decompositions (XLA's
+ *                 BatchNormExpander): broadcast_in_dim along feature_index, reduce-add
+ *   torch_index_select  a gather (batch_dims as batching dimensions)
+ *   einsum, unary_einsum  reduce-add of one-sided labels, dot_general, transpose
+ *   chlo.constant, chlo.constant_like  stablehlo.constant (static shapes)
+ *   async_start / async_done  a tpu.async_start / tpu.async_done pair (collective
+ *                 bodies), or the body op in place (slices)
+ * and it feeds interpreter.run_parallel's infeed queues (feed_run_parallel). */
 #include <math.h>
 #include <string.h>
 
@@ -467,6 +479,421 @@ static Value *decompose_broadcasting(Rw *b, Op *op) {
   return emit(b, k, op->noperands, x, (Type *)rt, na, attrs);
 }
 
+/* ------------------------------------------------------------------ */
+/* StableHLO ops the VM has no kernel for (TRAIT_EXPAND): expanded by the
+ * expand pass at every -O level.  NULL leaves the op, which the back end
+ * then reports as unsupported. */
+
+/* Whether every operand and result of op is a static tensor of a real
+ * float type (batch_norm). */
+static bool static_real(const Op *op) {
+  for (int i = 0; i < op->noperands + op->nresults; i++) {
+    const Type *t = i < op->noperands ? op->operands[i]->type : op->results[i - op->noperands].type;
+    if (t->kind != TY_TENSOR || !type_is_static(t) || !is_real(t->elem) || t->elem_opaque) return false;
+  }
+  return true;
+}
+
+/* A 1-d v broadcast along dimension fi of type like. */
+static Value *bcast_feature(Rw *b, Value *v, const Type *like, int64_t fi) {
+  NamedAttr a = {"broadcast_dimensions", attr_dense_i64_array(b->c, 1, &fi)};
+  return emit(b, OP_BROADCAST_IN_DIM, 1, &v, (Type *)like, 1, &a);
+}
+
+/* The sum of x over every dimension but fi (a 1-d result). */
+static Value *sum_but(Rw *b, Value *x, int64_t fi) {
+  Context *c = b->c;
+  const Type *t = x->type;
+  int64_t *dims = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(t->rank + 1));
+  int nd = 0;
+  for (int i = 0; i < t->rank; i++)
+    if (i != fi) dims[nd++] = i;
+  Type *st = type_scalar_tensor(c, t->elem), *rt = type_tensor(c, t->elem, 1, &t->dims[fi], NULL);
+  Value *o[2] = {x, splat_bits(b, st, 0)};
+  NamedAttr a = {"dimensions", attr_dense_i64_array(c, nd, dims)};
+  Op *op = op_create(c, OP_REDUCE, NULL, b->at->loc, 2, o, 1, &rt, 1, &a, 1);
+  Type *args[2] = {st, st};
+  Block *blk = block_create(c, &op->regions[0], 2, args);
+  region_add_block(c, &op->regions[0], blk);
+  Value *ab[2] = {&blk->args[0], &blk->args[1]};
+  Op *sum = op_build(c, OP_ADD, b->at->loc, 2, ab, st, 0, NULL);
+  op_append(blk, sum);
+  Value *r = &sum->results[0];
+  op_append(blk, op_build(c, OP_RETURN, b->at->loc, 1, &r, NULL, 0, NULL));
+  op->srcloc = b->at->srcloc;
+  op_insert_before(b->at, op);
+  return &op->results[0];
+}
+
+/* The batch_norm attributes: epsilon (as a splat of type t) and
+ * feature_index; false when malformed. */
+static bool bn_attrs(Rw *b, const Op *op, const Type *t, Value **eps, int64_t *fi) {
+  const Attr *e = op_attr(op, "epsilon"), *f = op_attr(op, "feature_index");
+  if (!e || e->kind != ATTR_FLOAT || !e->type || !f || f->kind != ATTR_INT) return false;
+  *fi = f->u.i;
+  if (*fi < 0 || *fi >= t->rank) return false;
+  *eps = splat_bits(b, (Type *)t, double_to_float_bits(t->elem, float_bits_to_double(e->type->elem, e->u.f)));
+  return true;
+}
+
+/* The elements of t per index of dimension fi. */
+static double per_feature(const Type *t, int64_t fi) {
+  int64_t n = 0;
+  type_tensor_num_elements(t, &n);
+  return t->dims[fi] ? (double)(n / t->dims[fi]) : 0.0;
+}
+
+/* The spec's compute_mean: sum over every dimension but fi, divided by
+ * the element count per feature. */
+static Value *mean_but(Rw *b, Value *x, int64_t fi) {
+  Value *s = sum_but(b, x, fi);
+  return bin(b, OP_DIVIDE, s, cst(b, s, per_feature(x->type, fi)));
+}
+
+/* scale * (x - mean) / sqrt(variance + epsilon) + offset, the 1-d
+ * statistics broadcast along fi (the spec's batch_norm_inference). */
+static Value *bn_normalize(Rw *b, Value *x, Value *scale, Value *offset, Value *mean, Value *var, Value *eps,
+                           int64_t fi) {
+  const Type *t = x->type;
+  Value *mb = bcast_feature(b, mean, t, fi);
+  Value *centered = bin(b, OP_SUBTRACT, x, mb);
+  Value *vb = bcast_feature(b, var, t, fi);
+  Value *ve = bin(b, OP_ADD, vb, eps);
+  Value *stddev = un(b, OP_SQRT, ve);
+  Value *normalized = bin(b, OP_DIVIDE, centered, stddev);
+  Value *sb = bcast_feature(b, scale, t, fi);
+  Value *scaled = bin(b, OP_MULTIPLY, sb, normalized);
+  Value *ob = bcast_feature(b, offset, t, fi);
+  return bin(b, OP_ADD, scaled, ob);
+}
+
+static Value *decompose_batch_norm_inference(Rw *b, Op *op) {
+  Value *eps;
+  int64_t fi;
+  if (!static_real(op) || op->noperands != 5 || !bn_attrs(b, op, op->operands[0]->type, &eps, &fi)) return NULL;
+  Value **o = op->operands;
+  return bn_normalize(b, o[0], o[1], o[2], o[3], o[4], eps, fi);
+}
+
+/* Results 1.. of a multi-result op replaced; result 0's value returned. */
+static Value *replace_rest(Rw *b, Op *op, Value **v, int n) {
+  for (int i = 1; i < n; i++) value_replace_all_uses(b->c, &op->results[i], v[i]);
+  return v[0];
+}
+
+static Value *decompose_batch_norm_training(Rw *b, Op *op) {
+  Value *eps;
+  int64_t fi;
+  if (!static_real(op) || op->noperands != 3 || op->nresults != 3 ||
+      !bn_attrs(b, op, op->operands[0]->type, &eps, &fi))
+    return NULL;
+  Value *x = op->operands[0];
+  Value *mean = mean_but(b, x, fi);
+  Value *mb = bcast_feature(b, mean, x->type, fi);
+  Value *centered = bin(b, OP_SUBTRACT, x, mb);
+  Value *sq = bin(b, OP_MULTIPLY, centered, centered);
+  Value *var = mean_but(b, sq, fi);
+  Value *out[3] = {bn_normalize(b, x, op->operands[1], op->operands[2], mean, var, eps, fi), mean, var};
+  return replace_rest(b, op, out, 3);
+}
+
+/* The spec's batch_norm_grad (XLA's BatchNormExpander). */
+static Value *decompose_batch_norm_grad(Rw *b, Op *op) {
+  Value *eps;
+  int64_t fi;
+  if (!static_real(op) || op->noperands != 5 || op->nresults != 3 ||
+      !bn_attrs(b, op, op->operands[0]->type, &eps, &fi))
+    return NULL;
+  Value *x = op->operands[0], *gy = op->operands[4];
+  const Type *t = x->type;
+  Value *sb = bcast_feature(b, op->operands[1], t, fi);
+  Value *mb = bcast_feature(b, op->operands[2], t, fi);
+  Value *vb = bcast_feature(b, op->operands[3], t, fi);
+  Value *centered = bin(b, OP_SUBTRACT, x, mb);
+  Value *ve = bin(b, OP_ADD, vb, eps);
+  Value *stddev = un(b, OP_SQRT, ve);
+  Value *normalized = bin(b, OP_DIVIDE, centered, stddev);
+  Value *n = cst(b, x, per_feature(t, fi));
+  Value *i1 = bin(b, OP_MULTIPLY, gy, n);
+  Value *sum_gy = sum_but(b, gy, fi);
+  Value *i2 = bcast_feature(b, sum_gy, t, fi);
+  Value *gyc = bin(b, OP_MULTIPLY, gy, centered);
+  Value *sum_gyc = sum_but(b, gyc, fi);
+  Value *i3 = bcast_feature(b, sum_gyc, t, fi);
+  Value *i4 = bin(b, OP_MULTIPLY, i3, centered);
+  Value *i5 = bin(b, OP_DIVIDE, i4, ve);
+  Value *i12 = bin(b, OP_SUBTRACT, i1, i2);
+  Value *i6 = bin(b, OP_SUBTRACT, i12, i5);
+  Value *ss = bin(b, OP_DIVIDE, sb, stddev);
+  Value *ssn = bin(b, OP_DIVIDE, ss, n);
+  Value *gyn = bin(b, OP_MULTIPLY, gy, normalized);
+  Value *out[3] = {bin(b, OP_MULTIPLY, ssn, i6), sum_but(b, gyn, fi), sum_gy};
+  return replace_rest(b, op, out, 3);
+}
+
+/* torch_index_select(operand, index, dim, batch_dims) as a gather: the
+ * index gets a trailing index vector dimension of 1, the batch_dims leading
+ * dimensions are batching dimensions of both. */
+static Value *decompose_torch_index_select(Rw *b, Op *op) {
+  Context *c = b->c;
+  const Type *ot = op->operands[0]->type, *it = op->operands[1]->type, *rt = op->results[0].type;
+  const Attr *da = op_attr(op, "dim"), *ba = op_attr(op, "batch_dims");
+  if (!type_is_static(ot) || !type_is_static(it) || !type_is_static(rt) || !elem_is_int(it->elem) || !da ||
+      da->kind != ATTR_INT)
+    return NULL;
+  int64_t dim = da->u.i, bd = ba && ba->kind == ATTR_INT ? ba->u.i : 0;
+  int64_t r = ot->rank, ir = it->rank, rr = r - 1 + ir - bd;
+  if (dim < bd || dim >= r || bd < 0 || bd > ir || rt->rank != rr) return NULL;
+  int64_t *idims = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(ir + 2));
+  int64_t *sizes = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(r + 1));
+  int64_t *offs = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(rr + 1));
+  int64_t *batch = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(bd + 1));
+  memcpy(idims, it->dims, sizeof(int64_t) * (size_t)ir);
+  idims[ir] = 1;
+  for (int64_t i = 0; i < r; i++) sizes[i] = i < bd || i == dim ? 1 : ot->dims[i];
+  for (int64_t i = 0; i < bd; i++) batch[i] = i;
+  int no = 0;
+  for (int64_t i = bd; i < dim; i++) offs[no++] = i;
+  for (int64_t i = dim + ir - bd; i < rr; i++) offs[no++] = i;
+  Value *x = op->operands[1];
+  Value *idx = emit(b, OP_RESHAPE, 1, &x, type_tensor(c, it->elem, (int)ir + 1, idims, NULL), 0, NULL);
+  NamedAttr kv[6] = {{"offset_dims", attr_int_list(c, no, offs)},
+                     {"collapsed_slice_dims", attr_int_list(c, 1, &dim)},
+                     {"operand_batching_dims", attr_int_list(c, (int)bd, batch)},
+                     {"start_indices_batching_dims", attr_int_list(c, (int)bd, batch)},
+                     {"start_index_map", attr_int_list(c, 1, &dim)},
+                     {"index_vector_dim", attr_i64(c, ir)}};
+  NamedAttr a[2] = {{"dimension_numbers", attr_dialect(c, "stablehlo.gather", 6, kv)},
+                    {"slice_sizes", attr_dense_i64_array(c, (int)r, sizes)}};
+  Value *o[2] = {op->operands[0], idx};
+  return emit(b, OP_GATHER, 2, o, (Type *)rt, 2, a);
+}
+
+/* einsum (and unary_einsum, as einsum with no lhs labels, as StableHLO's
+ * legalization does): labels of one operand only and not in the output
+ * are summed out; then a dot_general over the labels of both (batching:
+ * in the output too; contracting: not), whose result (batch, lhs free,
+ * rhs free) is transposed to the output's order.  Letters only: an
+ * ellipsis, a repeated label within a term or an output label of neither
+ * operand is left to the back end's "unsupported". */
+
+#define EINSUM_MAX 52
+
+/* One term of the config: up to EINSUM_MAX letters; false when not. */
+static bool einsum_term(const char *s, size_t len, char *out, int *n) {
+  *n = 0;
+  for (size_t i = 0; i < len; i++) {
+    char ch = s[i];
+    bool letter = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+    if (!letter || *n == EINSUM_MAX || memchr(out, ch, (size_t)*n)) return false;
+    out[(*n)++] = ch;
+  }
+  return true;
+}
+
+/* x with the dimensions whose labels are in neither `other` nor `out`
+ * summed out; its labels updated. */
+static Value *einsum_sum_out(Rw *b, Value *x, char *lab, int *n, const char *other, int no, const char *out, int nout) {
+  for (int i = *n - 1; i >= 0; i--) {
+    if (memchr(other, lab[i], (size_t)no) || memchr(out, lab[i], (size_t)nout)) continue;
+    Context *c = b->c;
+    const Type *t = x->type;
+    int64_t *dims = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(t->rank + 1));
+    int nd = 0;
+    for (int d = 0; d < t->rank; d++)
+      if (d != i) dims[nd++] = t->dims[d];
+    Type *st = type_scalar_tensor(c, t->elem), *rt = type_tensor(c, t->elem, nd, dims, NULL);
+    Value *o[2] = {x, splat_bits(b, st, 0)};
+    int64_t di = i;
+    NamedAttr a = {"dimensions", attr_dense_i64_array(c, 1, &di)};
+    Op *op = op_create(c, OP_REDUCE, NULL, b->at->loc, 2, o, 1, &rt, 1, &a, 1);
+    Type *args[2] = {st, st};
+    Block *blk = block_create(c, &op->regions[0], 2, args);
+    region_add_block(c, &op->regions[0], blk);
+    Value *ab[2] = {&blk->args[0], &blk->args[1]};
+    Op *sum = op_build(c, t->elem == ELEM_I1 ? OP_OR : OP_ADD, b->at->loc, 2, ab, st, 0, NULL);
+    op_append(blk, sum);
+    Value *r = &sum->results[0];
+    op_append(blk, op_build(c, OP_RETURN, b->at->loc, 1, &r, NULL, 0, NULL));
+    op->srcloc = b->at->srcloc;
+    op_insert_before(b->at, op);
+    x = &op->results[0];
+    memmove(&lab[i], &lab[i + 1], (size_t)(*n - i - 1));
+    (*n)--;
+  }
+  return x;
+}
+
+/* x, whose dimensions have labels res, transposed to labels o (type rt);
+ * NULL when o is not a permutation of res. */
+static Value *einsum_order(Rw *b, Value *x, const char *res, int nres, const char *o, int no, const Type *rt) {
+  int64_t perm[EINSUM_MAX];
+  if (nres != no) return NULL;
+  bool identity = true;
+  for (int i = 0; i < no; i++) {
+    const char *p = memchr(res, o[i], (size_t)nres);
+    if (!p) return NULL;
+    perm[i] = p - res;
+    identity &= perm[i] == i;
+  }
+  if (identity) return x;
+  NamedAttr pa = {"permutation", attr_dense_i64_array(b->c, no, perm)};
+  return emit(b, OP_TRANSPOSE, 1, &x, (Type *)rt, 1, &pa);
+}
+
+/* The einsum of lhs (labels l; NULL: unary) and rhs (labels r) into
+ * output labels o of type rt; NULL when not expressible. */
+static Value *einsum_dot(Rw *b, Value *lhs, char *l, int nl, Value *rhs, char *r, int nr, const char *o, int no,
+                         const Type *rt) {
+  Context *c = b->c;
+  if (lhs) lhs = einsum_sum_out(b, lhs, l, &nl, r, nr, o, no);
+  rhs = einsum_sum_out(b, rhs, r, &nr, l, nl, o, no);
+  if (!lhs) return einsum_order(b, rhs, r, nr, o, no, rt);
+  int64_t lb[EINSUM_MAX], rb[EINSUM_MAX], lc[EINSUM_MAX], rc[EINSUM_MAX], dims[EINSUM_MAX];
+  char res[EINSUM_MAX];
+  int nb = 0, nc = 0, nres = 0;
+  for (int i = 0; i < nl; i++) {
+    const char *in_r = memchr(r, l[i], (size_t)nr);
+    if (!in_r) continue;
+    if (memchr(o, l[i], (size_t)no)) {
+      lb[nb] = i;
+      rb[nb++] = in_r - r;
+      dims[nres] = lhs->type->dims[i];
+      res[nres++] = l[i];
+    } else {
+      lc[nc] = i;
+      rc[nc++] = in_r - r;
+    }
+  }
+  for (int i = 0; i < nl; i++)
+    if (!memchr(r, l[i], (size_t)nr)) {
+      dims[nres] = lhs->type->dims[i];
+      res[nres++] = l[i];
+    }
+  for (int i = 0; i < nr; i++)
+    if (!memchr(l, r[i], (size_t)nl)) {
+      dims[nres] = rhs->type->dims[i];
+      res[nres++] = r[i];
+    }
+  if (nres != no) return NULL;
+  NamedAttr kv[4] = {{"lhs_batching_dimensions", attr_int_list(c, nb, lb)},
+                     {"rhs_batching_dimensions", attr_int_list(c, nb, rb)},
+                     {"lhs_contracting_dimensions", attr_int_list(c, nc, lc)},
+                     {"rhs_contracting_dimensions", attr_int_list(c, nc, rc)}};
+  NamedAttr dn = {"dot_dimension_numbers", attr_dialect(c, "stablehlo.dot", 4, kv)};
+  Value *ops[2] = {lhs, rhs};
+  Value *d = emit(b, OP_DOT_GENERAL, 2, ops, type_tensor(c, rt->elem, nres, dims, NULL), 1, &dn);
+  return einsum_order(b, d, res, nres, o, no, rt);
+}
+
+/* The config "LHS,RHS->OUT" of an einsum; unary ("IN->OUT"): *nl = -1. */
+static bool einsum_config(const Op *op, char *l, int *nl, char *r, int *nr, char *o, int *no) {
+  const Attr *a = op_attr(op, "einsum_config");
+  if (!a || a->kind != ATTR_STRING) return false;
+  const char *s = a->u.str.s, *end = s + a->u.str.len;
+  const char *arrow = NULL;
+  for (const char *p = s; p + 1 < end && !arrow; p++)
+    if (p[0] == '-' && p[1] == '>') arrow = p;
+  if (!arrow) return false;
+  const char *comma = memchr(s, ',', (size_t)(arrow - s));
+  *nl = -1;
+  if (comma && !einsum_term(s, (size_t)(comma - s), l, nl)) return false;
+  const char *rs = comma ? comma + 1 : s;
+  return einsum_term(rs, (size_t)(arrow - rs), r, nr) && einsum_term(arrow + 2, (size_t)(end - arrow - 2), o, no);
+}
+
+static Value *decompose_einsum(Rw *b, Op *op) {
+  char l[EINSUM_MAX], r[EINSUM_MAX], o[EINSUM_MAX];
+  int nl, nr, no;
+  const Type *rt = op->results[0].type;
+  if (!einsum_config(op, l, &nl, r, &nr, o, &no) || nl < 0) return NULL;
+  for (int i = 0; i < op->noperands; i++)
+    if (!type_is_static(op->operands[i]->type) || op->operands[i]->type->elem != rt->elem) return NULL;
+  if (!type_is_static(rt) || op->operands[0]->type->rank != nl || op->operands[1]->type->rank != nr ||
+      rt->rank != no)
+    return NULL;
+  return einsum_dot(b, op->operands[0], l, nl, op->operands[1], r, nr, o, no, rt);
+}
+
+/* unary_einsum "IN->OUT": IN's labels not in OUT summed out, then
+ * transposed (einsum(1, operand, ",IN->OUT") without the product). */
+static Value *decompose_unary_einsum(Rw *b, Op *op) {
+  char l[EINSUM_MAX], r[EINSUM_MAX], o[EINSUM_MAX];
+  int nl, nr, no;
+  Value *x = op->operands[0];
+  const Type *rt = op->results[0].type;
+  if (!einsum_config(op, l, &nl, r, &nr, o, &no) || nl >= 0 || !type_is_static(x->type) || !type_is_static(rt) ||
+      x->type->elem != rt->elem || x->type->rank != nr || rt->rank != no)
+    return NULL;
+  return einsum_dot(b, NULL, l, 0, x, r, nr, o, no, rt);
+}
+
+/* chlo.constant: the stablehlo.constant of its value. */
+static Value *decompose_chlo_constant(Rw *b, Op *op) {
+  const Attr *v = op_attr(op, "value");
+  if (!v) return NULL;
+  NamedAttr a = {"value", (Attr *)v};
+  return emit(b, OP_CONSTANT, 0, NULL, op->results[0].type, 1, &a);
+}
+
+/* chlo.constant_like of a static shape: a splat stablehlo.constant. */
+static Value *decompose_constant_like(Rw *b, Op *op) {
+  const Attr *v = op_attr(op, "value");
+  Type *rt = op->results[0].type;
+  if (!v || !type_is_static(rt) || rt->elem_opaque || elem_is_complex(rt->elem)) return NULL;
+  if (v->kind == ATTR_BOOL && rt->elem == ELEM_I1) return splat_bits(b, rt, v->u.b);
+  if (!v->type || v->type->elem != rt->elem) return NULL;
+  if (v->kind == ATTR_INT) return splat_bits(b, rt, (uint64_t)v->u.i);
+  if (v->kind == ATTR_FLOAT) return splat_bits(b, rt, v->u.f);
+  return NULL;
+}
+
+/* async_done of an async_start's future (its only use): a tpu.async_start
+ * / tpu.async_done pair where the body is a collective over the region's
+ * arguments in order (the collective-overlap pass's form: the VM starts it
+ * on the ICI, the done waits), else the body op run in place of the start
+ * (slices: synchronous, as the spec allows).  The start is dropped once
+ * the done is replaced. */
+static Value *decompose_async_done(Rw *b, Op *done) {
+  Context *c = b->c;
+  Op *start = done->operands[0]->def;
+  Block *body = start && start->kind == OP_ASYNC_START ? op_body(start) : NULL;
+  Op *inner = body ? body->first : NULL, *ret = inner ? inner->next : NULL;
+  if (!ret || ret->kind != OP_RETURN || done->operands[0]->uses->next || ret->noperands != done->nresults ||
+      body->nargs != start->noperands)
+    return NULL;
+  bool async = inner->kind != OP_SLICE && inner->kind != OP_DYNAMIC_SLICE && inner->kind != OP_DYNAMIC_UPDATE_SLICE &&
+               inner->noperands == body->nargs && ret->noperands == inner->nresults;
+  for (int i = 0; async && i < body->nargs; i++) async = inner->operands[i] == &body->args[i];
+  for (int i = 0; async && i < ret->noperands; i++) async = ret->operands[i] == &inner->results[i];
+  Value **out = arena_alloc(&c->arena, sizeof(Value *) * (size_t)(done->nresults + 1));
+  Type **types = arena_alloc(&c->arena, sizeof(Type *) * (size_t)(done->nresults + 1));
+  for (int i = 0; i < done->nresults; i++) types[i] = done->results[i].type;
+  ValueMap m = {0};
+  if (async) {
+    Op *t = op_create(c, OP_TPU_ASYNC_START, NULL, start->loc, start->noperands, start->operands, inner->nresults,
+                      types, 0, NULL, 1);
+    region_clone_into(c, &start->regions[0], &t->regions[0], &m);
+    Op *r = op_body(t)->last;
+    op_insert_before(r, op_build(c, OP_TPU_YIELD, r->loc, r->noperands, r->operands, NULL, 0, NULL));
+    op_erase(r);
+    t->srcloc = start->srcloc;
+    op_insert_before(start, t);
+    Value **tr = arena_alloc(&c->arena, sizeof(Value *) * (size_t)(t->nresults + 1));
+    for (int i = 0; i < t->nresults; i++) tr[i] = &t->results[i];
+    Op *d = op_create(c, OP_TPU_ASYNC_DONE, NULL, done->loc, t->nresults, tr, t->nresults, types, 0, NULL, 0);
+    d->srcloc = done->srcloc;
+    op_insert_before(done, d);
+    for (int i = 0; i < done->nresults; i++) out[i] = &d->results[i];
+  } else {
+    for (int i = 0; i < body->nargs; i++) value_map_put(c, &m, &body->args[i], start->operands[i]);
+    Op *copy = op_clone(c, inner, &m);
+    op_insert_before(start, copy);
+    for (int i = 0; i < done->nresults; i++) out[i] = value_map_get(&m, ret->operands[i]);
+  }
+  return replace_rest(b, done, out, done->nresults);
+}
+
 /* The expansion of the ops whose DECOMPOSE column is none: kept. */
 static Value *decompose_none(Rw *b, Op *op) {
   (void)b, (void)op;
@@ -482,21 +909,117 @@ static Value *(*const decompositions[OP_COUNT])(Rw *b, Op *op) = {
 #undef OP
 };
 
-/* Decomposes the CHLO ops of a block and of the regions nested in it. */
-static void decompose_in_block(Context *c, Block *blk) {
+/* Decomposes the ops of a block and of the regions nested in it that
+ * have all the traits of `want` and none of `skip`. */
+static void decompose_in_block(Context *c, Block *blk, unsigned want, unsigned skip) {
   for (Op *op = blk->first, *next; op; op = next) {
     next = op->next;
     for (int r = 0; r < op->nregions; r++)
-      for (int i = 0; i < op->regions[r].nblocks; i++) decompose_in_block(c, op->regions[r].blocks[i]);
+      for (int i = 0; i < op->regions[r].nblocks; i++) decompose_in_block(c, op->regions[r].blocks[i], want, skip);
+    unsigned tr = op_info[op->kind].traits;
+    if ((tr & want) != want || (tr & skip)) continue;
     Rw b = {c, op};
     Value *v = decompositions[op->kind](&b, op);
     if (!v) continue;
+    Op *def = op->noperands ? op->operands[0]->def : NULL;
     value_replace_all_uses(c, &op->results[0], v);
     op_erase(op);
+    /* An expanded producer the op alone used (async_done's async_start). */
+    if (def && (op_info[def->kind].traits & TRAIT_EXPAND) && def->nresults == 1 && !def->results[0].uses)
+      op_erase(def);
   }
 }
 
 bool pass_chlo_decompose(PassContext *pc) {
-  FOR_EACH_FUNC(pc->m, f) decompose_in_block(pc->c, op_body(f));
+  FOR_EACH_FUNC(pc->m, f) decompose_in_block(pc->c, op_body(f), 0, TRAIT_EXPAND);
   return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* interpreter.run_parallel's infeed queue (the reference interpreter's
+ * semantics: each stablehlo.infeed that runs takes the next function of
+ * the queue and gets its results).  On a grid of one process the order is
+ * the program's: the program is cloned, and its k-th infeed (in the
+ * top-level block of its body) becomes a call of the queue's k-th
+ * function, its token the infeed's token operand. */
+
+/* Replaces the infeeds of f's body by calls of queue[0..n); false after
+ * a located error. */
+static bool feed_program(Context *c, Op *run, Op *f, const Attr *queue) {
+  int k = 0;
+  for (Op *op = op_body(f)->first, *next; op; op = next) {
+    next = op->next;
+    for (int r = 0; r < op->nregions; r++)
+      for (int i = 0; i < op->regions[r].nblocks; i++)
+        for (const Op *in = op->regions[r].blocks[i]->first; in; in = in->next)
+          if (in->kind == OP_INFEED) {
+            op_error(c, in, "an infeed inside a region is not supported with an infeed queue");
+            return false;
+          }
+    if (op->kind != OP_INFEED) continue;
+    if (k == queue->u.array.n) {
+      op_error(c, run, "the infeed queue has %d entr%s, but the program runs more infeeds", k, k == 1 ? "y" : "ies");
+      return false;
+    }
+    const Attr *callee = queue->u.array.items[k++];
+    Type **rt = arena_alloc(&c->arena, sizeof(Type *) * (size_t)op->nresults);
+    for (int i = 0; i + 1 < op->nresults; i++) rt[i] = op->results[i].type;
+    NamedAttr a = {"callee", (Attr *)callee};
+    Op *call = op_create(c, OP_FUNC_CALL, NULL, op->loc, 0, NULL, op->nresults - 1, rt, 1, &a, 0);
+    op_insert_before(op, call);
+    for (int i = 0; i + 1 < op->nresults; i++) value_replace_all_uses(c, &op->results[i], &call->results[i]);
+    value_replace_all_uses(c, &op->results[op->nresults - 1], op->operands[0]);
+    op_erase(op);
+  }
+  return true;
+}
+
+/* A run_parallel with an infeed queue: its one program cloned and fed. */
+static bool feed_run_parallel(PassContext *pc, Op *run, int *clones) {
+  Context *c = pc->c;
+  const Attr *queue = op_attr(run, "infeed"), *progs = op_attr(run, "programs");
+  if (!queue) return true;
+  if (queue->kind != ATTR_ARRAY || !progs || progs->kind != ATTR_ARRAY || progs->u.array.n != 1 ||
+      progs->u.array.items[0]->kind != ATTR_ARRAY || progs->u.array.items[0]->u.array.n != 1) {
+    op_error(c, run, "an infeed queue is supported on a grid of one process only");
+    return false;
+  }
+  const Attr *sym = progs->u.array.items[0]->u.array.items[0];
+  Op *f = NULL;
+  FOR_EACH_FUNC(pc->m, g) if (sym->kind == ATTR_SYMREF && op_symbol_name(g) && strcmp(op_symbol_name(g), sym->u.str.s) == 0) f = g;
+  if (!f) return true; /* the verifier reports it */
+  ValueMap m = {0};
+  Op *clone = op_clone(c, f, &m);
+  const char *name = arena_printf(&c->arena, "%s.infeed%d", sym->u.str.s, (*clones)++);
+  op_set_attr(c, clone, "sym_name", attr_string(c, name, strlen(name)));
+  op_insert_after(f, clone);
+  if (!feed_program(c, run, clone, queue)) return false;
+  Attr *row = attr_array(c, 1, (Attr *[]){attr_symref(c, name)});
+  op_set_attr(c, run, "programs", attr_array(c, 1, &row));
+  for (int i = 0; i < run->nattrs; i++) /* the queue is consumed */
+    if (strcmp(run->attrs[i].name, "infeed") == 0) {
+      memmove(&run->attrs[i], &run->attrs[i + 1], sizeof(NamedAttr) * (size_t)(run->nattrs - i - 1));
+      run->nattrs--;
+      break;
+    }
+  return true;
+}
+
+/* Every run_parallel of block blk (and nested regions) fed. */
+static bool feed_block(PassContext *pc, Block *blk, int *clones) {
+  for (Op *op = blk->first; op; op = op->next) {
+    if (op->kind == OP_INTERPRETER_RUN_PARALLEL && !feed_run_parallel(pc, op, clones)) return false;
+    for (int r = 0; r < op->nregions; r++)
+      for (int i = 0; i < op->regions[r].nblocks; i++)
+        if (!feed_block(pc, op->regions[r].blocks[i], clones)) return false;
+  }
+  return true;
+}
+
+bool pass_expand(PassContext *pc) {
+  int clones = 0;
+  bool ok = true;
+  FOR_EACH_FUNC(pc->m, f) ok = ok && feed_block(pc, op_body(f), &clones);
+  FOR_EACH_FUNC(pc->m, f) decompose_in_block(pc->c, op_body(f), TRAIT_EXPAND, 0);
+  return ok;
 }

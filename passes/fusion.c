@@ -152,9 +152,11 @@ static bool is_single_input_reduce(const Op *op) {
          is_static_tensor(op->operands[0]->type) && op->nregions == 1 && region_is_closed(&op->regions[0], op);
 }
 
+/* A dot_general with an algorithm stays unfused: its lowering rounds the
+ * operands and result to the algorithm's types. */
 static bool is_contraction(const Op *op) {
   return (op->kind == OP_DOT_GENERAL || op->kind == OP_CONVOLUTION) && op->nresults == 1 &&
-         is_static_tensor(op->results[0].type);
+         is_static_tensor(op->results[0].type) && !op_attr(op, "algorithm");
 }
 
 /* ------------------------------------------------------------------ */

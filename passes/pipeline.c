@@ -26,15 +26,19 @@ bool pass_lookup(const char *name, size_t len, PassId *out) {
 }
 
 Pipeline pipeline_for_level(int opt_level) {
-  /* Every level first lowers quantized types (quant-lower).  -O0 only partitions a sharded program and checks that the program
+  /* -O1 and -O2 first expand the ops the VM has no kernel for (the back
+   * end's caller, runtime/compile.c, expands what is left at any level).
+   * Every level then lowers quantized types (quant-lower) and makes
+   * bounded dynamic dims static (dynamic-pad).
+   * -O0 only partitions a sharded program and checks that the program
    * fits; -O1 cleans up; -O2 adds the
    * TPU-specific transformations (collective-overlap after the kernels
    * are formed, before buffer-assign measures the final order). */
-  static const PassId o0[] = {PASS_QUANT_LOWER, PASS_SHARDING_PROPAGATION, PASS_SPMD_PARTITION, PASS_BUFFER_ASSIGN};
-  static const PassId o1[] = {PASS_QUANT_LOWER, PASS_INLINE, PASS_CHLO_DECOMPOSE, PASS_CANONICALIZE, PASS_TRANSPOSE_FOLD,
+  static const PassId o0[] = {PASS_QUANT_LOWER, PASS_DYNAMIC_PAD, PASS_SHARDING_PROPAGATION, PASS_SPMD_PARTITION, PASS_BUFFER_ASSIGN};
+  static const PassId o1[] = {PASS_EXPAND, PASS_QUANT_LOWER, PASS_DYNAMIC_PAD, PASS_INLINE, PASS_CHLO_DECOMPOSE, PASS_CANONICALIZE, PASS_TRANSPOSE_FOLD,
                               PASS_CSE,    PASS_DCE,            PASS_SHARDING_PROPAGATION, PASS_SPMD_PARTITION,
                               PASS_CANONICALIZE, PASS_CSE, PASS_DCE, PASS_HW_LINT, PASS_BUFFER_ASSIGN};
-  static const PassId o2[] = {PASS_QUANT_LOWER, PASS_INLINE, PASS_CHLO_DECOMPOSE, PASS_CANONICALIZE, PASS_TRANSPOSE_FOLD,
+  static const PassId o2[] = {PASS_EXPAND, PASS_QUANT_LOWER, PASS_DYNAMIC_PAD, PASS_INLINE, PASS_CHLO_DECOMPOSE, PASS_CANONICALIZE, PASS_TRANSPOSE_FOLD,
                               PASS_CSE,    PASS_DCE,            PASS_SHARDING_PROPAGATION, PASS_SPMD_PARTITION,
                               PASS_CANONICALIZE, PASS_CSE, PASS_DCE, PASS_FUSION, PASS_LAYOUT,
                               PASS_HW_LINT, PASS_COLLECTIVE_OVERLAP, PASS_BUFFER_ASSIGN};

@@ -102,7 +102,7 @@ static int configure(TpuClient *c, const TpuClientOptions *o) {
    * nothing that needs more than the op. */
   c->op_opts = c->graph_opts;
   c->op_opts.explicit_passes = true;
-  c->op_opts.passes = (Pipeline){.n = 3, .ids = {PASS_CHLO_DECOMPOSE, PASS_LAYOUT, PASS_BUFFER_ASSIGN}};
+  c->op_opts.passes = (Pipeline){.n = 4, .ids = {PASS_EXPAND, PASS_CHLO_DECOMPOSE, PASS_LAYOUT, PASS_BUFFER_ASSIGN}};
   if (o->cache_max_bytes) c->graph_opts.cache_max_bytes = o->cache_max_bytes;
   if (!o->no_disk_cache && cache_resolve_dir(o->cache_dir, c->cache_dir, sizeof c->cache_dir))
     c->disk = cache_open(c->cache_dir, c->graph_opts.cache_max_bytes, "libtpurun", NULL);

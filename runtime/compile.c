@@ -95,6 +95,10 @@ CacheKeyOptions compile_cache_key_options(const CompileOptions *o, char *buf, si
 
 bool compile_lower(Context *c, Module *m, const CompileOptions *o, uint8_t **out, size_t *outlen) {
   BackendOptions bo = compile_backend_options(o);
+  /* The ops without a VM kernel, whatever pipeline ran (-O1 and -O2 ran
+   * it first already; --emit=mlir at -O0 shows the program unexpanded). */
+  PassContext pc = {.c = c, .m = m, .target = target_default()};
+  if (!pass_expand(&pc)) return false;
   if (!backend_compile(c, m, &bo, out, outlen)) return false;
   char err[512];
   VmProgram *p = vm_program_load(*out, *outlen, err, sizeof err);

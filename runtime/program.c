@@ -68,8 +68,8 @@ TPU_API int tpu_program_signature(const TpuProgram *p, const char *function, int
   int fi = find_function(p, function, "tpu_program_signature");
   if (fi < 0) return TPU_ERR_USAGE;
   const VmFunc *f = p->exe ? &p->exe->prog->funcs[fi] : NULL;
-  if (n_params) *n_params = f ? (int)f->n_params : p->nparams;
-  if (n_results) *n_results = f ? (int)f->n_results : p->nresults;
+  if (n_params) *n_params = f ? (int)run_user_count(f, false) : p->nparams;
+  if (n_results) *n_results = f ? (int)run_user_count(f, true) : p->nresults;
   return TPU_OK;
 }
 
@@ -221,6 +221,73 @@ static RtExe *refined_exe(TpuProgram *p, TpuTensor *const *args, int n_args) {
   return e;
 }
 
+/* Results of a bounded run: the user's results cut[0..n) as new tensors. */
+static int bounded_results(TpuClient *c, const VmValue *cut, TpuTensor **results, int n) {
+  for (int r = 0; r < n; r++) {
+    const RtType *rt = rt_type_of_vm(c, cut[r].type);
+    void *data = malloc((size_t)cut[r].type->nbytes + 1);
+    TpuTensor *out = rt && data ? rt_tensor_new(c, 0, rt, 0, NULL) : NULL;
+    if (!out) {
+      free(data);
+      return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+    }
+    memcpy(data, cut[r].data, (size_t)cut[r].type->nbytes);
+    out->data = data;
+    atomic_store(&out->state, RT_READY);
+    results[r] = out;
+  }
+  return TPU_OK;
+}
+
+/* tpu_program_run of a function with bounded dynamic dims, on one chip:
+ * each bounded argument of any shape within its bounds, padded, its sizes
+ * passed; the results cut to their runtime sizes (docs/dynamic-shapes.md). */
+static int run_bounded(TpuClient *c, RtExe *exe, int fi, TpuTensor *const *args, TpuTensor **results, int n_results) {
+  const VmFunc *f = &exe->prog->funcs[fi];
+  if (c->nchips != 1)
+    return rt_fail(TPU_ERR_USAGE, "tpu_program_run: @%s has bounded dynamic dims and runs on one chip, the client has %d",
+                   f->name, c->nchips);
+  VmValue *argv = calloc(f->n_params + 1, sizeof *argv), *res = calloc(f->n_results + 1, sizeof *res);
+  VmValue *cut = calloc((size_t)n_results + 1, sizeof *cut);
+  bool *padded = calloc(f->n_params + 1, sizeof *padded);
+  int rc = argv && res && cut && padded ? TPU_OK : rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  for (uint32_t i = 0, u = 0; rc == TPU_OK && i < f->n_params; i++) {
+    if (run_is_size(f, false, i)) continue;
+    const TpuTensor *t = args[u];
+    bool dyn = false, stacked;
+    for (uint32_t k = 0; k < f->n_dyn; k++) dyn |= !f->dyn[k].result && f->dyn[k].index == i;
+    if (dyn) {
+      char err[300];
+      VmValue given = {.type = &t->type->vm, .data = t->data};
+      int st = run_dyn_pad(f, i, &given, (int)u, argv, err, sizeof err);
+      padded[i] = true;
+      if (st) rc = rt_fail(st == 1 ? TPU_ERR_USAGE : TPU_ERR_RUNTIME, "tpu_program_run: %s", err);
+    } else if (!arg_fits(c, t, f->reg_types[i], 1, (int)u, false, &stacked)) {
+      rc = TPU_ERR_USAGE;
+    } else {
+      argv[i] = (VmValue){.type = f->reg_types[i], .data = t->data};
+    }
+    u++;
+  }
+  bool ran = false;
+  if (rc == TPU_OK) {
+    VmExec *x = rt_exe_take(c, exe);
+    int st = x ? vm_run(x, fi, argv, (int)f->n_params, res) : VM_TRAP;
+    if (st != VM_OK) rc = rt_fail(TPU_ERR_RUNTIME, "%s", x ? vm_error(x) : "out of host memory");
+    else rt_count_modeled(c, vm_exec_timeline(x)->clock_s), ran = true;
+    if (x) rt_exe_give(exe, x);
+  }
+  bool cut_ok = ran && run_dyn_results(f, res, cut);
+  if (ran && !cut_ok) rc = rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  if (cut_ok) rc = bounded_results(c, cut, results, n_results);
+  if (cut_ok) run_dyn_results_free(f, cut);
+  for (uint32_t i = 0; ran && i < f->n_results; i++) vm_value_free(&res[i]);
+  for (uint32_t i = 0; padded && i < f->n_params; i++)
+    if (padded[i] || run_is_size(f, false, i)) free(argv[i].data);
+  free(argv), free(res), free(cut), free(padded);
+  return rc;
+}
+
 TPU_API int tpu_program_run(TpuProgram *p, const char *function, TpuTensor *const *args, int n_args,
                             TpuTensor **results, int n_results) {
   int fi = find_function(p, function, "tpu_program_run");
@@ -240,10 +307,11 @@ TPU_API int tpu_program_run(TpuProgram *p, const char *function, TpuTensor *cons
   if (!p->exe && (fi = vm_program_find(exe->prog, "main")) < 0)
     return rt_fail(TPU_ERR_INTERNAL, "tpu_program_run: the refined program has no @main");
   const VmFunc *f = &exe->prog->funcs[fi];
-  if (n_args != (int)f->n_params || (n_args && !args))
-    return rt_fail(TPU_ERR_USAGE, "tpu_program_run: @%s takes %u arguments, %d given", f->name, f->n_params, n_args);
-  if (n_results != (int)f->n_results || (n_results && !results))
-    return rt_fail(TPU_ERR_USAGE, "tpu_program_run: @%s has %u results, %d asked for", f->name, f->n_results, n_results);
+  uint32_t np = run_user_count(f, false), nr = run_user_count(f, true); /* without bounded dims' sizes */
+  if (n_args != (int)np || (n_args && !args))
+    return rt_fail(TPU_ERR_USAGE, "tpu_program_run: @%s takes %u arguments, %d given", f->name, np, n_args);
+  if (n_results != (int)nr || (n_results && !results))
+    return rt_fail(TPU_ERR_USAGE, "tpu_program_run: @%s has %u results, %d asked for", f->name, nr, n_results);
   if (n_args > 256) return rt_fail(TPU_ERR_USAGE, "tpu_program_run: more than 256 arguments");
   for (int i = 0; i < n_results; i++) results[i] = NULL;
   for (int i = 0; i < n_args; i++) {
@@ -254,6 +322,11 @@ TPU_API int tpu_program_run(TpuProgram *p, const char *function, TpuTensor *cons
   for (int i = 0; i < n_args; i++) {
     int rc = rt_tensor_wait(args[i], "program_run");
     if (rc) return rc;
+  }
+  if (f->n_dyn) {
+    int rc = run_bounded(c, exe, fi, args, results, n_results);
+    atomic_fetch_add(&c->m.programs_run, 1);
+    return rc;
   }
   VmValue **res = calloc((size_t)c->nchips, sizeof *res);
   for (int k = 0; res && k < c->nchips; k++)

@@ -53,4 +53,23 @@ void run_spmd_args_free(const VmFunc *fn, int n, VmValue *const *args);
 bool run_spmd_result(const VmFunc *fn, int r, VmValue *const *res, int replicas, int partitions, StackedType *st,
                      VmValue *out);
 
+/* Bounded dynamic dims (VmFunc.dyn; docs/dynamic-shapes.md).  A size
+ * parameter or result (one that carries a dim's runtime size) is not the
+ * user's: the user gives and sees the others, in order. */
+bool run_is_size(const VmFunc *fn, bool result, uint32_t i);
+uint32_t run_user_count(const VmFunc *fn, bool result);
+/* Parses the input for parameter p (a padded one) at the shape its spec
+ * states (random and .npy: the bounds), each dynamic dim within its bound
+ * and each static dim equal, into args[p] zero-padded to the bounds
+ * (data malloc'ed), and its size parameters into args[size] (malloc'ed).
+ * 0, 1 (usage: a shape that does not fit, with err), 3 or 70. */
+int run_dyn_input(const VmFunc *fn, uint32_t p, const char *spec, int index, VmValue *args, char *err, size_t errlen);
+/* The same for a value given of its own shape (tpu_program_run). */
+int run_dyn_pad(const VmFunc *fn, uint32_t p, const VmValue *given, int index, VmValue *args, char *err, size_t errlen);
+/* The user's results of res into out (run_user_count of them): padded
+ * ones cut to the sizes their size results give, the others as they are.
+ * False when out of memory; free with run_dyn_results_free. */
+bool run_dyn_results(const VmFunc *fn, const VmValue *res, VmValue *out);
+void run_dyn_results_free(const VmFunc *fn, VmValue *out);
+
 #endif

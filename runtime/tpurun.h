@@ -168,8 +168,10 @@ TPU_API int tpu_program_compile(TpuClient *c, const char *mlir, size_t len, TpuP
  * global values, as jax.jit does: each argument is of the global type
  * (tpu.global_shape; a whole parameter's own type), or R of them stacked
  * (replica k gets value k), every chip getting its piece; each result is
- * the global value (R of them stacked when R > 1).  Waits for the
- * arguments; returns when done. */
+ * the global value (R of them stacked when R > 1).  A function with
+ * bounded dynamic dims (docs/dynamic-shapes.md) runs on one chip: a bounded
+ * argument may have any size within its bounds, each result comes back at
+ * its runtime size.  Waits for the arguments; returns when done. */
 TPU_API int tpu_program_run(TpuProgram *p, const char *function, TpuTensor *const *args, int n_args,
                             TpuTensor **results, int n_results);
 /* The number of parameters and results of function (NULL: "main"). */

@@ -313,6 +313,21 @@ static int emit_results(const Options *o, const VmFunc *fn, VmValue *res) {
   return EXIT_OK;
 }
 
+/* emit_results of the user's results (bounded dims cut to their sizes). */
+static int emit_user_results(const Options *o, const VmFunc *fn, const VmFunc *user, VmValue *res) {
+  if (!fn->n_dyn) return emit_results(o, fn, res);
+  VmValue *cut = calloc(user->n_results + 1, sizeof(VmValue));
+  if (!cut || !run_dyn_results(fn, res, cut)) {
+    free(cut);
+    fprintf(stderr, "tpurun: out of memory\n");
+    return 70;
+  }
+  int rc = emit_results(o, user, cut);
+  run_dyn_results_free(fn, cut);
+  free(cut);
+  return rc;
+}
+
 /* The exit status of a failed run (vm_run, vm_slice_run). */
 static int run_failed(int vm_status) { return vm_status == VM_INTERRUPTED ? EXIT_INTERRUPTED : EXIT_RUNTIME; }
 
@@ -395,11 +410,14 @@ static const char *input_spec(const Options *o, uint32_t i, char *buf, size_t n)
 /* Runs function fi with the --input arguments. */
 static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi) {
   const VmFunc *fn = &p->funcs[fi];
-  if (!o->check && (uint32_t)o->ninputs != fn->n_params) {
-    fprintf(stderr, "tpurun: @%s takes %u arguments, %d --input given\n", fn->name, fn->n_params, o->ninputs);
+  VmFunc user = *fn; /* the arguments and results the user gives and sees (bounded dims: no sizes) */
+  user.n_params = run_user_count(fn, false);
+  user.n_results = run_user_count(fn, true);
+  if (!o->check && (uint32_t)o->ninputs != user.n_params) {
+    fprintf(stderr, "tpurun: @%s takes %u arguments, %d --input given\n", fn->name, user.n_params, o->ninputs);
     return EXIT_USAGE;
   }
-  int out_rc = o->check || o->benchmark ? EXIT_OK : check_outputs(o, p, fn);
+  int out_rc = o->check || o->benchmark ? EXIT_OK : check_outputs(o, p, &user);
   if (out_rc != EXIT_OK) return out_rc;
   VmValue *args = calloc(fn->n_params + 1, sizeof(VmValue));
   VmValue *res = calloc(fn->n_results + 1, sizeof(VmValue));
@@ -408,11 +426,14 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
     fprintf(stderr, "tpurun: out of memory\n");
     rc = 70;
   }
-  for (uint32_t i = 0; i < fn->n_params && rc == EXIT_OK; i++) {
+  for (uint32_t i = 0, u = 0; i < fn->n_params && rc == EXIT_OK; i++) {
     char err[512];
     char spec[256];
-    const char *s = input_spec(o, i, spec, sizeof spec);
-    int st = vm_parse_input(s, fn->reg_types[i], (int)i, &args[i], err, sizeof err);
+    if (run_is_size(fn, false, i)) continue;
+    uint32_t j = u++;
+    const char *s = input_spec(o, j, spec, sizeof spec);
+    int st = fn->n_dyn ? run_dyn_input(fn, i, s, (int)j, args, err, sizeof err)
+                       : vm_parse_input(s, fn->reg_types[i], (int)j, &args[i], err, sizeof err);
     if (st != VM_IO_OK) {
       fprintf(stderr, "tpurun: %s\n", err);
       rc = st;
@@ -426,7 +447,7 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
     } else if (o->benchmark) {
       rc = benchmark(o, x, fi, args, fn);
     } else if (!o->check) {
-      rc = emit_results(o, fn, res);
+      rc = emit_user_results(o, fn, &user, res);
     }
     if (rc == EXIT_OK && o->profile) vm_profile_print(vm_exec_profile(x), stdout);
     const VmTimeline *tl = vm_exec_timeline(x);
@@ -662,6 +683,7 @@ static int run_program(const Options *o, const char *name, const char *source, V
     int fi = vm_program_find(p, fname);
     int rc = EXIT_USAGE;
     if (fi < 0) fprintf(stderr, "tpurun: %s: no function @%s\n", name, fname);
+    else if (p->funcs[fi].n_dyn) fprintf(stderr, "tpurun: @%s has bounded dynamic dims: it runs on one chip\n", fname);
     else rc = run_on_chips(o, p, fi, &vo, &mesh, stats, peak);
     vm_program_free(p);
     return rc;

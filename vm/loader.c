@@ -160,12 +160,14 @@ static bool load_sections(Loader *l) {
       [TPUB_SEC_CONSTS] = 1,           [TPUB_SEC_FUNCS] = sizeof(TpubFunc),
       [TPUB_SEC_CODE] = sizeof(uint32_t), [TPUB_SEC_LOCS] = sizeof(TpubLoc),
       [TPUB_SEC_MODULE] = sizeof(TpubModule), [TPUB_SEC_COSTS] = sizeof(TpubCost),
-      [TPUB_SEC_LOCOPS] = sizeof(uint32_t), [TPUB_SEC_SHARDS] = sizeof(TpubShard)};
+      [TPUB_SEC_LOCOPS] = sizeof(uint32_t), [TPUB_SEC_SHARDS] = sizeof(TpubShard),
+      [TPUB_SEC_DYNDIMS] = sizeof(TpubDyn)};
   static const char *const sec_name[TPUB_SEC_COUNT] = {
       [TPUB_SEC_STRTAB] = "STRTAB", [TPUB_SEC_INTS] = "INTS",   [TPUB_SEC_TYPES] = "TYPES",
       [TPUB_SEC_CONSTS] = "CONSTS", [TPUB_SEC_FUNCS] = "FUNCS", [TPUB_SEC_CODE] = "CODE",
       [TPUB_SEC_LOCS] = "LOCS",     [TPUB_SEC_MODULE] = "MODULE", [TPUB_SEC_COSTS] = "COSTS",
-      [TPUB_SEC_LOCOPS] = "LOCOPS", [TPUB_SEC_SHARDS] = "SHARDS"};
+      [TPUB_SEC_LOCOPS] = "LOCOPS", [TPUB_SEC_SHARDS] = "SHARDS",
+      [TPUB_SEC_DYNDIMS] = "DYNDIMS"};
   if (l->n < sizeof(TpubHeader))
     return fail(l, "truncated: %zu bytes is shorter than the %zu-byte header", l->n, sizeof(TpubHeader));
   TpubHeader h;
@@ -204,7 +206,7 @@ static bool load_sections(Loader *l) {
     l->sec[s->kind] = s;
   }
   for (int k = 1; k < TPUB_SEC_COUNT; k++)
-    if (!l->sec[k] && k != TPUB_SEC_COSTS && k != TPUB_SEC_LOCOPS && k != TPUB_SEC_SHARDS) return fail(l, "section %s is missing", sec_name[k]);
+    if (!l->sec[k] && k != TPUB_SEC_COSTS && k != TPUB_SEC_LOCOPS && k != TPUB_SEC_SHARDS && k != TPUB_SEC_DYNDIMS) return fail(l, "section %s is missing", sec_name[k]);
   if (!l->sec[TPUB_SEC_COSTS] != !l->sec[TPUB_SEC_LOCOPS])
     return fail(l, l->sec[TPUB_SEC_COSTS] ? "section COSTS without LOCOPS" : "section LOCOPS without COSTS");
   l->prog->strtab = (const char *)l->bytes + l->sec[TPUB_SEC_STRTAB]->offset;
@@ -716,6 +718,62 @@ static bool load_shards(Loader *l) {
   return true;
 }
 
+/* One DYNDIMS record against its function's types (what says which). */
+static bool check_dyn(Loader *l, const TpubDyn *r, const VmFunc *fn, const char *what) {
+  bool param = r->kind == TPUB_DYN_PARAM;
+  uint32_t count = param ? fn->n_params : fn->n_results;
+  if (r->index >= count || r->size >= count || r->size == r->index)
+    return fail(l, "DYNDIMS: %s: tensor %u or size %u is not one of its %u", what, r->index, r->size, count);
+  const VmType *t = param ? fn->reg_types[r->index] : fn->result_types[r->index];
+  const VmType *s = param ? fn->reg_types[r->size] : fn->result_types[r->size];
+  if (t->kind != TPUB_TY_TENSOR || r->dim >= t->rank) return fail(l, "DYNDIMS: %s: dim %u is not a dim of a tensor", what, r->dim);
+  if (t->dims[r->dim] != r->bound || r->bound > INT32_MAX)
+    return fail(l, "DYNDIMS: %s: bound %lld, the tensor's dim is %lld", what, (long long)r->bound, (long long)t->dims[r->dim]);
+  if (s->kind != TPUB_TY_TENSOR || s->rank != 0 || s->elem != TPUB_I32)
+    return fail(l, "DYNDIMS: %s: its size %u is not a tensor<i32>", what, r->size);
+  return true;
+}
+
+/* DYNDIMS: the bounded dynamic dims of public functions, in order, each
+ * size parameter or result used once and not itself a padded tensor. */
+static bool load_dyndims(Loader *l) {
+  const TpubSection *sec = l->sec[TPUB_SEC_DYNDIMS];
+  if (!sec) return true;
+  const TpubDyn *rec = (const TpubDyn *)(l->bytes + sec->offset);
+  VmFunc *funcs = (VmFunc *)l->prog->pub.funcs;
+  uint32_t nfuncs = l->prog->pub.n_funcs;
+  VmDynDim *all = pool_alloc(&l->prog->pool, sizeof(VmDynDim) * (sec->count + 1u));
+  if (!all) return fail(l, "out of memory");
+  for (uint32_t k = 0; k < sec->count; k++) {
+    const TpubDyn *r = &rec[k];
+    if (r->func >= nfuncs) return fail(l, "DYNDIMS: record %u names function %u of %u", k, r->func, nfuncs);
+    VmFunc *fn = &funcs[r->func];
+    if (!(fn->flags & TPUB_FUNC_PUBLIC) || (fn->flags & TPUB_FUNC_REGION))
+      return fail(l, "DYNDIMS: record %u: @%s is not a public function", k, fn->name);
+    if (r->kind > TPUB_DYN_RESULT) return fail(l, "DYNDIMS: record %u: unknown kind %u", k, r->kind);
+    char what[160];
+    snprintf(what, sizeof what, "record %u (@%s %s %u dim %u)", k, fn->name, r->kind ? "result" : "parameter", r->index, r->dim);
+    if (!check_dyn(l, r, fn, what)) return false;
+    for (uint32_t j = 0; j < k; j++) {
+      const TpubDyn *q = &rec[j];
+      if (q->func != r->func || q->kind != r->kind) continue;
+      if (q->size == r->size || q->size == r->index || q->index == r->size)
+        return fail(l, "DYNDIMS: %s: its size %u is shared or is a padded tensor", what, r->size);
+    }
+    if (k > 0) {
+      const TpubDyn *q = &rec[k - 1];
+      uint64_t a[4] = {q->func, q->kind, q->index, q->dim}, b[4] = {r->func, r->kind, r->index, r->dim};
+      int c = 0;
+      for (int i = 0; i < 4 && !c; i++) c = a[i] < b[i] ? -1 : a[i] > b[i];
+      if (c >= 0) return fail(l, "DYNDIMS: %s is out of order or repeated", what);
+    }
+    all[k] = (VmDynDim){r->kind == TPUB_DYN_RESULT, r->index, r->dim, r->size, r->bound};
+    if (!fn->dyn) fn->dyn = &all[k];
+    fn->n_dyn++;
+  }
+  return true;
+}
+
 VmProgram *vm_program_load(const void *bytes, size_t n, char *err, size_t errlen) {
   VmProgramImpl *prog = calloc(1, sizeof *prog);
   if (!prog) {
@@ -731,7 +789,7 @@ VmProgram *vm_program_load(const void *bytes, size_t n, char *err, size_t errlen
   memcpy(copy, bytes, n);
   Loader l = {.prog = prog, .bytes = copy, .n = n, .err = err, .errlen = errlen};
   if (!load_sections(&l) || !load_types(&l) || !load_locs(&l) || !load_costs(&l) || !load_funcs(&l) ||
-      !load_shards(&l)) {
+      !load_shards(&l) || !load_dyndims(&l)) {
     pool_free(&prog->pool);
     free(prog);
     return NULL;

@@ -21,6 +21,9 @@
  *   SHARDS  TpubShard[], optional, only in a partitioned module: how the
  *           per-chip arguments and results of public functions are pieces
  *           of global values
+ *   DYNDIMS TpubDyn[], optional: the bounded dynamic dims of public
+ *           functions' parameters and results, and which parameter or
+ *           result carries each one's runtime size
  */
 #ifndef TPUB_H
 #define TPUB_H
@@ -34,8 +37,8 @@
  * fusions; 5: opcode square (the opcodes after it renumbered); 6: SHARDS
  * section and MODULE's flags and mesh (SPMD-partitioned programs take
  * global inputs and give global results), where version 5 had reserved
- * zero words. */
-#define TPUB_FORMAT_VERSION 6
+ * zero words; 7: DYNDIMS section (bounded dynamic dims). */
+#define TPUB_FORMAT_VERSION 7
 #define TPUB_MAX_RANK 16     /* deeper tensors are refused by the loader */
 #define TPUB_MAX_CALL_DEPTH TPU_MAX_CALL_DEPTH /* common/limits.h: the verifier's too */
 #define TPUB_MAX_TUPLE_NESTING 64 /* tuples of tuples, at most this deep */
@@ -99,6 +102,7 @@ enum TpubSectionKind {
   TPUB_SEC_COSTS,  /* optional */
   TPUB_SEC_LOCOPS, /* present exactly when COSTS is */
   TPUB_SEC_SHARDS, /* optional; only with TPUB_MODULE_SPMD */
+  TPUB_SEC_DYNDIMS, /* optional */
   TPUB_SEC_COUNT /* one past the last kind */
 };
 
@@ -192,6 +196,24 @@ typedef struct TpubShard {
   uint32_t pad;
 } TpubShard;
 _Static_assert(sizeof(TpubShard) == 32, "shard layout");
+
+/* One DYNDIMS record (docs/dynamic-shapes.md): dim `dim` of parameter
+ * (result) `index` of public function `func` is a bounded dynamic dim; the
+ * tensor's type is padded to `bound` along it (its dims[dim] == bound) and
+ * parameter (result) `size`, a tensor<i32> that is no tensor's record,
+ * holds the runtime size, 0..bound.  Records are sorted by func, then
+ * parameters before results, then index, then dim, each at most once;
+ * each size parameter (result) serves one record.  Pads are zero. */
+enum TpubDynKind { TPUB_DYN_PARAM, TPUB_DYN_RESULT };
+typedef struct TpubDyn {
+  uint32_t func;  /* FUNCS index of a public function */
+  uint16_t kind;  /* TpubDynKind */
+  uint16_t dim;   /* the dynamic dim */
+  uint32_t index; /* the padded tensor's parameter or result index */
+  uint32_t size;  /* the parameter or result index of its size */
+  int64_t bound;
+} TpubDyn;
+_Static_assert(sizeof(TpubDyn) == 24, "dyn layout");
 
 typedef struct TpubLoc {
   uint32_t file; /* STRTAB offset of the file name */

@@ -81,6 +81,16 @@ typedef struct VmShard {
   int64_t ndevices;       /* = the module's num_partitions */
 } VmShard;
 
+/* A bounded dynamic dim of a public function's parameter or result (a
+ * DYNDIMS record, checked by the loader; docs/dynamic-shapes.md). */
+typedef struct VmDynDim {
+  bool result;     /* a result's, else a parameter's */
+  uint32_t index;  /* the padded tensor */
+  uint32_t dim;
+  uint32_t size;   /* the tensor<i32> parameter or result holding its size */
+  int64_t bound;
+} VmDynDim;
+
 typedef struct VmFunc {
   const char *name;
   uint32_t flags; /* TPUB_FUNC_* */
@@ -94,6 +104,9 @@ typedef struct VmFunc {
    * each the piece it is of a global tensor, or NULL for a whole value;
    * NULL arrays when the function has no SHARDS records. */
   const VmShard *const *param_shards, *const *result_shards;
+  /* Its bounded dynamic dims, parameters' then results' (none: 0). */
+  uint32_t n_dyn;
+  const VmDynDim *dyn;
 } VmFunc;
 
 typedef struct VmLoc {

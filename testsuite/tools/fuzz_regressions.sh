@@ -5,7 +5,7 @@
 # through its harness without libFuzzer ($BUILD/fuzz_runtime_replay): it
 # aborts on a finding, so anything but exit 0 fails.
 source "$(dirname "$0")/lib.sh"
-for f in "$ROOT"/testsuite/fuzz/regressions/*; do
+for f in "$ROOT"/testsuite/fuzz/regressions/* "$ROOT"/testsuite/fuzz/parser-seeds/*; do
   timeout 20 "$TPUCC" --verify-only "$f" > /dev/null 2> "$TMP/err"
   st=$?
   [ $st -eq 0 ] || [ $st -eq 2 ] || fail "$(basename "$f"): exit status $st: $(head -c 300 "$TMP/err")"

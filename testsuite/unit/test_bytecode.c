@@ -131,7 +131,7 @@ static void test_corrupted_header(void **state) {
   memcpy(bad, img, n);
   ((TpubHeader *)bad)->format_version = 5;
   fix_checksum(bad, n);
-  expect_refused(bad, n, "format version 5, this tpurun reads version 6");
+  expect_refused(bad, n, "format version 5, this tpurun reads version 7");
   memcpy(bad, img, n);
   bad[n / 2] ^= 0x40;
   expect_refused(bad, n, "checksum mismatch");
@@ -616,6 +616,57 @@ static void test_shards_section(void **state) {
   free(img);
 }
 
+/* A program after dynamic-pad: %a padded to 8 rows, its size %n; the
+ * result likewise (docs/dynamic-shapes.md). */
+static const char dyn_text[] =
+    "func.func @main(%a: tensor<8x4xf32>, %n: tensor<i32>) -> (tensor<8x4xf32>, tensor<i32>) attributes "
+    "{tpu.dynamic_args = array<i64: 0, 0, 8, 1>, tpu.dynamic_results = array<i64: 0, 0, 8, 1>} {\n"
+    "  return %a, %n : tensor<8x4xf32>, tensor<i32>\n}\n";
+
+/* DYNDIMS round-trips; every corruption is refused with a reason. */
+static void test_dyndims_section(void **state) {
+  (void)state;
+  size_t n;
+  int calls = 0;
+  uint8_t *img = compile_with_costs(dyn_text, &n, &calls);
+  char err[256];
+  VmProgram *p = vm_program_load(img, n, err, sizeof err);
+  if (!p) fail_msg("load failed: %s", err);
+  const VmFunc *fn = &p->funcs[vm_program_find(p, "main")];
+  assert_int_equal(fn->n_dyn, 2);
+  assert_true(!fn->dyn[0].result && fn->dyn[0].index == 0 && fn->dyn[0].dim == 0 && fn->dyn[0].size == 1 &&
+              fn->dyn[0].bound == 8);
+  assert_true(fn->dyn[1].result && fn->dyn[1].size == 1);
+  vm_program_free(p);
+  const char *reasons[] = {
+      "DYNDIMS: record 0 (@main parameter 0 dim 0): bound 9, the tensor's dim is 8",
+      "DYNDIMS: record 0 (@main parameter 0 dim 3): dim 3 is not a dim of a tensor",
+      "DYNDIMS: record 0 (@main parameter 1 dim 0): dim 0 is not a dim of a tensor",
+      "DYNDIMS: record 0 (@main parameter 0 dim 0): tensor 0 or size 0 is not one of its 2",
+      "DYNDIMS: record 1 (@main parameter 0 dim 0): its size 1 is shared or is a padded tensor",
+      "DYNDIMS: record 0 names function 9",
+      "DYNDIMS: record 0: unknown kind 5",
+  };
+  uint8_t *bad = malloc(n);
+  for (int k = 0; k < (int)(sizeof reasons / sizeof reasons[0]); k++) {
+    memcpy(bad, img, n);
+    TpubDyn *rec = (TpubDyn *)(bad + find_section(bad, TPUB_SEC_DYNDIMS)->offset);
+    switch (k) {
+    case 0: rec[0].bound = 9; break;
+    case 1: rec[0].dim = 3; break;
+    case 2: rec[0].index = 1, rec[0].size = 0; break;
+    case 3: rec[0].size = 0; break;
+    case 4: rec[1] = rec[0]; break;
+    case 5: rec[0].func = 9; break;
+    case 6: rec[0].kind = 5; break;
+    }
+    fix_checksum(bad, n);
+    expect_refused(bad, n, reasons[k]);
+  }
+  free(bad);
+  free(img);
+}
+
 /* Corrupt COSTS records and LOCOPS entries are refused with a reason
  * naming the section. */
 static void test_costs_corrupt(void **state) {
@@ -920,7 +971,7 @@ int run_bytecode_tests(void) {
       cmocka_unit_test(test_every_byte_flip),   cmocka_unit_test(test_allocation_failures),
       cmocka_unit_test(test_call_depth_limit),  cmocka_unit_test(test_codecs_agree),
       cmocka_unit_test(test_loader_fuzz_regressions), cmocka_unit_test(test_costs_round_trip),
-      cmocka_unit_test(test_costs_corrupt),     cmocka_unit_test(test_module_section), cmocka_unit_test(test_shards_section),     cmocka_unit_test(test_profile),
+      cmocka_unit_test(test_costs_corrupt),     cmocka_unit_test(test_module_section), cmocka_unit_test(test_shards_section), cmocka_unit_test(test_dyndims_section),     cmocka_unit_test(test_profile),
       cmocka_unit_test(test_mxu_dot_validator),
       cmocka_unit_test(test_fusion_inplace_flag),
   };

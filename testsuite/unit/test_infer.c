@@ -43,6 +43,26 @@ static void refuses(const char *args, const char *op, const char *msg) {
   assert_contains(parsed_diags(cur), msg);
 }
 
+/* async_start gives the future of its body's results, async_done its
+ * values; a body that is no collective or slice is refused. */
+static void test_futures(void **state) {
+  (void)state;
+  INFERS("%a: tensor<4xf32>",
+         "\"stablehlo.async_start\"(%a) ({\n  ^bb0(%v: tensor<4xf32>):\n"
+         "    %s = stablehlo.slice %v [0:2] : (tensor<4xf32>) -> tensor<2xf32>\n"
+         "    \"stablehlo.return\"(%s, %v) : (tensor<2xf32>, tensor<4xf32>) -> ()\n  }) : (tensor<4xf32>) -> ()",
+         "!stablehlo.future<tensor<2xf32>, tensor<4xf32>>");
+  INFERS("%f: !stablehlo.future<tensor<2xf32>, tensor<4xi32>>",
+         "\"stablehlo.async_done\"(%f) : (!stablehlo.future<tensor<2xf32>, tensor<4xi32>>) -> ()",
+         "tensor<2xf32>, tensor<4xi32>");
+  assert_string_equal(infer_text("%a: tensor<4xf32>",
+                                 "\"stablehlo.async_start\"(%a) ({\n  ^bb0(%v: tensor<4xf32>):\n"
+                                 "    %s = stablehlo.add %v, %v : tensor<4xf32>\n"
+                                 "    \"stablehlo.return\"(%s) : (tensor<4xf32>) -> ()\n  }) : (tensor<4xf32>) -> ()"),
+                      "error");
+  assert_contains(parsed_diags(cur), "region must contain a collective or slice operation");
+}
+
 static void test_elementwise(void **state) {
   (void)state;
   const char *ab = "%a: tensor<2x3xf32>, %b: tensor<2x3xf32>";
@@ -398,6 +418,7 @@ static void test_corpus(void **state) {
 int run_infer_tests(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_elementwise, parsed_teardown),
+      cmocka_unit_test_teardown(test_futures, parsed_teardown),
       cmocka_unit_test_teardown(test_contractions, parsed_teardown),
       cmocka_unit_test_teardown(test_shapes, parsed_teardown),
       cmocka_unit_test_teardown(test_regions, parsed_teardown),

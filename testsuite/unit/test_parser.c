@@ -790,7 +790,9 @@ static void test_error_bad_reduce_applies(void **state) {
            "  %0 = stablehlo.reduce(%x init: %z) applies stablehlo.abs across dimensions = [0] :"
            " (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n"
            "  func.return %0 : tensor<f32>\n}\n",
-           1, 2, 46, "'applies' needs a binary op, found 'stablehlo.abs'");
+           1, 2, 46,
+           "expected the inner-op to be a commutative binary-op from the stablehlo dialect, with zero region, "
+           "producing single result; found 'stablehlo.abs'");
 }
 
 static void test_error_recovery_reports_each_function(void **state) {

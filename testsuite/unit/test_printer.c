@@ -177,7 +177,7 @@ static void test_dot_directives(void **state) {
       "  %2 = stablehlo.dot %m, %n, precision = [DEFAULT, DEFAULT] : (tensor<2x3xf32>, tensor<3x4xf32>) -> "
       "tensor<2x4xf32>\n"
       "  %3 = stablehlo.dot %m, %n : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>\n"
-      "  %4 = stablehlo.dot_general %m, %n, contracting_dims = [1] x [0], precision = [DEFAULT, HIGH], "
+      "  %4 = stablehlo.dot_general %m, %n, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT], "
       "algorithm = #stablehlo.dot_algorithm<lhs_precision_type = tf32, rhs_precision_type = tf32, "
       "accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 3, "
       "allow_imprecise_accumulation = false> : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>\n"
@@ -189,7 +189,7 @@ static void test_dot_directives(void **state) {
   assert_contains(p, "%1 = stablehlo.dot_general %arg2, %arg3, contracting_dims = [1] x [0] : (");
   assert_contains(p, "%2 = stablehlo.dot %arg2, %arg3, precision = [DEFAULT, DEFAULT] : (");
   assert_contains(p, "%3 = stablehlo.dot %arg2, %arg3 : (");
-  assert_contains(p, "precision = [DEFAULT, HIGH], algorithm = #stablehlo.dot_algorithm<lhs_precision_type = tf32");
+  assert_contains(p, "precision = [DEFAULT, DEFAULT], algorithm = <lhs_precision_type = tf32");
   assert_contains(p, "config = \"ab,bc->ac\" : (");
   assert_contains(g, "dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = "
                      "[0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>");

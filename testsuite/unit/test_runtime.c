@@ -490,6 +490,42 @@ static int spmd_owner(int i, int j) {
   return devices[(i / 3) * 2 + j / 2];
 }
 
+/* tpu_program_run of a bounded program: any size within the bound, the
+ * results cut to their sizes, a size over the bound refused
+ * (docs/dynamic-shapes.md). */
+static void test_bounded_program(void **state) {
+  (void)state;
+  static const char text[] =
+      "func.func @main(%x: tensor<?x2xf32, #stablehlo.bounds<4, ?>>) -> (tensor<?x2xf32, #stablehlo.bounds<4, ?>>, "
+      "tensor<2xf32>) {\n"
+      "  %a = stablehlo.add %x, %x : tensor<?x2xf32, #stablehlo.bounds<4, ?>>\n"
+      "  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+      "  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : "
+      "(tensor<?x2xf32, #stablehlo.bounds<4, ?>>, tensor<f32>) -> tensor<2xf32>\n"
+      "  return %a, %s : tensor<?x2xf32, #stablehlo.bounds<4, ?>>, tensor<2xf32>\n}\n";
+  TpuClient *c = client(TPU_EAGER_STRICT, 1, 0);
+  TpuProgram *p = NULL;
+  if (tpu_program_compile(c, text, strlen(text), &p)) fail_msg("%s", tpu_error(c));
+  int np, nr;
+  assert_int_equal(tpu_program_signature(p, NULL, &np, &nr), TPU_OK);
+  assert_true(np == 1 && nr == 2);
+  float x[6] = {1, 2, 3, 4, 5, 6}, out[8], zeros[10] = {0};
+  TpuTensor *t = host(c, "3x2xf32", x, 24), *r[2] = {NULL, NULL};
+  if (tpu_program_run(p, NULL, &t, 1, r, 2)) fail_msg("%s", tpu_error(c));
+  assert_string_equal(tpu_tensor_type(r[0]), "3x2xf32");
+  assert_int_equal(tpu_tensor_to_host(r[0], out, 24), TPU_OK);
+  assert_true(out[0] == 2 && out[5] == 12);
+  assert_int_equal(tpu_tensor_to_host(r[1], out, 8), TPU_OK);
+  assert_true(out[0] == 9 && out[1] == 12);
+  tpu_tensor_release(r[0]), tpu_tensor_release(r[1]);
+  TpuTensor *big = host(c, "5x2xf32", zeros, 40);
+  assert_int_equal(tpu_program_run(p, NULL, &big, 1, r, 2), TPU_ERR_USAGE);
+  assert_non_null(strstr(tpu_error(c), "bounded by 4"));
+  tpu_tensor_release(big), tpu_tensor_release(t);
+  tpu_program_release(p);
+  tpu_client_destroy(c);
+}
+
 /* tpu_program_run on a partitioned program takes global arguments and
  * gives global results: on 4 chips one replica, on 8 two (stacked); a
  * global argument per replica may be stacked too; a wrong global shape
@@ -551,6 +587,7 @@ int run_runtime_tests(void) {
       cmocka_unit_test(test_out_of_memory),     cmocka_unit_test(test_fused_compiles_once),
       cmocka_unit_test(test_fused_read_beside_failed_graph),
       cmocka_unit_test(test_streams_and_events), cmocka_unit_test(test_chips_and_programs), cmocka_unit_test(test_unbounded_program),
+      cmocka_unit_test(test_bounded_program),
       cmocka_unit_test(test_partitioned_program),
   };
   return cmocka_run_group_tests_name("runtime", tests, NULL, NULL);

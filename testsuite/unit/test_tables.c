@@ -58,7 +58,9 @@ static void test_plain_ops_keep_their_name(void **state) {
     lower_case(op_rows[i].opcode, opcode, sizeof opcode);
     const char *dot = strchr(op_rows[i].name, '.');
     assert_non_null(dot);
-    if (!shared_opcode(opcode)) assert_string_equal(dot + 1, opcode);
+    const char *base = dot + 1;
+    while (*base == '_') base++; /* CHLO's internal ops: chlo._asin_acos_kernel */
+    if (!shared_opcode(opcode)) assert_string_equal(base, opcode);
   }
   assert_true(plain > 60);
 }

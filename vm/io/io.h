@@ -17,7 +17,7 @@ enum VmIoStatus { VM_IO_OK = 0, VM_IO_USAGE = 1, VM_IO_BAD_FILE = 3 };
  * = type; out->data malloc'ed, freed with vm_value_free).  Forms:
  *   2x3xf32=1,2,3,4,5,6    f32=1.5    2x2xi32=[[1 2][3 4]]    2x2xi32=[1 2][3 4]
  *   3xi1=true,false,1      4xf32=2.5 (one value: splat)    2x2xcomplex<f32>=(1,2) ...
- *   @file.npy    random    random:SEED    2x3xf32=random    2x3xf32=random:SEED
+ *   @file.npy    random    random:SEED
  * Values may be separated by spaces or commas; floats accept inf, -inf, nan
  * and hex bit patterns 0x7fc00000.  `index` is the parameter number, used to
  * derive the seed of "random".  A spec whose type differs from `type`, a wrong
@@ -40,9 +40,9 @@ void vm_print_type(FILE *out, const VmType *t);
  * types NumPy cannot hold (i2, i4, f8...) are refused with a reason. */
 int vm_npy_read(const char *path, const VmType *type, VmValue *out, char *err, size_t errlen);
 int vm_npy_write(const char *path, const VmValue *v, char *err, size_t errlen);
-/* The shape in a .npy file's header (at most max_rank dimensions), without
- * reading its data: what tpurun refines an unbounded program with. */
-int vm_npy_shape(const char *path, int *rank, int64_t *dims, int max_rank, char *err, size_t errlen);
+/* The shape a .npy file's header states (at most max dims), for a
+ * parameter whose bounded dims take any size (docs/dynamic-shapes.md). */
+int vm_npy_shape(const char *path, int *rank, int64_t *dims, int max, char *err, size_t errlen);
 /* VM_IO_OK when a value of type t can be written to path as .npy, with a
  * note (may be NULL) saying so when the file holds another form than the
  * type (bf16, tf32 and minifloat bit patterns as unsigned integers of their

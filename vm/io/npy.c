@@ -551,7 +551,7 @@ int vm_npy_read(const char *path, const VmType *type, VmValue *out, char *err, s
   return rc;
 }
 
-int vm_npy_shape(const char *path, int *rank, int64_t *dims, int max_rank, char *err, size_t errlen) {
+int vm_npy_shape(const char *path, int *rank, int64_t *dims, int max, char *err, size_t errlen) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     vm_io_errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
@@ -562,25 +562,33 @@ int vm_npy_shape(const char *path, int *rank, int64_t *dims, int max_rank, char 
   char reason[512];
   int rc = parse_prefix(prefix, got, &dict_off, &dict_len, reason, sizeof reason);
   char *dict = rc ? NULL : malloc(dict_len + 1);
-  if (!rc && (!dict || dict_len > NPY_MAX_STREAM_HEADER || fseek(f, (long)dict_off, SEEK_SET) != 0 ||
-              fread(dict, 1, dict_len, f) != dict_len)) {
-    snprintf(reason, sizeof reason, "cannot read the header");
+  if (!rc && (!dict || dict_len > NPY_MAX_STREAM_HEADER || got < dict_off)) {
+    snprintf(reason, sizeof reason, "header length %zu is too large", dict_len);
     rc = VM_IO_BAD_FILE;
   }
   NpyHeader h;
-  if (!rc) rc = parse_dict(dict, dict_len, &h, reason, sizeof reason);
-  if (!rc && h.rank > max_rank) {
-    snprintf(reason, sizeof reason, "rank %d is too deep", h.rank);
-    rc = VM_IO_BAD_FILE;
+  if (!rc) {
+    size_t have = got - dict_off < dict_len ? got - dict_off : dict_len;
+    memcpy(dict, prefix + dict_off, have);
+    if (have + fread(dict + have, 1, dict_len - have, f) != dict_len) {
+      snprintf(reason, sizeof reason, "header length %zu goes beyond the end of the file", dict_len);
+      rc = VM_IO_BAD_FILE;
+    } else {
+      rc = parse_dict(dict, dict_len, &h, reason, sizeof reason);
+    }
   }
   free(dict);
   fclose(f);
+  if (!rc && h.rank > max) {
+    snprintf(reason, sizeof reason, "rank %d is more than %d", h.rank, max);
+    rc = VM_IO_USAGE;
+  }
   if (rc) {
     vm_io_errf(err, errlen, "%s: %s", path, reason);
     return rc;
   }
   *rank = h.rank;
-  memcpy(dims, h.dims, sizeof(int64_t) * (size_t)h.rank);
+  for (int d = 0; d < h.rank; d++) dims[d] = h.dims[d];
   return VM_IO_OK;
 }
 

@@ -349,11 +349,18 @@ static int phase_permute(VmExec *x, const VmMeeting *m, int phase, void *ctx) {
   return VM_OK;
 }
 
-/* collective_broadcast: the first member's operands. */
+/* collective_broadcast: result i is operand i of the member roots[i] (an
+ * extra operand: has_dynamic_root; every member reads its own), else of
+ * the first member. */
 static int phase_broadcast(VmExec *x, const VmMeeting *m, int phase, void *ctx) {
+  (void)x, (void)phase;
   Job *j = ctx;
-  j->source = 0;
-  return phase_permute(x, m, phase, ctx);
+  const int32_t *roots = j->ins->n_in > j->ins->n_out ? m->in[m->me][j->ins->n_out].data : NULL;
+  for (uint32_t i = 0; i < j->ins->n_out; i++) {
+    size_t bytes = (size_t)m->out[m->me][i].type->nbytes;
+    if (bytes) memcpy(m->out[m->me][i].data, m->in[roots ? roots[i] : 0][i].data, bytes);
+  }
+  return VM_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -451,6 +458,13 @@ int exec_collective_broadcast(VmExec *x, const VmInstr *ins, const VmTensor *in,
   int n = instr_group(x, ins, true, group);
   if (n < 0) return VM_TRAP;
   if (n == 0) return zero_results(ins, out);
+  if (ins->n_in > ins->n_out) {
+    const int32_t *roots = in[ins->n_out].data;
+    for (uint32_t i = 0; i < ins->n_out; i++)
+      if (roots[i] < 0 || roots[i] >= n)
+        return vm_trap(x, "collective_broadcast: root %" PRId32 " of result %u is not a member of a group of %d", roots[i],
+                       i, n);
+  }
   Job job = {.ins = ins};
   return meet(x, group, n, ins, in, out, 1, phase_broadcast, &job, vm_field_int(ins, F_CHANNEL));
 }
@@ -482,10 +496,10 @@ static const char *op_name(const VmCheck *c) { return vm_op_rows[c->ins->opcode]
 
 /* Operands [0, n_in) and results [0, n_out) are tensors, as many of each,
  * result i of operand i's element type (and shape when same_shape). */
-static bool check_pairwise(VmCheck *c, bool same_shape) {
-  if (c->ins->n_in != c->ins->n_out)
+static bool check_pairwise(VmCheck *c, bool same_shape, bool extra) {
+  if (c->ins->n_in != c->ins->n_out + (extra ? 1 : 0))
     return vm_check_fail(c, "%s with %u operands and %u results", op_name(c), c->ins->n_in, c->ins->n_out);
-  for (uint32_t i = 0; i < c->ins->n_in; i++) {
+  for (uint32_t i = 0; i < c->ins->n_out; i++) {
     const VmType *a = vm_check_in(c, i), *b = vm_check_out(c, i);
     if (!vm_type_is_tensor(a) || !vm_type_is_tensor(b))
       return vm_check_fail(c, "%s: operand and result %u must be tensors", op_name(c), i);
@@ -620,15 +634,15 @@ static bool check_body(VmCheck *c, int f) {
 }
 
 bool check_all_reduce(VmCheck *c) {
-  return check_pairwise(c, true) && check_groups(c, MODES_REDUCE) && check_body(c, F_EXTRA);
+  return check_pairwise(c, true, false) && check_groups(c, MODES_REDUCE) && check_body(c, F_EXTRA);
 }
 
 bool check_collective_reduce(VmCheck *c) {
-  return check_pairwise(c, true) && check_groups(c, MODES_LINE) && check_body(c, F_EXTRA);
+  return check_pairwise(c, true, false) && check_groups(c, MODES_LINE) && check_body(c, F_EXTRA);
 }
 
 bool check_cross_replica_sum(VmCheck *c) {
-  if (!check_pairwise(c, true) || !check_groups(c, 0)) return false;
+  if (!check_pairwise(c, true, false) || !check_groups(c, 0)) return false;
   for (uint32_t i = 0; i < c->ins->n_in; i++) {
     int e = vm_check_in(c, i)->elem;
     if (!vm_elem_is_int(e) && !vm_elem_is_float(e) && vm_elem_class(e) != TPUB_CLASS_COMPLEX)
@@ -637,9 +651,19 @@ bool check_cross_replica_sum(VmCheck *c) {
   return true;
 }
 
-bool check_collective_broadcast(VmCheck *c) { return check_pairwise(c, true) && check_groups(c, MODES_LINE); }
+/* Operands and results pairwise, but for a last operand of roots,
+ * tensor<[results]xi32>, with has_dynamic_root. */
+bool check_collective_broadcast(VmCheck *c) {
+  uint32_t n = c->ins->n_out;
+  if (c->ins->n_in == n + 1) {
+    const VmType *r = vm_check_in(c, n);
+    if (!vm_type_is_tensor(r) || r->elem != TPUB_I32 || r->rank != 1 || r->dims[0] != n)
+      return vm_check_fail(c, "collective_broadcast: its roots operand must be tensor<%uxi32>", n);
+  }
+  return check_pairwise(c, true, c->ins->n_in == n + 1) && check_groups(c, MODES_LINE);
+}
 
-bool check_collective_permute(VmCheck *c) { return check_pairwise(c, true) && coll_check_pairs(c, 0); }
+bool check_collective_permute(VmCheck *c) { return check_pairwise(c, true, false) && coll_check_pairs(c, 0); }
 
 /* dim (field f) is a dimension of every operand, and result i differs
  * from operand i only there. */
@@ -658,7 +682,7 @@ static bool check_dim(VmCheck *c, int f, const char *name, int64_t *dim) {
 
 bool check_all_gather(VmCheck *c) {
   int64_t dim;
-  if (!check_pairwise(c, false) || !check_groups(c, MODES_REDUCE) || !check_dim(c, F_EXTRA, "dim", &dim))
+  if (!check_pairwise(c, false, false) || !check_groups(c, MODES_REDUCE) || !check_dim(c, F_EXTRA, "dim", &dim))
     return false;
   for (uint32_t i = 0; i < c->ins->n_in; i++) {
     int64_t a = vm_check_in(c, i)->dims[dim], b = vm_check_out(c, i)->dims[dim];
@@ -671,7 +695,7 @@ bool check_all_gather(VmCheck *c) {
 
 bool check_reduce_scatter(VmCheck *c) {
   int64_t dim;
-  if (!check_pairwise(c, false) || !check_groups(c, MODES_REDUCE) || !check_dim(c, F_EXTRA, "dim", &dim) ||
+  if (!check_pairwise(c, false, false) || !check_groups(c, MODES_REDUCE) || !check_dim(c, F_EXTRA, "dim", &dim) ||
       !check_body(c, F_EXTRA + 1))
     return false;
   for (uint32_t i = 0; i < c->ins->n_in; i++) {
@@ -684,7 +708,7 @@ bool check_reduce_scatter(VmCheck *c) {
 }
 
 bool check_all_to_all(VmCheck *c) {
-  if (!check_pairwise(c, false) || !check_groups(c, MODES_LINE)) return false;
+  if (!check_pairwise(c, false, false) || !check_groups(c, MODES_LINE)) return false;
   int64_t sd = vm_field_int(c->ins, F_EXTRA), cd = vm_field_int(c->ins, F_EXTRA + 1);
   int64_t count = vm_field_int(c->ins, F_EXTRA + 2), len;
   vm_field_list(c->ins, F_GROUPS, &len);

@@ -258,6 +258,8 @@ static inline uint64_t width_mask(int width) {
       EACH(T x_ = a[i]; T y_ = b[i];                                                               \
            T neg_ = x_ == 1 ? (T)1 : x_ == (T)-1 ? ((y_ & 1) ? (T)-1 : (T)1) : (T)0;               \
            o[i] = (sgn && (S)y_ < 0) ? neg_ : (T)ipow_u64((uint64_t)x_, (uint64_t)y_));            \
+    case VM_OP_MULHI: /* the operands as stored: sign- or zero-extended */                        \
+      EACH(__int128 p_ = (__int128)a[i] * (__int128)b[i]; o[i] = (T)(p_ >> width));                 \
     case VM_OP_MAXIMUM: EACH(o[i] = a[i] >= b[i] ? a[i] : b[i]);                                   \
     case VM_OP_MINIMUM: EACH(o[i] = a[i] <= b[i] ? a[i] : b[i]);                                   \
     case VM_OP_AND: EACH(o[i] = a[i] & b[i]);                                                      \
@@ -402,6 +404,15 @@ static bool c_greater(cdouble a, cdouble b, bool strict) {
   return strict ? cimag(a) > cimag(b) : cimag(a) >= cimag(b);
 }
 
+/* chlo._asin_acos_kernel: w with asin(z) = atan2(re z, re w) + i sign(im z)
+ * im w; re w = sqrt(a^2 - x^2) by Kahan's product of square roots, im w =
+ * log(a + sqrt(a^2 - 1)) = |im asin(z)|, on q = |re z| + i |im z|. */
+static cdouble c_asin_acos_kernel(cdouble z) {
+  cdouble q = cmk(fabs(creal(z)), fabs(cimag(z)));
+  cdouble p = c_mul(csqrt(cmk(1.0 - creal(q), -cimag(q))), csqrt(cmk(1.0 + creal(q), cimag(q))));
+  return cmk(creal(p), fabs(cimag(casin(q))));
+}
+
 static void unary_c128(int op, const cdouble *a, cdouble *o, int64_t n) {
   int64_t i;
   switch (op) {
@@ -429,6 +440,7 @@ static void unary_c128(int op, const cdouble *a, cdouble *o, int64_t n) {
   case VM_OP_ACOSH: EACH(o[i] = cacosh(a[i]));
   case VM_OP_ATANH: EACH(o[i] = catanh(a[i]));
   case VM_OP_CONJ: EACH(o[i] = cmk(creal(a[i]), -cimag(a[i])));
+  case VM_OP_ASIN_ACOS_KERNEL: EACH(o[i] = c_asin_acos_kernel(a[i]));
   default:
     if (o != a) memmove(o, a, (size_t)n * sizeof(cdouble));
     break;

@@ -3,6 +3,8 @@
  * Threefry uses state[1] as a 64-bit counter, Philox state[1..2] as a
  * 128-bit one.  Outputs of at most 32 bits take one 32-bit draw per element
  * (truncated), 64-bit outputs two. */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vm/dtype.h"
@@ -138,5 +140,69 @@ int exec_rng_bit_generator(VmExec *x, const VmInstr *ins, const VmTensor *in, Vm
     new_state[2] = s2 + (lo < s1);
   }
   memcpy(out[0].data, new_state, sizeof(uint64_t) * (size_t)nstate);
+  return VM_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* rng (stablehlo.rng, the RNG opcode): implementation-defined by the
+ * spec; here deterministic.  Element i of the n-th execution of the
+ * instruction (n counted per chip from 0) is drawn from Philox-4x32-10
+ * with key (seed, seed >> 32) and counter (i, i >> 32, n, n >> 32), seed
+ * being the compiler's (a hash of the op's source location).
+ *   UNIFORM, floats: a + (b - a) u, u of 53 bits in [0, 1), rounded to
+ *     the element type (a when that rounds up to b);
+ *   UNIFORM, integers and i1: a + (64 random bits mod (b - a)), a when b <= a;
+ *   NORMAL (floats): a + b z, z by Box-Muller from two 53-bit uniforms. */
+
+enum { RNG_UNIFORM, RNG_NORMAL };
+
+bool check_rng(VmCheck *c) {
+  const VmType *a = vm_check_in(c, 0), *b = vm_check_in(c, 1), *r = vm_check_out(c, 0);
+  if (!vm_type_is_tensor(a) || !vm_type_is_tensor(b) || !vm_type_is_tensor(r) || a->rank != 0 || b->rank != 0)
+    return vm_check_fail(c, "rng: a and b must be 0-d tensors and the result a tensor");
+  if (a->elem != r->elem || b->elem != r->elem)
+    return vm_check_fail(c, "rng: a, b and the result must have one element type");
+  int64_t d = vm_field_int(c->ins, 0);
+  if (d != RNG_UNIFORM && d != RNG_NORMAL) return vm_check_fail(c, "rng: distribution %lld not 0 or 1", (long long)d);
+  if (!vm_elem_is_float(r->elem) && (d == RNG_NORMAL || !vm_elem_is_int(r->elem)))
+    return vm_check_fail(c, "rng: %s of %s", d == RNG_NORMAL ? "NORMAL" : "UNIFORM", vm_elem_name(r->elem));
+  return true;
+}
+
+/* A uniform double in [0, 1) from two 32-bit words (53 bits). */
+static double unit53(uint32_t hi, uint32_t lo) {
+  return (double)(((uint64_t)hi << 21) ^ (lo >> 11)) * (1.0 / 9007199254740992.0);
+}
+
+/* The value of element i: w is its Philox block. */
+static void rng_elem(int dist, int elem, const VmTensor *in, void *out, int64_t i, const uint32_t w[4]) {
+  if (vm_elem_is_float(elem)) {
+    double a = vm_load_f64(elem, in[0].data, 0), b = vm_load_f64(elem, in[1].data, 0), v;
+    if (dist == RNG_NORMAL) {
+      double u1 = 1.0 - unit53(w[0], w[1]), u2 = unit53(w[2], w[3]); /* u1 in (0, 1] */
+      v = a + b * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+    } else {
+      v = a + (b - a) * unit53(w[0], w[1]);
+    }
+    vm_store_f64(elem, out, i, v);
+    if (dist == RNG_UNIFORM && b > a && vm_load_f64(elem, out, i) >= b) vm_store_f64(elem, out, i, a);
+    return;
+  }
+  int64_t a = vm_load_i64(elem, in[0].data, 0), b = vm_load_i64(elem, in[1].data, 0);
+  uint64_t range = (uint64_t)b - (uint64_t)a, bits = ((uint64_t)w[0] << 32) | w[1];
+  vm_store_i64(elem, out, i, b > a ? (int64_t)((uint64_t)a + bits % range) : a);
+}
+
+int exec_rng(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
+  uint64_t **calls = (uint64_t **)vm_instr_cache(x);
+  if (!calls) return vm_trap(x, "out of memory: rng");
+  if (!*calls && !(*calls = calloc(1, sizeof(uint64_t)))) return vm_trap(x, "out of memory: rng");
+  uint64_t n = (**calls)++, seed = (uint64_t)vm_field_int(ins, 1);
+  int dist = (int)vm_field_int(ins, 0), elem = out[0].type->elem;
+  for (int64_t i = 0; i < out[0].type->count; i++) {
+    uint32_t w[4] = {(uint32_t)i, (uint32_t)((uint64_t)i >> 32), (uint32_t)n, (uint32_t)(n >> 32)};
+    philox4x32((uint32_t)seed, (uint32_t)(seed >> 32), w);
+    rng_elem(dist, elem, in, out[0].data, i, w);
+  }
   return VM_OK;
 }

@@ -269,7 +269,7 @@ func.func @bad_precision(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
 // -----
 
 func.func @bad_applies(%x: tensor<4xf32>, %z: tensor<f32>) -> tensor<f32> {
-  // expected-error @+1 {{'applies' needs a binary op, found 'stablehlo.sqrt'}}
+  // expected-error @+1 {{expected the inner-op to be a commutative binary-op from the stablehlo dialect}}
   %0 = stablehlo.reduce(%x init: %z) applies stablehlo.sqrt across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
   func.return %0 : tensor<f32>
 }
@@ -331,6 +331,38 @@ func.func @unterminated_string() {
 module {
 }
 module {
+}
+
+// -----
+
+// A missing token is reported just after the token it should follow when
+// the next one is on a later line.
+func.func @missing_comma(%p: tensor<2xi1>, %a: tensor<2xi32>) -> tensor<2xi32> {
+  // expected-error @+1 {{expected ',' here, found 'func.return' on a later line}}
+  %0 = stablehlo.select %p, %a, %a : tensor<2xi1>
+  func.return %0 : tensor<2xi32>
+}
+
+// -----
+
+func.func @window_twice(%x: tensor<1x8x2xf32>, %k: tensor<3x2x2xf32>) -> tensor<1x3x2xf32> {
+  %0 = stablehlo.convolution(%x, %k)
+    dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f],
+    // expected-error @+1 {{Unexpected keyword stride: window attribute 'stride' is given twice}}
+    window = {stride = [2], pad = [[0, 0]], stride = [2]}
+    {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x2xf32>, tensor<3x2x2xf32>) -> tensor<1x3x2xf32>
+  func.return %0 : tensor<1x3x2xf32>
+}
+
+// -----
+
+func.func @conv_spatial_counts(%x: tensor<1x8x8x2xf32>, %k: tensor<3x3x3x2x2xf32>) -> tensor<1x6x6x2xf32> {
+  // expected-error @+1 {{convolution layouts have different numbers of spatial dimensions (2, then 3): the input, kernel and output must have the same}}
+  %0 = stablehlo.convolution(%x, %k)
+    dim_numbers = [b, 0, 1, f]x[0, 1, 2, i, o]->[b, 0, 1, f],
+    window = {}
+    {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x2xf32>, tensor<3x3x3x2x2xf32>) -> tensor<1x6x6x2xf32>
+  func.return %0 : tensor<1x6x6x2xf32>
 }
 
 // -----

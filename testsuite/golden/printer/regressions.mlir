@@ -5,7 +5,7 @@
 
 // Two optional groups that both start with ',' (precision vs algorithm).
 // CHECK-LABEL: func.func public @groups
-// CHECK: contracting_dims = [1] x [0], algorithm = #stablehlo.dot_algorithm<
+// CHECK: contracting_dims = [1] x [0], algorithm = <lhs_precision_type = tf32, rhs_precision_type = tf32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> :
 func.func @groups(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> attributes {sym_visibility = "public"} {
   %0 = "stablehlo.dot_general"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, algorithm = #stablehlo.dot_algorithm<lhs_precision_type = tf32, rhs_precision_type = tf32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false>} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
@@ -24,8 +24,8 @@ func.func @typed(%a: tensor<2x3xf32>) -> tensor<4xi32> {
 }
 
 // '?' in dialect parameters, odd text in an opaque attribute, f6 shortest print.
-// CHECK-LABEL: func.func private @g(tensor<?x4xf32, #stablehlo.bounds<?, 4>>, tensor<f32> {x.y = #foo.bar<1 + 2 ~ x>}) attributes {f = 7.5e+00 : f6E2M3FN}
-func.func private @g(%a: tensor<?x4xf32, #stablehlo.bounds<?, 4>>, %b: tensor<f32> {x.y = #foo.bar<1 + 2 ~ x>}) attributes {f = 7.5 : f6E2M3FN}
+// CHECK-LABEL: func.func private @g(tensor<4x?xf32, #stablehlo.bounds<?, 4>>, tensor<f32> {x.y = #foo.bar<1 + 2 ~ x>}) attributes {f = 7.5e+00 : f6E2M3FN}
+func.func private @g(%a: tensor<4x?xf32, #stablehlo.bounds<?, 4>>, %b: tensor<f32> {x.y = #foo.bar<1 + 2 ~ x>}) attributes {f = 7.5 : f6E2M3FN}
 
 // A dialect attribute in the enum form whose body is not plain words (found
 // by fuzz-parser): printed as one escaped string in both forms, so it reads

@@ -281,7 +281,7 @@ func.func @add_n.impl(%a: tensor<i64>) -> tensor<i64> {
 }
 
 func.func @composite_name(%a: tensor<i64>) -> tensor<i64> {
-  // expected-error @+1 {{name 'add_n' must be a namespaced op name (dialect.op)}}
+  // expected-error @+1 {{name 'add_n' must be a valid namespaced op name}}
   %0 = stablehlo.composite "add_n" %a {decomposition = @add_n.impl} : (tensor<i64>) -> tensor<i64>
   func.return %0 : tensor<i64>
 }
@@ -412,7 +412,7 @@ func.func @outfeed_token(%a: tensor<2xf32>) -> !stablehlo.token {
 // -----
 
 func.func @scan_dimension(%input: tensor<4xi32>, %init: tensor<i32>) -> (tensor<4xi32>, tensor<i32>) {
-  // expected-error @+1 {{dimension 1 is out of range for the input rank 1}}
+  // expected-error @+1 {{scan dimension 1 of operand 0 is out of bounds (rank 1)}}
   %0:2 = chlo.scan(%input) inits(%init) dimension=1 {
   ^bb0(%a: tensor<i32>, %b: tensor<i32>):
     %1 = stablehlo.add %a, %b : tensor<i32>
