@@ -76,6 +76,17 @@ Attr *attr_dict(Context *c, int n, NamedAttr *items) {
   return a;
 }
 
+Attr *attr_dense_raw(Context *c, Type *t, const void *data, size_t nbytes, bool splat) {
+  Attr *a = arena_alloc(&c->arena, sizeof *a);
+  a->kind = ATTR_DENSE;
+  a->type = t;
+  a->u.dense.data = arena_dup(&c->arena, data, nbytes ? nbytes : 1);
+  a->u.dense.nbytes = nbytes;
+  a->u.dense.splat = splat;
+  a->u.dense.form = DENSE_LIST;
+  return a;
+}
+
 Attr *attr_dense_i64_array(Context *c, int n, const int64_t *v) {
   Attr *a = new_attr(c, ATTR_DENSE_ARRAY);
   a->u.darray.elem = ELEM_I64;

@@ -296,6 +296,9 @@ Attr *attr_type(Context *c, Type *t);
 Attr *attr_array(Context *c, int n, Attr **items);
 Attr *attr_dict(Context *c, int n, NamedAttr *items); /* sorts a copy */
 Attr *attr_dense_i64_array(Context *c, int n, const int64_t *v);
+/* A dense<...> of tensor type t over nbytes of host-layout data (copied);
+ * splat: one element stands for all. */
+Attr *attr_dense_raw(Context *c, Type *t, const void *data, size_t nbytes, bool splat);
 Attr *attr_dense_bool_array(Context *c, int n, const bool *v);
 Attr *attr_enum(Context *c, const char *dialect, const char *enum_name, const char *value);
 Attr *attr_int_list(Context *c, int n, const int64_t *v);
@@ -498,6 +501,10 @@ void op_erase(Op *op); /* unlink and drop its uses; its results must be unused *
 /* An op with one result (or none when result_type is NULL), not inserted. */
 Op *op_build(Context *c, OpKind kind, Loc loc, int noperands, Value **operands, Type *result_type, int nattrs,
              NamedAttr *attrs);
+/* op_build of one op inserted before `at`, with at's location (and its
+ * source loc text); returns its result. */
+Value *op_build_before(Context *c, Op *at, OpKind kind, int noperands, Value **operands, Type *result_type,
+                       int nattrs, NamedAttr *attrs);
 
 /* Value -> value map (open addressing, arena memory) for cloning. */
 typedef struct ValueMapEntry {

@@ -149,3 +149,11 @@ Op *op_build(Context *c, OpKind kind, Loc loc, int noperands, Value **operands, 
              NamedAttr *attrs) {
   return op_create(c, kind, NULL, loc, noperands, operands, result_type ? 1 : 0, &result_type, nattrs, attrs, 0);
 }
+
+Value *op_build_before(Context *c, Op *at, OpKind kind, int noperands, Value **operands, Type *result_type,
+                       int nattrs, NamedAttr *attrs) {
+  Op *op = op_build(c, kind, at->loc, noperands, operands, result_type, nattrs, attrs);
+  op->srcloc = at->srcloc;
+  op_insert_before(at, op);
+  return &op->results[0];
+}

@@ -654,6 +654,22 @@ static const Op *lookup_func(const Op *from, const char *name) {
   return NULL;
 }
 
+/* custom_call @shape_assertion(%pred, %dims...) (JAX): a tensor<i1>
+ * predicate, integer scalars for the message's {i}, no results. */
+static void verify_shape_assertion(Context *c, Op *op) {
+  const Type *p = op->noperands ? vo_operand_type(op, 0) : NULL;
+  if (!p || p->kind != TY_TENSOR || p->rank != 0 || p->elem_opaque || p->elem != ELEM_I1)
+    op_error(c, op, "custom_call @shape_assertion expects a tensor<i1> predicate first, but got %s",
+             p ? vo_type_str(c, p) : "no operand");
+  for (int i = 1; i < op->noperands; i++) {
+    const Type *t = vo_operand_type(op, i);
+    if (!t || t->kind != TY_TENSOR || t->rank != 0 || t->elem_opaque || !elem_is_int(t->elem) || t->elem == ELEM_I1)
+      op_error(c, op, "custom_call @shape_assertion operand %d must be an integer scalar (a value for {%d}), but got %s",
+               i, i - 1, vo_type_str(c, t));
+  }
+  if (op->nresults != 0) op_error(c, op, "custom_call @shape_assertion has no results, but got %d", op->nresults);
+}
+
 static const char *const check_targets[] = {"check.expect_eq", "check.expect_almost_eq", "check.expect_close", NULL};
 
 void verify_custom_call(Context *c, Op *op) {
@@ -686,6 +702,10 @@ void verify_custom_call(Context *c, Op *op) {
         }
   }
   if (!target) return;
+  if (strcmp(target, "shape_assertion") == 0) {
+    verify_shape_assertion(c, op);
+    return;
+  }
   /* custom_call @check.expect_*(%actual, %expected): two values of one type */
   for (const char *const *p = check_targets; *p; p++) {
     if (strcmp(*p, target) != 0) continue;

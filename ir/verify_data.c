@@ -486,11 +486,22 @@ static bool conv_group_counts(Context *c, Op *op, int64_t *fgc, int64_t *bgc) {
 }
 
 /* The window attributes of an N-d convolution; *pad is NULL for
- * dynamic_conv (its padding is operand 2). */
+ * dynamic_conv (its padding is operand 2), and every list NULL when that
+ * padding is not a constant. */
 static void conv_window(Context *c, Op *op, int N, const int64_t **strides, const int64_t **ldil,
                         const int64_t **rdil, const int64_t **pad) {
   int ns = N - 2;
   bool dynamic = op->kind == OP_DYNAMIC_CONV;
+  *strides = *ldil = *rdil = *pad = NULL;
+  const Op *pdef = dynamic && op->noperands > 2 ? op->operands[2]->def : NULL;
+  if (dynamic && (!pdef || pdef->kind != OP_CONSTANT)) {
+    /* as upstream: the window is checked once the padding is known (the
+     * refinement makes it a constant, then a convolution) */
+    const Type *p = vo_operand_type(op, 2);
+    if (vo_is_ranked(p) && (p->rank != 2 || !vo_dims_compatible(p->dims[0], ns) || !vo_dims_compatible(p->dims[1], 2)))
+      op_error(c, op, "expects padding to have shape [%d, 2], but got '%s'", ns, vo_type_str(c, p));
+    return;
+  }
   *strides = positive_list(c, op, "window_strides", ns, false);
   *ldil = positive_list(c, op, "lhs_dilation", ns, false);
   *rdil = positive_list(c, op, "rhs_dilation", ns, false);

@@ -61,6 +61,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/limits.h"
 #include "passes/pass.h"
 #include "passes/walk.h"
 
@@ -75,10 +76,7 @@ typedef struct Rw {
 
 /* Builds one op before the CHLO op and returns its result. */
 static Value *emit(Rw *b, OpKind k, int n, Value **operands, Type *t, int nattrs, NamedAttr *attrs) {
-  Op *op = op_build(b->c, k, b->at->loc, n, operands, t, nattrs, attrs);
-  op->srcloc = b->at->srcloc;
-  op_insert_before(b->at, op);
-  return &op->results[0];
+  return op_build_before(b->c, b->at, k, n, operands, t, nattrs, attrs);
 }
 
 /* t's shape with element type k. */
@@ -88,19 +86,10 @@ static Type *with_elem(Context *c, const Type *t, ElemKind k) {
 
 /* A splat constant of type t whose element has these bits. */
 static Value *splat_bits(Rw *b, Type *t, uint64_t bits) {
-  int esz = elem_storage_bytes(t->elem);
-  uint8_t *data = arena_alloc(&b->c->arena, (size_t)esz);
-  memcpy(data, &bits, (size_t)esz); /* host layout is little-endian */
   int64_t n = 1;
   type_tensor_num_elements(t, &n);
-  Attr *a = arena_alloc(&b->c->arena, sizeof(Attr));
-  a->kind = ATTR_DENSE;
-  a->type = t;
-  a->u.dense.data = data;
-  a->u.dense.nbytes = (size_t)esz;
-  a->u.dense.splat = n != 1;
-  a->u.dense.form = DENSE_LIST;
-  NamedAttr value = {"value", a};
+  /* the low bytes of bits: host layout is little-endian */
+  NamedAttr value = {"value", attr_dense_raw(b->c, t, &bits, (size_t)elem_storage_bytes(t->elem), n != 1)};
   return emit(b, OP_CONSTANT, 0, NULL, t, 1, &value);
 }
 
@@ -500,15 +489,18 @@ static Value *bcast_feature(Rw *b, Value *v, const Type *like, int64_t fi) {
   return emit(b, OP_BROADCAST_IN_DIM, 1, &v, (Type *)like, 1, &a);
 }
 
-/* The sum of x over every dimension but fi (a 1-d result). */
-static Value *sum_but(Rw *b, Value *x, int64_t fi) {
+/* The sum of x over dimensions dims[0..nd) (ascending): a reduce with an
+ * add body (or for i1). */
+static Value *sum_over(Rw *b, Value *x, int nd, const int64_t *dims) {
   Context *c = b->c;
   const Type *t = x->type;
-  int64_t *dims = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(t->rank + 1));
-  int nd = 0;
-  for (int i = 0; i < t->rank; i++)
-    if (i != fi) dims[nd++] = i;
-  Type *st = type_scalar_tensor(c, t->elem), *rt = type_tensor(c, t->elem, 1, &t->dims[fi], NULL);
+  int64_t *kept = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(t->rank + 1));
+  int nk = 0;
+  for (int d = 0, k = 0; d < t->rank; d++) {
+    if (k < nd && dims[k] == d) k++;
+    else kept[nk++] = t->dims[d];
+  }
+  Type *st = type_scalar_tensor(c, t->elem), *rt = type_tensor(c, t->elem, nk, kept, NULL);
   Value *o[2] = {x, splat_bits(b, st, 0)};
   NamedAttr a = {"dimensions", attr_dense_i64_array(c, nd, dims)};
   Op *op = op_create(c, OP_REDUCE, NULL, b->at->loc, 2, o, 1, &rt, 1, &a, 1);
@@ -516,13 +508,22 @@ static Value *sum_but(Rw *b, Value *x, int64_t fi) {
   Block *blk = block_create(c, &op->regions[0], 2, args);
   region_add_block(c, &op->regions[0], blk);
   Value *ab[2] = {&blk->args[0], &blk->args[1]};
-  Op *sum = op_build(c, OP_ADD, b->at->loc, 2, ab, st, 0, NULL);
+  Op *sum = op_build(c, t->elem == ELEM_I1 ? OP_OR : OP_ADD, b->at->loc, 2, ab, st, 0, NULL);
   op_append(blk, sum);
   Value *r = &sum->results[0];
   op_append(blk, op_build(c, OP_RETURN, b->at->loc, 1, &r, NULL, 0, NULL));
   op->srcloc = b->at->srcloc;
   op_insert_before(b->at, op);
   return &op->results[0];
+}
+
+/* The sum of x over every dimension but fi (a 1-d result). */
+static Value *sum_but(Rw *b, Value *x, int64_t fi) {
+  int64_t *dims = arena_alloc(&b->c->arena, sizeof(int64_t) * (size_t)(x->type->rank + 1));
+  int nd = 0;
+  for (int i = 0; i < x->type->rank; i++)
+    if (i != fi) dims[nd++] = i;
+  return sum_over(b, x, nd, dims);
 }
 
 /* The batch_norm attributes: epsilon (as a splat of type t) and
@@ -696,28 +697,8 @@ static bool einsum_term(const char *s, size_t len, char *out, int *n) {
 static Value *einsum_sum_out(Rw *b, Value *x, char *lab, int *n, const char *other, int no, const char *out, int nout) {
   for (int i = *n - 1; i >= 0; i--) {
     if (memchr(other, lab[i], (size_t)no) || memchr(out, lab[i], (size_t)nout)) continue;
-    Context *c = b->c;
-    const Type *t = x->type;
-    int64_t *dims = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(t->rank + 1));
-    int nd = 0;
-    for (int d = 0; d < t->rank; d++)
-      if (d != i) dims[nd++] = t->dims[d];
-    Type *st = type_scalar_tensor(c, t->elem), *rt = type_tensor(c, t->elem, nd, dims, NULL);
-    Value *o[2] = {x, splat_bits(b, st, 0)};
     int64_t di = i;
-    NamedAttr a = {"dimensions", attr_dense_i64_array(c, 1, &di)};
-    Op *op = op_create(c, OP_REDUCE, NULL, b->at->loc, 2, o, 1, &rt, 1, &a, 1);
-    Type *args[2] = {st, st};
-    Block *blk = block_create(c, &op->regions[0], 2, args);
-    region_add_block(c, &op->regions[0], blk);
-    Value *ab[2] = {&blk->args[0], &blk->args[1]};
-    Op *sum = op_build(c, t->elem == ELEM_I1 ? OP_OR : OP_ADD, b->at->loc, 2, ab, st, 0, NULL);
-    op_append(blk, sum);
-    Value *r = &sum->results[0];
-    op_append(blk, op_build(c, OP_RETURN, b->at->loc, 1, &r, NULL, 0, NULL));
-    op->srcloc = b->at->srcloc;
-    op_insert_before(b->at, op);
-    x = &op->results[0];
+    x = sum_over(b, x, 1, &di);
     memmove(&lab[i], &lab[i + 1], (size_t)(*n - i - 1));
     (*n)--;
   }
@@ -943,25 +924,66 @@ bool pass_chlo_decompose(PassContext *pc) {
  * top-level block of its body) becomes a call of the queue's k-th
  * function, its token the infeed's token operand. */
 
+/* The first infeed in blk (nested regions included) or in a function blk
+ * calls, directly or not (the verifier has refused call cycles and
+ * graphs deeper than TPU_MAX_CALL_DEPTH); NULL when there is none. */
+static const Op *infeed_below(const Module *m, const Block *blk, int depth) {
+  if (depth > TPU_MAX_CALL_DEPTH) return NULL;
+  for (const Op *op = blk->first; op; op = op->next) {
+    if (op->kind == OP_INFEED) return op;
+    const Attr *callee = op->kind == OP_FUNC_CALL ? op_attr(op, "callee") : NULL;
+    Op *g = callee && callee->kind == ATTR_SYMREF ? module_lookup_func(m, callee->u.str.s) : NULL;
+    const Op *in = g ? infeed_below(m, op_body(g), depth + 1) : NULL;
+    for (int r = 0; !in && r < op->nregions; r++)
+      for (int i = 0; !in && i < op->regions[r].nblocks; i++) in = infeed_below(m, op->regions[r].blocks[i], depth + 1);
+    if (in) return op->kind == OP_FUNC_CALL ? op : in;
+  }
+  return NULL;
+}
+
+/* Whether queue function @name exists, takes nothing and returns what
+ * infeed `in` reads (its results but the token); a located error if not. */
+static bool queue_entry_fits(Context *c, const Module *m, Op *run, const Attr *entry, const Op *in) {
+  Op *g = entry->kind == ATTR_SYMREF ? module_lookup_func(m, entry->u.str.s) : NULL;
+  const Attr *ft = g ? op_attr(g, "function_type") : NULL;
+  if (!ft || ft->kind != ATTR_TYPE || ft->type->kind != TY_FUNC) {
+    op_error(c, run, "infeed queue entry %s is not a function of the module", attr_to_string(c, entry));
+    return false;
+  }
+  const Type *fty = ft->type;
+  bool fits = fty->ninputs == 0 && fty->nresults == in->nresults - 1;
+  for (int i = 0; fits && i + 1 < in->nresults; i++) fits = fty->results[i] == in->results[i].type;
+  if (!fits)
+    op_error(c, run, "infeed queue entry @%s has type %s; the infeed it feeds needs a function of no arguments "
+             "returning its results but the token", entry->u.str.s, type_to_string(c, fty));
+  return fits;
+}
+
 /* Replaces the infeeds of f's body by calls of queue[0..n); false after
  * a located error. */
-static bool feed_program(Context *c, Op *run, Op *f, const Attr *queue) {
+static bool feed_program(Context *c, const Module *m, Op *run, Op *f, const Attr *queue) {
   int k = 0;
   for (Op *op = op_body(f)->first, *next; op; op = next) {
     next = op->next;
-    for (int r = 0; r < op->nregions; r++)
-      for (int i = 0; i < op->regions[r].nblocks; i++)
-        for (const Op *in = op->regions[r].blocks[i]->first; in; in = in->next)
-          if (in->kind == OP_INFEED) {
-            op_error(c, in, "an infeed inside a region is not supported with an infeed queue");
-            return false;
-          }
+    const Op *deep = NULL;
+    for (int r = 0; !deep && r < op->nregions; r++)
+      for (int i = 0; !deep && i < op->regions[r].nblocks; i++) deep = infeed_below(m, op->regions[r].blocks[i], 1);
+    if (!deep && op->kind == OP_FUNC_CALL) {
+      const Attr *callee = op_attr(op, "callee");
+      Op *g = callee && callee->kind == ATTR_SYMREF ? module_lookup_func(m, callee->u.str.s) : NULL;
+      deep = g ? infeed_below(m, op_body(g), 1) : NULL;
+    }
+    if (deep) {
+      op_error(c, deep, "an infeed inside a region or a called function is not supported with an infeed queue");
+      return false;
+    }
     if (op->kind != OP_INFEED) continue;
     if (k == queue->u.array.n) {
       op_error(c, run, "the infeed queue has %d entr%s, but the program runs more infeeds", k, k == 1 ? "y" : "ies");
       return false;
     }
     const Attr *callee = queue->u.array.items[k++];
+    if (!queue_entry_fits(c, m, run, callee, op)) return false;
     Type **rt = arena_alloc(&c->arena, sizeof(Type *) * (size_t)op->nresults);
     for (int i = 0; i + 1 < op->nresults; i++) rt[i] = op->results[i].type;
     NamedAttr a = {"callee", (Attr *)callee};
@@ -993,7 +1015,7 @@ static bool feed_run_parallel(PassContext *pc, Op *run, int *clones) {
   const char *name = arena_printf(&c->arena, "%s.infeed%d", sym->u.str.s, (*clones)++);
   op_set_attr(c, clone, "sym_name", attr_string(c, name, strlen(name)));
   op_insert_after(f, clone);
-  if (!feed_program(c, run, clone, queue)) return false;
+  if (!feed_program(c, pc->m, run, clone, queue)) return false;
   Attr *row = attr_array(c, 1, (Attr *[]){attr_symref(c, name)});
   op_set_attr(c, run, "programs", attr_array(c, 1, &row));
   for (int i = 0; i < run->nattrs; i++) /* the queue is consumed */

@@ -23,21 +23,12 @@ void dp_set_sizes(Dp *dp, const Value *v, Value **sizes) { *table_put(&dp->sizes
 Value **dp_new_sizes(Dp *dp, int rank) { return arena_alloc(&dp->c->arena, sizeof(Value *) * (size_t)(rank + 1)); }
 
 Value *dp_emit(Dp *dp, OpKind k, int n, Value **operands, Type *t, int nattrs, NamedAttr *attrs) {
-  Op *op = op_build(dp->c, k, dp->at->loc, n, operands, t, nattrs, attrs);
-  op_insert_before(dp->at, op);
-  return &op->results[0];
+  return op_build_before(dp->c, dp->at, k, n, operands, t, nattrs, attrs);
 }
 
 /* A 0-d constant of type t (elem bytes of raw data). */
 static Value *scalar_const(Dp *dp, Type *t, const void *data) {
-  Attr *a = arena_alloc(&dp->c->arena, sizeof *a);
-  int esz = elem_storage_bytes(t->elem);
-  a->kind = ATTR_DENSE;
-  a->type = t;
-  a->u.dense.data = arena_dup(&dp->c->arena, data, (size_t)esz);
-  a->u.dense.nbytes = (size_t)esz;
-  a->u.dense.form = DENSE_LIST;
-  NamedAttr v = {"value", a};
+  NamedAttr v = {"value", attr_dense_raw(dp->c, t, data, (size_t)elem_storage_bytes(t->elem), false)};
   return dp_emit(dp, OP_CONSTANT, 0, NULL, t, 1, &v);
 }
 

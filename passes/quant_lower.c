@@ -46,10 +46,7 @@ typedef struct Q {
 } Q;
 
 static Value *emit(Q *q, OpKind k, int n, Value **operands, Type *t, int nattrs, NamedAttr *attrs) {
-  Op *op = op_build(q->c, k, q->at->loc, n, operands, t, nattrs, attrs);
-  op->srcloc = q->at->srcloc;
-  op_insert_before(q->at, op);
-  return &op->results[0];
+  return op_build_before(q->c, q->at, k, n, operands, t, nattrs, attrs);
 }
 
 /* A dense constant of type T (static, builtin element) from N doubles:
@@ -69,14 +66,7 @@ static Value *constant(Q *q, Type *t, int n, const double *v) {
   }
   int64_t count = 1;
   type_tensor_num_elements(t, &count);
-  Attr *a = arena_alloc(&q->c->arena, sizeof(Attr));
-  a->kind = ATTR_DENSE;
-  a->type = t;
-  a->u.dense.data = data;
-  a->u.dense.nbytes = (size_t)esz * (size_t)n;
-  a->u.dense.splat = n == 1 && count != 1;
-  a->u.dense.form = DENSE_LIST;
-  NamedAttr value = {"value", a};
+  NamedAttr value = {"value", attr_dense_raw(q->c, t, data, (size_t)esz * (size_t)n, n == 1 && count != 1)};
   return emit(q, OP_CONSTANT, 0, NULL, t, 1, &value);
 }
 
@@ -265,17 +255,20 @@ static int result_axis(Context *c, const Op *op, int axis) {
 
 /* The integer fast path is exactly the specification's result when every
  * dequantized value, product and partial sum of the float computation is
- * exact: power-of-two scales (within the exponent range), storage of at
- * most 16 bits, and |sum| < 2^24 for f32 (2^53 for f64) for any operands.
+ * exact: power-of-two scales (within the exponent range, their product's
+ * times any exact sum finite), storage of at most 16 bits, and |sum| < 2^24 for f32 (2^53 for f64) for any operands.
  * docs/quantization.md gives the argument. */
 static bool fast_path_exact(Context *c, const Op *op, const QuantType *ql, const QuantType *qr, const QuantType *qo) {
   ElemKind e = ql->expressed;
   if ((e != ELEM_F32 && e != ELEM_F64) || qr->expressed != e || qo->expressed != e || ql->axis >= 0) return false;
   if (ql->bits > 16 || qr->bits > 16) return false;
   int ea, eb, lo = e == ELEM_F32 ? -126 : -1022, hi = e == ELEM_F32 ? 90 : 900;
+  /* every exact sum (< 2^24, 2^53) times sa * sb stays finite */
+  int top = e == ELEM_F32 ? 127 - 24 : 1023 - 53;
   if (!power_of_two(ql->scales[0], &ea) || ea < lo || ea > hi) return false;
   for (int i = 0; i < qr->nscales; i++)
-    if (!power_of_two(qr->scales[i], &eb) || eb < lo || eb > hi || ea + eb < lo || qr->zero_points[i] != 0)
+    if (!power_of_two(qr->scales[i], &eb) || eb < lo || eb > hi || ea + eb < lo || ea + eb > top ||
+        qr->zero_points[i] != 0)
       return false;
   int64_t k = contracted_size(c, op);
   if (k < 0) return false;

@@ -14,10 +14,12 @@
  * variables, substituted); while, if and case through their regions;
  * function types from what their bodies return.  A value whose type is
  * still unbounded at the end is a located error naming its op. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/limits.h"
 #include "ir/verify_ops.h"
 #include "passes/fold.h"
 #include "passes/pass.h"
@@ -70,8 +72,17 @@ bool refine_parse_arg(const char *spec, RefineArg *out, char *err, size_t errlen
   out->known = true;
   if (eq && out->rank == 0 && elem_is_int(out->elem)) {
     char *stop;
-    long long v = strtoll(eq + 1, &stop, 0);
-    if (stop != eq + 1 && !*stop) out->has_value = true, out->value = v;
+    errno = 0;
+    long long v = strtoll(eq + 1, &stop, 10); /* decimal, as tpurun reads the value it passes */
+    if (stop == eq + 1 || *stop) return true;  /* not a plain integer: the value is data */
+    int w = elem_bits(out->elem);
+    bool fits = errno != ERANGE && (elem_is_unsigned(out->elem) ? v >= 0 && (w >= 63 || v < (1LL << w))
+                                                                : w >= 64 || (v >= -(1LL << (w - 1)) && v < (1LL << (w - 1))));
+    if (!fits) {
+      snprintf(err, errlen, "value '%.40s' does not fit %s", eq + 1, elem_name(out->elem));
+      return false;
+    }
+    out->has_value = true, out->value = v;
   }
   return true;
 }
@@ -180,13 +191,7 @@ static Attr *dense_pairs(Context *c, int n, const int64_t *lo, const int64_t *hi
   int64_t dims[2] = {n, 2};
   int64_t *data = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(2 * n + 1));
   for (int i = 0; i < n; i++) data[2 * i] = lo[i], data[2 * i + 1] = hi[i];
-  Attr *a = arena_alloc(&c->arena, sizeof *a);
-  a->kind = ATTR_DENSE;
-  a->type = type_tensor(c, ELEM_I64, 2, dims, NULL);
-  a->u.dense.data = (const uint8_t *)data;
-  a->u.dense.nbytes = sizeof(int64_t) * (size_t)(2 * n);
-  a->u.dense.form = DENSE_LIST;
-  return a;
+  return attr_dense_raw(c, type_tensor(c, ELEM_I64, 2, dims, NULL), data, sizeof(int64_t) * (size_t)(2 * n), false);
 }
 
 /* ------------------------------------------------------------------ */
@@ -470,19 +475,22 @@ static bool is_shape_assertion(const Op *op) {
 static char *assertion_message(Context *c, const Op *op) {
   const Attr *m = op_attr(op, "error_message");
   const char *s = m && m->kind == ATTR_STRING ? m->u.str.s : "shape assertion failed";
-  char *out = arena_strdup(&c->arena, "");
+  size_t cap = strlen(s) + 1, n = 0;
+  for (const char *p = s; *p; p++) cap += *p == '{' ? 21 : 0; /* room for each value */
+  char *out = arena_alloc(&c->arena, cap);
   for (const char *p = s; *p;) {
-    char *stop;
-    long i = p[0] == '{' ? strtol(p + 1, &stop, 10) : -1;
-    if (i >= 0 && *stop == '}' && stop > p + 1 && i + 1 < op->noperands) {
+    const char *stop;
+    long i = tpu_message_placeholder(p, (long)op->noperands - 1, &stop);
+    if (i >= 0) {
       int64_t v;
-      out = const_ints(op->operands[i + 1], &v, 1) == 1 ? arena_printf(&c->arena, "%s%" PRId64, out, v)
-                                                        : arena_printf(&c->arena, "%s?", out);
-      p = stop + 1;
+      n += (size_t)(const_ints(op->operands[i + 1], &v, 1) == 1 ? snprintf(out + n, cap - n, "%" PRId64, v)
+                                                                  : snprintf(out + n, cap - n, "?"));
+      p = stop;
     } else {
-      out = arena_printf(&c->arena, "%s%c", out, *p++);
+      out[n++] = *p++;
     }
   }
+  out[n] = 0;
   return out;
 }
 

@@ -38,23 +38,11 @@ Type *part_with_dims(Part *P, const Type *like, const int64_t *dims) {
                            : type_tensor(c, like->elem, like->rank, dims, like->encoding);
 }
 
-/* A dense attribute of type t over raw host-layout data (copied). */
-static Attr *dense_attr(Context *c, Type *t, const void *data, size_t nbytes, bool splat) {
-  Attr *a = arena_alloc(&c->arena, sizeof *a);
-  a->kind = ATTR_DENSE;
-  a->type = t;
-  a->u.dense.data = arena_dup(&c->arena, data, nbytes ? nbytes : 1);
-  a->u.dense.nbytes = nbytes;
-  a->u.dense.splat = splat;
-  a->u.dense.form = DENSE_LIST;
-  return a;
-}
-
 Value *part_splat(Part *P, Type *t, const void *elem) {
   int64_t n = 1;
   type_tensor_num_elements(t, &n);
   int esz = elem_storage_bytes(t->elem);
-  NamedAttr v = {"value", dense_attr(P->s->c, t, elem, (size_t)esz, n != 1)};
+  NamedAttr v = {"value", attr_dense_raw(P->s->c, t, elem, (size_t)esz, n != 1)};
   return part_emit(P, OP_CONSTANT, 0, NULL, t, 1, &v);
 }
 
@@ -66,7 +54,7 @@ Value *part_zero_like(Part *P, ElemKind k) {
 Attr *part_groups_attr(Part *P, int64_t ngroups, int64_t size, const int64_t *ids) {
   Context *c = P->s->c;
   int64_t dims[2] = {ngroups, size};
-  return dense_attr(c, type_tensor(c, ELEM_I64, 2, dims, NULL), ids, sizeof(int64_t) * (size_t)(ngroups * size), false);
+  return attr_dense_raw(c, type_tensor(c, ELEM_I64, 2, dims, NULL), ids, sizeof(int64_t) * (size_t)(ngroups * size), false);
 }
 
 Value *part_partition_id(Part *P) {
@@ -87,7 +75,7 @@ Value *part_lookup(Part *P, const int32_t *table) {
   for (int64_t p = 1; p < n; p++) same = same && table[p] == table[0];
   if (same) return part_splat(P, type_scalar_tensor(c, ELEM_I32), &table[0]);
   Type *tt = type_tensor(c, ELEM_I32, 1, &n, NULL);
-  NamedAttr v = {"value", dense_attr(c, tt, table, sizeof(int32_t) * (size_t)n, false)};
+  NamedAttr v = {"value", attr_dense_raw(c, tt, table, sizeof(int32_t) * (size_t)n, false)};
   Value *tab = part_emit(P, OP_CONSTANT, 0, NULL, tt, 1, &v);
   Value *ops[2] = {tab, part_partition_id(P)};
   NamedAttr sz = {"slice_sizes", attr_dense_i64_array(c, 1, &one)};

@@ -225,10 +225,12 @@ static RtExe *refined_exe(TpuProgram *p, TpuTensor *const *args, int n_args) {
 static int bounded_results(TpuClient *c, const VmValue *cut, TpuTensor **results, int n) {
   for (int r = 0; r < n; r++) {
     const RtType *rt = rt_type_of_vm(c, cut[r].type);
-    void *data = malloc((size_t)cut[r].type->nbytes + 1);
+    void *data = rt ? malloc((size_t)cut[r].type->nbytes + 1) : NULL;
     TpuTensor *out = rt && data ? rt_tensor_new(c, 0, rt, 0, NULL) : NULL;
     if (!out) {
       free(data);
+      for (int k = 0; k < r; k++) tpu_tensor_release(results[k]), results[k] = NULL;
+      if (!rt || data) return rt_last_code(); /* rt_type_of_vm or rt_tensor_new said why */
       return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
     }
     memcpy(data, cut[r].data, (size_t)cut[r].type->nbytes);

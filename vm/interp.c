@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/limits.h"
 #include "vm/dtype.h"
 #include "vm/internal.h"
 #include "vm/io/io.h"
@@ -512,15 +513,19 @@ static int run_assert(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
   char msg[600];
   size_t n = 0;
   for (const char *p = ins->fields[0].str; *p && n + 24 < sizeof msg;) {
-    char *stop;
-    long i = *p == '{' ? strtol(p + 1, &stop, 10) : -1;
-    if (i >= 0 && stop > p + 1 && *stop == '}' && (uint32_t)i + 1 < ins->n_in) {
+    const char *stop;
+    long i = tpu_message_placeholder(p, (long)ins->n_in - 1, &stop);
+    if (i >= 0) {
       int elem = fn->reg_types[ins->in[i + 1]]->elem;
       uint64_t bits = vm_load_bits(elem, x->regs[ins->in[i + 1]]->data, 0);
       int w = vm_elem_bits(elem);
-      int64_t v = w >= 64 || vm_elem_is_unsigned(elem) ? (int64_t)bits : (int64_t)(bits << (64 - w)) >> (64 - w);
-      n += (size_t)snprintf(msg + n, sizeof msg - n, "%lld", (long long)v);
-      p = stop + 1;
+      if (w >= 64 && vm_elem_is_unsigned(elem))
+        n += (size_t)snprintf(msg + n, sizeof msg - n, "%llu", (unsigned long long)bits);
+      else
+        n += (size_t)snprintf(msg + n, sizeof msg - n, "%lld",
+                              (long long)(w >= 64 || vm_elem_is_unsigned(elem) ? (int64_t)bits
+                                                                                : (int64_t)(bits << (64 - w)) >> (64 - w)));
+      p = stop;
     } else {
       msg[n++] = *p++;
     }

@@ -104,11 +104,11 @@ for n in 1 5 8; do
 done
 expect_in "$TMP/err" "compiles 0, cache hits 1, cache misses 0"
 [ "$(find "$TMP/cache" -type f -name '*.tpuc' | wc -l)" -eq 1 ] || fail "the cache holds $(find "$TMP/cache" -type f -name '*.tpuc' | wc -l) programs, expected one"
-# An unbounded '?' beside bounded ones is the shape refinement's business: a
-# located error here.
+# An unbounded argument beside bounded ones needs its shape (shape refinement,
+# docs/shape-refinement.md): a located error without it.
 printf 'func.func @main(%%a: tensor<?xf32>, %%b: tensor<?xf32, #stablehlo.bounds<4>>) -> tensor<?xf32> {\n  return %%a : tensor<?xf32>\n}\n' > "$TMP/unb.mlir"
 expect_status 2 "$TPUCC" "$TMP/unb.mlir" -o "$TMP/unb.tpub"
-expect_in "$TMP/err" "unbounded dynamic dimension 0"
+expect_in "$TMP/err" "argument #0 has the unbounded type tensor<?xf32>: give its concrete shape"
 # An op without a rule on a dynamic dim: a located error naming it.
 printf 'func.func @main(%%a: tensor<?x3x3xf32, #stablehlo.bounds<4, ?, ?>>) -> tensor<?x3x3xf32, #stablehlo.bounds<4, ?, ?>> {\n  %%0 = "stablehlo.cholesky"(%%a) {lower = true} : (tensor<?x3x3xf32, #stablehlo.bounds<4, ?, ?>>) -> tensor<?x3x3xf32, #stablehlo.bounds<4, ?, ?>>\n  return %%0 : tensor<?x3x3xf32, #stablehlo.bounds<4, ?, ?>>\n}\n' > "$TMP/chol.mlir"
 expect_status 2 "$TPUCC" "$TMP/chol.mlir" -o "$TMP/chol.tpub"

@@ -561,8 +561,8 @@ int vm_npy_shape(const char *path, int *rank, int64_t *dims, int max, char *err,
   size_t got = fread(prefix, 1, sizeof prefix, f), dict_off, dict_len;
   char reason[512];
   int rc = parse_prefix(prefix, got, &dict_off, &dict_len, reason, sizeof reason);
-  char *dict = rc ? NULL : malloc(dict_len + 1);
-  if (!rc && (!dict || dict_len > NPY_MAX_STREAM_HEADER || got < dict_off)) {
+  char *dict = rc || dict_len > NPY_MAX_STREAM_HEADER ? NULL : malloc(dict_len + 1);
+  if (!rc && (!dict || got < dict_off)) {
     snprintf(reason, sizeof reason, "header length %zu is too large", dict_len);
     rc = VM_IO_BAD_FILE;
   }

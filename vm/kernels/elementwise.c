@@ -259,7 +259,8 @@ static inline uint64_t width_mask(int width) {
            T neg_ = x_ == 1 ? (T)1 : x_ == (T)-1 ? ((y_ & 1) ? (T)-1 : (T)1) : (T)0;               \
            o[i] = (sgn && (S)y_ < 0) ? neg_ : (T)ipow_u64((uint64_t)x_, (uint64_t)y_));            \
     case VM_OP_MULHI: /* the operands as stored: sign- or zero-extended */                        \
-      EACH(__int128 p_ = (__int128)a[i] * (__int128)b[i]; o[i] = (T)(p_ >> width));                 \
+      EACH(o[i] = sgn ? (T)((__int128)a[i] * (__int128)b[i] >> width)                              \
+                      : (T)((unsigned __int128)(U)a[i] * (unsigned __int128)(U)b[i] >> width));     \
     case VM_OP_MAXIMUM: EACH(o[i] = a[i] >= b[i] ? a[i] : b[i]);                                   \
     case VM_OP_MINIMUM: EACH(o[i] = a[i] <= b[i] ? a[i] : b[i]);                                   \
     case VM_OP_AND: EACH(o[i] = a[i] & b[i]);                                                      \
@@ -1227,6 +1228,8 @@ bool check_unary_float(VmCheck *c) {
   default: real_only = false; break;
   }
   if (!vm_elem_is_float(ti->elem) && (real_only || !is_complex(ti->elem)))
+    return bad_elem(c, "operand", ti->elem);
+  if (c->ins->opcode == VM_OP_ASIN_ACOS_KERNEL && !is_complex(ti->elem)) /* its kernel is complex only */
     return bad_elem(c, "operand", ti->elem);
   return want_result_elem(c, to, ti->elem);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "vm/dtype.h"
+#include "vm/internal.h"
 #include "vm/kernels/kernels.h"
 
 enum { RNG_DEFAULT, RNG_THREE_FRY, RNG_PHILOX };
@@ -147,8 +148,10 @@ int exec_rng_bit_generator(VmExec *x, const VmInstr *ins, const VmTensor *in, Vm
 /* rng (stablehlo.rng, the RNG opcode): implementation-defined by the
  * spec; here deterministic.  Element i of the n-th execution of the
  * instruction (n counted per chip from 0) is drawn from Philox-4x32-10
- * with key (seed, seed >> 32) and counter (i, i >> 32, n, n >> 32), seed
- * being the compiler's (a hash of the op's source location).
+ * with key (k, k >> 32), k = seed ^ (chip * 0x9E3779B97F4A7C15) (so every
+ * chip of a slice draws its own stream; chip 0's key is the seed), and
+ * counter (i, i >> 32, n, n >> 32), seed being the compiler's (a hash of
+ * the op's source location).
  *   UNIFORM, floats: a + (b - a) u, u of 53 bits in [0, 1), rounded to
  *     the element type (a when that rounds up to b);
  *   UNIFORM, integers and i1: a + (64 random bits mod (b - a)), a when b <= a;
@@ -197,7 +200,7 @@ int exec_rng(VmExec *x, const VmInstr *ins, const VmTensor *in, VmTensor *out) {
   uint64_t **calls = (uint64_t **)vm_instr_cache(x);
   if (!calls) return vm_trap(x, "out of memory: rng");
   if (!*calls && !(*calls = calloc(1, sizeof(uint64_t)))) return vm_trap(x, "out of memory: rng");
-  uint64_t n = (**calls)++, seed = (uint64_t)vm_field_int(ins, 1);
+  uint64_t n = (**calls)++, seed = (uint64_t)vm_field_int(ins, 1) ^ ((uint64_t)vm_exec_chip(x) * 0x9E3779B97F4A7C15ull);
   int dist = (int)vm_field_int(ins, 0), elem = out[0].type->elem;
   for (int64_t i = 0; i < out[0].type->count; i++) {
     uint32_t w[4] = {(uint32_t)i, (uint32_t)((uint64_t)i >> 32), (uint32_t)n, (uint32_t)(n >> 32)};

@@ -122,3 +122,22 @@ func.func @dynamic_conv_window(%x: tensor<1x8x8x2xf32>, %k: tensor<0x3x2x4xf32>)
   %0 = "stablehlo.dynamic_conv"(%x, %k, %pad) {dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, batch_group_count = 1 : i64} : (tensor<1x8x8x2xf32>, tensor<0x3x2x4xf32>, tensor<2x2xi64>) -> tensor<1x8x8x4xf32>
   func.return %0 : tensor<1x8x8x4xf32>
 }
+
+// -----
+
+// A dynamic_conv whose padding is computed: its window is checked once the
+// padding is known (as upstream; refinement makes it a convolution), so
+// window_strides of the wrong length pass here.
+func.func @dynamic_conv_computed_padding(%x: tensor<1x?x16xf32>, %k: tensor<4x16x16xf32>, %p: tensor<1x2xi32>) -> tensor<1x?x16xf32> {
+  %0 = "stablehlo.dynamic_conv"(%x, %k, %p) {batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>, feature_group_count = 1 : i64, window_strides = array<i64: 2, 2>} : (tensor<1x?x16xf32>, tensor<4x16x16xf32>, tensor<1x2xi32>) -> tensor<1x?x16xf32>
+  func.return %0 : tensor<1x?x16xf32>
+}
+
+// -----
+
+func.func @dynamic_conv_constant_padding(%x: tensor<1x8x16xf32>, %k: tensor<4x16x16xf32>) -> tensor<1x?x16xf32> {
+  %p = stablehlo.constant dense<[[0, 0]]> : tensor<1x2xi32>
+  // expected-error @+1 {{window_strides should have 1 elements, but has 2 elements}}
+  %0 = "stablehlo.dynamic_conv"(%x, %k, %p) {batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>, feature_group_count = 1 : i64, window_strides = array<i64: 2, 2>} : (tensor<1x8x16xf32>, tensor<4x16x16xf32>, tensor<1x2xi32>) -> tensor<1x?x16xf32>
+  func.return %0 : tensor<1x?x16xf32>
+}
