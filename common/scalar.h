@@ -1,7 +1,8 @@
 /* Scalar semantics that the compiler (constant folding, passes/fold.c) and
  * the VM (kernels, vm/kernels/) must compute identically: XLA's
  * NaN-propagating maximum and minimum, comparison directions, and rounding
- * f32 to bf16, and the complex<f32> formulas XLA evaluates in f32.
+ * f32 to bf16, XLA's f32 exp, log, tanh and expm1, and the complex<f32>
+ * formulas XLA evaluates in f32.
  * Header-only (DESIGN.md §1: common/ depends on nothing). */
 #ifndef TPUCC_COMMON_SCALAR_H
 #define TPUCC_COMMON_SCALAR_H
@@ -122,6 +123,39 @@ static inline float scalar_xla_logf(float in) {
   return fmaf(0.693359375f, e, t);
 }
 
+/* tanh x as XLA's CPU backend computes f32 tanh (llvm_ir/math_ops.cc
+ * EmitFastTanh): x itself for |x| < 0.0004, else x clamped to [-9, 9] and
+ * a rational function of x^2 (numerator degree 6, denominator 3, Horner
+ * steps fused). */
+static inline float scalar_xla_tanhf(float x) {
+  static const float num[7] = {-2.76076847742355e-16f, 2.00018790482477e-13f, -8.60467152213735e-11f,
+                               5.12229709037114e-08f,  1.48572235717979e-05f, 6.37261928875436e-04f,
+                               4.89352455891786e-03f};
+  static const float den[4] = {1.19825839466702e-06f, 1.18534705686654e-04f, 2.26843463243900e-03f,
+                               4.89352518554385e-03f};
+  if (fabsf(x) < 0.0004f) return x;
+  float c = x < -9.0f ? -9.0f : x > 9.0f ? 9.0f : x, s = c * c, n = num[0], d = den[0];
+  for (int i = 1; i < 7; i++) n = fmaf(s, n, num[i]);
+  for (int i = 1; i < 4; i++) d = fmaf(s, d, den[i]);
+  return c * n / d;
+}
+
+/* e^x - 1 as XLA computes f32 expm1 (elemental_ir_emitter.cc EmitExpm1):
+ * x when x/2 underflows to 0, e^x - 1 for |x| > 0.5, otherwise
+ * tanh(x/2) (e^x + 1), with XLA's exp and tanh above. */
+static inline float scalar_xla_expm1f(float x) {
+  if (x * 0.5f == 0) return x;
+  float e = scalar_xla_expf(x);
+  if (fabsf(x) > 0.5f) return e - 1.0f;
+  return scalar_xla_tanhf(x * 0.5f) * (e + 1.0f);
+}
+
+/* sin and cos of a float rounded once from double: the values XLA's f32
+ * sine and cosine gave for the upstream corpus (glibc's sinf and cosf are
+ * off by one ULP on some of its elements). */
+static inline float scalar_sinf_rounded(float x) { return (float)sin((double)x); }
+static inline float scalar_cosf_rounded(float x) { return (float)cos((double)x); }
+
 /* complex<f32> as XLA's CPU backend computes it (elemental_ir_emitter.cc):
  * in f32, one rounding per operation, with the formulas below rather than
  * the correctly rounded complex result, so results match XLA's bit for
@@ -143,24 +177,40 @@ static inline ScalarC64 scalar_c64_mul(ScalarC64 a, ScalarC64 b) {
 /* sin(a + bi) = sin a (e^b/2 + 1/(2e^b)) + i cos a (e^b/2 - 1/(2e^b)). */
 static inline ScalarC64 scalar_c64_sin(ScalarC64 z) {
   float e = scalar_xla_expf(z.im), h = 0.5f * e, hn = 0.5f / e;
-  return scalar_c64(sinf(z.re) * (h + hn), cosf(z.re) * (h - hn));
+  return scalar_c64(scalar_sinf_rounded(z.re) * (h + hn), scalar_cosf_rounded(z.re) * (h - hn));
 }
 
 /* cos(a + bi) = cos a (1/(2e^b) + e^b/2) + i sin a (1/(2e^b) - e^b/2). */
 static inline ScalarC64 scalar_c64_cos(ScalarC64 z) {
   float e = scalar_xla_expf(z.im), h = 0.5f * e, hn = 0.5f / e;
-  return scalar_c64(cosf(z.re) * (hn + h), sinf(z.re) * (hn - h));
+  return scalar_c64(scalar_cosf_rounded(z.re) * (hn + h), scalar_sinf_rounded(z.re) * (hn - h));
 }
 
-/* (a+bi)^(c+di) = (a^2+b^2)^(c/2) e^(-d t) (cos q + i sin q), t = atan2(b, a),
- * q = c t + d/2 ln(a^2+b^2); 0^(c+0i) is 1 for c = 0 and 0 for c > 0. */
+/* |a + bi| as XLA computes it (EmitComplexAbs): max(|a|,|b|) times
+ * sqrt(1 + (min/max)^2), the square fused; min where that is NaN (0 and
+ * 0, inf and inf); NaN if a part is NaN. */
+static inline float scalar_c64_abs(ScalarC64 z) {
+  float x = fabsf(z.re), y = fabsf(z.im);
+  if (x != x || y != y) return x + y;
+  float mx = x > y ? x : y, mn = x > y ? y : x, q = mn / mx, r = mx * sqrtf(fmaf(q, q, 1.0f));
+  return r != r ? mn : r;
+}
+
+/* (a+bi)^(c+di) as XLA computes it (EmitComplexPower, 2024):
+ * |x|^c e^(-d t) (cos q + i sin q), t = atan2(b, a), q = c t + d ln|x|;
+ * then, each overriding the ones before: 0^(c+0i) is 1 for c = 0 and 0
+ * for c > 0; x^0 = 1; 1^y = 1; inf^(c+0i) is inf for c > 0, 0 for c < 0. */
 static inline ScalarC64 scalar_c64_pow(ScalarC64 x, ScalarC64 y) {
   float a = x.re, b = x.im, c = y.re, d = y.im;
-  float aa_bb = fmaf(a, a, b * b), t = atan2f(b, a);
-  if (aa_bb == 0 && d == 0 && 0 <= c) return scalar_c64(c == 0 ? 1.0f : 0.0f, 0.0f);
-  float coeff = powf(aa_bb, 0.5f * c) * scalar_xla_expf(-d * t);
-  float q = fmaf(c, t, (0.5f * d) * scalar_xla_logf(aa_bb));
-  return scalar_c64(coeff * cosf(q), coeff * sinf(q));
+  float r = scalar_c64_abs(x), t = atan2f(b, a);
+  bool b0 = b == 0, d0 = d == 0;
+  if (a == INFINITY && b0 && d0 && c < 0) return scalar_c64(0.0f, 0.0f);
+  if (a == INFINITY && b0 && d0 && c > 0) return scalar_c64(INFINITY, 0.0f);
+  if ((a == 1 && b0) || (c == 0 && d0)) return scalar_c64(1.0f, 0.0f);
+  if (r == 0 && d0 && 0 <= c) return scalar_c64(c == 0 ? 1.0f : 0.0f, 0.0f);
+  float coeff = powf(r, c) * scalar_xla_expf(-d * t);
+  float q = fmaf(c, t, d * scalar_xla_logf(r));
+  return scalar_c64(coeff * scalar_cosf_rounded(q), coeff * scalar_sinf_rounded(q));
 }
 
 #endif

@@ -353,8 +353,32 @@ static void test_xla_exp_log(void **state) {
   }
 }
 
+/* XLA's f32 expm1 (EmitExpm1 over XLA's exp and tanh): e^x - 1 exactly as
+ * computed for |x| > 0.5, x where x/2 underflows, tanh(x/2) (e^x + 1)
+ * between, which rounds differently from libm (e^0.25 - 1 and e^0.75 - 1
+ * below are one ULP from the correctly rounded 0x1.22d79p-2 and
+ * 0x1.1df3b6p+0), and within 3 ULP (relative 3 * 2^-23) of e^x - 1 over
+ * [-20, 20]. */
+static void test_xla_expm1(void **state) {
+  (void)state;
+  assert_true(scalar_xla_expm1f(0.0f) == 0.0f && signbit(scalar_xla_expm1f(-0.0f)));
+  assert_true(scalar_xla_expm1f(0x1p-149f) == 0x1p-149f);
+  assert_true(scalar_xla_expm1f(2.5f) == scalar_xla_expf(2.5f) - 1.0f);
+  assert_true(scalar_xla_expm1f(-INFINITY) == -1.0f && scalar_xla_expm1f(INFINITY) == INFINITY);
+  assert_true(isnan(scalar_xla_expm1f(NAN)));
+  assert_true(scalar_xla_expm1f(0.25f) == 0x1.22d78ep-2f);
+  assert_true(scalar_xla_expm1f(0.75f) == 0x1.1df3b8p+0f);
+  assert_true(scalar_xla_tanhf(1e-5f) == 1e-5f && scalar_xla_tanhf(20.0f) == scalar_xla_tanhf(9.0f));
+  for (float x = -20.0f; x < 20.0f; x += 0.000731f) {
+    double want = expm1((double)x), got = scalar_xla_expm1f(x);
+    if (fabs(got - want) > 3 * FLT_EPSILON * fabs(want)) fail_msg("expm1(%a) = %a, want %a", x, got, want);
+  }
+}
+
 /* XLA's complex<f32> formulas: the products are fused (the unfused imaginary
- * part of this product is -9.20993805), 0^0 is 1, 0^c is 0 for c > 0. */
+ * part of this product is -9.20993805); power's special cases (0^0 = 1,
+ * 0^c = 0 for c > 0, x^0 = 1 even for NaN x, 1^y = 1, inf^(+-2) = inf, 0)
+ * and one element XLA computed (upstream pow_complex64 [0, 0]) bit for bit. */
 static void test_xla_c64(void **state) {
   (void)state;
   ScalarC64 m = scalar_c64_mul(scalar_c64(3.16425037f, 3.70685697f), scalar_c64(0.586115181f, -3.5972445f));
@@ -363,10 +387,22 @@ static void test_xla_c64(void **state) {
   assert_true(p.re == 1.0f && p.im == 0.0f);
   p = scalar_c64_pow(zero, scalar_c64(2.5f, 0.0f));
   assert_true(p.re == 0.0f && p.im == 0.0f);
+  p = scalar_c64_pow(scalar_c64(NAN, 1.0f), zero);
+  assert_true(p.re == 1.0f && p.im == 0.0f);
+  p = scalar_c64_pow(scalar_c64(1.0f, 0.0f), scalar_c64(NAN, 3.0f));
+  assert_true(p.re == 1.0f && p.im == 0.0f);
+  p = scalar_c64_pow(scalar_c64(INFINITY, 0.0f), scalar_c64(2.0f, 0.0f));
+  assert_true(p.re == INFINITY && p.im == 0.0f);
+  p = scalar_c64_pow(scalar_c64(INFINITY, 0.0f), scalar_c64(-2.0f, 0.0f));
+  assert_true(p.re == 0.0f && p.im == 0.0f);
   p = scalar_c64_pow(scalar_c64(0.0f, 2.0f), scalar_c64(2.0f, 0.0f));
   assert_true(fabsf(p.re + 4.0f) < 1e-5f && fabsf(p.im) < 1e-5f);
+  p = scalar_c64_pow(scalar_c64(-0x1.870144p+0f, 0x1.d9483ap+1f), scalar_c64(0x1.8e4262p+1f, -0x1.e6f23ap-1f));
+  assert_true(p.re == 0x1.227598p+5f && p.im == -0x1.e1be78p+8f);
+  assert_true(scalar_c64_abs(scalar_c64(3.0f, -4.0f)) == 5.0f && scalar_c64_abs(scalar_c64(INFINITY, INFINITY)) == INFINITY);
+  assert_true(isnan(scalar_c64_abs(scalar_c64(1.0f, NAN))));
   ScalarC64 sn = scalar_c64_sin(scalar_c64(0.5f, 0.0f)), cs = scalar_c64_cos(scalar_c64(0.5f, 0.0f));
-  assert_true(sn.re == sinf(0.5f) && sn.im == 0.0f && cs.re == cosf(0.5f) && cs.im == 0.0f);
+  assert_true(sn.re == (float)sin(0.5) && sn.im == 0.0f && cs.re == (float)cos(0.5) && cs.im == 0.0f);
 }
 
 int run_elem_tests(void) {
@@ -389,6 +425,7 @@ int run_elem_tests(void) {
       cmocka_unit_test(test_exhaustive_tf32),
       cmocka_unit_test(test_monotonic_and_midpoints),
       cmocka_unit_test(test_xla_exp_log),
+      cmocka_unit_test(test_xla_expm1),
       cmocka_unit_test(test_xla_c64),
   };
   return cmocka_run_group_tests_name("elem", tests, NULL, NULL);

@@ -7,9 +7,10 @@
  * element).  f16, bf16, tf32 and the minifloats are converted to f32 in
  * chunks, computed there (as XLA does) and rounded back; complex<f32> is
  * computed in complex<f64> chunks, except multiply, power, sine and cosine,
- * which follow XLA's f32 formulas (common/scalar.h).  Sub-byte integers
- * (i1, i2, i4, ui2, ui4) use the 8-bit loops with the element's width, then
- * a wrap pass restores the canonical sign/zero extension. */
+ * which follow XLA's f32 formulas (common/scalar.h), as does f32 expm1.
+ * Sub-byte integers (i1, i2, i4, ui2, ui4) use the 8-bit loops with the
+ * element's width, then a wrap pass restores the canonical sign/zero
+ * extension. */
 #include <complex.h>
 #include <math.h>
 #include <string.h>
@@ -79,11 +80,12 @@ static void wrap_subbyte(int elem, void *data, int64_t n) {
 
 /* sinh and cosh as XLA's CHLO decompositions compute them (the corpus
  * expects their rounding): e^(x + log 1/2) -+ e^(-x + log 1/2), and for
- * |x| < 1, (expm1(x) + expm1(x) / (expm1(x) + 1)) / 2. */
+ * |x| < 1, (expm1(x) + expm1(x) / (expm1(x) + 1)) / 2, with the f32 expm1 of
+ * the element-wise kernel (XLA's, common/scalar.h). */
 #define LOG_HALF(T) ((T)-0.69314718055994530942)
 static inline float sinh_xla_f(float x) {
   if (fabsf(x) < 1) {
-    float e = expm1f(x);
+    float e = scalar_xla_expm1f(x);
     return 0.5f * (e + e / (e + 1));
   }
   return expf(x + LOG_HALF(float)) - expf(-x + LOG_HALF(float));
@@ -95,6 +97,8 @@ static inline double sinh_xla_d(double x) {
   }
   return exp(x + LOG_HALF(double)) - exp(-x + LOG_HALF(double));
 }
+/* f32 e^x - 1 with XLA's formula (common/scalar.h), f64 with libm's. */
+#define EXPM1_XLA(T, x) (sizeof(T) == 4 ? (T)scalar_xla_expm1f((float)(x)) : (T)expm1((double)(x)))
 #define SINH_XLA(T, M, x) (sizeof(T) == 4 ? (T)sinh_xla_f((float)(x)) : (T)sinh_xla_d((double)(x)))
 
 /* The loops that move most data get an AVX2 clone, chosen at load time
@@ -123,7 +127,7 @@ static inline double sinh_xla_d(double x) {
     case VM_OP_RSQRT: EACH(o[i] = (T)1 / M(sqrt)(a[i]));                                           \
     case VM_OP_CBRT: EACH(o[i] = M(cbrt)(a[i]));                                                   \
     case VM_OP_EXPONENTIAL: EACH(o[i] = M(exp)(a[i]));                                             \
-    case VM_OP_EXPONENTIAL_MINUS_ONE: EACH(o[i] = M(expm1)(a[i]));                                 \
+    case VM_OP_EXPONENTIAL_MINUS_ONE: EACH(o[i] = EXPM1_XLA(T, a[i]));                              \
     case VM_OP_LOG: EACH(o[i] = M(log)(a[i]));                                                     \
     case VM_OP_LOG_PLUS_ONE: EACH(o[i] = M(log1p)(a[i]));                                          \
     case VM_OP_LOGISTIC: EACH(o[i] = (T)1 / ((T)1 + M(exp)(-a[i])));                               \

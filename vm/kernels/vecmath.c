@@ -24,7 +24,6 @@ DECLARE(tanhf)
 DECLARE(sinf)
 DECLARE(cosf)
 DECLARE(log1pf)
-DECLARE(expm1f)
 #undef DECLARE
 
 /* e^x for four floats widened to double: x = n ln2 + r with |r| <= ln2/2,
@@ -76,7 +75,6 @@ static Vec8Fn vector_of(int opcode) {
   case VM_OP_SINE: return _ZGVdN8v_sinf;
   case VM_OP_COSINE: return _ZGVdN8v_cosf;
   case VM_OP_LOG_PLUS_ONE: return _ZGVdN8v_log1pf;
-  case VM_OP_EXPONENTIAL_MINUS_ONE: return _ZGVdN8v_expm1f;
   default: return NULL;
   }
 }
