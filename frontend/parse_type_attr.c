@@ -126,6 +126,7 @@ static Type *parse_tensor_body(Parser *p, Loc loc) {
   }
   if (!p_expect(p, ">")) return NULL;
   if (encoding && !unranked && !check_bounds(p, loc, rank, dims, encoding)) return NULL;
+  if (encoding) encoding = type_bounds_canonical(p->c, encoding);
   if (elem->kind == TY_ELEM)
     return type_tensor(p->c, elem->elem, unranked ? -1 : rank, dims, encoding);
   if (elem->kind == TY_OPAQUE)

@@ -193,6 +193,9 @@ bool type_has_bounds(const Type *t, int *n);
 int64_t type_dim_bound(const Type *t, int d);
 /* t's element type with the given dims, and a #stablehlo.bounds encoding
  * giving bounds[d] to each '?' dim d (none when no '?' has a bound). */
+/* The #stablehlo.bounds<...> spelling of a #stablehlo.type_extensions<bounds
+ * = [...]> encoding (the same type: one interned form); enc otherwise. */
+Attr *type_bounds_canonical(Context *c, Attr *enc);
 Type *type_with_bounds(Context *c, const Type *t, const int64_t *dims, const int64_t *bounds);
 
 /* ------------------------------------------------------------------ */

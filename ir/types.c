@@ -195,6 +195,16 @@ int64_t type_dim_bound(const Type *t, int d) {
   return params ? params[d].value->u.i : list[d];
 }
 
+Attr *type_bounds_canonical(Context *c, Attr *enc) {
+  int n;
+  const NamedAttr *params;
+  const int64_t *list;
+  if (!bounds_items(enc, &n, &params, &list) || params) return enc;
+  NamedAttr *p = arena_alloc(&c->arena, sizeof(NamedAttr) * (size_t)(n ? n : 1));
+  for (int d = 0; d < n; d++) p[d] = (NamedAttr){NULL, attr_i64(c, list[d])};
+  return attr_dialect(c, "stablehlo.bounds", n, p);
+}
+
 Type *type_with_bounds(Context *c, const Type *t, const int64_t *dims, const int64_t *bounds) {
   bool any = false;
   for (int d = 0; d < t->rank; d++) any |= dims[d] == DIM_DYNAMIC && bounds[d] != DIM_DYNAMIC;

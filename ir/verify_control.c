@@ -643,7 +643,7 @@ static const Op *enclosing_module(const Op *op) {
   return NULL;
 }
 
-static const Op *lookup_func(const Op *from, const char *name) {
+const Op *vo_lookup_func(const Op *from, const char *name) {
   const Op *m = enclosing_module(from);
   const Block *b = m ? op_body(m) : NULL;
   if (!b || !name) return NULL;
@@ -894,7 +894,7 @@ void verify_composite(Context *c, Op *op) {
     op_error(c, op, "attribute 'decomposition' must be a symbol reference, but got %s", vo_attr_str(c, dec));
     return;
   }
-  const Op *f = lookup_func(op, dec->u.str.s);
+  const Op *f = vo_lookup_func(op, dec->u.str.s);
   if (!f) {
     op_error(c, op, "'%s' does not reference a valid function", dec->u.str.s);
     return;

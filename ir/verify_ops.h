@@ -47,6 +47,9 @@ void verify_quant_op(Context *c, Op *op);
 void verify_call_graph(Context *c, Module *m);
 
 /* ------------------------------------------------------------------ */
+/* The func.func named `name` in the module around `from`, or NULL. */
+const Op *vo_lookup_func(const Op *from, const char *name);
+
 /* The per-op rules (each returns after reporting; never aborts), one per distinct VERIFY column of ir/ops.def, in
  * verify_elementwise.c, verify_shape.c, verify_data.c, verify_control.c
  * (verify_none in verify_common.c). */

@@ -37,16 +37,16 @@ func.func @collectives(%x: tensor<2x2xi64>) -> tensor<2x4xi64> {
 }
 
 // CHECK-LABEL: func.func @main() {
-// CHECK-NEXT:    %0:2 = "interpreter.run_parallel"() {programs = {{\[}}[@ids, @ids]]} : () -> (tensor<ui32>, tensor<ui32>)
+// CHECK-NEXT:    %0:4 = "interpreter.run_parallel"() {programs = {{\[}}[@ids, @ids]]} : () -> (tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>)
 // CHECK-NEXT:    check.expect_eq_const %0#0, dense<0> : tensor<ui32>
 // CHECK-NEXT:    %1 = stablehlo.constant dense<1> : tensor<2x2xi64>
 // CHECK-NEXT:    %2:2 = "interpreter.run_parallel"(%1, %1) {programs = {{\[}}[@collectives], [@collectives]]} : (tensor<2x2xi64>, tensor<2x2xi64>) -> (tensor<2x4xi64>, tensor<2x4xi64>)
 // CHECK-NEXT:    func.return
-// GENERIC:         %0:2 = "interpreter.run_parallel"() {programs = {{\[}}[@ids, @ids]]} : () -> (tensor<ui32>, tensor<ui32>)
+// GENERIC:         %0:4 = "interpreter.run_parallel"() {programs = {{\[}}[@ids, @ids]]} : () -> (tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>)
 func.func @main() {
-  %results:2 = "interpreter.run_parallel"() {
+  %results:4 = "interpreter.run_parallel"() {
     programs=[[@ids, @ids]]
-  } : () -> (tensor<ui32>, tensor<ui32>)
+  } : () -> (tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>)
   check.expect_eq_const %results#0, dense<0> : tensor<ui32>
   %x = stablehlo.constant dense<1> : tensor<2x2xi64>
   %r:2 = "interpreter.run_parallel"(%x, %x) {programs = [[@collectives], [@collectives]]} : (tensor<2x2xi64>, tensor<2x2xi64>) -> (tensor<2x4xi64>, tensor<2x4xi64>)

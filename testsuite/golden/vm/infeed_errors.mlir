@@ -6,7 +6,7 @@
 // CHECK: stablehlo.infeed ran without an infeed queue
 // CHECK: the infeed queue has 1 entry, but the program runs more infeeds
 // CHECK: an infeed queue is supported on a grid of one process only
-// CHECK: infeed queue entry 1 : i64 is not a function of the module
+// CHECK: Function 1 : i64 not found
 // CHECK: infeed queue entry @q1 has type () -> tensor<3xf32>; the infeed it feeds needs
 // CHECK: infeed queue entry @q2 has type (tensor<2xi64>) -> tensor<2xi64>; the infeed it feeds needs
 // CHECK: 'stablehlo.infeed' op an infeed inside a region or a called function is not supported with an infeed queue
