@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/compile_scaling.sh BUILD_DIR — compile time against module size.
-# For each shape of bench/gen_scaling.py (chain, layers, dag) at each size of
+# For each shape of bench/gen_scaling.py (BENCH_SCALING_SHAPES, default chain,
+# layers, dag, quantized and bounded) at each size of
 # BENCH_SCALING_SIZES (default "1000 10000 100000" ops), the whole-process
 # wall time of `tpucc -O0` and `tpucc -O2 --time-passes` (medians of
 # BENCH_REPEAT runs, interleaved with mlir-opt-14 reading the same file, the
@@ -13,7 +14,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 BUILD=$(cd "${1:?usage: bench/compile_scaling.sh BUILD_DIR}" && pwd)
 SIZES=(${BENCH_SCALING_SIZES:-1000 10000 100000})
-SHAPES=(chain layers dag)
+SHAPES=(${BENCH_SCALING_SHAPES:-chain layers dag quantized bounded})
 TPUCC="$BUILD/tpucc"
 MLIR_OPT=mlir-opt-14
 GEN="$HERE/gen_scaling.py"

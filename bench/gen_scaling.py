@@ -15,7 +15,11 @@ SHAPE is one of
           argument (a new one every 64 ops) or another lane's last value;
           the function returns the 8 lanes.
   sharded the layers on 8 partitions, FSDP-style annotations (rows of x
-          tiled, weights by output column), for the SPMD passes.
+          tiled, weights by output column), for the SPMD passes;
+  quantized the chain on tensor<16x256x!quant.uniform<i8:f32, ...>>, for
+          quant-lower (each op becomes dequantize, op, quantize);
+  bounded the chain on tensor<?x256xf32, #stablehlo.bounds<16, ?>>, for
+          dynamic-pad.
 N counts every operation, func.func, func.return and the ops inside reduce
 regions included (not the builtin.module).  The output depends only on the
 arguments, and both tpucc and mlir-opt-14 --allow-unregistered-dialect read
@@ -159,7 +163,10 @@ def dag(n, rng):
     return ["%x", "%y", "%s"], [T, T, S], b, lanes
 
 
-SHAPES = {"chain": chain, "layers": layers, "dag": dag, "sharded": layers}
+SHAPES = {"chain": chain, "layers": layers, "dag": dag, "sharded": layers, "quantized": chain, "bounded": chain}
+# The chain's tensor type, respelled for the shapes that only change it.
+RETYPE = {"quantized": f"tensor<{ROWS}x{WIDTH}x!quant.uniform<i8:f32, 5.000000e-02:3>>",
+          "bounded": f"tensor<?x{WIDTH}xf32, #stablehlo.bounds<{ROWS}, ?>>"}
 PARTITIONS = 8
 
 
@@ -197,13 +204,13 @@ def generate(shape, n, write):
 
 def main(argv):
     if len(argv) < 3 or argv[1] not in SHAPES:
-        raise SystemExit("usage: gen_scaling.py chain|layers|dag|sharded N [OUT]")
+        raise SystemExit("usage: gen_scaling.py chain|layers|dag|sharded|quantized|bounded N [OUT]")
     n = int(argv[2])
-    if len(argv) > 3 and argv[3] != "-":
-        with open(argv[3], "w") as f:
-            generate(argv[1], n, f.write)
-    else:
-        generate(argv[1], n, sys.stdout.write)
+    retype = RETYPE.get(argv[1])
+    out = open(argv[3], "w") if len(argv) > 3 and argv[3] != "-" else sys.stdout
+    generate(argv[1], n, (lambda text: out.write(text.replace(T, retype))) if retype else out.write)
+    if out is not sys.stdout:
+        out.close()
 
 
 if __name__ == "__main__":

@@ -37,14 +37,26 @@ void ctx_free(Context *c) {
   free(c);
 }
 
-static void add_use(Context *c, Op *op, int i) {
+/* Links operand i's use slot at the head of its value's use list. */
+static void add_use(Op *op, int i) {
   Value *v = op->operands[i];
   if (!v) return;
-  Use *u = arena_alloc(&c->arena, sizeof(Use));
+  Use *u = &op->operand_uses[i];
   u->user = op;
   u->operand_index = i;
   u->next = v->uses;
+  if (v->uses) v->uses->pprev = &u->next;
+  u->pprev = &v->uses;
   v->uses = u;
+}
+
+void op_remove_use(Op *op, int i) {
+  if (!op->operands[i]) return;
+  Use *u = &op->operand_uses[i];
+  *u->pprev = u->next;
+  if (u->next) u->next->pprev = u->pprev;
+  u->next = NULL;
+  u->pprev = NULL;
 }
 
 Op *op_create(Context *c, OpKind kind, const char *name, Loc loc, int noperands, Value **operands,
@@ -56,7 +68,8 @@ Op *op_create(Context *c, OpKind kind, const char *name, Loc loc, int noperands,
   op->noperands = noperands;
   if (noperands) {
     op->operands = arena_dup(&c->arena, operands, sizeof(Value *) * (size_t)noperands);
-    for (int i = 0; i < noperands; i++) add_use(c, op, i);
+    op->operand_uses = arena_alloc(&c->arena, sizeof(Use) * (size_t)noperands);
+    for (int i = 0; i < noperands; i++) add_use(op, i);
   }
   op->nresults = nresults;
   if (nresults) {
@@ -90,16 +103,10 @@ void op_append(Block *b, Op *op) {
 }
 
 void op_set_operand(Context *c, Op *op, int i, Value *v) {
-  Value *old = op->operands[i];
-  if (old) {
-    for (Use **u = &old->uses; *u; u = &(*u)->next)
-      if ((*u)->user == op && (*u)->operand_index == i) {
-        *u = (*u)->next;
-        break;
-      }
-  }
+  (void)c;
+  op_remove_use(op, i);
   op->operands[i] = v;
-  add_use(c, op, i);
+  add_use(op, i);
 }
 
 Block *block_create(Context *c, Region *parent, int nargs, Type **arg_types) {

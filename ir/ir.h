@@ -406,6 +406,7 @@ struct Use {
   Op *user;
   int operand_index;
   Use *next;
+  Use **pprev; /* the link that points at this use (O(1) removal) */
 };
 
 struct Value {
@@ -424,6 +425,7 @@ struct Op {
   const char *srcloc; /* text of a trailing loc(...) if any */
   int noperands;
   Value **operands;
+  Use *operand_uses; /* noperands slots: operand i's use of its value */
   int nresults;
   Value *results;
   int nattrs;
@@ -468,6 +470,9 @@ Op *op_create(Context *c, OpKind kind, const char *name, Loc loc, int noperands,
               int nresults, Type **result_types, int nattrs, NamedAttr *attrs, int nregions);
 void op_append(Block *b, Op *op);
 void op_set_operand(Context *c, Op *op, int i, Value *v);
+/* Unlinks operand i's use from its value's use list in O(1) (the operand
+ * itself stays; op_set_operand and op_erase call it). */
+void op_remove_use(Op *op, int i);
 Block *block_create(Context *c, Region *parent, int nargs, Type **arg_types);
 void region_add_block(Context *c, Region *r, Block *b);
 const Attr *op_attr(const Op *op, const char *name); /* NULL if absent */

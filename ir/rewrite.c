@@ -4,17 +4,6 @@
 
 #include "ir/ir.h"
 
-static void remove_use(Op *user, int i) {
-  Value *v = user->operands[i];
-  if (!v) return;
-  for (Use **u = &v->uses; *u; u = &(*u)->next)
-    if ((*u)->user == user && (*u)->operand_index == i) {
-      *u = (*u)->next;
-      return;
-    }
-  die("use list of an operand lacks its user");
-}
-
 bool op_results_unused(const Op *op) {
   for (int i = 0; i < op->nresults; i++)
     if (op->results[i].uses) return false;
@@ -61,7 +50,7 @@ void op_insert_after(Op *after, Op *op) {
 /* Drops every use an op (and the ops of its regions) makes of values. */
 static void drop_all_uses(Op *op) {
   for (int i = 0; i < op->noperands; i++) {
-    remove_use(op, i);
+    op_remove_use(op, i);
     op->operands[i] = NULL;
   }
   for (int r = 0; r < op->nregions; r++)
