@@ -166,7 +166,7 @@ void lower_check_almost_eq(FuncBuilder *fb, Op *op, int opcode) {
 }
 
 void lower_check_close(FuncBuilder *fb, Op *op, int opcode) {
-  emit_check(fb, op, opcode, 2, 0, attr_int_or(op, "min_ulp_difference", 0), attr_int_or(op, "max_ulp_difference", 0),
+  emit_check(fb, op, opcode, 2, 0, attr_int_or(op, "min_ulp_difference", 0), attr_int_or(op, "max_ulp_difference", 1),
              NULL);
 }
 

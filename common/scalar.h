@@ -180,6 +180,15 @@ static inline ScalarC64 scalar_c64_sin(ScalarC64 z) {
   return scalar_c64(scalar_sinf_rounded(z.re) * (h + hn), scalar_cosf_rounded(z.re) * (h - hn));
 }
 
+/* e^(a + bi) as XLA computes it: e^a cos b + i e^a sin b, and e^a + i b
+ * when b is 0 (so e^inf + 0i is inf + 0i, and e^-inf + inf i is NaN + NaN i
+ * rather than C's signed zeros). */
+static inline ScalarC64 scalar_c64_exp(ScalarC64 z) {
+  float e = scalar_xla_expf(z.re);
+  if (z.im == 0) return scalar_c64(e, z.im);
+  return scalar_c64(e * scalar_cosf_rounded(z.im), e * scalar_sinf_rounded(z.im));
+}
+
 /* cos(a + bi) = cos a (1/(2e^b) + e^b/2) + i sin a (1/(2e^b) - e^b/2). */
 static inline ScalarC64 scalar_c64_cos(ScalarC64 z) {
   float e = scalar_xla_expf(z.im), h = 0.5f * e, hn = 0.5f / e;

@@ -223,6 +223,9 @@ static bool attr_fits_style(const Attr *a, const char *style, Arena *scratch) {
   /* The pretty form implies the type: only that type fits. */
   if (strcmp(style, "i64") == 0 || strcmp(style, "i32") == 0)
     return a->kind == ATTR_INT && a->type->kind == TY_ELEM && a->type->elem == (style[1] == '3' ? ELEM_I32 : ELEM_I64);
+  if (strcmp(style, "u64") == 0) /* ui64, or an i64 that is not negative */
+    return a->kind == ATTR_INT && a->type->kind == TY_ELEM &&
+           (a->type->elem == ELEM_UI64 || (a->type->elem == ELEM_I64 && a->u.i >= 0));
   if (strcmp(style, "f64") == 0) return a->kind == ATTR_FLOAT && a->type->kind == TY_ELEM && a->type->elem == ELEM_F64;
   if (strcmp(style, "str") == 0) return a->kind == ATTR_STRING;
   if (strcmp(style, "sym") == 0) return a->kind == ATTR_SYMREF;
@@ -373,6 +376,8 @@ static void print_styled_attr(Printer *p, const Attr *a, const char *style, Aren
     print_i64_list(p, n, v);
   } else if (strcmp(style, "i64") == 0 || strcmp(style, "i32") == 0) {
     fprintf(p->out, "%" PRId64, a->u.i);
+  } else if (strcmp(style, "u64") == 0) {
+    fprintf(p->out, "%" PRIu64, (uint64_t)a->u.i);
   } else if (strcmp(style, "f64") == 0) {
     print_float_value(p->out, a->type->elem, a->u.f);
   } else if (strncmp(style, "enum.", 5) == 0) {

@@ -9,6 +9,7 @@
  *   $NAME:STYLE     attribute NAME written in STYLE:
  *                     arr     [1, 2] as array<i64: 1, 2>
  *                     i64/i32 an integer with that type
+ *                     u64     an unsigned 64-bit integer (ui64, up to 2^64-1)
  *                     f64     a float with that type
  *                     str     a string; sym a @symbol
  *                     enum.E  a bare keyword as #stablehlo<E KEYWORD>

@@ -959,13 +959,20 @@ static void check_tolerances(Context *c, Op *op) {
   if (tol && tol->kind != ATTR_FLOAT && tol->kind != ATTR_INT)
     op_error(c, op, "attribute 'tolerance' must be a float, but got %s", vo_attr_str(c, tol));
   if (op->kind == OP_CHECK_EXPECT_CLOSE) {
-    int64_t mx = 0, mn = 0;
-    AttrRead ax = vo_int_attr(c, op, "max_ulp_difference", true, &mx);
+    /* unsigned 64-bit (upstream's UI64Attr; max defaults to 1): a ui64
+     * attribute's bits, or a non-negative i64 */
+    int64_t mx = 1, mn = 0;
+    AttrRead ax = vo_int_attr(c, op, "max_ulp_difference", false, &mx);
     AttrRead an = vo_int_attr(c, op, "min_ulp_difference", false, &mn);
-    if (ax == AR_OK && mx < 0) op_error(c, op, "max_ulp_difference must be non-negative, but got %" PRId64, mx);
-    if (an == AR_OK && mn < 0) op_error(c, op, "min_ulp_difference must be non-negative, but got %" PRId64, mn);
-    if (ax == AR_OK && an == AR_OK && mn > mx)
-      op_error(c, op, "min_ulp_difference (%" PRId64 ") must not exceed max_ulp_difference (%" PRId64 ")", mn, mx);
+    const Attr *amx = op_attr(op, "max_ulp_difference"), *amn = op_attr(op, "min_ulp_difference");
+    bool umx = amx && amx->type && amx->type->elem == ELEM_UI64, umn = amn && amn->type && amn->type->elem == ELEM_UI64;
+    if (ax == AR_OK && !umx && mx < 0)
+      op_error(c, op, "max_ulp_difference must be non-negative, but got %" PRId64, mx);
+    if (an == AR_OK && !umn && mn < 0)
+      op_error(c, op, "min_ulp_difference must be non-negative, but got %" PRId64, mn);
+    if (ax != AR_BAD && an != AR_BAD && (umx || mx >= 0) && (umn || mn >= 0) && (uint64_t)mn > (uint64_t)mx)
+      op_error(c, op, "min_ulp_difference (%" PRIu64 ") must not exceed max_ulp_difference (%" PRIu64 ")",
+               (uint64_t)mn, (uint64_t)mx);
   }
 }
 

@@ -206,8 +206,8 @@ bool vm_compare(int kind, double tolerance, int64_t min_ulp, int64_t max_ulp, co
   Scan s = {
       .kind = kind,
       .tolerance = tolerance,
-      .min_ulp = min_ulp > 0 ? (uint64_t)min_ulp : 0,
-      .max_ulp = max_ulp > 0 ? (uint64_t)max_ulp : 0,
+      .min_ulp = (uint64_t)min_ulp, /* the bits of unsigned 64-bit bounds */
+      .max_ulp = (uint64_t)max_ulp,
       .worst = -1,
   };
   scan_elements(&s, at->elem, actual->data, expected->data, at->count);

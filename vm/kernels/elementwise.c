@@ -343,9 +343,18 @@ static void int_op(int op, int elem, const void *a, const void *b, void *o, int6
 /* Complex kernels, in complex<f64> (complex<f32> goes through chunks). */
 
 /* chlo.square of a complex number: (re - im)(re + im) + i 2 re im. */
+/* (re - im)(re + im) + 2 re im i, the real part 0 when |re| = |im| and re
+ * is finite (chlo.md's decomposition: re + im may overflow). */
 static cdouble c_square(cdouble z) {
   double re = creal(z), im = cimag(z);
-  return cmk((re - im) * (re + im), re * im * 2);
+  return cmk(isfinite(re) && fabs(re) == fabs(im) ? 0.0 : (re - im) * (re + im), re * im * 2);
+}
+
+/* e^re cos im + i e^re sin im, and e^re + i im when im is 0: XLA's formula
+ * (the spec's results at infinities, where C's cexp differs). */
+static cdouble c_exp(cdouble z) {
+  double re = creal(z), im = cimag(z), e = exp(re);
+  return im == 0 ? cmk(e, im) : cmk(e * cos(im), e * sin(im));
 }
 
 static cdouble c_sign(cdouble z) {
@@ -422,11 +431,11 @@ static void unary_c128(int op, const cdouble *a, cdouble *o, int64_t n) {
   case VM_OP_SQRT: EACH(o[i] = csqrt(a[i]));
   case VM_OP_RSQRT: EACH(o[i] = 1.0 / csqrt(a[i]));
   case VM_OP_CBRT: EACH(o[i] = cpow(a[i], cmk(1.0 / 3.0, 0)));
-  case VM_OP_EXPONENTIAL: EACH(o[i] = cexp(a[i]));
+  case VM_OP_EXPONENTIAL: EACH(o[i] = c_exp(a[i]));
   case VM_OP_EXPONENTIAL_MINUS_ONE: EACH(o[i] = c_expm1(a[i]));
   case VM_OP_LOG: EACH(o[i] = clog(a[i]));
   case VM_OP_LOG_PLUS_ONE: EACH(o[i] = c_log1p(a[i]));
-  case VM_OP_LOGISTIC: EACH(o[i] = 1.0 / (1.0 + cexp(cmk(-creal(a[i]), -cimag(a[i])))));
+  case VM_OP_LOGISTIC: EACH(o[i] = 1.0 / (1.0 + c_exp(cmk(-creal(a[i]), -cimag(a[i])))));
   case VM_OP_SINE: EACH(o[i] = csin(a[i]));
   case VM_OP_COSINE: EACH(o[i] = ccos(a[i]));
   case VM_OP_TAN: EACH(o[i] = ctan(a[i]));
@@ -470,6 +479,7 @@ static bool unary_c64(int op, const float *a, float *o, int64_t n) {
   switch (op) {
   case VM_OP_SINE: f = scalar_c64_sin; break;
   case VM_OP_COSINE: f = scalar_c64_cos; break;
+  case VM_OP_EXPONENTIAL: f = scalar_c64_exp; break;
   default: return false;
   }
   for (int64_t i = 0; i < n; i++) {

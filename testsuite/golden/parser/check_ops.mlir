@@ -22,7 +22,7 @@
 // GENERIC:         "check.expect_eq"(%0, %0) : (tensor<3xi64>, tensor<3xi64>) -> ()
 // GENERIC-NEXT:    "check.expect_eq_const"(%0) {value = dense<[-2, 0, 2]> : tensor<3xi64>} : (tensor<3xi64>) -> ()
 // GENERIC:         "check.expect_almost_eq"(%1, %1) {tolerance = 1.0e-03 : f64} : (tensor<f64>, tensor<f64>) -> ()
-// GENERIC:         "check.expect_close"(%1, %1) {max_ulp_difference = 3 : i64, min_ulp_difference = 1 : i64} : (tensor<f64>, tensor<f64>) -> ()
+// GENERIC:         "check.expect_close"(%1, %1) {max_ulp_difference = 3 : ui64, min_ulp_difference = 1 : ui64} : (tensor<f64>, tensor<f64>) -> ()
 // GENERIC-NEXT:    %2 = "interpreter.probe"(%0) {probe_id = "probe0"} : (tensor<3xi64>) -> tensor<3xi64>
 // GENERIC:         "check.expect_serialized_eq"(%2) {iter = 1 : i64, probe_id = "probe0"} : (tensor<3xi64>) -> ()
 func.func @checks() {
