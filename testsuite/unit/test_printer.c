@@ -372,7 +372,7 @@ static void test_check_and_interpreter_ops(void **state) {
   assert_contains(p, "%0 = interpreter.probe %arg0, probe_id = \"p\" : tensor<4xf32>\n");
   assert_contains(p, "    func.return\n");
   assert_contains(g, "\"check.expect_almost_eq\"(%arg0, %arg0) {tolerance = 1.0e-03 : f64}");
-  assert_contains(g, "\"check.expect_close\"(%arg0, %arg0) {max_ulp_difference = 3 : i64} : (tensor<4xf32>, "
+  assert_contains(g, "\"check.expect_close\"(%arg0, %arg0) {max_ulp_difference = 3 : ui64} : (tensor<4xf32>, "
                      "tensor<4xf32>) -> ()");
   free(p);
   free(g);
