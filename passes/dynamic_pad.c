@@ -37,6 +37,20 @@ Value *dp_i32(Dp *dp, int64_t v) {
   return scalar_const(dp, type_scalar_tensor(dp->c, ELEM_I32), &x);
 }
 
+void dp_assert_same(Dp *dp, const Op *op, const char *what, Value *a, Value *b) {
+  if (!a || !b || a == b) return;
+  Context *c = dp->c;
+  Value *ab[2] = {a, b};
+  NamedAttr eq = {"comparison_direction", attr_enum(c, "stablehlo", "comparison_direction", "EQ")};
+  Value *same = dp_emit(dp, OP_COMPARE, 2, ab, type_scalar_tensor(c, ELEM_I1), 1, &eq);
+  const char *msg = arena_printf(&c->arena, "'%s' %s sizes differ at run time: {0} and {1}", op->name, what);
+  NamedAttr attrs[3] = {{"call_target_name", attr_string(c, "shape_assertion", 15)},
+                        {"error_message", attr_string(c, msg, strlen(msg))},
+                        {"has_side_effect", attr_bool(c, true)}};
+  Value *operands[3] = {same, a, b};
+  op_insert_before(dp->at, op_build(c, OP_CUSTOM_CALL, op->loc, 3, operands, NULL, 3, attrs));
+}
+
 Value *dp_zero(Dp *dp, const Type *like) {
   uint8_t zero[16] = {0};
   Type *t = like->elem_opaque ? type_tensor_opaque_elem(dp->c, like->elem_opaque, 0, NULL, NULL)

@@ -30,6 +30,10 @@ Value *dp_bin(Dp *dp, OpKind k, Value *a, Value *b);             /* a k b on ten
  * 0-d tensor of x's element type). */
 Value *dp_mask(Dp *dp, Value *x, int d, Value *size, Value *fill);
 Value *dp_zero(Dp *dp, const Type *like);                        /* 0-d zero of like's element type */
+/* Before dp->at: a run-time check (custom_call @shape_assertion, exit 4)
+ * that sizes a and b of `what` (e.g. "operands' dim 0") agree; nothing when
+ * they are one value. */
+void dp_assert_same(Dp *dp, const Op *op, const char *what, Value *a, Value *b);
 /* The per-op rule: retypes op's results to their bounds and records their
  * sizes; false after a located error (an op or dim it cannot make exact). */
 bool dp_op(Dp *dp, Op *op);

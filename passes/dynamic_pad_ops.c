@@ -65,14 +65,25 @@ static Value **bound_sizes(Dp *dp, const Type *t) {
   return s;
 }
 
-/* Element-wise: sizes pass through from the operands of the result's rank. */
+/* Whether size value v is a constant (a bound taken as size, e.g. of a
+ * broadcast): it yields to a size known at run time and is not checked
+ * against one. */
+static bool is_bound_size(const Value *v) { return v->def && v->def->kind == OP_CONSTANT; }
+
+/* Element-wise: sizes pass through from the operands of the result's rank
+ * (a run-time size before a constant one); two run-time sizes of one dim
+ * are checked to agree at run time. */
 static bool rule_elementwise(Dp *dp, Op *op) {
   const Type *rt = op->results[0].type;
   Value **s = dp_new_sizes(dp, rt->rank);
   for (int i = 0; i < op->noperands; i++) {
     Value **os = dp_sizes(dp, op->operands[i]);
-    for (int d = 0; os && op->operands[i]->type->rank == rt->rank && d < rt->rank; d++)
-      if (!s[d] && os[d]) s[d] = os[d];
+    for (int d = 0; os && op->operands[i]->type->rank == rt->rank && d < rt->rank; d++) {
+      if (!os[d]) continue;
+      if (s[d] && !is_bound_size(s[d]) && !is_bound_size(os[d]))
+        dp_assert_same(dp, op, arena_printf(&dp->c->arena, "operands' dim %d", d), s[d], os[d]);
+      if (!s[d] || (is_bound_size(s[d]) && !is_bound_size(os[d]))) s[d] = os[d];
+    }
   }
   for (int d = 0; d < rt->rank; d++)
     if (rt->dims[d] == DIM_DYNAMIC && !s[d]) s[d] = dp_i32(dp, type_dim_bound(rt, d));
@@ -259,7 +270,12 @@ static bool rule_dot_general(Dp *dp, Op *op) {
   int nc = list_attr(dp, dialect_param(dn, "lhs_contracting_dimensions"), &lc);
   list_attr(dp, dialect_param(dn, "rhs_contracting_dimensions"), &rc);
   Value **ls = dp_sizes(dp, op->operands[0]), **rs = dp_sizes(dp, op->operands[1]);
+  for (int k = 0; k < nb; k++)
+    if (ls && rs && ls[lb[k]] && rs[rb[k]] && !is_bound_size(ls[lb[k]]) && !is_bound_size(rs[rb[k]]))
+      dp_assert_same(dp, op, "batching dims'", ls[lb[k]], rs[rb[k]]);
   for (int k = 0; k < nc; k++) {
+    if (ls && rs && ls[lc[k]] && rs[rc[k]] && !is_bound_size(ls[lc[k]]) && !is_bound_size(rs[rc[k]]))
+      dp_assert_same(dp, op, "contracting dims'", ls[lc[k]], rs[rc[k]]);
     Value *size = ls && ls[lc[k]] ? ls[lc[k]] : rs && rs[rc[k]] ? rs[rc[k]] : NULL;
     if (!size) continue;
     op_set_operand(dp->c, op, 0, dp_mask(dp, op->operands[0], (int)lc[k], size, dp_zero(dp, op->operands[0]->type)));

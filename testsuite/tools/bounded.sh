@@ -64,6 +64,13 @@ done
 expect_status 1 "$TPURUN" "$TMP/contract.tpub" --input="9x4xf32=1"
 expect_in "$TMP/err" "dim 0 is 9, the parameter's is bounded by 8"
 expect_status 1 "$TPURUN" "$TMP/contract.tpub" --input="2x5xf32=1"
+# Operands of one element-wise op (or one contraction) whose sizes differ at
+# run time: exit 4 naming the op and both sizes, never a silent result.
+printf 'func.func @main(%%x: tensor<?x4xf32, #stablehlo.bounds<8, ?>>, %%y: tensor<?x4xf32, #stablehlo.bounds<8, ?>>) -> tensor<?x4xf32, #stablehlo.bounds<8, ?>> {\n  %%0 = stablehlo.add %%x, %%y : tensor<?x4xf32, #stablehlo.bounds<8, ?>>\n  return %%0 : tensor<?x4xf32, #stablehlo.bounds<8, ?>>\n}\n' > "$TMP/mismatch.mlir"
+expect_status 0 "$TPUCC" "$TMP/mismatch.mlir" -o "$TMP/mismatch.tpub"
+expect_status 4 "$TPURUN" "$TMP/mismatch.tpub" --input="3x4xf32=1" --input="5x4xf32=1"
+expect_in "$TMP/err" "'stablehlo.add' operands' dim 0 sizes differ at run time: 3 and 5"
+expect_status 0 "$TPURUN" "$TMP/mismatch.tpub" --input="3x4xf32=1" --input="3x4xf32=1"
 # The records, in the disassembly and refused when corrupt (exit 3).
 expect_status 0 "$TPUCC" --emit=asm "$TMP/contract.mlir" -o "$TMP/contract.asm"
 expect_in "$TMP/contract.asm" "; dynamic param 0 dim 0: bound 8, size in param 1"
