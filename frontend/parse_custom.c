@@ -1,6 +1,5 @@
 /* Parsing of pretty (custom) op forms: the format language of ir/syntax.h
  * and the whole-op hooks (module, func, constant, reduce, while, ...). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,19 +189,8 @@ static Attr *parse_styled_attr(Parser *p, const char *style) {
     return attr_int(p->c, type_elem(p->c, style[1] == '3' ? ELEM_I32 : ELEM_I64), v);
   }
   if (strcmp(style, "u64") == 0) { /* an unsigned 64-bit value (upstream's UI64Attr) */
-    if (p->tok.kind != TOK_INT) {
-      p_error_here(p, "expected a non-negative integer");
-      return NULL;
-    }
-    errno = 0;
-    bool hex = p->tok.len > 2 && p->tok.text[1] == 'x';
-    unsigned long long v = strtoull(p->tok.text, NULL, hex ? 16 : 10);
-    if (errno == ERANGE) {
-      p_error_here(p, "integer does not fit in 64 bits");
-      return NULL;
-    }
-    p_next(p);
-    return attr_int(p->c, type_elem(p->c, ELEM_UI64), (int64_t)v);
+    uint64_t v;
+    return parse_uint64(p, &v) ? attr_int(p->c, type_elem(p->c, ELEM_UI64), (int64_t)v) : NULL;
   }
   if (strcmp(style, "f64") == 0) return parse_float_literal(p, ELEM_F64);
   if (strcmp(style, "str") == 0) {

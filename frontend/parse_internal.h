@@ -59,6 +59,8 @@ Attr *parse_attr(Parser *p);
  * dialect attributes; *end_text: just after its '>'. */
 bool skip_balanced_angles(Parser *p, const char **end_text);
 Attr *parse_attr_dict(Parser *p);  /* { k = v, ... }; the current token is '{' */
+/* An unsigned 64-bit integer token (up to 2^64-1). */
+bool parse_uint64(Parser *p, uint64_t *out);
 bool parse_int64(Parser *p, int64_t *out); /* optional leading '-' */
 bool parse_i64_list(Parser *p, int *n, int64_t **v); /* [1, 2] */
 Attr *parse_conv_dims_body(Parser *p); /* [b, 0, 1, f]x[...]->[...] */

@@ -382,8 +382,9 @@ static Type *parse_type_uncached(Parser *p) {
 
 /* ------------------------------------------------------------ numbers */
 
-bool parse_int64(Parser *p, int64_t *out) {
-  bool neg = p_accept(p, "-");
+/* The current integer token's value (decimal or 0x hex), not consumed;
+ * false after an error there. */
+static bool token_u64(Parser *p, uint64_t *out) {
   if (p->tok.kind != TOK_INT) {
     p_error_here(p, "expected integer");
     return false;
@@ -391,7 +392,25 @@ bool parse_int64(Parser *p, int64_t *out) {
   errno = 0;
   bool hex = p->tok.len > 2 && p->tok.text[1] == 'x';
   unsigned long long v = strtoull(p->tok.text, NULL, hex ? 16 : 10);
-  if (errno == ERANGE || v > (unsigned long long)INT64_MAX + (neg ? 1 : 0)) {
+  if (errno == ERANGE) {
+    p_error_here(p, "integer does not fit in 64 bits");
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+bool parse_uint64(Parser *p, uint64_t *out) {
+  if (!token_u64(p, out)) return false;
+  p_next(p);
+  return true;
+}
+
+bool parse_int64(Parser *p, int64_t *out) {
+  bool neg = p_accept(p, "-");
+  uint64_t v;
+  if (!token_u64(p, &v)) return false;
+  if (v > (uint64_t)INT64_MAX + (neg ? 1 : 0)) {
     p_error_here(p, "integer does not fit in 64 bits");
     return false;
   }

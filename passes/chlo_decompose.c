@@ -62,6 +62,7 @@
 #include <string.h>
 
 #include "common/limits.h"
+#include "ir/table.h"
 #include "passes/pass.h"
 #include "passes/walk.h"
 
@@ -926,16 +927,20 @@ bool pass_chlo_decompose(PassContext *pc) {
 
 /* The first infeed in blk (nested regions included) or in a function blk
  * calls, directly or not (the verifier has refused call cycles and
- * graphs deeper than TPU_MAX_CALL_DEPTH); NULL when there is none. */
-static const Op *infeed_below(const Module *m, const Block *blk, int depth) {
+ * graphs deeper than TPU_MAX_CALL_DEPTH); NULL when there is none.  seen
+ * holds the functions already searched (each is searched once). */
+static const Op *infeed_below(const Module *m, const Block *blk, int depth, Table *seen) {
   if (depth > TPU_MAX_CALL_DEPTH) return NULL;
   for (const Op *op = blk->first; op; op = op->next) {
     if (op->kind == OP_INFEED) return op;
     const Attr *callee = op->kind == OP_FUNC_CALL ? op_attr(op, "callee") : NULL;
     Op *g = callee && callee->kind == ATTR_SYMREF ? module_lookup_func(m, callee->u.str.s) : NULL;
-    const Op *in = g ? infeed_below(m, op_body(g), depth + 1) : NULL;
+    bool fresh = g && !table_get(seen, g, 0);
+    if (fresh) *table_put(seen, g, 0) = g;
+    const Op *in = fresh ? infeed_below(m, op_body(g), depth + 1, seen) : NULL;
     for (int r = 0; !in && r < op->nregions; r++)
-      for (int i = 0; !in && i < op->regions[r].nblocks; i++) in = infeed_below(m, op->regions[r].blocks[i], depth + 1);
+      for (int i = 0; !in && i < op->regions[r].nblocks; i++)
+        in = infeed_below(m, op->regions[r].blocks[i], depth + 1, seen);
     if (in) return op->kind == OP_FUNC_CALL ? op : in;
   }
   return NULL;
@@ -963,27 +968,34 @@ static bool queue_entry_fits(Context *c, const Module *m, Op *run, const Attr *e
  * a located error. */
 static bool feed_program(Context *c, const Module *m, Op *run, Op *f, const Attr *queue) {
   int k = 0;
-  for (Op *op = op_body(f)->first, *next; op; op = next) {
+  Table seen = {0};
+  bool ok = true;
+  for (Op *op = op_body(f)->first, *next; ok && op; op = next) {
     next = op->next;
     const Op *deep = NULL;
     for (int r = 0; !deep && r < op->nregions; r++)
-      for (int i = 0; !deep && i < op->regions[r].nblocks; i++) deep = infeed_below(m, op->regions[r].blocks[i], 1);
+      for (int i = 0; !deep && i < op->regions[r].nblocks; i++)
+        deep = infeed_below(m, op->regions[r].blocks[i], 1, &seen);
     if (!deep && op->kind == OP_FUNC_CALL) {
       const Attr *callee = op_attr(op, "callee");
       Op *g = callee && callee->kind == ATTR_SYMREF ? module_lookup_func(m, callee->u.str.s) : NULL;
-      deep = g ? infeed_below(m, op_body(g), 1) : NULL;
+      bool fresh = g && !table_get(&seen, g, 0);
+      if (fresh) *table_put(&seen, g, 0) = g;
+      deep = fresh ? infeed_below(m, op_body(g), 1, &seen) : NULL;
     }
     if (deep) {
       op_error(c, deep, "an infeed inside a region or a called function is not supported with an infeed queue");
-      return false;
+      ok = false;
+      break;
     }
     if (op->kind != OP_INFEED) continue;
     if (k == queue->u.array.n) {
       op_error(c, run, "the infeed queue has %d entr%s, but the program runs more infeeds", k, k == 1 ? "y" : "ies");
-      return false;
+      ok = false;
+      break;
     }
     const Attr *callee = queue->u.array.items[k++];
-    if (!queue_entry_fits(c, m, run, callee, op)) return false;
+    if (!(ok = queue_entry_fits(c, m, run, callee, op))) break;
     Type **rt = arena_alloc(&c->arena, sizeof(Type *) * (size_t)op->nresults);
     for (int i = 0; i + 1 < op->nresults; i++) rt[i] = op->results[i].type;
     NamedAttr a = {"callee", (Attr *)callee};
@@ -993,7 +1005,8 @@ static bool feed_program(Context *c, const Module *m, Op *run, Op *f, const Attr
     value_replace_all_uses(c, &op->results[op->nresults - 1], op->operands[0]);
     op_erase(op);
   }
-  return true;
+  table_free(&seen, NULL);
+  return ok;
 }
 
 /* A run_parallel with an infeed queue: its one program cloned and fed. */
