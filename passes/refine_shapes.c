@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "common/limits.h"
+#include "ir/table.h"
 #include "ir/verify_ops.h"
 #include "passes/fold.h"
 #include "passes/pass.h"
@@ -35,8 +36,9 @@ typedef struct Refiner {
   Context *c;
   Module *m;
   int depth;
-  int clones;     /* specialized callees made, for their names */
-  PtrVec callees; /* functions specialized (erased at the end when unused) */
+  int clones;       /* specialized callees made, for their names */
+  PtrVec callees;   /* functions specialized (erased at the end when unused) */
+  Table specialized; /* call signature (callee, operand types, constant scalars) -> its specialized copy */
 } Refiner;
 
 /* ------------------------------------------------------------------ */
@@ -518,8 +520,37 @@ static void substitute_constant(Context *c, Block *b, int i, const Attr *k) {
 /* The types a function's body returns (its terminator's operands). */
 static Op *terminator(Block *b) { return b && b->last && (op_info[b->last->kind].traits & TRAIT_TERMINATOR) ? b->last : NULL; }
 
+/* The signature a call's specialization depends on, as bytes (arena):
+ * the callee, each operand's type and constant integer scalar value. */
+static const int64_t *call_signature(Refiner *r, const Op *callee, const Op *op, size_t *len) {
+  int64_t *key = arena_alloc(&r->c->arena, sizeof(int64_t) * (size_t)(1 + 3 * op->noperands));
+  key[0] = (int64_t)(intptr_t)callee;
+  for (int i = 0; i < op->noperands; i++) {
+    const Attr *k = fold_known_value(op->operands[i]);
+    bool scalar = k && k->type->rank == 0 && elem_is_int(k->type->elem);
+    int64_t v = 0;
+    if (scalar) const_ints(op->operands[i], &v, 1);
+    key[1 + 3 * i] = (int64_t)(intptr_t)op->operands[i]->type;
+    key[2 + 3 * i] = scalar;
+    key[3 + 3 * i] = v;
+  }
+  *len = sizeof(int64_t) * (size_t)(1 + 3 * op->noperands);
+  return key;
+}
+
+/* The call now calls specialization f: its callee and result types. */
+static bool call_specialized(Refiner *r, Op *op, Op *f) {
+  const char *name = op_symbol_name(f);
+  op_set_attr(r->c, op, "callee", attr_symref(r->c, name));
+  const Type *ft = op_attr(f, "function_type")->type;
+  for (int i = 0; i < op->nresults && i < ft->nresults; i++)
+    if (!refine_value(r, op, &op->results[i], ft->results[i], "result", i)) return false;
+  return true;
+}
+
 /* A call: a copy of the callee specialized to the call's operand types
- * and constant scalar operands; the call's results take its types. */
+ * and constant scalar operands (one copy per distinct signature); the
+ * call's results take its types. */
 static bool refine_call(Refiner *r, Op *op) {
   Context *c = r->c;
   const Attr *ca = op_attr(op, "callee");
@@ -531,6 +562,10 @@ static bool refine_call(Refiner *r, Op *op) {
              ca->u.str.s);
     return false;
   }
+  size_t klen;
+  const int64_t *key = call_signature(r, callee, op, &klen);
+  void **done = table_get(&r->specialized, key, klen);
+  if (done) return call_specialized(r, op, *done);
   ValueMap map = {0};
   Op *f = op_clone(c, callee, &map);
   const char *name;
@@ -551,11 +586,8 @@ static bool refine_call(Refiner *r, Op *op) {
   bool ok = refine_function(r, f);
   r->depth--;
   if (!ok) return false;
-  op_set_attr(c, op, "callee", attr_symref(c, name));
-  const Type *ft = op_attr(f, "function_type")->type;
-  for (int i = 0; i < op->nresults && i < ft->nresults; i++)
-    if (!refine_value(r, op, &op->results[i], ft->results[i], "result", i)) return false;
-  return true;
+  *table_put(&r->specialized, key, klen) = f;
+  return call_specialized(r, op, f);
 }
 
 /* while: the regions' arguments take the operands' types; the body must
@@ -779,6 +811,7 @@ bool refine_module(Context *c, Module *m, const RefineSpec *spec) {
     dce_module(m);
   }
   vec_free(&r.callees);
+  table_free(&r.specialized, NULL);
   return ok;
 }
 
