@@ -235,16 +235,24 @@ static bool rewrite_call(Dp *dp, Op *op) {
   return true;
 }
 
+/* The types of op's first n results, as written (*orig, arena); whether
+ * one has a dynamic dim. */
+static bool original_results(Dp *dp, const Op *op, int n, Type ***orig) {
+  *orig = arena_alloc(&dp->c->arena, sizeof(Type *) * (size_t)(n + 1));
+  bool any = false;
+  for (int i = 0; i < n; i++) {
+    (*orig)[i] = op->results[i].type;
+    any |= ndyn((*orig)[i]) > 0;
+  }
+  return any;
+}
+
 /* stablehlo.while: the sizes of its dynamic operands are carried as more
  * loop values through the condition and the body. */
 static bool rewrite_while(Dp *dp, Op *op) {
   int n = op->noperands;
-  Type **orig = arena_alloc(&dp->c->arena, sizeof(Type *) * (size_t)(n + 1));
-  bool any = false;
-  for (int i = 0; i < n; i++) {
-    orig[i] = op->results[i].type;
-    any |= ndyn(orig[i]) > 0;
-  }
+  Type **orig;
+  bool any = original_results(dp, op, n, &orig);
   if (!any) {
     for (int r = 0; r < op->nregions; r++)
       for (int k = 0; k < op->regions[r].nblocks; k++)
@@ -275,12 +283,8 @@ static bool rewrite_while(Dp *dp, Op *op) {
  * sizes too, as more results. */
 static bool rewrite_branch(Dp *dp, Op *op) {
   int n = op->nresults;
-  Type **orig = arena_alloc(&dp->c->arena, sizeof(Type *) * (size_t)(n + 1));
-  bool any = false;
-  for (int i = 0; i < n; i++) {
-    orig[i] = op->results[i].type;
-    any |= ndyn(orig[i]) > 0;
-  }
+  Type **orig;
+  bool any = original_results(dp, op, n, &orig);
   for (int r = 0; r < op->nregions; r++)
     for (int k = 0; k < op->regions[r].nblocks; k++)
       if (!block_ops(dp, op->regions[r].blocks[k], any)) return false;
