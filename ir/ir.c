@@ -281,7 +281,7 @@ void diag_vreport(Context *c, Loc loc, Severity sev, const char *fmt, va_list ap
   fprintf(d->out, "%s: ", sev_name(sev));
   vfprintf(d->out, fmt, ap);
   fputc('\n', d->out);
-  if (loc.file && d->show_source) show_source_line(d->out, loc);
+  if (loc.file && loc.file->text && d->show_source) show_source_line(d->out, loc);
 }
 
 void diag_report(Context *c, Loc loc, Severity sev, const char *fmt, ...) {

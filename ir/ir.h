@@ -544,6 +544,7 @@ typedef struct DiagEngine {
   bool suppressed;   /* max_errors reached: further errors only counted */
   bool show_source;  /* print the source line and caret (default true) */
   bool quiet;        /* count but do not print (speculative parsing) */
+  bool bad_input;    /* the input file itself is corrupt (bytecode): exit 3, not 2 */
 } DiagEngine;
 
 void diag_report(Context *c, Loc loc, Severity sev, const char *fmt, ...)
