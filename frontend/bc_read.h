@@ -34,6 +34,10 @@ enum {
 /* Bounds on hostile input (nesting, and the recursion of attribute and
  * type decoding). */
 enum { BC_MAX_DEPTH = 128 };
+/* The most nodes an attribute or type may expand to (entries are shared,
+ * so a few bytes can describe an exponentially large tree). */
+enum { BC_MAX_TEXT = 1 << 20 }; /* longest location or attribute text built */
+#define BC_MAX_EXPANDED (UINT64_C(1) << 22)
 
 /* A cursor over bytes [pos, end) of the file; section names the part of
  * the file it reads, for diagnostics. */
@@ -69,6 +73,7 @@ typedef struct BcEntry {
   Attr *attr;
   Type *type;
   BcLoc *loc; /* location attributes */
+  uint64_t size; /* nodes of its expanded tree */
 } BcEntry;
 
 typedef struct BcFile {
@@ -82,6 +87,7 @@ typedef struct BcFile {
   bool failed;
   bool refused; /* a well-formed file we refuse (exit 2) */
   int depth;
+  uint64_t expanded; /* nodes of the entry being decoded so far */
   BcCur sections[BC_NUM_SECTIONS];
   bool has_section[BC_NUM_SECTIONS];
   uint64_t nstrings;
@@ -130,6 +136,8 @@ Attr *bc_attr_at(BcFile *b, uint64_t idx);
 Type *bc_type(BcFile *b, BcCur *r);
 Type *bc_type_at(BcFile *b, uint64_t idx);
 BcLoc *bc_loc(BcFile *b, BcCur *r);
+/* a's text, refused (corrupt) when longer than BC_MAX_TEXT. */
+const char *bc_attr_text(BcFile *b, BcCur *r, const Attr *a);
 /* The string of a builtin StringAttr reference. */
 bool bc_string_attr(BcFile *b, BcCur *r, const char **s, size_t *len);
 /* Shared decoders (bc_read_builtin.c): lists of references, a shape

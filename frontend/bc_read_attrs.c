@@ -82,12 +82,17 @@ static bool parse_asm_entry(BcFile *b, BcCur *r, BcEntry *e, bool is_type) {
 
 /* Decodes entry e (an attribute unless is_type) once. */
 static bool decode_entry(BcFile *b, BcEntry *e, const BcCur *ref, bool is_type, uint64_t idx) {
-  if (e->state == 2) return true;
+  if (e->state == 2) {
+    b->expanded += e->size;
+    return true;
+  }
   if (e->state == 1)
     return bc_corrupt(b, ref, "%s %llu refers to itself", is_type ? "type" : "attribute", (unsigned long long)idx);
   if (b->depth >= BC_MAX_DEPTH) return bc_corrupt(b, ref, "attributes and types nested too deeply");
   e->state = 1;
   b->depth++;
+  uint64_t outer = b->expanded;
+  b->expanded = 1;
   BcCur r = e->data;
   bool ok;
   if (!e->custom) {
@@ -108,6 +113,11 @@ static bool decode_entry(BcFile *b, BcEntry *e, const BcCur *ref, bool is_type, 
     }
   }
   b->depth--;
+  e->size = b->expanded;
+  b->expanded = outer + (e->size < BC_MAX_EXPANDED ? e->size : BC_MAX_EXPANDED);
+  if (ok && e->size >= BC_MAX_EXPANDED)
+    return bc_corrupt(b, ref, "%s %llu expands to more than %llu nodes", is_type ? "type" : "attribute",
+                      (unsigned long long)idx, (unsigned long long)BC_MAX_EXPANDED);
   if (!ok || b->failed) return bc_corrupt(b, &r, "undecodable %s %llu", is_type ? "type" : "attribute", (unsigned long long)idx);
   if (r.pos != r.end) return bc_corrupt(b, &r, "trailing bytes after %s %llu", is_type ? "type" : "attribute", (unsigned long long)idx);
   e->state = 2;

@@ -179,6 +179,7 @@ static Type *integer_type(BcFile *b, BcCur *r) {
 
 Type *bc_decode_builtin_type(BcFile *b, BcCur *r) {
   uint64_t code;
+  size_t at = r->pos;
   if (!bc_varint(b, r, &code)) return NULL;
   static const ElemKind floats[] = {ELEM_BF16, ELEM_F16, ELEM_F32, ELEM_F64};
   switch (code) {
@@ -222,7 +223,7 @@ Type *bc_decode_builtin_type(BcFile *b, BcCur *r) {
     bc_refuse(b, "unsupported builtin type (bytecode code %llu)", (unsigned long long)code);
     return NULL;
   default:
-    r->pos--;
+    r->pos = at;
     bc_corrupt(b, r, "unknown builtin type code %llu", (unsigned long long)code);
     return NULL;
   }
@@ -256,6 +257,11 @@ static const SourceFile *loc_file(BcFile *b, const char *name, size_t n) {
 }
 
 static BcLoc *new_loc(BcFile *b, const char *text, Loc loc) {
+  if (strlen(text) > BC_MAX_TEXT) {
+    BcCur at = {0, 0, "attribute/type"};
+    bc_corrupt(b, &at, "a location of more than %d characters", BC_MAX_TEXT);
+    return NULL;
+  }
   BcLoc *l = arena_alloc(&b->c->arena, sizeof *l);
   l->text = text;
   l->loc = loc;
@@ -278,13 +284,39 @@ static BcLoc *fused_loc(BcFile *b, BcCur *r, bool meta) {
   if (meta) {
     Attr *m = bc_attr(b, r);
     if (!m) return NULL;
-    mtext = arena_printf(&b->c->arena, "<%s>", attr_to_string(b->c, m));
+    const char *t = bc_attr_text(b, r, m);
+    if (!t) return NULL;
+    mtext = arena_printf(&b->c->arena, "<%s>", t);
   }
   char *text = arena_alloc(&b->c->arena, len + strlen(mtext)), *o = text;
   o += sprintf(o, "fused%s[", mtext);
   for (uint64_t i = 0; i < n; i++) o += sprintf(o, "%s%s", i ? ", " : "", v[i]->text);
   strcpy(o, "]");
   return new_loc(b, text, first);
+}
+
+/* Bytes of a's text, roughly, stopping once past *budget. */
+static void text_size(const Attr *a, size_t *used) {
+  if (*used > BC_MAX_TEXT) return;
+  *used += 8;
+  switch (a->kind) {
+  case ATTR_STRING: case ATTR_SYMREF: case ATTR_OPAQUE: *used += a->u.str.len; break;
+  case ATTR_DENSE: *used += 24 * a->u.dense.nbytes; break;
+  case ATTR_ARRAY: for (int i = 0; i < a->u.array.n && *used <= BC_MAX_TEXT; i++) text_size(a->u.array.items[i], used); break;
+  case ATTR_DICT: for (int i = 0; i < a->u.dict.n && *used <= BC_MAX_TEXT; i++) text_size(a->u.dict.items[i].value, used); break;
+  case ATTR_DIALECT: for (int i = 0; i < a->u.dialect.n && *used <= BC_MAX_TEXT; i++) text_size(a->u.dialect.params[i].value, used); break;
+  default: break;
+  }
+}
+
+const char *bc_attr_text(BcFile *b, BcCur *r, const Attr *a) {
+  size_t used = 0;
+  text_size(a, &used);
+  if (used > BC_MAX_TEXT) {
+    bc_corrupt(b, r, "an attribute of more than %d characters where a short one belongs", BC_MAX_TEXT);
+    return NULL;
+  }
+  return attr_to_string(b->c, a);
 }
 
 /* The location codes; NULL after a diagnostic. */
@@ -386,6 +418,7 @@ static Attr *symref_attr(BcFile *b, BcCur *r, bool nested) {
 
 Attr *bc_decode_builtin_attr(BcFile *b, BcCur *r, BcEntry *e) {
   uint64_t code;
+  size_t at = r->pos;
   if (!bc_varint(b, r, &code)) return NULL;
   const char *s;
   size_t n;
@@ -438,7 +471,7 @@ Attr *bc_decode_builtin_attr(BcFile *b, BcCur *r, BcEntry *e) {
     bc_refuse(b, "unsupported builtin attribute (%s elements)", code == B_SPARSE ? "sparse" : "string");
     return NULL;
   default:
-    r->pos--;
+    r->pos = at;
     bc_corrupt(b, r, "unknown builtin attribute code %llu", (unsigned long long)code);
     return NULL;
   }

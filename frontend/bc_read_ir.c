@@ -228,18 +228,20 @@ static Op *read_op(Ir *st, BcCur *r, Scope *sc, size_t *next, size_t end, bool d
     ok = bc_varint_flag(b, r, &nregions, &isolated);
     if (ok && nregions > r->end - r->pos + 1024) ok = bc_corrupt(b, r, "%llu regions", (unsigned long long)nregions);
   }
-  for (int i = 0; ok && i < attrs.len; i++)
-    for (int j = 0; j < i; j++)
-      if (strcmp(((NamedAttr *)attrs.items[i])->name, ((NamedAttr *)attrs.items[j])->name) == 0) {
-        ok = bc_corrupt(b, r, "attribute '%s' given twice on '%s'", ((NamedAttr *)attrs.items[i])->name, on->name);
-        break;
-      }
   if (ok) {
     NamedAttr *na = arena_alloc(&b->c->arena, sizeof(NamedAttr) * (size_t)(attrs.len ? attrs.len : 1));
     for (int i = 0; i < attrs.len; i++) na[i] = *(NamedAttr *)attrs.items[i];
     bool module = strcmp(on->name, "builtin.module") == 0;
     op = op_create(b->c, module ? OP_MODULE : OP_UNKNOWN, module ? NULL : on->name, loc->loc, operands.len,
                    (Value **)operands.items, types.len, (Type **)types.items, attrs.len, na, (int)nregions);
+    for (int i = 1; i < op->nattrs; i++)
+      if (strcmp(op->attrs[i - 1].name, op->attrs[i].name) == 0) {
+        bc_corrupt(b, r, "attribute '%s' given twice on '%s'", op->attrs[i].name, on->name);
+        op = NULL;
+        break;
+      }
+  }
+  if (op) {
     if (strcmp(loc->text, "unknown") != 0) op->srcloc = arena_printf(&b->c->arena, "loc(%s)", loc->text);
     b->nops++;
     if (define && !define_values(st, r, sc, next, end, op->results, op->nresults)) op = NULL;
@@ -306,7 +308,7 @@ static bool read_region(Ir *st, BcCur *r, Region *reg, Scope *sc) {
     sc->values = xrealloc(sc->values, sizeof(Value *) * cap);
     sc->cap = cap;
   }
-  memset(sc->values + base, 0, sizeof(Value *) * (size_t)nvalues);
+  if (nvalues) memset(sc->values + base, 0, sizeof(Value *) * (size_t)nvalues);
   sc->len = base + (size_t)nvalues;
   size_t next = base, end = base + (size_t)nvalues;
   bool ok = true;

@@ -91,8 +91,9 @@ static char *dims_text(BcFile *b, BcCur *r, bool question) {
 
 /* attr's text without its "#stablehlo.NAME<" prefix and ">" suffix (how a
  * typed attribute parameter prints), else its whole text. */
-static const char *stripped(BcFile *b, const Attr *a, const char *name) {
-  const char *t = attr_to_string(b->c, a);
+static const char *stripped(BcFile *b, BcCur *r, const Attr *a, const char *name) {
+  const char *t = bc_attr_text(b, r, a);
+  if (!t) return NULL;
   size_t pn = strlen(name), n = strlen(t);
   if (strncmp(t, "#stablehlo.", 11) == 0 && strncmp(t + 11, name, pn) == 0 && t[11 + pn] == '<' && t[n - 1] == '>')
     return arena_strndup(&b->c->arena, t + 12 + pn, n - 13 - pn);
@@ -136,7 +137,41 @@ static const char *name_text(BcFile *b, BcCur *r) {
     bc_corrupt(b, r, "expected a string_v1 name");
     return NULL;
   }
-  return attr_to_string(b->c, a);
+  return bc_attr_text(b, r, a);
+}
+
+/* mesh_v1: axes (mesh_axis_v1 array), optional device ids. */
+static Attr *mesh_v1(BcFile *b, BcCur *r) {
+  Attr *axes = bc_attr(b, r);
+  uint64_t idx;
+  bool has_ids;
+  if (!axes || !bc_varint_flag(b, r, &idx, &has_ids)) return NULL;
+  if (axes->kind != ATTR_ARRAY) {
+    bc_corrupt(b, r, "mesh axes are not an array");
+    return NULL;
+  }
+  const char *ids = "";
+  if (has_ids) {
+    Attr *a = bc_attr_at(b, idx);
+    const char *t = a ? bc_attr_text(b, r, a) : NULL;
+    if (!t) return NULL;
+    ids = arena_printf(&b->c->arena, ", device_ids=%s", t);
+  }
+  const char **parts = arena_alloc(&b->c->arena, sizeof(char *) * (size_t)(axes->u.array.n + 1));
+  size_t len = strlen(ids) + 32;
+  for (int i = 0; i < axes->u.array.n; i++) {
+    if (!(parts[i] = stripped(b, r, axes->u.array.items[i], "mesh_axis"))) return NULL;
+    len += strlen(parts[i]) + 2;
+    if (len > BC_MAX_TEXT) {
+      bc_corrupt(b, r, "a mesh of more than %d characters", BC_MAX_TEXT);
+      return NULL;
+    }
+  }
+  char *text = arena_alloc(&b->c->arena, len), *o = text;
+  o += sprintf(o, "#stablehlo.mesh<axes=[");
+  for (int i = 0; i < axes->u.array.n; i++) o += sprintf(o, "%s%s", i ? ", " : "", parts[i]);
+  sprintf(o, "]%s>", ids);
+  return from_text(b, r, text);
 }
 
 static Attr *mesh_attr(BcFile *b, BcCur *r, int code) {
@@ -152,8 +187,9 @@ static Attr *mesh_attr(BcFile *b, BcCur *r, int code) {
     const char *sub = "";
     if (has_sub) {
       Attr *s = bc_attr(b, r);
-      if (!s) return NULL;
-      sub = arena_printf(&b->c->arena, ", sub_axis_info = %s", stripped(b, s, "sub_axis_info"));
+      const char *t = s ? stripped(b, r, s, "sub_axis_info") : NULL;
+      if (!t) return NULL;
+      sub = arena_printf(&b->c->arena, ", sub_axis_info = %s", t);
     }
     return from_text(b, r, arena_printf(&b->c->arena, "#stablehlo.axis_ref<name = %s%s>", name, sub));
   }
@@ -162,32 +198,12 @@ static Attr *mesh_attr(BcFile *b, BcCur *r, int code) {
     return from_text(b, r, arena_printf(&b->c->arena, "#stablehlo.mesh_axis<name = %s, size = %lld>", name, (long long)x));
   case VA_REPLICA_GROUP_MESH_AXES: {
     Attr *mesh = bc_attr(b, r), *axes = mesh ? bc_attr(b, r) : NULL;
-    if (!axes) return NULL;
-    const char *mt = mesh->kind == ATTR_STRING ? arena_printf(&b->c->arena, "@%s", attr_to_string(b->c, mesh))
-                                               : attr_to_string(b->c, mesh);
-    return from_text(b, r, arena_printf(&b->c->arena, "#stablehlo.replica_group_mesh_axes<mesh = %s, axes = %s>", mt,
-                                        attr_to_string(b->c, axes)));
+    const char *mt = axes ? bc_attr_text(b, r, mesh) : NULL, *at = mt ? bc_attr_text(b, r, axes) : NULL;
+    if (!at) return NULL;
+    return from_text(b, r, arena_printf(&b->c->arena, "#stablehlo.replica_group_mesh_axes<mesh = %s%s, axes = %s>",
+                                        mesh->kind == ATTR_STRING ? "@" : "", mt, at));
   }
-  default: { /* VA_MESH */
-    Attr *axes = bc_attr(b, r);
-    uint64_t idx;
-    bool has_ids;
-    if (!axes || !bc_varint_flag(b, r, &idx, &has_ids)) return NULL;
-    if (axes->kind != ATTR_ARRAY) {
-      bc_corrupt(b, r, "mesh axes are not an array");
-      return NULL;
-    }
-    char *text = arena_printf(&b->c->arena, "#stablehlo.mesh<axes=[");
-    for (int i = 0; i < axes->u.array.n; i++)
-      text = arena_printf(&b->c->arena, "%s%s%s", text, i ? ", " : "", stripped(b, axes->u.array.items[i], "mesh_axis"));
-    text = arena_printf(&b->c->arena, "%s]", text);
-    if (has_ids) {
-      Attr *ids = bc_attr_at(b, idx);
-      if (!ids) return NULL;
-      text = arena_printf(&b->c->arena, "%s, device_ids=%s", text, attr_to_string(b->c, ids));
-    }
-    return from_text(b, r, arena_printf(&b->c->arena, "%s>", text));
-  }
+  default: return mesh_v1(b, r);
   }
 }
 
