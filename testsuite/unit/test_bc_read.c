@@ -209,12 +209,12 @@ static void section(Bytes *o, uint8_t id, const char *data, size_t n) {
   put(o, data, n);
 }
 
-/* Format 1, strings "builtin" and "module", one op name; attrs is the
+/* Format 1, strings "module", "builtin" and "f.py", one op name; attrs is the
  * attribute section (entry sizes in offsets), ir the IR section. */
 static Bytes tiny_file(const char *offsets, size_t noff, const char *attrs, size_t nattrs, const char *ir, size_t nir) {
   Bytes o = {.n = 0};
   put(&o, "ML\xefR\x03x", 7);
-  section(&o, 0, "\x05\x11\x0fmodule\0builtin", 18);
+  section(&o, 0, "\x07\x0b\x11\x0fmodule\0builtin\0f.py", 24);
   section(&o, 1, "\x03\x05\x01\x03\x01", 5);
   section(&o, 3, offsets, noff);
   section(&o, 2, attrs, nattrs);
@@ -230,6 +230,17 @@ static void test_hand_built(void **state) {
   if (!r->m) fail_msg("%s", r->diag);
   assert_int_equal(r->m->op->kind, OP_MODULE);
   assert_int_equal(r->m->op->nregions, 1);
+  read_free(r);
+  /* Locations: "f.py"("f.py":3:4) on the module. */
+  Bytes named = tiny_file("\x07\x01\x01\x07\x0b\x13\x0f", 7, "\x05\x05\x17\x01\x07\x09\x1d\x01\x03", 9,
+                          "\x05\x01\x10\x05\x07\x01", 6);
+  r = read_bytes("loc.bc", named.b, named.n);
+  if (!r->m) fail_msg("%s", r->diag);
+  assert_string_equal(r->m->op->srcloc, "loc(\"f.py\"(\"f.py\":3:4))");
+  assert_string_equal(r->m->op->loc.file->name, "f.py");
+  assert_null(r->m->op->loc.file->text);
+  assert_int_equal(r->m->op->loc.line, 3);
+  assert_int_equal(r->m->op->loc.col, 4);
   read_free(r);
   /* attr 0 = [attr 0]: a reference cycle, reported as corruption. */
   Bytes cyc = tiny_file("\x03\x01\x01\x03\x0f", 5, "\x01\x03\x01", 3, "\x05\x01\x10\x01\x07\x01", 6);
