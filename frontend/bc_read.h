@@ -61,6 +61,7 @@ typedef struct BcOpName {
 /* A decoded location: its loc(...) text and innermost file:line:col. */
 typedef struct BcLoc {
   const char *text; /* inside loc(...), e.g. "\"a.py\":3:4" or "unknown" */
+  const char *srcloc; /* "loc(TEXT)", built on first use */
   Loc loc;
 } BcLoc;
 
@@ -136,6 +137,8 @@ Attr *bc_attr_at(BcFile *b, uint64_t idx);
 Type *bc_type(BcFile *b, BcCur *r);
 Type *bc_type_at(BcFile *b, uint64_t idx);
 BcLoc *bc_loc(BcFile *b, BcCur *r);
+/* The concatenation of a, b and c (arena). */
+char *bc_cat(BcFile *b, const char *x, const char *y, const char *z);
 /* a's text, refused (corrupt) when longer than BC_MAX_TEXT. */
 const char *bc_attr_text(BcFile *b, BcCur *r, const Attr *a);
 /* The string of a builtin StringAttr reference. */

@@ -256,6 +256,15 @@ static const SourceFile *loc_file(BcFile *b, const char *name, size_t n) {
   return f;
 }
 
+char *bc_cat(BcFile *b, const char *x, const char *y, const char *z) {
+  size_t nx = strlen(x), ny = strlen(y), nz = strlen(z);
+  char *s = arena_alloc(&b->c->arena, nx + ny + nz + 1);
+  memcpy(s, x, nx);
+  memcpy(s + nx, y, ny);
+  memcpy(s + nx + ny, z, nz + 1);
+  return s;
+}
+
 static BcLoc *new_loc(BcFile *b, const char *text, Loc loc) {
   if (strlen(text) > BC_MAX_TEXT) {
     BcCur at = {0, 0, "attribute/type"};
@@ -290,7 +299,12 @@ static BcLoc *fused_loc(BcFile *b, BcCur *r, bool meta) {
   }
   char *text = arena_alloc(&b->c->arena, len + strlen(mtext)), *o = text;
   o += sprintf(o, "fused%s[", mtext);
-  for (uint64_t i = 0; i < n; i++) o += sprintf(o, "%s%s", i ? ", " : "", v[i]->text);
+  for (uint64_t i = 0; i < n; i++) {
+    size_t k = strlen(v[i]->text);
+    if (i) *o++ = ',', *o++ = ' ';
+    memcpy(o, v[i]->text, k);
+    o += k;
+  }
   strcpy(o, "]");
   return new_loc(b, text, first);
 }
@@ -336,12 +350,12 @@ static BcLoc *decode_loc(BcFile *b, BcCur *r, uint64_t code) {
     BcLoc *child = bc_loc(b, r);
     if (!child) return NULL;
     if (strcmp(child->text, "unknown") == 0) return new_loc(b, quoted(b, s, n), child->loc);
-    return new_loc(b, arena_printf(&b->c->arena, "%s(%s)", quoted(b, s, n), child->text), child->loc);
+    return new_loc(b, bc_cat(b, quoted(b, s, n), "(", bc_cat(b, child->text, ")", "")), child->loc);
   }
   case B_CALLSITE_LOC: {
     BcLoc *callee = bc_loc(b, r), *caller = callee ? bc_loc(b, r) : NULL;
     if (!caller) return NULL;
-    return new_loc(b, arena_printf(&b->c->arena, "callsite(%s at %s)", callee->text, caller->text),
+    return new_loc(b, bc_cat(b, "callsite(", callee->text, bc_cat(b, " at ", caller->text, ")")),
                    callee->loc.file ? callee->loc : caller->loc);
   }
   default: return fused_loc(b, r, code == B_FUSED_LOC_META);

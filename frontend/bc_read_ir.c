@@ -242,7 +242,10 @@ static Op *read_op(Ir *st, BcCur *r, Scope *sc, size_t *next, size_t end, bool d
       }
   }
   if (op) {
-    if (strcmp(loc->text, "unknown") != 0) op->srcloc = arena_printf(&b->c->arena, "loc(%s)", loc->text);
+    if (strcmp(loc->text, "unknown") != 0) {
+      if (!loc->srcloc) loc->srcloc = bc_cat(b, "loc(", loc->text, ")");
+      op->srcloc = loc->srcloc;
+    }
     b->nops++;
     if (define && !define_values(st, r, sc, next, end, op->results, op->nresults)) op = NULL;
   }
