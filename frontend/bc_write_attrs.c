@@ -273,8 +273,88 @@ static int vhlo_code(BcW *w, int code) {
   return since_ok(w, since, what) ? code : -1;
 }
 
+/* #stablehlo.sub_axis_info<(PRE)SIZE> as a structured attribute. */
+static const Attr *sub_axis_info(BcW *w, int64_t pre, int64_t size) {
+  NamedAttr p[2] = {{"pre_size", attr_i64(w->c, pre)}, {"size", attr_i64(w->c, size)}};
+  return attr_dialect(w->c, "stablehlo.sub_axis_info", 2, p);
+}
+
+/* axis_ref_v1: name, then 1 and the sub-axis info or 0. */
+static void vhlo_axis_ref(BcW *w, const char *name, size_t len, const Attr *sub) {
+  if (vhlo_code(w, VA_AXIS_REF) < 0) return;
+  w_varint(w, VA_AXIS_REF);
+  w_key(w, bcw_key_str(BCD_VHLO, name, len));
+  w_varint(w, sub ? 1 : 0);
+  if (sub) w_attr(w, BCD_VHLO, sub);
+}
+
+/* #stablehlo.axis_ref<name = "x", sub_axis_info = (1)2> kept as text. */
+static void vhlo_axis_ref_text(BcW *w, const char *t) {
+  const char *q = strstr(t, "name = \"");
+  const char *e = q ? strchr(q + 8, '"') : NULL;
+  if (!e) {
+    bcw_error(w, "attribute %s cannot be written as a VHLO attribute", t);
+    return;
+  }
+  const Attr *sub = NULL;
+  const char *s = strstr(e, "sub_axis_info = (");
+  if (s) {
+    char *end;
+    long long pre = strtoll(s + 17, &end, 10);
+    if (*end != ')') {
+      bcw_error(w, "attribute %s cannot be written as a VHLO attribute", t);
+      return;
+    }
+    sub = sub_axis_info(w, pre, strtoll(end + 1, NULL, 10));
+  }
+  vhlo_axis_ref(w, q + 8, (size_t)(e - q - 8), sub);
+}
+
+/* The mesh-related attributes of StableHLO 1.16 on. */
+static bool vhlo_mesh_attr(BcW *w, const Attr *a) {
+  const char *name = a->u.dialect.name;
+  int64_t x, y;
+  if (strcmp(name, "stablehlo.sub_axis_info") == 0) {
+    if (vhlo_code(w, VA_SUB_AXIS_INFO) < 0) return true;
+    param_int(a, "pre_size", &x);
+    param_int(a, "size", &y);
+    w_varint(w, VA_SUB_AXIS_INFO);
+    w_svarint(w, x);
+    w_svarint(w, y);
+    return true;
+  }
+  if (strcmp(name, "stablehlo.axis_ref") == 0) {
+    const Attr *n = param(a, "name"), *sub = param(a, "sub_axis_info");
+    if (!n || n->kind != ATTR_STRING) return false;
+    vhlo_axis_ref(w, n->u.str.s, n->u.str.len, sub);
+    return true;
+  }
+  if (strcmp(name, "stablehlo.mesh_axis") == 0) {
+    const Attr *n = param(a, "name");
+    if (!n || n->kind != ATTR_STRING || !param_int(a, "size", &x) || vhlo_code(w, VA_MESH_AXIS) < 0) return n != NULL;
+    w_varint(w, VA_MESH_AXIS);
+    w_key(w, bcw_key_str(BCD_VHLO, n->u.str.s, n->u.str.len));
+    w_svarint(w, x);
+    return true;
+  }
+  if (strcmp(name, "stablehlo.replica_group_mesh_axes") == 0) {
+    const Attr *mesh = param(a, "mesh"), *axes = param(a, "axes");
+    if (!mesh || !axes) return false;
+    if (vhlo_code(w, VA_REPLICA_GROUP_MESH_AXES) < 0) return true;
+    w_varint(w, VA_REPLICA_GROUP_MESH_AXES);
+    if (mesh->kind == ATTR_SYMREF)
+      w_key(w, bcw_key_str(BCD_VHLO, mesh->u.str.s, strlen(mesh->u.str.s)));
+    else
+      w_attr(w, BCD_VHLO, mesh);
+    w_attr(w, BCD_VHLO, axes);
+    return true;
+  }
+  return false;
+}
+
 static void vhlo_dialect_attr(BcW *w, const Attr *a) {
   const char *name = a->u.dialect.name;
+  if (vhlo_mesh_attr(w, a)) return;
   if (strcmp(name, "stablehlo.bounds") == 0 || strcmp(name, "stablehlo.type_extensions") == 0) {
     if (vhlo_code(w, VA_TYPE_EXTENSIONS) < 0) return;
     int n;
@@ -383,6 +463,12 @@ static void vhlo_attr(BcW *w, const Attr *a) {
     w_varint(w, v);
     return;
   case ATTR_DIALECT: vhlo_dialect_attr(w, a); return;
+  case ATTR_OPAQUE:
+    if (strncmp(a->u.str.s, "#stablehlo.axis_ref<", 20) == 0) {
+      vhlo_axis_ref_text(w, a->u.str.s);
+      return;
+    }
+    break;
   default: break;
   }
   char *text = attr_to_string(w->c, a);
