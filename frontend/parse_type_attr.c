@@ -350,6 +350,9 @@ static Type *parse_type_uncached(Parser *p) {
     } else if (tok_is(&t, "none")) {
       p_next(p);
       result = type_none(p->c);
+    } else if (tok_is(&t, "memref")) { /* VHLO's buffer_v1: kept as its text */
+      p_next(p);
+      result = parse_dialect_type(p, &t);
     } else if (elem_from_name(t.text, t.len, &k)) {
       p_next(p);
       result = type_elem(p->c, k);
