@@ -6,7 +6,8 @@
 
 #include "frontend/vhlo_legalize.h"
 
-typedef enum FieldKind { F_LIST, F_INT, F_TYPE, F_BOOL } FieldKind;
+/* F_LIST and F_INT0 are left out of the structure when empty or zero. */
+typedef enum FieldKind { F_LIST, F_INT, F_INT0, F_TYPE, F_BOOL } FieldKind;
 
 typedef struct Field {
   const char *vhlo;  /* the VHLO attribute */
@@ -52,14 +53,14 @@ static const StructSpec structs[] = {
       {"operand_batching_dims", "operand_batching_dims", F_LIST},
       {"start_indices_batching_dims", "start_indices_batching_dims", F_LIST},
       {"start_index_map", "start_index_map", F_LIST},
-      {"index_vector_dim", "index_vector_dim", F_INT}}},
+      {"index_vector_dim", "index_vector_dim", F_INT0}}},
     {S_SCATTER, "scatter_dimension_numbers", "stablehlo.scatter", 6,
      {{"update_window_dims", "update_window_dims", F_LIST},
       {"inserted_window_dims", "inserted_window_dims", F_LIST},
       {"input_batching_dims", "input_batching_dims", F_LIST},
       {"scatter_indices_batching_dims", "scatter_indices_batching_dims", F_LIST},
       {"scatter_dims_to_operand_dims", "scatter_dims_to_operand_dims", F_LIST},
-      {"index_vector_dim", "index_vector_dim", F_INT}}},
+      {"index_vector_dim", "index_vector_dim", F_INT0}}},
     {S_CHAN, "channel_handle", "stablehlo.channel_handle", 2,
      {{"channel_id", "handle", F_INT}, {"channel_type", "type", F_INT}}},
 };
@@ -115,7 +116,8 @@ static Attr *field_to_stablehlo(Context *c, const Field *f, Attr *v, bool *bad) 
     if (!(l = tensor_ints(c, v, &n))) break;
     return n ? attr_int_list(c, n, l) : NULL;
   case F_INT:
-    if (v && v->kind == ATTR_INT) return attr_i64(c, v->u.i);
+  case F_INT0:
+    if (v && v->kind == ATTR_INT) return f->kind == F_INT0 && v->u.i == 0 ? NULL : attr_i64(c, v->u.i);
     break;
   case F_TYPE:
     if (v && v->kind == ATTR_TYPE && v->type && v->type->kind == TY_ELEM)
@@ -188,6 +190,9 @@ static Attr *field_to_vhlo(Context *c, const Field *f, const Attr *a) {
     if (!v) return list_tensor(c, 0, NULL);
     if (v->kind == ATTR_INT_LIST) return list_tensor(c, v->u.ilist.n, v->u.ilist.v);
     return NULL;
+  case F_INT0:
+    if (!v) return attr_i64(c, 0);
+    /* fall through */
   case F_INT: return v && v->kind == ATTR_INT ? attr_i64(c, v->u.i) : NULL;
   case F_TYPE:
     if (v && v->kind == ATTR_ENUM && elem_from_name(v->u.enm.value, strlen(v->u.enm.value), &k))
