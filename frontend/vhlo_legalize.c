@@ -155,7 +155,7 @@ static bool same_elements(const Op *op) {
 
 /* The versioned constraints of row at target l->target; false after a
  * diagnostic. */
-static bool check_constraints(Legalize *l, const Op *op, const char *what, const VhloOpRow *row,
+static bool check_constraints(Legalize *l, const Op *op, const VhloOpRow *row,
                               const AttrList *attrs) {
   Context *c = l->c;
   VhloVersion t = l->target;
@@ -187,7 +187,71 @@ static bool check_constraints(Legalize *l, const Op *op, const char *what, const
         op_error(c, op, "with a future operand needs StableHLO 1.17.0 (target %d.%d.%d)", V3(t));
         return false;
       }
-  (void)what;
+  return true;
+}
+
+/* The version that introduced element type k in VHLO (vhlo_codes.def);
+ * the minimum for kinds VHLO does not have (the writer refuses those). */
+static VhloVersion elem_since(ElemKind k) {
+  static const struct {
+    ElemKind k;
+    const char *since;
+  } elems[] = {
+#define VHLO_ELEM_TYPE(code, kind, since) {ELEM_##kind, since},
+#include "frontend/vhlo_codes.def"
+#undef VHLO_ELEM_TYPE
+  };
+  VhloVersion v = VHLO_VERSION_MINIMUM;
+  for (size_t i = 0; i < sizeof elems / sizeof elems[0]; i++)
+    if (elems[i].k == k && !vhlo_version_parse(elems[i].since, &v)) die("vhlo_codes.def: bad version");
+  return v;
+}
+
+static VhloVersion newer(VhloVersion a, VhloVersion b) { return vhlo_version_cmp(a, b) < 0 ? b : a; }
+
+/* The version that introduced everything type t is made of. */
+static VhloVersion type_since(const Type *t, int depth) {
+  VhloVersion v = VHLO_VERSION_MINIMUM;
+  if (!t || depth > 64) return v;
+  switch (t->kind) {
+  case TY_ELEM: return elem_since(elem_is_complex(t->elem) ? elem_complex_part(t->elem) : t->elem);
+  case TY_TENSOR:
+    return t->elem_opaque ? type_since(t->elem_opaque, depth + 1)
+                          : elem_since(elem_is_complex(t->elem) ? elem_complex_part(t->elem) : t->elem);
+  case TY_NONE: return (VhloVersion){1, 6, 0};
+  case TY_OPAQUE: return strncmp(t->text, "memref<", 7) == 0 ? (VhloVersion){1, 13, 0} : v;
+  case TY_FUTURE: v = (VhloVersion){1, 15, 0}; /* fall through */
+  case TY_TUPLE:
+    for (int i = 0; i < t->ninputs; i++) v = newer(v, type_since(t->inputs[i], depth + 1));
+    return v;
+  case TY_FUNC:
+    for (int i = 0; i < t->ninputs; i++) v = newer(v, type_since(t->inputs[i], depth + 1));
+    for (int i = 0; i < t->nresults; i++) v = newer(v, type_since(t->results[i], depth + 1));
+    return v;
+  case TY_TOKEN: return v;
+  }
+  return v;
+}
+
+/* Whether type t exists at l->target; false after a diagnostic on op. */
+static bool check_type(Legalize *l, const Op *op, const Type *t) {
+  VhloVersion since = type_since(t, 0);
+  if (vhlo_version_cmp(since, l->target) <= 0) return true;
+  op_error(l->c, op, "uses type '%s', which needs StableHLO %d.%d.%d (target %d.%d.%d)", type_to_string(l->c, t),
+           V3(since), V3(l->target));
+  return false;
+}
+
+/* The types of op's operands, results and block arguments at l->target. */
+static bool check_types(Legalize *l, const Op *op) {
+  for (int i = 0; i < op->noperands; i++)
+    if (!check_type(l, op, op->operands[i]->type)) return false;
+  for (int i = 0; i < op->nresults; i++)
+    if (!check_type(l, op, op->results[i].type)) return false;
+  for (int r = 0; r < op->nregions; r++)
+    for (int b = 0; b < op->regions[r].nblocks; b++)
+      for (int i = 0; i < op->regions[r].blocks[b]->nargs; i++)
+        if (!check_type(l, op, op->regions[r].blocks[b]->args[i].type)) return false;
   return true;
 }
 
@@ -195,7 +259,7 @@ static bool check_constraints(Legalize *l, const Op *op, const char *what, const
  * (attributes it lacks must hold their defaults; ones only it has get
  * theirs); false after a diagnostic naming the attribute and the version
  * that introduced it. */
-static bool downgrade_attrs(Legalize *l, Op *op, const char *what, const VhloOpRow *cur, const VhloOpRow *old,
+static bool downgrade_attrs(Legalize *l, Op *op, const VhloOpRow *cur, const VhloOpRow *old,
                             AttrList *attrs) {
   AttrList out = {0};
   bool ok = true;
@@ -206,8 +270,7 @@ static bool downgrade_attrs(Legalize *l, Op *op, const char *what, const VhloOpR
       alist_push(&out, name, attrs->items[i].value);
     } else if (!vhlo_is_default(attrs->items[i].value, s->def == VD_NONE ? VD_EMPTY : s->def)) {
       VhloVersion since = attr_since(l->t, cur->kind, name);
-      op_error(l->c, op, "'%s' needs StableHLO %d.%d.%d for its '%s' (target %d.%d.%d)", what, V3(since), name,
-               V3(l->target));
+      op_error(l->c, op, "needs StableHLO %d.%d.%d for its '%s' (target %d.%d.%d)", V3(since), name, V3(l->target));
       ok = false;
     }
   }
@@ -226,7 +289,6 @@ static bool op_to_vhlo(Legalize *l, Op *op) {
   OpKind kind = op->kind == OP_FUNC_RETURN ? OP_RETURN : op->kind;
   const VhloOpRow *cur = op->kind == OP_MODULE ? NULL : vhlo_row_current(l->t, kind);
   if (!cur) return true;
-  const char *what = op->name;
   AttrList out = {0};
   bool ffi = typed_ffi(op_attr(op, "api_version"));
   bool ok = true;
@@ -255,12 +317,12 @@ static bool op_to_vhlo(Legalize *l, Op *op) {
   }
   const VhloOpRow *row = ok ? vhlo_row_at(l->t, kind, l->target) : cur;
   if (!row) {
-    op_error(c, op, "is not in StableHLO %d.%d.%d: '%s' was introduced in %d.%d.%d", V3(l->target), what,
+    op_error(c, op, "is not in StableHLO %d.%d.%d: it was introduced in %d.%d.%d", V3(l->target),
              V3(kind_since(l->t, kind)));
     ok = false;
   }
-  if (ok && row != cur) ok = downgrade_attrs(l, op, what, cur, row, &out);
-  if (ok) ok = check_constraints(l, op, what, row, &out);
+  if (ok && row != cur) ok = downgrade_attrs(l, op, cur, row, &out);
+  if (ok) ok = check_constraints(l, op, row, &out) && check_types(l, op);
   if (!ok) {
     free(out.items);
     return false;

@@ -181,6 +181,8 @@ static void test_refusals(void **state) {
           "-> tensor<2x4xf32>\n"
           "  func.return %0 : tensor<2x4xf32>\n}\n",
           (VhloVersion){1, 5, 0}, (const char *const[]){"stablehlo.dot_general", "1.6.0", "accumulation_type", NULL});
+  refused("func.func @f(%a: tensor<4xf8E4M3>) -> tensor<4xf8E4M3> {\n  func.return %a : tensor<4xf8E4M3>\n}\n",
+          (VhloVersion){1, 6, 0}, (const char *const[]){"f8E4M3", "1.7.0", "1.6.0", NULL});
   refused("func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  func.return %a : tensor<4xf32>\n}\n",
           (VhloVersion){0, 8, 0}, (const char *const[]){"0.8.0", NULL});
 }
