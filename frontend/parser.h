@@ -21,4 +21,11 @@ int split_input_file(const SourceFile *file, SourceChunk **out);
  * the whole text as one; the count, *out malloc'd. */
 int source_chunks(const SourceFile *file, bool split, SourceChunk **out);
 
+/* One attribute or type in MLIR syntax, the whole of s[0, n) (loc: where
+ * s came from, for diagnostics); NULL after a diagnostic.  The bytecode
+ * reader's assembly-format entries and StableHLO attributes built from
+ * their spelling. */
+Attr *parse_attribute_text(Context *c, const char *s, size_t n, Loc loc);
+Type *parse_type_text(Context *c, const char *s, size_t n, Loc loc);
+
 #endif
