@@ -74,6 +74,9 @@ void alist_install(Context *c, Op *op, AttrList *l);
 const char *rule_stablehlo_name(VhloRule r, const char *vhlo_name);
 Attr *rule_to_stablehlo(Context *c, VhloRule r, Attr *v);
 Attr *rule_to_vhlo(Context *c, VhloRule r, Attr *v);
+/* tensor<Nxi64> (tensor<N/2x2xi64> when pairs) of v, a splat when its
+ * elements (two or more) are all equal, as MLIR's dense attributes are. */
+Attr *vhlo_i64_tensor(Context *c, int n, const int64_t *v, bool pairs);
 /* Whether VHLO value v is the default d (VD_LAYOUTS: the empty array). */
 bool vhlo_is_default(const Attr *v, VhloDefault d);
 /* The VHLO value of default d for op (n: its spatial or window rank;

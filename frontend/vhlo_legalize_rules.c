@@ -38,18 +38,25 @@ void alist_install(Context *c, Op *op, AttrList *l) {
 
 /* ---- small builders ---- */
 
-/* tensor<Nxi64> (or tensor<Nx2xi64> when pairs) of v. */
-static Attr *i64_tensor(Context *c, int n, const int64_t *v, bool pairs) {
+Attr *vhlo_i64_tensor(Context *c, int n, const int64_t *v, bool pairs) {
   int64_t dims[2] = {pairs ? n / 2 : n, 2};
   Type *t = type_tensor(c, ELEM_I64, pairs ? 2 : 1, dims, NULL);
-  return attr_dense_raw(c, t, n ? (const void *)v : (const void *)"", sizeof(int64_t) * (size_t)n, false);
+  bool splat = n >= 2;
+  for (int i = 1; i < n && splat; i++) splat = v[i] == v[0];
+  return attr_dense_raw(c, t, n ? (const void *)v : (const void *)"", sizeof(int64_t) * (size_t)(splat ? 1 : n),
+                        splat);
 }
 
+/* tensor<Nxi1> of v, a splat when its elements (two or more) are all
+ * true: MLIR packs bools in bits, so all false is the same byte as its
+ * splat, and the reader sees it as a list. */
 static Attr *i1_tensor(Context *c, int n, const bool *v) {
   int64_t dim = n;
+  bool splat = n >= 2;
+  for (int i = 0; i < n && splat; i++) splat = v[i];
   uint8_t *bytes = arena_alloc(&c->arena, (size_t)(n ? n : 1));
   for (int i = 0; i < n; i++) bytes[i] = v[i];
-  return attr_dense_raw(c, type_tensor(c, ELEM_I1, 1, &dim, NULL), bytes, (size_t)n, false);
+  return attr_dense_raw(c, type_tensor(c, ELEM_I1, 1, &dim, NULL), bytes, (size_t)(splat ? 1 : n), splat);
 }
 
 /* The n elements of a dense integer attribute (NULL if it is not one). */
@@ -163,7 +170,7 @@ Attr *rule_to_vhlo(Context *c, VhloRule r, Attr *v) {
   case VR_SAME: return generic_to_vhlo(c, v);
   case VR_I64ARR:
     if (v->kind == ATTR_DENSE) return v;
-    return attr_as_i64_list(v, &n, &ints, &c->arena) ? i64_tensor(c, n, ints, false) : NULL;
+    return attr_as_i64_list(v, &n, &ints, &c->arena) ? vhlo_i64_tensor(c, n, ints, false) : NULL;
   case VR_BOOLARR: {
     bool *b;
     if (v->kind == ATTR_DENSE) return v;
@@ -281,13 +288,13 @@ Attr *vhlo_default_value(Context *c, VhloDefault d, int n, bool typed_ffi) {
   case VD_ARR:
   case VD_LAYOUTS: return attr_array(c, 0, NULL);
   case VD_DICT: return attr_dict(c, 0, NULL);
-  case VD_EMPTY: return i64_tensor(c, 0, NULL, false);
+  case VD_EMPTY: return vhlo_i64_tensor(c, 0, NULL, false);
   case VD_ONES:
   case VD_ZEROS: {
     int count = d == VD_ZEROS ? 2 * n : n;
     int64_t *v = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(count ? count : 1));
     for (int i = 0; i < count; i++) v[i] = d == VD_ONES;
-    return i64_tensor(c, count, v, d == VD_ZEROS);
+    return vhlo_i64_tensor(c, count, v, d == VD_ZEROS);
   }
   case VD_FALSES: return i1_tensor(c, n, arena_alloc(&c->arena, (size_t)(n ? n : 1)));
   case VD_PREC: {

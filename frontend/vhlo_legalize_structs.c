@@ -163,13 +163,6 @@ bool structs_to_stablehlo(Context *c, unsigned flags, const AttrList *vhlo, Attr
   return true;
 }
 
-/* tensor<Nxi64> of v. */
-static Attr *list_tensor(Context *c, int n, const int64_t *v) {
-  int64_t dim = n;
-  return attr_dense_raw(c, type_tensor(c, ELEM_I64, 1, &dim, NULL), n ? (const void *)v : (const void *)"",
-                        sizeof(int64_t) * (size_t)n, false);
-}
-
 /* The nine VHLO attributes of a #stablehlo.conv. */
 static void conv_to_vhlo(Context *c, const StructSpec *s, const ConvDims *d, AttrList *out) {
   const int64_t ints[9] = {d->input_batch, d->input_feature, 0, d->kernel_input_feature,
@@ -177,7 +170,7 @@ static void conv_to_vhlo(Context *c, const StructSpec *s, const ConvDims *d, Att
   const int64_t *lists[9] = {[2] = d->input_spatial, [5] = d->kernel_spatial, [8] = d->output_spatial};
   for (int i = 0; i < s->n; i++)
     alist_push(out, s->f[i].vhlo,
-               s->f[i].kind == F_INT ? attr_i64(c, ints[i]) : list_tensor(c, d->nspatial, lists[i]));
+               s->f[i].kind == F_INT ? attr_i64(c, ints[i]) : vhlo_i64_tensor(c, d->nspatial, lists[i], false));
 }
 
 /* One VHLO attribute from field f of structure a (NULL: absent); NULL if
@@ -187,8 +180,8 @@ static Attr *field_to_vhlo(Context *c, const Field *f, const Attr *a) {
   ElemKind k;
   switch (f->kind) {
   case F_LIST:
-    if (!v) return list_tensor(c, 0, NULL);
-    if (v->kind == ATTR_INT_LIST) return list_tensor(c, v->u.ilist.n, v->u.ilist.v);
+    if (!v) return vhlo_i64_tensor(c, 0, NULL, false);
+    if (v->kind == ATTR_INT_LIST) return vhlo_i64_tensor(c, v->u.ilist.n, v->u.ilist.v, false);
     return NULL;
   case F_INT0:
     if (!v) return attr_i64(c, 0);
