@@ -350,6 +350,9 @@ static Type *parse_type_uncached(Parser *p) {
     } else if (tok_is(&t, "none")) {
       p_next(p);
       result = type_none(p->c);
+    } else if (tok_is(&t, "memref")) { /* VHLO's buffer_v1: kept as its text */
+      p_next(p);
+      result = parse_dialect_type(p, &t);
     } else if (elem_from_name(t.text, t.len, &k)) {
       p_next(p);
       result = type_elem(p->c, k);
@@ -1314,7 +1317,12 @@ static Attr *parse_hash_attr(Parser *p) {
   }
   p_next(p); /* '>' */
   NamedAttr items[params.len ? params.len : 1];
-  for (int i = 0; i < params.len; i++) items[i] = *(NamedAttr *)params.items[i];
+  int n = 0;
+  /* A structure of known keys in their declared order, as upstream prints it. */
+  for (int k = 0; keys && keys[k]; k++)
+    for (int i = 0; i < params.len; i++)
+      if (strcmp(((NamedAttr *)params.items[i])->name, keys[k]) == 0) items[n++] = *(NamedAttr *)params.items[i];
+  for (int i = 0; !keys && i < params.len; i++) items[n++] = *(NamedAttr *)params.items[i];
   Attr *a = attr_dialect(p->c, arena_strndup(&p->c->arena, name, nlen), params.len, items);
   vec_free(&params);
   if (is_conv && raw) return conv_from_raw(p, a, t.loc);

@@ -9,7 +9,10 @@ int main(void) {
       run_parser_tests, run_printer_tests, run_verifier_tests, run_bytecode_tests,
       run_vm_io_tests,  run_vm_fusion_tests, run_vm_fused_tests, run_vm_move_tests, run_fold_tests, run_cache_tests,
       run_vm_collective_tests, run_tables_tests, run_infer_tests, run_runtime_tests,
-      run_vecmath_tests, run_gemm_tests, run_vm_pool_tests, run_sharding_tests, run_bc_read_tests,
+      run_vecmath_tests, run_gemm_tests, run_vm_pool_tests, run_sharding_tests,
+      run_vhlo_legalize_tests,
+      run_bc_write_tests,
+      run_bc_read_tests,
   };
   int failed = 0;
   for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) failed += groups[i]();

@@ -41,6 +41,8 @@ int run_gemm_tests(void);
 int run_vm_pool_tests(void);
 int run_sharding_tests(void);
 int run_bc_read_tests(void);
+int run_vhlo_legalize_tests(void);
+int run_bc_write_tests(void);
 
 /* A VmReallocFn that fails the fail_at-th allocation (1-based) and counts
  * calls: for the VM's allocation-failure tests. */

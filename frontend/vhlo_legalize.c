@@ -1,0 +1,366 @@
+/* VHLO form <-> StableHLO IR (frontend/vhlo.h), both directions, each op
+ * driven by its row of frontend/vhlo_ops.def: upstream's
+ * VhloLegalizeToStablehlo.cpp, StablehloLegalizeToVhlo.cpp and the
+ * op-version changes of VhloToVersion.cpp. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/vhlo_legalize.h"
+
+typedef struct Legalize {
+  Context *c;
+  VhloTable *t;
+  const BcInfo *info;
+  VhloVersion target;
+  bool ok;
+} Legalize;
+
+#define V3(v) (v).major, (v).minor, (v).patch
+
+/* The spatial or window rank of op, for the defaults sized by it: its
+ * window_dimensions' length, else its first operand's rank less two. */
+static int window_rank(const Op *op, Arena *scratch) {
+  int n;
+  const int64_t *v;
+  const Attr *w = op_attr(op, "window_dimensions");
+  if (w && attr_as_i64_list(w, &n, &v, scratch)) return n;
+  if (op->noperands && type_is_tensor(op->operands[0]->type) && op->operands[0]->type->rank >= 2)
+    return op->operands[0]->type->rank - 2;
+  return 0;
+}
+
+/* Whether a VHLO custom call's api_version (enum) or a StableHLO one's
+ * (i32) is the typed FFI. */
+static bool typed_ffi(const Attr *api) {
+  if (!api) return false;
+  if (api->kind == ATTR_INT) return api->u.i == 4;
+  const char *e = attr_enum_value(api);
+  return e && strcmp(e, "API_VERSION_TYPED_FFI") == 0;
+}
+
+/* Whether VHLO attribute spec's value v is elided in StableHLO. */
+static bool elided(const VhloAttrSpec *spec, const Attr *v, const AttrList *in) {
+  if (spec->def == VD_LAYOUTS)
+    return vhlo_is_default(alist_get(in, "operand_layouts"), VD_ARR) &&
+           vhlo_is_default(alist_get(in, "result_layouts"), VD_ARR);
+  return vhlo_is_default(v, spec->def);
+}
+
+/* The StableHLO kind of a VHLO op of row: vhlo.return_v1 directly in a
+ * function is func.return. */
+static OpKind stablehlo_kind(const VhloOpRow *row, const Op *op) {
+  if (row->kind != OP_RETURN || !op->parent || !op->parent->parent) return row->kind;
+  const Op *parent = op->parent->parent->parent;
+  if (parent && (parent->kind == OP_FUNC || strcmp(parent->name, "vhlo.func_v1") == 0)) return OP_FUNC_RETURN;
+  return row->kind;
+}
+
+/* Reports an op name no VHLO version knows. */
+static void unknown_vhlo_op(Legalize *l, const Op *op) {
+  const BcInfo *i = l->info;
+  if (i && i->has_vhlo_version)
+    op_error(l->c, op, "unknown VHLO op '%s' (the artifact is from %s, VHLO version %d.%d.%d; this reader knows VHLO "
+             "up to %d.%d.%d)", op->name, i->producer ? i->producer : "an unknown producer", V3(i->vhlo),
+             V3(VHLO_VERSION_CURRENT));
+  else
+    op_error(l->c, op, "unknown VHLO op '%s' (the artifact is from %s; this reader knows VHLO up to %d.%d.%d)",
+             op->name, i && i->producer ? i->producer : "an unknown producer", V3(VHLO_VERSION_CURRENT));
+}
+
+/* A VHLO op into its StableHLO op, in place: an older version read as the
+ * current one (missing attributes at their defaults), defaults elided,
+ * each attribute by its rule, groups into structures. */
+static bool op_to_stablehlo(Legalize *l, Op *op) {
+  Context *c = l->c;
+  if (op->kind != OP_UNKNOWN) return true;
+  const VhloOpRow *row = vhlo_row_by_name(l->t, op->name);
+  if (!row) {
+    if (strncmp(op->name, "vhlo.", 5) == 0) {
+      unknown_vhlo_op(l, op);
+      return false;
+    }
+    OpKind k = op_kind_from_name(op->name, strlen(op->name));
+    if (k != OP_UNKNOWN) op->kind = k, op->name = op_info[k].name;
+    return true;
+  }
+  const VhloOpRow *cur = vhlo_row_current(l->t, row->kind);
+  AttrList in = {0}, out = {0};
+  for (int i = 0; i < op->nattrs; i++) alist_push(&in, op->attrs[i].name, op->attrs[i].value);
+  for (int i = 0; i < cur->nattrs; i++) {
+    const VhloAttrSpec *s = &cur->attrs[i];
+    if (!alist_get(&in, s->name) && s->def != VD_NONE && !vhlo_row_attr(row, s->name))
+      alist_push(&in, s->name, vhlo_default_value(c, s->def, window_rank(op, &c->arena),
+                                                   typed_ffi(alist_get(&in, "api_version"))));
+  }
+  bool ok = true;
+  for (int i = 0; i < cur->nattrs && ok; i++) {
+    const VhloAttrSpec *s = &cur->attrs[i];
+    Attr *v = alist_get(&in, s->name);
+    if (!v || struct_member(cur->structs, s->name) || elided(s, v, &in)) continue;
+    Attr *a = rule_to_stablehlo(c, s->rule, v);
+    if (!a) {
+      op_error(c, op, "has an invalid '%s' attribute", s->name);
+      ok = false;
+    } else {
+      alist_push(&out, rule_stablehlo_name(s->rule, s->name), a);
+    }
+  }
+  if (ok && !structs_to_stablehlo(c, cur->structs, &in, &out)) {
+    op_error(c, op, "has invalid dimension numbers, channel or algorithm attributes");
+    ok = false;
+  }
+  for (int i = 0; i < op->nattrs; i++)
+    if (!vhlo_row_attr(cur, op->attrs[i].name) && !vhlo_row_attr(row, op->attrs[i].name))
+      alist_push(&out, op->attrs[i].name, op->attrs[i].value);
+  free(in.items);
+  if (!ok) {
+    free(out.items);
+    return false;
+  }
+  op->kind = stablehlo_kind(cur, op);
+  op->name = op_info[op->kind].name;
+  alist_install(c, op, &out);
+  return true;
+}
+
+/* ---- StableHLO -> VHLO ---- */
+
+/* The version that introduced attribute NAME of kind's ops (the oldest row
+ * that has it). */
+static VhloVersion attr_since(const VhloTable *t, OpKind kind, const char *name) {
+  VhloVersion v = VHLO_VERSION_CURRENT;
+  for (int i = 0; i < t->n; i++)
+    if (t->rows[i].kind == kind && vhlo_row_attr(&t->rows[i], name) && vhlo_version_cmp(t->rows[i].since, v) < 0)
+      v = t->rows[i].since;
+  return v;
+}
+
+/* The version that introduced kind's ops. */
+static VhloVersion kind_since(const VhloTable *t, OpKind kind) {
+  VhloVersion v = VHLO_VERSION_CURRENT;
+  for (int i = 0; i < t->n; i++)
+    if (t->rows[i].kind == kind && vhlo_version_cmp(t->rows[i].since, v) < 0) v = t->rows[i].since;
+  return v;
+}
+
+/* Whether operand i and result i have the same element type for each i. */
+static bool same_elements(const Op *op) {
+  for (int i = 0; i < op->noperands && i < op->nresults; i++) {
+    const Type *a = op->operands[i]->type, *b = op->results[i].type;
+    if (type_is_tensor(a) && type_is_tensor(b) && (a->elem != b->elem || a->elem_opaque != b->elem_opaque))
+      return false;
+  }
+  return true;
+}
+
+/* The versioned constraints of row at target l->target; false after a
+ * diagnostic. */
+static bool check_constraints(Legalize *l, const Op *op, const VhloOpRow *row,
+                              const AttrList *attrs) {
+  Context *c = l->c;
+  VhloVersion t = l->target;
+  unsigned k = row->constraints;
+  if ((k & C_ONE_OPERAND) && op->noperands != 1) {
+    op_error(c, op, "with %d operands needs StableHLO 1.5.0 (%s has one operand at %d.%d.%d)", op->noperands,
+             row->name, V3(t));
+    return false;
+  }
+  if ((k & C_NO_REGIONS) && op->nregions) {
+    op_error(c, op, "with regions needs StableHLO 1.14.0 (target %d.%d.%d)", V3(t));
+    return false;
+  }
+  if ((k & C_SAME_ELEMENTS_0_17) && vhlo_version_cmp(t, (VhloVersion){0, 17, 0}) < 0 && !same_elements(op)) {
+    op_error(c, op, "with result element types unlike its operands' needs StableHLO 0.17.0 (target %d.%d.%d)", V3(t));
+    return false;
+  }
+  if ((k & C_CUSTOM_CALL_1_3) && vhlo_version_cmp(t, (VhloVersion){1, 3, 0}) < 0) {
+    const Attr *cfg = alist_get(attrs, "backend_config");
+    if ((cfg && cfg->kind == ATTR_DICT) || typed_ffi(alist_get(attrs, "api_version"))) {
+      op_error(c, op, "with a dictionary backend_config or the typed FFI needs StableHLO 1.3.0 (target %d.%d.%d)",
+               V3(t));
+      return false;
+    }
+  }
+  if ((k & C_NO_FUTURE_OPERANDS_1_17) && vhlo_version_cmp(t, (VhloVersion){1, 17, 0}) < 0)
+    for (int i = 0; i < op->noperands; i++)
+      if (op->operands[i]->type->kind == TY_FUTURE) {
+        op_error(c, op, "with a future operand needs StableHLO 1.17.0 (target %d.%d.%d)", V3(t));
+        return false;
+      }
+  return true;
+}
+
+/* The version that introduced element type k in VHLO (vhlo_codes.def);
+ * the minimum for kinds VHLO does not have (the writer refuses those). */
+static VhloVersion elem_since(ElemKind k) {
+  static const struct {
+    ElemKind k;
+    const char *since;
+  } elems[] = {
+#define VHLO_ELEM_TYPE(code, kind, since) {ELEM_##kind, since},
+#include "frontend/vhlo_codes.def"
+#undef VHLO_ELEM_TYPE
+  };
+  VhloVersion v = VHLO_VERSION_MINIMUM;
+  for (size_t i = 0; i < sizeof elems / sizeof elems[0]; i++)
+    if (elems[i].k == k && !vhlo_version_parse(elems[i].since, &v)) die("vhlo_codes.def: bad version");
+  return v;
+}
+
+static VhloVersion newer(VhloVersion a, VhloVersion b) { return vhlo_version_cmp(a, b) < 0 ? b : a; }
+
+/* The version that introduced everything type t is made of. */
+static VhloVersion type_since(const Type *t, int depth) {
+  VhloVersion v = VHLO_VERSION_MINIMUM;
+  if (!t || depth > 64) return v;
+  switch (t->kind) {
+  case TY_ELEM: return elem_since(elem_is_complex(t->elem) ? elem_complex_part(t->elem) : t->elem);
+  case TY_TENSOR:
+    return t->elem_opaque ? type_since(t->elem_opaque, depth + 1)
+                          : elem_since(elem_is_complex(t->elem) ? elem_complex_part(t->elem) : t->elem);
+  case TY_NONE: return (VhloVersion){1, 6, 0};
+  case TY_OPAQUE: return strncmp(t->text, "memref<", 7) == 0 ? (VhloVersion){1, 13, 0} : v;
+  case TY_FUTURE: v = (VhloVersion){1, 15, 0}; /* fall through */
+  case TY_TUPLE:
+    for (int i = 0; i < t->ninputs; i++) v = newer(v, type_since(t->inputs[i], depth + 1));
+    return v;
+  case TY_FUNC:
+    for (int i = 0; i < t->ninputs; i++) v = newer(v, type_since(t->inputs[i], depth + 1));
+    for (int i = 0; i < t->nresults; i++) v = newer(v, type_since(t->results[i], depth + 1));
+    return v;
+  case TY_TOKEN: return v;
+  }
+  return v;
+}
+
+/* Whether type t exists at l->target; false after a diagnostic on op. */
+static bool check_type(Legalize *l, const Op *op, const Type *t) {
+  VhloVersion since = type_since(t, 0);
+  if (vhlo_version_cmp(since, l->target) <= 0) return true;
+  op_error(l->c, op, "uses type '%s', which needs StableHLO %d.%d.%d (target %d.%d.%d)", type_to_string(l->c, t),
+           V3(since), V3(l->target));
+  return false;
+}
+
+/* The types of op's operands, results and block arguments at l->target. */
+static bool check_types(Legalize *l, const Op *op) {
+  for (int i = 0; i < op->noperands; i++)
+    if (!check_type(l, op, op->operands[i]->type)) return false;
+  for (int i = 0; i < op->nresults; i++)
+    if (!check_type(l, op, op->results[i].type)) return false;
+  for (int r = 0; r < op->nregions; r++)
+    for (int b = 0; b < op->regions[r].nblocks; b++)
+      for (int i = 0; i < op->regions[r].blocks[b]->nargs; i++)
+        if (!check_type(l, op, op->regions[r].blocks[b]->args[i].type)) return false;
+  return true;
+}
+
+/* The attributes of row `cur` in `attrs` rewritten for the older row `old`
+ * (attributes it lacks must hold their defaults; ones only it has get
+ * theirs); false after a diagnostic naming the attribute and the version
+ * that introduced it. */
+static bool downgrade_attrs(Legalize *l, Op *op, const VhloOpRow *cur, const VhloOpRow *old,
+                            AttrList *attrs) {
+  AttrList out = {0};
+  bool ok = true;
+  for (int i = 0; i < attrs->n; i++) {
+    const char *name = attrs->items[i].name;
+    const VhloAttrSpec *s = vhlo_row_attr(cur, name);
+    if (!s || vhlo_row_attr(old, name)) {
+      alist_push(&out, name, attrs->items[i].value);
+    } else if (!vhlo_is_default(attrs->items[i].value, s->def == VD_NONE ? VD_EMPTY : s->def)) {
+      VhloVersion since = attr_since(l->t, cur->kind, name);
+      op_error(l->c, op, "needs StableHLO %d.%d.%d for its '%s' (target %d.%d.%d)", V3(since), name, V3(l->target));
+      ok = false;
+    }
+  }
+  for (int i = 0; i < old->nattrs; i++)
+    if (!vhlo_row_attr(cur, old->attrs[i].name))
+      alist_push(&out, old->attrs[i].name,
+                 vhlo_default_value(l->c, old->attrs[i].def, window_rank(op, &l->c->arena), false));
+  free(attrs->items);
+  *attrs = out;
+  return ok;
+}
+
+/* A StableHLO op into its VHLO op at l->target, in place. */
+static bool op_to_vhlo(Legalize *l, Op *op) {
+  Context *c = l->c;
+  OpKind kind = op->kind == OP_FUNC_RETURN ? OP_RETURN : op->kind;
+  const VhloOpRow *cur = op->kind == OP_MODULE ? NULL : vhlo_row_current(l->t, kind);
+  if (!cur) return true;
+  AttrList out = {0};
+  bool ffi = typed_ffi(op_attr(op, "api_version"));
+  bool ok = true;
+  for (int i = 0; i < cur->nattrs && ok; i++) {
+    const VhloAttrSpec *s = &cur->attrs[i];
+    if (struct_member(cur->structs, s->name)) continue;
+    const Attr *a = op_attr(op, rule_stablehlo_name(s->rule, s->name));
+    Attr *v = a ? rule_to_vhlo(c, s->rule, (Attr *)a)
+                : s->def != VD_NONE ? vhlo_default_value(c, s->def, window_rank(op, &c->arena), ffi)
+                : s->rule == VR_UNIT ? attr_bool(c, false) : NULL;
+    if (a && !v) {
+      op_error(c, op, "has an invalid '%s' attribute", rule_stablehlo_name(s->rule, s->name));
+      ok = false;
+    } else if (v) {
+      alist_push(&out, s->name, v);
+    }
+  }
+  ok = ok && structs_to_vhlo(c, op, cur->structs, &out);
+  for (int i = 0; i < op->nattrs; i++) {
+    const char *name = op->attrs[i].name;
+    bool taken = alist_get(&out, name) || strcmp(name, "channel_handle") == 0 ||
+                 (cur->structs && (strcmp(name, "dimension_numbers") == 0 || strcmp(name, "algorithm") == 0 ||
+                                   strcmp(name, "dot_dimension_numbers") == 0 ||
+                                   strcmp(name, "scatter_dimension_numbers") == 0));
+    if (!taken) alist_push(&out, name, strchr(name, '.') ? op->attrs[i].value : generic_to_vhlo(c, op->attrs[i].value));
+  }
+  const VhloOpRow *row = ok ? vhlo_row_at(l->t, kind, l->target) : cur;
+  if (!row) {
+    op_error(c, op, "is not in StableHLO %d.%d.%d: it was introduced in %d.%d.%d", V3(l->target),
+             V3(kind_since(l->t, kind)));
+    ok = false;
+  }
+  if (ok && row != cur) ok = downgrade_attrs(l, op, cur, row, &out);
+  if (ok) ok = check_constraints(l, op, row, &out) && check_types(l, op);
+  if (!ok) {
+    free(out.items);
+    return false;
+  }
+  op->kind = OP_UNKNOWN;
+  op->name = row->name;
+  alist_install(c, op, &out);
+  return true;
+}
+
+/* ---- walking ---- */
+
+typedef bool (*OpFn)(Legalize *l, Op *op);
+
+/* Applies fn to every op nested in op's regions (parents first). */
+static void walk(Legalize *l, Op *op, OpFn fn, int depth) {
+  if (depth > 4096) die("IR nested too deeply");
+  for (int r = 0; r < op->nregions; r++)
+    for (int b = 0; b < op->regions[r].nblocks; b++)
+      for (Op *o = op->regions[r].blocks[b]->first; o; o = o->next) {
+        if (!fn(l, o)) l->ok = false;
+        walk(l, o, fn, depth + 1);
+      }
+}
+
+bool vhlo_to_stablehlo(Context *c, Module *m, const BcInfo *info) {
+  Legalize l = {c, vhlo_table(c), info, VHLO_VERSION_CURRENT, true};
+  walk(&l, m->op, op_to_stablehlo, 0);
+  return l.ok;
+}
+
+bool stablehlo_to_vhlo(Context *c, Module *m, VhloVersion target) {
+  Legalize l = {c, vhlo_table(c), NULL, target, true};
+  if (vhlo_version_cmp(target, VHLO_VERSION_MINIMUM) < 0 || vhlo_version_cmp(target, VHLO_VERSION_CURRENT) > 0) {
+    diag_report(c, m->op->loc, SEV_ERROR, "StableHLO version %d.%d.%d is outside the supported %d.%d.%d to %d.%d.%d",
+                V3(target), V3(VHLO_VERSION_MINIMUM), V3(VHLO_VERSION_CURRENT));
+    return false;
+  }
+  walk(&l, m->op, op_to_vhlo, 0);
+  return l.ok;
+}
