@@ -21,19 +21,35 @@ typedef struct Ir {
 } Ir;
 
 typedef struct OpAttrsRow {
-  const char *mnemonic, *names;
+  const char *name, *attrs;
 } OpAttrsRow;
 
 static const OpAttrsRow vhlo_op_attrs[] = {
-#define VHLO_OP_ATTRS(mnemonic, names) {mnemonic, names},
-#include "frontend/bc_read_props.def"
-#undef VHLO_OP_ATTRS
+#define VHLO_OP(ID, name, kind, since, until, structs, constraints, attrs) {name, attrs},
+#include "frontend/vhlo_ops.def"
+#undef VHLO_OP
 };
 
-static const char *vhlo_attr_names(const char *op) {
-  for (size_t i = 0; i < sizeof vhlo_op_attrs / sizeof vhlo_op_attrs[0]; i++)
-    if (strcmp(vhlo_op_attrs[i].mnemonic, op) == 0) return vhlo_op_attrs[i].names;
-  return NULL;
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* The inherent attribute names of VHLO op `name` in the order its
+ * properties hold them (sorted, as ODS writes them), from its
+ * vhlo_ops.def row (NAME[:RULE][=DEFAULT] words); -1 for an unknown op. */
+static int vhlo_prop_names(BcFile *b, const char *name, const char ***out) {
+  const char *attrs = NULL;
+  for (size_t i = 0; i < sizeof vhlo_op_attrs / sizeof vhlo_op_attrs[0] && !attrs; i++)
+    if (strcmp(vhlo_op_attrs[i].name, name) == 0) attrs = vhlo_op_attrs[i].attrs;
+  if (!attrs) return -1;
+  int n = 0;
+  const char **names = arena_alloc(&b->c->arena, sizeof(char *) * (strlen(attrs) / 2 + 1));
+  for (const char *p = attrs; *p;) {
+    size_t word = strcspn(p, " ");
+    names[n++] = arena_strndup(&b->c->arena, p, strcspn(p, " :="));
+    p += word + (p[word] == ' ');
+  }
+  qsort(names, (size_t)n, sizeof *names, cmp_str);
+  *out = names;
+  return n;
 }
 
 static void push_attr(BcFile *b, PtrVec *attrs, const char *name, Attr *value) {
@@ -73,14 +89,13 @@ static bool registered_properties(BcFile *b, BcCur *r, const BcOpName *on, PtrVe
       push_attr(b, attrs, names[i], v);
     }
   } else if ((int)on->dialect == b->vhlo) {
-    const char *names = vhlo_attr_names(on->name + 5);
-    if (!names) return bc_refuse(b, "unknown VHLO operation '%s' (producer %s)", on->name, b->info->producer);
-    while (*names) {
-      size_t n = strcspn(names, " ");
+    const char **names;
+    int n = vhlo_prop_names(b, on->name, &names);
+    if (n < 0) return bc_refuse(b, "unknown VHLO operation '%s' (producer %s)", on->name, b->info->producer);
+    for (int i = 0; i < n; i++) {
       Attr *v = bc_attr(b, &p);
       if (!v) return false;
-      push_attr(b, attrs, arena_strndup(&b->c->arena, names, n), v);
-      names += n + (names[n] == ' ');
+      push_attr(b, attrs, names[i], v);
     }
   } else {
     return bc_refuse(b, "the properties of operation '%s' are in an encoding this reader does not know", on->name);
