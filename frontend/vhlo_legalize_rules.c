@@ -47,13 +47,12 @@ Attr *vhlo_i64_tensor(Context *c, int n, const int64_t *v, bool pairs) {
                         splat);
 }
 
-/* tensor<Nxi1> of v, a splat when its elements (two or more) are all
- * true: MLIR packs bools in bits, so all false is the same byte as its
- * splat, and the reader sees it as a list. */
+/* tensor<Nxi1> of v, a splat when its elements (two or more) are equal,
+ * as MLIR's dense attributes are. */
 static Attr *i1_tensor(Context *c, int n, const bool *v) {
   int64_t dim = n;
   bool splat = n >= 2;
-  for (int i = 0; i < n && splat; i++) splat = v[i];
+  for (int i = 1; i < n && splat; i++) splat = v[i] == v[0];
   uint8_t *bytes = arena_alloc(&c->arena, (size_t)(n ? n : 1));
   for (int i = 0; i < n; i++) bytes[i] = v[i];
   return attr_dense_raw(c, type_tensor(c, ELEM_I1, 1, &dim, NULL), bytes, (size_t)(splat ? 1 : n), splat);
