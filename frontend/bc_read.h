@@ -163,6 +163,22 @@ Attr *bc_decode_chlo_attr(BcFile *b, BcCur *r);
 /* A tensor or integer attribute's element data from a blob: host layout. */
 Attr *bc_dense_from_blob(BcFile *b, BcCur *at, Type *t, const uint8_t *blob, size_t n, bool vhlo);
 
+/* A use-list order read for value `index` of an op's results or a block's
+ * arguments: the permutation of its uses (pairs: (from, to) entries). */
+typedef struct BcUseOrder {
+  uint64_t index;
+  Value *value;
+  bool pairs;
+  uint64_t n;
+  uint64_t *idx;
+} BcUseOrder;
+
+/* Use-list orders (bc_read_uselist.c): reads those of a range of nvalues
+ * values (BcUseOrder* pushed on out), and, once every op is read, orders
+ * every value's uses as MLIR's reader does. */
+bool bc_read_use_lists(BcFile *b, BcCur *r, uint64_t nvalues, PtrVec *out);
+bool bc_apply_use_lists(BcFile *b, Op *module, PtrVec *orders);
+
 /* The IR section (bc_read_ir.c). */
 Op *bc_read_ir(BcFile *b);
 

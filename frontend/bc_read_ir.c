@@ -18,7 +18,19 @@ typedef struct Ir {
   BcFile *b;
   int depth;
   int64_t forward; /* unresolved forward references */
+  PtrVec orders;   /* BcUseOrder* */
 } Ir;
+
+/* Binds the use-list orders read for vals[0..n) (pushed on pending from
+ * index first) to their values. */
+static void bind_orders(Ir *st, PtrVec *pending, int first, Value *vals) {
+  for (int i = first; i < pending->len; i++) {
+    BcUseOrder *u = pending->items[i];
+    u->value = &vals[u->index];
+    vec_push(&st->orders, u);
+  }
+  pending->len = first;
+}
 
 typedef struct OpAttrsRow {
   const char *name, *attrs;
@@ -101,26 +113,6 @@ static bool registered_properties(BcFile *b, BcCur *r, const BcOpName *on, PtrVe
     return bc_refuse(b, "the properties of operation '%s' are in an encoding this reader does not know", on->name);
   }
   if (p.pos != p.end) return bc_corrupt(b, &p, "trailing bytes in the properties of '%s'", on->name);
-  return true;
-}
-
-/* Skips use-list orders for a range of n values (format version 3+). */
-static bool skip_use_lists(BcFile *b, BcCur *r, uint64_t n) {
-  uint64_t nvalues = 1;
-  if (n > 1 && !bc_count(b, r, 1, &nvalues)) return false;
-  for (uint64_t i = 0; i < nvalues; i++) {
-    uint64_t idx, count;
-    bool pairs;
-    if (n > 1 && !bc_varint(b, r, &idx)) return false;
-    size_t at = r->pos;
-    if (!bc_varint_flag(b, r, &count, &pairs)) return false;
-    if (count > r->end - r->pos) {
-      r->pos = at;
-      return bc_corrupt(b, r, "use-list order of %llu entries exceeds the data", (unsigned long long)count);
-    }
-    for (uint64_t k = 0; k < count; k++)
-      if (!bc_varint(b, r, &idx)) return false;
-  }
   return true;
 }
 
@@ -238,7 +230,8 @@ static Op *read_op(Ir *st, BcCur *r, Scope *sc, size_t *next, size_t end, bool d
     }
   }
   if (ok && (mask & 0x08)) ok = bc_refuse(b, "operation '%s' has block successors, which StableHLO does not use", on->name);
-  if (ok && (mask & 0x20) && b->version >= BC_V_USE_LIST_ORDERING) ok = skip_use_lists(b, r, (uint64_t)types.len);
+  PtrVec orders = {0};
+  if (ok && (mask & 0x20) && b->version >= BC_V_USE_LIST_ORDERING) ok = bc_read_use_lists(b, r, (uint64_t)types.len, &orders);
   if (ok && (mask & 0x10)) {
     ok = bc_varint_flag(b, r, &nregions, &isolated);
     if (ok && nregions > r->end - r->pos + 1024) ok = bc_corrupt(b, r, "%llu regions", (unsigned long long)nregions);
@@ -262,11 +255,13 @@ static Op *read_op(Ir *st, BcCur *r, Scope *sc, size_t *next, size_t end, bool d
       op->srcloc = loc->srcloc;
     }
     b->nops++;
+    bind_orders(st, &orders, 0, op->results);
     if (define && !define_values(st, r, sc, next, end, op->results, op->nresults)) op = NULL;
   }
   vec_free(&attrs);
   vec_free(&types);
   vec_free(&operands);
+  vec_free(&orders);
   if (op && nregions && !read_op_regions(st, r, op, isolated, sc)) return NULL;
   return op;
 }
@@ -303,7 +298,11 @@ static bool read_block(Ir *st, BcCur *r, Region *reg, Scope *sc, size_t *next, s
   if (b->version >= BC_V_USE_LIST_ORDERING && has_args) {
     uint8_t has_orders;
     if (!bc_byte(b, r, &has_orders)) return false;
-    if (has_orders && !skip_use_lists(b, r, nargs)) return false;
+    PtrVec orders = {0};
+    bool ok = !has_orders || bc_read_use_lists(b, r, nargs, &orders);
+    if (ok) bind_orders(st, &orders, 0, blk->args);
+    vec_free(&orders);
+    if (!ok) return false;
   }
   for (uint64_t i = 0; i < nops; i++) {
     Op *op = read_op(st, r, sc, next, end, end > 0);
@@ -343,22 +342,19 @@ Op *bc_read_ir(BcFile *b) {
   size_t next = 0;
   bool ok = read_block(&st, &r, &top, &sc, &next, 0);
   free(sc.values);
-  if (!ok) return NULL;
-  if (r.pos != r.end) {
-    bc_corrupt(b, &r, "trailing bytes after the top-level operations");
-    return NULL;
+  Block *blk = ok ? top.blocks[0] : NULL;
+  if (!ok) {
+  } else if (r.pos != r.end) {
+    ok = bc_corrupt(b, &r, "trailing bytes after the top-level operations");
+  } else if (st.forward != 0) {
+    ok = bc_corrupt(b, &r, "%lld values used but never defined", (long long)st.forward);
+  } else if (blk->nargs || !blk->first || blk->first != blk->last || blk->first->kind != OP_MODULE ||
+             blk->first->nregions != 1) {
+    ok = bc_refuse(b, "the bytecode does not hold exactly one builtin.module with one region");
+  } else {
+    blk->first->parent = NULL;
+    ok = bc_apply_use_lists(b, blk->first, &st.orders);
   }
-  if (st.forward != 0) {
-    bc_corrupt(b, &r, "%lld values used but never defined", (long long)st.forward);
-    return NULL;
-  }
-  Block *blk = top.blocks[0];
-  if (blk->nargs || !blk->first || blk->first != blk->last || blk->first->kind != OP_MODULE ||
-      blk->first->nregions != 1) {
-    bc_refuse(b, "the bytecode does not hold exactly one builtin.module with one region");
-    return NULL;
-  }
-  Op *m = blk->first;
-  m->parent = NULL;
-  return m;
+  vec_free(&st.orders);
+  return ok ? blk->first : NULL;
 }
