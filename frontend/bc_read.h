@@ -56,6 +56,8 @@ typedef struct BcOpName {
   uint32_t dialect;
   const char *name; /* "vhlo.add_v1" */
   int registered;   /* -1 unknown (before v5), 0, 1 */
+  const char **prop_names; /* a VHLO op's property names, once looked up */
+  int nprop_names;
 } BcOpName;
 
 /* A decoded location: its loc(...) text and innermost file:line:col. */

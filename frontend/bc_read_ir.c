@@ -21,15 +21,13 @@ typedef struct Ir {
   PtrVec orders;   /* BcUseOrder* */
 } Ir;
 
-/* Binds the use-list orders read for vals[0..n) (pushed on pending from
- * index first) to their values. */
-static void bind_orders(Ir *st, PtrVec *pending, int first, Value *vals) {
-  for (int i = first; i < pending->len; i++) {
+/* Binds the use-list orders read for the values vals[] to them. */
+static void bind_orders(Ir *st, const PtrVec *pending, Value *vals) {
+  for (int i = 0; i < pending->len; i++) {
     BcUseOrder *u = pending->items[i];
     u->value = &vals[u->index];
     vec_push(&st->orders, u);
   }
-  pending->len = first;
 }
 
 typedef struct OpAttrsRow {
@@ -44,24 +42,27 @@ static const OpAttrsRow vhlo_op_attrs[] = {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-/* The inherent attribute names of VHLO op `name` in the order its
- * properties hold them (sorted, as ODS writes them), from its
- * vhlo_ops.def row (NAME[:RULE][=DEFAULT] words); -1 for an unknown op. */
-static int vhlo_prop_names(BcFile *b, const char *name, const char ***out) {
+/* The inherent attribute names of VHLO op on in the order its properties
+ * hold them (sorted, as ODS writes them), from its vhlo_ops.def row
+ * (NAME[:RULE][=DEFAULT] words), computed once per op name; false for an
+ * op VHLO does not have. */
+static bool vhlo_prop_names(BcFile *b, BcOpName *on) {
+  if (on->prop_names) return true;
   const char *attrs = NULL;
   for (size_t i = 0; i < sizeof vhlo_op_attrs / sizeof vhlo_op_attrs[0] && !attrs; i++)
-    if (strcmp(vhlo_op_attrs[i].name, name) == 0) attrs = vhlo_op_attrs[i].attrs;
-  if (!attrs) return -1;
+    if (strcmp(vhlo_op_attrs[i].name, on->name) == 0) attrs = vhlo_op_attrs[i].attrs;
+  if (!attrs) return false;
   int n = 0;
   const char **names = arena_alloc(&b->c->arena, sizeof(char *) * (strlen(attrs) / 2 + 1));
   for (const char *p = attrs; *p;) {
     size_t word = strcspn(p, " ");
-    names[n++] = arena_strndup(&b->c->arena, p, strcspn(p, " :="));
+    if (word) names[n++] = arena_strndup(&b->c->arena, p, strcspn(p, " :="));
     p += word + (p[word] == ' ');
   }
   qsort(names, (size_t)n, sizeof *names, cmp_str);
-  *out = names;
-  return n;
+  on->prop_names = names;
+  on->nprop_names = n;
+  return true;
 }
 
 static void push_attr(BcFile *b, PtrVec *attrs, const char *name, Attr *value) {
@@ -79,7 +80,7 @@ static bool merge_dict(BcFile *b, BcCur *r, const Attr *d, PtrVec *attrs) {
 
 /* The properties of a registered op: builtin.module's optional sym_name and
  * sym_visibility, or a VHLO op's attributes in sorted-name order. */
-static bool registered_properties(BcFile *b, BcCur *r, const BcOpName *on, PtrVec *attrs) {
+static bool registered_properties(BcFile *b, BcCur *r, BcOpName *on, PtrVec *attrs) {
   uint64_t idx;
   size_t at = r->pos;
   if (!bc_varint(b, r, &idx)) return false;
@@ -101,13 +102,11 @@ static bool registered_properties(BcFile *b, BcCur *r, const BcOpName *on, PtrVe
       push_attr(b, attrs, names[i], v);
     }
   } else if ((int)on->dialect == b->vhlo) {
-    const char **names;
-    int n = vhlo_prop_names(b, on->name, &names);
-    if (n < 0) return bc_refuse(b, "unknown VHLO operation '%s' (producer %s)", on->name, b->info->producer);
-    for (int i = 0; i < n; i++) {
+    if (!vhlo_prop_names(b, on)) return bc_refuse(b, "unknown VHLO operation '%s' (producer %s)", on->name, b->info->producer);
+    for (int i = 0; i < on->nprop_names; i++) {
       Attr *v = bc_attr(b, &p);
       if (!v) return false;
-      push_attr(b, attrs, names[i], v);
+      push_attr(b, attrs, on->prop_names[i], v);
     }
   } else {
     return bc_refuse(b, "the properties of operation '%s' are in an encoding this reader does not know", on->name);
@@ -186,7 +185,7 @@ static Op *read_op(Ir *st, BcCur *r, Scope *sc, size_t *next, size_t end, bool d
     bc_corrupt(b, r, "operation name index %llu out of range", (unsigned long long)idx);
     return NULL;
   }
-  const BcOpName *on = &b->opnames[idx];
+  BcOpName *on = &b->opnames[idx];
   if (!bc_byte(b, r, &mask)) return NULL;
   if (mask & 0x80) {
     r->pos--;
@@ -255,7 +254,7 @@ static Op *read_op(Ir *st, BcCur *r, Scope *sc, size_t *next, size_t end, bool d
       op->srcloc = loc->srcloc;
     }
     b->nops++;
-    bind_orders(st, &orders, 0, op->results);
+    bind_orders(st, &orders, op->results);
     if (define && !define_values(st, r, sc, next, end, op->results, op->nresults)) op = NULL;
   }
   vec_free(&attrs);
@@ -300,7 +299,7 @@ static bool read_block(Ir *st, BcCur *r, Region *reg, Scope *sc, size_t *next, s
     if (!bc_byte(b, r, &has_orders)) return false;
     PtrVec orders = {0};
     bool ok = !has_orders || bc_read_use_lists(b, r, nargs, &orders);
-    if (ok) bind_orders(st, &orders, 0, blk->args);
+    if (ok) bind_orders(st, &orders, blk->args);
     vec_free(&orders);
     if (!ok) return false;
   }
