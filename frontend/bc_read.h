@@ -135,9 +135,10 @@ bool bc_align(BcFile *b, BcCur *r, uint64_t align);
 /* Attributes and types (bc_read_attrs.c): entry idx, decoded on first use. */
 bool bc_attr_table(BcFile *b);
 Attr *bc_attr(BcFile *b, BcCur *r);
-Attr *bc_attr_at(BcFile *b, uint64_t idx);
+/* Entry idx referenced at ref (for diagnostics). */
+Attr *bc_attr_at(BcFile *b, const BcCur *ref, uint64_t idx);
 Type *bc_type(BcFile *b, BcCur *r);
-Type *bc_type_at(BcFile *b, uint64_t idx);
+Type *bc_type_at(BcFile *b, const BcCur *ref, uint64_t idx);
 BcLoc *bc_loc(BcFile *b, BcCur *r);
 /* The concatenation of a, b and c (arena). */
 char *bc_cat(BcFile *b, const char *x, const char *y, const char *z);

@@ -124,40 +124,41 @@ static bool decode_entry(BcFile *b, BcEntry *e, const BcCur *ref, bool is_type, 
   return true;
 }
 
-static BcEntry *attr_entry(BcFile *b, BcCur *r, uint64_t idx) {
+static BcEntry *attr_entry(BcFile *b, const BcCur *ref, uint64_t idx) {
   if (idx >= b->nattrs) {
-    bc_corrupt(b, r, "attribute index %llu out of range (%llu attributes)", (unsigned long long)idx, (unsigned long long)b->nattrs);
+    bc_corrupt(b, ref, "attribute index %llu out of range (%llu attributes)", (unsigned long long)idx, (unsigned long long)b->nattrs);
     return NULL;
   }
   BcEntry *e = &b->attrs[idx];
-  return decode_entry(b, e, r, false, idx) ? e : NULL;
+  return decode_entry(b, e, ref, false, idx) ? e : NULL;
 }
 
-Attr *bc_attr_at(BcFile *b, uint64_t idx) {
-  BcCur r = {0, 0, "IR"};
-  BcEntry *e = attr_entry(b, &r, idx);
-  return e ? e->attr : NULL;
-}
-
-Attr *bc_attr(BcFile *b, BcCur *r) {
-  uint64_t idx;
-  size_t at = r->pos;
-  if (!bc_varint(b, r, &idx)) return NULL;
-  BcCur ref = {at, r->end, r->section};
-  BcEntry *e = attr_entry(b, &ref, idx);
+Attr *bc_attr_at(BcFile *b, const BcCur *ref, uint64_t idx) {
+  BcEntry *e = attr_entry(b, ref, idx);
   if (!e) return NULL;
   if (!e->attr) {
-    bc_corrupt(b, &ref, "attribute %llu is a location, not an attribute value", (unsigned long long)idx);
+    bc_corrupt(b, ref, "attribute %llu is a location, not an attribute value", (unsigned long long)idx);
     return NULL;
   }
   return e->attr;
 }
 
+/* A reference (entry index) at r: the cursor naming its position. */
+static bool reference(BcFile *b, BcCur *r, uint64_t *idx, BcCur *ref) {
+  *ref = (BcCur){r->pos, r->end, r->section};
+  return bc_varint(b, r, idx);
+}
+
+Attr *bc_attr(BcFile *b, BcCur *r) {
+  uint64_t idx;
+  BcCur ref;
+  return reference(b, r, &idx, &ref) ? bc_attr_at(b, &ref, idx) : NULL;
+}
+
 BcLoc *bc_loc(BcFile *b, BcCur *r) {
   uint64_t idx;
-  size_t at = r->pos;
-  if (!bc_varint(b, r, &idx)) return NULL;
-  BcCur ref = {at, r->end, r->section};
+  BcCur ref;
+  if (!reference(b, r, &idx, &ref)) return NULL;
   BcEntry *e = attr_entry(b, &ref, idx);
   if (!e) return NULL;
   if (!e->loc) {
@@ -180,23 +181,16 @@ bool bc_string_attr(BcFile *b, BcCur *r, const char **s, size_t *len) {
   return true;
 }
 
-Type *bc_type_at(BcFile *b, uint64_t idx) {
-  BcCur r = {0, 0, "IR"};
+Type *bc_type_at(BcFile *b, const BcCur *ref, uint64_t idx) {
   if (idx >= b->ntypes) {
-    bc_corrupt(b, &r, "type index %llu out of range", (unsigned long long)idx);
+    bc_corrupt(b, ref, "type index %llu out of range (%llu types)", (unsigned long long)idx, (unsigned long long)b->ntypes);
     return NULL;
   }
-  return decode_entry(b, &b->types[idx], &r, true, idx) ? b->types[idx].type : NULL;
+  return decode_entry(b, &b->types[idx], ref, true, idx) ? b->types[idx].type : NULL;
 }
 
 Type *bc_type(BcFile *b, BcCur *r) {
   uint64_t idx;
-  size_t at = r->pos;
-  if (!bc_varint(b, r, &idx)) return NULL;
-  BcCur ref = {at, r->end, r->section};
-  if (idx >= b->ntypes) {
-    bc_corrupt(b, &ref, "type index %llu out of range (%llu types)", (unsigned long long)idx, (unsigned long long)b->ntypes);
-    return NULL;
-  }
-  return decode_entry(b, &b->types[idx], &ref, true, idx) ? b->types[idx].type : NULL;
+  BcCur ref;
+  return reference(b, r, &idx, &ref) ? bc_type_at(b, &ref, idx) : NULL;
 }

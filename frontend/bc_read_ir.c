@@ -95,10 +95,11 @@ static bool registered_properties(BcFile *b, BcCur *r, BcOpName *on, PtrVec *att
     for (int i = 0; i < 2; i++) {
       uint64_t a;
       bool present;
+      BcCur ref = p;
       if (!bc_varint_flag(b, &p, &a, &present)) return false;
       if (!present) continue;
-      Attr *v = bc_attr_at(b, a);
-      if (!v) return bc_corrupt(b, &p, "bad attribute reference %llu", (unsigned long long)a);
+      Attr *v = bc_attr_at(b, &ref, a);
+      if (!v) return false;
       push_attr(b, attrs, names[i], v);
     }
   } else if ((int)on->dialect == b->vhlo) {
@@ -280,11 +281,9 @@ static bool read_block(Ir *st, BcCur *r, Region *reg, Scope *sc, size_t *next, s
       bool has_loc = true;
       if (b->version >= BC_V_ELIDE_UNKNOWN_BLOCK_ARG_LOC) {
         uint64_t t;
-        size_t at = r->pos;
+        BcCur ref = *r;
         if (!bc_varint_flag(b, r, &t, &has_loc)) return false;
-        BcCur ref = {at, r->end, r->section};
-        if (t >= b->ntypes) return bc_corrupt(b, &ref, "type index %llu out of range", (unsigned long long)t);
-        types[i] = bc_type_at(b, t);
+        types[i] = bc_type_at(b, &ref, t);
       } else {
         types[i] = bc_type(b, r);
       }

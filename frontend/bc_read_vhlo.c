@@ -145,6 +145,7 @@ static Attr *mesh_v1(BcFile *b, BcCur *r) {
   Attr *axes = bc_attr(b, r);
   uint64_t idx;
   bool has_ids;
+  BcCur ref = *r;
   if (!axes || !bc_varint_flag(b, r, &idx, &has_ids)) return NULL;
   if (axes->kind != ATTR_ARRAY) {
     bc_corrupt(b, r, "mesh axes are not an array");
@@ -152,7 +153,7 @@ static Attr *mesh_v1(BcFile *b, BcCur *r) {
   }
   const char *ids = "";
   if (has_ids) {
-    Attr *a = bc_attr_at(b, idx);
+    Attr *a = bc_attr_at(b, &ref, idx);
     const char *t = a ? bc_attr_text(b, r, a) : NULL;
     if (!t) return NULL;
     ids = arena_printf(&b->c->arena, ", device_ids=%s", t);
