@@ -451,6 +451,6 @@ Module *bc_read_vhlo(Context *c, const SourceFile *file, BcInfo *info) {
     for (int i = 0; i < m->nresources; i++) m->resources[i] = *(Resource *)b.module_resources.items[i];
   }
   vec_free(&b.module_resources);
-  vec_free(&b.files);
+  table_free(&b.files, NULL);
   return m;
 }

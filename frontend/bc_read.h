@@ -6,6 +6,7 @@
 #define TPUCC_BC_READ_H
 
 #include "frontend/vhlo.h"
+#include "ir/table.h"
 
 /* MLIR bytecode format versions whose layout differs (Encoding.h). */
 enum {
@@ -108,7 +109,7 @@ typedef struct BcFile {
   uint64_t nresources;
   const char **resources; /* dialect resource handles by index */
   PtrVec module_resources; /* Resource* for the module */
-  PtrVec files;            /* SourceFile* per distinct location file name */
+  Table files;             /* location file name -> its SourceFile */
   uint64_t nops;           /* ops decoded */
 } BcFile;
 

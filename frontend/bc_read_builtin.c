@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "frontend/bc_read.h"
+#include "ir/table.h"
 
 /* Builtin attribute codes, in the order of BuiltinDialectAttributes. */
 enum {
@@ -229,14 +230,14 @@ Type *bc_decode_builtin_type(BcFile *b, BcCur *r) {
   }
 }
 
-/* s as an MLIR string literal (printEscapedString). */
+/* s as an MLIR string literal (printEscapedString: \XX for a quote, a
+ * backslash and non-printable bytes). */
 static char *quoted(BcFile *b, const char *s, size_t n) {
   char *out = arena_alloc(&b->c->arena, 4 * n + 3), *o = out;
   *o++ = '"';
   for (size_t i = 0; i < n; i++) {
     unsigned char ch = (unsigned char)s[i];
-    if (ch == '\\') *o++ = '\\', *o++ = '\\';
-    else if (ch >= 0x20 && ch < 0x7F && ch != '"') *o++ = (char)ch;
+    if (ch >= 0x20 && ch < 0x7F && ch != '"' && ch != '\\') *o++ = (char)ch;
     else o += sprintf(o, "\\%02X", ch);
   }
   *o++ = '"';
@@ -246,14 +247,14 @@ static char *quoted(BcFile *b, const char *s, size_t n) {
 
 /* The SourceFile of a location's file name (one per distinct name). */
 static const SourceFile *loc_file(BcFile *b, const char *name, size_t n) {
-  for (int i = 0; i < b->files.len; i++) {
-    const SourceFile *f = b->files.items[i];
-    if (strlen(f->name) == n && memcmp(f->name, name, n) == 0) return f;
+  if (n == 0) name = "", n = 1; /* the empty name: key "\\0" (table keys are not empty) */
+  void **slot = table_put(&b->files, name, n);
+  if (!*slot) {
+    SourceFile *f = arena_alloc(&b->c->arena, sizeof *f);
+    f->name = arena_strndup(&b->c->arena, name, n);
+    *slot = f;
   }
-  SourceFile *f = arena_alloc(&b->c->arena, sizeof *f);
-  f->name = arena_strndup(&b->c->arena, name, n);
-  vec_push(&b->files, f);
-  return f;
+  return *slot;
 }
 
 char *bc_cat(BcFile *b, const char *x, const char *y, const char *z) {
