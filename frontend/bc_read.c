@@ -327,8 +327,12 @@ static bool read_resource_group(BcFile *b, BcCur *off, BcCur *data, bool dialect
       return false;
     if (!dialect) continue;
     vec_push(handles, (void *)key);
-    if (size == 0) continue;
-    if (kind != 0) continue; /* bool (1) and string (2) entries: not dense data */
+    if (size == 0 || kind != 0) { /* a declaration, or a bool (1) or string (2) entry: no data */
+      Resource *res = arena_alloc(&b->c->arena, sizeof *res);
+      res->name = key;
+      vec_push(&b->module_resources, res);
+      continue;
+    }
     uint64_t align, dsize;
     if (!bc_varint(b, &payload, &align) || !bc_varint(b, &payload, &dsize) || !bc_align(b, &payload, align)) return false;
     BcCur blob;

@@ -258,6 +258,17 @@ static void test_hand_built(void **state) {
   assert_int_equal(r->m->resources[0].data[3], 0xef);
   assert_string_equal(r->m->resources[0].hex, "0x01000000DEADBEEF");
   read_free(r);
+  /* The same resource only declared (no data), as dense_resource<__elided__>. */
+  res = tiny_file("\x09\x05\x01\x09\x07\x0b\x0f\x13\x01\x05\x13\x0f", 12,
+                  "\x1f\x05\x05\x21\x01\x01\x03\x03\x03\x05\x1b\x03\x05\x03\x01\x02\x02", 17,
+                  "\x05\x01\x11\x01\x07\x07\x01", 7);
+  section(&res, 5, "", 0);
+  section(&res, 6, "\x01\x01\x03\x05\x01\x00", 6);
+  r = read_bytes("decl.bc", res.b, res.n);
+  if (!r->m) fail_msg("%s", r->diag);
+  assert_int_equal(r->m->nresources, 1);
+  assert_null(r->m->resources[0].data);
+  read_free(r);
   /* attr 0 = [attr 0]: a reference cycle, reported as corruption. */
   Bytes cyc = tiny_file("\x03\x01\x01\x03\x0f", 5, "\x01\x03\x01", 3, "\x05\x01\x10\x01\x07\x01", 6);
   r = read_bytes("cycle.bc", cyc.b, cyc.n);
