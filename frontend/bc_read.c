@@ -79,12 +79,12 @@ bool bc_varint_flag(BcFile *b, BcCur *r, uint64_t *out, bool *flag) {
   return true;
 }
 
-bool bc_bytes(BcFile *b, BcCur *r, size_t n, BcCur *out) {
+bool bc_bytes(BcFile *b, BcCur *r, uint64_t n, BcCur *out) {
   *out = (BcCur){r->pos, r->pos, r->section};
   if (b->failed) return false;
-  if (n > r->end - r->pos) return bc_corrupt(b, r, "%zu bytes needed, %zu left", n, r->end - r->pos);
-  *out = (BcCur){r->pos, r->pos + n, r->section};
-  r->pos += n;
+  if (n > r->end - r->pos) return bc_corrupt(b, r, "%llu bytes needed, %zu left", (unsigned long long)n, r->end - r->pos);
+  *out = (BcCur){r->pos, r->pos + (size_t)n, r->section};
+  r->pos += (size_t)n;
   return true;
 }
 
@@ -142,7 +142,7 @@ bool bc_section(BcFile *b, BcCur *r, uint8_t *id, BcCur *out) {
     if (!bc_varint(b, r, &align) || !bc_align(b, r, align)) return false;
   }
   if (len > r->end - r->pos) return bc_corrupt(b, r, "section of %llu bytes, only %zu left", (unsigned long long)len, r->end - r->pos);
-  return bc_bytes(b, r, (size_t)len, out);
+  return bc_bytes(b, r, len, out);
 }
 
 /* Strings: a count, the sizes in reverse order, then the NUL-terminated
@@ -323,7 +323,7 @@ static bool read_resource_group(BcFile *b, BcCur *off, BcCur *data, bool dialect
     uint8_t kind;
     BcCur payload;
     if (!bc_string(b, off, &key, NULL) || !bc_varint(b, off, &size) || !bc_byte(b, off, &kind) ||
-        !bc_bytes(b, data, size > data->end - data->pos ? data->end - data->pos + 1 : (size_t)size, &payload))
+        !bc_bytes(b, data, size, &payload))
       return false;
     if (!dialect) continue;
     vec_push(handles, (void *)key);
@@ -336,7 +336,7 @@ static bool read_resource_group(BcFile *b, BcCur *off, BcCur *data, bool dialect
     uint64_t align, dsize;
     if (!bc_varint(b, &payload, &align) || !bc_varint(b, &payload, &dsize) || !bc_align(b, &payload, align)) return false;
     BcCur blob;
-    if (!bc_bytes(b, &payload, (size_t)(dsize > payload.end - payload.pos ? payload.end - payload.pos + 1 : dsize), &blob))
+    if (!bc_bytes(b, &payload, dsize, &blob))
       return false;
     if (payload.pos != payload.end) return bc_corrupt(b, &payload, "trailing bytes in resource '%s'", key);
     add_resource(b, key, b->data + blob.pos, blob.end - blob.pos, align);
@@ -387,7 +387,7 @@ static bool read_properties(BcFile *b) {
     uint64_t size;
     BcCur skip;
     if (!bc_varint(b, &r, &size) ||
-        !bc_bytes(b, &r, size > r.end - r.pos ? r.end - r.pos + 1 : (size_t)size, &skip))
+        !bc_bytes(b, &r, size, &skip))
       return false;
   }
   if (r.pos != r.end) return bc_corrupt(b, &r, "trailing data after %llu property entries", (unsigned long long)n);

@@ -110,7 +110,6 @@ typedef struct BcFile {
   const char **resources; /* dialect resource handles by index */
   PtrVec module_resources; /* Resource* for the module */
   Table files;             /* location file name -> its SourceFile */
-  uint64_t nops;           /* ops decoded */
 } BcFile;
 
 /* Reports "corrupt bytecode in the SECTION section at byte offset N:
@@ -124,7 +123,7 @@ bool bc_byte(BcFile *b, BcCur *r, uint8_t *out);
 bool bc_varint(BcFile *b, BcCur *r, uint64_t *out);
 bool bc_svarint(BcFile *b, BcCur *r, int64_t *out);
 bool bc_varint_flag(BcFile *b, BcCur *r, uint64_t *out, bool *flag);
-bool bc_bytes(BcFile *b, BcCur *r, size_t n, BcCur *out);
+bool bc_bytes(BcFile *b, BcCur *r, uint64_t n, BcCur *out);
 /* A count of items of at least min_size bytes each, checked against the
  * bytes left. */
 bool bc_count(BcFile *b, BcCur *r, size_t min_size, uint64_t *out);
@@ -141,7 +140,7 @@ Attr *bc_attr_at(BcFile *b, const BcCur *ref, uint64_t idx);
 Type *bc_type(BcFile *b, BcCur *r);
 Type *bc_type_at(BcFile *b, const BcCur *ref, uint64_t idx);
 BcLoc *bc_loc(BcFile *b, BcCur *r);
-/* The concatenation of a, b and c (arena). */
+/* The concatenation x y z (arena). */
 char *bc_cat(BcFile *b, const char *x, const char *y, const char *z);
 /* a's text, refused (corrupt) when longer than BC_MAX_TEXT. */
 const char *bc_attr_text(BcFile *b, BcCur *r, const Attr *a);
@@ -164,7 +163,8 @@ Type *bc_decode_builtin_type(BcFile *b, BcCur *r);
 Attr *bc_decode_vhlo_attr(BcFile *b, BcCur *r);
 Type *bc_decode_vhlo_type(BcFile *b, BcCur *r);
 Attr *bc_decode_chlo_attr(BcFile *b, BcCur *r);
-/* A tensor or integer attribute's element data from a blob: host layout. */
+/* A dense<...> of static tensor type t over blob (MLIR's raw layout; i1 as
+ * bytes, packed bits or a one-byte splat; vhlo: tensor_v1's packing). */
 Attr *bc_dense_from_blob(BcFile *b, BcCur *at, Type *t, const uint8_t *blob, size_t n, bool vhlo);
 
 /* A use-list order read for value `index` of an op's results or a block's

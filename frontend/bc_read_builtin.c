@@ -112,7 +112,7 @@ bool bc_blob(BcFile *b, BcCur *r, BcCur *out) {
   uint64_t n;
   if (!bc_varint(b, r, &n)) return false;
   if (n > r->end - r->pos) return bc_corrupt(b, r, "blob of %llu bytes, only %zu left", (unsigned long long)n, r->end - r->pos);
-  return bc_bytes(b, r, (size_t)n, out);
+  return bc_bytes(b, r, n, out);
 }
 
 /* A shape: count, then signed varints (kDynamic is INT64_MIN). */

@@ -254,7 +254,6 @@ static Op *read_op(Ir *st, BcCur *r, Scope *sc, size_t *next, size_t end, bool d
       if (!loc->srcloc) loc->srcloc = bc_cat(b, "loc(", loc->text, ")");
       op->srcloc = loc->srcloc;
     }
-    b->nops++;
     bind_orders(st, &orders, op->results);
     if (define && !define_values(st, r, sc, next, end, op->results, op->nresults)) op = NULL;
   }
