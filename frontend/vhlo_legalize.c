@@ -313,7 +313,7 @@ static bool op_to_vhlo(Legalize *l, Op *op) {
                  (cur->structs && (strcmp(name, "dimension_numbers") == 0 || strcmp(name, "algorithm") == 0 ||
                                    strcmp(name, "dot_dimension_numbers") == 0 ||
                                    strcmp(name, "scatter_dimension_numbers") == 0));
-    if (!taken) alist_push(&out, name, strchr(name, '.') ? op->attrs[i].value : generic_to_vhlo(c, op->attrs[i].value));
+    if (!taken) alist_push(&out, name, generic_to_vhlo(c, op->attrs[i].value));
   }
   const VhloOpRow *row = ok ? vhlo_row_at(l->t, kind, l->target) : cur;
   if (!row) {
