@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "frontend/vhlo_legalize.h"
+#include "ir/quant.h"
 
 typedef struct Legalize {
   Context *c;
@@ -219,7 +220,9 @@ static VhloVersion type_since(const Type *t, int depth) {
     return t->elem_opaque ? type_since(t->elem_opaque, depth + 1)
                           : elem_since(elem_is_complex(t->elem) ? elem_complex_part(t->elem) : t->elem);
   case TY_NONE: return (VhloVersion){1, 6, 0};
-  case TY_OPAQUE: return strncmp(t->text, "memref<", 7) == 0 ? (VhloVersion){1, 13, 0} : v;
+  case TY_OPAQUE:
+    if (t->quant && t->quant->axis >= 0) return (VhloVersion){0, 18, 0};
+    return strncmp(t->text, "memref<", 7) == 0 ? (VhloVersion){1, 13, 0} : v;
   case TY_FUTURE: v = (VhloVersion){1, 15, 0}; /* fall through */
   case TY_TUPLE:
     for (int i = 0; i < t->ninputs; i++) v = newer(v, type_since(t->inputs[i], depth + 1));
@@ -233,8 +236,72 @@ static VhloVersion type_since(const Type *t, int depth) {
   return v;
 }
 
+/* The version that introduced VHLO attribute #stablehlo.NAME (nlen bytes;
+ * vhlo_codes.def's mnemonic NAME_v1); the minimum if VHLO has no such. */
+static VhloVersion dialect_attr_since(const char *name, size_t nlen) {
+  static const struct {
+    const char *mnemonic, *since;
+  } attrs[] = {
+#define VHLO_ATTR(id, code, mnemonic, since) {mnemonic, since},
+#include "frontend/vhlo_codes.def"
+#undef VHLO_ATTR
+  };
+  VhloVersion v = VHLO_VERSION_MINIMUM;
+  for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+    size_t ml = strlen(attrs[i].mnemonic) - 3; /* less "_v1" */
+    if (ml == nlen && memcmp(attrs[i].mnemonic, name, ml) == 0 && !vhlo_version_parse(attrs[i].since, &v))
+      die("vhlo_codes.def: bad version");
+  }
+  return v;
+}
+
+/* The version that introduced everything attribute a is made of (its
+ * #stablehlo structures, nested attributes and types). */
+static VhloVersion attr_version(const Attr *a, int depth) {
+  VhloVersion v = VHLO_VERSION_MINIMUM;
+  if (!a || depth > 64) return v;
+  if (a->type) v = type_since(a->type, depth + 1);
+  switch (a->kind) {
+  case ATTR_ARRAY:
+    for (int i = 0; i < a->u.array.n; i++) v = newer(v, attr_version(a->u.array.items[i], depth + 1));
+    return v;
+  case ATTR_DICT:
+    for (int i = 0; i < a->u.dict.n; i++) v = newer(v, attr_version(a->u.dict.items[i].value, depth + 1));
+    return v;
+  case ATTR_DIALECT:
+    if (strncmp(a->u.dialect.name, "stablehlo.", 10) == 0)
+      v = newer(v, dialect_attr_since(a->u.dialect.name + 10, strlen(a->u.dialect.name + 10)));
+    for (int i = 0; i < a->u.dialect.n; i++) v = newer(v, attr_version(a->u.dialect.params[i].value, depth + 1));
+    return v;
+  case ATTR_OPAQUE:
+    if (a->u.str.len > 11 && strncmp(a->u.str.s, "#stablehlo.", 11) == 0)
+      v = newer(v, dialect_attr_since(a->u.str.s + 11, strcspn(a->u.str.s + 11, "<")));
+    return v;
+  default: return v;
+  }
+}
+
+/* Whether op's attributes (VHLO form) exist at l->target; false after a
+ * diagnostic naming the first that does not. */
+static bool check_attrs(Legalize *l, const Op *op, const AttrList *attrs) {
+  for (int i = 0; i < attrs->n; i++) {
+    VhloVersion since = attr_version(attrs->items[i].value, 0);
+    if (vhlo_version_cmp(since, l->target) > 0) {
+      op_error(l->c, op, "attribute '%s' needs StableHLO %d.%d.%d (target %d.%d.%d)", attrs->items[i].name,
+               V3(since), V3(l->target));
+      return false;
+    }
+  }
+  return true;
+}
+
 /* Whether type t exists at l->target; false after a diagnostic on op. */
 static bool check_type(Legalize *l, const Op *op, const Type *t) {
+  int nb;
+  if (t->kind == TY_TENSOR && t->encoding && !type_has_bounds(t, &nb)) {
+    op_error(l->c, op, "uses type '%s', whose encoding VHLO cannot hold (only bounds)", type_to_string(l->c, t));
+    return false;
+  }
   VhloVersion since = type_since(t, 0);
   if (vhlo_version_cmp(since, l->target) <= 0) return true;
   op_error(l->c, op, "uses type '%s', which needs StableHLO %d.%d.%d (target %d.%d.%d)", type_to_string(l->c, t),
@@ -322,7 +389,7 @@ static bool op_to_vhlo(Legalize *l, Op *op) {
     ok = false;
   }
   if (ok && row != cur) ok = downgrade_attrs(l, op, cur, row, &out);
-  if (ok) ok = check_constraints(l, op, row, &out) && check_types(l, op);
+  if (ok) ok = check_constraints(l, op, row, &out) && check_types(l, op) && check_attrs(l, op, &out);
   if (!ok) {
     free(out.items);
     return false;

@@ -230,6 +230,16 @@ static void test_refusals(void **state) {
           (VhloVersion){1, 5, 0}, (const char *const[]){"stablehlo.dot_general", "1.6.0", "accumulation_type", NULL});
   refused("func.func @f(%a: tensor<4xf8E4M3>) -> tensor<4xf8E4M3> {\n  func.return %a : tensor<4xf8E4M3>\n}\n",
           (VhloVersion){1, 6, 0}, (const char *const[]){"f8E4M3", "1.7.0", "1.6.0", NULL});
+  refused("func.func @f() attributes {stablehlo.attr = tf32} {\n  func.return\n}\n", (VhloVersion){1, 5, 0},
+          (const char *const[]){"stablehlo.attr", "1.6.0", NULL});
+  refused("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n"
+          "  %0 = stablehlo.exponential %a {result_accuracy = #stablehlo.result_accuracy<atol = 1.0e-05, rtol = 0.0, "
+          "ulps = 1, mode = #stablehlo.result_accuracy_mode<TOLERANCE>>} : tensor<f32>\n"
+          "  func.return %0 : tensor<f32>\n}\n",
+          (VhloVersion){1, 8, 0}, (const char *const[]){"stablehlo.exponential", "result_accuracy", "1.9.0", NULL});
+  refused("func.func @f(%a: tensor<2x!quant.uniform<i8:f32:0, {34.0:16, 34.0:16}>>) -> tensor<2x!quant.uniform<i8:f32:0, "
+          "{34.0:16, 34.0:16}>> {\n  func.return %a : tensor<2x!quant.uniform<i8:f32:0, {34.0:16, 34.0:16}>>\n}\n",
+          (VhloVersion){0, 17, 0}, (const char *const[]){"0.18.0", NULL});
   refused("func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  func.return %a : tensor<4xf32>\n}\n",
           (VhloVersion){0, 8, 0}, (const char *const[]){"0.8.0", NULL});
 }
