@@ -14,6 +14,7 @@ typedef struct Legalize {
   const BcInfo *info;
   VhloVersion target;
   bool ok;
+  PtrVec casts; /* builtin.unrealized_conversion_cast ops of a mixed module */
 } Legalize;
 
 #define V3(v) (v).major, (v).minor, (v).patch
@@ -76,6 +77,7 @@ static bool op_to_stablehlo(Legalize *l, Op *op) {
   if (op->kind != OP_UNKNOWN) return true;
   const VhloOpRow *row = vhlo_row_by_name(l->t, op->name);
   if (!row) {
+    if (strcmp(op->name, "builtin.unrealized_conversion_cast") == 0) vec_push(&l->casts, op);
     if (strncmp(op->name, "vhlo.", 5) == 0) {
       unknown_vhlo_op(l, op);
       return false;
@@ -415,14 +417,30 @@ static void walk(Legalize *l, Op *op, OpFn fn, int depth) {
       }
 }
 
+/* Removes the casts between a VHLO type and its builtin twin that a mixed
+ * module's artifact wraps other dialects' ops in: in our IR both are one
+ * type, so each is an identity (upstream reconciles them pairwise). */
+static void drop_identity_casts(Legalize *l) {
+  for (int i = 0; i < l->casts.len; i++) {
+    Op *cast = l->casts.items[i];
+    bool same = cast->noperands == cast->nresults;
+    for (int k = 0; same && k < cast->noperands; k++) same = cast->operands[k]->type == cast->results[k].type;
+    if (!same) continue;
+    for (int k = 0; k < cast->nresults; k++) value_replace_all_uses(l->c, &cast->results[k], cast->operands[k]);
+    op_erase(cast);
+  }
+  vec_free(&l->casts);
+}
+
 bool vhlo_to_stablehlo(Context *c, Module *m, const BcInfo *info) {
-  Legalize l = {c, vhlo_table(c), info, VHLO_VERSION_CURRENT, true};
+  Legalize l = {c, vhlo_table(c), info, VHLO_VERSION_CURRENT, true, {0}};
   walk(&l, m->op, op_to_stablehlo, 0);
+  drop_identity_casts(&l);
   return l.ok;
 }
 
 bool stablehlo_to_vhlo(Context *c, Module *m, VhloVersion target) {
-  Legalize l = {c, vhlo_table(c), NULL, target, true};
+  Legalize l = {c, vhlo_table(c), NULL, target, true, {0}};
   if (vhlo_version_cmp(target, VHLO_VERSION_MINIMUM) < 0 || vhlo_version_cmp(target, VHLO_VERSION_CURRENT) > 0) {
     diag_report(c, m->op->loc, SEV_ERROR, "StableHLO version %d.%d.%d is outside the supported %d.%d.%d to %d.%d.%d",
                 V3(target), V3(VHLO_VERSION_MINIMUM), V3(VHLO_VERSION_CURRENT));

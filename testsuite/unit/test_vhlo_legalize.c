@@ -291,10 +291,26 @@ static void test_upgrade(void **state) {
   parsed_free(p);
 }
 
+/* A mixed module's identity casts are removed, their uses rewired. */
+static void test_mixed_casts(void **state) {
+  (void)state;
+  Parsed *p = parse_text("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n"
+                         "  %0 = \"builtin.unrealized_conversion_cast\"(%a) : (tensor<f32>) -> tensor<f32>\n"
+                         "  %1 = stablehlo.add %0, %0 : tensor<f32>\n"
+                         "  func.return %1 : tensor<f32>\n}\n");
+  assert_non_null(p->m);
+  assert_true(vhlo_to_stablehlo(p->c, p->m, NULL));
+  Op *add = first_op(p);
+  assert_int_equal(add->kind, OP_ADD);
+  assert_ptr_equal(add->operands[0], &op_body(first_func(p->m))->args[0]);
+  parsed_free(p);
+}
+
 int run_vhlo_legalize_tests(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_table),    cmocka_unit_test(test_versions),       cmocka_unit_test(test_refusals),
       cmocka_unit_test(test_upgrade),  cmocka_unit_test(test_unknown_vhlo_op), cmocka_unit_test(test_shared_pairs),
+      cmocka_unit_test(test_mixed_casts),
   };
   return cmocka_run_group_tests_name("vhlo_legalize", tests, NULL, NULL);
 }
