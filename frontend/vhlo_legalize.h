@@ -91,7 +91,8 @@ bool structs_to_stablehlo(Context *c, unsigned structs, const AttrList *vhlo, At
  * appended to out; false (with a diagnostic) if one is missing. */
 bool structs_to_vhlo(Context *c, const Op *op, unsigned structs, AttrList *out);
 /* Generic StableHLO -> VHLO of an attribute no rule names: arrays of i64 and
- * i1 become tensors, symbols strings (recursively in arrays). */
+ * i1 become tensors, symbols strings (recursively in arrays and
+ * dictionaries). */
 Attr *generic_to_vhlo(Context *c, Attr *a);
 
 #endif
