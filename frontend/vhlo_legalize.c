@@ -352,6 +352,13 @@ static bool downgrade_attrs(Legalize *l, Op *op, const VhloOpRow *cur, const Vhl
   return ok;
 }
 
+/* Whether StableHLO attribute NAME is one row's rules or structures read. */
+static bool stablehlo_attr_of(const VhloOpRow *row, const char *name) {
+  for (int i = 0; i < row->nattrs; i++)
+    if (strcmp(rule_stablehlo_name(row->attrs[i].rule, row->attrs[i].name), name) == 0) return true;
+  return struct_attr(row->structs, name);
+}
+
 /* A StableHLO op into its VHLO op at l->target, in place. */
 static bool op_to_vhlo(Legalize *l, Op *op) {
   Context *c = l->c;
@@ -378,11 +385,7 @@ static bool op_to_vhlo(Legalize *l, Op *op) {
   ok = ok && structs_to_vhlo(c, op, cur->structs, &out);
   for (int i = 0; i < op->nattrs; i++) {
     const char *name = op->attrs[i].name;
-    bool taken = alist_get(&out, name) || strcmp(name, "channel_handle") == 0 ||
-                 (cur->structs && (strcmp(name, "dimension_numbers") == 0 || strcmp(name, "algorithm") == 0 ||
-                                   strcmp(name, "dot_dimension_numbers") == 0 ||
-                                   strcmp(name, "scatter_dimension_numbers") == 0));
-    if (!taken) alist_push(&out, name, generic_to_vhlo(c, op->attrs[i].value));
+    if (!alist_get(&out, name) && !stablehlo_attr_of(cur, name)) alist_push(&out, name, generic_to_vhlo(c, op->attrs[i].value));
   }
   const VhloOpRow *row = ok ? vhlo_row_at(l->t, kind, l->target) : cur;
   if (!row) {
