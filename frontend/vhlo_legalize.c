@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "frontend/vhlo_legalize.h"
+#include "ir/quant.h"
 
 typedef struct Legalize {
   Context *c;
@@ -13,6 +14,7 @@ typedef struct Legalize {
   const BcInfo *info;
   VhloVersion target;
   bool ok;
+  PtrVec casts; /* builtin.unrealized_conversion_cast ops of a mixed module */
 } Legalize;
 
 #define V3(v) (v).major, (v).minor, (v).patch
@@ -75,6 +77,7 @@ static bool op_to_stablehlo(Legalize *l, Op *op) {
   if (op->kind != OP_UNKNOWN) return true;
   const VhloOpRow *row = vhlo_row_by_name(l->t, op->name);
   if (!row) {
+    if (strcmp(op->name, "builtin.unrealized_conversion_cast") == 0) vec_push(&l->casts, op);
     if (strncmp(op->name, "vhlo.", 5) == 0) {
       unknown_vhlo_op(l, op);
       return false;
@@ -219,7 +222,9 @@ static VhloVersion type_since(const Type *t, int depth) {
     return t->elem_opaque ? type_since(t->elem_opaque, depth + 1)
                           : elem_since(elem_is_complex(t->elem) ? elem_complex_part(t->elem) : t->elem);
   case TY_NONE: return (VhloVersion){1, 6, 0};
-  case TY_OPAQUE: return strncmp(t->text, "memref<", 7) == 0 ? (VhloVersion){1, 13, 0} : v;
+  case TY_OPAQUE:
+    if (t->quant && t->quant->axis >= 0) return (VhloVersion){0, 18, 0};
+    return strncmp(t->text, "memref<", 7) == 0 ? (VhloVersion){1, 13, 0} : v;
   case TY_FUTURE: v = (VhloVersion){1, 15, 0}; /* fall through */
   case TY_TUPLE:
     for (int i = 0; i < t->ninputs; i++) v = newer(v, type_since(t->inputs[i], depth + 1));
@@ -233,8 +238,72 @@ static VhloVersion type_since(const Type *t, int depth) {
   return v;
 }
 
+/* The version that introduced VHLO attribute #stablehlo.NAME (nlen bytes;
+ * vhlo_codes.def's mnemonic NAME_v1); the minimum if VHLO has no such. */
+static VhloVersion dialect_attr_since(const char *name, size_t nlen) {
+  static const struct {
+    const char *mnemonic, *since;
+  } attrs[] = {
+#define VHLO_ATTR(id, code, mnemonic, since) {mnemonic, since},
+#include "frontend/vhlo_codes.def"
+#undef VHLO_ATTR
+  };
+  VhloVersion v = VHLO_VERSION_MINIMUM;
+  for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+    size_t ml = strlen(attrs[i].mnemonic) - 3; /* less "_v1" */
+    if (ml == nlen && memcmp(attrs[i].mnemonic, name, ml) == 0 && !vhlo_version_parse(attrs[i].since, &v))
+      die("vhlo_codes.def: bad version");
+  }
+  return v;
+}
+
+/* The version that introduced everything attribute a is made of (its
+ * #stablehlo structures, nested attributes and types). */
+static VhloVersion attr_version(const Attr *a, int depth) {
+  VhloVersion v = VHLO_VERSION_MINIMUM;
+  if (!a || depth > 64) return v;
+  if (a->type) v = type_since(a->type, depth + 1);
+  switch (a->kind) {
+  case ATTR_ARRAY:
+    for (int i = 0; i < a->u.array.n; i++) v = newer(v, attr_version(a->u.array.items[i], depth + 1));
+    return v;
+  case ATTR_DICT:
+    for (int i = 0; i < a->u.dict.n; i++) v = newer(v, attr_version(a->u.dict.items[i].value, depth + 1));
+    return v;
+  case ATTR_DIALECT:
+    if (strncmp(a->u.dialect.name, "stablehlo.", 10) == 0)
+      v = newer(v, dialect_attr_since(a->u.dialect.name + 10, strlen(a->u.dialect.name + 10)));
+    for (int i = 0; i < a->u.dialect.n; i++) v = newer(v, attr_version(a->u.dialect.params[i].value, depth + 1));
+    return v;
+  case ATTR_OPAQUE:
+    if (a->u.str.len > 11 && strncmp(a->u.str.s, "#stablehlo.", 11) == 0)
+      v = newer(v, dialect_attr_since(a->u.str.s + 11, strcspn(a->u.str.s + 11, "<")));
+    return v;
+  default: return v;
+  }
+}
+
+/* Whether op's attributes (VHLO form) exist at l->target; false after a
+ * diagnostic naming the first that does not. */
+static bool check_attrs(Legalize *l, const Op *op, const AttrList *attrs) {
+  for (int i = 0; i < attrs->n; i++) {
+    VhloVersion since = attr_version(attrs->items[i].value, 0);
+    if (vhlo_version_cmp(since, l->target) > 0) {
+      op_error(l->c, op, "attribute '%s' needs StableHLO %d.%d.%d (target %d.%d.%d)", attrs->items[i].name,
+               V3(since), V3(l->target));
+      return false;
+    }
+  }
+  return true;
+}
+
 /* Whether type t exists at l->target; false after a diagnostic on op. */
 static bool check_type(Legalize *l, const Op *op, const Type *t) {
+  int nb;
+  if (t->kind == TY_TENSOR && t->encoding && !type_has_bounds(t, &nb)) {
+    op_error(l->c, op, "uses type '%s', whose encoding VHLO cannot hold (only bounds)", type_to_string(l->c, t));
+    return false;
+  }
   VhloVersion since = type_since(t, 0);
   if (vhlo_version_cmp(since, l->target) <= 0) return true;
   op_error(l->c, op, "uses type '%s', which needs StableHLO %d.%d.%d (target %d.%d.%d)", type_to_string(l->c, t),
@@ -283,6 +352,13 @@ static bool downgrade_attrs(Legalize *l, Op *op, const VhloOpRow *cur, const Vhl
   return ok;
 }
 
+/* Whether StableHLO attribute NAME is one row's rules or structures read. */
+static bool stablehlo_attr_of(const VhloOpRow *row, const char *name) {
+  for (int i = 0; i < row->nattrs; i++)
+    if (strcmp(rule_stablehlo_name(row->attrs[i].rule, row->attrs[i].name), name) == 0) return true;
+  return struct_attr(row->structs, name);
+}
+
 /* A StableHLO op into its VHLO op at l->target, in place. */
 static bool op_to_vhlo(Legalize *l, Op *op) {
   Context *c = l->c;
@@ -309,11 +385,7 @@ static bool op_to_vhlo(Legalize *l, Op *op) {
   ok = ok && structs_to_vhlo(c, op, cur->structs, &out);
   for (int i = 0; i < op->nattrs; i++) {
     const char *name = op->attrs[i].name;
-    bool taken = alist_get(&out, name) || strcmp(name, "channel_handle") == 0 ||
-                 (cur->structs && (strcmp(name, "dimension_numbers") == 0 || strcmp(name, "algorithm") == 0 ||
-                                   strcmp(name, "dot_dimension_numbers") == 0 ||
-                                   strcmp(name, "scatter_dimension_numbers") == 0));
-    if (!taken) alist_push(&out, name, strchr(name, '.') ? op->attrs[i].value : generic_to_vhlo(c, op->attrs[i].value));
+    if (!alist_get(&out, name) && !stablehlo_attr_of(cur, name)) alist_push(&out, name, generic_to_vhlo(c, op->attrs[i].value));
   }
   const VhloOpRow *row = ok ? vhlo_row_at(l->t, kind, l->target) : cur;
   if (!row) {
@@ -322,7 +394,7 @@ static bool op_to_vhlo(Legalize *l, Op *op) {
     ok = false;
   }
   if (ok && row != cur) ok = downgrade_attrs(l, op, cur, row, &out);
-  if (ok) ok = check_constraints(l, op, row, &out) && check_types(l, op);
+  if (ok) ok = check_constraints(l, op, row, &out) && check_types(l, op) && check_attrs(l, op, &out);
   if (!ok) {
     free(out.items);
     return false;
@@ -348,14 +420,30 @@ static void walk(Legalize *l, Op *op, OpFn fn, int depth) {
       }
 }
 
+/* Removes the casts between a VHLO type and its builtin twin that a mixed
+ * module's artifact wraps other dialects' ops in: in our IR both are one
+ * type, so each is an identity (upstream reconciles them pairwise). */
+static void drop_identity_casts(Legalize *l) {
+  for (int i = 0; i < l->casts.len; i++) {
+    Op *cast = l->casts.items[i];
+    bool same = cast->noperands == cast->nresults;
+    for (int k = 0; same && k < cast->noperands; k++) same = cast->operands[k]->type == cast->results[k].type;
+    if (!same) continue;
+    for (int k = 0; k < cast->nresults; k++) value_replace_all_uses(l->c, &cast->results[k], cast->operands[k]);
+    op_erase(cast);
+  }
+  vec_free(&l->casts);
+}
+
 bool vhlo_to_stablehlo(Context *c, Module *m, const BcInfo *info) {
-  Legalize l = {c, vhlo_table(c), info, VHLO_VERSION_CURRENT, true};
+  Legalize l = {c, vhlo_table(c), info, VHLO_VERSION_CURRENT, true, {0}};
   walk(&l, m->op, op_to_stablehlo, 0);
+  drop_identity_casts(&l);
   return l.ok;
 }
 
 bool stablehlo_to_vhlo(Context *c, Module *m, VhloVersion target) {
-  Legalize l = {c, vhlo_table(c), NULL, target, true};
+  Legalize l = {c, vhlo_table(c), NULL, target, true, {0}};
   if (vhlo_version_cmp(target, VHLO_VERSION_MINIMUM) < 0 || vhlo_version_cmp(target, VHLO_VERSION_CURRENT) > 0) {
     diag_report(c, m->op->loc, SEV_ERROR, "StableHLO version %d.%d.%d is outside the supported %d.%d.%d to %d.%d.%d",
                 V3(target), V3(VHLO_VERSION_MINIMUM), V3(VHLO_VERSION_CURRENT));

@@ -84,6 +84,8 @@ bool vhlo_is_default(const Attr *v, VhloDefault d);
 Attr *vhlo_default_value(Context *c, VhloDefault d, int n, bool typed_ffi);
 /* The S_* group attribute NAME belongs to among STRUCTS, or 0. */
 unsigned struct_member(unsigned structs, const char *name);
+/* Whether NAME is the StableHLO attribute of one of the groups of STRUCTS. */
+bool struct_attr(unsigned structs, const char *name);
 /* Implodes the members of each group of STRUCTS (looked up in vhlo) into
  * StableHLO's structures, appended to out; false if one is malformed. */
 bool structs_to_stablehlo(Context *c, unsigned structs, const AttrList *vhlo, AttrList *out);
@@ -91,7 +93,8 @@ bool structs_to_stablehlo(Context *c, unsigned structs, const AttrList *vhlo, At
  * appended to out; false (with a diagnostic) if one is missing. */
 bool structs_to_vhlo(Context *c, const Op *op, unsigned structs, AttrList *out);
 /* Generic StableHLO -> VHLO of an attribute no rule names: arrays of i64 and
- * i1 become tensors, symbols strings (recursively in arrays). */
+ * i1 become tensors, symbols strings (recursively in arrays and
+ * dictionaries). */
 Attr *generic_to_vhlo(Context *c, Attr *a);
 
 #endif

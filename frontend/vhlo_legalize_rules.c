@@ -203,6 +203,15 @@ Attr *generic_to_vhlo(Context *c, Attr *a) {
     }
     return changed ? attr_array(c, a->u.array.n, items) : a;
   }
+  case ATTR_DICT: {
+    NamedAttr *items = arena_alloc(&c->arena, sizeof(NamedAttr) * (size_t)(a->u.dict.n + 1));
+    bool changed = false;
+    for (int i = 0; i < a->u.dict.n; i++) {
+      items[i] = (NamedAttr){a->u.dict.items[i].name, generic_to_vhlo(c, a->u.dict.items[i].value)};
+      changed |= items[i].value != a->u.dict.items[i].value;
+    }
+    return changed ? attr_dict(c, a->u.dict.n, items) : a;
+  }
   default: return a;
   }
 }

@@ -76,6 +76,12 @@ unsigned struct_member(unsigned flags, const char *name) {
   return 0;
 }
 
+bool struct_attr(unsigned flags, const char *name) {
+  for (int s = 0; s < NSTRUCTS; s++)
+    if ((flags & structs[s].flag) && strcmp(structs[s].attr, name) == 0) return true;
+  return false;
+}
+
 /* The elements of a VHLO integer tensor (NULL if v is not one). */
 static const int64_t *tensor_ints(Context *c, const Attr *v, int *n) {
   if (!v || v->kind != ATTR_DENSE) return NULL;

@@ -230,6 +230,16 @@ static void test_refusals(void **state) {
           (VhloVersion){1, 5, 0}, (const char *const[]){"stablehlo.dot_general", "1.6.0", "accumulation_type", NULL});
   refused("func.func @f(%a: tensor<4xf8E4M3>) -> tensor<4xf8E4M3> {\n  func.return %a : tensor<4xf8E4M3>\n}\n",
           (VhloVersion){1, 6, 0}, (const char *const[]){"f8E4M3", "1.7.0", "1.6.0", NULL});
+  refused("func.func @f() attributes {stablehlo.attr = tf32} {\n  func.return\n}\n", (VhloVersion){1, 5, 0},
+          (const char *const[]){"stablehlo.attr", "1.6.0", NULL});
+  refused("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n"
+          "  %0 = stablehlo.exponential %a {result_accuracy = #stablehlo.result_accuracy<atol = 1.0e-05, rtol = 0.0, "
+          "ulps = 1, mode = #stablehlo.result_accuracy_mode<TOLERANCE>>} : tensor<f32>\n"
+          "  func.return %0 : tensor<f32>\n}\n",
+          (VhloVersion){1, 8, 0}, (const char *const[]){"stablehlo.exponential", "result_accuracy", "1.9.0", NULL});
+  refused("func.func @f(%a: tensor<2x!quant.uniform<i8:f32:0, {34.0:16, 34.0:16}>>) -> tensor<2x!quant.uniform<i8:f32:0, "
+          "{34.0:16, 34.0:16}>> {\n  func.return %a : tensor<2x!quant.uniform<i8:f32:0, {34.0:16, 34.0:16}>>\n}\n",
+          (VhloVersion){0, 17, 0}, (const char *const[]){"0.18.0", NULL});
   refused("func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  func.return %a : tensor<4xf32>\n}\n",
           (VhloVersion){0, 8, 0}, (const char *const[]){"0.8.0", NULL});
 }
@@ -281,10 +291,26 @@ static void test_upgrade(void **state) {
   parsed_free(p);
 }
 
+/* A mixed module's identity casts are removed, their uses rewired. */
+static void test_mixed_casts(void **state) {
+  (void)state;
+  Parsed *p = parse_text("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n"
+                         "  %0 = \"builtin.unrealized_conversion_cast\"(%a) : (tensor<f32>) -> tensor<f32>\n"
+                         "  %1 = stablehlo.add %0, %0 : tensor<f32>\n"
+                         "  func.return %1 : tensor<f32>\n}\n");
+  assert_non_null(p->m);
+  assert_true(vhlo_to_stablehlo(p->c, p->m, NULL));
+  Op *add = first_op(p);
+  assert_int_equal(add->kind, OP_ADD);
+  assert_ptr_equal(add->operands[0], &op_body(first_func(p->m))->args[0]);
+  parsed_free(p);
+}
+
 int run_vhlo_legalize_tests(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_table),    cmocka_unit_test(test_versions),       cmocka_unit_test(test_refusals),
       cmocka_unit_test(test_upgrade),  cmocka_unit_test(test_unknown_vhlo_op), cmocka_unit_test(test_shared_pairs),
+      cmocka_unit_test(test_mixed_casts),
   };
   return cmocka_run_group_tests_name("vhlo_legalize", tests, NULL, NULL);
 }
