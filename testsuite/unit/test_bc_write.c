@@ -135,6 +135,47 @@ static void test_dedupe(void **state) {
   parsed_free(p);
 }
 
+/* Whether out contains the bytes want. */
+static bool contains(const uint8_t *out, size_t len, const uint8_t *want, size_t n) {
+  for (size_t i = 0; i + n <= len; i++)
+    if (memcmp(out + i, want, n) == 0) return true;
+  return false;
+}
+
+/* tensor_v1 of i1: a splat is one byte 0x00 or 0xFF, other data is
+ * bit-packed, first element in the lowest bit. */
+static void test_bool_tensors(void **state) {
+  (void)state;
+  static const struct {
+    const char *value;
+    uint8_t blob[4];
+  } cases[] = {
+      {"dense<false>", {0x1f, 0x01, 0x03, 0x00}},
+      {"dense<true>", {0x1f, 0x01, 0x03, 0xff}},
+      {"dense<[true, false, true, true, false]>", {0x1f, 0x01, 0x03, 0x0d}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "module {\n"
+             "  \"vhlo.func_v1\"() <{arg_attrs = [], function_type = () -> tensor<5xi1>, res_attrs = [],\n"
+             "                      sym_name = \"f\", sym_visibility = \"\"}> ({\n"
+             "    %%0 = \"vhlo.constant_v1\"() <{value = %s : tensor<5xi1>}> : () -> tensor<5xi1>\n"
+             "    \"vhlo.return_v1\"(%%0) : (tensor<5xi1>) -> ()\n"
+             "  }) : () -> ()\n"
+             "}\n",
+             cases[i].value);
+    Parsed *p;
+    size_t len;
+    uint8_t *out = write_text(&p, text, "1.0.0", &len);
+    assert_non_null(out);
+    /* tensor_v1 (code 15), type 0, blob of 1 byte. */
+    assert_true(contains(out, len, cases[i].blob, 4));
+    free(out);
+    parsed_free(p);
+  }
+}
+
 /* A type the target version lacks is refused, naming it and the version
  * that introduced it. */
 static void test_refuse_new_type(void **state) {
@@ -326,6 +367,7 @@ int run_bc_write_tests(void) {
       cmocka_unit_test(test_dedupe),
       cmocka_unit_test(test_refuse_new_type),
       cmocka_unit_test(test_use_list_order),
+      cmocka_unit_test(test_bool_tensors),
       cmocka_unit_test(test_corpus),
   };
   return cmocka_run_group_tests_name("bc_write", tests, NULL, NULL);
