@@ -94,7 +94,7 @@ static void number_prop_attr(BcW *w, const Op *op, const Attr *a) {
 
 static bool check_op(BcW *w, const Op *op) {
   if (is_module(op) || strncmp(op->name, "vhlo.", 5) == 0) return true;
-  bcw_error(w, "op '%s' is not a VHLO op; only VHLO ops can be written as a portable artifact", op->name);
+  bcw_error(w, "is not a VHLO op; only VHLO ops can be written as a portable artifact");
   return false;
 }
 

@@ -60,8 +60,37 @@ static void test_hand_made(void **state) {
   parsed_free(p);
 }
 
+/* MLIR's prefix varint at *p (advanced); small test inputs only. */
+static uint64_t varint_at(const uint8_t *b, size_t *p) {
+  uint8_t first = b[*p];
+  int n = 1;
+  while (!(first >> (n - 1) & 1)) n++;
+  uint64_t v = 0;
+  for (int i = 0; i < n; i++) v |= (uint64_t)b[*p + (size_t)i] << (8 * i);
+  *p += (size_t)n;
+  return v >> n;
+}
+
+/* The bitmask of section codes present in an artifact. */
+static unsigned section_codes(const uint8_t *b, size_t len) {
+  size_t p = 4;
+  varint_at(b, &p);
+  while (b[p]) p++;
+  p++;
+  unsigned codes = 0;
+  while (p < len) {
+    uint8_t code = b[p++];
+    uint64_t n = varint_at(b, &p);
+    assert_false(code & 0x80);
+    codes |= 1u << code;
+    p += n;
+  }
+  assert_int_equal(p, len);
+  return codes;
+}
+
 /* Format 0 (StableHLO 0.9.0): no properties section, inherent attributes
- * in the op's dictionary, no op-name count, no use-list byte. */
+ * in the op's dictionary; format 6 has the properties section. */
 static void test_format_0(void **state) {
   (void)state;
   Parsed *p;
@@ -70,12 +99,12 @@ static void test_format_0(void **state) {
   assert_non_null(out);
   assert_int_equal(out[4], 0x01); /* version 0 */
   assert_memory_equal(out + 5, "StableHLO_v0.9.0", 17);
-  bool has_props = false, has_names = false;
-  for (size_t i = 0; i + 9 < len; i++) has_names |= memcmp(out + i, "sym_visibility", 14) == 0;
-  for (size_t i = 0; i + 1 < len; i++) has_props |= out[i] == 0x08 && i == len - 12;
-  assert_true(has_names);
-  assert_false(has_props);
+  assert_int_equal(section_codes(out, len), 0x7f);
+  bool names = false;
+  for (size_t i = 0; i + 14 <= len; i++) names |= memcmp(out + i, "sym_visibility", 14) == 0;
+  assert_true(names);
   free(out);
+  assert_int_equal(section_codes(add_module_1_1_0, sizeof add_module_1_1_0), 0x17f);
   parsed_free(p);
 }
 
@@ -104,6 +133,47 @@ static void test_dedupe(void **state) {
   assert_int_equal(found, 1);
   free(out);
   parsed_free(p);
+}
+
+/* Whether out contains the bytes want. */
+static bool contains(const uint8_t *out, size_t len, const uint8_t *want, size_t n) {
+  for (size_t i = 0; i + n <= len; i++)
+    if (memcmp(out + i, want, n) == 0) return true;
+  return false;
+}
+
+/* tensor_v1 of i1: a splat is one byte 0x00 or 0xFF, other data is
+ * bit-packed, first element in the lowest bit. */
+static void test_bool_tensors(void **state) {
+  (void)state;
+  static const struct {
+    const char *value;
+    uint8_t blob[4];
+  } cases[] = {
+      {"dense<false>", {0x1f, 0x01, 0x03, 0x00}},
+      {"dense<true>", {0x1f, 0x01, 0x03, 0xff}},
+      {"dense<[true, false, true, true, false]>", {0x1f, 0x01, 0x03, 0x0d}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "module {\n"
+             "  \"vhlo.func_v1\"() <{arg_attrs = [], function_type = () -> tensor<5xi1>, res_attrs = [],\n"
+             "                      sym_name = \"f\", sym_visibility = \"\"}> ({\n"
+             "    %%0 = \"vhlo.constant_v1\"() <{value = %s : tensor<5xi1>}> : () -> tensor<5xi1>\n"
+             "    \"vhlo.return_v1\"(%%0) : (tensor<5xi1>) -> ()\n"
+             "  }) : () -> ()\n"
+             "}\n",
+             cases[i].value);
+    Parsed *p;
+    size_t len;
+    uint8_t *out = write_text(&p, text, "1.0.0", &len);
+    assert_non_null(out);
+    /* tensor_v1 (code 15), type 0, blob of 1 byte. */
+    assert_true(contains(out, len, cases[i].blob, 4));
+    free(out);
+    parsed_free(p);
+  }
 }
 
 /* A type the target version lacks is refused, naming it and the version
@@ -297,6 +367,7 @@ int run_bc_write_tests(void) {
       cmocka_unit_test(test_dedupe),
       cmocka_unit_test(test_refuse_new_type),
       cmocka_unit_test(test_use_list_order),
+      cmocka_unit_test(test_bool_tensors),
       cmocka_unit_test(test_corpus),
   };
   return cmocka_run_group_tests_name("bc_write", tests, NULL, NULL);
