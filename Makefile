@@ -60,10 +60,10 @@ PROGRAMS := $(BUILD)/tpucc $(if $(wildcard tools/tpurun.c),$(BUILD)/tpurun) $(BU
 # Phony, so it runs once per make invocation; objects wait for it through an
 # order-only prerequisite (it never forces a rebuild).  Test-like goals ask
 # for the test package set, everything else for the build set.
-TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache fuzz-runtime bench conformance check-spmd docs
+TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache fuzz-runtime fuzz-bytecode bench conformance check-spmd check-bytecode docs
 DEPS_SET   := $(if $(filter $(TEST_GOALS),$(MAKECMDGOALS)),test,build)
 
-.PHONY: all deps run check sanitize tsan unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache fuzz-runtime bench conformance check-spmd docs install uninstall clean
+.PHONY: all deps run check sanitize tsan unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache fuzz-runtime fuzz-bytecode bench conformance check-spmd check-bytecode docs install uninstall clean
 all: deps $(PROGRAMS)
 
 deps:
@@ -135,6 +135,11 @@ $(BUILD)/fuzz_runtime_replay: $(call obj,testsuite/fuzz/fuzz_runtime.c testsuite
 $(BUILD)/corpus_check: $(call obj,testsuite/corpus/corpus_check.c) $(call lib,frontend ir)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# Portable artifacts against their text: StableHLO's pair files and round
+# trips of the corpus through every version (testsuite/bytecode).
+$(BUILD)/bytecode_check: $(call obj,testsuite/bytecode/bytecode_check.c) $(call lib,frontend passes ir)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 -include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d)
 
 # ---------------------------------------------------------------- goals
@@ -160,8 +165,15 @@ run: all $(BUILD)/eager_transformer
 unit: deps $(if $(UNIT_SRCS),$(BUILD)/unit_tests)
 	@$(if $(UNIT_SRCS),:,echo "no unit tests in testsuite/unit/")
 
-check: deps all unit $(BUILD)/corpus_check $(BUILD)/eager_transformer $(BUILD)/runtime_threads $(BUILD)/fuzz_runtime_replay
+check: deps all unit $(BUILD)/corpus_check $(BUILD)/bytecode_check $(BUILD)/eager_transformer $(BUILD)/runtime_threads $(BUILD)/fuzz_runtime_replay
 	testsuite/run_all.sh $(BUILD)
+
+# Every conformance program written as a portable artifact for every
+# StableHLO version and read back (make check runs a sample).
+check-bytecode: all $(BUILD)/bytecode_check
+	$(BUILD)/bytecode_check roundtrip --versions=all \
+	    $${TPU_CONFORMANCE_DIR:-../shared/conformance}/stablehlo/testdata/*.mlir \
+	    $${TPU_CONFORMANCE_DIR:-../shared/conformance}/stablehlo/interpret/*.mlir
 
 # Every corpus program under tpurun --check: PASS / FAIL / UNSUPPORTED per file.
 conformance: all
@@ -260,6 +272,26 @@ fuzz-loader: deps all $(FUZZ_BUILD)/fuzz_loader
 	$(FUZZ_BUILD)/fuzz_loader $(LOADER_FUZZ_CORPUS) \
 	    -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_BUILD)/loader-
+
+# The portable-artifact reader (and writer) on arbitrary bytes
+# (testsuite/fuzz/fuzz_bytecode.c), seeded with every .mlir.bc of the
+# corpus and the models.
+BC_FUZZ_SRCS   := testsuite/fuzz/fuzz_bytecode.c $(wildcard frontend/*.c ir/*.c)
+BC_FUZZ_CORPUS := $(FUZZ_BUILD)/corpus-bytecode
+$(FUZZ_BUILD)/fuzz_bytecode: $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(BC_FUZZ_SRCS))
+	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+
+fuzz-bytecode: deps $(FUZZ_BUILD)/fuzz_bytecode
+	@mkdir -p $(BC_FUZZ_CORPUS)
+	@# Seeds without their 4-byte magic number (the harness adds it).
+	@for f in $$(find $${TPU_CONFORMANCE_DIR:-../shared/conformance} ../shared/models testsuite/bytecode \
+	              -name '*.mlir.bc' 2>/dev/null); do \
+	    tail -c +5 "$$f" > "$(BC_FUZZ_CORPUS)/seed-$$(echo "$$f" | tr / _)"; \
+	done
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(FUZZ_BUILD)/fuzz_bytecode $(BC_FUZZ_CORPUS) \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_BUILD)/bytecode-
 
 # The cache's entry and alias readers (testsuite/fuzz/fuzz_cache.c).
 CACHE_FUZZ_SRCS := testsuite/fuzz/fuzz_cache.c cache/cache.c $(wildcard ir/*.c)

@@ -163,9 +163,9 @@ Type *bc_decode_builtin_type(BcFile *b, BcCur *r);
 Attr *bc_decode_vhlo_attr(BcFile *b, BcCur *r);
 Type *bc_decode_vhlo_type(BcFile *b, BcCur *r);
 Attr *bc_decode_chlo_attr(BcFile *b, BcCur *r);
-/* A dense<...> of static tensor type t over blob (MLIR's raw layout; i1 as
- * bytes, packed bits or a one-byte splat; vhlo: tensor_v1's packing). */
-Attr *bc_dense_from_blob(BcFile *b, BcCur *at, Type *t, const uint8_t *blob, size_t n, bool vhlo);
+/* A dense<...> of static tensor type t over blob (MLIR's raw layout, which
+ * tensor_v1 shares: i1 as bytes, packed bits or a one-byte splat). */
+Attr *bc_dense_from_blob(BcFile *b, BcCur *at, Type *t, const uint8_t *blob, size_t n);
 
 /* A use-list order read for value `index` of an op's results or a block's
  * arguments: the permutation of its uses (pairs: (from, to) entries). */

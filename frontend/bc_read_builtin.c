@@ -74,7 +74,7 @@ bool bc_double(BcFile *b, BcCur *r, double *out) {
   return true;
 }
 
-Attr *bc_dense_from_blob(BcFile *b, BcCur *at, Type *t, const uint8_t *blob, size_t n, bool vhlo) {
+Attr *bc_dense_from_blob(BcFile *b, BcCur *at, Type *t, const uint8_t *blob, size_t n) {
   int64_t count;
   if (t->kind != TY_TENSOR || t->elem_opaque || !type_tensor_num_elements(t, &count)) {
     bc_corrupt(b, at, "dense elements of a type that is not a static tensor of builtin elements");
@@ -91,7 +91,9 @@ Attr *bc_dense_from_blob(BcFile *b, BcCur *at, Type *t, const uint8_t *blob, siz
     return attr_dense_raw(b->c, t, blob, n, false);
   }
   size_t packed = ((size_t)count + 7) / 8;
-  if (n == 1 && count > 1 && (!vhlo || blob[0] == 0xFF)) {
+  /* As MLIR's isValidRawBuffer: one byte of all zeros or all ones is a
+   * splat, whatever the element count. */
+  if (n == 1 && count > 1 && (blob[0] == 0x00 || blob[0] == 0xFF)) {
     uint8_t v = blob[0] != 0;
     return attr_dense_raw(b->c, t, &v, 1, true);
   }
@@ -479,7 +481,7 @@ Attr *bc_decode_builtin_attr(BcFile *b, BcCur *r, BcEntry *e) {
     Type *t = bc_type(b, r);
     BcCur blob;
     if (!t || !bc_blob(b, r, &blob)) return NULL;
-    return bc_dense_from_blob(b, r, t, b->data + blob.pos, blob.end - blob.pos, false);
+    return bc_dense_from_blob(b, r, t, b->data + blob.pos, blob.end - blob.pos);
   }
   case B_DISTINCT: return bc_attr(b, r);
   case B_DENSE_STRING: case B_SPARSE:

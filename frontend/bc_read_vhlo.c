@@ -262,7 +262,7 @@ Attr *bc_decode_vhlo_attr(BcFile *b, BcCur *r) {
     Type *t = bc_type(b, r);
     BcCur blob;
     if (!t || !bc_blob(b, r, &blob)) return NULL;
-    return bc_dense_from_blob(b, r, t, b->data + blob.pos, blob.end - blob.pos, true);
+    return bc_dense_from_blob(b, r, t, b->data + blob.pos, blob.end - blob.pos);
   }
   case VA_TYPE: {
     Type *t = bc_type(b, r);

@@ -244,7 +244,7 @@ static void w_dense_data(BcW *w, const Attr *a, bool vhlo) {
   }
   if (splat && nbytes > esz) nbytes = esz;
   if (!vhlo || k != ELEM_I1 || t->rank < 0) {
-    w_blob(w, p, n == 0 ? 0 : nbytes);
+    w_blob(w, p, nbytes);
     return;
   }
   if (w->numbering) return;

@@ -18,6 +18,10 @@ bool bytecode_is_mlir(const void *data, size_t len);
  * truncated or corrupt). */
 Module *bytecode_read_module(Context *c, const SourceFile *file);
 
+/* Whether s names a StableHLO version portable artifacts can be written
+ * for: MAJOR.MINOR.PATCH from 0.9.0 to the current 1.20.0. */
+bool bytecode_version_supported(const char *s);
+
 /* Writes m as a portable artifact for StableHLO version "X.Y.Z" (NULL:
  * the current version) into malloc'd *out; false after diagnostics (an op
  * the version lacks, with the version that introduced it). */

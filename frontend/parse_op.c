@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/bytecode.h"
 #include "frontend/parse_internal.h"
 
 /* ------------------------------------------------------------ tokens */
@@ -553,13 +554,19 @@ int split_input_file(const SourceFile *file, SourceChunk **out) {
 }
 
 int source_chunks(const SourceFile *file, bool split, SourceChunk **out) {
-  if (split) return split_input_file(file, out);
+  if (split && !bytecode_is_mlir(file->text, file->len)) return split_input_file(file, out);
   *out = xrealloc(NULL, sizeof(SourceChunk));
   (*out)[0] = (SourceChunk){file->text, file->text + file->len, 1};
   return 1;
 }
 
 Module *parse_module(Context *c, const SourceFile *file, const char *start, const char *end, uint32_t first_line) {
+  if (bytecode_is_mlir(start, (size_t)(end - start))) {
+    SourceFile *bytes = arena_dup(&c->arena, file, sizeof *file);
+    bytes->text = start;
+    bytes->len = (size_t)(end - start);
+    return bytecode_read_module(c, bytes);
+  }
   Parser p = {.c = c, .file = file};
   lexer_init(&p.lex, file, start, end, first_line);
   p_next(&p);

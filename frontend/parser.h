@@ -5,7 +5,9 @@
 #include "ir/ir.h"
 
 /* Parse text[start, end) of file (whose first line is first_line) into a
- * module.  Returns NULL after reporting diagnostics if the text is invalid. */
+ * module.  Returns NULL after reporting diagnostics if the text is invalid.
+ * Bytes that start with MLIR bytecode's magic number are read as a
+ * portable artifact (frontend/bytecode.h) instead. */
 Module *parse_module(Context *c, const SourceFile *file, const char *start, const char *end, uint32_t first_line);
 
 /* A chunk of a file split on lines that are exactly "// -----". */

@@ -117,12 +117,66 @@ static void print_functional_type(Printer *p, const Op *op) {
   print_result_types(p, op);
 }
 
-/* Print the attribute dictionary, skipping names for which skip() is true. */
-static void print_attr_dict(Printer *p, const NamedAttr *attrs, int n, const FmtTok *toks, int ntoks,
-                            const char *const *also_skip, bool leading_space) {
+/* Whether integer-valued a (an integer, or an enum attribute's number
+ * spelled as one) equals v. */
+static bool attr_int_is(const Attr *a, int64_t v) {
+  int64_t got;
+  return a && attr_as_int(a, &got) && got == v;
+}
+
+/* Whether a float-valued dialect parameter is absent or zero. */
+static bool param_zero(const Attr *a) {
+  return !a || (a->kind == ATTR_FLOAT && (a->u.f << 1) == 0) || attr_int_is(a, 0);
+}
+
+/* Whether attribute `name` of an op of kind k holds the default its
+ * absence means (ir/attr_defaults.def), so printing leaves it out. */
+static bool attr_is_default(OpKind k, const char *name, const Attr *a) {
+  enum { FALSE, INT, EMPTY, ACCURACY, CHANNEL };
+  static const struct {
+    OpKind op;
+    const char *name;
+    int kind;
+    int64_t value;
+  } defaults[] = {
+#define ATTR_DEFAULT(op, name, kind, value) {OP_##op, name, kind, value},
+#include "ir/attr_defaults.def"
+#undef ATTR_DEFAULT
+  };
+  for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
+    if (defaults[i].op != k || strcmp(defaults[i].name, name) != 0) continue;
+    switch (defaults[i].kind) {
+    case FALSE: return a->kind == ATTR_BOOL && !a->u.b;
+    case INT: return attr_int_is(a, defaults[i].value);
+    case EMPTY:
+      return (a->kind == ATTR_STRING && a->u.str.len == 0) || (a->kind == ATTR_ARRAY && a->u.array.n == 0) ||
+             (a->kind == ATTR_DICT && a->u.dict.n == 0);
+    case ACCURACY: {
+      if (a->kind != ATTR_DIALECT || strcmp(a->u.dialect.name, "stablehlo.result_accuracy") != 0) return false;
+      const Attr *mode = dialect_param(a, "mode");
+      const char *m = mode ? attr_enum_value(mode) : "DEFAULT";
+      if (!m && mode && mode->kind == ATTR_DIALECT && mode->u.dialect.n == 1)
+        m = attr_enum_value(mode->u.dialect.params[0].value);
+      return param_zero(dialect_param(a, "atol")) && param_zero(dialect_param(a, "rtol")) &&
+             param_zero(dialect_param(a, "ulps")) && m && strcmp(m, "DEFAULT") == 0;
+    }
+    case CHANNEL:
+      return a->kind == ATTR_DIALECT && strcmp(a->u.dialect.name, "stablehlo.channel_handle") == 0 &&
+             param_zero(dialect_param(a, "handle")) && param_zero(dialect_param(a, "type"));
+    }
+  }
+  return false;
+}
+
+/* Print op's attribute dictionary, skipping the names the format prints,
+ * those in also_skip, and attributes holding their default. */
+static void print_attr_dict(Printer *p, const Op *op, const FmtTok *toks, int ntoks, const char *const *also_skip,
+                            bool leading_space) {
   bool first = true;
-  for (int i = 0; i < n; i++) {
+  const NamedAttr *attrs = op->attrs;
+  for (int i = 0; i < op->nattrs; i++) {
     if (toks && fmt_names_attr(toks, ntoks, attrs[i].name)) continue;
+    if (attr_is_default(op->kind, attrs[i].name, attrs[i].value)) continue;
     bool skip = false;
     for (const char *const *s = also_skip; s && *s; s++)
       if (strcmp(*s, attrs[i].name) == 0) skip = true;
@@ -209,7 +263,7 @@ static void print_generic_op(Printer *p, const Op *op) {
     }
     fputc_unlocked(')', p->out);
   }
-  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, NULL, true);
+  print_attr_dict(p, op, NULL, 0, NULL, true);
   fputs_unlocked(" : ", p->out);
   print_functional_type(p, op);
 }
@@ -611,7 +665,7 @@ static void print_formatted(Printer *p, const Op *op, const FmtTok *t, int n, Ar
       size_t len = 0;
       FILE *saved = p->out;
       p->out = open_memstream(&buf, &len);
-      print_attr_dict(p, op->attrs, op->nattrs, t, n, NULL, false);
+      print_attr_dict(p, op, t, n, NULL, false);
       fclose(p->out);
       p->out = saved;
       if (len) {
@@ -647,7 +701,7 @@ static void print_attributes_keyword(Printer *p, const Op *op, const char *const
   size_t len = 0;
   FILE *saved = p->out;
   p->out = open_memstream(&buf, &len);
-  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, false);
+  print_attr_dict(p, op, NULL, 0, skip, false);
   fclose(p->out);
   p->out = saved;
   if (len) fprintf(p->out, " attributes %s", buf);
@@ -805,7 +859,7 @@ static void print_reduce_hook(Printer *p, const Op *op, Arena *scratch) {
   fputs_unlocked(" across dimensions = ", p->out);
   print_i64_list(p, n, dims);
   static const char *const skip[] = {"dimensions", NULL};
-  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, true);
+  print_attr_dict(p, op, NULL, 0, skip, true);
   fputs_unlocked(" : ", p->out);
   print_functional_type(p, op);
   if (inner) return;
@@ -891,7 +945,7 @@ static void print_custom_call_hook(Printer *p, const Op *op, Arena *scratch) {
   print_operand_list(p, op, 0, op->noperands);
   fputc_unlocked(')', p->out);
   static const char *const skip[] = {"call_target_name", NULL};
-  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, true);
+  print_attr_dict(p, op, NULL, 0, skip, true);
   fputs_unlocked(" : ", p->out);
   print_functional_type(p, op);
 }
@@ -908,7 +962,7 @@ static void print_constant_hook(Printer *p, const Op *op, Arena *scratch) {
   (void)scratch;
   fputs_unlocked(op->name, p->out); /* stablehlo.constant or chlo.constant */
   static const char *const skip[] = {"value", NULL};
-  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, true);
+  print_attr_dict(p, op, NULL, 0, skip, true);
   fputc_unlocked(' ', p->out);
   print_attr(p->out, op_attr(op, "value"), false);
 }
@@ -990,7 +1044,7 @@ static void print_sdy_manual_hook(Printer *p, const Op *op, Arena *scratch) {
   print_indent(p);
   fputc_unlocked('}', p->out);
   static const char *const skip[] = {"in_shardings", "out_shardings", "manual_axes", NULL};
-  print_attr_dict(p, op->attrs, op->nattrs, NULL, 0, skip, true);
+  print_attr_dict(p, op, NULL, 0, skip, true);
   fputs_unlocked(" : ", p->out);
   print_functional_type(p, op);
 }

@@ -161,7 +161,7 @@ int compile_source(const SourceFile *file, const SourceChunk *chunk, const Compi
   if (metrics) metrics->compile_s += seconds_since(&t0);
   /* The source bytes of a refined program do not name its shapes: no alias. */
   const CacheKey *alias = cache && !refined ? &raw : NULL;
-  int rc = ok ? compile_module_cached(c, m, o, cache, alias, metrics, out, outlen) : 2;
+  int rc = ok ? compile_module_cached(c, m, o, cache, alias, metrics, out, outlen) : c->diag.bad_input ? 3 : 2;
   ctx_free(c);
   return rc;
 }

@@ -89,7 +89,8 @@ int compile_module_cached(Context *c, Module *m, const CompileOptions *o, Cache 
  * looked up first (no parsing on a hit), then its canonical IR (a program
  * refined from o->refine is keyed by its refined IR only, so each distinct
  * input signature is its own entry).  Diagnostics go to
- * o->diag_out.  Returns 0, or 2 when the program is rejected. */
+ * o->diag_out.  Returns 0, 2 when the program is rejected, or 3 when the
+ * file is a corrupt or truncated portable artifact. */
 int compile_source(const SourceFile *file, const SourceChunk *chunk, const CompileOptions *o, Cache *cache,
                    CacheMetrics *metrics, uint8_t **out, size_t *outlen);
 

@@ -136,7 +136,7 @@ static VmProgram *compile_text(TpuClient *c, const char *text, size_t len, const
     p = vm_program_load(img, n, err, sizeof err);
     if (!p) rt_fail(TPU_ERR_INTERNAL, "%s: the compiled program does not load: %s", name, err);
   } else {
-    rt_fail(TPU_ERR_REJECTED, "%s", diag && *diag ? diag : "the program was rejected");
+    rt_fail(rc == 3 ? TPU_ERR_DATA : TPU_ERR_REJECTED, "%s", diag && *diag ? diag : "the program was rejected");
   }
   free(img);
   free(diag);

@@ -155,8 +155,10 @@ TPU_API int tpu_event_query(const TpuEvent *e); /* 1 complete, 0 pending, <0 mis
 TPU_API void tpu_event_release(TpuEvent *e);
 
 /* ---- whole programs ---------------------------------------------------- */
-/* Compiles StableHLO text (one module) through the client's caches, at the
- * client's -O level and target. */
+/* Compiles StableHLO (one module: text, or a portable artifact, MLIR
+ * bytecode in the VHLO dialect, told by its magic bytes) through the
+ * client's caches, at the client's -O level and target; TPU_ERR_DATA for
+ * a truncated or corrupt artifact. */
 TPU_API int tpu_program_compile(TpuClient *c, const char *mlir, size_t len, TpuProgram **out);
 /* Runs function (NULL: "main") on all the client's chips, as tpurun does:
  * on one chip args have the parameters' types; on N chips an argument of

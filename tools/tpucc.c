@@ -7,16 +7,18 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "frontend/bytecode.h"
 #include "frontend/parser.h"
 #include "ir/ir.h"
 #include "passes/cost.h"
 #include "tools/driver.h"
 
 static const char usage_text[] =
-    "usage: tpucc [options] INPUT.mlir\n"
+    "usage: tpucc [options] INPUT.mlir|INPUT.mlir.bc\n"
     "\n"
-    "Compiles StableHLO text (as JAX, PyTorch/XLA and StableHLO's own tests write\n"
-    "it) to bytecode for tpurun.\n"
+    "Compiles StableHLO (text as JAX, PyTorch/XLA and StableHLO's own tests write\n"
+    "it, or a portable artifact: MLIR bytecode in the VHLO dialect, told by its\n"
+    "magic bytes) to bytecode for tpurun.\n"
     "\n"
     "options:\n"
     "  --emit=tpub            bytecode (default)\n"
@@ -24,7 +26,13 @@ static const char usage_text[] =
     "  --emit=mlir            the verified IR in MLIR's pretty form\n"
     "  --emit=mlir-generic    MLIR's generic op form (readable by mlir-opt-14\n"
     "                         --allow-unregistered-dialect)\n"
+    "  --emit=vhlo-bytecode   a StableHLO portable artifact of the verified input\n"
+    "                         (MLIR bytecode in the VHLO dialect), for --vhlo-version\n"
+    "  --vhlo-version=X.Y.Z   the StableHLO version the artifact is for, 0.9.0 to\n"
+    "                         1.20.0 (default 1.20.0); an op or type it lacks is\n"
+    "                         refused, naming the version that introduced it\n"
     "  -o FILE                output path (default: INPUT with .tpub for bytecode,\n"
+    "                         INPUT.mlir with .mlir.bc for vhlo-bytecode,\n"
     "                         standard output for the text forms)\n"
     "%s"
     "  --report               print the cost model's table (per op: FLOPs, HBM bytes,\n"
@@ -48,13 +56,15 @@ static const char usage_text[] =
     "\n"
     "INPUT may be '-' for standard input.\n"
     "exit status: 0 success, 1 bad usage, 2 input rejected (diagnostics printed),\n"
-    "             3 unreadable input file, 70 internal error\n";
+    "             3 unreadable input file (or a corrupt portable artifact),\n"
+    "             70 internal error\n";
 
-typedef enum Emit { EMIT_TPUB, EMIT_ASM, EMIT_MLIR, EMIT_MLIR_GENERIC, EMIT_NONE } Emit;
+typedef enum Emit { EMIT_TPUB, EMIT_ASM, EMIT_MLIR, EMIT_MLIR_GENERIC, EMIT_VHLO, EMIT_NONE } Emit;
 
 typedef struct Options {
   const char *input, *output;
   Emit emit;
+  const char *vhlo_version; /* --vhlo-version; NULL: the current one */
   bool split;
   bool report; /* --report: the cost table on stdout */
   bool cache_stats, cache_clear, explain_cache;
@@ -86,7 +96,13 @@ static int parse_args(int argc, char **argv, Options *o) {
       else if (strcmp(e, "mlir-generic") == 0) o->emit = EMIT_MLIR_GENERIC;
       else if (strcmp(e, "tpub") == 0) o->emit = EMIT_TPUB;
       else if (strcmp(e, "asm") == 0) o->emit = EMIT_ASM;
-      else return usage_error("unknown --emit kind '%s' (expected tpub, asm, mlir or mlir-generic)", e);
+      else if (strcmp(e, "vhlo-bytecode") == 0) o->emit = EMIT_VHLO;
+      else return usage_error("unknown --emit kind '%s' (expected tpub, asm, mlir, mlir-generic or vhlo-bytecode)", e);
+    } else if (strncmp(a, "--vhlo-version=", 15) == 0) {
+      if (!bytecode_version_supported(a + 15))
+        return usage_error("--vhlo-version: '%s' is not a StableHLO version this tpucc writes (0.9.0 to 1.20.0)",
+                           a + 15);
+      o->vhlo_version = a + 15;
     } else if (strcmp(a, "--verify-only") == 0) {
       o->emit = EMIT_NONE;
     } else if (strcmp(a, "--cache-stats") == 0) {
@@ -120,18 +136,22 @@ static int parse_args(int argc, char **argv, Options *o) {
     }
   }
   if (!o->input && !o->cache_stats && !o->cache_clear) return usage_error("%s", "no input file");
+  if (o->vhlo_version && o->emit != EMIT_VHLO) return usage_error("%s", "--vhlo-version applies to --emit=vhlo-bytecode");
   return -1;
 }
 
-/* The default output of --emit=tpub: INPUT with its extension replaced. */
-static char *default_output(const char *input) {
+/* The default output of --emit=tpub (INPUT with its extension replaced by
+ * .tpub) and of --emit=vhlo-bytecode (x.mlir -> x.mlir.bc). */
+static char *default_output(const char *input, Emit emit) {
   size_t n = strlen(input);
   const char *dot = strrchr(input, '.'), *slash = strrchr(input, '/');
-  if (dot && (!slash || dot > slash)) n = (size_t)(dot - input);
-  char *out = malloc(n + 6);
+  const char *ext = emit == EMIT_VHLO ? ".mlir.bc" : ".tpub";
+  if (emit == EMIT_VHLO && n >= 5 && strcmp(input + n - 5, ".mlir") == 0) ext = ".bc";
+  else if (dot && (!slash || dot > slash)) n = (size_t)(dot - input);
+  char *out = malloc(n + strlen(ext) + 1);
   if (out) {
     memcpy(out, input, n);
-    strcpy(out + n, ".tpub");
+    strcpy(out + n, ext);
   }
   return out;
 }
@@ -141,9 +161,10 @@ static FILE *open_output(const Options *o, char **path_out) {
   *path_out = NULL;
   if (o->emit == EMIT_NONE) return NULL;
   const char *path = o->output;
-  if (!path && o->emit == EMIT_TPUB) {
+  bool binary = o->emit == EMIT_TPUB || o->emit == EMIT_VHLO;
+  if (!path && binary) {
     if (strcmp(o->input, "-") == 0) return stdout;
-    path = *path_out = default_output(o->input);
+    path = *path_out = default_output(o->input, o->emit);
   }
   if (!path || strcmp(path, "-") == 0) return stdout;
   /* No O_TRUNC: close_output() cuts the file to what was written.  Writing
@@ -151,7 +172,7 @@ static FILE *open_output(const Options *o, char **path_out) {
    * tenth as much on ext4 (its truncate-then-rewrite heuristic), which is
    * most of a cache hit's time. */
   int fd = open(path, O_WRONLY | O_CREAT, 0666);
-  FILE *f = fd >= 0 ? fdopen(fd, o->emit == EMIT_TPUB ? "wb" : "w") : NULL;
+  FILE *f = fd >= 0 ? fdopen(fd, binary ? "wb" : "w") : NULL;
   if (!f) {
     fprintf(stderr, "tpucc: cannot write '%s': %s\n", path, strerror(errno));
     if (fd >= 0) close(fd);
@@ -208,20 +229,31 @@ static bool compile_chunk(const Options *o, const SourceFile *file, SourceChunk 
   Module *m = NULL;
   bool ok;
   if (cache) {
-    ok = compile_source(file, chunk, &o->compile, cache, NULL, &img, &n) == 0;
+    int crc = compile_source(file, chunk, &o->compile, cache, NULL, &img, &n);
+    ok = crc == 0;
+    if (crc == EXIT_BAD_FILE) *rc = EXIT_BAD_FILE;
   } else {
     m = parse_module(c, file, chunk->start, chunk->end, chunk->first_line);
     bool refined, verify_only = o->emit == EMIT_NONE && !o->report;
-    ok = m && verify_module(c, m) &&
-         (verify_only ? sharding_check(c, m)
-                      : compile_refine(c, m, &o->compile, &refined) && compile_optimize(c, m, &o->compile, &pc));
+    ok = m && verify_module(c, m);
+    if (ok && o->emit == EMIT_VHLO) {
+      /* VHLO has no CHLO: its ops are written decomposed, as XLA's
+       * versioned serialization does. */
+      PassContext decompose = {.c = c, .m = m, .target = target_default()};
+      ok = (!o->compile.explicit_passes || compile_optimize(c, m, &o->compile, &pc)) &&
+           pass_chlo_decompose(&decompose) && bytecode_write_module(c, m, o->vhlo_version, &img, &n);
+    }
+    else if (ok)
+      ok = verify_only ? sharding_check(c, m)
+                       : compile_refine(c, m, &o->compile, &refined) && compile_optimize(c, m, &o->compile, &pc);
   }
+  if (!ok && c->diag.bad_input) *rc = EXIT_BAD_FILE;
   if (ok && !cache && write && (o->emit == EMIT_TPUB || o->emit == EMIT_ASM))
     ok = compile_lower(c, m, &o->compile, &img, &n);
   if (ok && write && !*out && !(*out = open_output(o, path))) *rc = EXIT_BAD_FILE;
   if (ok && *out) {
     if (i > 0 && o->emit != EMIT_TPUB) fputs("// -----\n", *out);
-    if (o->emit == EMIT_TPUB) {
+    if (o->emit == EMIT_TPUB || o->emit == EMIT_VHLO) {
       fwrite(img, 1, n, *out);
     } else if (o->emit == EMIT_ASM) {
       backend_disassemble(img, n, *out);
@@ -250,10 +282,10 @@ int main(int argc, char **argv) {
   }
   /* --report emits the program only when -o names where. */
   bool write = o.emit != EMIT_NONE && (!o.report || o.output);
-  if (o.split && o.emit == EMIT_TPUB && write)
+  if (o.split && (o.emit == EMIT_TPUB || o.emit == EMIT_VHLO) && write)
     return usage_error("%s", "--split-input-file writes several programs: use it with --emit=asm, mlir or mlir-generic");
-  char *out_path = o.output ? NULL : default_output(o.input);
-  const char *target_path = o.output ? o.output : o.emit == EMIT_TPUB ? out_path : NULL;
+  char *out_path = o.output ? NULL : default_output(o.input, o.emit);
+  const char *target_path = o.output ? o.output : o.emit == EMIT_TPUB || o.emit == EMIT_VHLO ? out_path : NULL;
   bool clobbers = write && target_path && driver_same_file(target_path, o.input);
   free(out_path);
   if (clobbers) return usage_error("refusing to write the output over the input file '%s'", o.input);

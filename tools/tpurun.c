@@ -44,10 +44,10 @@ static void catch_sigint(void) {
 }
 
 static const char usage_text[] =
-    "usage: tpurun [options] PROGRAM.tpub|PROGRAM.mlir\n"
+    "usage: tpurun [options] PROGRAM.tpub|PROGRAM.mlir|PROGRAM.mlir.bc\n"
     "\n"
-    "Runs a compiled program (or compiles a StableHLO .mlir first) on a simulated\n"
-    "TPU chip and prints its results.\n"
+    "Runs a compiled program (or compiles a StableHLO .mlir first, text or a\n"
+    "portable artifact) on a simulated TPU chip and prints its results.\n"
     "\n"
     "options:\n"
     "  --function=NAME        entry point (default main)\n"
@@ -752,7 +752,7 @@ static int compile_and_load(const Options *o, const SourceFile *file, SourceChun
     cache_skip_reads(cache, false);
     if (crc == 0) *p = vm_program_load(*img, n, err, sizeof err);
   }
-  if (crc != 0) return EXIT_REJECTED;
+  if (crc != 0) return crc == EXIT_BAD_FILE ? EXIT_BAD_FILE : EXIT_REJECTED;
   if (*p) return EXIT_OK;
   fprintf(stderr, "tpurun: %s: bad bytecode: %s\n", file->name, err);
   free(*img);

@@ -1,0 +1,216 @@
+/* bytecode_check: portable artifacts against their text.
+ *
+ *   bytecode_check pairs X.mlir...
+ *     X.mlir.bc beside each X.mlir: the module read from the bytecode
+ *     prints (pretty form, locations aside) exactly as the one parsed
+ *     from the text.  The text is only parsed, not verified: StableHLO's
+ *     own pair files hold chunks our verifier refuses on purpose.
+ *   bytecode_check roundtrip [--versions=A,B,...|all] FILE.mlir...
+ *     each verified module ('// -----' chunks apart), its CHLO ops
+ *     decomposed as tpucc --emit=vhlo-bytecode does, is written as a
+ *     portable artifact for each version and read back: the print equals
+ *     the text's.  A version that lacks one of the module's ops refuses
+ *     it with a diagnostic naming the version that introduced it; a
+ *     module with ops of no portable dialect (the interpreter's check.*)
+ *     is refused at every version and counted apart.
+ * Prints a line per failure and "N passed, N failed" (refusals counted
+ * apart); exit 0 when nothing failed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/bytecode.h"
+#include "frontend/parser.h"
+#include "ir/ir.h"
+#include "passes/pass.h"
+
+typedef struct Tally {
+  int passed, failed, refused, not_portable;
+} Tally;
+
+static char *read_all(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *buf = NULL;
+  size_t cap = 0, n = 0, got;
+  do {
+    if (n + 65536 > cap) buf = xrealloc(buf, cap = 2 * cap + 65536);
+    got = fread(buf + n, 1, cap - n - 1, f);
+    n += got;
+  } while (got > 0);
+  fclose(f);
+  buf[n] = 0;
+  *len = n;
+  return buf;
+}
+
+/* The first line where a and b differ, for the failure message. */
+static void first_difference(const char *a, const char *b, char *out, size_t n) {
+  int line = 1;
+  const char *la = a, *lb = b;
+  while (*a && *a == *b) {
+    if (*a == '\n') line++, la = a + 1, lb = b + 1;
+    a++, b++;
+  }
+  int wa = (int)strcspn(la, "\n"), wb = (int)strcspn(lb, "\n");
+  snprintf(out, n, "line %d:\n    text: %.*s\n    bc:   %.*s", line, wa > 300 ? 300 : wa, la, wb > 300 ? 300 : wb, lb);
+}
+
+/* A context whose diagnostics go to a memory buffer (*buf after fflush). */
+static Context *quiet_context(FILE **diag, char **buf, size_t *len) {
+  Context *c = ctx_new();
+  *diag = open_memstream(buf, len);
+  c->diag.out = *diag;
+  c->diag.show_source = false;
+  return c;
+}
+
+static void check_pair(const char *path, Tally *t) {
+  size_t tlen, blen;
+  char bcpath[4096];
+  snprintf(bcpath, sizeof bcpath, "%s.bc", path);
+  char *text = read_all(path, &tlen), *bytes = read_all(bcpath, &blen);
+  FILE *diag;
+  char *dbuf = NULL;
+  size_t dlen;
+  Context *c = quiet_context(&diag, &dbuf, &dlen);
+  SourceFile tf = {path, text, tlen}, bf = {bcpath, bytes, blen};
+  Module *mt = text ? parse_module(c, &tf, text, text + tlen, 1) : NULL;
+  Module *mb = bytes ? parse_module(c, &bf, bytes, bytes + blen, 1) : NULL;
+  fflush(diag);
+  char why[1024] = "";
+  if (!text || !bytes) snprintf(why, sizeof why, "cannot read %.900s", text ? bcpath : path);
+  else if (!mt || !mb) snprintf(why, sizeof why, "%s does not read: %.600s", mt ? "bytecode" : "text", dbuf);
+  if (!why[0]) {
+    PrintOptions po = {0};
+    char *pt = print_module_string(c, mt, &po), *pb = print_module_string(c, mb, &po);
+    if (strcmp(pt, pb) != 0) first_difference(pt, pb, why, sizeof why);
+    free(pt);
+    free(pb);
+  }
+  if (why[0]) printf("FAIL %s: %s\n", path, why), t->failed++;
+  else t->passed++;
+  ctx_free(c);
+  fclose(diag);
+  free(dbuf);
+  free(text);
+  free(bytes);
+}
+
+/* One verified chunk written for each version and read back. */
+static void roundtrip_chunk(const char *path, const SourceFile *file, SourceChunk ch, char **versions, int nv,
+                            Tally *t) {
+  for (int v = 0; v < nv; v++) {
+    FILE *diag;
+    char *dbuf = NULL;
+    size_t dlen;
+    Context *c = quiet_context(&diag, &dbuf, &dlen);
+    Module *m = parse_module(c, file, ch.start, ch.end, ch.first_line);
+    PassContext pc = {.c = c, .m = m, .target = target_default()};
+    if (!m || !verify_module(c, m) || !pass_chlo_decompose(&pc)) { /* not a program: nothing to round-trip */
+      ctx_free(c);
+      fclose(diag);
+      free(dbuf);
+      return;
+    }
+    PrintOptions po = {0};
+    char *before = print_module_string(c, m, &po), *after = NULL, why[1024] = "";
+    uint8_t *bytes = NULL;
+    size_t n = 0;
+    bool newest = strcmp(versions[v], "1.20.0") == 0;
+    if (!bytecode_write_module(c, m, versions[v], &bytes, &n)) {
+      fflush(diag);
+      if (strstr(dbuf, "is not a VHLO op")) {
+        t->not_portable++;
+        v = nv; /* refused alike at every version */
+      } else if (newest || !(strstr(dbuf, "introduced in") || strstr(dbuf, "needs StableHLO"))) {
+        snprintf(why, sizeof why, "write refused: %.600s", dbuf);
+      } else {
+        t->refused++;
+      }
+    } else {
+      Context *c2 = ctx_new();
+      c2->diag.out = diag;
+      SourceFile bf = {"written.mlir.bc", (const char *)bytes, n};
+      Module *m2 = parse_module(c2, &bf, bf.text, bf.text + n, 1);
+      fflush(diag);
+      if (!m2) snprintf(why, sizeof why, "written artifact does not read back: %.600s", dbuf);
+      else if (strcmp(before, after = print_module_string(c2, m2, &po)) != 0) first_difference(before, after, why, sizeof why);
+      ctx_free(c2);
+    }
+    if (why[0]) printf("FAIL %s:%u at %s: %s\n", path, ch.first_line, versions[v], why), t->failed++;
+    else if (bytes) t->passed++;
+    free(before);
+    free(after);
+    free(bytes);
+    ctx_free(c);
+    fclose(diag);
+    free(dbuf);
+  }
+}
+
+/* Every StableHLO minor version from 0.9.0 to 1.20.0. */
+static int all_versions(char ***out) {
+  static const int minors[][2] = {{0, 9}, {0, 20}, {1, 0}, {1, 20}};
+  char **v = xrealloc(NULL, 64 * sizeof *v);
+  int n = 0;
+  for (int r = 0; r < 4; r += 2)
+    for (int m = minors[r][1]; m <= minors[r + 1][1]; m++) {
+      v[n] = xrealloc(NULL, 16);
+      snprintf(v[n++], 16, "%d.%d.0", minors[r][0], m);
+    }
+  *out = v;
+  return n;
+}
+
+static int split_versions(char *list, char ***out) {
+  char **v = xrealloc(NULL, 64 * sizeof *v);
+  int n = 0;
+  for (char *s = strtok(list, ","); s && n < 64; s = strtok(NULL, ",")) v[n++] = strcpy(xrealloc(NULL, strlen(s) + 1), s);
+  *out = v;
+  return n;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || (strcmp(argv[1], "pairs") != 0 && strcmp(argv[1], "roundtrip") != 0)) {
+    fprintf(stderr, "usage: bytecode_check pairs X.mlir... | roundtrip [--versions=A,B|all] FILE.mlir...\n");
+    return 1;
+  }
+  Tally t = {0};
+  char **versions = NULL;
+  int nv = 0, first = 2;
+  if (strcmp(argv[1], "roundtrip") == 0) {
+    if (argc > 2 && strncmp(argv[2], "--versions=", 11) == 0) {
+      nv = strcmp(argv[2] + 11, "all") == 0 ? all_versions(&versions) : split_versions(argv[2] + 11, &versions);
+      first = 3;
+    } else {
+      nv = all_versions(&versions);
+    }
+  }
+  for (int i = first; i < argc; i++) {
+    if (!versions) {
+      check_pair(argv[i], &t);
+      continue;
+    }
+    size_t len;
+    char *text = read_all(argv[i], &len);
+    if (!text) {
+      printf("FAIL %s: cannot read\n", argv[i]);
+      t.failed++;
+      continue;
+    }
+    SourceFile file = {argv[i], text, len};
+    SourceChunk *chunks;
+    int nc = source_chunks(&file, true, &chunks);
+    for (int k = 0; k < nc; k++) roundtrip_chunk(argv[i], &file, chunks[k], versions, nv, &t);
+    free(chunks);
+    free(text);
+  }
+  if (versions)
+    printf("%d refused by an older version that lacks an op or type; %d modules with ops of no portable dialect\n",
+           t.refused, t.not_portable);
+  printf("%d passed, %d failed\n", t.passed, t.failed);
+  for (int v = 0; v < nv; v++) free(versions[v]);
+  free(versions);
+  return t.failed ? 1 : 0;
+}
