@@ -16,11 +16,12 @@
 
 /* Part of every cache key: bump it when the compiler accepts, refuses or
  * emits something differently, so no entry of an older build is served
- * (0.5.0: quantized types, bounded and refined dynamic shapes, new ops;
+ * (0.6.0: portable artifacts read and written, default-valued attributes
+ * printed only when not default; 0.5.0: quantized types, bounded and refined dynamic shapes, new ops;
  * 0.4.0: sharded programs partitioned; 0.3.0: transposes folded into
  * contractions; output fusions lowered as one fusion; f32/f64 products
  * through OpenBLAS). */
-#define TPUCC_VERSION "0.5.0"
+#define TPUCC_VERSION "0.6.0"
 
 typedef struct CompileOptions {
   const char *target; /* preset name, default "v5e" */

@@ -49,14 +49,14 @@ func.func @select_and_scatter(%x: tensor<4x4xf32>, %s: tensor<2x2xf32>, %z: tens
 }
 
 // CHECK-LABEL: func.func @gather_scatter
-// CHECK-NEXT:    %0 = "stablehlo.gather"(%arg0, %arg1) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 6>} : (tensor<4x6xf32>, tensor<2x1xi64>) -> tensor<2x6xf32>
+// CHECK-NEXT:    %0 = "stablehlo.gather"(%arg0, %arg1) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 6>} : (tensor<4x6xf32>, tensor<2x1xi64>) -> tensor<2x6xf32>
 // CHECK-NEXT:    %1 = "stablehlo.scatter"(%arg0, %arg1, %0) ({
 // CHECK-NEXT:    ^bb0(%arg3: tensor<f32>, %arg4: tensor<f32>):
 // CHECK-NEXT:      %2 = stablehlo.add %arg3, %arg4 : tensor<f32>
 // CHECK-NEXT:      stablehlo.return %2 : tensor<f32>
-// CHECK-NEXT:    }) {indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false} : (tensor<4x6xf32>, tensor<2x1xi64>, tensor<2x6xf32>) -> tensor<4x6xf32>
+// CHECK-NEXT:    }) {indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (tensor<4x6xf32>, tensor<2x1xi64>, tensor<2x6xf32>) -> tensor<4x6xf32>
 // CHECK-NEXT:    %3 = "stablehlo.dynamic_gather"(%arg0, %arg1, %arg2) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>} : (tensor<4x6xf32>, tensor<2x1xi64>, tensor<2xi64>) -> tensor<2x6xf32>
-// GENERIC:         "stablehlo.gather"(%arg0, %arg1) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = dense<[1, 6]> : tensor<2xi64>}
+// GENERIC:         "stablehlo.gather"(%arg0, %arg1) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = dense<[1, 6]> : tensor<2xi64>}
 func.func @gather_scatter(%x: tensor<4x6xf32>, %i: tensor<2x1xi64>, %sizes: tensor<2xi64>) -> tensor<4x6xf32> {
   %0 = "stablehlo.gather"(%x, %i) {
     dimension_numbers = #stablehlo.gather<

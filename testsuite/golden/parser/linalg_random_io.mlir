@@ -55,8 +55,8 @@ func.func @quantized(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // CHECK-LABEL: func.func @io
-// CHECK-NEXT:    %0:2 = "stablehlo.infeed"(%arg1) {infeed_config = ""} : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
-// CHECK-NEXT:    %1 = "stablehlo.outfeed"(%arg0, %0#1) {outfeed_config = ""} : (tensor<2xf32>, !stablehlo.token) -> !stablehlo.token
+// CHECK-NEXT:    %0:2 = "stablehlo.infeed"(%arg1) : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
+// CHECK-NEXT:    %1 = "stablehlo.outfeed"(%arg0, %0#1) : (tensor<2xf32>, !stablehlo.token) -> !stablehlo.token
 // CHECK-NEXT:    %2 = "stablehlo.send"(%arg0, %1) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>, is_host_transfer = true} : (tensor<2xf32>, !stablehlo.token) -> !stablehlo.token
 // CHECK-NEXT:    %3:2 = "stablehlo.recv"(%2) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 3>, is_host_transfer = true} : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
 func.func @io(%x: tensor<2xf32>, %t: !stablehlo.token) -> !stablehlo.token {

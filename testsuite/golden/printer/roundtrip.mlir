@@ -68,7 +68,7 @@ module @roundtrip attributes {mhlo.num_replicas = 1 : i32} {
     // CHECK-NEXT: %15 = func.call @identity(%arg0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
     %15 = func.call @identity(%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>
     // @custom_call, @constant
-    // CHECK-NEXT: %16 = stablehlo.custom_call @target(%arg0) {api_version = 1 : i32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    // CHECK-NEXT: %16 = stablehlo.custom_call @target(%arg0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
     // CHECK-NEXT: %17 = stablehlo.constant dense<{{\[}}[1.0e+00, 2.0e+00, 3.0e+00], [4.0e+00, 5.0e+00, 6.0e+00]]> : tensor<2x3xf32>
     %16 = stablehlo.custom_call @target(%a) {api_version = 1 : i32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
     %17 = stablehlo.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
