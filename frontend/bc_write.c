@@ -14,11 +14,34 @@
 
 static bool is_module(const Op *op) { return op->kind == OP_MODULE; }
 
+static bool is_vhlo(const Op *op) { return strncmp(op->name, "vhlo.", 5) == 0; }
+
+static bool is_cast(const Op *op) { return strcmp(op->name, "builtin.unrealized_conversion_cast") == 0; }
+
+/* The domain of op's attributes and values: VHLO for a VHLO op; builtin
+ * for the module and for other dialects' ops (a mixed module). */
+static BcDom op_dom(const Op *op) { return is_vhlo(op) ? BCD_VHLO : BCD_BUILTIN; }
+
+/* The domain of value v's type: its defining op's (a cast's result the
+ * other of its operand's), a block argument its region owner's. */
+static BcDom value_dom(const Value *v) {
+  bool flip = false;
+  for (int depth = 0; depth < 64 && v->def && is_cast(v->def) && v->def->noperands == 1; depth++) {
+    flip = !flip;
+    v = v->def->operands[0];
+  }
+  const Op *owner = v->def ? v->def : v->block && v->block->parent ? v->block->parent->parent : NULL;
+  bool vhlo = owner && op_dom(owner) == BCD_VHLO;
+  return vhlo != flip ? BCD_VHLO : BCD_BUILTIN;
+}
+
 /* Whether op writes properties (format 5 on: a builtin.module always, a
- * VHLO op when it has inherent attributes). */
+ * VHLO op when it has inherent attributes; other dialects' ops keep all
+ * their attributes in the dictionary, which MLIR's reader accepts). */
 static bool has_props(const BcW *w, const Op *op) {
   if (w->fmt < BCF_NATIVE_PROPERTIES) return false;
   if (is_module(op)) return true;
+  if (!is_vhlo(op)) return false;
   for (int i = 0; i < op->nattrs; i++)
     if (!strchr(op->attrs[i].name, '.')) return true;
   return false;
@@ -28,7 +51,7 @@ static bool has_props(const BcW *w, const Op *op) {
  * discardable ones (names with a '.') when it writes properties. */
 static BcKey op_dict_key(BcW *w, const Op *op) {
   bool props = has_props(w, op);
-  BcKey k = {.cls = BCA_OPDICT, .dom = BCD_BUILTIN, .vdom = (uint8_t)(is_module(op) ? BCD_BUILTIN : BCD_VHLO)};
+  BcKey k = {.cls = BCA_OPDICT, .dom = BCD_BUILTIN, .vdom = (uint8_t)op_dom(op)};
   if (!props) {
     k.nattrs = op->nattrs;
     k.attrs = op->attrs;
@@ -40,8 +63,6 @@ static BcKey op_dict_key(BcW *w, const Op *op) {
   k.attrs = sel;
   return k;
 }
-
-static BcDom op_dom(const Op *op) { return is_module(op) ? BCD_BUILTIN : BCD_VHLO; }
 
 /* Calls fn on each property attribute of op in the order its
  * writeProperties writes them (sorted by name); a module's optional
@@ -92,10 +113,17 @@ static void number_prop_attr(BcW *w, const Op *op, const Attr *a) {
   bcw_number_attr(w, &k);
 }
 
+/* Whether op can be written: the module, a VHLO op, or an op of another
+ * dialect kept generically (CHLO, the interpreter's check and interpreter
+ * ops, casts), as upstream's serializer with --allow-other-dialects; not
+ * tpucc's internal tpu.* ops, nor a StableHLO op VHLO does not hold. */
 static bool check_op(BcW *w, const Op *op) {
-  if (is_module(op) || strncmp(op->name, "vhlo.", 5) == 0) return true;
-  bcw_error(w, "is not a VHLO op; only VHLO ops can be written as a portable artifact");
-  return false;
+  if (strncmp(op->name, "tpu.", 4) == 0 || strncmp(op->name, "stablehlo.", 10) == 0 || !strchr(op->name, '.')) {
+    bcw_error(w, "is not a VHLO op nor of a dialect a portable artifact can hold (tpucc's internal ops cannot be "
+                 "written)");
+    return false;
+  }
+  return true;
 }
 
 static void number_op(BcW *w, const Op *op) {
@@ -104,7 +132,7 @@ static void number_op(BcW *w, const Op *op) {
   number_opname(w, op);
   for (int i = 0; i < op->nresults; i++) {
     bcw_map_put(&w->values, &op->results[i], w->next_value++);
-    bcw_number_type(w, op_dom(op), op->results[i].type);
+    bcw_number_type(w, value_dom(&op->results[i]), op->results[i].type);
   }
   BcKey dict = op_dict_key(w, op);
   if (dict.nattrs) bcw_number_attr(w, &dict);
@@ -120,7 +148,7 @@ static void number_region(BcW *w, const Region *r) {
     for (int i = 0; i < b->nargs; i++) {
       bcw_map_put(&w->values, &b->args[i], w->next_value++);
       bcw_number_attr(w, &loc);
-      bcw_number_type(w, BCD_VHLO, b->args[i].type);
+      bcw_number_type(w, value_dom(&b->args[i]), b->args[i].type);
     }
     for (const Op *op = b->first; op; op = op->next) number_op(w, op);
   }
@@ -333,7 +361,7 @@ static void write_entries(BcW *w, BcEnt **ents, int n, BcBuf *offsets, BcBuf *da
         bcw_encode_type(w, ents[i]);
       else
         bcw_encode_attr(w, ents[i]);
-      bcb_varint_flag(offsets, data->len - *prev, true);
+      bcb_varint_flag(offsets, data->len - *prev, ents[i]->dom != BCD_TEXT);
       *prev = data->len;
     }
   }
@@ -521,7 +549,7 @@ static void write_op(IrWriter *ir, BcBuf *b, const Op *op) {
   if (op->nresults) {
     mask |= 0x02;
     bcb_varint(b, (uint64_t)op->nresults);
-    for (int i = 0; i < op->nresults; i++) bcb_varint(b, number_of_type(w, op_dom(op), op->results[i].type));
+    for (int i = 0; i < op->nresults; i++) bcb_varint(b, number_of_type(w, value_dom(&op->results[i]), op->results[i].type));
   }
   if (op->noperands) {
     mask |= 0x04;
@@ -551,7 +579,7 @@ static void write_block(IrWriter *ir, BcBuf *b, const Block *blk) {
   if (blk->nargs) {
     bcb_varint(b, (uint64_t)blk->nargs);
     for (int i = 0; i < blk->nargs; i++) {
-      uint32_t t = number_of_type(w, BCD_VHLO, blk->args[i].type);
+      uint32_t t = number_of_type(w, value_dom(&blk->args[i]), blk->args[i].type);
       if (w->fmt >= BCF_ELIDE_UNKNOWN_BLOCK_ARG_LOC) {
         bcb_varint_flag(b, t, false);
       } else {

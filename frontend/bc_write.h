@@ -49,8 +49,10 @@ void bcb_align(BcBuf *b, unsigned align);
 void bcb_section(BcBuf *b, int code, BcBuf *body);
 void bcb_free(BcBuf *b);
 
-/* Which dialect an attribute or type is encoded by. */
-typedef enum BcDom { BCD_BUILTIN, BCD_VHLO } BcDom;
+/* Which dialect an attribute or type is encoded by: builtin, VHLO, CHLO
+ * (its two enums), or none (BCD_TEXT: MLIR assembly text, grouped under
+ * the dialect its spelling names). */
+typedef enum BcDom { BCD_BUILTIN, BCD_VHLO, BCD_CHLO, BCD_TEXT } BcDom;
 
 /* What an attribute entry stands for. */
 typedef enum BcAttrClass {
@@ -149,6 +151,12 @@ void bcw_error(BcW *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)
  * and emit bytes otherwise. */
 void bcw_encode_attr(BcW *w, const BcEnt *e);
 void bcw_encode_type(BcW *w, const BcEnt *e);
+/* The domain attribute a (or type t) is written in when its value is in
+ * dom: a builtin value without a builtin (or CHLO) encoding is text. */
+BcDom bcw_attr_dom(BcDom dom, const Attr *a);
+BcDom bcw_type_dom(BcDom dom, const Type *t);
+/* The dialect a BCD_TEXT entry's spelling names (its length in *len). */
+const char *bcw_text_dialect(BcW *w, const BcEnt *e, size_t *len);
 /* Hash of an attribute's contents. */
 uint32_t bcw_hash_attr(const Attr *a);
 

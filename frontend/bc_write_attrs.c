@@ -227,9 +227,10 @@ static bool vhlo_enum(const Attr *a, int *code, uint64_t *value) {
 }
 
 /* ------------------------------------------------------------------ */
-/* Dense data (MLIR's raw buffer: one element for a splat; VHLO packs i1). */
+/* Dense data (MLIR's raw buffer: one element for a splat; i1 packed in bits, a
+ * splat one byte 0x00 or 0xFF), alike for builtin and VHLO tensors. */
 
-static void w_dense_data(BcW *w, const Attr *a, bool vhlo) {
+static void w_dense_data(BcW *w, const Attr *a) {
   const Type *t = a->type;
   ElemKind k = type_elem_kind(t);
   size_t esz = (size_t)elem_storage_bytes(k);
@@ -243,7 +244,7 @@ static void w_dense_data(BcW *w, const Attr *a, bool vhlo) {
     if (off >= nbytes) splat = true;
   }
   if (splat && nbytes > esz) nbytes = esz;
-  if (!vhlo || k != ELEM_I1 || t->rank < 0) {
+  if (k != ELEM_I1 || t->rank < 0) {
     w_blob(w, p, nbytes);
     return;
   }
@@ -450,7 +451,7 @@ static void vhlo_attr(BcW *w, const Attr *a) {
   case ATTR_DENSE:
     w_varint(w, VA_TENSOR);
     w_type(w, BCD_VHLO, a->type);
-    w_dense_data(w, a, true);
+    w_dense_data(w, a);
     return;
   case ATTR_TYPE:
     w_varint(w, VA_TYPE);
@@ -524,7 +525,7 @@ static void builtin_attr(BcW *w, const Attr *a) {
   case ATTR_DENSE:
     w_varint(w, 18);
     w_type(w, BCD_BUILTIN, a->type);
-    w_dense_data(w, a, false);
+    w_dense_data(w, a);
     return;
   case ATTR_DENSE_ARRAY: {
     ElemKind k = a->u.darray.elem;
@@ -548,6 +549,109 @@ static void builtin_attr(BcW *w, const Attr *a) {
   bcw_error(w, "module attribute %s cannot be written as bytecode", text);
 }
 
+/* ------------------------------------------------------------------ */
+/* Other dialects' attributes and types (a mixed module's non-VHLO ops):
+ * CHLO's two enums in ChloBytecode.cpp's encoding, builtin values in
+ * BuiltinDialectBytecode's, anything else as MLIR assembly text, as MLIR's
+ * writer falls back to for a dialect without a bytecode interface. */
+
+/* Whether builtin element type k has a builtin encoding here. */
+static bool builtin_elem_ok(ElemKind k) {
+  if (elem_is_complex(k)) k = elem_complex_part(k);
+  return k == ELEM_INDEX || elem_is_int(k) || k == ELEM_BF16 || k == ELEM_F16 || k == ELEM_F32 || k == ELEM_F64;
+}
+
+/* Whether t (and every type in it) has a builtin encoding here. */
+static bool builtin_type_ok(const Type *t, int depth) {
+  if (depth > 64) return false;
+  switch (t->kind) {
+  case TY_ELEM: return builtin_elem_ok(t->elem);
+  case TY_TENSOR: return !t->encoding && !t->elem_opaque && builtin_elem_ok(t->elem);
+  case TY_NONE: return true;
+  case TY_TUPLE:
+  case TY_FUNC:
+    for (int i = 0; i < t->ninputs; i++)
+      if (!builtin_type_ok(t->inputs[i], depth + 1)) return false;
+    for (int i = 0; t->kind == TY_FUNC && i < t->nresults; i++)
+      if (!builtin_type_ok(t->results[i], depth + 1)) return false;
+    return true;
+  default: return false;
+  }
+}
+
+BcDom bcw_type_dom(BcDom dom, const Type *t) {
+  return dom == BCD_BUILTIN && !builtin_type_ok(t, 0) ? BCD_TEXT : dom;
+}
+
+/* Whether a is one of CHLO's enums with a CHLO encoding (its code in *code). */
+static bool chlo_enum(const Attr *a, int *code) {
+  if (a->kind != ATTR_ENUM || !a->u.enm.dialect || strcmp(a->u.enm.dialect, "chlo") != 0 || !a->u.enm.enum_name)
+    return false;
+  *code = strcmp(a->u.enm.enum_name, "comparison_direction") == 0 ? 0
+        : strcmp(a->u.enm.enum_name, "comparison_type") == 0    ? 1
+                                                                : -1;
+  return *code >= 0;
+}
+
+/* Whether builtin value a has a builtin encoding here (its nested
+ * attributes and types are numbered on their own). */
+static bool builtin_attr_ok(const Attr *a) {
+  switch (a->kind) {
+  case ATTR_ARRAY:
+  case ATTR_DICT:
+  case ATTR_TYPE:
+  case ATTR_UNIT:
+  case ATTR_BOOL:
+  case ATTR_DENSE_ARRAY: return true;
+  case ATTR_SYMREF: return !strstr(a->u.str.s, "::");
+  case ATTR_INT:
+  case ATTR_FLOAT: return a->type && a->type->kind == TY_ELEM && builtin_elem_ok(a->type->elem);
+  case ATTR_DENSE: return a->type && a->type->kind == TY_TENSOR && builtin_type_ok(a->type, 0);
+  default: return false;
+  }
+}
+
+BcDom bcw_attr_dom(BcDom dom, const Attr *a) {
+  int code;
+  if (dom != BCD_BUILTIN) return dom;
+  if (chlo_enum(a, &code)) return BCD_CHLO;
+  return builtin_attr_ok(a) ? BCD_BUILTIN : BCD_TEXT;
+}
+
+/* The assembly text of a BCD_TEXT entry. */
+static const char *ent_text(BcW *w, const BcEnt *e) {
+  return e->is_type ? type_to_string(w->c, e->t) : attr_to_string(w->c, e->k.a);
+}
+
+const char *bcw_text_dialect(BcW *w, const BcEnt *e, size_t *len) {
+  const char *s = ent_text(w, e);
+  if (*s != '#' && *s != '!') {
+    *len = strlen("builtin");
+    return "builtin";
+  }
+  *len = strcspn(s + 1, ".<");
+  return s + 1;
+}
+
+/* A CHLO enum: its code and value (ChloBytecode.cpp). */
+static void chlo_attr(BcW *w, const Attr *a) {
+  int code, vcode;
+  uint64_t v;
+  if (!chlo_enum(a, &code) || !vhlo_enum(a, &vcode, &v)) {
+    bcw_error(w, "attribute %s cannot be written as a CHLO attribute", attr_to_string(w->c, a));
+    return;
+  }
+  w_varint(w, (uint64_t)code);
+  w_varint(w, v);
+}
+
+/* An entry as NUL-terminated assembly text. */
+static void text_entry(BcW *w, const BcEnt *e) {
+  if (w->numbering) return;
+  const char *s = ent_text(w, e);
+  bcb_bytes(w->out, s, strlen(s) + 1);
+}
+
 void bcw_encode_attr(BcW *w, const BcEnt *e) {
   const BcKey *k = &e->k;
   switch ((BcAttrClass)k->cls) {
@@ -566,10 +670,10 @@ void bcw_encode_attr(BcW *w, const BcEnt *e) {
     return;
   case BCA_UNKNOWN_LOC: w_varint(w, 15); return;
   case BCA_ATTR:
-    if (k->dom == BCD_VHLO)
-      vhlo_attr(w, k->a);
-    else
-      builtin_attr(w, k->a);
+    if (k->dom == BCD_VHLO) vhlo_attr(w, k->a);
+    else if (k->dom == BCD_CHLO) chlo_attr(w, k->a);
+    else if (k->dom == BCD_TEXT) text_entry(w, e);
+    else builtin_attr(w, k->a);
     return;
   }
 }
@@ -772,10 +876,9 @@ static void builtin_type(BcW *w, const Type *t) {
 }
 
 void bcw_encode_type(BcW *w, const BcEnt *e) {
-  if (e->dom == BCD_VHLO)
-    vhlo_type(w, e->t);
-  else
-    builtin_type(w, e->t);
+  if (e->dom == BCD_VHLO) vhlo_type(w, e->t);
+  else if (e->dom == BCD_TEXT) text_entry(w, e);
+  else builtin_type(w, e->t);
 }
 
 /* ------------------------------------------------------------------ */

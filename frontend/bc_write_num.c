@@ -206,7 +206,7 @@ BcKey bcw_key_str(BcDom dom, const char *s, size_t n) {
 
 BcKey bcw_key_attr(BcDom dom, const Attr *a) {
   if (a->kind == ATTR_STRING) return bcw_key_str(dom, a->u.str.s, a->u.str.len);
-  return (BcKey){.cls = BCA_ATTR, .dom = (uint8_t)dom, .a = a};
+  return (BcKey){.cls = BCA_ATTR, .dom = (uint8_t)bcw_attr_dom(dom, a), .a = a};
 }
 
 static uint32_t key_hash(const BcKey *k) {
@@ -277,7 +277,15 @@ static BcEnt *insert_ent(BcW *w, size_t slot, BcEnt *e) {
   return e;
 }
 
-static const char *const dom_names[] = {"builtin", "vhlo"};
+static const char *const dom_names[] = {"builtin", "vhlo", "chlo"};
+
+/* The number of the dialect entry e is grouped under. */
+static int ent_dialect(BcW *w, const BcEnt *e) {
+  size_t n;
+  const char *name = e->dom == BCD_TEXT ? bcw_text_dialect(w, e, &n) : dom_names[e->dom];
+  if (e->dom != BCD_TEXT) n = strlen(name);
+  return bcw_dialect(w, name, n);
+}
 
 BcEnt *bcw_find_attr(BcW *w, const BcKey *k) {
   if (!w->nslots) return NULL;
@@ -287,6 +295,7 @@ BcEnt *bcw_find_attr(BcW *w, const BcKey *k) {
 
 BcEnt *bcw_find_type(BcW *w, BcDom dom, const Type *t) {
   if (!w->nslots) return NULL;
+  dom = bcw_type_dom(dom, t);
   return w->slots[find_slot(w, true, NULL, dom, t, type_hash(dom, t))];
 }
 
@@ -315,7 +324,7 @@ BcEnt *bcw_number_attr(BcW *w, const BcKey *k) {
   }
   BcEnt *e = arena_alloc(&w->c->arena, sizeof *e);
   *e = (BcEnt){.dom = k->dom, .k = *k, .refs = 1, .hash = h};
-  e->dialect = bcw_dialect(w, dom_names[k->dom], strlen(dom_names[k->dom]));
+  e->dialect = ent_dialect(w, e);
   insert_ent(w, slot, e);
   if (w->nattrs == w->capattrs) {
     w->capattrs = w->capattrs ? w->capattrs * 2 : 256;
@@ -328,6 +337,7 @@ BcEnt *bcw_number_attr(BcW *w, const BcKey *k) {
 
 BcEnt *bcw_number_type(BcW *w, BcDom dom, const Type *t) {
   if (!w->nslots) slots_grow(w);
+  dom = bcw_type_dom(dom, t);
   uint32_t h = type_hash(dom, t);
   size_t slot = find_slot(w, true, NULL, dom, t, h);
   if (w->slots[slot]) {
@@ -336,7 +346,7 @@ BcEnt *bcw_number_type(BcW *w, BcDom dom, const Type *t) {
   }
   BcEnt *e = arena_alloc(&w->c->arena, sizeof *e);
   *e = (BcEnt){.is_type = true, .dom = (uint8_t)dom, .t = t, .refs = 1, .hash = h};
-  e->dialect = bcw_dialect(w, dom_names[dom], strlen(dom_names[dom]));
+  e->dialect = ent_dialect(w, e);
   insert_ent(w, slot, e);
   if (w->ntypes == w->captypes) {
     w->captypes = w->captypes ? w->captypes * 2 : 256;

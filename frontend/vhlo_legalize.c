@@ -14,8 +14,12 @@ typedef struct Legalize {
   const BcInfo *info;
   VhloVersion target;
   bool ok;
-  PtrVec casts; /* builtin.unrealized_conversion_cast ops of a mixed module */
+  PtrVec casts;    /* builtin.unrealized_conversion_cast ops of a mixed module */
+  ValueMap twins;  /* a value -> its cast into the other domain (StableHLO -> VHLO) */
 } Legalize;
+
+#define CAST_OP "builtin.unrealized_conversion_cast"
+
 
 #define V3(v) (v).major, (v).minor, (v).patch
 
@@ -77,7 +81,7 @@ static bool op_to_stablehlo(Legalize *l, Op *op) {
   if (op->kind != OP_UNKNOWN) return true;
   const VhloOpRow *row = vhlo_row_by_name(l->t, op->name);
   if (!row) {
-    if (strcmp(op->name, "builtin.unrealized_conversion_cast") == 0) vec_push(&l->casts, op);
+    if (strcmp(op->name, CAST_OP) == 0) vec_push(&l->casts, op);
     if (strncmp(op->name, "vhlo.", 5) == 0) {
       unknown_vhlo_op(l, op);
       return false;
@@ -405,6 +409,49 @@ static bool op_to_vhlo(Legalize *l, Op *op) {
   return true;
 }
 
+/* ---- mixed modules: casts between VHLO and other dialects ---- */
+
+static bool is_vhlo_op(const Op *op) { return strncmp(op->name, "vhlo.", 5) == 0; }
+
+static bool is_cast_op(const Op *op) { return strcmp(op->name, CAST_OP) == 0; }
+
+/* Whether v is VHLO-typed in VHLO form: defined by a VHLO op (or an
+ * argument of one's region); a cast's result is the other of its operand. */
+static bool vhlo_valued(const Value *v) {
+  bool flip = false;
+  for (int depth = 0; depth < 64 && v->def && is_cast_op(v->def) && v->def->noperands == 1; depth++) {
+    flip = !flip;
+    v = v->def->operands[0];
+  }
+  const Op *owner = v->def ? v->def : v->block && v->block->parent ? v->block->parent->parent : NULL;
+  return (owner && is_vhlo_op(owner)) != flip;
+}
+
+/* The cast of v into the other domain: one per value, right after its
+ * definition (at its block's start for a block argument), as upstream's
+ * conversion materializes them. */
+static Value *twin(Legalize *l, Value *v) {
+  Value *t = value_map_get(&l->twins, v);
+  if (t) return t;
+  Type *ty = v->type;
+  Op *cast = op_create(l->c, OP_UNKNOWN, CAST_OP, v->def ? v->def->loc : v->block->loc, 1, &v, 1, &ty, 0, NULL, 0);
+  if (v->def) op_insert_after(v->def, cast);
+  else if (v->block->first) op_insert_before(v->block->first, cast);
+  else op_append(v->block, cast);
+  value_map_put(l->c, &l->twins, v, &cast->results[0]);
+  return &cast->results[0];
+}
+
+/* Operands of op whose domain is not op's get their cast (StableHLO ->
+ * VHLO of a mixed module: other dialects' ops keep builtin-typed values). */
+static bool insert_casts(Legalize *l, Op *op) {
+  if (op->kind == OP_MODULE || is_cast_op(op)) return true;
+  bool want = is_vhlo_op(op);
+  for (int i = 0; i < op->noperands; i++)
+    if (vhlo_valued(op->operands[i]) != want) op_set_operand(l->c, op, i, twin(l, op->operands[i]));
+  return true;
+}
+
 /* ---- walking ---- */
 
 typedef bool (*OpFn)(Legalize *l, Op *op);
@@ -436,19 +483,20 @@ static void drop_identity_casts(Legalize *l) {
 }
 
 bool vhlo_to_stablehlo(Context *c, Module *m, const BcInfo *info) {
-  Legalize l = {c, vhlo_table(c), info, VHLO_VERSION_CURRENT, true, {0}};
+  Legalize l = {c, vhlo_table(c), info, VHLO_VERSION_CURRENT, true, {0}, {0}};
   walk(&l, m->op, op_to_stablehlo, 0);
   drop_identity_casts(&l);
   return l.ok;
 }
 
 bool stablehlo_to_vhlo(Context *c, Module *m, VhloVersion target) {
-  Legalize l = {c, vhlo_table(c), NULL, target, true, {0}};
+  Legalize l = {c, vhlo_table(c), NULL, target, true, {0}, {0}};
   if (vhlo_version_cmp(target, VHLO_VERSION_MINIMUM) < 0 || vhlo_version_cmp(target, VHLO_VERSION_CURRENT) > 0) {
     diag_report(c, m->op->loc, SEV_ERROR, "StableHLO version %d.%d.%d is outside the supported %d.%d.%d to %d.%d.%d",
                 V3(target), V3(VHLO_VERSION_MINIMUM), V3(VHLO_VERSION_CURRENT));
     return false;
   }
   walk(&l, m->op, op_to_vhlo, 0);
+  if (l.ok) walk(&l, m->op, insert_casts, 0);
   return l.ok;
 }

@@ -3,6 +3,7 @@
  * format versions, and refusals of what a target version lacks. */
 #include <dirent.h>
 
+#include "frontend/bytecode.h"
 #include "frontend/vhlo.h"
 #include "testsuite/unit/unit_tests.h"
 
@@ -360,6 +361,106 @@ static void test_corpus(void **state) {
   assert_int_equal(st.round_trips, st.files);
 }
 
+/* A mixed module (upstream's --allow-other-dialects): CHLO ops with CHLO
+ * enum attributes, the interpreter's check ops, an attribute with no
+ * bytecode encoding, between StableHLO ops. */
+static const char mixed_module[] =
+    "func.func @main(%a: tensor<2xf32>) -> tensor<2xi1> {\n"
+    "  %0 = chlo.sinh %a : tensor<2xf32> -> tensor<2xf32>\n"
+    "  %1 = stablehlo.add %0, %a : tensor<2xf32>\n"
+    "  %2 = chlo.broadcast_compare %1, %a {compare_type = #chlo<comparison_type FLOAT>, comparison_direction = "
+    "#chlo<comparison_direction LT>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>\n"
+    "  check.expect_almost_eq %1, %0 : tensor<2xf32>\n"
+    "  check.expect_eq %2, %2 {mhlo.note = #stablehlo<precision HIGH>} : tensor<2xi1>\n"
+    "  check.expect_eq_const %2, dense<[true, false]> : tensor<2xi1>\n"
+    "  return %2 : tensor<2xi1>\n"
+    "}\n";
+
+/* Whether the n bytes want (a NUL-terminated string's, with its NUL) occur in out. */
+static bool contains_str(const uint8_t *out, size_t len, const char *want) {
+  size_t n = strlen(want) + 1;
+  for (size_t i = 0; i + n <= len; i++)
+    if (memcmp(out + i, want, n) == 0) return true;
+  return false;
+}
+
+/* Written at versions of each bytecode format and read back, a mixed
+ * module prints as its text: casts gone, CHLO and check ops with their
+ * attributes; the CHLO enums custom-encoded, the attribute with no
+ * encoding as its assembly text. */
+static void test_mixed_round_trip(void **state) {
+  (void)state;
+  static const char *const versions[] = {"1.20.0", "1.1.0", "1.0.0", "0.14.0", "0.9.0"};
+  for (size_t v = 0; v < sizeof versions / sizeof versions[0]; v++) {
+    Parsed *p = parse_text(mixed_module);
+    assert_true(parsed_verify(p));
+    char *before = parsed_print(p, false);
+    uint8_t *out = NULL;
+    size_t len = 0;
+    if (!bytecode_write_module(p->c, p->m, versions[v], &out, &len)) fail_msg("%s: %s", versions[v], parsed_diags(p));
+    assert_true(contains_str(out, len, "chlo"));
+    assert_true(contains_str(out, len, "check"));
+    assert_true(contains_str(out, len, "unrealized_conversion_cast"));
+    assert_true(contains_str(out, len, "#stablehlo<precision HIGH>"));
+    for (size_t i = 0; i + 6 <= len; i++) assert_false(memcmp(out + i, "#chlo<", 6) == 0);
+    Parsed *q = parse_file_text("mixed.mlir.bc", (const char *)out, len, 1000, false);
+    if (!q->m) fail_msg("%s: %s", versions[v], parsed_diags(q));
+    char *after = parsed_print(q, false);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    free(out);
+    parsed_free(q);
+    parsed_free(p);
+  }
+}
+
+/* The number of ops named NAME nested in op. */
+static int count_ops(const Op *op, const char *name) {
+  int n = 0;
+  for (int r = 0; r < op->nregions; r++)
+    for (int b = 0; b < op->regions[r].nblocks; b++)
+      for (const Op *o = op->regions[r].blocks[b]->first; o; o = o->next)
+        n += (strcmp(o->name, name) == 0) + count_ops(o, name);
+  return n;
+}
+
+/* In VHLO form, one cast per value crossing between VHLO and another
+ * dialect: %a and %1 into CHLO/check, %0 and %2 out of them. */
+static void test_mixed_casts(void **state) {
+  (void)state;
+  Parsed *p = parse_text(mixed_module);
+  assert_true(parsed_verify(p));
+  assert_true(stablehlo_to_vhlo(p->c, p->m, VHLO_VERSION_CURRENT));
+  assert_int_equal(count_ops(p->m->op, "builtin.unrealized_conversion_cast"), 4);
+  assert_int_equal(count_ops(p->m->op, "vhlo.add_v1"), 1);
+  assert_int_equal(count_ops(p->m->op, "chlo.broadcast_compare"), 1);
+  BcInfo info = {0};
+  assert_true(vhlo_to_stablehlo(p->c, p->m, &info));
+  assert_int_equal(count_ops(p->m->op, "builtin.unrealized_conversion_cast"), 0);
+  parsed_free(p);
+}
+
+/* tpucc's internal ops are refused, naming the op. */
+static void test_refuse_internal_op(void **state) {
+  (void)state;
+  static const char text[] =
+      "module {\n"
+      "  \"vhlo.func_v1\"() <{arg_attrs = [], function_type = (tensor<f32>) -> tensor<f32>, res_attrs = [],\n"
+      "                      sym_name = \"main\", sym_visibility = \"\"}> ({\n"
+      "  ^bb0(%arg0: tensor<f32>):\n"
+      "    \"tpu.yield\"(%arg0) : (tensor<f32>) -> ()\n"
+      "  }) : () -> ()\n"
+      "}\n";
+  Parsed *p;
+  size_t len;
+  uint8_t *out = write_text(&p, text, "1.20.0", &len);
+  assert_null(out);
+  assert_non_null(strstr(parsed_diags(p), "tpu.yield"));
+  assert_non_null(strstr(parsed_diags(p), "is not a VHLO op"));
+  parsed_free(p);
+}
+
 int run_bc_write_tests(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hand_made),
@@ -368,6 +469,9 @@ int run_bc_write_tests(void) {
       cmocka_unit_test(test_refuse_new_type),
       cmocka_unit_test(test_use_list_order),
       cmocka_unit_test(test_bool_tensors),
+      cmocka_unit_test(test_mixed_round_trip),
+      cmocka_unit_test(test_mixed_casts),
+      cmocka_unit_test(test_refuse_internal_op),
       cmocka_unit_test(test_corpus),
   };
   return cmocka_run_group_tests_name("bc_write", tests, NULL, NULL);
