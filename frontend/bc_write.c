@@ -118,12 +118,13 @@ static void number_prop_attr(BcW *w, const Op *op, const Attr *a) {
  * ops, casts), as upstream's serializer with --allow-other-dialects; not
  * tpucc's internal tpu.* ops, nor a StableHLO op VHLO does not hold. */
 static bool check_op(BcW *w, const Op *op) {
-  if (strncmp(op->name, "tpu.", 4) == 0 || strncmp(op->name, "stablehlo.", 10) == 0 || !strchr(op->name, '.')) {
-    bcw_error(w, "is not a VHLO op nor of a dialect a portable artifact can hold (tpucc's internal ops cannot be "
-                 "written)");
-    return false;
-  }
-  return true;
+  if (strncmp(op->name, "tpu.", 4) == 0)
+    bcw_error(w, "is not a VHLO op: tpucc's internal ops cannot be written as a portable artifact");
+  else if (strncmp(op->name, "stablehlo.", 10) == 0 || !strchr(op->name, '.'))
+    bcw_error(w, "is not a VHLO op: VHLO has no op for it");
+  else
+    return true;
+  return false;
 }
 
 static void number_op(BcW *w, const Op *op) {
