@@ -137,7 +137,7 @@ $(BUILD)/corpus_check: $(call obj,testsuite/corpus/corpus_check.c) $(call lib,fr
 
 # Portable artifacts against their text: StableHLO's pair files and round
 # trips of the corpus through every version (testsuite/bytecode).
-$(BUILD)/bytecode_check: $(call obj,testsuite/bytecode/bytecode_check.c) $(call lib,frontend passes ir)
+$(BUILD)/bytecode_check: $(call obj,testsuite/bytecode/bytecode_check.c) $(call lib,frontend ir)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 -include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d)

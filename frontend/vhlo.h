@@ -16,6 +16,11 @@
  *   attributes (bytecode properties and discardable attributes alike) are
  *   its NamedAttrs; a name with no '.' is an inherent attribute (written as
  *   a property), one with a '.' a discardable one.
+ * - Ops of other dialects (chlo.*, check.*, interpreter.*: a mixed module,
+ *   as --allow-other-dialects writes it) keep their own kind, builtin
+ *   attributes and builtin-typed values, joined to VHLO values by
+ *   builtin.unrealized_conversion_cast ops (written by stablehlo_to_vhlo,
+ *   removed by vhlo_to_stablehlo).
  * - Types are our interned types: !vhlo.tensor_v1<2x!vhlo.f32_v1> is
  *   tensor<2xf32>, !vhlo.complex_v1<f32> complex<f32>, tuple, token, func,
  *   none, future and !quant.uniform as the text parser builds them;

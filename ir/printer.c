@@ -117,57 +117,6 @@ static void print_functional_type(Printer *p, const Op *op) {
   print_result_types(p, op);
 }
 
-/* Whether integer-valued a (an integer, or an enum attribute's number
- * spelled as one) equals v. */
-static bool attr_int_is(const Attr *a, int64_t v) {
-  int64_t got;
-  return a && attr_as_int(a, &got) && got == v;
-}
-
-/* Whether a float-valued dialect parameter is absent or zero. */
-static bool param_zero(const Attr *a) {
-  return !a || (a->kind == ATTR_FLOAT && (a->u.f << 1) == 0) || attr_int_is(a, 0);
-}
-
-/* Whether attribute `name` of an op of kind k holds the default its
- * absence means (ir/attr_defaults.def), so printing leaves it out. */
-static bool attr_is_default(OpKind k, const char *name, const Attr *a) {
-  enum { FALSE, INT, EMPTY, ACCURACY, CHANNEL };
-  static const struct {
-    OpKind op;
-    const char *name;
-    int kind;
-    int64_t value;
-  } defaults[] = {
-#define ATTR_DEFAULT(op, name, kind, value) {OP_##op, name, kind, value},
-#include "ir/attr_defaults.def"
-#undef ATTR_DEFAULT
-  };
-  for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
-    if (defaults[i].op != k || strcmp(defaults[i].name, name) != 0) continue;
-    switch (defaults[i].kind) {
-    case FALSE: return a->kind == ATTR_BOOL && !a->u.b;
-    case INT: return attr_int_is(a, defaults[i].value);
-    case EMPTY:
-      return (a->kind == ATTR_STRING && a->u.str.len == 0) || (a->kind == ATTR_ARRAY && a->u.array.n == 0) ||
-             (a->kind == ATTR_DICT && a->u.dict.n == 0);
-    case ACCURACY: {
-      if (a->kind != ATTR_DIALECT || strcmp(a->u.dialect.name, "stablehlo.result_accuracy") != 0) return false;
-      const Attr *mode = dialect_param(a, "mode");
-      const char *m = mode ? attr_enum_value(mode) : "DEFAULT";
-      if (!m && mode && mode->kind == ATTR_DIALECT && mode->u.dialect.n == 1)
-        m = attr_enum_value(mode->u.dialect.params[0].value);
-      return param_zero(dialect_param(a, "atol")) && param_zero(dialect_param(a, "rtol")) &&
-             param_zero(dialect_param(a, "ulps")) && m && strcmp(m, "DEFAULT") == 0;
-    }
-    case CHANNEL:
-      return a->kind == ATTR_DIALECT && strcmp(a->u.dialect.name, "stablehlo.channel_handle") == 0 &&
-             param_zero(dialect_param(a, "handle")) && param_zero(dialect_param(a, "type"));
-    }
-  }
-  return false;
-}
-
 /* Print op's attribute dictionary, skipping the names the format prints,
  * those in also_skip, and attributes holding their default. */
 static void print_attr_dict(Printer *p, const Op *op, const FmtTok *toks, int ntoks, const char *const *also_skip,
@@ -503,7 +452,7 @@ static void print_conv_window(Printer *p, const Op *op, Arena *scratch) {
   bool first = true;
   for (int k = 0; k < 5; k++) {
     const Attr *a = op_attr(op, names[k]);
-    if (!a) continue;
+    if (!a || attr_is_default(op->kind, names[k], a)) continue;
     fprintf(out, "%s%s = ", first ? "" : ", ", keys[k]);
     first = false;
     if (k == 1) {
@@ -636,7 +585,10 @@ static void print_types_directive(Printer *p, const Op *op, const char *dir) {
 /* Is the optional group starting at t[i] present for this op? */
 static bool group_present(const Op *op, const FmtTok *t, int i, int n) {
   for (int j = i + 1; j < n && t[j].kind != FMT_OPT_END; j++) {
-    if (t[j].kind == FMT_ATTR) return op_attr(op, t[j].text) != NULL;
+    if (t[j].kind == FMT_ATTR) {
+      const Attr *a = op_attr(op, t[j].text);
+      return a && !attr_is_default(op->kind, t[j].text, a);
+    }
     if (t[j].kind == FMT_OPERANDS || t[j].kind == FMT_TYPES) return op->noperands > 0;
   }
   return true;

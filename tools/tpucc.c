@@ -27,7 +27,8 @@ static const char usage_text[] =
     "  --emit=mlir-generic    MLIR's generic op form (readable by mlir-opt-14\n"
     "                         --allow-unregistered-dialect)\n"
     "  --emit=vhlo-bytecode   a StableHLO portable artifact of the verified input\n"
-    "                         (MLIR bytecode in the VHLO dialect), for --vhlo-version\n"
+    "                         (MLIR bytecode in the VHLO dialect), for --vhlo-version;\n"
+    "                         CHLO ops kept (--passes=chlo-decompose: VHLO ops only)\n"
     "  --vhlo-version=X.Y.Z   the StableHLO version the artifact is for, 0.9.0 to\n"
     "                         1.20.0 (default 1.20.0); an op or type it lacks is\n"
     "                         refused, naming the version that introduced it\n"
@@ -236,13 +237,9 @@ static bool compile_chunk(const Options *o, const SourceFile *file, SourceChunk 
     m = parse_module(c, file, chunk->start, chunk->end, chunk->first_line);
     bool refined, verify_only = o->emit == EMIT_NONE && !o->report;
     ok = m && verify_module(c, m);
-    if (ok && o->emit == EMIT_VHLO) {
-      /* VHLO has no CHLO: its ops are written decomposed, as XLA's
-       * versioned serialization does. */
-      PassContext decompose = {.c = c, .m = m, .target = target_default()};
+    if (ok && o->emit == EMIT_VHLO)
       ok = (!o->compile.explicit_passes || compile_optimize(c, m, &o->compile, &pc)) &&
-           pass_chlo_decompose(&decompose) && bytecode_write_module(c, m, o->vhlo_version, &img, &n);
-    }
+           bytecode_write_module(c, m, o->vhlo_version, &img, &n);
     else if (ok)
       ok = verify_only ? sharding_check(c, m)
                        : compile_refine(c, m, &o->compile, &refined) && compile_optimize(c, m, &o->compile, &pc);

@@ -43,11 +43,11 @@ func.func @static_shapes(%x: tensor<3xf32>, %s: tensor<f32>) -> tensor<2x3xf32> 
 // CHECK-LABEL: func.func @dynamic_shapes
 // CHECK-NEXT:    %0 = stablehlo.dynamic_iota %arg1, dim = 0 : (tensor<2xi64>) -> tensor<?x?xf32>
 // CHECK-NEXT:    %1 = stablehlo.dynamic_broadcast_in_dim %arg0, %arg1, dims = [1] : (tensor<?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
-// CHECK-NEXT:    %2 = stablehlo.dynamic_broadcast_in_dim %arg0, %arg1, dims = [1], expanding_dimensions = [0], nonexpanding_dimensions = [] : (tensor<?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+// CHECK-NEXT:    %2 = stablehlo.dynamic_broadcast_in_dim %arg0, %arg1, dims = [1], expanding_dimensions = [0] : (tensor<?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
 // CHECK-NEXT:    %3 = stablehlo.dynamic_reshape %1, %arg2 : (tensor<?x?xf32>, tensor<1xi64>) -> tensor<?xf32>
 // CHECK-NEXT:    %4 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?xf32>) -> tensor<i32>
 // GENERIC-LABEL: sym_name = "static_shapes"
-// GENERIC:         %2 = "stablehlo.dynamic_broadcast_in_dim"(%arg0, %arg1) {broadcast_dimensions = dense<[1]> : tensor<1xi64>, known_expanding_dimensions = dense<[0]> : tensor<1xi64>, known_nonexpanding_dimensions = dense<> : tensor<0xi64>}
+// GENERIC:         %2 = "stablehlo.dynamic_broadcast_in_dim"(%arg0, %arg1) {broadcast_dimensions = dense<[1]> : tensor<1xi64>, known_expanding_dimensions = dense<[0]> : tensor<1xi64>}
 func.func @dynamic_shapes(%x: tensor<?xf32>, %shape: tensor<2xi64>, %shape1: tensor<1xi64>) -> tensor<?x?xf32> {
   %0 = stablehlo.dynamic_iota %shape, dim = 0 : (tensor<2xi64>) -> tensor<?x?xf32>
   %1 = stablehlo.dynamic_broadcast_in_dim %x, %shape, dims = [1] : (tensor<?xf32>, tensor<2xi64>) -> tensor<?x?xf32>

@@ -40,7 +40,7 @@ module @conv_same attributes {mhlo.num_partitions = 4 : i32} {
 // CHECK: "stablehlo.collective_permute"{{.*}}source_target_pairs = dense<{{\[}}[0, 1], [2, 3]]>{{.*}} : (tensor<1x10x1x4xf32>)
 // CHECK: "stablehlo.collective_permute"{{.*}}source_target_pairs = dense<{{\[}}[1, 0], [3, 2]]>{{.*}} : (tensor<1x10x1x4xf32>)
 // CHECK: stablehlo.concatenate {{.*}} dim = 2 : {{.*}} -> tensor<1x10x10x4xf32>
-// CHECK: stablehlo.convolution{{.*}}pad = {{\[}}[0, 0], [0, 0]]{{.*}} -> tensor<1x8x8x8xf32>
+// CHECK: stablehlo.convolution{{.*}}window = {}{{.*}} -> tensor<1x8x8x8xf32>
 module @conv_2d attributes {mhlo.num_partitions = 4 : i32} {
   func.func public @conv_2d(%x: tensor<1x16x16x4xf32> {mhlo.sharding = "{devices=[1,2,2,1]<=[4]}"}, %w: tensor<3x3x4x8xf32>) -> (tensor<1x16x16x8xf32> {mhlo.sharding = "{devices=[1,2,2,1]<=[4]}"}) {
     %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x16x16x4xf32>, tensor<3x3x4x8xf32>) -> tensor<1x16x16x8xf32>

@@ -13,7 +13,7 @@
 // CHECK:       sym_name = "main"
 // BACK-LABEL: func.func @main
 // BACK:         stablehlo.compare LT, %arg0, %arg0 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
-// BACK:         stablehlo.convolution(%arg2, %arg3) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [1], pad = {{\[}}[1, 1]]}
+// BACK:         stablehlo.convolution(%arg2, %arg3) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {pad = {{\[}}[1, 1]]}
 // BACK:         stablehlo.reduce(%arg0 init: %{{[0-9]+}}) applies stablehlo.add across dimensions = [1]
 // BACK:         stablehlo.while
 // BACK:         stablehlo.slice %arg0 [0:2, 0:3:2]
