@@ -187,9 +187,10 @@ static void test_dot_directives(void **state) {
   assert_contains(p, "stablehlo.dot_general %arg0, %arg1, batching_dims = [0] x [0], contracting_dims = [2] x [1], "
                      "precision = [HIGH, HIGHEST] : (");
   assert_contains(p, "%1 = stablehlo.dot_general %arg2, %arg3, contracting_dims = [1] x [0] : (");
-  assert_contains(p, "%2 = stablehlo.dot %arg2, %arg3, precision = [DEFAULT, DEFAULT] : (");
+  /* DEFAULT precisions are the default: printed as absent. */
+  assert_contains(p, "%2 = stablehlo.dot %arg2, %arg3 : (");
   assert_contains(p, "%3 = stablehlo.dot %arg2, %arg3 : (");
-  assert_contains(p, "precision = [DEFAULT, DEFAULT], algorithm = <lhs_precision_type = tf32");
+  assert_contains(p, "contracting_dims = [1] x [0], algorithm = <lhs_precision_type = tf32");
   assert_contains(p, "config = \"ab,bc->ac\" : (");
   assert_contains(g, "dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = "
                      "[0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>");
@@ -204,7 +205,7 @@ static void test_convolution_directives(void **state) {
   char *p = fixed_point(
       "func.func @f(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<1x8x8x4xf32> {\n"
       "  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = "
-      "{stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} "
+      "{stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, true]} "
       "{batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) -> "
       "tensor<1x8x8x4xf32>\n"
       "  %1 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} "
@@ -213,14 +214,16 @@ static void test_convolution_directives(void **state) {
       "  func.return %0 : tensor<1x8x8x4xf32>\n}\n",
       &g);
   assert_contains(p, "%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
-                     "window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], "
-                     "reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (");
+                     "window = {pad = [[1, 1], [1, 1]], reverse = [false, true]} {batch_group_count = 1 : i64, "
+                     "feature_group_count = 1 : i64} : (");
   assert_contains(p, "window = {} {batch_group_count");
   /* generic: the raw conv form, dense padding, bool arrays as dense<..> : tensor<Nxi1> */
   assert_contains(g, "dimension_numbers = #stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 3, "
                      "input_spatial_dimensions = [1, 2]");
   assert_contains(g, "padding = dense<[[1, 1], [1, 1]]> : tensor<2x2xi64>");
-  assert_contains(g, "window_reversal = dense<[false, false]> : tensor<2xi1>");
+  assert_contains(g, "window_reversal = dense<[false, true]> : tensor<2xi1>");
+  /* Unit strides and dilations are the defaults: printed as absent. */
+  assert_null(strstr(g, "window_strides"));
   free(p);
   free(g);
 }
