@@ -5,32 +5,9 @@
 #ifndef TPUCC_BC_READ_H
 #define TPUCC_BC_READ_H
 
+#include "frontend/bc_format.h"
 #include "frontend/vhlo.h"
 #include "ir/table.h"
-
-/* MLIR bytecode format versions whose layout differs (Encoding.h). */
-enum {
-  BC_V_DIALECT_VERSIONING = 1,
-  BC_V_LAZY_LOADING = 2,
-  BC_V_USE_LIST_ORDERING = 3,
-  BC_V_ELIDE_UNKNOWN_BLOCK_ARG_LOC = 4,
-  BC_V_NATIVE_PROPERTIES = 5,
-  BC_V_CURRENT = 6,
-};
-
-/* Top-level section ids. */
-enum {
-  BC_SEC_STRING,
-  BC_SEC_DIALECT,
-  BC_SEC_ATTR_TYPE,
-  BC_SEC_ATTR_TYPE_OFFSET,
-  BC_SEC_IR,
-  BC_SEC_RESOURCE,
-  BC_SEC_RESOURCE_OFFSET,
-  BC_SEC_DIALECT_VERSIONS,
-  BC_SEC_PROPERTIES,
-  BC_NUM_SECTIONS,
-};
 
 /* Bounds on hostile input (nesting, and the recursion of attribute and
  * type decoding). */

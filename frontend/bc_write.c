@@ -39,7 +39,7 @@ static BcDom value_dom(const Value *v) {
  * VHLO op when it has inherent attributes; other dialects' ops keep all
  * their attributes in the dictionary, which MLIR's reader accepts). */
 static bool has_props(const BcW *w, const Op *op) {
-  if (w->fmt < BCF_NATIVE_PROPERTIES) return false;
+  if (w->fmt < BC_V_NATIVE_PROPERTIES) return false;
   if (is_module(op)) return true;
   if (!is_vhlo(op)) return false;
   for (int i = 0; i < op->nattrs; i++)
@@ -324,12 +324,12 @@ static void write_dialect_section(BcW *w, BcBuf *out) {
   bcb_varint(&b, (uint64_t)w->ndialects);
   for (int i = 0; i < w->ndialects; i++) {
     size_t id = bcw_string(w, w->dialects[i], w->dialect_len[i]);
-    if (w->fmt < BCF_DIALECT_VERSIONING)
+    if (w->fmt < BC_V_DIALECT_VERSIONING)
       bcb_varint(&b, id);
     else
       bcb_varint_flag(&b, id, false);
   }
-  if (w->fmt >= BCF_ELIDE_UNKNOWN_BLOCK_ARG_LOC) bcb_varint(&b, (uint64_t)w->nopnames);
+  if (w->fmt >= BC_V_ELIDE_UNKNOWN_BLOCK_ARG_LOC) bcb_varint(&b, (uint64_t)w->nopnames);
   for (int i = 0; i < w->nopnames;) {
     int j = i;
     while (j < w->nopnames && w->opnames[j]->dialect == w->opnames[i]->dialect) j++;
@@ -338,13 +338,13 @@ static void write_dialect_section(BcW *w, BcBuf *out) {
     for (; i < j; i++) {
       const BcOpName *n = w->opnames[i];
       size_t id = bcw_string(w, n->name + n->dlen + 1, strlen(n->name + n->dlen + 1));
-      if (w->fmt < BCF_NATIVE_PROPERTIES)
+      if (w->fmt < BC_V_NATIVE_PROPERTIES)
         bcb_varint(&b, id);
       else
         bcb_varint_flag(&b, id, true);
     }
   }
-  bcb_section(out, BCS_DIALECT, &b);
+  bcb_section(out, BC_SEC_DIALECT, &b);
 }
 
 /* Writes one dialect-grouped run of entries: their data into data, their
@@ -375,8 +375,8 @@ static void write_attr_type_section(BcW *w, BcBuf *out) {
   bcb_varint(&offsets, (uint64_t)w->ntypes);
   write_entries(w, w->attrs, w->nattrs, &offsets, &data, &prev);
   write_entries(w, w->types, w->ntypes, &offsets, &data, &prev);
-  bcb_section(out, BCS_ATTR_TYPE_OFFSET, &offsets);
-  bcb_section(out, BCS_ATTR_TYPE, &data);
+  bcb_section(out, BC_SEC_ATTR_TYPE_OFFSET, &offsets);
+  bcb_section(out, BC_SEC_ATTR_TYPE, &data);
 }
 
 /* The properties section being built: entries (size-prefixed) deduplicated
@@ -388,12 +388,6 @@ typedef struct Props {
   uint32_t *slots; /* index + 1 */
   size_t nslots;
 } Props;
-
-static uint32_t bytes_hash(const uint8_t *p, size_t n) {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
-  return h;
-}
 
 static void props_rehash(Props *ps) {
   size_t ns = ps->nslots ? ps->nslots * 2 : 64;
@@ -412,7 +406,7 @@ static size_t props_add(Props *ps, const BcBuf *raw) {
   BcBuf e = {0};
   bcb_varint(&e, raw->len);
   bcb_bytes(&e, raw->data, raw->len);
-  uint32_t h = bytes_hash(e.data, e.len);
+  uint32_t h = bcw_fnv(e.data, e.len, 2166136261u);
   if ((ps->count + 1) * 2 > ps->nslots) props_rehash(ps);
   size_t j = h & (ps->nslots - 1);
   for (; ps->slots[j]; j = (j + 1) & (ps->nslots - 1)) {
@@ -557,16 +551,16 @@ static void write_op(IrWriter *ir, BcBuf *b, const Op *op) {
     bcb_varint(b, (uint64_t)op->noperands);
     for (int i = 0; i < op->noperands; i++) bcb_varint(b, value_id(w, op->operands[i]));
   }
-  if (w->fmt >= BCF_USE_LIST_ORDERING) write_use_lists(w, b, &mask, op->results, op->nresults);
+  if (w->fmt >= BC_V_USE_LIST_ORDERING) write_use_lists(w, b, &mask, op->results, op->nresults);
   if (op->nregions) mask |= 0x10;
   b->data[mask_at] = mask;
   if (!op->nregions) return;
   bool isolated = is_isolated(w, op);
   bcb_varint_flag(b, (uint64_t)op->nregions, isolated);
-  if (isolated && w->fmt >= BCF_LAZY_LOADING) {
+  if (isolated && w->fmt >= BC_V_LAZY_LOADING) {
     BcBuf sec = {0};
     for (int r = 0; r < op->nregions; r++) write_region(ir, &sec, &op->regions[r]);
-    bcb_section(b, BCS_IR, &sec);
+    bcb_section(b, BC_SEC_IR, &sec);
   } else {
     for (int r = 0; r < op->nregions; r++) write_region(ir, b, &op->regions[r]);
   }
@@ -581,14 +575,14 @@ static void write_block(IrWriter *ir, BcBuf *b, const Block *blk) {
     bcb_varint(b, (uint64_t)blk->nargs);
     for (int i = 0; i < blk->nargs; i++) {
       uint32_t t = number_of_type(w, value_dom(&blk->args[i]), blk->args[i].type);
-      if (w->fmt >= BCF_ELIDE_UNKNOWN_BLOCK_ARG_LOC) {
+      if (w->fmt >= BC_V_ELIDE_UNKNOWN_BLOCK_ARG_LOC) {
         bcb_varint_flag(b, t, false);
       } else {
         bcb_varint(b, t);
         bcb_varint(b, ir->unknown_loc);
       }
     }
-    if (w->fmt >= BCF_USE_LIST_ORDERING) {
+    if (w->fmt >= BC_V_USE_LIST_ORDERING) {
       size_t mask_at = b->len;
       uint8_t mask = 0;
       bcb_byte(b, 0);
@@ -618,14 +612,14 @@ static void write_ir_section(IrWriter *ir, BcBuf *out, const Op *root) {
   BcBuf b = {0};
   bcb_varint_flag(&b, 1, false);
   write_op(ir, &b, root);
-  bcb_section(out, BCS_IR, &b);
+  bcb_section(out, BC_SEC_IR, &b);
 }
 
 static void write_tail_sections(BcW *w, IrWriter *ir, BcBuf *out) {
   BcBuf res_offsets = {0}, res = {0}, strings = {0};
   bcb_varint(&res_offsets, 0); /* no external resource printers */
-  bcb_section(out, BCS_RESOURCE_OFFSET, &res_offsets);
-  bcb_section(out, BCS_RESOURCE, &res);
+  bcb_section(out, BC_SEC_RESOURCE_OFFSET, &res_offsets);
+  bcb_section(out, BC_SEC_RESOURCE, &res);
   BcStrings *t = &w->strings;
   bcb_varint(&strings, t->count);
   for (size_t i = t->count; i-- > 0;) bcb_varint(&strings, t->n[i] + 1);
@@ -633,12 +627,12 @@ static void write_tail_sections(BcW *w, IrWriter *ir, BcBuf *out) {
     bcb_bytes(&strings, t->s[i], t->n[i]);
     bcb_byte(&strings, 0);
   }
-  bcb_section(out, BCS_STRING, &strings);
-  if (w->fmt >= BCF_NATIVE_PROPERTIES) {
+  bcb_section(out, BC_SEC_STRING, &strings);
+  if (w->fmt >= BC_V_NATIVE_PROPERTIES) {
     BcBuf props = {0};
     bcb_varint(&props, ir->props.count);
     for (size_t i = 0; i < ir->props.count; i++) bcb_bytes(&props, ir->props.entries[i].data, ir->props.entries[i].len);
-    bcb_section(out, BCS_PROPERTIES, &props);
+    bcb_section(out, BC_SEC_PROPERTIES, &props);
   }
 }
 

@@ -8,29 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "frontend/bc_format.h"
 #include "frontend/vhlo.h"
-
-/* MLIR bytecode format versions that change the layout. */
-enum {
-  BCF_DIALECT_VERSIONING = 1,
-  BCF_LAZY_LOADING = 2,
-  BCF_USE_LIST_ORDERING = 3,
-  BCF_ELIDE_UNKNOWN_BLOCK_ARG_LOC = 4,
-  BCF_NATIVE_PROPERTIES = 5,
-};
-
-/* Section codes. */
-enum {
-  BCS_STRING = 0,
-  BCS_DIALECT = 1,
-  BCS_ATTR_TYPE = 2,
-  BCS_ATTR_TYPE_OFFSET = 3,
-  BCS_IR = 4,
-  BCS_RESOURCE = 5,
-  BCS_RESOURCE_OFFSET = 6,
-  BCS_DIALECT_VERSIONS = 7,
-  BCS_PROPERTIES = 8,
-};
 
 /* A growable byte buffer; align is the alignment its start needs. */
 typedef struct BcBuf {
@@ -38,6 +17,9 @@ typedef struct BcBuf {
   size_t len, cap;
   unsigned align;
 } BcBuf;
+
+/* FNV-1a of n bytes at p, continuing from h (2166136261 to start). */
+uint32_t bcw_fnv(const void *p, size_t n, uint32_t h);
 
 void bcb_byte(BcBuf *b, uint8_t v);
 void bcb_bytes(BcBuf *b, const void *p, size_t n);

@@ -137,7 +137,7 @@ void bcw_map_free(BcPtrMap *m) {
 /* ------------------------------------------------------------------ */
 /* Strings. */
 
-static uint32_t fnv(const void *p, size_t n, uint32_t h) {
+uint32_t bcw_fnv(const void *p, size_t n, uint32_t h) {
   const uint8_t *s = p;
   for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 16777619u;
   return h;
@@ -149,7 +149,7 @@ static void strings_rehash(BcStrings *t) {
   t->slots = xcalloc(ns, sizeof *t->slots);
   t->nslots = ns;
   for (size_t i = 0; i < t->count; i++) {
-    size_t j = fnv(t->s[i], t->n[i], 2166136261u) & (ns - 1);
+    size_t j = bcw_fnv(t->s[i], t->n[i], 2166136261u) & (ns - 1);
     while (t->slots[j]) j = (j + 1) & (ns - 1);
     t->slots[j] = (uint32_t)i + 1;
   }
@@ -158,7 +158,7 @@ static void strings_rehash(BcStrings *t) {
 size_t bcw_string(BcW *w, const char *s, size_t n) {
   BcStrings *t = &w->strings;
   if ((t->count + 1) * 2 > t->nslots) strings_rehash(t);
-  size_t j = fnv(s, n, 2166136261u) & (t->nslots - 1);
+  size_t j = bcw_fnv(s, n, 2166136261u) & (t->nslots - 1);
   while (t->slots[j]) {
     size_t i = t->slots[j] - 1;
     if (t->n[i] == n && memcmp(t->s[i], s, n) == 0) return i;
@@ -213,10 +213,10 @@ static uint32_t key_hash(const BcKey *k) {
   uint32_t h = 2166136261u ^ (uint32_t)(k->cls * 31 + k->dom * 7 + k->vdom);
   switch ((BcAttrClass)k->cls) {
   case BCA_ATTR: return h * 16777619u ^ bcw_hash_attr(k->a);
-  case BCA_STR: return fnv(k->s, k->n, h);
+  case BCA_STR: return bcw_fnv(k->s, k->n, h);
   case BCA_OPDICT:
     for (int i = 0; i < k->nattrs; i++)
-      h = fnv(k->attrs[i].name, strlen(k->attrs[i].name), h) * 31 ^ bcw_hash_attr(k->attrs[i].value);
+      h = bcw_fnv(k->attrs[i].name, strlen(k->attrs[i].name), h) * 31 ^ bcw_hash_attr(k->attrs[i].value);
     return h;
   case BCA_UNKNOWN_LOC: return h;
   }

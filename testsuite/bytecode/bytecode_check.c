@@ -15,6 +15,11 @@
  *     introduced it; a module with ops no artifact can hold is refused at
  *     every version and counted apart.  Dense literals are compared in the
  *     form MLIR gives them (splats detected, hex above 100 elements).
+ *   bytecode_check identical X.X_Y_Z.mlir...
+ *     StableHLO's own artifacts against ours: the text X.X_Y_Z.mlir written
+ *     for version X.Y.Z gives the bytes of X.X_Y_Z.mlir.bc beside it
+ *     (stablehlo-translate --serialize --target=X.Y.Z --strip-debuginfo);
+ *     and so does the artifact itself read and written again.
  * Prints a line per failure and "N passed, N failed" (refusals counted
  * apart); exit 0 when nothing failed. */
 #include <stdio.h>
@@ -23,10 +28,12 @@
 
 #include "frontend/bytecode.h"
 #include "frontend/parser.h"
+#include "frontend/vhlo.h"
 #include "ir/ir.h"
 
 typedef struct Tally {
   int passed, failed, refused, not_portable;
+  int from_text, from_artifact; /* identical: byte-identical writes of each origin */
 } Tally;
 
 static char *read_all(const char *path, size_t *len) {
@@ -123,6 +130,74 @@ static void dense_forms_as_mlir(Op *op, int depth) {
       for (Op *o = op->regions[r].blocks[b]->first; o; o = o->next) dense_forms_as_mlir(o, depth + 1);
 }
 
+/* The version X.Y.Z of a name ending in X_Y_Z.mlir; false if none. */
+static bool version_of_name(const char *path, VhloVersion *v) {
+  const char *dot = strstr(path, ".mlir");
+  const char *p = dot;
+  for (int underscores = 0; p && p > path && underscores < 3; p--)
+    if (p[-1] == '.' || (p[-1] == '_' && ++underscores == 3)) break;
+  char text[32];
+  if (!p || dot - p >= (long)sizeof text) return false;
+  snprintf(text, sizeof text, "%.*s", (int)(dot - p), p);
+  for (char *c = text; *c; c++)
+    if (*c == '_') *c = '.';
+  return vhlo_version_parse(text, v);
+}
+
+/* Writes m (StableHLO, or VHLO form when vhlo) for v and compares the
+ * bytes with want; a reason in why when they differ. */
+static void write_and_compare(Context *c, Module *m, bool vhlo, VhloVersion v, const char *want, size_t wlen,
+                              char *why, size_t n) {
+  uint8_t *out = NULL;
+  size_t len = 0;
+  if ((!vhlo && !stablehlo_to_vhlo(c, m, v)) || !bc_write_vhlo(c, m, v, &out, &len)) {
+    snprintf(why, n, "not written");
+  } else if (len != wlen || memcmp(out, want, len) != 0) {
+    size_t at = 0;
+    while (at < len && at < wlen && out[at] == (uint8_t)want[at]) at++;
+    snprintf(why, n, "%zu bytes against %zu, first difference at byte %zu", len, wlen, at);
+  }
+  free(out);
+}
+
+static void check_identical(const char *path, Tally *t) {
+  size_t tlen, blen;
+  char bcpath[4096], why[512] = "";
+  snprintf(bcpath, sizeof bcpath, "%s.bc", path);
+  char *text = read_all(path, &tlen), *bytes = read_all(bcpath, &blen);
+  VhloVersion v;
+  FILE *diag;
+  char *dbuf = NULL;
+  size_t dlen;
+  Context *c = quiet_context(&diag, &dbuf, &dlen);
+  SourceFile tf = {path, text, tlen}, bf = {bcpath, bytes, blen};
+  BcInfo info = {0};
+  Module *mt = text ? parse_module(c, &tf, text, text + tlen, 1) : NULL;
+  Module *mb = bytes ? bc_read_vhlo(c, &bf, &info) : NULL;
+  if (!version_of_name(path, &v)) snprintf(why, sizeof why, "no X_Y_Z version in the name");
+  else if (!mt || !mb) snprintf(why, sizeof why, "%s does not read", mt ? "bytecode" : "text");
+  if (why[0]) {
+    fflush(diag);
+    printf("FAIL %s: %s %.300s\n", path, why, dbuf ? dbuf : "");
+    t->failed++;
+  } else {
+    char from_text[256] = "", from_artifact[256] = "";
+    write_and_compare(c, mt, false, v, bytes, blen, from_text, sizeof from_text);
+    write_and_compare(c, mb, true, v, bytes, blen, from_artifact, sizeof from_artifact);
+    t->from_text += !from_text[0];
+    t->from_artifact += !from_artifact[0];
+    if (from_text[0]) printf("FAIL %s: written from the text: %s\n", path, from_text);
+    if (from_artifact[0]) printf("FAIL %s: written again from the artifact: %s\n", path, from_artifact);
+    if (from_text[0] || from_artifact[0]) t->failed++;
+    else t->passed++;
+  }
+  ctx_free(c);
+  fclose(diag);
+  free(dbuf);
+  free(text);
+  free(bytes);
+}
+
 /* One verified chunk written for each version and read back. */
 static void roundtrip_chunk(const char *path, const SourceFile *file, SourceChunk ch, char **versions, int nv,
                             Tally *t) {
@@ -198,8 +273,10 @@ static int split_versions(char *list, char ***out) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2 || (strcmp(argv[1], "pairs") != 0 && strcmp(argv[1], "roundtrip") != 0)) {
-    fprintf(stderr, "usage: bytecode_check pairs X.mlir... | roundtrip [--versions=A,B|all] FILE.mlir...\n");
+  bool identical = argc >= 2 && strcmp(argv[1], "identical") == 0;
+  if (argc < 2 || (strcmp(argv[1], "pairs") != 0 && strcmp(argv[1], "roundtrip") != 0 && !identical)) {
+    fprintf(stderr, "usage: bytecode_check pairs X.mlir... | identical X.X_Y_Z.mlir... | roundtrip "
+                    "[--versions=A,B|all] FILE.mlir...\n");
     return 1;
   }
   Tally t = {0};
@@ -215,7 +292,8 @@ int main(int argc, char **argv) {
   }
   for (int i = first; i < argc; i++) {
     if (!versions) {
-      check_pair(argv[i], &t);
+      if (identical) check_identical(argv[i], &t);
+      else check_pair(argv[i], &t);
       continue;
     }
     size_t len;
@@ -232,6 +310,9 @@ int main(int argc, char **argv) {
     free(chunks);
     free(text);
   }
+  if (identical)
+    printf("byte-identical to StableHLO's: %d written from the text, %d written again from the artifact\n",
+           t.from_text, t.from_artifact);
   if (versions)
     printf("%d refused by an older version that lacks an op or type; %d modules with ops of no portable dialect\n",
            t.refused, t.not_portable);

@@ -19,6 +19,10 @@ if [ ${#pairs[@]} -gt 0 ]; then
   "$CHECK" pairs "${pairs[@]}" > "$TMP/pairs" || fail "pairs: $(grep -m3 -A3 FAIL "$TMP/pairs")"
   expect_in "$TMP/pairs" "${#pairs[@]} passed, 0 failed"
   echo "pairs: ${#pairs[@]} match their text"
+  # Read and written again, each artifact is byte-identical to StableHLO's.
+  "$CHECK" identical "${pairs[@]}" > "$TMP/identical"
+  expect_in "$TMP/identical" "${#pairs[@]} written again from the artifact"
+  echo "identical: $(grep '^byte-identical' "$TMP/identical")"
 else
   echo "skipped: no pairs in $CONF/stablehlo/vhlo"
 fi
