@@ -314,6 +314,22 @@ static void number_children(BcW *w, BcEnt *e) {
   w->numbering = saved;
 }
 
+/* A new attribute or type entry like proto in hash slot `slot`, appended to
+ * *list (*n of *cap), its children numbered after it. */
+static BcEnt *add_entry(BcW *w, size_t slot, BcEnt proto, BcEnt ***list, int *n, int *cap) {
+  BcEnt *e = arena_alloc(&w->c->arena, sizeof *e);
+  *e = proto;
+  e->dialect = ent_dialect(w, e);
+  insert_ent(w, slot, e);
+  if (*n == *cap) {
+    *cap = *cap ? *cap * 2 : 256;
+    *list = xrealloc(*list, (size_t)*cap * sizeof **list);
+  }
+  (*list)[(*n)++] = e;
+  number_children(w, e);
+  return e;
+}
+
 BcEnt *bcw_number_attr(BcW *w, const BcKey *k) {
   if (!w->nslots) slots_grow(w);
   uint32_t h = key_hash(k);
@@ -322,17 +338,8 @@ BcEnt *bcw_number_attr(BcW *w, const BcKey *k) {
     w->slots[slot]->refs++;
     return w->slots[slot];
   }
-  BcEnt *e = arena_alloc(&w->c->arena, sizeof *e);
-  *e = (BcEnt){.dom = k->dom, .k = *k, .refs = 1, .hash = h};
-  e->dialect = ent_dialect(w, e);
-  insert_ent(w, slot, e);
-  if (w->nattrs == w->capattrs) {
-    w->capattrs = w->capattrs ? w->capattrs * 2 : 256;
-    w->attrs = xrealloc(w->attrs, (size_t)w->capattrs * sizeof *w->attrs);
-  }
-  w->attrs[w->nattrs++] = e;
-  number_children(w, e);
-  return e;
+  return add_entry(w, slot, (BcEnt){.dom = k->dom, .k = *k, .refs = 1, .hash = h}, &w->attrs, &w->nattrs,
+                   &w->capattrs);
 }
 
 BcEnt *bcw_number_type(BcW *w, BcDom dom, const Type *t) {
@@ -344,15 +351,6 @@ BcEnt *bcw_number_type(BcW *w, BcDom dom, const Type *t) {
     w->slots[slot]->refs++;
     return w->slots[slot];
   }
-  BcEnt *e = arena_alloc(&w->c->arena, sizeof *e);
-  *e = (BcEnt){.is_type = true, .dom = (uint8_t)dom, .t = t, .refs = 1, .hash = h};
-  e->dialect = ent_dialect(w, e);
-  insert_ent(w, slot, e);
-  if (w->ntypes == w->captypes) {
-    w->captypes = w->captypes ? w->captypes * 2 : 256;
-    w->types = xrealloc(w->types, (size_t)w->captypes * sizeof *w->types);
-  }
-  w->types[w->ntypes++] = e;
-  number_children(w, e);
-  return e;
+  return add_entry(w, slot, (BcEnt){.is_type = true, .dom = (uint8_t)dom, .t = t, .refs = 1, .hash = h}, &w->types,
+                   &w->ntypes, &w->captypes);
 }
