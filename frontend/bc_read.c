@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "frontend/bc_read.h"
+#include "frontend/vhlo_legalize.h"
 
 bool bc_corrupt(BcFile *b, const BcCur *at, const char *fmt, ...) {
   if (b->failed) return false;
@@ -261,6 +262,21 @@ static bool read_dialects(BcFile *b) {
   return !b->failed;
 }
 
+/* "; its ops VHLO does not know: 'vhlo.x_v9', ..." from the dialect
+ * section's op names (empty when it has none), into out. */
+static void unknown_vhlo_ops(BcFile *b, char *out, size_t n) {
+  VhloTable *t = vhlo_table(b->c);
+  size_t used = 0;
+  int found = 0;
+  out[0] = 0;
+  for (uint64_t i = 0; i < b->nopnames && used + 1 < n; i++) {
+    const char *name = b->opnames[i].name;
+    if (strncmp(name, "vhlo.", 5) != 0 || vhlo_row_by_name(t, name)) continue;
+    used += (size_t)snprintf(out + used, n - used, "%s'%s'", found++ ? ", " : "; its ops VHLO does not know: ", name);
+  }
+  if (used >= n && n > 4) strcpy(out + n - 4, "...");
+}
+
 /* The StableHLO or VHLO version of the artifact: the dialect version record
  * of stablehlo / vhlo (major, minor, patch) when present, else the
  * producer string "StableHLO_vX.Y.Z"; refuses one newer than ours. */
@@ -287,8 +303,10 @@ static bool read_versions(BcFile *b) {
   VhloVersion cur = VHLO_VERSION_CURRENT;
   if (b->info->has_vhlo_version && vhlo_version_cmp(b->info->vhlo, cur) > 0) {
     VhloVersion v = b->info->vhlo;
-    return bc_refuse(b, "the artifact's StableHLO version %d.%d.%d (producer \"%s\") is newer than the newest this reader supports, %d.%d.%d",
-                     v.major, v.minor, v.patch, p, cur.major, cur.minor, cur.patch);
+    char unknown[512];
+    unknown_vhlo_ops(b, unknown, sizeof unknown);
+    return bc_refuse(b, "the artifact's StableHLO version %d.%d.%d (producer \"%s\") is newer than the newest this reader supports, %d.%d.%d%s",
+                     v.major, v.minor, v.patch, p, cur.major, cur.minor, cur.patch, unknown);
   }
   return true;
 }

@@ -71,6 +71,7 @@ future=$CONF/stablehlo/vhlo/invalid_vhlo_future.mlir.bc
 if [ -f "$future" ]; then
   expect_status 2 "$TPUCC" "$future"
   expect_in "$TMP/err" "2.0.0"
+  expect_in "$TMP/err" "'vhlo.constant_v99'"
 fi
 
 # 4. Writing: a round trip through every version for a sample of the
