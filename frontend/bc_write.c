@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "frontend/bc_write.h"
+#include "frontend/vhlo_legalize.h"
 
 /* ------------------------------------------------------------------ */
 /* Ops in VHLO form. */
@@ -35,20 +36,28 @@ static BcDom value_dom(const Value *v) {
   return vhlo != flip ? BCD_VHLO : BCD_BUILTIN;
 }
 
+/* Whether attribute `name` of op is one of its properties: the module's
+ * sym_name and sym_visibility, a VHLO op's inherent attributes (its
+ * vhlo_ops.def row); any other attribute is discardable. */
+static bool is_prop(const BcW *w, const Op *op, const char *name) {
+  if (is_module(op)) return strcmp(name, "sym_name") == 0 || strcmp(name, "sym_visibility") == 0;
+  const VhloOpRow *row = is_vhlo(op) ? vhlo_row_by_name(w->vhlo_ops, op->name) : NULL;
+  return row && vhlo_row_attr(row, name);
+}
+
 /* Whether op writes properties (format 5 on: a builtin.module always, a
  * VHLO op when it has inherent attributes; other dialects' ops keep all
  * their attributes in the dictionary, which MLIR's reader accepts). */
 static bool has_props(const BcW *w, const Op *op) {
   if (w->fmt < BC_V_NATIVE_PROPERTIES) return false;
   if (is_module(op)) return true;
-  if (!is_vhlo(op)) return false;
   for (int i = 0; i < op->nattrs; i++)
-    if (!strchr(op->attrs[i].name, '.')) return true;
+    if (is_prop(w, op, op->attrs[i].name)) return true;
   return false;
 }
 
 /* The attribute dictionary op writes: all its attributes, or only the
- * discardable ones (names with a '.') when it writes properties. */
+ * discardable ones when it writes properties. */
 static BcKey op_dict_key(BcW *w, const Op *op) {
   bool props = has_props(w, op);
   BcKey k = {.cls = BCA_OPDICT, .dom = BCD_BUILTIN, .vdom = (uint8_t)op_dom(op)};
@@ -59,7 +68,7 @@ static BcKey op_dict_key(BcW *w, const Op *op) {
   }
   NamedAttr *sel = arena_alloc(&w->c->arena, sizeof *sel * (size_t)(op->nattrs + 1));
   for (int i = 0; i < op->nattrs; i++)
-    if (strchr(op->attrs[i].name, '.')) sel[k.nattrs++] = op->attrs[i];
+    if (!is_prop(w, op, op->attrs[i].name)) sel[k.nattrs++] = op->attrs[i];
   k.attrs = sel;
   return k;
 }
@@ -74,7 +83,7 @@ static void for_each_prop(BcW *w, const Op *op, void (*fn)(BcW *, const Op *, co
     return;
   }
   for (int i = 0; i < op->nattrs; i++)
-    if (!strchr(op->attrs[i].name, '.')) fn(w, op, op->attrs[i].value);
+    if (is_prop(w, op, op->attrs[i].name)) fn(w, op, op->attrs[i].value);
 }
 
 /* ------------------------------------------------------------------ */
@@ -660,7 +669,7 @@ bool bc_write_vhlo(Context *c, const Module *m, VhloVersion target, uint8_t **ou
     return false;
   }
   if (!m || !m->op || !is_module(m->op)) die("bc_write_vhlo: not a module");
-  BcW w = {.c = c, .target = target, .fmt = vhlo_bytecode_format(target), .numbering = true};
+  BcW w = {.c = c, .vhlo_ops = vhlo_table(c), .target = target, .fmt = vhlo_bytecode_format(target), .numbering = true};
   number_ir(&w, m->op);
   w.cur_op = NULL;
   if (w.failed) {

@@ -88,6 +88,7 @@ typedef struct BcStrings {
 
 typedef struct BcW {
   Context *c;
+  const struct VhloTable *vhlo_ops; /* frontend/vhlo_ops.def: which attributes are inherent */
   VhloVersion target;
   int fmt;
   bool failed;

@@ -99,7 +99,7 @@ static void verify_func(Verifier *v, Op *op) {
   if (op->nregions != 1) return;
   Region *r = &op->regions[0];
   if (r->nblocks == 0) {
-    if (!vis || strcmp(vis->u.str.s, "private") != 0)
+    if (!vis || vis->kind != ATTR_STRING || strcmp(vis->u.str.s, "private") != 0)
       op_error(v->c, op, "a function declaration (no body) must be private");
     return;
   }
