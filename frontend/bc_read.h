@@ -133,7 +133,7 @@ bool bc_blob(BcFile *b, BcCur *r, BcCur *out);
 Attr *bc_int_attr(BcFile *b, BcCur *r, Type *t);
 Attr *bc_float_attr(BcFile *b, BcCur *r, Type *t);
 bool bc_double(BcFile *b, BcCur *r, double *out);
-Type *bc_tensor(BcFile *b, Type *elem, int rank, const int64_t *dims, Attr *enc);
+Type *bc_tensor(BcFile *b, BcCur *r, Type *elem, int rank, const int64_t *dims, Attr *enc);
 /* Builtin (bc_read_builtin.c), VHLO and CHLO (bc_read_vhlo.c) encodings. */
 Attr *bc_decode_builtin_attr(BcFile *b, BcCur *r, BcEntry *e);
 Type *bc_decode_builtin_type(BcFile *b, BcCur *r);

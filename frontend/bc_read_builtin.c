@@ -97,15 +97,13 @@ Attr *bc_dense_from_blob(BcFile *b, BcCur *at, Type *t, const uint8_t *blob, siz
     uint8_t v = blob[0] != 0;
     return attr_dense_raw(b->c, t, &v, 1, true);
   }
-  uint8_t *bytes = arena_alloc(&b->c->arena, (size_t)count + 1);
-  if (n == packed && n != (size_t)count) {
-    for (int64_t i = 0; i < count; i++) bytes[i] = (blob[i / 8] >> (i % 8)) & 1;
-  } else if (n == (size_t)count) {
-    for (int64_t i = 0; i < count; i++) bytes[i] = blob[i] != 0;
-  } else {
+  bool is_packed = n == packed && n != (size_t)count;
+  if (!is_packed && n != (size_t)count) {
     bc_corrupt(b, at, "boolean data of %zu bytes for %lld elements", n, (long long)count);
     return NULL;
   }
+  uint8_t *bytes = arena_alloc(&b->c->arena, (size_t)count + 1);
+  for (int64_t i = 0; i < count; i++) bytes[i] = is_packed ? (blob[i / 8] >> (i % 8)) & 1 : blob[i] != 0;
   return attr_dense_raw(b->c, t, bytes, (size_t)count, false);
 }
 
@@ -121,6 +119,7 @@ bool bc_blob(BcFile *b, BcCur *r, BcCur *out) {
 bool bc_shape(BcFile *b, BcCur *r, int *rank, int64_t **dims) {
   uint64_t n;
   if (!bc_count(b, r, 1, &n)) return false;
+  if (n > TYPE_MAX_RANK) return bc_corrupt(b, r, "tensor rank %llu is above %d", (unsigned long long)n, TYPE_MAX_RANK);
   int64_t *d = arena_alloc(&b->c->arena, sizeof(int64_t) * (size_t)(n ? n : 1));
   for (uint64_t i = 0; i < n; i++) {
     if (!bc_svarint(b, r, &d[i])) return false;
@@ -132,8 +131,13 @@ bool bc_shape(BcFile *b, BcCur *r, int *rank, int64_t **dims) {
 }
 
 /* A tensor type of element type elem; a non-builtin element is only a
- * quantized one. */
-Type *bc_tensor(BcFile *b, Type *elem, int rank, const int64_t *dims, Attr *enc) {
+ * quantized one.  Dims and bounds the text parser refuses are corrupt. */
+Type *bc_tensor(BcFile *b, BcCur *r, Type *elem, int rank, const int64_t *dims, Attr *enc) {
+  const char *why = rank < 0 ? NULL : type_shape_check(b->c, rank, dims, enc);
+  if (why) {
+    bc_corrupt(b, r, "%s", why);
+    return NULL;
+  }
   if (enc) enc = type_bounds_canonical(b->c, enc);
   if (elem->kind == TY_ELEM) return type_tensor(b->c, elem->elem, rank, dims, enc);
   if (elem->kind == TY_OPAQUE && elem->quant) return type_tensor_opaque_elem(b->c, elem, rank, dims, enc);
@@ -215,11 +219,11 @@ Type *bc_decode_builtin_type(BcFile *b, BcCur *r) {
     if (code == BT_RANKED_ENCODED && !(enc = bc_attr(b, r))) return NULL;
     if (!bc_shape(b, r, &rank, &dims)) return NULL;
     Type *e = bc_type(b, r);
-    return e ? bc_tensor(b, e, rank, dims, enc) : NULL;
+    return e ? bc_tensor(b, r, e, rank, dims, enc) : NULL;
   }
   case BT_UNRANKED: {
     Type *e = bc_type(b, r);
-    return e ? bc_tensor(b, e, -1, NULL, NULL) : NULL;
+    return e ? bc_tensor(b, r, e, -1, NULL, NULL) : NULL;
   }
   case BT_F80: case BT_F128: case BT_MEMREF: case BT_MEMREF_SPACE: case BT_UNRANKED_MEMREF:
   case BT_UNRANKED_MEMREF_SPACE: case BT_VECTOR: case BT_VECTOR_SCALABLE:
@@ -268,12 +272,15 @@ char *bc_cat(BcFile *b, const char *x, const char *y, const char *z) {
   return s;
 }
 
-static BcLoc *new_loc(BcFile *b, const char *text, Loc loc) {
-  if (strlen(text) > BC_MAX_TEXT) {
-    BcCur at = {0, 0, "attribute/type"};
-    bc_corrupt(b, &at, "a location of more than %d characters", BC_MAX_TEXT);
-    return NULL;
-  }
+/* False (corrupt) when a location text of len characters would exceed
+ * BC_MAX_TEXT; checked before the text is built. */
+static bool loc_fits(BcFile *b, const BcCur *r, size_t len) {
+  if (len <= BC_MAX_TEXT) return true;
+  return bc_corrupt(b, r, "a location of more than %d characters", BC_MAX_TEXT);
+}
+
+static BcLoc *new_loc(BcFile *b, const BcCur *r, const char *text, Loc loc) {
+  if (!loc_fits(b, r, strlen(text))) return NULL;
   BcLoc *l = arena_alloc(&b->c->arena, sizeof *l);
   l->text = text;
   l->loc = loc;
@@ -290,6 +297,7 @@ static BcLoc *fused_loc(BcFile *b, BcCur *r, bool meta) {
   for (uint64_t i = 0; i < n; i++) {
     if (!(v[i] = bc_loc(b, r))) return NULL;
     len += strlen(v[i]->text) + 2;
+    if (!loc_fits(b, r, len)) return NULL;
     if (!first.file) first = v[i]->loc;
   }
   const char *mtext = "";
@@ -298,6 +306,7 @@ static BcLoc *fused_loc(BcFile *b, BcCur *r, bool meta) {
     if (!m) return NULL;
     const char *t = bc_attr_text(b, r, m);
     if (!t) return NULL;
+    if (!loc_fits(b, r, len + strlen(t))) return NULL;
     mtext = arena_printf(&b->c->arena, "<%s>", t);
   }
   char *text = arena_alloc(&b->c->arena, len + strlen(mtext)), *o = text;
@@ -309,7 +318,7 @@ static BcLoc *fused_loc(BcFile *b, BcCur *r, bool meta) {
     o += k;
   }
   strcpy(o, "]");
-  return new_loc(b, text, first);
+  return new_loc(b, r, text, first);
 }
 
 /* Bytes of a's text, roughly, stopping once past *budget. */
@@ -341,24 +350,25 @@ static BcLoc *decode_loc(BcFile *b, BcCur *r, uint64_t code) {
   const char *s;
   size_t n;
   switch (code) {
-  case B_UNKNOWN_LOC: return new_loc(b, "unknown", (Loc){0});
+  case B_UNKNOWN_LOC: return new_loc(b, r, "unknown", (Loc){0});
   case B_FILE_LOC: {
     uint64_t line, col;
     if (!bc_string_attr(b, r, &s, &n) || !bc_varint(b, r, &line) || !bc_varint(b, r, &col)) return NULL;
     Loc l = {loc_file(b, s, n), (uint32_t)line, (uint32_t)col};
-    return new_loc(b, arena_printf(&b->c->arena, "%s:%llu:%llu", quoted(b, s, n), (unsigned long long)line, (unsigned long long)col), l);
+    return new_loc(b, r, arena_printf(&b->c->arena, "%s:%llu:%llu", quoted(b, s, n), (unsigned long long)line, (unsigned long long)col), l);
   }
   case B_NAME_LOC: {
     if (!bc_string_attr(b, r, &s, &n)) return NULL;
     BcLoc *child = bc_loc(b, r);
     if (!child) return NULL;
-    if (strcmp(child->text, "unknown") == 0) return new_loc(b, quoted(b, s, n), child->loc);
-    return new_loc(b, bc_cat(b, quoted(b, s, n), "(", bc_cat(b, child->text, ")", "")), child->loc);
+    if (!loc_fits(b, r, 4 * n + strlen(child->text) + 4)) return NULL;
+    if (strcmp(child->text, "unknown") == 0) return new_loc(b, r, quoted(b, s, n), child->loc);
+    return new_loc(b, r, bc_cat(b, quoted(b, s, n), "(", bc_cat(b, child->text, ")", "")), child->loc);
   }
   case B_CALLSITE_LOC: {
     BcLoc *callee = bc_loc(b, r), *caller = callee ? bc_loc(b, r) : NULL;
-    if (!caller) return NULL;
-    return new_loc(b, bc_cat(b, "callsite(", callee->text, bc_cat(b, " at ", caller->text, ")")),
+    if (!caller || !loc_fits(b, r, strlen(callee->text) + strlen(caller->text) + 16)) return NULL;
+    return new_loc(b, r, bc_cat(b, "callsite(", callee->text, bc_cat(b, " at ", caller->text, ")")),
                    callee->loc.file ? callee->loc : caller->loc);
   }
   default: return fused_loc(b, r, code == B_FUSED_LOC_META);
@@ -417,19 +427,32 @@ static Attr *symref_attr(BcFile *b, BcCur *r, bool nested) {
   const char *s;
   size_t n;
   if (!bc_string_attr(b, r, &s, &n)) return NULL;
-  char *name = arena_strndup(&b->c->arena, s, n);
-  if (nested) {
-    int count;
-    Attr **v;
-    if (!bc_attrs(b, r, &count, &v)) return NULL;
-    for (int i = 0; i < count; i++) {
-      if (v[i]->kind != ATTR_SYMREF) {
-        bc_corrupt(b, r, "nested symbol reference that is not a symbol");
-        return NULL;
-      }
-      name = arena_printf(&b->c->arena, "%s::@%s", name, v[i]->u.str.s);
+  if (!nested) return attr_symref(b->c, arena_strndup(&b->c->arena, s, n));
+  int count;
+  Attr **v;
+  if (!bc_attrs(b, r, &count, &v)) return NULL;
+  size_t len = n;
+  for (int i = 0; i < count; i++) {
+    if (v[i]->kind != ATTR_SYMREF) {
+      bc_corrupt(b, r, "nested symbol reference that is not a symbol");
+      return NULL;
+    }
+    len += 3 + strlen(v[i]->u.str.s);
+    if (len > BC_MAX_TEXT) {
+      bc_corrupt(b, r, "a symbol reference of more than %d characters", BC_MAX_TEXT);
+      return NULL;
     }
   }
+  char *name = arena_alloc(&b->c->arena, len + 1), *o = name;
+  memcpy(o, s, n);
+  o += n;
+  for (int i = 0; i < count; i++) {
+    size_t k = strlen(v[i]->u.str.s);
+    memcpy(o, "::@", 3);
+    memcpy(o + 3, v[i]->u.str.s, k);
+    o += 3 + k;
+  }
+  *o = 0;
   return attr_symref(b->c, name);
 }
 

@@ -7,21 +7,32 @@
 
 #include "frontend/bc_read.h"
 
+/* One use-list order of a value below nvalues, not already in seen. */
+static bool read_order(BcFile *b, BcCur *r, uint64_t nvalues, bool *seen, PtrVec *out) {
+  BcUseOrder *u = arena_alloc(&b->c->arena, sizeof *u);
+  if (nvalues > 1 && !bc_varint(b, r, &u->index)) return false;
+  if (u->index >= nvalues) return bc_corrupt(b, r, "use-list order of value %llu of %llu", (unsigned long long)u->index, (unsigned long long)nvalues);
+  if (seen[u->index]) return bc_corrupt(b, r, "a second use-list order of value %llu", (unsigned long long)u->index);
+  seen[u->index] = true;
+  if (!bc_varint_flag(b, r, &u->n, &u->pairs)) return false;
+  if (u->n > r->end - r->pos) return bc_corrupt(b, r, "use-list order of %llu entries exceeds the data", (unsigned long long)u->n);
+  u->idx = arena_alloc(&b->c->arena, sizeof(uint64_t) * (size_t)(u->n ? u->n : 1));
+  for (uint64_t k = 0; k < u->n; k++)
+    if (!bc_varint(b, r, &u->idx[k])) return false;
+  vec_push(out, u);
+  return true;
+}
+
+/* The use-list orders of a scope of nvalues values: at most one per value. */
 bool bc_read_use_lists(BcFile *b, BcCur *r, uint64_t nvalues, PtrVec *out) {
   uint64_t count = 1;
   if (nvalues > 1 && !bc_count(b, r, 1, &count)) return false;
-  for (uint64_t i = 0; i < count; i++) {
-    BcUseOrder *u = arena_alloc(&b->c->arena, sizeof *u);
-    if (nvalues > 1 && !bc_varint(b, r, &u->index)) return false;
-    if (u->index >= nvalues) return bc_corrupt(b, r, "use-list order of value %llu of %llu", (unsigned long long)u->index, (unsigned long long)nvalues);
-    if (!bc_varint_flag(b, r, &u->n, &u->pairs)) return false;
-    if (u->n > r->end - r->pos) return bc_corrupt(b, r, "use-list order of %llu entries exceeds the data", (unsigned long long)u->n);
-    u->idx = arena_alloc(&b->c->arena, sizeof(uint64_t) * (size_t)(u->n ? u->n : 1));
-    for (uint64_t k = 0; k < u->n; k++)
-      if (!bc_varint(b, r, &u->idx[k])) return false;
-    vec_push(out, u);
-  }
-  return true;
+  if (count > nvalues) return bc_corrupt(b, r, "%llu use-list orders for %llu values", (unsigned long long)count, (unsigned long long)nvalues);
+  bool *seen = xcalloc((size_t)nvalues, sizeof *seen);
+  bool ok = true;
+  for (uint64_t i = 0; ok && i < count; i++) ok = read_order(b, r, nvalues, seen, out);
+  free(seen);
+  return ok;
 }
 
 static uint64_t use_id(const Use *u) { return (uint64_t)u->user->order << 32 | (uint32_t)u->operand_index; }

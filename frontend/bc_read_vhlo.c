@@ -1,6 +1,7 @@
 /* MLIR bytecode reader: VHLO's attribute and type encodings (StableHLO's
  * VhloBytecode.cpp; codes from frontend/vhlo_codes.def) and CHLO's
  * (ChloBytecode.cpp), decoded into the VHLO form of frontend/vhlo.h. */
+#include <stdio.h>
 #include <string.h>
 
 #include "frontend/bc_read.h"
@@ -364,12 +365,13 @@ static Type *buffer_type(BcFile *b, BcCur *r) {
   if (!bc_shape(b, r, &rank, &dims)) return NULL;
   Type *e = bc_type(b, r);
   if (!e) return NULL;
-  char *text = "memref<";
+  const char *es = type_to_string(b->c, e);
+  char *text = arena_alloc(&b->c->arena, strlen(es) + 10 + 22 * (size_t)rank), *o = text;
+  o += sprintf(o, "memref<");
   for (int i = 0; i < rank; i++)
-    text = dims[i] == DIM_DYNAMIC ? arena_printf(&b->c->arena, "%s?x", text)
-                                  : arena_printf(&b->c->arena, "%s%lldx", text, (long long)dims[i]);
-  text = arena_printf(&b->c->arena, "%s%s>", text, type_to_string(b->c, e));
-  return type_opaque(b->c, text, strlen(text));
+    o += dims[i] == DIM_DYNAMIC ? sprintf(o, "?x") : sprintf(o, "%lldx", (long long)dims[i]);
+  o += sprintf(o, "%s>", es);
+  return type_opaque(b->c, text, (size_t)(o - text));
 }
 
 Type *bc_decode_vhlo_type(BcFile *b, BcCur *r) {
@@ -401,11 +403,11 @@ Type *bc_decode_vhlo_type(BcFile *b, BcCur *r) {
     if (code == VT_RANKED_TENSOR_ENCODED && !(enc = bc_attr(b, r))) return NULL;
     if (!bc_shape(b, r, &rank, &dims)) return NULL;
     Type *e = bc_type(b, r);
-    return e ? bc_tensor(b, e, rank, dims, enc) : NULL;
+    return e ? bc_tensor(b, r, e, rank, dims, enc) : NULL;
   }
   case VT_UNRANKED_TENSOR: {
     Type *e = bc_type(b, r);
-    return e ? bc_tensor(b, e, -1, NULL, NULL) : NULL;
+    return e ? bc_tensor(b, r, e, -1, NULL, NULL) : NULL;
   }
   case VT_TOKEN: return type_token(b->c);
   case VT_NONE: return type_none(b->c);

@@ -28,37 +28,6 @@ static Type *type_alias_value(Parser *p, const Token *t) {
   return NULL;
 }
 
-/* The bounds of a #stablehlo.bounds / type_extensions encoding, as
- * StableHLO's verifyBounds checks them: one per dim, only on '?' dims
- * (a static dim's is '?'), each non-negative.  False after an error. */
-static bool check_bounds(Parser *p, Loc loc, int rank, const int64_t *dims, Attr *encoding) {
-  int64_t copy[64];
-  for (int d = 0; d < rank; d++) copy[d] = dims[d];
-  Type probe = {.kind = TY_TENSOR, .rank = rank, .dims = copy, .encoding = encoding};
-  int n;
-  if (!type_has_bounds(&probe, &n)) return true;
-  if (n != rank) {
-    p_error(p, loc, "Bounds length is %d, expected to be equal to rank(%d) of the tensor (bounds %s)", n, rank,
-            attr_to_string(p->c, encoding));
-    return false;
-  }
-  for (int d = 0; d < rank; d++) {
-    copy[d] = DIM_DYNAMIC;
-    int64_t b = type_dim_bound(&probe, d);
-    copy[d] = dims[d];
-    if (b != DIM_DYNAMIC && dims[d] != DIM_DYNAMIC) {
-      p_error(p, loc, "Static dimension %d cannot have a bound, use ShapedType::kDynamic to indicate a missing bound (%s)", d,
-              attr_to_string(p->c, encoding));
-      return false;
-    }
-    if (b != DIM_DYNAMIC && b < 0) {
-      p_error(p, loc, "bound of dimension %d is %lld; bounds must be non-negative", d, (long long)b);
-      return false;
-    }
-  }
-  return true;
-}
-
 /* Parse the inside of tensor<...> at the character level: dims are written
  * glued to 'x' (2x?x3xf32), which tokens cannot express. */
 static Type *parse_tensor_body(Parser *p, Loc loc) {
@@ -125,7 +94,11 @@ static Type *parse_tensor_body(Parser *p, Loc loc) {
     if (!encoding) return NULL;
   }
   if (!p_expect(p, ">")) return NULL;
-  if (encoding && !unranked && !check_bounds(p, loc, rank, dims, encoding)) return NULL;
+  const char *why = unranked ? NULL : type_shape_check(p->c, rank, dims, encoding);
+  if (why) {
+    p_error(p, loc, "%s", why);
+    return NULL;
+  }
   if (encoding) encoding = type_bounds_canonical(p->c, encoding);
   if (elem->kind == TY_ELEM)
     return type_tensor(p->c, elem->elem, unranked ? -1 : rank, dims, encoding);

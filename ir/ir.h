@@ -196,6 +196,12 @@ int64_t type_dim_bound(const Type *t, int d);
 /* The #stablehlo.bounds<...> spelling of a #stablehlo.type_extensions<bounds
  * = [...]> encoding (the same type: one interned form); enc otherwise. */
 Attr *type_bounds_canonical(Context *c, Attr *enc);
+/* Highest tensor rank tpucc accepts (text and bytecode alike). */
+enum { TYPE_MAX_RANK = 64 };
+/* Why a ranked tensor of these dims and encoding is invalid (rank above
+ * TYPE_MAX_RANK, a negative static dim, bounds as StableHLO's verifyBounds
+ * checks them), or NULL when it is valid. */
+const char *type_shape_check(Context *c, int rank, const int64_t *dims, const Attr *encoding);
 Type *type_with_bounds(Context *c, const Type *t, const int64_t *dims, const int64_t *bounds);
 
 /* ------------------------------------------------------------------ */

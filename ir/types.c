@@ -205,6 +205,33 @@ Attr *type_bounds_canonical(Context *c, Attr *enc) {
   return attr_dialect(c, "stablehlo.bounds", n, p);
 }
 
+const char *type_shape_check(Context *c, int rank, const int64_t *dims, const Attr *encoding) {
+  if (rank > TYPE_MAX_RANK) return arena_printf(&c->arena, "tensor rank %d is above %d, which is not supported", rank, TYPE_MAX_RANK);
+  int64_t copy[TYPE_MAX_RANK];
+  for (int d = 0; d < rank; d++) {
+    if (dims[d] < 0 && dims[d] != DIM_DYNAMIC) return arena_printf(&c->arena, "negative dimension size %lld", (long long)dims[d]);
+    copy[d] = dims[d];
+  }
+  Type probe = {.kind = TY_TENSOR, .rank = rank, .dims = copy, .encoding = (Attr *)encoding};
+  int n;
+  if (!encoding || !type_has_bounds(&probe, &n)) return NULL;
+  if (n != rank)
+    return arena_printf(&c->arena, "Bounds length is %d, expected to be equal to rank(%d) of the tensor (bounds %s)", n, rank,
+                        attr_to_string(c, encoding));
+  for (int d = 0; d < rank; d++) {
+    copy[d] = DIM_DYNAMIC;
+    int64_t b = type_dim_bound(&probe, d);
+    copy[d] = dims[d];
+    if (b != DIM_DYNAMIC && dims[d] != DIM_DYNAMIC)
+      return arena_printf(&c->arena,
+                          "Static dimension %d cannot have a bound, use ShapedType::kDynamic to indicate a missing bound (%s)", d,
+                          attr_to_string(c, encoding));
+    if (b != DIM_DYNAMIC && b < 0)
+      return arena_printf(&c->arena, "bound of dimension %d is %lld; bounds must be non-negative", d, (long long)b);
+  }
+  return NULL;
+}
+
 Type *type_with_bounds(Context *c, const Type *t, const int64_t *dims, const int64_t *bounds) {
   bool any = false;
   for (int d = 0; d < t->rank; d++) any |= dims[d] == DIM_DYNAMIC && bounds[d] != DIM_DYNAMIC;

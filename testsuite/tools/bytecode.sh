@@ -74,6 +74,16 @@ if [ -f "$future" ]; then
   expect_in "$TMP/err" "'vhlo.constant_v99'"
 fi
 
+# 3b. Hostile files (testsuite/bytecode/regressions/README.md): each is
+# refused as corrupt (exit 3, section and offset named), fast, within 1 GB.
+for f in "$ROOT"/testsuite/bytecode/regressions/*.mlir.bc; do
+  (ulimit -v 1000000; timeout 20 "$TPUCC" --verify-only "$f" > /dev/null 2> "$TMP/err")
+  st=$?
+  [ "$st" -eq 3 ] || fail "$(basename "$f"): exit $st, expected 3: $(head -c 300 "$TMP/err")"
+  expect_in "$TMP/err" "section at byte offset"
+done
+echo "regressions: $(ls "$ROOT"/testsuite/bytecode/regressions/*.mlir.bc | wc -l) hostile files refused"
+
 # 4. Writing: a round trip through every version for a sample of the
 # corpus (the whole corpus: make check-bytecode), refusals named.
 files=()

@@ -419,6 +419,26 @@ static void test_rank_limit(void **state) {
   assert_contains(diags(t), "rank above 64");
 }
 
+/* type_shape_check: the one place the text parser and the bytecode
+ * readers check a tensor's rank, dims and bounds. */
+static void test_shape_check(void **state) {
+  TCtx *t = *state;
+  Context *c = t->c;
+  int64_t dims[65] = {0};
+  assert_null(type_shape_check(c, 64, dims, NULL));
+  assert_non_null(strstr(type_shape_check(c, 65, dims, NULL), "above 64"));
+  int64_t neg[2] = {2, -3};
+  assert_non_null(strstr(type_shape_check(c, 2, neg, NULL), "negative dimension size -3"));
+  int64_t dyn[2] = {DIM_DYNAMIC, 3};
+  NamedAttr ok[2] = {{NULL, attr_i64(c, 8)}, {NULL, attr_i64(c, DIM_DYNAMIC)}};
+  assert_null(type_shape_check(c, 2, dyn, attr_dialect(c, "stablehlo.bounds", 2, ok)));
+  assert_non_null(strstr(type_shape_check(c, 2, dyn, attr_dialect(c, "stablehlo.bounds", 1, ok)), "Bounds length is 1"));
+  NamedAttr on_static[2] = {{NULL, attr_i64(c, 8)}, {NULL, attr_i64(c, 4)}};
+  assert_non_null(strstr(type_shape_check(c, 2, dyn, attr_dialect(c, "stablehlo.bounds", 2, on_static)), "Static dimension 1"));
+  NamedAttr negb[2] = {{NULL, attr_i64(c, -5)}, {NULL, attr_i64(c, DIM_DYNAMIC)}};
+  assert_non_null(strstr(type_shape_check(c, 2, dyn, attr_dialect(c, "stablehlo.bounds", 2, negb)), "bounds must be non-negative"));
+}
+
 static void test_deep_nesting(void **state) {
   TCtx *t = *state;
   /* 500 nested tuples: an error, not a stack overflow */
@@ -482,6 +502,7 @@ int run_types_tests(void) {
       cmocka_unit_test_setup_teardown(test_num_elements_overflow, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dim_too_large, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rank_limit, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_shape_check, setup, teardown),
       cmocka_unit_test_setup_teardown(test_deep_nesting, setup, teardown),
       cmocka_unit_test_setup_teardown(test_type_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_type_predicates, setup, teardown),
