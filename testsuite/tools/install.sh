@@ -36,11 +36,15 @@ FILES=(bin/tpucc bin/tpurun include/tpurun.h lib/libtpurun.a lib/libtpurun.so
 
 # make from inside `make check`: drop the outer make's jobserver and level.
 submake() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$ROOT" "$@"; }
+# The build directory as `make check` names it (relative to the tree): an
+# absolute spelling would name other targets, whose compiles write
+# dependency files `make check` then no longer matches to its objects.
+BUILD_ARG=$(realpath --relative-to="$ROOT" "$BUILD")
 
 # ---------------------------------------------------------------- install
 stamps() { stat -c '%n %Y' "$BUILD/tpucc" "$BUILD/tpurun" "$BUILD/libtpurun.a" "$BUILD/libtpurun.so"; }
 before=$(stamps) || fail "$BUILD lacks tpucc, tpurun or libtpurun: run make first"
-submake install BUILD="$BUILD" PREFIX="$P" >"$TMP/install.out" 2>&1 ||
+submake install BUILD="$BUILD_ARG" PREFIX="$P" >"$TMP/install.out" 2>&1 ||
   fail "make install failed: $(head -c 800 "$TMP/install.out")"
 [ "$(stamps)" = "$before" ] || fail "make install rebuilt files of $BUILD"
 for f in "${FILES[@]}"; do
@@ -197,17 +201,17 @@ done
 # A staged install: DESTDIR is prepended to every path but not written into
 # tpurun.pc, and uninstall with the same DESTDIR removes it all.
 S=$TMP/stage
-submake install BUILD="$BUILD" PREFIX=/opt/tpurun DESTDIR="$S" >"$TMP/stage.out" 2>&1 ||
+submake install BUILD="$BUILD_ARG" PREFIX=/opt/tpurun DESTDIR="$S" >"$TMP/stage.out" 2>&1 ||
   fail "make install DESTDIR=... failed: $(head -c 800 "$TMP/stage.out")"
 for f in "${FILES[@]}"; do [ -f "$S/opt/tpurun/$f" ] || fail "DESTDIR install lacks $f"; done
 expect_in "$S/opt/tpurun/lib/pkgconfig/tpurun.pc" "prefix=/opt/tpurun"
 if grep -qF "$S" "$S/opt/tpurun/lib/pkgconfig/tpurun.pc"; then fail "tpurun.pc names DESTDIR"; fi
-submake uninstall BUILD="$BUILD" PREFIX=/opt/tpurun DESTDIR="$S" >"$TMP/stage.out" 2>&1 ||
+submake uninstall BUILD="$BUILD_ARG" PREFIX=/opt/tpurun DESTDIR="$S" >"$TMP/stage.out" 2>&1 ||
   fail "make uninstall DESTDIR=... failed: $(head -c 800 "$TMP/stage.out")"
 left=$(find "$S" -type f -o -type l)
 [ -z "$left" ] || fail "make uninstall DESTDIR=... left files behind: $left"
 
-submake uninstall BUILD="$BUILD" PREFIX="$P" >"$TMP/uninstall.out" 2>&1 ||
+submake uninstall BUILD="$BUILD_ARG" PREFIX="$P" >"$TMP/uninstall.out" 2>&1 ||
   fail "make uninstall failed: $(head -c 800 "$TMP/uninstall.out")"
 for f in "${FILES[@]}"; do expect_in "$TMP/uninstall.out" "removed $P/$f"; done
 left=$(find "$P" -type f -o -type l)
