@@ -661,7 +661,7 @@ static void writer_free(BcW *w) {
 bool bc_write_vhlo(Context *c, const Module *m, VhloVersion target, uint8_t **out, size_t *len) {
   *out = NULL;
   *len = 0;
-  if (vhlo_version_cmp(target, VHLO_VERSION_MINIMUM) < 0 || vhlo_version_cmp(target, VHLO_VERSION_CURRENT) > 0) {
+  if (!vhlo_version_supported(target)) {
     diag_report(c, (Loc){0}, SEV_ERROR, "cannot write StableHLO version %d.%d.%d: versions %d.%d.%d to %d.%d.%d are supported",
                 target.major, target.minor, target.patch, VHLO_VERSION_MINIMUM.major, VHLO_VERSION_MINIMUM.minor,
                 VHLO_VERSION_MINIMUM.patch, VHLO_VERSION_CURRENT.major, VHLO_VERSION_CURRENT.minor,

@@ -48,25 +48,14 @@ Module *bytecode_read_module(Context *c, const SourceFile *file) {
 
 bool bytecode_version_supported(const char *s) {
   VhloVersion v;
-  return vhlo_version_parse(s, &v) && vhlo_version_cmp(v, VHLO_VERSION_MINIMUM) >= 0 &&
-         vhlo_version_cmp(v, VHLO_VERSION_CURRENT) <= 0;
+  return vhlo_version_parse(s, &v) && vhlo_version_supported(v);
 }
 
 bool bytecode_write_module(Context *c, Module *m, const char *version, uint8_t **out, size_t *len) {
   VhloVersion v = VHLO_VERSION_CURRENT;
-  Loc nowhere = {0};
   if (version && !vhlo_version_parse(version, &v)) {
-    diag_report(c, nowhere, SEV_ERROR, "'%s' is not a StableHLO version (expected MAJOR.MINOR.PATCH, e.g. 1.0.0)",
+    diag_report(c, (Loc){0}, SEV_ERROR, "'%s' is not a StableHLO version (expected MAJOR.MINOR.PATCH, e.g. 1.0.0)",
                 version);
-    return false;
-  }
-  if (vhlo_version_cmp(v, VHLO_VERSION_MINIMUM) < 0 || vhlo_version_cmp(v, VHLO_VERSION_CURRENT) > 0) {
-    diag_report(c, nowhere, SEV_ERROR,
-                "StableHLO version %d.%d.%d is not supported: portable artifacts can be written for %d.%d.%d "
-                "to %d.%d.%d",
-                v.major, v.minor, v.patch, VHLO_VERSION_MINIMUM.major, VHLO_VERSION_MINIMUM.minor,
-                VHLO_VERSION_MINIMUM.patch, VHLO_VERSION_CURRENT.major, VHLO_VERSION_CURRENT.minor,
-                VHLO_VERSION_CURRENT.patch);
     return false;
   }
   return stablehlo_to_vhlo(c, m, v) && bc_write_vhlo(c, m, v, out, len);

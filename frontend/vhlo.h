@@ -58,6 +58,9 @@ typedef struct VhloVersion {
 
 /* Parses "1.2.3"; false if s is not three dot-separated numbers. */
 bool vhlo_version_parse(const char *s, VhloVersion *out);
+/* Whether v is one this reader and writer support: VHLO_VERSION_MINIMUM to
+ * VHLO_VERSION_CURRENT. */
+bool vhlo_version_supported(VhloVersion v);
 /* <0, 0, >0 as a is older, equal or newer than b. */
 int vhlo_version_cmp(VhloVersion a, VhloVersion b);
 /* The MLIR bytecode format version StableHLO writes for version v

@@ -491,7 +491,7 @@ bool vhlo_to_stablehlo(Context *c, Module *m, const BcInfo *info) {
 
 bool stablehlo_to_vhlo(Context *c, Module *m, VhloVersion target) {
   Legalize l = {c, vhlo_table(c), NULL, target, true, {0}, {0}};
-  if (vhlo_version_cmp(target, VHLO_VERSION_MINIMUM) < 0 || vhlo_version_cmp(target, VHLO_VERSION_CURRENT) > 0) {
+  if (!vhlo_version_supported(target)) {
     diag_report(c, m->op->loc, SEV_ERROR, "StableHLO version %d.%d.%d is outside the supported %d.%d.%d to %d.%d.%d",
                 V3(target), V3(VHLO_VERSION_MINIMUM), V3(VHLO_VERSION_CURRENT));
     return false;

@@ -31,6 +31,10 @@ int vhlo_version_cmp(VhloVersion a, VhloVersion b) {
   return 0;
 }
 
+bool vhlo_version_supported(VhloVersion v) {
+  return vhlo_version_cmp(v, VHLO_VERSION_MINIMUM) >= 0 && vhlo_version_cmp(v, VHLO_VERSION_CURRENT) <= 0;
+}
+
 int vhlo_bytecode_format(VhloVersion v) {
   if (vhlo_version_cmp(v, (VhloVersion){0, 10, 0}) < 0) return 0;
   if (vhlo_version_cmp(v, (VhloVersion){0, 12, 0}) < 0) return 1;

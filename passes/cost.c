@@ -629,7 +629,7 @@ static void algorithm_work(const Op *op, Work *w) {
     return;
   case CK_SORT: {
     /* A bitonic network: log2(d) (log2(d) + 1) / 2 compare-exchange stages. */
-    int64_t dim = 0;
+    int64_t dim = -1; /* absent: the last dimension, as the kernel sorts */
     const Attr *a = op_attr(op, "dimension");
     if (a) attr_as_int(a, &dim);
     double d = tensor_ok(in) && in->rank > 0 ? dim_or_one(in->dims[dim >= 0 && dim < in->rank ? dim : in->rank - 1]) : 1;
