@@ -1,0 +1,503 @@
+"""tpurun.torch.Tensor: a torch.Tensor subclass whose data is a libtpurun value.
+
+Each ATen op that reaches __torch_dispatch__ (autograd runs above it, so
+backward and optimizers arrive here as ordinary ATen ops) is lowered to
+StableHLO ops through a Builder (_builder.py): for tensors made by to_tpu
+the EagerBuilder of the package's client, in its eager mode.
+
+Values are immutable, so aliasing is modelled, not shared: tensors that
+alias one another (views, detach, Parameters) share a Store, and each
+holds the chain of view ops that leads from the store's whole value to
+its own.  Overwriting a tensor (an in-place op, copy_) replays the chain's
+inverses to give the store a new whole value and bumps its version; every
+other alias sees the new value at its next use by replaying its chain.
+"""
+import math
+import os
+import traceback
+
+import torch
+from torch.utils._pytree import tree_flatten, tree_map
+
+import tpurun
+
+from ._builder import EagerBuilder, Value, type_str
+from ._lowering import VIEW_INVERSES, Spec, lookup
+
+aten = torch.ops.aten
+
+
+class Store:
+    """The data a set of aliasing tensors share: its whole value and a
+    version bumped on every overwrite."""
+    __slots__ = ("value", "version", "builder")
+
+    def __init__(self, value, builder):
+        self.value, self.version, self.builder = value, 0, builder
+
+
+class ViewStep:
+    """One view op of a chain: func(base, *args, **kwargs)[index]."""
+    __slots__ = ("func", "args", "kwargs", "index", "out")
+
+    def __init__(self, func, args, kwargs, index, out):
+        self.func, self.args, self.kwargs, self.index, self.out = func, args, kwargs, index, out
+
+
+class Mutated:
+    """A lowering's return for an op that also overwrites some of its tensor
+    arguments: result is the op's return, updates maps argument names to
+    their new Values."""
+    __slots__ = ("result", "updates")
+
+    def __init__(self, result, updates):
+        self.result, self.updates = result, updates
+
+
+class Tensor(torch.Tensor):
+    """A tensor on the simulated TPU (made by tpurun.torch.to_tpu)."""
+
+    @staticmethod
+    def __new__(cls, store, chain=(), value=None, requires_grad=False):
+        v = value if value is not None else store.value
+        r = torch.Tensor._make_wrapper_subclass(cls, v.shape, dtype=v.dtype, device="cpu",
+                                                requires_grad=requires_grad)
+        r._store, r._chain, r._cached, r._seen = store, tuple(chain), v, store.version
+        return r
+
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        return dispatch(func, args, kwargs or {})
+
+    # Host views of the data: each materializes (a host read).
+    def __repr__(self, *, tensor_contents=None):
+        if self._store.value is None or not isinstance(self._store.builder, EagerBuilder):
+            return f"tpurun.torch.Tensor(shape={tuple(self.shape)}, dtype={self.dtype}, traced)"
+        text = repr(to_cpu(self))
+        grad = ""
+        if self.grad_fn is not None:
+            grad = f", grad_fn=<{type(self.grad_fn).__name__}>"
+        elif self.requires_grad:
+            grad = ", requires_grad=True"
+        if text.endswith(")"):
+            text = text[:-1]
+            for suffix in (", requires_grad=True",):
+                if text.endswith(suffix):
+                    text = text[:-len(suffix)]
+        return f"{text}, device='tpu'{grad})"
+
+    def numpy(self):
+        return to_cpu(self).numpy()
+
+    def tolist(self):
+        return to_cpu(self).tolist()
+
+    def cpu(self):
+        return to_cpu(self)
+
+    def __array__(self, dtype=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __reduce_ex__(self, proto):
+        return (_from_cpu_tensor, (to_cpu(self),))
+
+
+def _from_cpu_tensor(t):
+    return to_tpu(t)
+
+
+# ---- the package's state ----------------------------------------------------
+
+class State:
+    """Everything tpurun.torch keeps between calls (one per process): the
+    client and its builder, the fallback switch and the bridge's counters."""
+
+    def __init__(self):
+        self.client = None
+        self.builder = None
+        self.client_options = {}
+        self.mode = None
+        self.allow_cpu_fallback = False
+        self.counters = {"aten_ops": 0, "cpu_fallbacks": 0, "decompositions": 0, "host_uploads": 0,
+                         "host_reads": 0}
+        self.meta_cache = {}
+        self.rng = None  # the Value of the random generator's state, made on first use
+        self.seed = None
+
+
+STATE = State()
+
+
+def default_builder():
+    """The EagerBuilder of the package's client, creating both on first use
+    (mode from set_mode, else TPU_EAGER_MODE, else strict)."""
+    if STATE.builder is None:
+        opts = dict(STATE.client_options)
+        mode = STATE.mode or os.environ.get("TPU_EAGER_MODE", "strict").lower() or "strict"
+        opts.setdefault("mode", mode)
+        STATE.client = tpurun.Client(**opts)
+        STATE.builder = EagerBuilder(STATE.client)
+    return STATE.builder
+
+
+# ---- moving data --------------------------------------------------------------
+
+def wrap(value, builder):
+    return Tensor(Store(value, builder))
+
+
+def upload(t, builder):
+    """A plain CPU tensor as a Value of builder."""
+    STATE.counters["host_uploads"] += 1
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        return builder.from_numpy(t.float().numpy(), torch.bfloat16)
+    return builder.from_numpy(t.contiguous().numpy(), t.dtype)
+
+
+def value_of(t):
+    """The current Value of a tpurun.torch.Tensor (replaying its view chain
+    when its store was overwritten since)."""
+    st = t._store
+    if not t._chain:
+        return st.value
+    if t._seen != st.version:
+        v = st.value
+        for step in t._chain:
+            v = _apply_view(st.builder, step, v)
+        t._cached, t._seen = v, st.version
+    return t._cached
+
+
+def _apply_view(b, step, v):
+    r = lookup(step.func)(b, step.out, v, *step.args, **step.kwargs)
+    return r[step.index] if step.index is not None else r
+
+
+def assign(t, new):
+    """Overwrites tensor t (all its elements) with Value new, converted to
+    t's dtype and broadcast to its shape; every alias sees it."""
+    st, b = t._store, t._store.builder
+    new = b.broadcast(b.convert(new, t.dtype), tuple(t.shape))
+    if not t._chain:
+        st.value = new
+    else:
+        bases = [st.value]
+        for step in t._chain[:-1]:
+            bases.append(_apply_view(b, step, bases[-1]))
+        cur = new
+        for step, base in zip(reversed(t._chain), reversed(bases)):
+            kwargs = dict(step.kwargs)
+            if step.index is not None:
+                kwargs["_index"] = step.index
+            cur = VIEW_INVERSES[step.func](b, base, cur, *step.args, **kwargs)
+        st.value = cur
+    st.version += 1
+    t._cached, t._seen = new, st.version
+
+
+# ---- dispatch ----------------------------------------------------------------
+
+def _builder_of(args, kwargs):
+    for x in tree_flatten((args, kwargs))[0]:
+        if isinstance(x, Tensor):
+            return x._store.builder
+    return default_builder()
+
+
+def _to_value(b):
+    def conv(x):
+        if isinstance(x, Tensor):
+            if x._store.builder is not b:
+                raise RuntimeError("tpurun.torch: an op mixes tensors of two clients (or a traced tensor "
+                                   "with an eager one)")
+            return value_of(x)
+        if isinstance(x, torch.Tensor):
+            if x.dim() == 0 and not x.requires_grad:
+                return x.item()
+            return upload(x, b)
+        return x
+    return conv
+
+
+def _sig(x):
+    if isinstance(x, Value):
+        return (x.shape, x.dtype)
+    if isinstance(x, (list, tuple)):
+        return tuple(_sig(y) for y in x)
+    if isinstance(x, float) and math.isnan(x):
+        return "nan"
+    return x
+
+
+def _meta(x):
+    if isinstance(x, Value):
+        return torch.empty(x.shape, dtype=x.dtype, device="meta")
+    return x
+
+
+def _spec(x):
+    if isinstance(x, torch.Tensor):
+        return Spec(tuple(x.shape), x.dtype)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_spec(y) for y in x)
+    return x
+
+
+def meta_out(func, vargs, vkwargs):
+    """The op's result metadata (Specs) from PyTorch's meta kernel, cached
+    per (op, argument types); None when the op has no meta kernel."""
+    try:
+        key = (func, _sig(vargs), _sig(tuple(sorted(vkwargs.items()))))
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None and key in STATE.meta_cache:
+        return STATE.meta_cache[key]
+    try:
+        out = _spec(func(*tree_map(_meta, vargs), **tree_map(_meta, vkwargs)))
+    except (NotImplementedError, RuntimeError, TypeError):
+        out = None
+    if key is not None:
+        STATE.meta_cache[key] = out
+    return out
+
+
+def _is_view(func):
+    rets = func._schema.returns
+    return len(rets) > 0 and rets[0].alias_info is not None and not rets[0].alias_info.is_write
+
+
+def _mutated_args(func):
+    return [a for a in func._schema.arguments if a.alias_info is not None and a.alias_info.is_write]
+
+
+def _functional_variant(func):
+    name = func.overloadpacket.__name__
+    if not name.endswith("_"):
+        return None
+    packet = getattr(aten, name[:-1], None)
+    if packet is None:
+        return None
+    return getattr(packet, func._overloadname, None)
+
+
+def dispatch(func, args, kwargs):
+    """Runs one ATen op on tpurun.torch tensors."""
+    STATE.counters["aten_ops"] += 1
+    try:
+        special = SPECIAL.get(func) or SPECIAL.get(func.overloadpacket)
+        if special is not None:
+            return special(func, args, kwargs)
+        mutated = _mutated_args(func)
+        if mutated:
+            return _dispatch_inplace(func, args, kwargs, mutated)
+        return _dispatch_functional(func, args, kwargs)
+    except tpurun.TpuError as e:
+        raise type(e)(_with_source_line(e.message, func), e.code) from None
+
+
+def _lower(func, args, kwargs, fn):
+    b = _builder_of(args, kwargs)
+    conv = _to_value(b)
+    vargs, vkwargs = tree_map(conv, args), tree_map(conv, kwargs)
+    out = meta_out(func, vargs, vkwargs)
+    return b, fn(b, out, *vargs, **vkwargs), out, vargs, vkwargs
+
+
+def _wrap_all(res, b):
+    return tree_map(lambda v: wrap(v, b) if isinstance(v, Value) else v, res)
+
+
+def _dispatch_functional(func, args, kwargs):
+    fn = lookup(func)
+    if fn is None:
+        return _no_lowering(func, args, kwargs)
+    b, res, out, vargs, vkwargs = _lower(func, args, kwargs, fn)
+    if isinstance(res, Mutated):
+        _apply_updates(func, args, kwargs, res.updates)
+        res = res.result
+    if _is_view(func) and isinstance(args[0], Tensor) and func in VIEW_INVERSES:
+        base = args[0]
+        rest = tuple(vargs[1:])
+        if isinstance(res, (list, tuple)):
+            return [_view_tensor(base, ViewStep(func, rest, vkwargs, i, out), v) for i, v in enumerate(res)]
+        return _view_tensor(base, ViewStep(func, rest, vkwargs, None, out), res)
+    return _wrap_all(res, b)
+
+
+def _view_tensor(base, step, value):
+    t = Tensor(base._store, base._chain + (step,), value=value)
+    return t
+
+
+def _dispatch_inplace(func, args, kwargs, mutated):
+    fn = lookup(func)
+    target_name = mutated[0].name
+    if fn is not None:
+        b, res, *_ = _lower(func, args, kwargs, fn)
+    else:
+        functional = _functional_variant(func)
+        fn = lookup(functional) if functional is not None else None
+        if fn is None or len(mutated) != 1 or target_name != "self":
+            return _no_lowering(func, args, kwargs)
+        b, res, *_ = _lower(functional, args, kwargs, fn)
+    if isinstance(res, Mutated):
+        _apply_updates(func, args, kwargs, res.updates)
+        return _named_arg(func, args, kwargs, target_name)
+    target = _named_arg(func, args, kwargs, target_name)
+    assign(target, res[0] if isinstance(res, (tuple, list)) else res)
+    return target
+
+
+def _named_arg(func, args, kwargs, name):
+    for i, a in enumerate(func._schema.arguments):
+        if a.name == name:
+            return args[i] if i < len(args) else kwargs[name]
+    raise KeyError(name)
+
+
+def _apply_updates(func, args, kwargs, updates):
+    for name, v in updates.items():
+        t = _named_arg(func, args, kwargs, name)
+        if t is not None:
+            assign(t, v)
+
+
+def _no_lowering(func, args, kwargs):
+    from torch._decomp import decomposition_table
+    decomp = decomposition_table.get(func)
+    if decomp is not None:
+        STATE.counters["decompositions"] += 1
+        return decomp(*args, **kwargs)
+    if STATE.allow_cpu_fallback:
+        return _cpu_fallback(func, args, kwargs)
+    types = ", ".join(_describe(a) for a in tree_flatten((args, kwargs))[0] if isinstance(a, torch.Tensor))
+    raise NotImplementedError(
+        f"tpurun.torch: no lowering of {func} to StableHLO (operands: {types}); "
+        f"tpurun.torch.set_cpu_fallback(True) runs such ops on the CPU instead")
+
+
+def _describe(t):
+    kind = "tpu" if isinstance(t, Tensor) else "cpu"
+    return f"{kind} {type_str(t.shape, t.dtype)}"
+
+
+def _cpu_fallback(func, args, kwargs):
+    """Runs func on CPU copies and moves the results back (counted)."""
+    STATE.counters["cpu_fallbacks"] += 1
+    b = _builder_of(args, kwargs)
+    cpu_args = tree_map(lambda x: to_cpu(x) if isinstance(x, Tensor) else x, (args, kwargs))
+    res = func(*cpu_args[0], **cpu_args[1])
+    for cpu_t, t in zip(tree_flatten(cpu_args)[0], tree_flatten((args, kwargs))[0]):
+        if isinstance(t, Tensor) and any(a.alias_info is not None and a.alias_info.is_write
+                                         for a in func._schema.arguments):
+            assign(t, upload(cpu_t, b))
+    return tree_map(lambda x: wrap(upload(x, b), b) if isinstance(x, torch.Tensor) else x, res)
+
+
+# ---- ops handled here, not by a lowering -----------------------------------
+
+def _alias(func, args, kwargs):
+    t = args[0]
+    return Tensor(t._store, t._chain, value=value_of(t))
+
+
+def _clone(func, args, kwargs):
+    t = args[0]
+    return wrap(value_of(t), t._store.builder)
+
+
+def _to_copy(func, args, kwargs):
+    t = args[0]
+    dtype = kwargs.get("dtype") or t.dtype
+    device = kwargs.get("device")
+    if device is not None and torch.device(device).type not in ("cpu",):
+        raise RuntimeError(f"tpurun.torch: cannot move a TPU tensor to {device}; use tpurun.torch.to_cpu")
+    b = t._store.builder
+    return wrap(b.convert(value_of(t), dtype), b)
+
+
+def _copy_(func, args, kwargs):
+    dst, src = args[0], args[1]
+    b = dst._store.builder
+    v = value_of(src) if isinstance(src, Tensor) else upload(src, b) if isinstance(src, torch.Tensor) else None
+    if v is None:
+        v = b.scalar(src, dst.dtype)
+    assign(dst, v)
+    return dst
+
+
+def _local_scalar_dense(func, args, kwargs):
+    return to_cpu(args[0]).item()
+
+
+SPECIAL = {
+    aten.detach.default: _alias,
+    aten.alias.default: _alias,
+    aten.lift_fresh.default: _alias,
+    aten.clone.default: _clone,
+    aten.lift_fresh_copy.default: _clone,
+    aten._to_copy.default: _to_copy,
+    aten.copy_.default: _copy_,
+    aten._local_scalar_dense.default: _local_scalar_dense,
+}
+
+
+# ---- errors with the user's source line ---------------------------------------
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+
+
+def user_frame():
+    """The innermost stack frame outside tpurun and torch: the user's line."""
+    for fs in reversed(traceback.extract_stack()):
+        f = os.path.abspath(fs.filename)
+        if not (f.startswith(_PKG_DIR) or f.startswith(_TORCH_DIR) or fs.filename.startswith("<")):
+            return fs
+    return None
+
+
+def _with_source_line(message, func):
+    fs = user_frame()
+    where = f"{fs.filename}:{fs.lineno}" + (f": {fs.line}" if fs.line else "") if fs else "an unknown line"
+    return f"{message}\n  from {func} at {where}"
+
+
+# ---- public conversions ------------------------------------------------------
+
+def to_tpu(x, builder=None):
+    """A tensor (or every parameter and buffer of an nn.Module, in place) on the TPU."""
+    b = builder or default_builder()
+    if isinstance(x, torch.nn.Module):
+        return x._apply(lambda t: to_tpu(t, b))
+    if isinstance(x, Tensor):
+        return x
+    if not isinstance(x, torch.Tensor):
+        x = torch.as_tensor(x)
+    t = wrap(upload(x, b), b)
+    if x.requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def to_cpu(x):
+    """A tensor (or every parameter and buffer of an nn.Module) back on the CPU: waits for it."""
+    if isinstance(x, torch.nn.Module):
+        return x._apply(to_cpu)
+    if not isinstance(x, Tensor):
+        return x
+    b = x._store.builder
+    if not isinstance(b, EagerBuilder):
+        raise RuntimeError("tpurun.torch: a traced tensor has no data (inside export)")
+    STATE.counters["host_reads"] += 1
+    v = value_of(x)
+    try:
+        return b.to_torch(v)
+    except tpurun.TpuError as e:
+        raise type(e)(_with_source_line(e.message, "a host read"), e.code) from None
+
