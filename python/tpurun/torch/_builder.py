@@ -26,7 +26,11 @@ TORCH_OF_ELEM = {v: k for k, v in ELEM.items()}
 
 
 def elem_of(dtype):
-    """The StableHLO element type of a torch dtype (TypeError when none)."""
+    """The StableHLO element type of a torch dtype (TypeError when none).
+    A str is an element type torch lacks ("ui32", "ui64": random bits and
+    generator states), passed through."""
+    if isinstance(dtype, str):
+        return dtype
     try:
         return ELEM[dtype]
     except KeyError:
@@ -44,8 +48,9 @@ def tensor_type(shape, dtype):
 
 
 class Value:
-    """One tensor value: its shape (tuple of ints), torch dtype and the
-    builder's reference to it (a tpurun.Tensor, or an SSA name)."""
+    """One tensor value: its shape (tuple of ints), torch dtype (or an
+    element type string torch lacks, see elem_of) and the builder's
+    reference to it (a tpurun.Tensor, or an SSA name)."""
     __slots__ = ("shape", "dtype", "ref")
 
     def __init__(self, shape, dtype, ref):
