@@ -115,7 +115,7 @@ class Builder:
         Value) or a list of them (returns a list).  attrs: the attribute
         dictionary text "{...}" or None.  regions: the regions' text, as
         MLIR's generic form writes them before the dictionary."""
-        single = isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], torch.dtype)
+        single = isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], (torch.dtype, str))
         outs = [out] if single else list(out)
         res = self._emit(name, list(operands), [(tuple(s), d) for s, d in outs], attrs, regions)
         return res[0] if single else res
