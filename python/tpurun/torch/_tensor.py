@@ -268,6 +268,9 @@ def _spec(x):
     return x
 
 
+META_CACHE_ENTRIES = 1 << 16
+
+
 def meta_out(func, vargs, vkwargs):
     """The op's result metadata (Specs) from PyTorch's meta kernel, cached
     per (op, argument types); None when the op has no meta kernel."""
@@ -283,6 +286,8 @@ def meta_out(func, vargs, vkwargs):
     except (NotImplementedError, RuntimeError, TypeError):
         out = None
     if key is not None:
+        if len(STATE.meta_cache) >= META_CACHE_ENTRIES:
+            STATE.meta_cache.clear()
         STATE.meta_cache[key] = out
     return out
 
