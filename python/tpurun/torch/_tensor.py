@@ -273,7 +273,9 @@ META_CACHE_ENTRIES = 1 << 16
 
 def meta_out(func, vargs, vkwargs):
     """The op's result metadata (Specs) from PyTorch's meta kernel, cached
-    per (op, argument types); None when the op has no meta kernel."""
+    per (op, argument types); None when the op has no meta kernel.  The
+    kernel's own errors (wrong shapes, bad arguments) are the user's, raised
+    with the source line of the op."""
     try:
         key = (func, _sig(vargs), _sig(tuple(sorted(vkwargs.items()))))
         hash(key)
@@ -283,8 +285,10 @@ def meta_out(func, vargs, vkwargs):
         return STATE.meta_cache[key]
     try:
         out = _spec(func(*_map(_meta, vargs), **_map(_meta, vkwargs)))
-    except (NotImplementedError, RuntimeError, TypeError):
+    except NotImplementedError:
         out = None
+    except (RuntimeError, IndexError, ValueError) as e:
+        raise type(e)(_with_source_line(str(e), func)) from None
     if key is not None:
         if len(STATE.meta_cache) >= META_CACHE_ENTRIES:
             STATE.meta_cache.clear()
@@ -483,7 +487,7 @@ def user_frame():
     """The innermost stack frame outside tpurun and torch: the user's line."""
     for fs in reversed(traceback.extract_stack()):
         f = os.path.abspath(fs.filename)
-        if not (f.startswith(_PKG_DIR) or f.startswith(_TORCH_DIR) or fs.filename.startswith("<")):
+        if not (f.startswith(_PKG_DIR) or f.startswith(_TORCH_DIR) or fs.filename.startswith("<frozen")):
             return fs
     return None
 
