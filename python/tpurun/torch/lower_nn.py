@@ -219,3 +219,166 @@ def convolution_backward(b, out, gy, x, w, bias_sizes, stride, padding, dilation
     if output_mask[2]:
         gb = reduce(b, gy, [d for d in range(gy.rank) if d != 1], "stablehlo.add", 0)
     return gx, gw, gb
+
+
+# ---- pooling ----------------------------------------------------------------
+
+def pool_args(x, kernel_size, stride, padding, dilation=1):
+    """Pooling's window over x's last two dims: (kernel, stride, padding, dilation), each 2 ints."""
+    kernel = per_dim(kernel_size, 2)
+    stride = per_dim(stride, 2) if stride else kernel
+    return kernel, stride, per_dim(padding, 2), per_dim(dilation, 2)
+
+
+def pooled_size(size, k, s, p, d, ceil_mode):
+    """PyTorch's pooling output size along one dimension."""
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (span + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def window_attrs(rank, kernel, stride, pads, dilation=(1, 1), base_dilation=(1, 1)):
+    """reduce_window's attributes for a window over the last two of rank dims."""
+    lead = [1] * (rank - 2)
+    pad_text = "[" + ", ".join(f"[{lo}, {hi}]" for lo, hi in [(0, 0)] * (rank - 2) + list(pads)) + "]"
+    return (f"{{window_dimensions = array<i64{i64s(lead + list(kernel))}>, "
+            f"window_strides = array<i64{i64s(lead + list(stride))}>, "
+            f"base_dilations = array<i64{i64s(lead + list(base_dilation))}>, "
+            f"window_dilations = array<i64{i64s(lead + list(dilation))}>, "
+            f"padding = dense<{pad_text}> : tensor<{rank}x2xi64>}}")
+
+
+def forward_pads(x, out_hw, kernel, stride, padding, dilation):
+    """(lo, hi) per pooled dim so that reduce_window yields exactly out_hw windows."""
+    pads = []
+    for i in range(2):
+        window = (kernel[i] - 1) * dilation[i] + 1
+        size = x.shape[x.rank - 2 + i]
+        pads.append((padding[i], max(0, (out_hw[i] - 1) * stride[i] + window - size - padding[i])))
+    return pads
+
+
+def sum_window(b, x, out_shape, attrs):
+    """reduce_window add of x (padding adds zeros)."""
+    return b.op("stablehlo.reduce_window", [x, b.constant(0, x.dtype)], (out_shape, x.dtype),
+                regions=body_region("stablehlo.add", x.dtype), attrs=attrs)
+
+
+def max_index_region(dtype):
+    """The body of a (value, index) max reduction: the larger value wins, the
+    lower index among equals, NaN over numbers (the later of two NaNs), as
+    PyTorch's max_pool2d picks."""
+    t, it, bt = tensor_type((), dtype), tensor_type((), torch.int64), tensor_type((), torch.bool)
+
+    def cmp(name, lhs, rhs, direction, kind, typ):
+        return (f'    %{name} = "stablehlo.compare"(%{lhs}, %{rhs}) {{comparison_direction = '
+                f'#stablehlo<comparison_direction {direction}>, compare_type = #stablehlo<comparison_type {kind}>}} '
+                f': ({typ}, {typ}) -> {bt}\n')
+
+    def logic(name, op, lhs, rhs):
+        return f'    %{name} = "stablehlo.{op}"(%{lhs}, %{rhs}) : ({bt}, {bt}) -> {bt}\n'
+
+    def select(name, x, y, typ):
+        return f'    %{name} = "stablehlo.select"(%take, %{x}, %{y}) : ({bt}, {typ}, {typ}) -> {typ}\n'
+    return ("({\n  ^bb0(%av: " + t + ", %ai: " + it + ", %bv: " + t + ", %bi: " + it + "):\n"
+            + cmp("gt", "av", "bv", "GT", "FLOAT", t) + cmp("eq", "av", "bv", "EQ", "FLOAT", t)
+            + cmp("an", "av", "av", "NE", "FLOAT", t) + cmp("bn", "bv", "bv", "NE", "FLOAT", t)
+            + cmp("lt", "ai", "bi", "LT", "SIGNED", it) + cmp("later", "ai", "bi", "GT", "SIGNED", it)
+            + logic("tie", "and", "eq", "lt") + logic("win", "or", "gt", "tie")
+            + f'    %bnum = "stablehlo.not"(%bn) : ({bt}) -> {bt}\n'
+            + logic("nanwin", "or", "bnum", "later") + logic("anan", "and", "an", "nanwin")
+            + logic("take", "or", "win", "anan")
+            + select("v", "av", "bv", t) + select("i", "ai", "bi", it)
+            + f'    "stablehlo.return"(%v, %i) : ({t}, {it}) -> ()\n}})')
+
+
+@register(aten.max_pool2d_with_indices.default)
+def max_pool2d_with_indices(b, out, x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """(max over each window, its flat index into the input's H*W plane)."""
+    kernel, stride, padding, dilation = pool_args(x, kernel_size, stride, padding, dilation)
+    h, w = x.shape[-2:]
+    out_hw = [pooled_size(x.shape[x.rank - 2 + i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
+              for i in range(2)]
+    out_shape = x.shape[:-2] + tuple(out_hw)
+    index = b.op("stablehlo.iota", [], ((h * w,), torch.int64), attrs="{iota_dimension = 0 : i64}")
+    index = b.broadcast(b.reshape(index, (h, w)), x.shape)
+    attrs = window_attrs(x.rank, kernel, stride, forward_pads(x, out_hw, kernel, stride, padding, dilation),
+                         dilation)
+    # -inf as an input, not a constant: Debug mode rejects a constant op making an infinity.
+    inits = [b.scalar(float("-inf"), x.dtype), b.constant(torch.iinfo(torch.int64).max, torch.int64)]
+    values, indices = b.op("stablehlo.reduce_window", [x, index] + inits,
+                           [(out_shape, x.dtype), (out_shape, torch.int64)],
+                           regions=max_index_region(x.dtype), attrs=attrs)
+    return values, indices
+
+
+@register(aten.max_pool2d_with_indices_backward.default)
+def max_pool2d_with_indices_backward(b, out, gy, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    """Each output gradient added at its window's max (scatter-add by index)."""
+    planes, plane = math.prod(x.shape[:-2]), x.shape[-2] * x.shape[-1]
+    per_plane = gy.numel // max(planes, 1)
+    offsets = b.op("stablehlo.iota", [], ((planes, per_plane), torch.int64), attrs="{iota_dimension = 0 : i64}")
+    offsets = binary(b, "stablehlo.multiply", offsets, b.constant(plane, torch.int64))
+    flat = binary(b, "stablehlo.add", b.reshape(indices, (planes, per_plane)), offsets)
+    flat = b.reshape(flat, (gy.numel, 1))
+    dtype = acc_type(gy.dtype)
+    zeros = b.constant(0, dtype, (x.numel,))
+    attrs = ("{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], "
+             "scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, "
+             "indices_are_sorted = false, unique_indices = false}")
+    res = b.op("stablehlo.scatter", [zeros, flat, b.reshape(b.convert(gy, dtype), (gy.numel,))],
+               ((x.numel,), dtype), regions=body_region("stablehlo.add", dtype), attrs=attrs)
+    return b.convert(b.reshape(res, x.shape), gy.dtype)
+
+
+def avg_divisor(size, out_n, k, s, p, count_include_pad):
+    """The element count of each of out_n windows along one dimension."""
+    counts = []
+    for o in range(out_n):
+        start, end = o * s - p, min(o * s - p + k, size + p)
+        if not count_include_pad:
+            start, end = max(start, 0), min(end, size)
+        counts.append(end - start)
+    return np.array(counts, dtype=np.float64)
+
+
+def avg_scale(b, shape, x_hw, kernel, stride, padding, count_include_pad, divisor_override, dtype):
+    """1 / each window's divisor, broadcast to the pooled shape."""
+    out_hw = shape[-2:]
+    if divisor_override:
+        return b.constant(1.0 / divisor_override, dtype, shape)
+    rows, cols = (avg_divisor(x_hw[i], out_hw[i], kernel[i], stride[i], padding[i], count_include_pad)
+                  for i in range(2))
+    table = b.constant(1.0 / np.outer(rows, cols), dtype, out_hw)
+    return b.broadcast(table, shape)
+
+
+@register(aten.avg_pool2d.default)
+def avg_pool2d(b, out, x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    kernel, stride, padding, _ = pool_args(x, kernel_size, stride, padding)
+    out_hw = [pooled_size(x.shape[x.rank - 2 + i], kernel[i], stride[i], padding[i], 1, ceil_mode) for i in range(2)]
+    shape = x.shape[:-2] + tuple(out_hw)
+    dtype = acc_type(x.dtype)
+    attrs = window_attrs(x.rank, kernel, stride, forward_pads(x, out_hw, kernel, stride, padding, (1, 1)))
+    total = sum_window(b, b.convert(x, dtype), shape, attrs)
+    scale = avg_scale(b, shape, x.shape[-2:], kernel, stride, padding, count_include_pad, divisor_override, dtype)
+    return b.convert(binary(b, "stablehlo.multiply", total, scale), x.dtype)
+
+
+@register(aten.avg_pool2d_backward.default)
+def avg_pool2d_backward(b, out, gy, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override):
+    """Each output gradient, divided by its window's divisor, spread over the
+    window: a reduce_window sum over gy dilated by the stride."""
+    kernel, stride, padding, _ = pool_args(x, kernel_size, stride, padding)
+    dtype = acc_type(gy.dtype)
+    scale = avg_scale(b, gy.shape, x.shape[-2:], kernel, stride, padding, count_include_pad, divisor_override,
+                      dtype)
+    g = binary(b, "stablehlo.multiply", b.convert(gy, dtype), scale)
+    pads = [(kernel[i] - 1 - padding[i], x.shape[x.rank - 2 + i] - (gy.shape[gy.rank - 2 + i] - 1) * stride[i]
+             + padding[i] - 1) for i in range(2)]
+    attrs = window_attrs(x.rank, kernel, (1, 1), pads, base_dilation=stride)
+    return b.convert(sum_window(b, g, x.shape, attrs), gy.dtype)
