@@ -382,3 +382,202 @@ def avg_pool2d_backward(b, out, gy, x, kernel_size, stride, padding, ceil_mode, 
              + padding[i] - 1) for i in range(2)]
     attrs = window_attrs(x.rank, kernel, (1, 1), pads, base_dilation=stride)
     return b.convert(sum_window(b, g, x.shape, attrs), gy.dtype)
+
+
+def adaptive_matrix(size, out_n):
+    """The [out_n, size] averaging matrix of adaptive pooling along one dimension."""
+    m = np.zeros((out_n, size))
+    for o in range(out_n):
+        start, end = (o * size) // out_n, -((-(o + 1) * size) // out_n)
+        m[o, start:end] = 1.0 / (end - start)
+    return m
+
+
+def contract_last2(b, v, hm, wm, dtype, transposed):
+    """v [..., A, B] multiplied by hm along A and wm along B (hm, wm: NumPy
+    matrices [out, in], or [in, out] when transposed)."""
+    side = 0 if transposed else 1
+    lead = v.shape[:-2]
+    h_mat, w_mat = b.constant(hm, dtype, hm.shape), b.constant(wm, dtype, wm.shape)
+    r = v.rank
+    t = dot(b, v, h_mat, Spec(lead + (v.shape[-1], hm.shape[1 - side]), dtype),
+            lhs_contract=[r - 2], rhs_contract=[side])
+    return dot(b, t, w_mat, Spec(lead + (hm.shape[1 - side], wm.shape[1 - side]), dtype),
+               lhs_contract=[r - 2], rhs_contract=[side])
+
+
+@register(aten._adaptive_avg_pool2d.default)
+def adaptive_avg_pool2d(b, out, x, output_size):
+    """Adaptive average pooling: a global mean, or averaging matrices along H and W."""
+    out_h, out_w = per_dim(output_size, 2)
+    h, w = x.shape[-2:]
+    dtype = acc_type(x.dtype)
+    if (out_h, out_w) == (1, 1):
+        total = reduce(b, x, [x.rank - 2, x.rank - 1], "stablehlo.add", 0, out_dtype=dtype)
+        mean = binary(b, "stablehlo.multiply", total, b.constant(1.0 / (h * w), dtype))
+        return b.convert(b.reshape(mean, x.shape[:-2] + (1, 1)), x.dtype)
+    y = contract_last2(b, b.convert(x, dtype), adaptive_matrix(h, out_h), adaptive_matrix(w, out_w), dtype, False)
+    return b.convert(y, x.dtype)
+
+
+@register(aten._adaptive_avg_pool2d_backward.default)
+def adaptive_avg_pool2d_backward(b, out, gy, x):
+    h, w = x.shape[-2:]
+    out_h, out_w = gy.shape[-2:]
+    dtype = acc_type(gy.dtype)
+    g = b.convert(gy, dtype)
+    if (out_h, out_w) == (1, 1):
+        g = binary(b, "stablehlo.multiply", g, b.constant(1.0 / (h * w), dtype))
+        return b.convert(b.broadcast(g, x.shape), gy.dtype)
+    gx = contract_last2(b, g, adaptive_matrix(h, out_h), adaptive_matrix(w, out_w), dtype, True)
+    return b.convert(gx, gy.dtype)
+
+
+# ---- normalization ------------------------------------------------------------
+
+def mean_over(b, v, dims):
+    """The mean of v over dims (removed)."""
+    count = math.prod(v.shape[d] for d in dims)
+    total = reduce(b, v, dims, "stablehlo.add", 0)
+    return binary(b, "stablehlo.multiply", total, b.constant(1.0 / max(count, 1), v.dtype))
+
+
+def rsqrt_plus(b, var, eps):
+    """1 / sqrt(var + eps)."""
+    return unary(b, "stablehlo.rsqrt", binary(b, "stablehlo.add", var, b.scalar(eps, var.dtype)))
+
+
+def ones_or(b, v, dtype, shape):
+    """v converted to dtype, or ones of shape when v is None (no affine weight)."""
+    return b.constant(1, dtype, shape) if v is None else b.convert(v, dtype)
+
+
+def channel_stats(b, x, dims):
+    """(mean, biased variance) of x over dims, two-pass as PyTorch."""
+    mean = mean_over(b, x, dims)
+    keep = [d for d in range(x.rank) if d not in dims]
+    centered = binary(b, "stablehlo.subtract", x, b.broadcast(mean, x.shape, keep))
+    var = mean_over(b, binary(b, "stablehlo.multiply", centered, centered), dims)
+    return mean, var
+
+
+@register(aten.native_batch_norm.default)
+def native_batch_norm(b, out, x, weight, bias, running_mean, running_var, training, momentum, eps):
+    """(y, save_mean, save_invstd); in training the running stats are updated
+    in place (the variance unbiased), in eval they normalize."""
+    dtype, channels = acc_type(x.dtype), x.shape[1]
+    xf = b.convert(x, dtype)
+    dims = [d for d in range(x.rank) if d != 1]
+    updates = {}
+    if training:
+        mean, var = channel_stats(b, xf, dims)
+        count = x.numel // max(channels, 1)
+        for name, old, new in (("running_mean", running_mean, mean), ("running_var", running_var, var)):
+            if old is None:
+                continue
+            if name == "running_var":
+                new = binary(b, "stablehlo.multiply", new, b.constant(count / max(count - 1, 1), dtype))
+            old = b.convert(old, dtype)
+            kept = binary(b, "stablehlo.multiply", old, b.scalar(1 - momentum, dtype))
+            moved = binary(b, "stablehlo.multiply", new, b.scalar(momentum, dtype))
+            updates[name] = binary(b, "stablehlo.add", kept, moved)
+    elif running_mean is None or running_var is None:
+        raise NotImplementedError("aten.native_batch_norm: eval mode (training=False) without running_mean/running_var")
+    else:
+        mean, var = b.convert(running_mean, dtype), b.convert(running_var, dtype)
+    invstd = rsqrt_plus(b, var, eps)
+    scale = binary(b, "stablehlo.multiply", invstd, ones_or(b, weight, dtype, (channels,)))
+    shift = binary(b, "stablehlo.multiply", mean, scale)
+    if bias is not None:
+        shift = binary(b, "stablehlo.subtract", b.convert(bias, dtype), shift)
+    else:
+        shift = unary(b, "stablehlo.negate", shift)
+    y = binary(b, "stablehlo.multiply", xf, along(b, scale, x.shape, 1))
+    y = b.convert(binary(b, "stablehlo.add", y, along(b, shift, x.shape, 1)), x.dtype)
+    result = (y, b.convert(mean, out[1].dtype), b.convert(invstd, out[2].dtype))
+    return Mutated(result, updates) if updates else result
+
+
+@register(aten.native_batch_norm_backward.default)
+def native_batch_norm_backward(b, out, gy, x, weight, running_mean, running_var, save_mean, save_invstd,
+                               train, eps, output_mask):
+    """(grad_input, grad_weight, grad_bias) of batch normalization."""
+    dtype, channels = acc_type(x.dtype), x.shape[1]
+    dims = [d for d in range(x.rank) if d != 1]
+    if train:
+        mean, invstd = b.convert(save_mean, dtype), b.convert(save_invstd, dtype)
+    else:
+        mean, invstd = b.convert(running_mean, dtype), rsqrt_plus(b, b.convert(running_var, dtype), eps)
+    g, xf = b.convert(gy, dtype), b.convert(x, dtype)
+    xhat = binary(b, "stablehlo.multiply", binary(b, "stablehlo.subtract", xf, along(b, mean, x.shape, 1)),
+                  along(b, invstd, x.shape, 1))
+    sum_g = reduce(b, g, dims, "stablehlo.add", 0)
+    sum_gx = reduce(b, binary(b, "stablehlo.multiply", g, xhat), dims, "stablehlo.add", 0)
+    gx = None
+    if output_mask[0]:
+        scale = binary(b, "stablehlo.multiply", invstd, ones_or(b, weight, dtype, (channels,)))
+        if train:
+            inv_n = b.constant(channels / max(x.numel, 1), dtype)
+            mean_g = binary(b, "stablehlo.multiply", sum_g, inv_n)
+            mean_gx = binary(b, "stablehlo.multiply", sum_gx, inv_n)
+            g = binary(b, "stablehlo.subtract", g, along(b, mean_g, x.shape, 1))
+            g = binary(b, "stablehlo.subtract", g, binary(b, "stablehlo.multiply", xhat,
+                                                           along(b, mean_gx, x.shape, 1)))
+        gx = b.convert(binary(b, "stablehlo.multiply", g, along(b, scale, x.shape, 1)), x.dtype)
+    gw = b.convert(sum_gx, out[1].dtype) if output_mask[1] else None
+    gb = b.convert(sum_g, out[2].dtype) if output_mask[2] else None
+    return gx, gw, gb
+
+
+def norm_dims(x, normalized_shape):
+    """The trailing dims layer norm normalizes over."""
+    return list(range(x.rank - len(normalized_shape), x.rank))
+
+
+@register(aten.native_layer_norm.default)
+def native_layer_norm(b, out, x, normalized_shape, weight, bias, eps):
+    """(y, mean, rstd) over the trailing normalized_shape dims."""
+    dtype = acc_type(x.dtype)
+    dims = norm_dims(x, normalized_shape)
+    keep = list(range(dims[0]))
+    xf = b.convert(x, dtype)
+    mean, var = channel_stats(b, xf, dims)
+    rstd = rsqrt_plus(b, var, eps)
+    y = binary(b, "stablehlo.subtract", xf, b.broadcast(mean, x.shape, keep))
+    y = binary(b, "stablehlo.multiply", y, b.broadcast(rstd, x.shape, keep))
+    if weight is not None:
+        y = binary(b, "stablehlo.multiply", y, b.convert(weight, dtype))
+    if bias is not None:
+        y = binary(b, "stablehlo.add", y, b.convert(bias, dtype))
+    stat_shape = x.shape[:dims[0]] + (1,) * len(dims)
+    return (b.convert(y, x.dtype), b.reshape(b.convert(mean, out[1].dtype), stat_shape),
+            b.reshape(b.convert(rstd, out[2].dtype), stat_shape))
+
+
+@register(aten.native_layer_norm_backward.default)
+def native_layer_norm_backward(b, out, gy, x, normalized_shape, mean, rstd, weight, bias, output_mask):
+    """(grad_input, grad_weight, grad_bias) of layer normalization."""
+    dtype = acc_type(x.dtype)
+    dims = norm_dims(x, normalized_shape)
+    batch = list(range(dims[0]))
+    stat_shape = x.shape[:dims[0]]
+    mean = b.broadcast(b.reshape(b.convert(mean, dtype), stat_shape), x.shape, batch)
+    rstd = b.reshape(b.convert(rstd, dtype), stat_shape)
+    g, xf = b.convert(gy, dtype), b.convert(x, dtype)
+    xhat = binary(b, "stablehlo.multiply", binary(b, "stablehlo.subtract", xf, mean),
+                  b.broadcast(rstd, x.shape, batch))
+    gx = gw = gb = None
+    if output_mask[0]:
+        gw_in = g if weight is None else binary(b, "stablehlo.multiply", g, b.convert(weight, dtype))
+        mean_g = mean_over(b, gw_in, dims)
+        mean_gx = mean_over(b, binary(b, "stablehlo.multiply", gw_in, xhat), dims)
+        d = binary(b, "stablehlo.subtract", gw_in, b.broadcast(mean_g, x.shape, batch))
+        d = binary(b, "stablehlo.subtract", d, binary(b, "stablehlo.multiply", xhat,
+                                                       b.broadcast(mean_gx, x.shape, batch)))
+        gx = b.convert(binary(b, "stablehlo.multiply", d, b.broadcast(rstd, x.shape, batch)), x.dtype)
+    if output_mask[1] and weight is not None:
+        gw = b.convert(reduce(b, binary(b, "stablehlo.multiply", g, xhat), batch, "stablehlo.add", 0),
+                       weight.dtype)
+    if output_mask[2] and bias is not None:
+        gb = b.convert(reduce(b, g, batch, "stablehlo.add", 0), bias.dtype)
+    return gx, gw, gb
