@@ -6,7 +6,7 @@ import math
 import numpy as np
 import torch
 
-from ._builder import i64s, tensor_type
+from ._builder import i64s, literal, tensor_type
 from ._lowering import Spec, body_region, operand, reduce, register
 from ._tensor import Mutated
 
@@ -435,11 +435,17 @@ def adaptive_avg_pool2d_backward(b, out, gy, x):
 
 # ---- normalization ------------------------------------------------------------
 
-def mean_over(b, v, dims):
-    """The mean of v over dims (removed)."""
-    count = math.prod(v.shape[d] for d in dims)
-    total = reduce(b, v, dims, "stablehlo.add", 0)
-    return binary(b, "stablehlo.multiply", total, b.constant(1.0 / max(count, 1), v.dtype))
+def splat(b, value, dtype, shape):
+    """A constant of shape, every element value: one op."""
+    return b.op("stablehlo.constant", [], (shape, dtype),
+                attrs=f"{{value = dense<{literal(value, dtype)}> : {tensor_type(shape, dtype)}}}")
+
+
+def total(b, v, dims, zero):
+    """v summed over dims (removed), from the scalar Value zero."""
+    shape = tuple(n for d, n in enumerate(v.shape) if d not in dims)
+    return b.op("stablehlo.reduce", [v, zero], (shape, v.dtype), regions=body_region("stablehlo.add", v.dtype),
+                attrs=f"{{dimensions = array<i64{i64s(dims)}>}}")
 
 
 def rsqrt_plus(b, var, eps):
@@ -452,13 +458,17 @@ def ones_or(b, v, dtype, shape):
     return b.constant(1, dtype, shape) if v is None else b.convert(v, dtype)
 
 
-def channel_stats(b, x, dims):
-    """(mean, biased variance) of x over dims, two-pass as PyTorch."""
-    mean = mean_over(b, x, dims)
+def moments(b, x, dims):
+    """(mean, biased variance, x - mean) of x over dims, two-pass as PyTorch."""
     keep = [d for d in range(x.rank) if d not in dims]
+    zero = b.constant(0, x.dtype)
+    count = math.prod(x.shape[d] for d in dims)
+    inv_count = splat(b, 1.0 / max(count, 1), x.dtype, tuple(x.shape[d] for d in keep))
+    mean = binary(b, "stablehlo.multiply", total(b, x, dims, zero), inv_count)
     centered = binary(b, "stablehlo.subtract", x, b.broadcast(mean, x.shape, keep))
-    var = mean_over(b, binary(b, "stablehlo.multiply", centered, centered), dims)
-    return mean, var
+    var = binary(b, "stablehlo.multiply", total(b, binary(b, "stablehlo.multiply", centered, centered), dims, zero),
+                 inv_count)
+    return mean, var, centered
 
 
 @register(aten.native_batch_norm.default)
@@ -470,7 +480,7 @@ def native_batch_norm(b, out, x, weight, bias, running_mean, running_var, traini
     dims = [d for d in range(x.rank) if d != 1]
     updates = {}
     if training:
-        mean, var = channel_stats(b, xf, dims)
+        mean, var, _ = moments(b, xf, dims)
         count = x.numel // max(channels, 1)
         for name, old, new in (("running_mean", running_mean, mean), ("running_var", running_var, var)):
             if old is None:
@@ -539,12 +549,9 @@ def native_layer_norm(b, out, x, normalized_shape, weight, bias, eps):
     """(y, mean, rstd) over the trailing normalized_shape dims."""
     dtype = acc_type(x.dtype)
     dims = norm_dims(x, normalized_shape)
-    keep = list(range(dims[0]))
-    xf = b.convert(x, dtype)
-    mean, var = channel_stats(b, xf, dims)
+    mean, var, centered = moments(b, b.convert(x, dtype), dims)
     rstd = rsqrt_plus(b, var, eps)
-    y = binary(b, "stablehlo.subtract", xf, b.broadcast(mean, x.shape, keep))
-    y = binary(b, "stablehlo.multiply", y, b.broadcast(rstd, x.shape, keep))
+    y = binary(b, "stablehlo.multiply", centered, b.broadcast(rstd, x.shape, range(dims[0])))
     if weight is not None:
         y = binary(b, "stablehlo.multiply", y, b.convert(weight, dtype))
     if bias is not None:
@@ -560,24 +567,23 @@ def native_layer_norm_backward(b, out, gy, x, normalized_shape, mean, rstd, weig
     dtype = acc_type(x.dtype)
     dims = norm_dims(x, normalized_shape)
     batch = list(range(dims[0]))
-    stat_shape = x.shape[:dims[0]]
-    mean = b.broadcast(b.reshape(b.convert(mean, dtype), stat_shape), x.shape, batch)
-    rstd = b.reshape(b.convert(rstd, dtype), stat_shape)
-    g, xf = b.convert(gy, dtype), b.convert(x, dtype)
-    xhat = binary(b, "stablehlo.multiply", binary(b, "stablehlo.subtract", xf, mean),
-                  b.broadcast(rstd, x.shape, batch))
+    rstd = b.broadcast(b.convert(rstd, dtype), x.shape)  # [..., 1, 1] stats broadcast as they are
+    g, zero = b.convert(gy, dtype), b.constant(0, dtype)
+    xhat = binary(b, "stablehlo.multiply", binary(b, "stablehlo.subtract", b.convert(x, dtype),
+                                                   b.broadcast(b.convert(mean, dtype), x.shape)), rstd)
     gx = gw = gb = None
     if output_mask[0]:
         gw_in = g if weight is None else binary(b, "stablehlo.multiply", g, b.convert(weight, dtype))
-        mean_g = mean_over(b, gw_in, dims)
-        mean_gx = mean_over(b, binary(b, "stablehlo.multiply", gw_in, xhat), dims)
+        inv_count = splat(b, 1.0 / max(math.prod(x.shape[d] for d in dims), 1), dtype, x.shape[:dims[0]])
+        mean_g = binary(b, "stablehlo.multiply", total(b, gw_in, dims, zero), inv_count)
+        mean_gx = binary(b, "stablehlo.multiply",
+                         total(b, binary(b, "stablehlo.multiply", gw_in, xhat), dims, zero), inv_count)
         d = binary(b, "stablehlo.subtract", gw_in, b.broadcast(mean_g, x.shape, batch))
         d = binary(b, "stablehlo.subtract", d, binary(b, "stablehlo.multiply", xhat,
                                                        b.broadcast(mean_gx, x.shape, batch)))
-        gx = b.convert(binary(b, "stablehlo.multiply", d, b.broadcast(rstd, x.shape, batch)), x.dtype)
+        gx = b.convert(binary(b, "stablehlo.multiply", d, rstd), x.dtype)
     if output_mask[1] and weight is not None:
-        gw = b.convert(reduce(b, binary(b, "stablehlo.multiply", g, xhat), batch, "stablehlo.add", 0),
-                       weight.dtype)
+        gw = b.convert(total(b, binary(b, "stablehlo.multiply", g, xhat), batch, zero), weight.dtype)
     if output_mask[2] and bias is not None:
-        gb = b.convert(reduce(b, g, batch, "stablehlo.add", 0), bias.dtype)
+        gb = b.convert(total(b, g, batch, zero), bias.dtype)
     return gx, gw, gb
