@@ -316,7 +316,12 @@ def max_pool2d_with_indices(b, out, x, kernel_size, stride=(), padding=0, dilati
 
 @register(aten.max_pool2d_with_indices_backward.default)
 def max_pool2d_with_indices_backward(b, out, gy, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    """Each output gradient added at its window's max (scatter-add by index)."""
+    return scatter_to_indices(b, gy, x, indices)
+
+
+def scatter_to_indices(b, gy, x, indices):
+    """Each output gradient added at its window's max, indices flat in x's
+    H*W planes (scatter-add)."""
     planes, plane = math.prod(x.shape[:-2]), x.shape[-2] * x.shape[-1]
     per_plane = gy.numel // max(planes, 1)
     offsets = b.op("stablehlo.iota", [], ((planes, per_plane), torch.int64), attrs="{iota_dimension = 0 : i64}")
@@ -332,6 +337,22 @@ def max_pool2d_with_indices_backward(b, out, gy, x, kernel_size, stride, padding
                ((x.numel,), dtype), regions=body_region("stablehlo.add", dtype), attrs=attrs)
     return b.convert(b.reshape(res, x.shape), gy.dtype)
 
+
+@register(aten.adaptive_max_pool2d.default)
+def adaptive_max_pool2d(b, out, x, output_size):
+    """(max, index) over adaptive windows: max pooling when the sizes divide evenly."""
+    out_hw = per_dim(output_size, 2)
+    sizes = x.shape[-2:]
+    if any(size % n for size, n in zip(sizes, out_hw)):
+        raise NotImplementedError(f"aten.adaptive_max_pool2d: output_size {tuple(out_hw)} does not divide the "
+                                  f"input's {tuple(sizes)} (windows of unequal sizes)")
+    kernel = [size // n for size, n in zip(sizes, out_hw)]
+    return max_pool2d_with_indices(b, out, x, kernel, kernel)
+
+
+@register(aten.adaptive_max_pool2d_backward.default)
+def adaptive_max_pool2d_backward(b, out, gy, x, indices):
+    return scatter_to_indices(b, gy, x, indices)
 
 def avg_divisor(size, out_n, k, s, p, count_include_pad):
     """The element count of each of out_n windows along one dimension."""
@@ -586,4 +607,53 @@ def native_layer_norm_backward(b, out, gy, x, normalized_shape, mean, rstd, weig
         gw = b.convert(total(b, binary(b, "stablehlo.multiply", g, xhat), batch, zero), weight.dtype)
     if output_mask[2] and bias is not None:
         gb = b.convert(total(b, g, batch, zero), bias.dtype)
+    return gx, gw, gb
+
+
+@register(aten.native_group_norm.default)
+def native_group_norm(b, out, x, weight, bias, n, channels, spatial, groups, eps):
+    """(y, mean, rstd) of group normalization; mean and rstd are [N, groups]."""
+    dtype = acc_type(x.dtype)
+    grouped = b.reshape(b.convert(x, dtype), (n, groups, channels // groups * spatial))
+    mean, var, centered = moments(b, grouped, [2])
+    rstd = rsqrt_plus(b, var, eps)
+    y = b.reshape(binary(b, "stablehlo.multiply", centered, b.broadcast(rstd, grouped.shape, (0, 1))),
+                  (n, channels, spatial))
+    if weight is not None:
+        y = binary(b, "stablehlo.multiply", y, along(b, b.convert(weight, dtype), y.shape, 1))
+    if bias is not None:
+        y = binary(b, "stablehlo.add", y, along(b, b.convert(bias, dtype), y.shape, 1))
+    return (b.convert(b.reshape(y, x.shape), x.dtype), b.convert(mean, out[1].dtype),
+            b.convert(rstd, out[2].dtype))
+
+
+@register(aten.native_group_norm_backward.default)
+def native_group_norm_backward(b, out, gy, x, mean, rstd, weight, n, channels, spatial, groups, output_mask):
+    """(grad_input, grad_weight, grad_bias) of group normalization."""
+    dtype = acc_type(x.dtype)
+    grouped = (n, groups, channels // groups * spatial)
+    per_channel = (n, channels, spatial)
+    rstd = b.broadcast(b.convert(rstd, dtype), grouped, (0, 1))
+    centered = binary(b, "stablehlo.subtract", b.reshape(b.convert(x, dtype), grouped),
+                      b.broadcast(b.convert(mean, dtype), grouped, (0, 1)))
+    xhat = binary(b, "stablehlo.multiply", centered, rstd)
+    g, zero = b.reshape(b.convert(gy, dtype), per_channel), b.constant(0, dtype)
+    gx = gw = gb = None
+    if output_mask[0]:
+        gw_in = g if weight is None else binary(b, "stablehlo.multiply", g,
+                                                 along(b, b.convert(weight, dtype), per_channel, 1))
+        gw_in = b.reshape(gw_in, grouped)
+        inv_count = splat(b, 1.0 / max(grouped[2], 1), dtype, grouped[:2])
+        mean_g = binary(b, "stablehlo.multiply", total(b, gw_in, [2], zero), inv_count)
+        mean_gx = binary(b, "stablehlo.multiply",
+                         total(b, binary(b, "stablehlo.multiply", gw_in, xhat), [2], zero), inv_count)
+        d = binary(b, "stablehlo.subtract", gw_in, b.broadcast(mean_g, grouped, (0, 1)))
+        d = binary(b, "stablehlo.subtract", d, binary(b, "stablehlo.multiply", xhat,
+                                                       b.broadcast(mean_gx, grouped, (0, 1))))
+        gx = b.convert(b.reshape(binary(b, "stablehlo.multiply", d, rstd), x.shape), x.dtype)
+    if output_mask[1] and weight is not None:
+        gxhat = binary(b, "stablehlo.multiply", g, b.reshape(xhat, per_channel))
+        gw = b.convert(total(b, gxhat, [0, 2], zero), weight.dtype)
+    if output_mask[2]:
+        gb = b.convert(total(b, g, [0, 2], zero), out[2].dtype)
     return gx, gw, gb
