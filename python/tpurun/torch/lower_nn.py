@@ -223,7 +223,7 @@ def convolution_backward(b, out, gy, x, w, bias_sizes, stride, padding, dilation
 
 # ---- pooling ----------------------------------------------------------------
 
-def pool_args(x, kernel_size, stride, padding, dilation=1):
+def pool_args(kernel_size, stride, padding, dilation=1):
     """Pooling's window over x's last two dims: (kernel, stride, padding, dilation), each 2 ints."""
     kernel = per_dim(kernel_size, 2)
     stride = per_dim(stride, 2) if stride else kernel
@@ -297,7 +297,7 @@ def max_index_region(dtype):
 @register(aten.max_pool2d_with_indices.default)
 def max_pool2d_with_indices(b, out, x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """(max over each window, its flat index into the input's H*W plane)."""
-    kernel, stride, padding, dilation = pool_args(x, kernel_size, stride, padding, dilation)
+    kernel, stride, padding, dilation = pool_args(kernel_size, stride, padding, dilation)
     h, w = x.shape[-2:]
     out_hw = [pooled_size(x.shape[x.rank - 2 + i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
               for i in range(2)]
@@ -354,6 +354,7 @@ def adaptive_max_pool2d(b, out, x, output_size):
 def adaptive_max_pool2d_backward(b, out, gy, x, indices):
     return scatter_to_indices(b, gy, x, indices)
 
+
 def avg_divisor(size, out_n, k, s, p, count_include_pad):
     """The element count of each of out_n windows along one dimension."""
     counts = []
@@ -379,7 +380,7 @@ def avg_scale(b, shape, x_hw, kernel, stride, padding, count_include_pad, diviso
 @register(aten.avg_pool2d.default)
 def avg_pool2d(b, out, x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    kernel, stride, padding, _ = pool_args(x, kernel_size, stride, padding)
+    kernel, stride, padding, _ = pool_args(kernel_size, stride, padding)
     out_hw = [pooled_size(x.shape[x.rank - 2 + i], kernel[i], stride[i], padding[i], 1, ceil_mode) for i in range(2)]
     shape = x.shape[:-2] + tuple(out_hw)
     dtype = acc_type(x.dtype)
@@ -394,7 +395,7 @@ def avg_pool2d_backward(b, out, gy, x, kernel_size, stride, padding, ceil_mode, 
                         divisor_override):
     """Each output gradient, divided by its window's divisor, spread over the
     window: a reduce_window sum over gy dilated by the stride."""
-    kernel, stride, padding, _ = pool_args(x, kernel_size, stride, padding)
+    kernel, stride, padding, _ = pool_args(kernel_size, stride, padding)
     dtype = acc_type(gy.dtype)
     scale = avg_scale(b, gy.shape, x.shape[-2:], kernel, stride, padding, count_include_pad, divisor_override,
                       dtype)
