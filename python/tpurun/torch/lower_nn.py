@@ -40,6 +40,15 @@ def dims_text(xs):
 
 # ---- matrix products --------------------------------------------------------
 
+def matmul_operands(b, x, y):
+    """x and y as a float32 matrix product takes them: rounded to bf16 when
+    torch.set_float32_matmul_precision("medium") allows it (a TPU's DEFAULT
+    precision: the VM's bf16 kernels, f32 accumulation and result)."""
+    if x.dtype == y.dtype == torch.float32 and torch.get_float32_matmul_precision() == "medium":
+        return b.convert(x, torch.bfloat16), b.convert(y, torch.bfloat16)
+    return x, y
+
+
 def dot(b, x, y, out, lhs_batch=(), rhs_batch=(), lhs_contract=(), rhs_contract=()):
     """stablehlo.dot_general of x and y into out (shape, dtype)."""
     attrs = ("{dot_dimension_numbers = #stablehlo.dot<"
@@ -64,7 +73,9 @@ def scaled_sum(b, out, product, bias, beta, alpha):
 
 @register(aten.mm.default)
 def mm(b, out, x, y):
-    return dot(b, x, y, Spec((x.shape[0], y.shape[1]), x.dtype), lhs_contract=[1], rhs_contract=[0])
+    shape, dtype = (x.shape[0], y.shape[1]), x.dtype
+    x, y = matmul_operands(b, x, y)
+    return dot(b, x, y, Spec(shape, dtype), lhs_contract=[1], rhs_contract=[0])
 
 
 @register(aten.addmm.default)
@@ -75,8 +86,9 @@ def addmm(b, out, bias, x, y, beta=1, alpha=1):
 
 @register(aten.bmm.default)
 def bmm(b, out, x, y):
-    shape = (x.shape[0], x.shape[1], y.shape[2])
-    return dot(b, x, y, Spec(shape, x.dtype), lhs_batch=[0], rhs_batch=[0], lhs_contract=[2], rhs_contract=[1])
+    shape, dtype = (x.shape[0], x.shape[1], y.shape[2]), x.dtype
+    x, y = matmul_operands(b, x, y)
+    return dot(b, x, y, Spec(shape, dtype), lhs_batch=[0], rhs_batch=[0], lhs_contract=[2], rhs_contract=[1])
 
 
 @register(aten.baddbmm.default)
@@ -86,12 +98,16 @@ def baddbmm(b, out, bias, x, y, beta=1, alpha=1):
 
 @register(aten.mv.default)
 def mv(b, out, x, y):
-    return dot(b, x, y, Spec((x.shape[0],), x.dtype), lhs_contract=[1], rhs_contract=[0])
+    shape, dtype = (x.shape[0],), x.dtype
+    x, y = matmul_operands(b, x, y)
+    return dot(b, x, y, Spec(shape, dtype), lhs_contract=[1], rhs_contract=[0])
 
 
 @register(aten.dot.default)
 def dot_(b, out, x, y):
-    return dot(b, x, y, Spec((), x.dtype), lhs_contract=[0], rhs_contract=[0])
+    dtype = x.dtype
+    x, y = matmul_operands(b, x, y)
+    return dot(b, x, y, Spec((), dtype), lhs_contract=[0], rhs_contract=[0])
 
 
 # ---- convolution ------------------------------------------------------------
