@@ -99,8 +99,9 @@ def test_conv1d(mode):
              randn(4, seed=2))
 
 
-@pytest.mark.parametrize("kw", [dict(stride=2, padding=1, output_padding=1, groups=2), dict(dilation=2)],
-                         ids=["strided_groups", "dilated"])
+@pytest.mark.parametrize("kw", [dict(stride=2, padding=1, output_padding=1, groups=2), dict(dilation=2),
+                                dict(dilation=2, output_padding=1), dict(stride=2, dilation=3, output_padding=2)],
+                         ids=["strided_groups", "dilated", "output_padding_over_stride", "output_padding_2"])
 def test_conv_transpose2d(mode, kw):
     run_both(lambda x, w, b: F.conv_transpose2d(x, w, b, **kw), randn(2, 4, 5, 5), randn(4, 3, 3, 3, seed=1),
              randn(3 * kw.get("groups", 1), seed=2))

@@ -147,11 +147,18 @@ def per_dim(xs, n):
     return xs * n if len(xs) == 1 else xs
 
 
-def conv_forward(b, x, w, stride, padding, dilation, groups):
-    """PyTorch's (cross-correlation) convolution of x [N, C, ...] with w [O, C/groups, ...]."""
+def conv_forward(b, x, w, stride, padding, dilation, groups, out_spatial=None):
+    """PyTorch's (cross-correlation) convolution of x [N, C, ...] with w [O, C/groups, ...];
+    out_spatial: the result's spatial sizes when they must differ from the
+    usual ones (a transposed convolution's input gradient, output_padding
+    at least the stride), by the padding after."""
     n = x.rank - 2
+    pads = [(p, p) for p in padding]
+    if out_spatial is not None:
+        pads = [(padding[i], (out_spatial[i] - 1) * stride[i] + (w.shape[2 + i] - 1) * dilation[i] + 1
+                 - x.shape[2 + i] - padding[i]) for i in range(n)]
     bf, oi = layout("b", "f", n), layout("o", "i", n)
-    return conv(b, x, w, x.dtype, bf, oi, bf, stride, [(p, p) for p in padding], [1] * n, dilation, groups)
+    return conv(b, x, w, x.dtype, bf, oi, bf, stride, pads, [1] * n, dilation, groups)
 
 
 def conv_input_grad(b, gy, w, in_spatial, stride, padding, dilation, groups):
@@ -224,7 +231,7 @@ def convolution_backward(b, out, gy, x, w, bias_sizes, stride, padding, dilation
     gx = gw = gb = None
     if output_mask[0]:
         if transposed:
-            gx = conv_forward(b, gy, w, stride, padding, dilation, groups)
+            gx = conv_forward(b, gy, w, stride, padding, dilation, groups, x.shape[2:])
         else:
             gx = conv_input_grad(b, gy, w, x.shape[2:], stride, padding, dilation, groups)
     if output_mask[1]:
