@@ -1,6 +1,8 @@
 """tpurun.torch's neural-network lowerings (lower_nn.py) against PyTorch CPU,
-forward and backward, in every eager mode: matrix products, Linear,
-attention, convolution, pooling, batch and layer normalization."""
+forward and backward, in every eager mode: matrix products (also at
+"medium" float32 matmul precision), Linear, attention, convolution (1-D to
+3-D, transposed), max/average/adaptive pooling, batch, layer and group
+normalization, bf16 operands, a small CNN's training step."""
 import pytest
 import torch
 import torch.nn.functional as F

@@ -1,6 +1,6 @@
 """Neural-network ATen ops: matrix products, convolution and its backward,
-max/average/adaptive pooling and their backward ops, batch and layer
-normalization with their backward ops."""
+max/average/adaptive pooling and their backward ops, batch, layer and
+group normalization with their backward ops."""
 import math
 
 import numpy as np
