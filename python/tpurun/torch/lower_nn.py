@@ -191,9 +191,12 @@ def conv_weight_grad(b, x, gy, kernel_spatial, stride, padding, dilation, groups
     n = x.rank - 2
     pads = [(padding[i], (kernel_spatial[i] - 1) * dilation[i] + (gy.shape[2 + i] - 1) * stride[i] + 1
              - x.shape[2 + i] - padding[i]) for i in range(n)]
-    fb = layout("f", "b", n)
-    return conv(b, x, gy, x.dtype, fb, layout("i", "o", n), fb, dilation, pads, [1] * n, stride,
-                batch_groups=groups)
+    # The result as [C/groups, O, ...] then transposed: a convolution whose
+    # result layout is [f, b, ...] overflows its buffer when the VM fuses it
+    # with its consumer (vm/kernels/fusion.c run_conv; reported on issue 19).
+    grad = conv(b, x, gy, x.dtype, layout("f", "b", n), layout("i", "o", n), layout("b", "f", n), dilation, pads,
+                [1] * n, stride, batch_groups=groups)
+    return b.transpose(grad, [1, 0] + list(range(2, n + 2)))
 
 
 def add_bias(b, y, bias):
