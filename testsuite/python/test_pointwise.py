@@ -336,3 +336,14 @@ def test_fills_and_factories(mode):
     run_both(lambda x: (x * 1).fill_(torch.tensor(3.0)), X, grad=False)
     run_both(lambda i: (i * 1).fill_(2.7), I, grad=False)
     run_both(lambda x: (x * 1).zero_(), X, grad=False)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.bfloat16])  # CPU float16 lacks most kernels
+def test_other_float_dtypes(mode, dtype):
+    tol = 1e-4 if dtype == torch.float64 else 2e-2
+    x, y = X.to(dtype), Y.to(dtype)
+    run_both(lambda a, b: (a * b + a / (b.abs() + 1) - 2 * a).relu(), x, y, rtol=tol, atol=tol)
+    run_both(lambda a: F.gelu(a).sigmoid().exp().clamp(max=2.5), x, rtol=tol, atol=tol)
+    run_both(lambda a, b: torch.where(a > b, a, 0.5).addcdiv(a, b.abs() + 1, value=0.1), x, y, rtol=tol, atol=tol)
+    run_both(lambda a: a + I, x, rtol=tol, atol=tol)
+    run_both(lambda a: a * X, x, rtol=tol, atol=tol)
