@@ -6,7 +6,7 @@ import math
 import torch
 
 from ._builder import literal, tensor_type
-from ._lowering import Spec, compare, elementwise, is_value, operand, register
+from ._lowering import Spec, compare, elementwise, is_value, meta_like, operand, register
 
 aten = torch.ops.aten
 
@@ -140,10 +140,36 @@ register(aten.abs.default)(unary("stablehlo.abs"))
 
 @register(aten.sign.default, aten.sgn.default)
 def sign(b, out, x):
-    """-1, 0 or 1 (bools and unsigned: x != 0)."""
+    """-1, 0 or 1 (bools and unsigned: x != 0; NaN: 0 as in PyTorch)."""
     if out.dtype in (torch.bool, torch.uint8):
         return b.convert(cmp(b, "NE", x, const(b, 0, x)), out.dtype)
-    return elementwise(b, out, "stablehlo.sign", x)
+    s = elementwise(b, out, "stablehlo.sign", x)
+    if not out.dtype.is_floating_point:
+        return s
+    return select(b, cmp(b, "NE", s, s), const(b, 0, s), s)
+
+
+def sign_bit(b, x):
+    """x's sign bit (true for -0.0 and negative NaNs too), as bool."""
+    ints = {8: torch.int64, 4: torch.int32, 2: torch.int16}[torch.empty((), dtype=x.dtype).element_size()]
+    bits = b.op("stablehlo.bitcast_convert", [x], (x.shape, ints))
+    return cmp(b, "LT", bits, const(b, 0, bits))
+
+
+@register(aten.signbit.default)
+def signbit(b, out, x):
+    """x < 0, including -0.0 (never for unsigned and bool)."""
+    if not x.dtype.is_floating_point:
+        return b.convert(cmp(b, "LT", x, const(b, 0, x)), torch.bool) if x.dtype.is_signed else const(b, False, out)
+    return sign_bit(b, x)
+
+
+@register(aten.copysign.Tensor, aten.copysign.Scalar)
+def copysign(b, out, x, y):
+    """|x| with y's sign bit."""
+    x, y = operands(b, out, x, y)
+    a = ew(b, "stablehlo.abs", x)
+    return select(b, sign_bit(b, y), ew(b, "stablehlo.negate", a), a)
 
 
 @register(aten.reciprocal.default)
@@ -352,6 +378,27 @@ for _op, _name in [(aten.bitwise_and, "stablehlo.and"), (aten.bitwise_or, "stabl
 register(aten.bitwise_not.default)(unary("stablehlo.not"))
 
 
+def _shift(left):
+    """A lowering of << (left) or >> (arithmetic for signed integers, as in PyTorch)."""
+    def lower(b, out, x, y):
+        if out is None:  # __lshift__ and __rshift__ have no meta kernel
+            out = Spec(torch.broadcast_shapes(*(v.shape for v in (x, y) if is_value(v))),
+                       torch.result_type(meta_like(x), meta_like(y)))
+        x, y = operands(b, out, x, y)
+        if left:
+            name = "stablehlo.shift_left"
+        else:
+            name = "stablehlo.shift_right_arithmetic" if out.dtype.is_signed else "stablehlo.shift_right_logical"
+        return ew(b, name, x, y)
+    lower.__doc__ = "x shifted " + ("left" if left else "right") + " by y bits."
+    return lower
+
+
+for _packet, _dunder, _left in [(aten.bitwise_left_shift, aten.__lshift__, True),
+                                (aten.bitwise_right_shift, aten.__rshift__, False)]:
+    register(_packet.Tensor, _packet.Tensor_Scalar, _packet.Scalar_Tensor, _dunder.Tensor, _dunder.Scalar)(_shift(_left))
+
+
 @register(aten.isnan.default)
 def isnan(b, out, x):
     """x != x (never for integers)."""
@@ -378,17 +425,38 @@ def isfinite(b, out, x):
     return ew(b, "stablehlo.is_finite", x, dtype=torch.bool)
 
 
+@register(aten.nan_to_num.default)
+def nan_to_num(b, out, x, nan=None, posinf=None, neginf=None):
+    """x with NaN, +inf and -inf replaced (defaults: 0 and the largest finite numbers)."""
+    if not out.dtype.is_floating_point:
+        return x
+    info = torch.finfo(out.dtype)
+    big, small = const(b, info.max, x), const(b, info.min, x)
+    res = select(b, cmp(b, "GT", x, big), big if posinf is None else operand(b, posinf, x.dtype, x.shape), x)
+    res = select(b, cmp(b, "LT", x, small), small if neginf is None else operand(b, neginf, x.dtype, x.shape), res)
+    return select(b, cmp(b, "NE", x, x), operand(b, 0.0 if nan is None else nan, x.dtype, x.shape), res)
+
+
+@register(aten.logaddexp.default)
+def logaddexp(b, out, x, y):
+    """log(exp(x) + exp(y)) = max + log1p(exp(-|x - y|))."""
+    x, y = operands(b, out, x, y)
+    m = ew(b, "stablehlo.maximum", x, y)
+    d = ew(b, "stablehlo.negate", ew(b, "stablehlo.abs", ew(b, "stablehlo.subtract", x, y)))
+    return ew(b, "stablehlo.add", m, ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", d)))
+
+
 @register(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
 def where(b, out, cond, x, y):
     """x where cond, else y (broadcast together)."""
-    pred = b.broadcast(cond, out.shape)
+    pred = b.broadcast(b.convert(cond, torch.bool), out.shape)
     return select(b, pred, *operands(b, out, x, y))
 
 
 @register(aten.masked_fill.Scalar, aten.masked_fill.Tensor)
 def masked_fill(b, out, x, mask, value):
     """x with value wherever mask."""
-    pred = b.broadcast(mask, out.shape)
+    pred = b.broadcast(b.convert(mask, torch.bool), out.shape)
     return select(b, pred, *operands(b, out, value, x))
 
 
