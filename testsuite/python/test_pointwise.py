@@ -364,3 +364,16 @@ def test_signs_shifts_and_special_values(mode):
     run_both(lambda i, j: i << j.abs(), I, J)
     run_both(lambda i, j: torch.bitwise_right_shift(i, j.abs()), I * 40, J)
     run_both(lambda u: u >> 1, ints(3, 4, low=0, high=255, dtype=torch.uint8))
+
+
+def test_out_variants(mode):
+    def with_out(x, y):
+        c = torch.empty_like(x)
+        torch.maximum(x, y, out=c)
+        torch.add(c, y, alpha=2, out=c)
+        d = torch.empty_like(x)
+        torch.clamp(c, -1, 1, out=d)
+        torch.sigmoid(d, out=c)
+        torch.where(x > y, c, d, out=c)
+        return c, d
+    run_both(with_out, X, Y, grad=False)  # out= tensors do not take gradients
