@@ -97,6 +97,7 @@ SCALAR_OPS = {
     "clamp_min_op": lambda x: torch.clamp_min(x, 0.2),
     "clamp_max_op": lambda x: torch.clamp_max(x, 0.2),
     "lerp": lambda x: torch.lerp(x, torch.ones_like(x), 0.25),
+    "lerp_high": lambda x: torch.lerp(x, torch.ones_like(x) * 3, 0.75),
 }
 
 
@@ -186,6 +187,8 @@ def test_not_and_bool_arithmetic(mode):
     run_both(lambda x, y: x + y, B, I)
     run_both(lambda x: x.sign(), B)
     run_both(lambda x: x * 2, B)
+    run_both(torch.maximum, B, C)
+    run_both(torch.minimum, B, C)
 
 
 def test_isnan_isinf_where(mode):

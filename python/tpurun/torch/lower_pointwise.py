@@ -204,12 +204,14 @@ def pow_(b, out, x, y):
 
 @register(aten.maximum.default, aten.max.other)
 def maximum(b, out, x, y):
-    return elementwise(b, out, "stablehlo.maximum", x, y)
+    """The larger of x and y (for bools: x or y)."""
+    return elementwise(b, out, "stablehlo.or" if out.dtype == torch.bool else "stablehlo.maximum", x, y)
 
 
 @register(aten.minimum.default, aten.min.other)
 def minimum(b, out, x, y):
-    return elementwise(b, out, "stablehlo.minimum", x, y)
+    """The smaller of x and y (for bools: x and y)."""
+    return elementwise(b, out, "stablehlo.and" if out.dtype == torch.bool else "stablehlo.minimum", x, y)
 
 
 @register(aten.clamp.default, aten.clamp.Tensor)
@@ -696,7 +698,11 @@ def addcdiv(b, out, x, t1, t2, value=1):
 
 @register(aten.lerp.Scalar, aten.lerp.Tensor)
 def lerp(b, out, x, end, weight):
-    """x + weight * (end - x)."""
+    """x + weight * (end - x); end - (1 - weight) * (end - x) for a number
+    weight >= 0.5, as PyTorch computes it."""
+    if not is_value(weight) and weight >= 0.5:
+        x, end, w = operands(b, out, x, end, 1 - weight)
+        return ew(b, "stablehlo.subtract", end, ew(b, "stablehlo.multiply", w, ew(b, "stablehlo.subtract", end, x)))
     x, end, w = operands(b, out, x, end, weight)
     return ew(b, "stablehlo.add", x, ew(b, "stablehlo.multiply", w, ew(b, "stablehlo.subtract", end, x)))
 
