@@ -23,6 +23,7 @@ def ints(*shape, low=-5, high=6, dtype=torch.int64):
 
 
 def nonzero_ints(*shape, dtype=torch.int64):
+    """Random integers without 0 (divisors)."""
     x = ints(*shape, dtype=dtype)
     return torch.where(x == 0, torch.ones_like(x) * 3, x)
 

@@ -35,6 +35,7 @@ def cmp(b, direction, x, y):
 
 
 def select(b, pred, on_true, on_false):
+    """on_true where pred, else on_false (Values of one shape)."""
     return b.op("stablehlo.select", [pred, on_true, on_false], (on_true.shape, on_true.dtype))
 
 
@@ -870,5 +871,6 @@ def randn_like(b, out, x, **kwargs):
 
 
 def _no_generator(name, generator):
+    """Refuses an explicit torch.Generator: the TPU's generator is the builder's."""
     if generator is not None:
         raise NotImplementedError(f"tpurun.torch: aten.{name} with generator= (use tpurun.torch.manual_seed)")
