@@ -228,6 +228,13 @@ def test_activations(mode, name):
     run_both(ACTIVATIONS[name], X * 3)
 
 
+def test_activations_of_large_inputs(mode):
+    """No overflow in a branch not taken (Debug mode reports an inf an op makes)."""
+    big = torch.tensor([-200.0, -30.0, -1.0, 0.5, 30.0, 200.0])
+    for fn in (F.elu, F.selu, F.softplus, F.mish, F.silu, F.gelu, torch.sigmoid, torch.tanh):
+        run_both(fn, big)
+
+
 def test_inplace_activations(mode):
     run_both(lambda x: F.relu(x * 1, inplace=True), X)
     run_both(lambda x: F.elu(x * 1, inplace=True), X)

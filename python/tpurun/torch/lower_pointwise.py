@@ -596,30 +596,36 @@ def hardtanh_backward(b, out, grad, x, min_val, max_val):
 
 @register(aten.elu.default)
 def elu(b, out, x, alpha=1, scale=1, input_scale=1):
-    """scale * x where x > 0, else alpha * scale * (exp(input_scale * x) - 1)."""
+    """scale * x where x > 0, else alpha * scale * (exp(input_scale * min(x, 0)) - 1)
+    (no overflow in the branch not taken: Debug mode would report its inf)."""
     a, s, i = operands(b, out, alpha * scale, scale, input_scale)
-    neg = ew(b, "stablehlo.multiply", ew(b, "stablehlo.exponential_minus_one", ew(b, "stablehlo.multiply", x, i)), a)
-    return select(b, cmp(b, "GT", x, const(b, 0, x)), ew(b, "stablehlo.multiply", x, s), neg)
+    zero = const(b, 0, x)
+    below = ew(b, "stablehlo.minimum", x, zero)
+    neg = ew(b, "stablehlo.multiply", ew(b, "stablehlo.exponential_minus_one", ew(b, "stablehlo.multiply", below, i)), a)
+    return select(b, cmp(b, "GT", x, zero), ew(b, "stablehlo.multiply", x, s), neg)
 
 
 @register(aten.elu_backward.default)
 def elu_backward(b, out, grad, alpha, scale, input_scale, is_result, x_or_result):
     """elu's derivative times grad, from x or (is_result) from elu's result."""
     a, s, i = operands(b, out, alpha * scale, scale, input_scale)
-    v = x_or_result
+    v, zero = x_or_result, const(b, 0, x_or_result)
     if is_result:
         neg = mul_all(b, grad, i, ew(b, "stablehlo.add", v, a))
     else:
-        neg = mul_all(b, grad, i, a, ew(b, "stablehlo.exponential", ew(b, "stablehlo.multiply", v, i)))
-    return select(b, cmp(b, "GT", v, const(b, 0, v)), ew(b, "stablehlo.multiply", grad, s), neg)
+        below = ew(b, "stablehlo.minimum", v, zero)
+        neg = mul_all(b, grad, i, a, ew(b, "stablehlo.exponential", ew(b, "stablehlo.multiply", below, i)))
+    return select(b, cmp(b, "GT", v, zero), ew(b, "stablehlo.multiply", grad, s), neg)
 
 
 @register(aten.softplus.default)
 def softplus(b, out, x, beta=1, threshold=20):
-    """log1p(exp(beta x)) / beta, x itself where beta x > threshold."""
+    """log1p(exp(beta x)) / beta, x itself where beta x > threshold (exp's
+    argument capped there: no overflow in the branch not taken)."""
     be, th = operands(b, out, beta, threshold)
     bx = ew(b, "stablehlo.multiply", x, be)
-    soft = ew(b, "stablehlo.divide", ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", bx)), be)
+    capped = ew(b, "stablehlo.minimum", bx, th)
+    soft = ew(b, "stablehlo.divide", ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", capped)), be)
     return select(b, cmp(b, "GT", bx, th), x, soft)
 
 
@@ -634,14 +640,20 @@ def softplus_backward(b, out, grad, x, beta, threshold):
 @register(aten.mish.default)
 def mish(b, out, x):
     """x * tanh(softplus(x))."""
-    sp = ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", x))
-    return ew(b, "stablehlo.multiply", x, ew(b, "stablehlo.tanh", sp))
+    return ew(b, "stablehlo.multiply", x, _tanh_softplus(b, x))
+
+
+def _tanh_softplus(b, x):
+    """tanh(log1p(exp(min(x, 20)))): the cap changes nothing (tanh is 1 by
+    then) but keeps exp from overflowing."""
+    capped = ew(b, "stablehlo.minimum", x, const(b, 20, x))
+    return ew(b, "stablehlo.tanh", ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", capped)))
 
 
 @register(aten.mish_backward.default)
 def mish_backward(b, out, grad, x):
     """grad * (t + x sigmoid(x) (1 - t^2)), t = tanh(softplus(x))."""
-    t = ew(b, "stablehlo.tanh", ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", x)))
+    t = _tanh_softplus(b, x)
     dt = ew(b, "stablehlo.subtract", const(b, 1, t), ew(b, "stablehlo.multiply", t, t))
     return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", t, mul_all(b, x, ew(b, "stablehlo.logistic", x), dt)))
 
