@@ -501,45 +501,42 @@ GELU_C = 0.044715
 
 
 def _gelu_tanh_parts(b, x):
-    """(0.5 * x, tanh(k (x + c x^3)), x^2) of gelu's tanh form."""
+    """(x^2, 2 k, sigmoid(u)) with u = 2 k (x + c x^3): gelu's tanh form is
+    0.5 x (1 + tanh(u / 2)) = x sigmoid(u)."""
     x2 = ew(b, "stablehlo.multiply", x, x)
-    inner = mul_all(b, x, ew(b, "stablehlo.add", const(b, 1, x), ew(b, "stablehlo.multiply", x2, const(b, GELU_C, x))),
-                    const(b, GELU_K, x))
-    return ew(b, "stablehlo.multiply", x, const(b, 0.5, x)), ew(b, "stablehlo.tanh", inner), x2
+    two_k = const(b, 2 * GELU_K, x)
+    slope = ew(b, "stablehlo.add", two_k, ew(b, "stablehlo.multiply", x2, const(b, 2 * GELU_K * GELU_C, x)))
+    return x2, two_k, ew(b, "stablehlo.logistic", ew(b, "stablehlo.multiply", x, slope))
 
 
 @register(aten.gelu.default)
 def gelu(b, out, x, approximate="none"):
-    """x * Phi(x): erf form ("none") or tanh form ("tanh")."""
+    """x * Phi(x): erf form ("none": 0.5 x erfc(-x / sqrt 2), 6 ops) or tanh form ("tanh")."""
     x = b.convert(x, out.dtype)
-    one = const(b, 1, x)
     if approximate == "tanh":
-        half_x, t, _ = _gelu_tanh_parts(b, x)
-        return ew(b, "stablehlo.multiply", half_x, ew(b, "stablehlo.add", one, t))
+        return ew(b, "stablehlo.multiply", x, _gelu_tanh_parts(b, x)[2])
     if approximate != "none":
         raise NotImplementedError(f"tpurun.torch: aten.gelu approximate={approximate!r}")
-    e = ew(b, "chlo.erf", ew(b, "stablehlo.multiply", x, const(b, SQRT1_2, x)))
-    return mul_all(b, x, ew(b, "stablehlo.add", one, e), const(b, 0.5, x))
+    tail = ew(b, "chlo.erfc", ew(b, "stablehlo.multiply", x, const(b, -SQRT1_2, x)))
+    return ew(b, "stablehlo.multiply", ew(b, "stablehlo.multiply", x, const(b, 0.5, x)), tail)
 
 
 @register(aten.gelu_backward.default)
 def gelu_backward(b, out, grad, x, approximate="none"):
-    """grad * d gelu(x) / dx."""
+    """grad * d gelu(x) / dx: grad * (Phi(x) + x phi(x))."""
     x = b.convert(x, out.dtype)
-    one = const(b, 1, x)
-    if approximate == "tanh":
-        half_x, t, x2 = _gelu_tanh_parts(b, x)
-        dt = ew(b, "stablehlo.subtract", one, ew(b, "stablehlo.multiply", t, t))
-        dinner = ew(b, "stablehlo.add", const(b, GELU_K, x), ew(b, "stablehlo.multiply", x2, const(b, 3 * GELU_K * GELU_C, x)))
-        left = ew(b, "stablehlo.multiply", ew(b, "stablehlo.add", one, t), const(b, 0.5, x))
-        return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", left, mul_all(b, half_x, dt, dinner)))
+    if approximate == "tanh":  # sig + x sig (1 - sig) du/dx
+        x2, two_k, sig = _gelu_tanh_parts(b, x)
+        du = ew(b, "stablehlo.add", two_k, ew(b, "stablehlo.multiply", x2, const(b, 6 * GELU_K * GELU_C, x)))
+        slope = mul_all(b, x, sig, ew(b, "stablehlo.subtract", const(b, 1, x), sig), du)
+        return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", sig, slope))
     if approximate != "none":
         raise NotImplementedError(f"tpurun.torch: aten.gelu_backward approximate={approximate!r}")
-    cdf = ew(b, "stablehlo.add", one, ew(b, "chlo.erf", ew(b, "stablehlo.multiply", x, const(b, SQRT1_2, x))))
-    cdf = ew(b, "stablehlo.multiply", cdf, const(b, 0.5, x))
-    pdf = ew(b, "stablehlo.exponential", mul_all(b, x, x, const(b, -0.5, x)))
-    pdf = ew(b, "stablehlo.multiply", pdf, const(b, 1 / math.sqrt(2 * math.pi), x))
-    return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", cdf, ew(b, "stablehlo.multiply", x, pdf)))
+    s = ew(b, "stablehlo.multiply", x, const(b, -SQRT1_2, x))
+    cdf = ew(b, "stablehlo.multiply", ew(b, "chlo.erfc", s), const(b, 0.5, x))
+    pdf = ew(b, "stablehlo.exponential", ew(b, "stablehlo.negate", ew(b, "stablehlo.multiply", s, s)))
+    x_pdf = mul_all(b, x, pdf, const(b, 1 / math.sqrt(2 * math.pi), x))
+    return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", cdf, x_pdf))
 
 
 @register(aten.sigmoid_backward.default)
