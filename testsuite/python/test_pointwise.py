@@ -219,7 +219,8 @@ ACTIVATIONS = {
     "relu6": F.relu6, "elu": F.elu, "elu_alpha": lambda x: F.elu(x, 0.5), "selu": F.selu, "celu": F.celu,
     "softplus": F.softplus, "softplus_beta": lambda x: F.softplus(x, beta=2, threshold=1),
     "sigmoid": torch.sigmoid, "tanh": torch.tanh, "threshold": lambda x: F.threshold(x, 0.1, -2.0),
-    "hardsigmoid": F.hardsigmoid, "hardswish": F.hardswish, "mish": F.mish,
+    "hardsigmoid": F.hardsigmoid, "hardswish": F.hardswish, "mish": F.mish, "logsigmoid": F.logsigmoid,
+    "glu": F.glu, "glu_dim0": lambda x: F.glu(x.t(), 0), "softsign": F.softsign,
 }
 
 
@@ -234,6 +235,11 @@ def test_activations_of_large_inputs(mode):
     for fn in (F.elu, F.selu, F.softplus, F.mish, F.silu, F.gelu, lambda x: F.gelu(x, approximate="tanh"),
                torch.sigmoid, torch.tanh):
         run_both(fn, big)
+
+
+def test_prelu(mode):
+    run_both(lambda x, w: F.prelu(x, w), randn(2, 3, 4), torch.tensor([0.1, -0.2, 0.3]))
+    run_both(lambda x, w: F.prelu(x, w), randn(2, 3), torch.tensor([0.25]))
 
 
 def test_inplace_activations(mode):

@@ -5,8 +5,8 @@ import math
 
 import torch
 
-from ._builder import literal, tensor_type
-from ._lowering import Spec, compare, elementwise, is_value, meta_like, operand, register
+from ._builder import i64s, literal, tensor_type
+from ._lowering import Spec, compare, elementwise, is_value, meta_like, operand, reduce, register
 
 aten = torch.ops.aten
 
@@ -655,6 +655,76 @@ def mish_backward(b, out, grad, x):
     return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", t, mul_all(b, x, ew(b, "stablehlo.logistic", x), dt)))
 
 
+@register(aten.log_sigmoid_forward.default)
+def log_sigmoid_forward(b, out, x):
+    """(log sigmoid(x) = min(x, 0) - log1p(exp(-|x|)), a buffer the backward ignores)."""
+    zero = const(b, 0, x)
+    tail = ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", ew(b, "stablehlo.negate", ew(b, "stablehlo.abs", x))))
+    return ew(b, "stablehlo.subtract", ew(b, "stablehlo.minimum", x, zero), tail), const(b, 0, out[1])
+
+
+@register(aten.log_sigmoid_backward.default)
+def log_sigmoid_backward(b, out, grad, x, buffer):
+    """grad * sigmoid(-x)."""
+    return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.logistic", ew(b, "stablehlo.negate", x)))
+
+
+def _prelu_weight(b, x, w):
+    """PReLU's weight broadcast to x: one slope, or one per channel (dim 1)."""
+    if w.numel == 1:
+        return b.broadcast(b.reshape(w, ()), x.shape, ())
+    return b.broadcast(w, x.shape, (1,))
+
+
+@register(aten.prelu.default)
+def prelu(b, out, x, weight):
+    """x where x > 0, else weight * x."""
+    return select(b, cmp(b, "GT", x, const(b, 0, x)), x, ew(b, "stablehlo.multiply", x, _prelu_weight(b, x, weight)))
+
+
+@register(aten.prelu_backward.default)
+def prelu_backward(b, out, grad, x, weight):
+    """(grad where x > 0 else weight * grad, the sum of x * grad where x <= 0 per slope)."""
+    zero = const(b, 0, x)
+    positive = cmp(b, "GT", x, zero)
+    grad_x = select(b, positive, grad, ew(b, "stablehlo.multiply", grad, _prelu_weight(b, x, weight)))
+    per_element = select(b, positive, zero, ew(b, "stablehlo.multiply", x, grad))
+    dims = [d for d in range(x.rank) if weight.numel == 1 or d != 1]
+    return grad_x, b.reshape(reduce(b, per_element, dims, "stablehlo.add", 0), weight.shape)
+
+
+def _halves(b, x, dim):
+    """x split in two along dim (stablehlo.slice)."""
+    half = x.shape[dim] // 2
+    shape = tuple(half if d == dim else n for d, n in enumerate(x.shape))
+    parts = []
+    for start in (0, half):
+        starts = [start if d == dim else 0 for d in range(x.rank)]
+        limits = [start + half if d == dim else n for d, n in enumerate(x.shape)]
+        attrs = (f"{{start_indices = array<i64{i64s(starts)}>, limit_indices = array<i64{i64s(limits)}>, "
+                 f"strides = array<i64{i64s([1] * x.rank)}>}}")
+        parts.append(b.op("stablehlo.slice", [x], (shape, x.dtype), attrs=attrs))
+    return parts
+
+
+@register(aten.glu.default)
+def glu(b, out, x, dim=-1):
+    """a * sigmoid(g) for the halves a, g of x along dim."""
+    a, g = _halves(b, x, dim % x.rank)
+    return ew(b, "stablehlo.multiply", a, ew(b, "stablehlo.logistic", g))
+
+
+@register(aten.glu_backward.default)
+def glu_backward(b, out, grad, x, dim):
+    """(grad sigmoid(g), grad a sigmoid(g) (1 - sigmoid(g))) joined along dim."""
+    dim = dim % x.rank
+    a, g = _halves(b, x, dim)
+    sig = ew(b, "stablehlo.logistic", g)
+    grad_a = ew(b, "stablehlo.multiply", grad, sig)
+    grad_g = mul_all(b, grad_a, a, ew(b, "stablehlo.subtract", const(b, 1, sig), sig))
+    return b.op("stablehlo.concatenate", [grad_a, grad_g], (x.shape, x.dtype), attrs=f"{{dimension = {dim} : i64}}")
+
+
 @register(aten.hardsigmoid.default)
 def hardsigmoid(b, out, x):
     """clamp(x / 6 + 1/2, 0, 1)."""
@@ -754,7 +824,8 @@ THREE_FRY = "{rng_algorithm = #stablehlo<rng_algorithm THREE_FRY>}"
 
 
 def rng_state(b):
-    """The builder's generator state, seeded on first use."""
+    """The builder's generator state, seeded on first use: the key
+    [seed, 0x5EED] as 2 x ui64 (export's rng_state argument takes the same)."""
     state = getattr(b, "rng", None)
     if state is None:
         from ._tensor import STATE
