@@ -395,3 +395,15 @@ def test_out_variants(mode):
         torch.where(x > y, c, d, out=c)
         return c, d
     run_both(with_out, X, Y, grad=False)  # out= tensors do not take gradients
+
+
+def test_nan_propagation_and_xlogy(mode):
+    nan_x = torch.tensor([float("nan"), 1.0, -1.0, 0.0])
+    nan_y = torch.tensor([0.0, float("nan"), 0.0, 2.0])
+    run_both(torch.maximum, nan_x, nan_y, grad=False)
+    run_both(torch.minimum, nan_x, nan_y, grad=False)
+    run_both(lambda x: x.clamp(0, 0.5), nan_x, grad=False)
+    run_both(F.relu, nan_x, grad=False)
+    run_both(torch.xlogy, torch.tensor([0.0, 1.5, 0.0, 2.0]), torch.tensor([3.0, 0.5, float("nan"), 4.0]), grad=False)
+    run_both(torch.xlogy, X.abs(), P)
+    run_both(lambda x: torch.xlogy(2, x), P)
