@@ -950,6 +950,35 @@ def randn_like(b, out, x, **kwargs):
     return standard_normal(b, out.shape, out.dtype)
 
 
+def random_integers(b, shape, low, high, dtype):
+    """Integers in [low, high) of dtype: 32 random bits modulo the range (a
+    graph input; bias below range / 2^32), plus low."""
+    if not 0 < high - low <= 2 ** 32:
+        raise NotImplementedError(f"tpurun.torch: random integers in [{low}, {high}): the range must be 1 to 2^32")
+    wide = b.convert(random_bits(b, shape), torch.int64)
+    drawn = ew(b, "stablehlo.remainder", wide, b.scalar(high - low, torch.int64, shape))
+    if low != 0:
+        drawn = ew(b, "stablehlo.add", drawn, b.scalar(low, torch.int64, shape))
+    return b.convert(drawn, dtype)
+
+
+@register(aten.randint_like.default, aten.randint_like.low_dtype)
+def randint_like(b, out, x, *bounds, **kwargs):
+    """Integers in [low (default 0), high) in x's shape, of out's dtype."""
+    low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+    return random_integers(b, out.shape, low, high, out.dtype)
+
+
+@register(aten.random_.to, getattr(aten.random_, "from"))
+def random_range(b, out, x, *bounds, generator=None):
+    """Integers in [low (default 0), high) in x's shape and dtype."""
+    _no_generator("random_", generator)
+    low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+    if high is None:
+        raise NotImplementedError("tpurun.torch: aten.random_ with to=None")
+    return random_integers(b, x.shape, low, high, x.dtype)
+
+
 def _no_generator(name, generator):
     """Refuses an explicit torch.Generator: the TPU's generator is the builder's."""
     if generator is not None:
