@@ -12,6 +12,7 @@ its own.  Overwriting a tensor (an in-place op, copy_) replays the chain's
 inverses to give the store a new whole value and bumps its version; every
 other alias sees the new value at its next use by replaying its chain.
 """
+import functools
 import math
 import os
 import traceback
@@ -57,10 +58,11 @@ class Tensor(torch.Tensor):
     """A tensor on the simulated TPU (made by tpurun.torch.to_tpu)."""
 
     @staticmethod
-    def __new__(cls, store, chain=(), value=None, requires_grad=False):
+    def __new__(cls, store, chain=(), value=None, requires_grad=False, geometry=(None, None)):
         v = value if value is not None else store.value
         r = torch.Tensor._make_wrapper_subclass(cls, v.shape, dtype=v.dtype, device="cpu",
-                                                requires_grad=requires_grad)
+                                                requires_grad=requires_grad, strides=geometry[0],
+                                                storage_offset=geometry[1])
         r._store, r._chain, r._cached, r._seen = store, tuple(chain), v, store.version
         return r
 
@@ -271,6 +273,20 @@ def _spec(x):
 META_CACHE_ENTRIES = 1 << 16
 
 
+def _numbers_in_tensor_slots(func, args, kwargs):
+    """args and kwargs with each number in a Tensor parameter (a 0-d CPU
+    tensor that _to_value read) as a 0-d meta tensor, as meta kernels want."""
+    args, kwargs = list(args), dict(kwargs)
+    for i, a in enumerate(func._schema.arguments):
+        if str(a.type) not in ("Tensor", "Optional[Tensor]"):
+            continue
+        if i < len(args) and isinstance(args[i], (bool, int, float)):
+            args[i] = torch.tensor(args[i], device="meta")
+        elif isinstance(kwargs.get(a.name), (bool, int, float)):
+            kwargs[a.name] = torch.tensor(kwargs[a.name], device="meta")
+    return args, kwargs
+
+
 def meta_out(func, vargs, vkwargs):
     """The op's result metadata (Specs) from PyTorch's meta kernel, cached
     per (op, argument types); None when the op has no meta kernel.  The
@@ -284,7 +300,8 @@ def meta_out(func, vargs, vkwargs):
     if key is not None and key in STATE.meta_cache:
         return STATE.meta_cache[key]
     try:
-        out = _spec(func(*_map(_meta, vargs), **_map(_meta, vkwargs)))
+        margs, mkwargs = _numbers_in_tensor_slots(func, _map(_meta, vargs), _map(_meta, vkwargs))
+        out = _spec(func(*margs, **mkwargs))
     except NotImplementedError:
         out = None
     except (RuntimeError, IndexError, ValueError) as e:
@@ -306,13 +323,28 @@ def _mutated_args(func):
 
 
 def _functional_variant(func):
-    name = func.overloadpacket.__name__
+    """The functional op an in-place op (add_.Tensor: add.Tensor) or an out=
+    op (add.out: add.Tensor) stands for."""
+    name, overload = func.overloadpacket.__name__, func._overloadname
+    if overload == "out" or overload.endswith("_out"):
+        return _out_functional(func)
     if not name.endswith("_"):
         return None
     packet = getattr(aten, name[:-1], None)
     if packet is None:
         return None
-    return getattr(packet, func._overloadname, None)
+    return getattr(packet, overload, None)
+
+
+@functools.lru_cache(maxsize=None)
+def _out_functional(func):
+    """The overload of func's packet taking func's arguments but out=."""
+    want = [(a.name, str(a.type)) for a in func._schema.arguments if a.name != "out"]
+    for name in func.overloadpacket.overloads():
+        op = getattr(func.overloadpacket, name)
+        if [(a.name, str(a.type)) for a in op._schema.arguments] == want:
+            return op
+    return None
 
 
 def dispatch(func, args, kwargs):
@@ -360,8 +392,21 @@ def _dispatch_functional(func, args, kwargs):
 
 
 def _view_tensor(base, step, value):
-    t = Tensor(base._store, base._chain + (step,), value=value)
-    return t
+    return Tensor(base._store, base._chain + (step,), value=value, geometry=_view_geometry(base, step))
+
+
+def _view_geometry(base, step):
+    """The (strides, storage_offset) PyTorch gives this view of a strided
+    base: autograd's CopySlices reads them (as_strided on the gradient)."""
+    sizes, strides, offset = tuple(base.shape), base.stride(), base.storage_offset()
+    extent = offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides) if n > 0)
+    m = torch.empty(extent, dtype=base.dtype, device="meta").as_strided(sizes, strides, offset)
+    try:
+        r = step.func(m, *step.args, **step.kwargs)
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None, None
+    r = r[step.index] if step.index is not None else r
+    return r.stride(), r.storage_offset()
 
 
 def _dispatch_inplace(func, args, kwargs, mutated):
@@ -372,9 +417,10 @@ def _dispatch_inplace(func, args, kwargs, mutated):
     else:
         functional = _functional_variant(func)
         fn = lookup(functional) if functional is not None else None
-        if fn is None or len(mutated) != 1 or target_name != "self":
+        if fn is None or len(mutated) != 1 or target_name not in ("self", "out"):
             return _no_lowering(func, args, kwargs)
-        b, res, *_ = _lower(functional, args, kwargs, fn)
+        inputs = {k: v for k, v in kwargs.items() if k != "out"}
+        b, res, *_ = _lower(functional, args, inputs, fn)
     if isinstance(res, Mutated):
         _apply_updates(func, args, kwargs, res.updates)
         return _named_arg(func, args, kwargs, target_name)
@@ -433,7 +479,7 @@ def _cpu_fallback(func, args, kwargs):
 
 def _alias(func, args, kwargs):
     t = args[0]
-    return Tensor(t._store, t._chain, value=value_of(t))
+    return Tensor(t._store, t._chain, value=value_of(t), geometry=(t.stride(), t.storage_offset()))
 
 
 def _clone(func, args, kwargs):
