@@ -272,28 +272,6 @@ def _spec(x):
 META_CACHE_ENTRIES = 1 << 16
 
 
-def _run_meta(func, vargs, vkwargs):
-    """func's meta kernel on vargs; a number standing for a 0-d host tensor
-    (see _to_value) in a Tensor argument is passed as a 0-d meta tensor."""
-    try:
-        return func(*_map(_meta, vargs), **_map(_meta, vkwargs))
-    except RuntimeError:
-        tensor_args = {a.name for a in func._schema.arguments if str(a.type) == "Tensor"}
-        names = [a.name for a in func._schema.arguments]
-        args = [_scalar_tensor(x) if n in tensor_args else x for n, x in zip(names, vargs)]
-        kwargs = {k: _scalar_tensor(x) if k in tensor_args else x for k, x in vkwargs.items()}
-        if not any(isinstance(x, Value) and x.ref is None for x in list(args) + list(kwargs.values())):
-            raise
-        return func(*_map(_meta, args), **_map(_meta, kwargs))
-
-
-def _scalar_tensor(x):
-    """A number as the (reference-less) 0-d Value of torch.tensor(x)."""
-    if isinstance(x, (bool, int, float, complex)):
-        return Value((), torch.tensor(x).dtype, None)
-    return x
-
-
 def meta_out(func, vargs, vkwargs):
     """The op's result metadata (Specs) from PyTorch's meta kernel, cached
     per (op, argument types); None when the op has no meta kernel.  The
@@ -307,7 +285,7 @@ def meta_out(func, vargs, vkwargs):
     if key is not None and key in STATE.meta_cache:
         return STATE.meta_cache[key]
     try:
-        out = _spec(_run_meta(func, vargs, vkwargs))
+        out = _spec(func(*_map(_meta, vargs), **_map(_meta, vkwargs)))
     except NotImplementedError:
         out = None
     except (RuntimeError, IndexError, ValueError) as e:
