@@ -231,3 +231,12 @@ def test_unfold_writes_through(mode):
 
 def test_as_strided(mode):
     run_both(lambda x: (x.as_strided((2, 2), (1, 4), 1), x.as_strided((3, 4), (4, 1))), X)
+
+
+def test_as_strided_of_a_view_addresses_the_storage(mode):
+    def f(x, one):
+        v = x.t()[1:]
+        s = v.as_strided((2, 2), (1, 4), 5)
+        s.mul_(-1)
+        return x, v, s
+    both(f)
