@@ -63,7 +63,7 @@ def _update(b, base, part, starts, steps):
         return base
     part = b.convert(part, base.dtype)
     if all(s == 1 for s in steps):
-        idx = [b.constant(int(s), torch.int64) for s in starts]
+        idx = [b.scalar(int(s), torch.int64) for s in starts]  # inputs: x[t] = v keeps one graph for every t
         return b.op("stablehlo.dynamic_update_slice", [base, part] + idx, (base.shape, base.dtype))
     mask = np.zeros(base.shape, dtype=np.bool_)
     mask[tuple(slice(st, st + (n - 1) * sd + 1, sd) for st, n, sd in zip(starts, part.shape, steps))] = True
