@@ -398,7 +398,7 @@ def _view_geometry(base, step):
             r = step.func(m, *step.args, **step.kwargs)
             r = r[step.index] if step.index is not None else r
             geometry = (r.stride(), r.storage_offset())
-        except (RuntimeError, NotImplementedError, TypeError):
+        except (RuntimeError, NotImplementedError, TypeError, IndexError, ValueError):
             geometry = (None, None)
         if key is not None:
             if len(_GEOMETRY_CACHE) >= META_CACHE_ENTRIES:
