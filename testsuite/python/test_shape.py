@@ -7,6 +7,8 @@ import torch
 import tpurun.torch as tt
 from torchcheck import assert_close, run_both
 
+pytestmark = pytest.mark.filterwarnings("ignore:scatter_reduce.. is in beta")
+
 torch.manual_seed(0)
 X = torch.randn(3, 4)
 X3 = torch.randn(2, 3, 4)
