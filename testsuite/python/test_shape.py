@@ -242,3 +242,21 @@ def test_as_strided_of_a_view_addresses_the_storage(mode):
         s.mul_(-1)
         return x, v, s
     both(f)
+
+
+def test_select_assign_keeps_one_fused_graph():
+    """x[t] = v over t: the index is an input of the graph, not a constant."""
+    tt.set_mode("fused")
+    x, v = tt.to_tpu(torch.zeros(6, 4)), tt.to_tpu(torch.ones(4))
+
+    def new_graphs():
+        m = tt.metrics()
+        return m["compiles"] + m["cache"]["disk_hits"]
+    counts = []
+    for t in range(1, 6):
+        x[t] = v * t
+        x[t - 1].add_(v)
+        tt.sync()
+        counts.append(new_graphs())
+    assert counts[1:] == [counts[1]] * 4, counts
+    assert_close(x, torch.tensor([1.0, 2, 3, 4, 5, 5])[:, None].expand(6, 4))

@@ -300,7 +300,13 @@ def select(b, out, x, dim, index):
     """x[..., index, ...] along dim: a slice and a reshape."""
     d = _dim(dim, x.rank)
     i = _select_index(x.shape[d], index)
-    return b.reshape(_slice_dim(b, x, d, i, i + 1), x.shape[:d] + x.shape[d + 1:])
+    if not 0 <= i < x.shape[d]:
+        raise IndexError(f"tpurun.torch: aten.select.int: index {index} is out of range for a dim of {x.shape[d]}")
+    starts = [b.scalar(i if k == d else 0, torch.int64) for k in range(x.rank)]  # inputs: one graph for every x[t]
+    sizes = [1 if k == d else n for k, n in enumerate(x.shape)]
+    part = b.op("stablehlo.dynamic_slice", [x] + starts, (tuple(sizes), x.dtype),
+                attrs=f"{{slice_sizes = array<i64{i64s(sizes)}>}}")
+    return b.reshape(part, x.shape[:d] + x.shape[d + 1:])
 
 
 @register(aten.select_scatter.default)
