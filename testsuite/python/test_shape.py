@@ -260,3 +260,16 @@ def test_select_assign_keeps_one_fused_graph():
         counts.append(new_graphs())
     assert counts[1:] == [counts[1]] * 4, counts
     assert_close(x, torch.tensor([1.0, 2, 3, 4, 5, 5])[:, None].expand(6, 4))
+
+
+def test_slice_assign_keeps_one_fused_graph():
+    """cache[:, t:t+1] = k over t (a decoder's cache): one graph."""
+    tt.set_mode("fused")
+    cache, k = tt.to_tpu(torch.zeros(2, 5, 3)), tt.to_tpu(torch.ones(2, 1, 3))
+    counts = []
+    for t in range(5):
+        cache[:, t:t + 1] = k * (t + 1)
+        tt.sync()
+        counts.append(tt.metrics()["compiles"] + tt.metrics()["cache"]["disk_hits"])
+    assert counts[2:] == [counts[2]] * 3, counts
+    assert_close(cache, torch.arange(1.0, 6)[None, :, None].expand(2, 5, 3))

@@ -259,9 +259,23 @@ def _slice_back(b, base, new, dim=0, start=None, end=None, step=1):
     return _update_dim(b, base, new, d, start, step)
 
 
+def _dynamic_slice_dim(b, x, d, start, length):
+    """x[start:start+length] along dim d, the start a scalar input: one
+    graph whatever the start (x[t], x[:, t:t+1] in a loop)."""
+    if length == x.shape[d]:
+        return x
+    starts = [b.scalar(start if k == d else 0, torch.int64) for k in range(x.rank)]
+    sizes = [length if k == d else n for k, n in enumerate(x.shape)]
+    return b.op("stablehlo.dynamic_slice", [x] + starts, (tuple(sizes), x.dtype),
+                attrs=f"{{slice_sizes = array<i64{i64s(sizes)}>}}")
+
+
 @register_view(aten.slice.Tensor, inverse=_slice_back)
 def slice_(b, out, x, dim=0, start=None, end=None, step=1):
+    """x[start:end:step] along dim (a dynamic_slice when step is 1)."""
     d, start, stop = _slice_args(x, dim, start, end, step)
+    if step == 1:
+        return _dynamic_slice_dim(b, x, d, start, stop - start)
     return _slice_dim(b, x, d, start, stop, step)
 
 
@@ -302,11 +316,7 @@ def select(b, out, x, dim, index):
     i = _select_index(x.shape[d], index)
     if not 0 <= i < x.shape[d]:
         raise IndexError(f"tpurun.torch: aten.select.int: index {index} is out of range for a dim of {x.shape[d]}")
-    starts = [b.scalar(i if k == d else 0, torch.int64) for k in range(x.rank)]  # inputs: one graph for every x[t]
-    sizes = [1 if k == d else n for k, n in enumerate(x.shape)]
-    part = b.op("stablehlo.dynamic_slice", [x] + starts, (tuple(sizes), x.dtype),
-                attrs=f"{{slice_sizes = array<i64{i64s(sizes)}>}}")
-    return b.reshape(part, x.shape[:d] + x.shape[d + 1:])
+    return b.reshape(_dynamic_slice_dim(b, x, d, i, 1), x.shape[:d] + x.shape[d + 1:])
 
 
 @register(aten.select_scatter.default)
