@@ -19,6 +19,8 @@ X2 = randn(4, 6)
 # ties (first occurrence wins) and a NaN row for the index reductions
 TIES = torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, -1.0, -1.0], [0.5, math.nan, 7.0, math.nan]])
 INTS = torch.tensor([[3, -1, 4], [1, 5, -9]], dtype=torch.int32)
+MASK = torch.rand(4, 6, generator=G) > 0.6
+MASK[:, 0] = False
 BOOLS = torch.tensor([[True, False, True], [False, False, False]])
 
 CASES = {
@@ -38,6 +40,7 @@ CASES = {
     "prod_int": (lambda x: x.prod(1), INTS),
     "amax": (lambda x: x.amax((0, 2)), X),
     "amin_keepdim": (lambda x: x.amin(-1, keepdim=True), X),
+    "argmax_int": (lambda x: x.argmax(1), INTS),
     "max_all": (lambda x: x.max(), X),
     "min_all": (lambda x: x.min(), X2),
     "max_dim": (lambda x: x.max(1), X),
@@ -72,6 +75,8 @@ CASES = {
     "softmax_neg": (lambda x: torch.softmax(x, -1), X2),
     "log_softmax": (lambda x: x.log_softmax(-1), X),
     "log_softmax_big": (lambda x: (x * 100).log_softmax(0), X2),
+    "softmax_masked": (lambda x: x.masked_fill(MASK, -math.inf).softmax(-1), X2),
+    "log_softmax_masked": (lambda x: x.masked_fill(MASK, -math.inf).log_softmax(-1).masked_fill(MASK, 0), X2),
 }
 
 
@@ -81,12 +86,25 @@ def test_reduction(mode, name):
     run_both(fn, x)
 
 
+def test_nan_propagates(mode):
+    """amax/amin/max/min of a row holding NaN are NaN (forward only: the backward divides by 0)."""
+    for fn in (lambda x: x.amax(1), lambda x: x.amin(1), lambda x: x.max(), lambda x: x.min()):
+        run_both(fn, TIES, grad=False)
+
+
 @pytest.mark.parametrize("op", ["any", "all"])
 def test_any_all(mode, op):
     for x in (BOOLS, INTS, torch.tensor([0.0, 0.5]), torch.tensor([[1, 0], [2, 3]], dtype=torch.uint8)):
         run_both(lambda t: getattr(t, op)(), x)
         run_both(lambda t: getattr(t, op)(1), x if x.dim() > 1 else x[None])
         run_both(lambda t: getattr(t, op)(-1, keepdim=True), x)
+
+
+def test_logsumexp_of_minus_infinity(mode):
+    """A row of -inf sums to -inf (Debug mode would report log's -inf: not run there)."""
+    if mode == "debug":
+        pytest.skip("Debug mode reports the -inf log makes")
+    run_both(lambda x: x.logsumexp(1), torch.tensor([[-math.inf, -math.inf], [0.0, -math.inf]]))
 
 
 def test_empty_reductions(mode):

@@ -62,7 +62,7 @@ def nll_parts(b, x, target, weight, ignore_index):
 
 def pick(b, v, mask, target_shape, cdim):
     """sum over the class dim of v where mask: v at each element's target class."""
-    r = reduce_to(b, select(b, mask, v, zeros(b, v)), [cdim], "stablehlo.add", 0, keep=False)
+    r = reduce_to(b, select(b, mask, v, zeros(b, v)), [cdim], "stablehlo.add", 0)
     return b.reshape(r, target_shape)
 
 
