@@ -46,55 +46,68 @@ def zeros(b, v):
 
 # ---- nll_loss ------------------------------------------------------------------
 
-def nll_parts(b, x, target, weight, ignore_index):
-    """(class_mask, valid, class_weight): class_mask (x's shape) marks each
-    element's target class; valid (target's shape) where target != ignore_index;
-    class_weight (x's shape) the class weights, or None without weight."""
-    cdim = 1 if x.rank >= 2 else 0
+def class_dim(x):
+    """The class dim of nll_loss's input: 1 for (N, C, ...), 0 for (C,)."""
+    return 1 if x.rank >= 2 else 0
+
+
+def target_mask(b, x, target, ignore_index):
+    """x-shaped bool: true at each element's target class, unless the target is
+    ignore_index (an ignore_index outside [0, C) never matches a class)."""
+    cdim = class_dim(x)
     other = tuple(k for k in range(x.rank) if k != cdim)
     classes = b.op("stablehlo.iota", [], (x.shape, torch.int64), attrs=f"{{iota_dimension = {cdim} : i64}}")
-    target = b.convert(target, torch.int64)
-    mask = cmp(b, "EQ", classes, b.broadcast(target, x.shape, other))
-    valid = cmp(b, "NE", target, b.constant(ignore_index, torch.int64, target.shape))
-    cw = b.broadcast(b.convert(weight, x.dtype), x.shape, (cdim,)) if weight is not None else None
-    return mask, valid, cw
+    mask = cmp(b, "EQ", classes, b.broadcast(b.convert(target, torch.int64), x.shape, other))
+    if 0 <= ignore_index < x.shape[cdim]:
+        mask = b.op("stablehlo.and", [mask, cmp(b, "NE", classes, b.constant(ignore_index, torch.int64, x.shape))],
+                    (x.shape, torch.bool))
+    return mask
 
 
-def pick(b, v, mask, target_shape, cdim):
-    """sum over the class dim of v where mask: v at each element's target class."""
-    r = reduce_to(b, select(b, mask, v, zeros(b, v)), [cdim], "stablehlo.add", 0)
-    return b.reshape(r, target_shape)
+def class_weights(b, x, weight):
+    """weight (C,) broadcast along x's class dim, or None without weight."""
+    if weight is None:
+        return None
+    return b.broadcast(b.convert(weight, x.dtype), x.shape, (class_dim(x),))
 
 
 @register(aten.nll_loss_forward.default, aten.nll_loss2d_forward.default)
 def nll_loss_forward(b, out, x, target, weight, reduction, ignore_index):
-    """(loss, total_weight): loss = -weight[t] * x[t] per element, reduced; total_weight
-    the sum of the weights of the elements not ignored (MEAN's divisor)."""
-    cdim = 1 if x.rank >= 2 else 0
-    mask, valid, cw = nll_parts(b, x, target, weight, ignore_index)
-    picked = pick(b, x, mask, target.shape, cdim)
-    w = pick(b, cw, mask, target.shape, cdim) if cw is not None else b.constant(1, x.dtype, target.shape)
-    w = select(b, valid, w, zeros(b, w))
-    loss = select(b, valid, ew(b, "stablehlo.negate", ew(b, "stablehlo.multiply", picked, w)), zeros(b, w))
-    total_weight = b.reshape(reduce_to(b, w, list(range(w.rank)), "stablehlo.add", 0), ())
+    """(loss, total_weight): loss = -weight[t] x[t] per element, reduced; total_weight
+    the sum of weight[t] over the elements not ignored (MEAN's divisor; 0 for
+    NONE, as PyTorch)."""
+    mask, cw = target_mask(b, x, target, ignore_index), class_weights(b, x, weight)
+    zero = zeros(b, x)
+    picked = select(b, mask, x if cw is None else ew(b, "stablehlo.multiply", x, cw), zero)
+    all_dims = list(range(x.rank))
+    if reduction == NONE:
+        loss = b.reshape(ew(b, "stablehlo.negate", reduce_to(b, picked, [class_dim(x)], "stablehlo.add", 0)),
+                         target.shape)
+    elif reduction in (MEAN, SUM):
+        loss = ew(b, "stablehlo.negate", reduce_to(b, picked, all_dims, "stablehlo.add", 0))
+    else:
+        raise NotImplementedError(f"tpurun.torch: aten.nll_loss_forward: reduction={reduction!r}")
+    if reduction == NONE and x.rank >= 2:
+        return loss, b.constant(0, x.dtype)
+    weights = b.convert(mask, x.dtype) if cw is None else select(b, mask, cw, zero)
+    total_weight = reduce_to(b, weights, all_dims, "stablehlo.add", 0)
     if reduction == MEAN:
-        total = b.reshape(reduce_to(b, loss, list(range(loss.rank)), "stablehlo.add", 0), ())
-        return ew(b, "stablehlo.divide", total, total_weight), total_weight
-    return reduced(b, loss, reduction, "nll_loss_forward"), total_weight
+        loss = ew(b, "stablehlo.divide", loss, total_weight)
+    return loss, total_weight
 
 
 @register(aten.nll_loss_backward.default, aten.nll_loss2d_backward.default)
 def nll_loss_backward(b, out, grad, x, target, weight, reduction, ignore_index, total_weight):
-    """d loss / d x: -weight[t] * grad at each element's target class, 0 elsewhere."""
-    cdim = 1 if x.rank >= 2 else 0
-    other = tuple(k for k in range(x.rank) if k != cdim)
-    mask, valid, cw = nll_parts(b, x, target, weight, ignore_index)
-    keep = b.op("stablehlo.and", [mask, b.broadcast(valid, x.shape, other)], (x.shape, torch.bool))
+    """d loss / d x: -weight[t] grad at each element's target class, 0 elsewhere."""
+    mask, cw = target_mask(b, x, target, ignore_index), class_weights(b, x, weight)
     if reduction == MEAN:
         grad = ew(b, "stablehlo.divide", grad, b.convert(total_weight, grad.dtype))
-    g = b.broadcast(grad, x.shape, other if reduction == NONE else ())
-    g = ew(b, "stablehlo.negate", g if cw is None else ew(b, "stablehlo.multiply", g, cw))
-    return b.convert(select(b, keep, g, zeros(b, g)), out.dtype)
+    cdim = class_dim(x)
+    other = tuple(k for k in range(x.rank) if k != cdim) if reduction == NONE else ()
+    g = b.broadcast(b.convert(ew(b, "stablehlo.negate", grad), x.dtype), x.shape, other)
+    if cw is not None:
+        g = ew(b, "stablehlo.multiply", g, cw)
+    return select(b, mask, g, zeros(b, g))
 
 
 # ---- regression losses ---------------------------------------------------------
