@@ -5,7 +5,6 @@ import torch
 import torch.nn.functional as F
 
 import tpurun.torch as tt
-from tpurun.torch._lowering import lookup
 from torchcheck import assert_close, run_both
 
 G = torch.Generator().manual_seed(19)
@@ -276,18 +275,18 @@ def test_inplace_on_view(mode):
         v = z.view(12)
         v.mul_(2).add_(1)
         return z
-    run_both(through_view, X, grad=False)  # grad through the view needs as_strided (lower_shape.py)
+    run_both(through_view, X)
 
 
 def test_inplace_on_slice(mode):
-    if lookup(torch.ops.aten.slice.Tensor) is None:
-        pytest.skip("aten.slice has no lowering here (lower_shape.py, branch py-shape)")
-
     def through_slice(x):
         z = x * 1
         z[1:].add_(1)
+        z[:, ::2].clamp_(-0.5, 0.5)
+        z.t()[1].mul_(3)
+        z[0].addcmul_(x[2], x[1], value=0.5)
         return z
-    run_both(through_slice, X, grad=False)
+    run_both(through_slice, X)
 
 
 def test_parameter_updates_under_no_grad(mode):
@@ -300,6 +299,8 @@ def test_parameter_updates_under_no_grad(mode):
             p.mul_(0.9)
             p.addcdiv_(g, g.abs() + 1, value=-0.01)
             p.clamp_(-1, 1)
+            p[1:, :2].sub_(0.25)
+            p.view(2, 6)[0].lerp_(g.view(2, 6)[1], 0.5)
     assert_close(p_tpu, p_cpu.detach())
     assert tt.is_tpu(p_tpu) and p_tpu.requires_grad
 
@@ -335,3 +336,14 @@ def test_fills_and_factories(mode):
     run_both(lambda x: (x * 1).fill_(torch.tensor(3.0)), X, grad=False)
     run_both(lambda i: (i * 1).fill_(2.7), I, grad=False)
     run_both(lambda x: (x * 1).zero_(), X, grad=False)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.bfloat16])  # CPU float16 lacks most kernels
+def test_other_float_dtypes(mode, dtype):
+    tol = 1e-4 if dtype == torch.float64 else 2e-2
+    x, y = X.to(dtype), Y.to(dtype)
+    run_both(lambda a, b: (a * b + a / (b.abs() + 1) - 2 * a).relu(), x, y, rtol=tol, atol=tol)
+    run_both(lambda a: F.gelu(a).sigmoid().exp().clamp(max=2.5), x, rtol=tol, atol=tol)
+    run_both(lambda a, b: torch.where(a > b, a, 0.5).addcdiv(a, b.abs() + 1, value=0.1), x, y, rtol=tol, atol=tol)
+    run_both(lambda a: a + I, x, rtol=tol, atol=tol)
+    run_both(lambda a: a * X, x, rtol=tol, atol=tol)

@@ -417,9 +417,11 @@ def threshold(b, out, x, threshold, value):
 
 @register(aten.threshold_backward.default)
 def threshold_backward(b, out, grad, x, threshold):
-    """grad where x > threshold, else 0."""
+    """grad where x > threshold, else 0 (relu's backward: threshold 0, 3 ops)."""
     x = b.convert(x, out.dtype)
-    return select(b, cmp(b, "LE", x, operand(b, threshold, out.dtype, out.shape)), const(b, 0, out), grad)
+    zero = const(b, 0, out)
+    limit = zero if threshold == 0 else operand(b, threshold, out.dtype, out.shape)
+    return select(b, cmp(b, "LE", x, limit), zero, grad)
 
 
 SQRT1_2 = 1 / math.sqrt(2)
