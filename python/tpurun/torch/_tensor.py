@@ -322,6 +322,8 @@ def _mutated_args(func):
 
 
 def _functional_variant(func):
+    if func._overloadname == "out":  # maximum.out(self, other, *, out) -> maximum.default
+        return getattr(func.overloadpacket, "default", None)
     name = func.overloadpacket.__name__
     if not name.endswith("_"):
         return None
@@ -418,9 +420,9 @@ def _dispatch_inplace(func, args, kwargs, mutated):
     else:
         functional = _functional_variant(func)
         fn = lookup(functional) if functional is not None else None
-        if fn is None or len(mutated) != 1 or target_name != "self":
+        if fn is None or len(mutated) != 1 or target_name not in ("self", "out"):
             return _no_lowering(func, args, kwargs)
-        b, res, *_ = _lower(functional, args, kwargs, fn)
+        b, res, *_ = _lower(functional, args, {k: v for k, v in kwargs.items() if k != "out"}, fn)
     if isinstance(res, Mutated):
         _apply_updates(func, args, kwargs, res.updates)
         return _named_arg(func, args, kwargs, target_name)
