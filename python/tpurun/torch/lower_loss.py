@@ -7,7 +7,7 @@ Class indices out of range are not checked (PyTorch raises): such an
 element picks no class and contributes 0."""
 import torch
 
-from ._lowering import register
+from ._lowering import is_value, register
 from .lower_reduce import cmp, ew, reduce_to
 
 aten = torch.ops.aten
@@ -40,6 +40,12 @@ def select(b, pred, x, y):
     return b.op("stablehlo.select", [pred, x, y], (x.shape, x.dtype))
 
 
+def as_value(b, v, dtype):
+    """v as a Value of dtype: a Value converted, or a number (a 0-d host tensor
+    the dispatcher read) as a scalar input."""
+    return b.convert(v, dtype) if is_value(v) else b.scalar(v, dtype)
+
+
 def zeros(b, v):
     return b.constant(0, v.dtype, v.shape)
 
@@ -57,7 +63,7 @@ def target_mask(b, x, target, ignore_index):
     cdim = class_dim(x)
     other = tuple(k for k in range(x.rank) if k != cdim)
     classes = b.op("stablehlo.iota", [], (x.shape, torch.int64), attrs=f"{{iota_dimension = {cdim} : i64}}")
-    mask = cmp(b, "EQ", classes, b.broadcast(b.convert(target, torch.int64), x.shape, other))
+    mask = cmp(b, "EQ", classes, b.broadcast(as_value(b, target, torch.int64), x.shape, other))
     if 0 <= ignore_index < x.shape[cdim]:
         mask = b.op("stablehlo.and", [mask, cmp(b, "NE", classes, b.constant(ignore_index, torch.int64, x.shape))],
                     (x.shape, torch.bool))
@@ -82,7 +88,7 @@ def nll_loss_forward(b, out, x, target, weight, reduction, ignore_index):
     all_dims = list(range(x.rank))
     if reduction == NONE:
         loss = b.reshape(ew(b, "stablehlo.negate", reduce_to(b, picked, [class_dim(x)], "stablehlo.add", 0)),
-                         target.shape)
+                         target.shape if is_value(target) else ())
     elif reduction in (MEAN, SUM):
         loss = ew(b, "stablehlo.negate", reduce_to(b, picked, all_dims, "stablehlo.add", 0))
     else:
@@ -114,8 +120,8 @@ def nll_loss_backward(b, out, grad, x, target, weight, reduction, ignore_index, 
 
 def difference(b, x, target):
     """x - target, broadcast together, in x's dtype."""
-    shape = torch.broadcast_shapes(x.shape, target.shape)
-    return ew(b, "stablehlo.subtract", b.broadcast(x, shape), b.broadcast(b.convert(target, x.dtype), shape))
+    shape = torch.broadcast_shapes(x.shape, target.shape if is_value(target) else ())
+    return ew(b, "stablehlo.subtract", b.broadcast(x, shape), b.broadcast(as_value(b, target, x.dtype), shape))
 
 
 @register(aten.mse_loss.default)
@@ -200,7 +206,7 @@ def weighted(b, loss, weight):
 @register(aten.binary_cross_entropy.default)
 def binary_cross_entropy(b, out, x, target, weight=None, reduction=MEAN):
     """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as PyTorch does."""
-    t = b.convert(target, x.dtype)
+    t = b.broadcast(as_value(b, target, x.dtype), x.shape)
     one, floor = b.constant(1, x.dtype, x.shape), b.constant(-100, x.dtype, x.shape)
     log_x = ew(b, "stablehlo.maximum", ew(b, "stablehlo.log", x), floor)
     log_1mx = ew(b, "stablehlo.maximum", ew(b, "stablehlo.log", ew(b, "stablehlo.subtract", one, x)), floor)
@@ -213,7 +219,7 @@ def binary_cross_entropy(b, out, x, target, weight=None, reduction=MEAN):
 @register(aten.binary_cross_entropy_backward.default)
 def binary_cross_entropy_backward(b, out, grad, x, target, weight=None, reduction=MEAN):
     """grad (x - t) / max(x (1 - x), 1e-12), weighted (/ N for MEAN)."""
-    t = b.convert(target, x.dtype)
+    t = b.broadcast(as_value(b, target, x.dtype), x.shape)
     one = b.constant(1, x.dtype, x.shape)
     denom = ew(b, "stablehlo.maximum", ew(b, "stablehlo.multiply", x, ew(b, "stablehlo.subtract", one, x)),
                b.constant(1e-12, x.dtype, x.shape))
@@ -225,7 +231,7 @@ def binary_cross_entropy_backward(b, out, grad, x, target, weight=None, reductio
 @register(aten.binary_cross_entropy_with_logits.default)
 def binary_cross_entropy_with_logits(b, out, x, target, weight=None, pos_weight=None, reduction=MEAN):
     """(1 - t) x + lw (log1p(exp(-|x|)) + max(-x, 0)), lw = 1 + (pos_weight - 1) t."""
-    t = b.convert(target, x.dtype)
+    t = b.broadcast(as_value(b, target, x.dtype), x.shape)
     one = b.constant(1, x.dtype, x.shape)
     softplus = ew(b, "stablehlo.add",
                   ew(b, "stablehlo.log_plus_one",
