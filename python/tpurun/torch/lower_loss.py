@@ -180,7 +180,8 @@ def smooth_l1_loss(b, out, x, target, reduction=MEAN, beta=1.0):
 @register(aten.smooth_l1_loss_backward.default)
 def smooth_l1_loss_backward(b, out, grad, x, target, reduction, beta):
     d = difference(b, x, target)
-    return ew(b, "stablehlo.multiply", huber_slope(b, d, beta, True), grad_scale(b, grad, reduction, d.shape, d.numel))
+    slope = huber_slope(b, d, beta, True)
+    return ew(b, "stablehlo.multiply", slope, grad_scale(b, grad, reduction, d.shape, d.numel))
 
 
 @register(aten.huber_loss.default)
@@ -191,7 +192,8 @@ def huber_loss(b, out, x, target, reduction=MEAN, delta=1.0):
 @register(aten.huber_loss_backward.default)
 def huber_loss_backward(b, out, grad, x, target, reduction, delta):
     d = difference(b, x, target)
-    return ew(b, "stablehlo.multiply", huber_slope(b, d, delta, False), grad_scale(b, grad, reduction, d.shape, d.numel))
+    slope = huber_slope(b, d, delta, False)
+    return ew(b, "stablehlo.multiply", slope, grad_scale(b, grad, reduction, d.shape, d.numel))
 
 
 # ---- binary cross-entropy --------------------------------------------------------
