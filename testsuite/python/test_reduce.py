@@ -4,6 +4,7 @@ import math
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from torchcheck import run_both
 
@@ -142,8 +143,6 @@ def test_empty_reductions(mode):
 
 
 # ---- losses (lower_loss.py) ----------------------------------------------------
-
-import torch.nn.functional as F  # noqa: E402
 
 LOGITS = randn(5, 4)
 IGNORED = torch.tensor([0, -100, 1, 2, -100])

@@ -49,6 +49,7 @@ def as_value(b, v, dtype):
 
 
 def zeros(b, v):
+    """A constant 0 of v's shape and dtype."""
     return b.constant(0, v.dtype, v.shape)
 
 
