@@ -1,4 +1,4 @@
-"""Reductions on tpurun.torch (lower_reduce.py): forward and backward against
+"""Reductions and losses on tpurun.torch (lower_reduce.py, lower_loss.py): forward and backward against
 PyTorch CPU in every eager mode."""
 import math
 
