@@ -68,6 +68,14 @@ CASES = {
     "cumsum_neg": (lambda x: x.cumsum(-1), X2),
     "cumsum_int": (lambda x: x.cumsum(1), INTS),
     "cumprod": (lambda x: x.cumprod(0), X2),
+    "cummax": (lambda x: x.cummax(1), X),
+    "cummin_neg": (lambda x: x.cummin(-1), X2),
+    "cummax_ties_nan": (lambda x: x.cummax(1), TIES),
+    "cummin_int": (lambda x: x.cummin(1), INTS),
+    "nansum": (lambda x: x.nansum(1), TIES),
+    "nansum_all": (lambda x: x.nansum(), X),
+    "count_nonzero": (lambda x: x.count_nonzero(), INTS),
+    "count_nonzero_dims": (lambda x: torch.count_nonzero(x.masked_fill(MASK, 0), (0, 1)), X2),
     "norm": (lambda x: torch.norm(x), X),
     "norm_p1_dim": (lambda x: torch.norm(x, p=1, dim=1), X2),
     "vector_norm_2": (lambda x: torch.linalg.vector_norm(x, dim=(0, 2), keepdim=True), X),
@@ -95,6 +103,8 @@ ATEN_CASES = {  # overloads the Python API of 1.13 does not emit, called directl
     "norm.Scalar": (lambda x: A.norm.Scalar(x, 1), X2),
     "vector_norm_0": (lambda x: torch.linalg.vector_norm(x, 0, dim=1), X2.masked_fill(MASK, 0)),
     "vector_norm_neg_inf": (lambda x: torch.linalg.vector_norm(x, -math.inf), X2),
+    "aminmax": (lambda x: torch.aminmax(x), X),
+    "aminmax_dim": (lambda x: torch.aminmax(x, dim=-1, keepdim=True), INTS),
     "nll_loss_forward": (lambda x: A.nll_loss_forward(x, LABELS[:4], None, 1, -100), X2),
     "nll_loss_forward_none_1d": (lambda x: A.nll_loss_forward(x, LABELS[1], None, 0, -100), X2[0]),
 }
@@ -103,7 +113,7 @@ ATEN_CASES = {  # overloads the Python API of 1.13 does not emit, called directl
 @pytest.mark.parametrize("name", sorted(ATEN_CASES))
 def test_aten_overload(mode, name):
     fn, x = ATEN_CASES[name]
-    run_both(fn, x, grad=x.is_floating_point() and name != "vector_norm_0")
+    run_both(fn, x, grad=x.is_floating_point() and name not in ("vector_norm_0", "aminmax"))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -124,6 +134,14 @@ def test_any_all(mode, op):
         run_both(lambda t: getattr(t, op)(), x)
         run_both(lambda t: getattr(t, op)(1), x if x.dim() > 1 else x[None])
         run_both(lambda t: getattr(t, op)(-1, keepdim=True), x)
+
+
+def test_logcumsumexp(mode):
+    """Forward everywhere; backward not in Debug mode, where PyTorch's formula takes
+    the log of negative cotangents (NaNs it then masks), which Debug reports."""
+    grad = mode != "debug"
+    run_both(lambda x: (x * 30).logcumsumexp(1), X, grad=grad)
+    run_both(lambda x: x.masked_fill(MASK, -math.inf).logcumsumexp(-1).masked_fill(MASK, 0), X2, grad=grad)
 
 
 def test_logsumexp_of_minus_infinity(mode):
@@ -178,6 +196,7 @@ def test_regression_losses(mode, reduction):
     run_both(lambda x, y: F.smooth_l1_loss(x, y, reduction=reduction, beta=0.7), PRED, AIM)
     run_both(lambda x, y: F.smooth_l1_loss(x, y, reduction=reduction, beta=0.0), PRED, AIM)
     run_both(lambda x, y: F.huber_loss(x, y, reduction=reduction, delta=0.6), PRED, AIM)
+    run_both(lambda x: F.soft_margin_loss(x, AIM.sign(), reduction=reduction), PRED)
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)

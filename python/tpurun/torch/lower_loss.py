@@ -1,5 +1,5 @@
 """Losses and their backward ops: nll_loss (1-D, 2-D and the image form
-nll_loss2d), mse_loss, smooth_l1_loss, huber_loss, binary_cross_entropy and
+nll_loss2d), mse_loss, smooth_l1_loss, huber_loss, soft_margin_loss, binary_cross_entropy and
 binary_cross_entropy_with_logits.  cross_entropy reaches here as
 _log_softmax (lower_reduce.py) followed by nll_loss.
 
@@ -196,6 +196,24 @@ def huber_loss_backward(b, out, grad, x, target, reduction, delta):
     d = difference(b, x, target)
     slope = huber_slope(b, d, delta, False)
     return ew(b, "stablehlo.multiply", slope, grad_scale(b, grad, reduction, d.shape, d.numel))
+
+
+@register(aten.soft_margin_loss.default)
+def soft_margin_loss(b, out, x, target, reduction=MEAN):
+    """log(1 + exp(-target x))."""
+    t = b.broadcast(as_value(b, target, x.dtype), x.shape)
+    margin = ew(b, "stablehlo.negate", ew(b, "stablehlo.multiply", x, t))
+    loss = ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", margin))
+    return reduced(b, loss, reduction, "soft_margin_loss")
+
+
+@register(aten.soft_margin_loss_backward.default)
+def soft_margin_loss_backward(b, out, grad, x, target, reduction):
+    """-target sigmoid(-target x) grad (/ N for MEAN)."""
+    t = b.broadcast(as_value(b, target, x.dtype), x.shape)
+    slope = ew(b, "stablehlo.multiply", t, ew(b, "stablehlo.logistic",
+                                               ew(b, "stablehlo.negate", ew(b, "stablehlo.multiply", x, t))))
+    return ew(b, "stablehlo.multiply", slope, grad_scale(b, grad, reduction, x.shape, x.numel, factor=-1))
 
 
 # ---- binary cross-entropy --------------------------------------------------------

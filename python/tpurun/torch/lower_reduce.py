@@ -9,7 +9,7 @@ import math
 
 import torch
 
-from ._builder import i64s, tensor_type
+from ._builder import i64s, literal, tensor_type
 from ._lowering import Spec, body_region, max_value, min_value, normalize_dims, register
 
 aten = torch.ops.aten
@@ -104,6 +104,20 @@ def prod(b, out, x, dim=None, keepdim=False, dtype=None):
     return b.convert(b.reshape(r, out.shape), out.dtype)
 
 
+@register(aten.nansum.default)
+def nansum(b, out, x, dims=None, keepdim=False, dtype=None):
+    """Sum over dims with NaNs counted as 0."""
+    if x.dtype.is_floating_point:
+        x = b.op("stablehlo.select", [cmp(b, "NE", x, x), full_like(b, x, 0), x], (x.shape, x.dtype))
+    return sum_(b, out, x, dims, keepdim, dtype)
+
+
+@register(aten.count_nonzero.default, aten.count_nonzero.dim_IntList)
+def count_nonzero(b, out, x, dims=None):
+    """How many elements over dims are not 0 (int64; no meta kernel: out is None)."""
+    return reduce_to(b, b.convert(truth(b, x), torch.int64), reduce_dims(dims, x.rank), "stablehlo.add", 0)
+
+
 def extreme(b, x, dims, largest):
     """max (largest) or min over dims; NaN propagates as in PyTorch."""
     if x.dtype == torch.bool:
@@ -123,6 +137,13 @@ def amin(b, out, x, dim=(), keepdim=False):
     return b.reshape(extreme(b, x, reduce_dims(dim, x.rank), False), out.shape)
 
 
+@register(aten.aminmax.default)
+def aminmax(b, out, x, *, dim=None, keepdim=False):
+    """(min, max) over dim (all when None)."""
+    dims = reduce_dims(dim, x.rank)
+    return b.reshape(extreme(b, x, dims, False), out[0].shape), b.reshape(extreme(b, x, dims, True), out[1].shape)
+
+
 @register(aten.max.default)
 def max_all(b, out, x):
     return b.reshape(extreme(b, x, reduce_dims(None, x.rank), True), out.shape)
@@ -135,9 +156,10 @@ def min_all(b, out, x):
 
 # ---- values with indices: max.dim, min.dim, argmax, argmin -------------------------
 
-def arg_region(dtype, largest):
+def arg_region(dtype, largest, last=False):
     """The body of a (value, index) reduce: the larger (smaller) value wins, NaN
-    beats every number, equal values keep the lower index (PyTorch's first occurrence)."""
+    beats every number, equal values keep the lower index (PyTorch's first
+    occurrence; the higher one when last, as cummax/cummin)."""
     t, i, p = tensor_type((), dtype), tensor_type((), torch.int64), tensor_type((), torch.bool)
     kind = "FLOAT" if dtype.is_floating_point else ("UNSIGNED" if dtype in (torch.uint8, torch.bool)
                                                     else "SIGNED")
@@ -158,7 +180,8 @@ def arg_region(dtype, largest):
                   logic("bothnan", "and", "anan", "bnan"), logic("equal", "or", "same", "bothnan")]
     else:
         lines += [logic("better", "or", "wins", "wins"), logic("equal", "or", "same", "same")]
-    lines += [compare("first", "ai", "bi", "LT", i, "SIGNED"), logic("tie", "and", "equal", "first"),
+    lines += [compare("first", "ai", "bi", "GT" if last else "LT", i, "SIGNED"),
+              logic("tie", "and", "equal", "first"),
               logic("pick", "or", "better", "tie"),
               f'    %v = "stablehlo.select"(%pick, %a, %b) : ({p}, {t}, {t}) -> {t}\n',
               f'    %j = "stablehlo.select"(%pick, %ai, %bi) : ({p}, {i}, {i}) -> {i}\n',
@@ -377,18 +400,23 @@ def log_softmax_backward(b, out, grad, y, dim, input_dtype):
 
 # ---- cumsum, cumprod ------------------------------------------------------------------
 
-def scan(b, x, dim, op, init):
-    """Inclusive prefix reduction along dim: one reduce_window whose window
-    covers the whole dim, padded in front."""
-    n = x.shape[dim] if x.rank else 1
-    if x.numel == 0 or n == 1:
-        return x
+def prefix_window(x, dim):
+    """reduce_window's attributes for inclusive prefixes along dim: a window
+    over the whole dim, padded in front."""
+    n = x.shape[dim]
     window = [n if k == dim else 1 for k in range(x.rank)]
     pad = ", ".join(f"[{n - 1 if k == dim else 0}, 0]" for k in range(x.rank))
-    attrs = (f"{{window_dimensions = array<i64{i64s(window)}>, "
-             f"padding = dense<[{pad}]> : tensor<{x.rank}x2xi64>}}")
+    return (f"{{window_dimensions = array<i64{i64s(window)}>, "
+            f"padding = dense<[{pad}]> : tensor<{x.rank}x2xi64>}}")
+
+
+def scan(b, x, dim, op, init, region=None):
+    """Inclusive prefix reduction along dim with the binary op (or the reducer
+    region) from init: one reduce_window."""
+    if x.numel == 0 or x.rank == 0 or x.shape[dim] == 1:
+        return x
     return b.op("stablehlo.reduce_window", [x, seed(b, init, x.dtype)], (x.shape, x.dtype),
-                regions=body_region(op, x.dtype), attrs=attrs)
+                regions=region or body_region(op, x.dtype), attrs=prefix_window(x, dim))
 
 
 @register(aten.cumsum.default)
@@ -401,6 +429,55 @@ def cumsum(b, out, x, dim, dtype=None):
 def cumprod(b, out, x, dim, dtype=None):
     r = scan(b, widened(b, x, out.dtype), dim % max(x.rank, 1), "stablehlo.multiply", 1)
     return b.convert(r, out.dtype)
+
+
+def logaddexp_region(dtype):
+    """The reducer log(exp(a) + exp(b)) = max + log1p(exp(min - max)), max itself when min is -inf."""
+    t, p = tensor_type((), dtype), tensor_type((), torch.bool)
+    binary = [("hi", "maximum", "a", "b"), ("lo", "minimum", "a", "b"), ("d", "subtract", "lo", "hi")]
+    lines = [f'    %{n} = "stablehlo.{op}"(%{x}, %{y}) : ({t}, {t}) -> {t}\n' for n, op, x, y in binary]
+    lines += [f'    %e = "stablehlo.exponential"(%d) : ({t}) -> {t}\n',
+              f'    %l = "stablehlo.log_plus_one"(%e) : ({t}) -> {t}\n',
+              f'    %s = "stablehlo.add"(%hi, %l) : ({t}, {t}) -> {t}\n',
+              f'    %ninf = "stablehlo.constant"() {{value = dense<{literal(-math.inf, dtype)}> : {t}}} : () -> {t}\n',
+              f'    %none = "stablehlo.compare"(%lo, %ninf) {{comparison_direction = '
+              f'#stablehlo<comparison_direction EQ>, compare_type = #stablehlo<comparison_type FLOAT>}}'
+              f' : ({t}, {t}) -> {p}\n',
+              f'    %r = "stablehlo.select"(%none, %hi, %s) : ({p}, {t}, {t}) -> {t}\n',
+              f'    "stablehlo.return"(%r) : ({t}) -> ()\n']
+    return f"({{\n  ^bb0(%a: {t}, %b: {t}):\n{''.join(lines)}}})"
+
+
+@register(aten.logcumsumexp.default)
+def logcumsumexp(b, out, x, dim):
+    """log(cumsum(exp(x))) without overflow (no meta kernel: out is None)."""
+    w = widened(b, x, x.dtype)
+    r = scan(b, w, dim % max(x.rank, 1), None, -math.inf, region=logaddexp_region(w.dtype))
+    return b.convert(r, x.dtype)
+
+
+def cumulative_extreme(b, out, x, dim, largest):
+    """cummax / cummin: (values, int64 indices of the last occurrence) along dim."""
+    if x.numel == 0 or x.rank == 0:
+        return x, b.constant(0, torch.int64, x.shape)
+    dim = dim % x.rank
+    v = b.convert(x, torch.uint8) if x.dtype == torch.bool else x
+    idx = b.op("stablehlo.iota", [], (x.shape, torch.int64), attrs=f"{{iota_dimension = {dim} : i64}}")
+    init = min_value(v.dtype) if largest else max_value(v.dtype)
+    vals, ids = b.op("stablehlo.reduce_window", [v, idx, seed(b, init, v.dtype), b.constant(0, torch.int64)],
+                     [(x.shape, v.dtype), (x.shape, torch.int64)], regions=arg_region(v.dtype, largest, last=True),
+                     attrs=prefix_window(x, dim))
+    return b.convert(vals, x.dtype), ids
+
+
+@register(aten.cummax.default)
+def cummax(b, out, x, dim):
+    return cumulative_extreme(b, out, x, dim, True)
+
+
+@register(aten.cummin.default)
+def cummin(b, out, x, dim):
+    return cumulative_extreme(b, out, x, dim, False)
 
 
 # ---- vector norms ---------------------------------------------------------------------
