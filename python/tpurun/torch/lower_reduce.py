@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, prod, amax/amin, max/min (with indices), argmax/argmin,
+"""Reductions: sum, mean, prod, amax/amin, max/min (with indices), argmax/argmin, sort, topk, median,
 var/std, any/all, logsumexp, cumsum/cumprod, vector norms, softmax and
 log_softmax with their backward ops.
 
@@ -238,6 +238,111 @@ def argmax(b, out, x, dim=None, keepdim=False):
 @register(aten.argmin.default)
 def argmin(b, out, x, dim=None, keepdim=False):
     return argextreme(b, out, x, dim, False)
+
+
+# ---- sort, topk, median ------------------------------------------------------------
+
+def order_region(dtype, descending):
+    """A sort comparator on (value, index) pairs: ascending (descending) values, NaN
+    after (before) every number as PyTorch sorts them; ties are left to is_stable."""
+    t, i, p = tensor_type((), dtype), tensor_type((), torch.int64), tensor_type((), torch.bool)
+    kind = "FLOAT" if dtype.is_floating_point else ("UNSIGNED" if dtype in (torch.uint8, torch.bool)
+                                                    else "SIGNED")
+
+    def compare(name, lhs, rhs, direction):
+        return (f'    %{name} = "stablehlo.compare"(%{lhs}, %{rhs}) {{comparison_direction = '
+                f'#stablehlo<comparison_direction {direction}>, compare_type = #stablehlo<comparison_type {kind}>}}'
+                f' : ({t}, {t}) -> {p}\n')
+
+    lines = [compare("before", "a", "b", "GT" if descending else "LT")]
+    if dtype.is_floating_point:
+        nan_side, num_side = ("a", "b") if descending else ("b", "a")
+        lines += [compare("nan", nan_side, nan_side, "NE"), compare("num", num_side, num_side, "EQ"),
+                  f'    %nanlast = "stablehlo.and"(%nan, %num) : ({p}, {p}) -> {p}\n',
+                  f'    %r = "stablehlo.or"(%before, %nanlast) : ({p}, {p}) -> {p}\n',
+                  f'    "stablehlo.return"(%r) : ({p}) -> ()\n']
+    else:
+        lines += [f'    "stablehlo.return"(%before) : ({p}) -> ()\n']
+    return f"({{\n  ^bb0(%a: {t}, %b: {t}, %ai: {i}, %bi: {i}):\n{''.join(lines)}}})"
+
+
+def sorted_along(b, x, dim, descending):
+    """(values, int64 indices) of x stably sorted along dim."""
+    v = b.convert(x, torch.uint8) if x.dtype == torch.bool else x
+    idx = b.op("stablehlo.iota", [], (x.shape, torch.int64), attrs=f"{{iota_dimension = {dim} : i64}}")
+    vals, ids = b.op("stablehlo.sort", [v, idx], [(x.shape, v.dtype), (x.shape, torch.int64)],
+                     regions=order_region(v.dtype, descending), attrs=f"{{dimension = {dim} : i64, is_stable = true}}")
+    return b.convert(vals, x.dtype), ids
+
+
+def take(b, v, dim, start, stop):
+    """v[start:stop] along dim (stablehlo.slice)."""
+    limits = [stop if k == dim else n for k, n in enumerate(v.shape)]
+    starts = [start if k == dim else 0 for k in range(v.rank)]
+    shape = tuple(hi - lo for lo, hi in zip(starts, limits))
+    return b.op("stablehlo.slice", [v], (shape, v.dtype),
+                attrs=f"{{start_indices = array<i64{i64s(starts)}>, limit_indices = array<i64{i64s(limits)}>, "
+                      f"strides = array<i64{i64s([1] * v.rank)}>}}")
+
+
+@register(aten.sort.default)
+def sort(b, out, x, dim=-1, descending=False):
+    if x.rank == 0:
+        return x, b.constant(0, torch.int64)
+    return sorted_along(b, x, dim % x.rank, descending)
+
+
+@register(aten.sort.stable)
+def sort_stable(b, out, x, *, stable=None, dim=-1, descending=False):
+    """Every sort here is stable (PyTorch's CPU order of ties)."""
+    return sort(b, out, x, dim, descending)
+
+
+@register(aten.topk.default)
+def topk(b, out, x, k, dim=-1, largest=True, sorted=True):
+    """The k largest (smallest) along dim, in order, ties by index."""
+    if x.rank == 0:
+        return x, b.constant(0, torch.int64)
+    dim = dim % x.rank
+    vals, ids = sorted_along(b, x, dim, largest)
+    return take(b, vals, dim, 0, k), take(b, ids, dim, 0, k)
+
+
+def median_along(b, x, dim):
+    """(lower median, its index) along dim, dim removed; NaN and the index of the
+    first NaN where the row holds one (PyTorch's median)."""
+    n = x.shape[dim]
+    if n == 0:
+        raise NotImplementedError("tpurun.torch: median over an empty dimension")
+    shape = tuple(s for k, s in enumerate(x.shape) if k != dim)
+    vals, ids = sorted_along(b, x, dim, False)
+    med, at = (b.reshape(take(b, v, dim, (n - 1) // 2, (n - 1) // 2 + 1), shape) for v in (vals, ids))
+    if not x.dtype.is_floating_point:
+        return med, at
+    has_nan, first_nan = arg_extreme(b, b.convert(cmp(b, "NE", x, x), torch.uint8), dim, True)
+    has_nan = cmp(b, "NE", has_nan, full_like(b, has_nan, 0))
+    nan = b.op("stablehlo.select", [has_nan, b.scalar(math.nan, x.dtype, shape), med], (shape, x.dtype))
+    return nan, b.op("stablehlo.select", [has_nan, first_nan, at], (shape, torch.int64))
+
+
+@register(aten.median.dim)
+def median_dim(b, out, x, dim, keepdim=False):
+    """(values, indices) of the lower median along dim (no meta kernel: out is None)."""
+    if x.rank == 0:
+        return x, b.constant(0, torch.int64)
+    dim = dim % x.rank
+    vals, ids = median_along(b, x, dim)
+    if not keepdim:
+        return vals, ids
+    shape = tuple(1 if k == dim else n for k, n in enumerate(x.shape))
+    return b.reshape(vals, shape), b.reshape(ids, shape)
+
+
+@register(aten.median.default)
+def median(b, out, x):
+    if x.rank == 0:
+        return x
+    return median_along(b, b.reshape(x, (x.numel,)), 0)[0]
 
 
 # ---- var, std --------------------------------------------------------------------
