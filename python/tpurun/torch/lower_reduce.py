@@ -1,6 +1,7 @@
-"""Reductions: sum, mean, prod, amax/amin, max/min (with indices), argmax/argmin, sort, topk, median,
-var/std, any/all, logsumexp, cumsum/cumprod, vector norms, softmax and
-log_softmax with their backward ops.
+"""Reductions: sum, nansum, mean, prod, count_nonzero, amax/amin/aminmax,
+max/min (with indices), argmax/argmin, sort, topk, median, var/std (and
+their _mean forms), any/all, logsumexp, cumsum/cumprod/logcumsumexp,
+cummax/cummin, vector norms, softmax and log_softmax with their backward ops.
 
 Non-finite reduction seeds (-inf for max) go in through b.scalar, not
 b.constant: Debug mode reports a constant op that makes an infinity.
