@@ -1,6 +1,8 @@
 """tpurun.torch's neural-network lowerings (lower_nn.py) against PyTorch CPU,
-forward and backward, in every eager mode: matrix products, Linear,
-attention, convolution, pooling, batch and layer normalization."""
+forward and backward, in every eager mode: matrix products (also at
+"medium" float32 matmul precision), Linear, attention, convolution (1-D to
+3-D, transposed), max/average/adaptive pooling, batch, layer and group
+normalization, bf16 operands, a small CNN's training step."""
 import pytest
 import torch
 import torch.nn.functional as F
@@ -33,6 +35,24 @@ PRODUCTS = {
 def test_products(mode, name):
     fn, shapes = PRODUCTS[name]
     run_both(fn, *[randn(*s, seed=i) for i, s in enumerate(shapes)])
+
+
+@pytest.mark.parametrize("name", ["mm", "addmm", "bmm", "matmul_4d"])
+def test_products_at_medium_precision(mode, name):
+    """torch.set_float32_matmul_precision("medium"): f32 products take bf16
+    operands (a TPU's DEFAULT precision) and accumulate in f32, as the CPU
+    does on operands rounded to bf16; the bias stays f32."""
+    fn, shapes = PRODUCTS[name]
+    inputs = [randn(*s, seed=i) for i, s in enumerate(shapes)]
+    first_operand = 1 if name == "addmm" else 0
+    rounded = inputs[:first_operand] + [x.bfloat16().float() for x in inputs[first_operand:]]
+    torch.set_float32_matmul_precision("medium")
+    try:
+        got = fn(*[tt.to_tpu(x) for x in inputs])
+    finally:
+        torch.set_float32_matmul_precision("highest")
+    assert_close(got, fn(*rounded))
+    assert not torch.allclose(tt.to_cpu(got), fn(*inputs), rtol=1e-5, atol=1e-5), "not rounded to bf16"
 
 
 @pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4)])
@@ -81,11 +101,16 @@ def test_conv1d(mode):
              randn(4, seed=2))
 
 
-@pytest.mark.parametrize("kw", [dict(stride=2, padding=1, output_padding=1, groups=2), dict(dilation=2)],
-                         ids=["strided_groups", "dilated"])
+@pytest.mark.parametrize("kw", [dict(stride=2, padding=1, output_padding=1, groups=2), dict(dilation=2),
+                                dict(dilation=2, output_padding=1), dict(stride=2, dilation=3, output_padding=2)],
+                         ids=["strided_groups", "dilated", "output_padding_over_stride", "output_padding_2"])
 def test_conv_transpose2d(mode, kw):
     run_both(lambda x, w, b: F.conv_transpose2d(x, w, b, **kw), randn(2, 4, 5, 5), randn(4, 3, 3, 3, seed=1),
              randn(3 * kw.get("groups", 1), seed=2))
+
+
+def test_conv3d(mode):
+    run_both(lambda x, w: F.conv3d(x, w, stride=2, padding=1), randn(1, 2, 5, 5, 5), randn(3, 2, 3, 3, 3, seed=1))
 
 
 def test_conv_transpose1d(mode):
@@ -112,6 +137,20 @@ def test_max_pool2d_ties_and_unbatched(mode):
     """Equal values in a window: the first one's index, as PyTorch picks."""
     x = torch.tensor([[[1.0, 1.0, 0.0], [1.0, 2.0, 2.0], [0.0, 2.0, 2.0]]])
     run_both(lambda x: F.max_pool2d(x, 2, stride=1, return_indices=True), x)
+
+
+def test_max_pool2d_nan_and_infinities(mode):
+    """NaN wins a window (the later of two NaNs), -inf windows keep their first index."""
+    x = randn(1, 1, 4, 4)
+    for (h, w), v in {(0, 1): "nan", (1, 0): "nan", (2, 2): "-inf", (2, 3): "-inf", (3, 2): "-inf",
+                      (3, 3): "-inf", (0, 3): "inf"}.items():
+        x[0, 0, h, w] = float(v)
+    run_both(lambda x: F.max_pool2d(x, 2, return_indices=True), x, grad=False)
+    run_both(lambda x: F.max_pool2d(x, 3, stride=1, padding=1, return_indices=True), x, grad=False)
+
+
+def test_adaptive_max_pool2d(mode):
+    run_both(lambda x: F.adaptive_max_pool2d(x, (2, 3), return_indices=True), randn(2, 3, 4, 6))
 
 
 def test_max_pool2d_module(mode):
@@ -191,10 +230,33 @@ def test_layer_norm_without_affine(mode):
     run_both(torch.nn.LayerNorm(6, elementwise_affine=False), randn(2, 3, 6))
 
 
+def test_group_norm(mode):
+    run_both(lambda x, w, b: F.group_norm(x, 2, w, b), randn(2, 4, 3, 3), randn(4, seed=1), randn(4, seed=2))
+    run_both(lambda x: F.group_norm(x, 3), randn(2, 6, 5))
+
+
 def test_layer_norm_bf16(mode):
     """bf16 input, computed in f32 as PyTorch does (bf16's rounding: 1e-2)."""
     run_both(lambda x, w, b: F.layer_norm(x, (8,), w, b), randn(4, 8).bfloat16(), randn(8, seed=1).bfloat16(),
              randn(8, seed=2).bfloat16(), rtol=1e-2, atol=1e-2)
+
+
+BF16 = {
+    "addmm": (lambda b, x, y: torch.addmm(b, x, y), [(5,), (3, 4), (4, 5)]),
+    "bmm": (torch.bmm, [(2, 3, 4), (2, 4, 5)]),
+    "conv2d": (lambda x, w: F.conv2d(x, w, padding=1), [(2, 3, 5, 5), (4, 3, 3, 3)]),
+    "max_pool2d": (lambda x: F.max_pool2d(x, 2), [(2, 3, 4, 4)]),
+    "avg_pool2d": (lambda x: F.avg_pool2d(x, 3, 2, 1), [(2, 3, 5, 5)]),
+    "adaptive_avg_pool2d": (lambda x: F.adaptive_avg_pool2d(x, (2, 3)), [(2, 3, 5, 5)]),
+    "batch_norm": (lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [(4, 3, 5), (3,), (3,)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BF16))
+def test_bf16(mode, name):
+    """bf16 operands (sums and statistics in f32 as PyTorch computes them); bf16's rounding: 2e-2."""
+    fn, shapes = BF16[name]
+    run_both(fn, *[randn(*s, seed=i).bfloat16() for i, s in enumerate(shapes)], rtol=2e-2, atol=2e-2)
 
 
 # ---- a small CNN with modules ------------------------------------------------------
