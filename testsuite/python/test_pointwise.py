@@ -23,6 +23,7 @@ def ints(*shape, low=-5, high=6, dtype=torch.int64):
 
 
 def nonzero_ints(*shape, dtype=torch.int64):
+    """Random integers without 0 (divisors)."""
     x = ints(*shape, dtype=dtype)
     return torch.where(x == 0, torch.ones_like(x) * 3, x)
 
@@ -97,6 +98,7 @@ SCALAR_OPS = {
     "clamp_min_op": lambda x: torch.clamp_min(x, 0.2),
     "clamp_max_op": lambda x: torch.clamp_max(x, 0.2),
     "lerp": lambda x: torch.lerp(x, torch.ones_like(x), 0.25),
+    "lerp_high": lambda x: torch.lerp(x, torch.ones_like(x) * 3, 0.75),
 }
 
 
@@ -186,6 +188,8 @@ def test_not_and_bool_arithmetic(mode):
     run_both(lambda x, y: x + y, B, I)
     run_both(lambda x: x.sign(), B)
     run_both(lambda x: x * 2, B)
+    run_both(torch.maximum, B, C)
+    run_both(torch.minimum, B, C)
 
 
 def test_isnan_isinf_where(mode):
@@ -215,13 +219,27 @@ ACTIVATIONS = {
     "relu6": F.relu6, "elu": F.elu, "elu_alpha": lambda x: F.elu(x, 0.5), "selu": F.selu, "celu": F.celu,
     "softplus": F.softplus, "softplus_beta": lambda x: F.softplus(x, beta=2, threshold=1),
     "sigmoid": torch.sigmoid, "tanh": torch.tanh, "threshold": lambda x: F.threshold(x, 0.1, -2.0),
-    "hardsigmoid": F.hardsigmoid, "hardswish": F.hardswish, "mish": F.mish,
+    "hardsigmoid": F.hardsigmoid, "hardswish": F.hardswish, "mish": F.mish, "logsigmoid": F.logsigmoid,
+    "glu": F.glu, "glu_dim0": lambda x: F.glu(x.t(), 0), "softsign": F.softsign,
 }
 
 
 @pytest.mark.parametrize("name", ACTIVATIONS)
 def test_activations(mode, name):
     run_both(ACTIVATIONS[name], X * 3)
+
+
+def test_activations_of_large_inputs(mode):
+    """No overflow in a branch not taken (Debug mode reports an inf an op makes)."""
+    big = torch.tensor([-200.0, -30.0, -1.0, 0.5, 30.0, 200.0])
+    for fn in (F.elu, F.selu, F.softplus, F.mish, F.silu, F.gelu, lambda x: F.gelu(x, approximate="tanh"),
+               torch.sigmoid, torch.tanh):
+        run_both(fn, big)
+
+
+def test_prelu(mode):
+    run_both(lambda x, w: F.prelu(x, w), randn(2, 3, 4), torch.tensor([0.1, -0.2, 0.3]))
+    run_both(lambda x, w: F.prelu(x, w), randn(2, 3), torch.tensor([0.25]))
 
 
 def test_inplace_activations(mode):
@@ -347,3 +365,45 @@ def test_other_float_dtypes(mode, dtype):
     run_both(lambda a, b: torch.where(a > b, a, 0.5).addcdiv(a, b.abs() + 1, value=0.1), x, y, rtol=tol, atol=tol)
     run_both(lambda a: a + I, x, rtol=tol, atol=tol)
     run_both(lambda a: a * X, x, rtol=tol, atol=tol)
+
+
+def test_signs_shifts_and_special_values(mode):
+    special = torch.tensor([1.5, float("nan"), float("inf"), -float("inf"), 0.0, -0.0, -2.0])
+    run_both(torch.sign, special, grad=False)
+    run_both(torch.signbit, special)
+    run_both(torch.signbit, I)
+    run_both(lambda x, y: torch.copysign(x, y), X, special[:4].repeat(3).view(3, 4))
+    run_both(lambda x: torch.copysign(x, -0.0), X)
+    run_both(torch.nan_to_num, special, grad=False)  # the cotangent times float max overflows (Debug: an error)
+    run_both(lambda x: torch.nan_to_num(x, nan=1.0, posinf=9.0, neginf=-9.0), special)
+    run_both(torch.logaddexp, X, Y)
+    run_both(lambda i: i << 2, I)
+    run_both(lambda i: i >> 1, I)
+    run_both(lambda i, j: i << j.abs(), I, J)
+    run_both(lambda i, j: torch.bitwise_right_shift(i, j.abs()), I * 40, J)
+    run_both(lambda u: u >> 1, ints(3, 4, low=0, high=255, dtype=torch.uint8))
+
+
+def test_out_variants(mode):
+    def with_out(x, y):
+        c = torch.empty_like(x)
+        torch.maximum(x, y, out=c)
+        torch.add(c, y, alpha=2, out=c)
+        d = torch.empty_like(x)
+        torch.clamp(c, -1, 1, out=d)
+        torch.sigmoid(d, out=c)
+        torch.where(x > y, c, d, out=c)
+        return c, d
+    run_both(with_out, X, Y, grad=False)  # out= tensors do not take gradients
+
+
+def test_nan_propagation_and_xlogy(mode):
+    nan_x = torch.tensor([float("nan"), 1.0, -1.0, 0.0])
+    nan_y = torch.tensor([0.0, float("nan"), 0.0, 2.0])
+    run_both(torch.maximum, nan_x, nan_y, grad=False)
+    run_both(torch.minimum, nan_x, nan_y, grad=False)
+    run_both(lambda x: x.clamp(0, 0.5), nan_x, grad=False)
+    run_both(F.relu, nan_x, grad=False)
+    run_both(torch.xlogy, torch.tensor([0.0, 1.5, 0.0, 2.0]), torch.tensor([3.0, 0.5, float("nan"), 4.0]), grad=False)
+    run_both(torch.xlogy, X.abs(), P)
+    run_both(lambda x: torch.xlogy(2, x), P)

@@ -151,3 +151,23 @@ def test_normal_and_randn_like(mode):
     assert abs(z.mean().item()) < 0.08 and abs(z.std().item() - 1) < 0.06
     w = tt.to_cpu(torch.empty_like(x).normal_(2.0, 0.5))
     assert abs(w.mean().item() - 2) < 0.04 and abs(w.std().item() - 0.5) < 0.03
+
+
+def test_nn_init_on_parameters(mode):
+    tt.manual_seed(8)
+    w = torch.nn.Parameter(tt.to_tpu(torch.empty(64, 64)))
+    with torch.no_grad():
+        torch.nn.init.kaiming_uniform_(w, a=5 ** 0.5)
+        bound = 1 / 8
+        got = tt.to_cpu(w.detach())
+        assert got.abs().max() <= bound and got.std() > bound / 3
+        torch.nn.init.trunc_normal_(w, std=0.02)
+        got = tt.to_cpu(w.detach())
+        assert got.abs().max() <= 2 and abs(got.std().item() - 0.02) < 0.003
+        torch.nn.init.xavier_normal_(w)
+        assert abs(tt.to_cpu(w.detach()).std().item() - (2 / 128) ** 0.5) < 0.01
+        torch.nn.init.zeros_(w)
+        torch.nn.init.constant_(w[:2], 0.5)
+        got = tt.to_cpu(w.detach())
+        assert got[:2].eq(0.5).all() and got[2:].eq(0).all()
+    assert tt.is_tpu(w) and w.requires_grad

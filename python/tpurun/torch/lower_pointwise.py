@@ -5,8 +5,8 @@ import math
 
 import torch
 
-from ._builder import literal, tensor_type
-from ._lowering import Spec, compare, elementwise, is_value, operand, register
+from ._builder import i64s, literal, tensor_type
+from ._lowering import Spec, compare, elementwise, is_value, meta_like, operand, reduce, register
 
 aten = torch.ops.aten
 
@@ -35,6 +35,7 @@ def cmp(b, direction, x, y):
 
 
 def select(b, pred, on_true, on_false):
+    """on_true where pred, else on_false (Values of one shape)."""
     return b.op("stablehlo.select", [pred, on_true, on_false], (on_true.shape, on_true.dtype))
 
 
@@ -140,10 +141,36 @@ register(aten.abs.default)(unary("stablehlo.abs"))
 
 @register(aten.sign.default, aten.sgn.default)
 def sign(b, out, x):
-    """-1, 0 or 1 (bools and unsigned: x != 0)."""
+    """-1, 0 or 1 (bools and unsigned: x != 0; NaN: 0 as in PyTorch)."""
     if out.dtype in (torch.bool, torch.uint8):
         return b.convert(cmp(b, "NE", x, const(b, 0, x)), out.dtype)
-    return elementwise(b, out, "stablehlo.sign", x)
+    s = elementwise(b, out, "stablehlo.sign", x)
+    if not out.dtype.is_floating_point:
+        return s
+    return select(b, cmp(b, "NE", s, s), const(b, 0, s), s)
+
+
+def sign_bit(b, x):
+    """x's sign bit (true for -0.0 and negative NaNs too), as bool."""
+    ints = {8: torch.int64, 4: torch.int32, 2: torch.int16}[torch.empty((), dtype=x.dtype).element_size()]
+    bits = b.op("stablehlo.bitcast_convert", [x], (x.shape, ints))
+    return cmp(b, "LT", bits, const(b, 0, bits))
+
+
+@register(aten.signbit.default)
+def signbit(b, out, x):
+    """x < 0, including -0.0 (never for unsigned and bool)."""
+    if not x.dtype.is_floating_point:
+        return b.convert(cmp(b, "LT", x, const(b, 0, x)), torch.bool) if x.dtype.is_signed else const(b, False, out)
+    return sign_bit(b, x)
+
+
+@register(aten.copysign.Tensor, aten.copysign.Scalar)
+def copysign(b, out, x, y):
+    """|x| with y's sign bit."""
+    x, y = operands(b, out, x, y)
+    a = ew(b, "stablehlo.abs", x)
+    return select(b, sign_bit(b, y), ew(b, "stablehlo.negate", a), a)
 
 
 @register(aten.reciprocal.default)
@@ -178,12 +205,14 @@ def pow_(b, out, x, y):
 
 @register(aten.maximum.default, aten.max.other)
 def maximum(b, out, x, y):
-    return elementwise(b, out, "stablehlo.maximum", x, y)
+    """The larger of x and y (for bools: x or y)."""
+    return elementwise(b, out, "stablehlo.or" if out.dtype == torch.bool else "stablehlo.maximum", x, y)
 
 
 @register(aten.minimum.default, aten.min.other)
 def minimum(b, out, x, y):
-    return elementwise(b, out, "stablehlo.minimum", x, y)
+    """The smaller of x and y (for bools: x and y)."""
+    return elementwise(b, out, "stablehlo.and" if out.dtype == torch.bool else "stablehlo.minimum", x, y)
 
 
 @register(aten.clamp.default, aten.clamp.Tensor)
@@ -352,6 +381,27 @@ for _op, _name in [(aten.bitwise_and, "stablehlo.and"), (aten.bitwise_or, "stabl
 register(aten.bitwise_not.default)(unary("stablehlo.not"))
 
 
+def _shift(left):
+    """A lowering of << (left) or >> (arithmetic for signed integers, as in PyTorch)."""
+    def lower(b, out, x, y):
+        if out is None:  # __lshift__ and __rshift__ have no meta kernel
+            out = Spec(torch.broadcast_shapes(*(v.shape for v in (x, y) if is_value(v))),
+                       torch.result_type(meta_like(x), meta_like(y)))
+        x, y = operands(b, out, x, y)
+        if left:
+            name = "stablehlo.shift_left"
+        else:
+            name = "stablehlo.shift_right_arithmetic" if out.dtype.is_signed else "stablehlo.shift_right_logical"
+        return ew(b, name, x, y)
+    lower.__doc__ = "x shifted " + ("left" if left else "right") + " by y bits."
+    return lower
+
+
+for _packet, _dunder, _left in [(aten.bitwise_left_shift, aten.__lshift__, True),
+                                (aten.bitwise_right_shift, aten.__rshift__, False)]:
+    register(_packet.Tensor, _packet.Tensor_Scalar, _packet.Scalar_Tensor, _dunder.Tensor, _dunder.Scalar)(_shift(_left))
+
+
 @register(aten.isnan.default)
 def isnan(b, out, x):
     """x != x (never for integers)."""
@@ -378,17 +428,38 @@ def isfinite(b, out, x):
     return ew(b, "stablehlo.is_finite", x, dtype=torch.bool)
 
 
+@register(aten.nan_to_num.default)
+def nan_to_num(b, out, x, nan=None, posinf=None, neginf=None):
+    """x with NaN, +inf and -inf replaced (defaults: 0 and the largest finite numbers)."""
+    if not out.dtype.is_floating_point:
+        return x
+    info = torch.finfo(out.dtype)
+    big, small = const(b, info.max, x), const(b, info.min, x)
+    res = select(b, cmp(b, "GT", x, big), big if posinf is None else operand(b, posinf, x.dtype, x.shape), x)
+    res = select(b, cmp(b, "LT", x, small), small if neginf is None else operand(b, neginf, x.dtype, x.shape), res)
+    return select(b, cmp(b, "NE", x, x), operand(b, 0.0 if nan is None else nan, x.dtype, x.shape), res)
+
+
+@register(aten.logaddexp.default)
+def logaddexp(b, out, x, y):
+    """log(exp(x) + exp(y)) = max + log1p(exp(-|x - y|))."""
+    x, y = operands(b, out, x, y)
+    m = ew(b, "stablehlo.maximum", x, y)
+    d = ew(b, "stablehlo.negate", ew(b, "stablehlo.abs", ew(b, "stablehlo.subtract", x, y)))
+    return ew(b, "stablehlo.add", m, ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", d)))
+
+
 @register(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
 def where(b, out, cond, x, y):
     """x where cond, else y (broadcast together)."""
-    pred = b.broadcast(cond, out.shape)
+    pred = b.broadcast(b.convert(cond, torch.bool), out.shape)
     return select(b, pred, *operands(b, out, x, y))
 
 
 @register(aten.masked_fill.Scalar, aten.masked_fill.Tensor)
 def masked_fill(b, out, x, mask, value):
     """x with value wherever mask."""
-    pred = b.broadcast(mask, out.shape)
+    pred = b.broadcast(b.convert(mask, torch.bool), out.shape)
     return select(b, pred, *operands(b, out, value, x))
 
 
@@ -430,45 +501,42 @@ GELU_C = 0.044715
 
 
 def _gelu_tanh_parts(b, x):
-    """(0.5 * x, tanh(k (x + c x^3)), x^2) of gelu's tanh form."""
+    """(x^2, 2 k, sigmoid(u)) with u = 2 k (x + c x^3): gelu's tanh form is
+    0.5 x (1 + tanh(u / 2)) = x sigmoid(u)."""
     x2 = ew(b, "stablehlo.multiply", x, x)
-    inner = mul_all(b, x, ew(b, "stablehlo.add", const(b, 1, x), ew(b, "stablehlo.multiply", x2, const(b, GELU_C, x))),
-                    const(b, GELU_K, x))
-    return ew(b, "stablehlo.multiply", x, const(b, 0.5, x)), ew(b, "stablehlo.tanh", inner), x2
+    two_k = const(b, 2 * GELU_K, x)
+    slope = ew(b, "stablehlo.add", two_k, ew(b, "stablehlo.multiply", x2, const(b, 2 * GELU_K * GELU_C, x)))
+    return x2, two_k, ew(b, "stablehlo.logistic", ew(b, "stablehlo.multiply", x, slope))
 
 
 @register(aten.gelu.default)
 def gelu(b, out, x, approximate="none"):
-    """x * Phi(x): erf form ("none") or tanh form ("tanh")."""
+    """x * Phi(x): erf form ("none": 0.5 x erfc(-x / sqrt 2), 6 ops) or tanh form ("tanh")."""
     x = b.convert(x, out.dtype)
-    one = const(b, 1, x)
     if approximate == "tanh":
-        half_x, t, _ = _gelu_tanh_parts(b, x)
-        return ew(b, "stablehlo.multiply", half_x, ew(b, "stablehlo.add", one, t))
+        return ew(b, "stablehlo.multiply", x, _gelu_tanh_parts(b, x)[2])
     if approximate != "none":
         raise NotImplementedError(f"tpurun.torch: aten.gelu approximate={approximate!r}")
-    e = ew(b, "chlo.erf", ew(b, "stablehlo.multiply", x, const(b, SQRT1_2, x)))
-    return mul_all(b, x, ew(b, "stablehlo.add", one, e), const(b, 0.5, x))
+    tail = ew(b, "chlo.erfc", ew(b, "stablehlo.multiply", x, const(b, -SQRT1_2, x)))
+    return ew(b, "stablehlo.multiply", ew(b, "stablehlo.multiply", x, const(b, 0.5, x)), tail)
 
 
 @register(aten.gelu_backward.default)
 def gelu_backward(b, out, grad, x, approximate="none"):
-    """grad * d gelu(x) / dx."""
+    """grad * d gelu(x) / dx: grad * (Phi(x) + x phi(x))."""
     x = b.convert(x, out.dtype)
-    one = const(b, 1, x)
-    if approximate == "tanh":
-        half_x, t, x2 = _gelu_tanh_parts(b, x)
-        dt = ew(b, "stablehlo.subtract", one, ew(b, "stablehlo.multiply", t, t))
-        dinner = ew(b, "stablehlo.add", const(b, GELU_K, x), ew(b, "stablehlo.multiply", x2, const(b, 3 * GELU_K * GELU_C, x)))
-        left = ew(b, "stablehlo.multiply", ew(b, "stablehlo.add", one, t), const(b, 0.5, x))
-        return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", left, mul_all(b, half_x, dt, dinner)))
+    if approximate == "tanh":  # sig + x sig (1 - sig) du/dx
+        x2, two_k, sig = _gelu_tanh_parts(b, x)
+        du = ew(b, "stablehlo.add", two_k, ew(b, "stablehlo.multiply", x2, const(b, 6 * GELU_K * GELU_C, x)))
+        slope = mul_all(b, x, sig, ew(b, "stablehlo.subtract", const(b, 1, x), sig), du)
+        return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", sig, slope))
     if approximate != "none":
         raise NotImplementedError(f"tpurun.torch: aten.gelu_backward approximate={approximate!r}")
-    cdf = ew(b, "stablehlo.add", one, ew(b, "chlo.erf", ew(b, "stablehlo.multiply", x, const(b, SQRT1_2, x))))
-    cdf = ew(b, "stablehlo.multiply", cdf, const(b, 0.5, x))
-    pdf = ew(b, "stablehlo.exponential", mul_all(b, x, x, const(b, -0.5, x)))
-    pdf = ew(b, "stablehlo.multiply", pdf, const(b, 1 / math.sqrt(2 * math.pi), x))
-    return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", cdf, ew(b, "stablehlo.multiply", x, pdf)))
+    s = ew(b, "stablehlo.multiply", x, const(b, -SQRT1_2, x))
+    cdf = ew(b, "stablehlo.multiply", ew(b, "chlo.erfc", s), const(b, 0.5, x))
+    pdf = ew(b, "stablehlo.exponential", ew(b, "stablehlo.negate", ew(b, "stablehlo.multiply", s, s)))
+    x_pdf = mul_all(b, x, pdf, const(b, 1 / math.sqrt(2 * math.pi), x))
+    return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", cdf, x_pdf))
 
 
 @register(aten.sigmoid_backward.default)
@@ -525,30 +593,36 @@ def hardtanh_backward(b, out, grad, x, min_val, max_val):
 
 @register(aten.elu.default)
 def elu(b, out, x, alpha=1, scale=1, input_scale=1):
-    """scale * x where x > 0, else alpha * scale * (exp(input_scale * x) - 1)."""
+    """scale * x where x > 0, else alpha * scale * (exp(input_scale * min(x, 0)) - 1)
+    (no overflow in the branch not taken: Debug mode would report its inf)."""
     a, s, i = operands(b, out, alpha * scale, scale, input_scale)
-    neg = ew(b, "stablehlo.multiply", ew(b, "stablehlo.exponential_minus_one", ew(b, "stablehlo.multiply", x, i)), a)
-    return select(b, cmp(b, "GT", x, const(b, 0, x)), ew(b, "stablehlo.multiply", x, s), neg)
+    zero = const(b, 0, x)
+    below = ew(b, "stablehlo.minimum", x, zero)
+    neg = ew(b, "stablehlo.multiply", ew(b, "stablehlo.exponential_minus_one", ew(b, "stablehlo.multiply", below, i)), a)
+    return select(b, cmp(b, "GT", x, zero), ew(b, "stablehlo.multiply", x, s), neg)
 
 
 @register(aten.elu_backward.default)
 def elu_backward(b, out, grad, alpha, scale, input_scale, is_result, x_or_result):
     """elu's derivative times grad, from x or (is_result) from elu's result."""
     a, s, i = operands(b, out, alpha * scale, scale, input_scale)
-    v = x_or_result
+    v, zero = x_or_result, const(b, 0, x_or_result)
     if is_result:
         neg = mul_all(b, grad, i, ew(b, "stablehlo.add", v, a))
     else:
-        neg = mul_all(b, grad, i, a, ew(b, "stablehlo.exponential", ew(b, "stablehlo.multiply", v, i)))
-    return select(b, cmp(b, "GT", v, const(b, 0, v)), ew(b, "stablehlo.multiply", grad, s), neg)
+        below = ew(b, "stablehlo.minimum", v, zero)
+        neg = mul_all(b, grad, i, a, ew(b, "stablehlo.exponential", ew(b, "stablehlo.multiply", below, i)))
+    return select(b, cmp(b, "GT", v, zero), ew(b, "stablehlo.multiply", grad, s), neg)
 
 
 @register(aten.softplus.default)
 def softplus(b, out, x, beta=1, threshold=20):
-    """log1p(exp(beta x)) / beta, x itself where beta x > threshold."""
+    """log1p(exp(beta x)) / beta, x itself where beta x > threshold (exp's
+    argument capped there: no overflow in the branch not taken)."""
     be, th = operands(b, out, beta, threshold)
     bx = ew(b, "stablehlo.multiply", x, be)
-    soft = ew(b, "stablehlo.divide", ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", bx)), be)
+    capped = ew(b, "stablehlo.minimum", bx, th)
+    soft = ew(b, "stablehlo.divide", ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", capped)), be)
     return select(b, cmp(b, "GT", bx, th), x, soft)
 
 
@@ -563,16 +637,92 @@ def softplus_backward(b, out, grad, x, beta, threshold):
 @register(aten.mish.default)
 def mish(b, out, x):
     """x * tanh(softplus(x))."""
-    sp = ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", x))
-    return ew(b, "stablehlo.multiply", x, ew(b, "stablehlo.tanh", sp))
+    return ew(b, "stablehlo.multiply", x, _tanh_softplus(b, x))
+
+
+def _tanh_softplus(b, x):
+    """tanh(log1p(exp(min(x, 20)))): the cap changes nothing (tanh is 1 by
+    then) but keeps exp from overflowing."""
+    capped = ew(b, "stablehlo.minimum", x, const(b, 20, x))
+    return ew(b, "stablehlo.tanh", ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", capped)))
 
 
 @register(aten.mish_backward.default)
 def mish_backward(b, out, grad, x):
     """grad * (t + x sigmoid(x) (1 - t^2)), t = tanh(softplus(x))."""
-    t = ew(b, "stablehlo.tanh", ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", x)))
+    t = _tanh_softplus(b, x)
     dt = ew(b, "stablehlo.subtract", const(b, 1, t), ew(b, "stablehlo.multiply", t, t))
     return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", t, mul_all(b, x, ew(b, "stablehlo.logistic", x), dt)))
+
+
+@register(aten.log_sigmoid_forward.default)
+def log_sigmoid_forward(b, out, x):
+    """(log sigmoid(x) = min(x, 0) - log1p(exp(-|x|)), a buffer the backward ignores)."""
+    zero = const(b, 0, x)
+    tail = ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", ew(b, "stablehlo.negate", ew(b, "stablehlo.abs", x))))
+    return ew(b, "stablehlo.subtract", ew(b, "stablehlo.minimum", x, zero), tail), const(b, 0, out[1])
+
+
+@register(aten.log_sigmoid_backward.default)
+def log_sigmoid_backward(b, out, grad, x, buffer):
+    """grad * sigmoid(-x)."""
+    return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.logistic", ew(b, "stablehlo.negate", x)))
+
+
+def _prelu_weight(b, x, w):
+    """PReLU's weight broadcast to x: one slope, or one per channel (dim 1)."""
+    if w.numel == 1:
+        return b.broadcast(b.reshape(w, ()), x.shape, ())
+    return b.broadcast(w, x.shape, (1,))
+
+
+@register(aten.prelu.default)
+def prelu(b, out, x, weight):
+    """x where x > 0, else weight * x."""
+    return select(b, cmp(b, "GT", x, const(b, 0, x)), x, ew(b, "stablehlo.multiply", x, _prelu_weight(b, x, weight)))
+
+
+@register(aten.prelu_backward.default)
+def prelu_backward(b, out, grad, x, weight):
+    """(grad where x > 0 else weight * grad, the sum of x * grad where x <= 0 per slope)."""
+    zero = const(b, 0, x)
+    positive = cmp(b, "GT", x, zero)
+    grad_x = select(b, positive, grad, ew(b, "stablehlo.multiply", grad, _prelu_weight(b, x, weight)))
+    per_element = select(b, positive, zero, ew(b, "stablehlo.multiply", x, grad))
+    dims = [d for d in range(x.rank) if weight.numel == 1 or d != 1]
+    return grad_x, b.reshape(reduce(b, per_element, dims, "stablehlo.add", 0), weight.shape)
+
+
+def _halves(b, x, dim):
+    """x split in two along dim (stablehlo.slice)."""
+    half = x.shape[dim] // 2
+    shape = tuple(half if d == dim else n for d, n in enumerate(x.shape))
+    parts = []
+    for start in (0, half):
+        starts = [start if d == dim else 0 for d in range(x.rank)]
+        limits = [start + half if d == dim else n for d, n in enumerate(x.shape)]
+        attrs = (f"{{start_indices = array<i64{i64s(starts)}>, limit_indices = array<i64{i64s(limits)}>, "
+                 f"strides = array<i64{i64s([1] * x.rank)}>}}")
+        parts.append(b.op("stablehlo.slice", [x], (shape, x.dtype), attrs=attrs))
+    return parts
+
+
+@register(aten.glu.default)
+def glu(b, out, x, dim=-1):
+    """a * sigmoid(g) for the halves a, g of x along dim."""
+    a, g = _halves(b, x, dim % x.rank)
+    return ew(b, "stablehlo.multiply", a, ew(b, "stablehlo.logistic", g))
+
+
+@register(aten.glu_backward.default)
+def glu_backward(b, out, grad, x, dim):
+    """(grad sigmoid(g), grad a sigmoid(g) (1 - sigmoid(g))) joined along dim."""
+    dim = dim % x.rank
+    a, g = _halves(b, x, dim)
+    sig = ew(b, "stablehlo.logistic", g)
+    grad_a = ew(b, "stablehlo.multiply", grad, sig)
+    grad_g = mul_all(b, grad_a, a, ew(b, "stablehlo.subtract", const(b, 1, sig), sig))
+    return b.op("stablehlo.concatenate", [grad_a, grad_g], (x.shape, x.dtype), attrs=f"{{dimension = {dim} : i64}}")
 
 
 @register(aten.hardsigmoid.default)
@@ -628,7 +778,11 @@ def addcdiv(b, out, x, t1, t2, value=1):
 
 @register(aten.lerp.Scalar, aten.lerp.Tensor)
 def lerp(b, out, x, end, weight):
-    """x + weight * (end - x)."""
+    """x + weight * (end - x); end - (1 - weight) * (end - x) for a number
+    weight >= 0.5, as PyTorch computes it."""
+    if not is_value(weight) and weight >= 0.5:
+        x, end, w = operands(b, out, x, end, 1 - weight)
+        return ew(b, "stablehlo.subtract", end, ew(b, "stablehlo.multiply", w, ew(b, "stablehlo.subtract", end, x)))
     x, end, w = operands(b, out, x, end, weight)
     return ew(b, "stablehlo.add", x, ew(b, "stablehlo.multiply", w, ew(b, "stablehlo.subtract", end, x)))
 
@@ -670,7 +824,8 @@ THREE_FRY = "{rng_algorithm = #stablehlo<rng_algorithm THREE_FRY>}"
 
 
 def rng_state(b):
-    """The builder's generator state, seeded on first use."""
+    """The builder's generator state, seeded on first use: the key
+    [seed, 0x5EED] as 2 x ui64 (export's rng_state argument takes the same)."""
     state = getattr(b, "rng", None)
     if state is None:
         from ._tensor import STATE
@@ -796,5 +951,6 @@ def randn_like(b, out, x, **kwargs):
 
 
 def _no_generator(name, generator):
+    """Refuses an explicit torch.Generator: the TPU's generator is the builder's."""
     if generator is not None:
         raise NotImplementedError(f"tpurun.torch: aten.{name} with generator= (use tpurun.torch.manual_seed)")
