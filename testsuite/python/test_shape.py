@@ -7,6 +7,8 @@ import torch
 import tpurun.torch as tt
 from torchcheck import assert_close, run_both
 
+pytestmark = pytest.mark.filterwarnings("ignore:scatter_reduce.. is in beta")
+
 torch.manual_seed(0)
 X = torch.randn(3, 4)
 X3 = torch.randn(2, 3, 4)
@@ -70,8 +72,24 @@ MOVES = {
     "index_put": (lambda x, v: x.index_put((IDX[:2],), v), (X, torch.randn(4))),
     "index_put_acc": (lambda x, v: x.index_put((torch.tensor([0, 0, 2]), torch.tensor([1, 1, 3])), v, True),
                       (X, torch.randn(3))),
-    "embedding": (lambda w: torch.nn.functional.embedding(torch.tensor([[1, 4], [4, 0]]), w, padding_idx=4),
+    "embedding": (lambda w: torch.nn.functional.embedding(torch.tensor([[1, 4], [4, 0], [1, 1]]), w, padding_idx=4),
                   (torch.randn(5, 3),)),
+    "slice_scatter": (lambda x, s: torch.slice_scatter(x, s, 1, -3, None, 2), (X, torch.randn(3, 2))),
+    "select_scatter": (lambda x, s: torch.select_scatter(x, s, 0, -1), (X, torch.randn(4))),
+    "diagonal_scatter": (lambda x, s: torch.diagonal_scatter(x, s, -1), (X, torch.randn(2))),
+    "take": (lambda x: x.take(torch.tensor([[0, 5], [-1, 5]])), (X,)),
+    "put": (lambda x, s: x.put(torch.tensor([1, -2, 1]), s, accumulate=True), (X, torch.randn(3))),
+    "scatter_sum": (lambda x, s: x.scatter_reduce(1, torch.tensor([[0, 0], [1, 3], [2, 2]]), s, "sum"),
+                    (X, torch.randn(3, 2))),
+    "scatter_amax": (lambda x, s: x.scatter_reduce(1, torch.tensor([[0, 0], [1, 3], [2, 2]]), s, "amax",
+                                                   include_self=False), (X, torch.randn(3, 2))),
+    "scatter_mean": (lambda x, s: x.scatter_reduce(0, torch.tensor([[0, 0, 1, 2]]), s, "mean"),
+                     (X, torch.randn(1, 4))),
+    "reflect_pad": (lambda x: torch.nn.functional.pad(x[None], (2, 1, 1, 2), mode="reflect"), (X,)),
+    "replicate_pad": (lambda x: torch.nn.functional.pad(x, (2, 1), mode="replicate"), (X,)),
+    "pixel_shuffle": (lambda x: torch.nn.functional.pixel_shuffle(x.reshape(1, 4, 1, 3), 2), (X,)),
+    "pixel_unshuffle": (lambda x: torch.nn.functional.pixel_unshuffle(x.reshape(1, 1, 2, 6), 2), (X,)),
+    "unfold": (lambda x: x.unfold(1, 2, 1).unfold(0, 2, 1), (X,)),
 }
 
 
@@ -79,6 +97,18 @@ MOVES = {
 def test_data_movement(mode, name):
     fn, inputs = MOVES[name]
     run_both(fn, *inputs)
+
+
+def test_scatter_multiply(mode):
+    run_both(lambda x: x.scatter(1, torch.tensor([[0, 0], [1, 1], [3, 3]]), torch.full((3, 2), 2.0),
+                                 reduce="multiply"), X, grad=False)
+
+
+def test_view_dtype_writes_through(mode):
+    def f(x, one):
+        x.view(torch.int32)[0].add_(1)
+        return x, x.view(torch.int32)
+    both(f)
 
 
 def test_integer_ops(mode):
@@ -140,6 +170,9 @@ def test_assignments(mode):
         x[torch.tensor([2, -3])] = torch.arange(4.0)
         x.view(-1)[2] = 7
         x[1, ::2] = torch.tensor([8.0, 9.0])
+        x[:, torch.tensor([3, 0])] = torch.tensor([[1.0], [2.0], [3.0]])
+        x[torch.tensor([1]), torch.tensor([[2], [0]])] += 1
+        x[-1, -3:100] = one * 4
         return x
     both(f)
 
@@ -191,5 +224,52 @@ def test_write_through_expand_is_rejected(mode):
         x.expand(2, 3).add_(1)
 
 
+def test_unfold_writes_through(mode):
+    def f(x, one):
+        x.unfold(1, 2, 2)[1].mul_(3)
+        return x
+    both(f)
+
+
 def test_as_strided(mode):
     run_both(lambda x: (x.as_strided((2, 2), (1, 4), 1), x.as_strided((3, 4), (4, 1))), X)
+
+
+def test_as_strided_of_a_view_addresses_the_storage(mode):
+    def f(x, one):
+        v = x.t()[1:]
+        s = v.as_strided((2, 2), (1, 4), 5)
+        s.mul_(-1)
+        return x, v, s
+    both(f)
+
+
+def test_select_assign_keeps_one_fused_graph():
+    """x[t] = v over t: the index is an input of the graph, not a constant."""
+    tt.set_mode("fused")
+    x, v = tt.to_tpu(torch.zeros(6, 4)), tt.to_tpu(torch.ones(4))
+
+    def new_graphs():
+        m = tt.metrics()
+        return m["compiles"] + m["cache"]["disk_hits"]
+    counts = []
+    for t in range(1, 6):
+        x[t] = v * t
+        x[t - 1].add_(v)
+        tt.sync()
+        counts.append(new_graphs())
+    assert counts[1:] == [counts[1]] * 4, counts
+    assert_close(x, torch.tensor([1.0, 2, 3, 4, 5, 5])[:, None].expand(6, 4))
+
+
+def test_slice_assign_keeps_one_fused_graph():
+    """cache[:, t:t+1] = k over t (a decoder's cache): one graph."""
+    tt.set_mode("fused")
+    cache, k = tt.to_tpu(torch.zeros(2, 5, 3)), tt.to_tpu(torch.ones(2, 1, 3))
+    counts = []
+    for t in range(5):
+        cache[:, t:t + 1] = k * (t + 1)
+        tt.sync()
+        counts.append(tt.metrics()["compiles"] + tt.metrics()["cache"]["disk_hits"])
+    assert counts[2:] == [counts[2]] * 3, counts
+    assert_close(cache, torch.arange(1.0, 6)[None, :, None].expand(2, 5, 3))

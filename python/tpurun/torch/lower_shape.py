@@ -8,12 +8,9 @@ import numpy as np
 import torch
 
 from ._builder import i64s, tensor_type
-from ._lowering import body_region, is_value, register, register_view
+from ._lowering import body_region, is_value, max_value, min_value, register, register_view
 
 aten = torch.ops.aten
-
-INT_MAX = 2 ** 63 - 1
-
 
 # ---- small helpers ------------------------------------------------------------
 
@@ -23,15 +20,8 @@ def _dim(d, rank):
 
 
 def _ints(xs):
+    """[1, 2] as MLIR writes an integer list inside a dimension-numbers attribute."""
     return "[" + ", ".join(str(int(x)) for x in xs) + "]"
-
-
-def _contiguous_strides(shape):
-    strides, acc = [], 1
-    for s in reversed(shape):
-        strides.append(acc)
-        acc *= max(int(s), 1)
-    return list(reversed(strides))
 
 
 def _slice(b, x, starts, limits, strides):
@@ -45,6 +35,7 @@ def _slice(b, x, starts, limits, strides):
 
 
 def _slice_dim(b, x, dim, start, stop, step=1):
+    """stablehlo.slice of x along dim only."""
     starts, limits, strides = [0] * x.rank, list(x.shape), [1] * x.rank
     starts[dim], limits[dim], strides[dim] = start, stop, step
     return _slice(b, x, starts, limits, strides)
@@ -72,7 +63,7 @@ def _update(b, base, part, starts, steps):
         return base
     part = b.convert(part, base.dtype)
     if all(s == 1 for s in steps):
-        idx = [b.constant(int(s), torch.int64) for s in starts]
+        idx = [b.scalar(int(s), torch.int64) for s in starts]  # inputs: x[t] = v keeps one graph for every t
         return b.op("stablehlo.dynamic_update_slice", [base, part] + idx, (base.shape, base.dtype))
     mask = np.zeros(base.shape, dtype=np.bool_)
     mask[tuple(slice(st, st + (n - 1) * sd + 1, sd) for st, n, sd in zip(starts, part.shape, steps))] = True
@@ -82,6 +73,7 @@ def _update(b, base, part, starts, steps):
 
 
 def _update_dim(b, base, part, dim, start, step=1):
+    """base with its (strided) slice along dim from start overwritten by part."""
     starts, steps = [0] * base.rank, [1] * base.rank
     starts[dim], steps[dim] = start, step
     return _update(b, base, part, starts, steps)
@@ -101,10 +93,12 @@ def _slice_range(size, start, end, step):
 
 
 def _iota(b, shape, dim):
+    """stablehlo.iota (i64) counting along dim of shape."""
     return b.op("stablehlo.iota", [], (tuple(shape), torch.int64), attrs=f"{{iota_dimension = {dim} : i64}}")
 
 
 def _concat(b, vals, dim, shape, dtype):
+    """vals (converted to dtype) joined along dim into shape; a lone value is itself."""
     vals = [b.convert(v, dtype) for v in vals]
     if len(vals) == 1:
         return vals[0]
@@ -128,7 +122,7 @@ def _combiner(dtype, op):
         return (f'({{\n  ^bb0(%lhs: {ty}, %rhs: {ty}):\n'
                 f'    "stablehlo.return"(%rhs) : ({ty}) -> ()\n}})')
     if dtype == torch.bool:
-        op = {"add": "or", "multiply": "and"}[op]
+        op = {"add": "or", "multiply": "and", "maximum": "or", "minimum": "and"}[op]
     return body_region(f"stablehlo.{op}", dtype)
 
 
@@ -180,6 +174,7 @@ def _as_strided_plan(x, size, stride, offset):
 
 
 def _as_strided_back(b, base, new, size, stride, storage_offset=None):
+    """as_strided's inverse: the new elements scattered back to their flat positions."""
     pos = _as_strided_plan(base, size, stride, storage_offset)
     if pos is None:
         return b.reshape(new, base.shape)
@@ -207,6 +202,7 @@ def as_strided(b, out, x, size, stride, storage_offset=None):
 # ---- permutations ----------------------------------------------------------------
 
 def _transpose_perm(rank, dim0, dim1):
+    """The permutation that swaps dim0 and dim1 of rank dims."""
     perm = list(range(rank))
     if rank:
         d0, d1 = _dim(dim0, rank), _dim(dim1, rank)
@@ -225,6 +221,7 @@ def t(b, out, x):
 
 
 def _permute_back(b, base, new, dims):
+    """permute's inverse: the view permuted by the inverse permutation."""
     perm = [_dim(d, base.rank) for d in dims]
     return b.transpose(new, [perm.index(i) for i in range(base.rank)])
 
@@ -235,6 +232,7 @@ def permute(b, out, x, dims):
 
 
 def _no_inverse(name):
+    """The inverse of a view whose elements alias one another: an error."""
     def inverse(b, base, new, *args, **kwargs):
         raise RuntimeError(f"tpurun.torch: cannot write in place through a view made by {name}: several "
                            f"of its elements are one element of the base (clone it first)")
@@ -249,24 +247,41 @@ def expand(b, out, x, size, implicit=False):
 # ---- slices --------------------------------------------------------------------------
 
 def _slice_args(x, dim, start, end, step):
+    """(dim, start, stop) of slice.Tensor's arguments on x, as PyTorch clamps them."""
     d = _dim(dim, x.rank)
     start, stop = _slice_range(x.shape[d], start, end, step)
     return d, start, stop
 
 
 def _slice_back(b, base, new, dim=0, start=None, end=None, step=1):
+    """slice's inverse: base with the slice overwritten (also slice_scatter)."""
     d, start, _ = _slice_args(base, dim, start, end, step)
     return _update_dim(b, base, new, d, start, step)
 
 
+def _dynamic_slice_dim(b, x, d, start, length):
+    """x[start:start+length] along dim d, the start a scalar input: one
+    graph whatever the start (x[t], x[:, t:t+1] in a loop)."""
+    if length == x.shape[d]:
+        return x
+    starts = [b.scalar(start if k == d else 0, torch.int64) for k in range(x.rank)]
+    sizes = [length if k == d else n for k, n in enumerate(x.shape)]
+    return b.op("stablehlo.dynamic_slice", [x] + starts, (tuple(sizes), x.dtype),
+                attrs=f"{{slice_sizes = array<i64{i64s(sizes)}>}}")
+
+
 @register_view(aten.slice.Tensor, inverse=_slice_back)
 def slice_(b, out, x, dim=0, start=None, end=None, step=1):
+    """x[start:end:step] along dim (a dynamic_slice when step is 1)."""
     d, start, stop = _slice_args(x, dim, start, end, step)
+    if step == 1:
+        return _dynamic_slice_dim(b, x, d, start, stop - start)
     return _slice_dim(b, x, d, start, stop, step)
 
 
 @register(aten.slice_scatter.default)
 def slice_scatter(b, out, x, src, dim=0, start=None, end=None, step=1):
+    """x with src written at the slice."""
     return _slice_back(b, x, src, dim, start, end, step)
 
 
@@ -282,10 +297,12 @@ def slice_backward(b, out, grad, input_sizes, dim, start, end, step):
 
 
 def _select_index(size, index):
+    """select's index, negative ones counted from the end."""
     return index + size if index < 0 else index
 
 
 def _select_back(b, base, new, dim, index):
+    """select's inverse: base with the selected slice overwritten (also select_scatter)."""
     d = _dim(dim, base.rank)
     i = _select_index(base.shape[d], index)
     part = b.reshape(new, base.shape[:d] + (1,) + base.shape[d + 1:])
@@ -294,18 +311,23 @@ def _select_back(b, base, new, dim, index):
 
 @register_view(aten.select.int, inverse=_select_back)
 def select(b, out, x, dim, index):
+    """x[..., index, ...] along dim: a slice and a reshape."""
     d = _dim(dim, x.rank)
     i = _select_index(x.shape[d], index)
-    return b.reshape(_slice_dim(b, x, d, i, i + 1), x.shape[:d] + x.shape[d + 1:])
+    if not 0 <= i < x.shape[d]:
+        raise IndexError(f"tpurun.torch: aten.select.int: index {index} is out of range for a dim of {x.shape[d]}")
+    return b.reshape(_dynamic_slice_dim(b, x, d, i, 1), x.shape[:d] + x.shape[d + 1:])
 
 
 @register(aten.select_scatter.default)
 def select_scatter(b, out, x, src, dim, index):
+    """x with src written at the selected index of dim."""
     return _select_back(b, x, src, dim, index)
 
 
 @register(aten.select_backward.default)
 def select_backward(b, out, grad, input_sizes, dim, index):
+    """Zeros of input_sizes with grad at the selected index: one pad."""
     shape = tuple(input_sizes)
     d = _dim(dim, len(shape))
     part = b.reshape(grad, shape[:d] + (1,) + shape[d + 1:])
@@ -315,6 +337,7 @@ def select_backward(b, out, grad, input_sizes, dim, index):
 
 
 def _split_starts(size, sizes):
+    """The start of each part of a dim of size split into sizes."""
     starts, acc = [], 0
     for s in sizes:
         starts.append(acc)
@@ -325,6 +348,7 @@ def _split_starts(size, sizes):
 
 
 def _even_sizes(size, split_size):
+    """split.Tensor's part sizes: split_size each, the last one what remains."""
     if split_size <= 0:
         if size == 0 and split_size == 0:
             return [0]
@@ -334,12 +358,14 @@ def _even_sizes(size, split_size):
 
 
 def _split_parts(b, x, sizes, dim):
+    """x's slices of sizes along dim."""
     d = _dim(dim, x.rank)
     starts = _split_starts(x.shape[d], sizes)
     return [_slice_dim(b, x, d, st, st + n) for st, n in zip(starts, sizes)]
 
 
 def _split_part_back(b, base, new, sizes, dim, index):
+    """The inverse of part index of a split: base with that part overwritten."""
     d = _dim(dim, base.rank)
     return _update_dim(b, base, new, d, _split_starts(base.shape[d], sizes)[index])
 
@@ -348,6 +374,7 @@ def _split_part_back(b, base, new, sizes, dim, index):
                inverse=lambda b, base, new, split_size, dim=0, _index=0: _split_part_back(
                    b, base, new, _even_sizes(base.shape[_dim(dim, base.rank)], split_size), dim, _index))
 def split(b, out, x, split_size, dim=0):
+    """Parts of split_size along dim (views)."""
     return _split_parts(b, x, _even_sizes(x.shape[_dim(dim, x.rank)], split_size), dim)
 
 
@@ -355,6 +382,7 @@ def split(b, out, x, split_size, dim=0):
                inverse=lambda b, base, new, sizes, dim=0, _index=0: _split_part_back(b, base, new, sizes, dim,
                                                                                      _index))
 def split_with_sizes(b, out, x, sizes, dim=0):
+    """Parts of the given sizes along dim (views)."""
     return _split_parts(b, x, sizes, dim)
 
 
@@ -364,6 +392,7 @@ register(aten.unsafe_split_with_sizes.default)(split_with_sizes)
 
 @register_view(aten.unbind.int, inverse=lambda b, base, new, dim=0, _index=0: _select_back(b, base, new, dim, _index))
 def unbind(b, out, x, dim=0):
+    """Every index of dim selected (views)."""
     d = _dim(dim, x.rank)
     return [select(b, None, x, d, i) for i in range(x.shape[d])]
 
@@ -382,6 +411,7 @@ def _diagonal_layout(shape, offset, dim1, dim2):
 
 
 def _diagonal_of(b, x, offset, dim1, dim2):
+    """The diagonal of dims dim1, dim2 (moved last, flattened): a strided slice."""
     perm, length, start, step = _diagonal_layout(x.shape, offset, dim1, dim2)
     moved = b.transpose(x, perm)
     flat = b.reshape(moved, moved.shape[:-2] + (moved.shape[-2] * moved.shape[-1],))
@@ -391,6 +421,7 @@ def _diagonal_of(b, x, offset, dim1, dim2):
 
 
 def _diagonal_into(b, base, part, offset, dim1, dim2):
+    """base with its diagonal (as diagonal() picks it) overwritten by part."""
     perm, length, start, step = _diagonal_layout(base.shape, offset, dim1, dim2)
     moved = b.transpose(base, perm)
     flat = b.reshape(moved, moved.shape[:-2] + (moved.shape[-2] * moved.shape[-1],))
@@ -402,16 +433,19 @@ def _diagonal_into(b, base, part, offset, dim1, dim2):
                inverse=lambda b, base, new, offset=0, dim1=0, dim2=1: _diagonal_into(b, base, new, offset, dim1,
                                                                                      dim2))
 def diagonal(b, out, x, offset=0, dim1=0, dim2=1):
+    """The diagonal of dims dim1, dim2 at offset, as a new last dim (a view)."""
     return _diagonal_of(b, x, offset, dim1, dim2)
 
 
 @register(aten.diagonal_scatter.default)
 def diagonal_scatter(b, out, x, src, offset=0, dim1=0, dim2=1):
+    """x with src written on its diagonal."""
     return _diagonal_into(b, x, src, offset, dim1, dim2)
 
 
 @register(aten.diagonal_backward.default)
 def diagonal_backward(b, out, grad, input_sizes, offset, dim1, dim2):
+    """Zeros of input_sizes with grad on the diagonal."""
     zeros = b.constant(0, grad.dtype, tuple(input_sizes))
     return _diagonal_into(b, zeros, grad, offset, dim1, dim2)
 
@@ -430,6 +464,7 @@ def cat(b, out, tensors, dim=0):
 
 @register(aten.stack.default)
 def stack(b, out, tensors, dim=0):
+    """tensors joined along a new dim."""
     d = _dim(dim, len(out.shape))
     parts = [b.reshape(v, v.shape[:d] + (1,) + v.shape[d:]) for v in tensors]
     return _concat(b, parts, d, out.shape, out.dtype)
@@ -444,6 +479,7 @@ def flip(b, out, x, dims):
 
 
 def _roll_dim(b, x, shift, d):
+    """x rolled by shift along dim d: two slices joined in the other order."""
     n = x.shape[d]
     k = shift % n if n else 0
     if k == 0:
@@ -453,6 +489,7 @@ def _roll_dim(b, x, shift, d):
 
 @register(aten.roll.default)
 def roll(b, out, x, shifts, dims=()):
+    """x rolled along dims (the flattened x when dims is empty)."""
     shifts, dims = list(shifts), list(dims)
     if not dims:
         if len(shifts) != 1:
@@ -511,17 +548,52 @@ def triu(b, out, x, diagonal=0):
 
 # ---- gather and scatter along one dim ---------------------------------------------------
 
+def _take_along(b, x, d, idx):
+    """x's slices at the positions idx (a Value, or an int array baked as a
+    constant) along dim d: the result's dim d becomes idx's dims."""
+    if not is_value(idx):
+        idx = b.constant(np.asarray(idx, dtype=np.int64), torch.int64, np.shape(idx))
+    idx = b.convert(idx, torch.int64)
+    shape = x.shape[:d] + idx.shape + x.shape[d + 1:]
+    offset = list(range(d)) + list(range(d + idx.rank, len(shape)))
+    sizes = [1 if i == d else s for i, s in enumerate(x.shape)]
+    return _gather(b, x, idx, shape, offset_dims=offset, collapsed=[d], start_index_map=[d], ivd=idx.rank,
+                   slice_sizes=sizes)
+
+
+def _scatter_along(b, base, upd, d, idx, op):
+    """base with upd's slices combined (op, see _combiner) at the positions
+    idx (Value or int array) along dim d: upd's dims d.. are idx's dims."""
+    if not is_value(idx):
+        idx = b.constant(np.asarray(idx, dtype=np.int64), torch.int64, np.shape(idx))
+    idx = b.convert(idx, torch.int64)
+    windows = list(range(d)) + list(range(d + idx.rank, upd.rank))
+    return _scatter(b, base, idx, upd, update_window_dims=windows, inserted=[d], to_operand=[d], ivd=idx.rank,
+                    op=op)
+
+
 @register(aten.index_select.default)
 def index_select(b, out, x, dim, index):
     """Whole slices of x at index along dim: one gather."""
     if x.rank == 0:
         return b.reshape(x, out.shape)
-    d = _dim(dim, x.rank)
-    idx = b.reshape(b.convert(index, torch.int64), (index.numel,))
-    offset = [i for i in range(x.rank) if i != d]
-    sizes = [1 if i == d else s for i, s in enumerate(x.shape)]
-    return _gather(b, x, idx, out.shape, offset_dims=offset, collapsed=[d], start_index_map=[d], ivd=1,
-                   slice_sizes=sizes)
+    return _take_along(b, x, _dim(dim, x.rank), b.reshape(index, (index.numel,)))
+
+
+@register(aten.take.default)
+def take(b, out, x, index):
+    """x's elements (row-major order) at index, negative ones from the end."""
+    flat = b.reshape(x, (x.numel,))
+    return _take_along(b, flat, 0, _wrap_negative(b, b.convert(index, torch.int64), x.numel))
+
+
+@register(aten.put.default)
+def put(b, out, x, index, source, accumulate=False):
+    """x with source written (or added) at the row-major positions index."""
+    flat = b.reshape(x, (x.numel,))
+    idx = _wrap_negative(b, b.convert(index, torch.int64), x.numel)
+    flat = _scatter_along(b, flat, b.reshape(source, idx.shape), 0, idx, "add" if accumulate else "replace")
+    return b.reshape(flat, x.shape)
 
 
 @register(aten.index_add.default)
@@ -533,10 +605,8 @@ def index_add(b, out, x, dim, index, source, alpha=1):
     if alpha != 1:
         source = b.op("stablehlo.multiply", [b.convert(source, x.dtype), b.scalar(alpha, x.dtype, source.shape)],
                       (source.shape, x.dtype))
-    idx = b.reshape(b.convert(index, torch.int64), (index.numel, 1))
-    windows = [i for i in range(x.rank) if i != d]
-    return _scatter(b, x, idx, b.reshape(source, x.shape[:d] + (index.numel,) + x.shape[d + 1:]),
-                    update_window_dims=windows, inserted=[d], to_operand=[d], ivd=1, op="add")
+    source = b.reshape(source, x.shape[:d] + (index.numel,) + x.shape[d + 1:])
+    return _scatter_along(b, x, source, d, b.reshape(index, (index.numel,)), "add")
 
 
 def _full_index(b, index, dim):
@@ -584,6 +654,7 @@ _SCATTER_REDUCE = {"add": "add", "multiply": "multiply"}
 
 @register(aten.scatter.src, aten.scatter.value, aten.scatter.reduce, aten.scatter.value_reduce)
 def scatter(b, out, x, dim, index, src, reduce=None):
+    """x with src (or a value) written at index along dim, or combined by reduce add/multiply."""
     if reduce is not None and reduce not in _SCATTER_REDUCE:
         raise NotImplementedError(f"tpurun.torch: aten.scatter with reduce={reduce!r}")
     return _scatter_dim(b, x, dim, index, src, _SCATTER_REDUCE.get(reduce, "replace"), "aten.scatter")
@@ -591,7 +662,40 @@ def scatter(b, out, x, dim, index, src, reduce=None):
 
 @register(aten.scatter_add.default)
 def scatter_add(b, out, x, dim, index, src):
+    """x with src added at index along dim."""
     return _scatter_dim(b, x, dim, index, src, "add", "aten.scatter_add")
+
+
+_REDUCE_OPS = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
+
+
+def _reduce_identity(reduce, dtype):
+    """The identity element of scatter_reduce's reduce in dtype."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    return min_value(dtype) if reduce == "amax" else max_value(dtype)
+
+
+@register(aten.scatter_reduce.two)
+def scatter_reduce(b, out, x, dim, index, src, reduce, include_self=True):
+    """x with src combined at index along dim by sum/prod/mean/amax/amin
+    (x's own elements included or not)."""
+    if reduce not in _REDUCE_OPS:
+        raise NotImplementedError(f"tpurun.torch: aten.scatter_reduce with reduce={reduce!r}")
+    if reduce == "mean" and not x.dtype.is_floating_point:
+        raise NotImplementedError("tpurun.torch: aten.scatter_reduce with reduce='mean' on integers")
+    name = "aten.scatter_reduce"
+    base = x if include_self else _scatter_dim(b, x, dim, index, _reduce_identity(reduce, x.dtype), "replace",
+                                               name)
+    res = _scatter_dim(b, base, dim, index, src, _REDUCE_OPS[reduce], name)
+    if reduce != "mean":
+        return res
+    ones = b.constant(1, x.dtype, index.shape)
+    count = _scatter_dim(b, b.constant(1 if include_self else 0, x.dtype, x.shape), dim, index, ones, "add", name)
+    count = b.op("stablehlo.maximum", [count, b.constant(1, x.dtype, x.shape)], (x.shape, x.dtype))
+    return b.op("stablehlo.divide", [res, count], (x.shape, x.dtype))
 
 
 # ---- advanced indexing --------------------------------------------------------------------
@@ -665,6 +769,7 @@ def _index_put(b, x, indices, values, accumulate=False):
 
 @register(aten.index_put.default, aten._index_put_impl.default)
 def index_put(b, out, x, indices, values, accumulate=False, unsafe=False):
+    """x with x[indices] = values (or += when accumulate)."""
     return _index_put(b, x, indices, values, accumulate)
 
 
@@ -697,3 +802,136 @@ def embedding_dense_backward(b, out, grad, indices, num_weights, padding_idx, sc
     if 0 <= padding_idx < num_weights:
         res = _update(b, res, b.constant(0, grad.dtype, (1, dim)), [padding_idx, 0], [1, 1])
     return res
+
+
+# ---- padding by reflection or replication, pixel shuffles, sliding windows ----------------
+
+def _pad_positions(n, low, high, mode):
+    """For each position of a dim of n padded by (low, high): its source position."""
+    src = np.arange(-low, n + high, dtype=np.int64)
+    if mode == "reflect":
+        period = 2 * (n - 1)
+        src = np.abs(src) % period if period else np.zeros_like(src)
+        return np.where(src >= n, period - src, src)
+    return np.clip(src, 0, n - 1)
+
+
+def _pad_plan(shape, padding, mode):
+    """[(dim, source positions)] for the last len(padding)//2 dims."""
+    rank = len(shape)
+    return [(rank - 1 - i, _pad_positions(shape[rank - 1 - i], padding[2 * i], padding[2 * i + 1], mode))
+            for i in range(len(padding) // 2)]
+
+
+def _pad_by_positions(b, x, padding, mode):
+    """x padded (reflect or replicate) by gathering each padded dim's source positions."""
+    for d, pos in _pad_plan(x.shape, padding, mode):
+        x = _take_along(b, x, d, pos)
+    return x
+
+
+def _pad_by_positions_backward(b, grad, x, padding, mode):
+    """The padding's gradient: each dim's positions added back to their sources."""
+    shape = list(grad.shape)
+    for d, pos in reversed(_pad_plan(x.shape, padding, mode)):
+        shape[d] = x.shape[d]
+        grad = _scatter_along(b, b.constant(0, grad.dtype, tuple(shape)), grad, d, pos, "add")
+    return grad
+
+
+@register(aten.reflection_pad1d.default, aten.reflection_pad2d.default, aten.reflection_pad3d.default)
+def reflection_pad(b, out, x, padding):
+    return _pad_by_positions(b, x, padding, "reflect")
+
+
+@register(aten.replication_pad1d.default, aten.replication_pad2d.default, aten.replication_pad3d.default)
+def replication_pad(b, out, x, padding):
+    return _pad_by_positions(b, x, padding, "replicate")
+
+
+@register(aten.reflection_pad1d_backward.default, aten.reflection_pad2d_backward.default,
+          aten.reflection_pad3d_backward.default)
+def reflection_pad_backward(b, out, grad, x, padding):
+    return _pad_by_positions_backward(b, grad, x, padding, "reflect")
+
+
+@register(aten.replication_pad1d_backward.default, aten.replication_pad2d_backward.default,
+          aten.replication_pad3d_backward.default)
+def replication_pad_backward(b, out, grad, x, padding):
+    return _pad_by_positions_backward(b, grad, x, padding, "replicate")
+
+
+def _shuffle(b, x, split_shape, perm, out_shape):
+    """x reshaped to split_shape, permuted by perm, reshaped to out_shape."""
+    return b.reshape(b.transpose(b.reshape(x, split_shape), perm), out_shape)
+
+
+@register(aten.pixel_shuffle.default)
+def pixel_shuffle(b, out, x, r):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
+    lead, (c, h, w) = x.shape[:-3], x.shape[-3:]
+    k = len(lead)
+    perm = list(range(k)) + [k, k + 3, k + 1, k + 4, k + 2]
+    return _shuffle(b, x, lead + (c // (r * r), r, r, h, w), perm, out.shape)
+
+
+@register(aten.pixel_unshuffle.default)
+def pixel_unshuffle(b, out, x, r):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
+    lead, (c, h, w) = x.shape[:-3], x.shape[-3:]
+    k = len(lead)
+    perm = list(range(k)) + [k, k + 2, k + 4, k + 1, k + 3]
+    return _shuffle(b, x, lead + (c, h // r, r, w // r, r), perm, out.shape)
+
+
+def _window_positions(n, size, step):
+    """The positions of the sliding windows of size with step in a dim of n: (count, size)."""
+    count = (n - size) // step + 1
+    return np.arange(count).reshape(-1, 1) * step + np.arange(size).reshape(1, -1)
+
+
+def _unfold_back(b, base, new, dimension, size, step):
+    """unfold's inverse: the windows written back at their positions."""
+    d = _dim(dimension, base.rank)
+    pos = _window_positions(base.shape[d], size, step)
+    upd = b.transpose(new, list(range(d + 1)) + [new.rank - 1] + list(range(d + 1, new.rank - 1)))
+    return _scatter_along(b, base, upd, d, pos, "replace")
+
+
+@register_view(aten.unfold.default, inverse=_unfold_back)
+def unfold(b, out, x, dimension, size, step):
+    """Sliding windows of size along dimension (a new last dim): a gather of constant positions."""
+    if x.rank == 0:
+        return b.reshape(x, out.shape)
+    d = _dim(dimension, x.rank)
+    g = _take_along(b, x, d, _window_positions(x.shape[d], size, step))
+    return b.transpose(g, list(range(d + 1)) + list(range(d + 2, g.rank)) + [d + 1])
+
+
+@register(aten.unfold_backward.default)
+def unfold_backward(b, out, grad, input_sizes, dim, size, step):
+    """The windows' gradients added back at their positions: one scatter-add."""
+    shape = tuple(input_sizes)
+    if not shape:
+        return b.reshape(grad, ())
+    return _unfold_add(b, grad, shape, _dim(dim, len(shape)), size, step)
+
+
+def _unfold_add(b, grad, shape, d, size, step):
+    """Zeros of shape with the windows' gradients (grad) added at their positions along d."""
+    pos = _window_positions(shape[d], size, step)
+    upd = b.transpose(grad, list(range(d + 1)) + [grad.rank - 1] + list(range(d + 1, grad.rank - 1)))
+    return _scatter_along(b, b.constant(0, grad.dtype, shape), upd, d, pos, "add")
+
+
+def _view_dtype_back(b, base, new, dtype):
+    """view.dtype's inverse: the bits back as the base's dtype."""
+    return b.op("stablehlo.bitcast_convert", [new], (base.shape, base.dtype))
+
+
+@register_view(aten.view.dtype, inverse=_view_dtype_back)
+def view_dtype(b, out, x, dtype):
+    """The same bits as another dtype of the same width (a bitcast_convert)."""
+    if torch.empty((), dtype=dtype).element_size() != torch.empty((), dtype=x.dtype).element_size():
+        raise NotImplementedError(f"tpurun.torch: aten.view.dtype from {x.dtype} to {dtype} (different widths)")
+    return b.op("stablehlo.bitcast_convert", [x], (x.shape, dtype))
