@@ -590,6 +590,8 @@ def cummin(b, out, x, dim):
 
 def vector_norm(b, x, p, dims):
     """The p-norm of x over dims."""
+    if x.dtype.is_complex:
+        raise NotImplementedError("tpurun.torch: aten.linalg_vector_norm / aten.norm of a complex tensor")
     if p == 2:
         return ew(b, "stablehlo.sqrt", reduce_to(b, ew(b, "stablehlo.multiply", x, x), dims, "stablehlo.add", 0))
     if p == 0:
