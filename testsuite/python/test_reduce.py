@@ -232,3 +232,20 @@ def test_bfloat16_accumulates_in_float32(mode):
                lambda t: t.var(1), lambda t: t.logsumexp(1), lambda t: torch.linalg.vector_norm(t, dim=1),
                lambda t: t.cumsum(1)):
         run_both(fn, x, rtol=1e-2, atol=1e-2)
+
+
+COMPOSITE_LOSSES = {  # PyTorch decomposes these into the ops above and pointwise ones
+    "kl_div": lambda x: F.kl_div(x.log_softmax(1), AIM.softmax(1), reduction="batchmean"),
+    "kl_div_log_target": lambda x: F.kl_div(x.log_softmax(1), AIM.log_softmax(1), reduction="sum", log_target=True),
+    "poisson_nll": lambda x: F.poisson_nll_loss(x, AIM.abs()),
+    "gaussian_nll": lambda x: F.gaussian_nll_loss(x, AIM, torch.full((3, 4), 0.5)),
+    "cosine_embedding": lambda x: F.cosine_embedding_loss(x, AIM, torch.tensor([1, -1, 1])),
+    "margin_ranking": lambda x: F.margin_ranking_loss(x, AIM, AIM.sign(), margin=0.2),
+    "hinge_embedding": lambda x: F.hinge_embedding_loss(x, AIM.sign()),
+    "triplet_margin": lambda x: F.triplet_margin_loss(x, AIM, AIM.flip(0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITE_LOSSES))
+def test_composite_loss(mode, name):
+    run_both(COMPOSITE_LOSSES[name], PRED)
