@@ -1,6 +1,7 @@
-"""torch.optim unchanged on tpurun.torch parameters: five training steps of a
-small model on the CPU and on the TPU from the same initial weights, with
-parameters and optimizer state compared after every step, in every mode."""
+"""torch.optim unchanged on tpurun.torch parameters (SGD, Adam, AdamW, RMSprop,
+Adagrad): five training steps of a small model on the CPU and on the TPU from
+the same initial weights, with parameters and optimizer state compared after
+every step, in every mode."""
 import copy
 
 import pytest
@@ -21,6 +22,8 @@ OPTIMIZERS = {
     "adam_amsgrad_wd": lambda ps: torch.optim.Adam(ps, lr=0.01, amsgrad=True, weight_decay=0.01),
     "adamw": lambda ps: torch.optim.AdamW(ps, lr=0.01, weight_decay=0.1),
     "adamw_amsgrad": lambda ps: torch.optim.AdamW(ps, lr=0.01, betas=(0.8, 0.9), amsgrad=True),
+    "rmsprop_centered_momentum": lambda ps: torch.optim.RMSprop(ps, lr=0.01, momentum=0.5, centered=True),
+    "adagrad": lambda ps: torch.optim.Adagrad(ps, lr=0.1, lr_decay=0.01, weight_decay=0.01),
 }
 
 
