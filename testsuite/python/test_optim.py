@@ -111,3 +111,21 @@ def test_step_scalars_compile_nothing_new(mode):
         m = tt.metrics()
         seen.append((m["compiles"], m["signatures"]))
     assert seen[1] == seen[-1], f"compiles and signatures per step: {seen}"
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, float("inf")])
+def test_clip_grad_norm(mode, norm_type):
+    """torch.nn.utils.clip_grad_norm_ between backward and step: the total norm and the clipped step match."""
+    cpu = make_model()
+    tpu = tt.to_tpu(copy.deepcopy(cpu))
+    totals, params = [], []
+    for model, data in ((cpu, (INPUTS, LABELS, AIMS)), (tpu, [tt.to_tpu(t) for t in (INPUTS, LABELS, AIMS)])):
+        opt = torch.optim.SGD(model.parameters(), lr=0.5)
+        opt.zero_grad()
+        loss_of(model, *data).backward()
+        totals.append(torch.nn.utils.clip_grad_norm_(model.parameters(), 0.1, norm_type))
+        opt.step()
+        params.append([p.detach() for p in model.parameters()])
+    assert_close(totals[1], totals[0], TOL, TOL, "total norm")
+    for i, (pt, pc) in enumerate(zip(params[1], params[0])):
+        assert_close(pt, pc, TOL, TOL, f"parameter {i}")
