@@ -341,6 +341,7 @@ def median_dim(b, out, x, dim, keepdim=False):
 
 @register(aten.median.default)
 def median(b, out, x):
+    """The lower median of all elements (NaN when one is NaN)."""
     if x.rank == 0:
         return x
     return median_along(b, b.reshape(x, (x.numel,)), 0)[0]
@@ -456,6 +457,7 @@ def shifted_exp_sum(b, x, dims):
 
 @register(aten.logsumexp.default)
 def logsumexp(b, out, x, dim, keepdim=False):
+    """log(sum(exp(x))) over dim, shifted by the max (0 where it is not finite)."""
     x = widened(b, x, out.dtype)
     dims = reduce_dims(dim, x.rank)
     m = stable_max(b, x, dims)
