@@ -232,6 +232,10 @@ static void test_debug_nan_check(void **state) {
   in2[0] = b, in2[1] = b;
   assert_int_equal(tpu_op(c, "stablehlo.add", NULL, in2, 2, NULL, &r, 1), TPU_ERR_RUNTIME);
   assert_non_null(strstr(tpu_error(c), "holds an infinity at element 0"));
+  /* A constant that writes -inf (a max-reduction's start) is the program's choice. */
+  assert_int_equal(tpu_op(c, "stablehlo.constant", "{value = dense<0xFF800000> : tensor<f32>}", NULL, 0, NULL, &r, 1),
+                   TPU_OK);
+  tpu_tensor_release(r);
   tpu_tensor_release(m), tpu_tensor_release(b), tpu_tensor_release(a);
   tpu_client_destroy(c);
   TpuClientOptions o = {.struct_size = sizeof o, .mode = TPU_EAGER_DEBUG, .no_nan_check = 1, .no_disk_cache = 1};

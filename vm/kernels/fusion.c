@@ -837,7 +837,9 @@ static int conv_task(void *ctx, int worker, int64_t t) {
  * `workers` host threads while the chunk is in cache. */
 static int run_conv(VmExec *x, OutputRun *o, const VmTensor *args, const VmType *ot, int workers) {
   const FusionPlan *p = o->R.p;
-  int64_t per = fusion_conv_chunk(p->dot, args[0].type, ot), batch = ot->dims[0], image = ot->count / batch;
+  int64_t per = fusion_conv_chunk(p->dot, args[0].type, ot), batch = ot->dims[0];
+  if (ot->count == 0) return VM_OK;
+  int64_t image = ot->count / batch;
   size_t bytes = (size_t)(per * image) * (size_t)p->regs[p->dot->out[0]].eb + 1;
   char *chunk = vm_scratch_alloc(x, bytes);
   if (!chunk) return vm_trap(x, "out of memory: convolution chunk (%zu bytes)", bytes);

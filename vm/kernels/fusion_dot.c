@@ -186,7 +186,7 @@ void fusion_dot_end(FusionDot *d) {
 }
 
 int64_t fusion_conv_chunk(const VmInstr *ins, const VmType *lt, const VmType *ot) {
-  int64_t batch = ot->dims[vm_field_int(ins, CV_OUTPUT_BATCH)];
+  int64_t batch = ot->dims[0];
   if (vm_field_int(ins, CV_INPUT_BATCH) != 0 || vm_field_int(ins, CV_OUTPUT_BATCH) != 0 ||
       vm_field_int(ins, CV_BATCH_GROUP_COUNT) != 1 || lt->dims[0] != batch || batch <= 1)
     return batch > 0 ? batch : 1;
@@ -208,7 +208,7 @@ static VmType batch_slice(const VmType *t, int64_t count, int64_t *dims) {
 
 int fusion_conv_images(VmExec *x, const VmInstr *ins, const VmTensor *in, const VmType *ot, int64_t first,
                        int64_t count, void *out) {
-  if (count == ot->dims[vm_field_int(ins, CV_OUTPUT_BATCH)]) {
+  if (count == ot->dims[0]) {
     VmTensor res = {ot, out};
     return exec_convolution(x, ins, in, &res);
   }

@@ -57,12 +57,14 @@ int fusion_dot_workers(const FusionDot *d);
 int fusion_dot_task(FusionDot *d, int worker, int64_t t, FusionBlockFn fn, void *ctx);
 void fusion_dot_end(FusionDot *d);
 
-/* Batch images of a convolution's result computed per chunk (1..batch):
- * the whole batch when the batch dimension is not the outermost of both
- * the input and the result, or batch_group_count > 1. */
+/* Images of a convolution's result computed per chunk, counted along the
+ * result's outermost dimension: 1..batch when the batch dimension is the
+ * outermost of both the input and the result, else (or with
+ * batch_group_count > 1) the outermost dimension's whole size, one chunk. */
 int64_t fusion_conv_chunk(const VmInstr *ins, const VmType *lt, const VmType *ot);
 /* Images [first, first + count) of convolution ins into out (count images
- * of the result's type, contiguous): exec_convolution on batch slices. */
+ * of the result's type, contiguous): exec_convolution on batch slices, or
+ * the whole convolution when count is the result's outermost size. */
 int fusion_conv_images(VmExec *x, const VmInstr *ins, const VmTensor *in, const VmType *ot, int64_t first,
                        int64_t count, void *out);
 
