@@ -407,3 +407,11 @@ def test_nan_propagation_and_xlogy(mode):
     run_both(torch.xlogy, torch.tensor([0.0, 1.5, 0.0, 2.0]), torch.tensor([3.0, 0.5, float("nan"), 4.0]), grad=False)
     run_both(torch.xlogy, X.abs(), P)
     run_both(lambda x: torch.xlogy(2, x), P)
+
+
+def test_zero_dim_and_empty(mode):
+    s, e = torch.tensor(0.75), torch.zeros(0, 3)
+    for x in (s, e):
+        run_both(lambda t: F.gelu(t * 2 - 1).clamp(min=0.1) + torch.where(t > 0.5, t, 2.0), x)
+        run_both(lambda t: torch.zeros_like(t).add_(t).mul_(3), x)
+    run_both(lambda t, r: t * r, s, ROW)

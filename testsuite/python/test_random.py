@@ -23,7 +23,7 @@ def draws():
     x = ones_tpu(8, 16)
     out = [F.dropout(x, 0.3, True), aten.native_dropout(x, 0.6, True)[1], torch.rand_like(x),
            torch.randn_like(x), torch.empty_like(x).uniform_(-2, 2), torch.empty_like(x).normal_(3, 0.5),
-           torch.bernoulli(x * 0.25), torch.empty_like(x).bernoulli_(0.75)]
+           torch.bernoulli(x * 0.25), torch.empty_like(x).bernoulli_(0.75), torch.randint_like(x, -5, 5)]
     return [tt.to_cpu(t) for t in out]
 
 
@@ -171,3 +171,17 @@ def test_nn_init_on_parameters(mode):
         got = tt.to_cpu(w.detach())
         assert got[:2].eq(0.5).all() and got[2:].eq(0).all()
     assert tt.is_tpu(w) and w.requires_grad
+
+
+def test_random_integers(mode):
+    tt.manual_seed(9)
+    x = ones_tpu(N)
+    a = tt.to_cpu(torch.randint_like(x, 10))
+    assert a.dtype == torch.float32 and a.min() == 0 and a.max() == 9 and torch.equal(a, a.floor())
+    c = tt.to_cpu(torch.randint_like(x, -3, 4, dtype=torch.int64))
+    assert c.dtype == torch.int64 and c.min() == -3 and c.max() == 3
+    assert abs(c.float().mean().item()) < 0.15
+    d = tt.to_cpu(tt.to_tpu(torch.zeros(N, dtype=torch.int32)).random_(5, 8))
+    assert d.dtype == torch.int32 and set(d.unique().tolist()) == {5, 6, 7}
+    e = tt.to_cpu(tt.to_tpu(torch.zeros(N, dtype=torch.int64)).random_(2))
+    assert set(e.unique().tolist()) == {0, 1}

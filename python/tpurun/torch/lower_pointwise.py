@@ -259,7 +259,9 @@ def round_decimals(b, out, x, decimals=0):
     if decimals == 0:
         return ew(b, "stablehlo.round_nearest_even", x)
     scale = const(b, 10.0 ** abs(decimals), x)
-    up, down = ("stablehlo.multiply", "stablehlo.divide") if decimals > 0 else ("stablehlo.divide", "stablehlo.multiply")
+    up, down = ("stablehlo.multiply", "stablehlo.divide")
+    if decimals < 0:
+        up, down = down, up
     return ew(b, down, ew(b, "stablehlo.round_nearest_even", ew(b, up, x, scale)), scale)
 
 
@@ -320,7 +322,8 @@ def atan2(b, out, y, x):
 def xlogy(b, out, x, y):
     """x * log(y), 0 where x == 0 (NaN where y is)."""
     x, y = operands(b, out, x, y)
-    res = select(b, cmp(b, "EQ", x, const(b, 0, x)), const(b, 0, x), ew(b, "stablehlo.multiply", x, ew(b, "stablehlo.log", y)))
+    zero = const(b, 0, x)
+    res = select(b, cmp(b, "EQ", x, zero), zero, ew(b, "stablehlo.multiply", x, ew(b, "stablehlo.log", y)))
     return select(b, cmp(b, "NE", y, y), y, res)
 
 
@@ -399,7 +402,8 @@ def _shift(left):
 
 for _packet, _dunder, _left in [(aten.bitwise_left_shift, aten.__lshift__, True),
                                 (aten.bitwise_right_shift, aten.__rshift__, False)]:
-    register(_packet.Tensor, _packet.Tensor_Scalar, _packet.Scalar_Tensor, _dunder.Tensor, _dunder.Scalar)(_shift(_left))
+    register(_packet.Tensor, _packet.Tensor_Scalar, _packet.Scalar_Tensor,
+             _dunder.Tensor, _dunder.Scalar)(_shift(_left))
 
 
 @register(aten.isnan.default)
@@ -548,7 +552,8 @@ def sigmoid_backward(b, out, grad, y):
 @register(aten.tanh_backward.default)
 def tanh_backward(b, out, grad, y):
     """grad * (1 - y^2), y = tanh(x)."""
-    return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.subtract", const(b, 1, y), ew(b, "stablehlo.multiply", y, y)))
+    one_minus_y2 = ew(b, "stablehlo.subtract", const(b, 1, y), ew(b, "stablehlo.multiply", y, y))
+    return ew(b, "stablehlo.multiply", grad, one_minus_y2)
 
 
 @register(aten.silu.default)
@@ -575,7 +580,8 @@ def leaky_relu(b, out, x, negative_slope=0.01):
 @register(aten.leaky_relu_backward.default)
 def leaky_relu_backward(b, out, grad, x, negative_slope, self_is_result):
     """grad where x > 0, else slope * grad."""
-    return select(b, cmp(b, "GT", x, const(b, 0, x)), grad, elementwise(b, out, "stablehlo.multiply", grad, negative_slope))
+    scaled = elementwise(b, out, "stablehlo.multiply", grad, negative_slope)
+    return select(b, cmp(b, "GT", x, const(b, 0, x)), grad, scaled)
 
 
 @register(aten.hardtanh.default)
@@ -598,7 +604,8 @@ def elu(b, out, x, alpha=1, scale=1, input_scale=1):
     a, s, i = operands(b, out, alpha * scale, scale, input_scale)
     zero = const(b, 0, x)
     below = ew(b, "stablehlo.minimum", x, zero)
-    neg = ew(b, "stablehlo.multiply", ew(b, "stablehlo.exponential_minus_one", ew(b, "stablehlo.multiply", below, i)), a)
+    neg = ew(b, "stablehlo.exponential_minus_one", ew(b, "stablehlo.multiply", below, i))
+    neg = ew(b, "stablehlo.multiply", neg, a)
     return select(b, cmp(b, "GT", x, zero), ew(b, "stablehlo.multiply", x, s), neg)
 
 
@@ -652,14 +659,16 @@ def mish_backward(b, out, grad, x):
     """grad * (t + x sigmoid(x) (1 - t^2)), t = tanh(softplus(x))."""
     t = _tanh_softplus(b, x)
     dt = ew(b, "stablehlo.subtract", const(b, 1, t), ew(b, "stablehlo.multiply", t, t))
-    return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", t, mul_all(b, x, ew(b, "stablehlo.logistic", x), dt)))
+    slope = ew(b, "stablehlo.add", t, mul_all(b, x, ew(b, "stablehlo.logistic", x), dt))
+    return ew(b, "stablehlo.multiply", grad, slope)
 
 
 @register(aten.log_sigmoid_forward.default)
 def log_sigmoid_forward(b, out, x):
     """(log sigmoid(x) = min(x, 0) - log1p(exp(-|x|)), a buffer the backward ignores)."""
     zero = const(b, 0, x)
-    tail = ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", ew(b, "stablehlo.negate", ew(b, "stablehlo.abs", x))))
+    tail = ew(b, "stablehlo.exponential", ew(b, "stablehlo.negate", ew(b, "stablehlo.abs", x)))
+    tail = ew(b, "stablehlo.log_plus_one", tail)
     return ew(b, "stablehlo.subtract", ew(b, "stablehlo.minimum", x, zero), tail), const(b, 0, out[1])
 
 
@@ -856,15 +865,16 @@ def uniform01(b, shape, dtype):
 def bernoulli_mask(b, shape, p):
     """A bool mask of shape, each element true with probability p (a number):
     32 random bits compared with p * 2^32 (a graph input)."""
+    shape = tuple(shape)
     if p <= 0 or p >= 1:
-        return const(b, p >= 1, Spec(tuple(shape), torch.bool))
+        return const(b, p >= 1, Spec(shape, torch.bool))
     level = min(round(p * 2.0 ** 32), 2 ** 32 - 1)
-    limit = b.op("stablehlo.bitcast_convert", [b.scalar(level - 2 ** 32 if level >= 2 ** 31 else level, torch.int32)],
-                 ((), "ui32"))
+    as_i32 = b.scalar(level - 2 ** 32 if level >= 2 ** 31 else level, torch.int32)
+    limit = b.op("stablehlo.bitcast_convert", [as_i32], ((), "ui32"))
     bits = random_bits(b, shape)
     attrs = ("{comparison_direction = #stablehlo<comparison_direction LT>, "
              "compare_type = #stablehlo<comparison_type UNSIGNED>}")
-    return b.op("stablehlo.compare", [bits, b.broadcast(limit, tuple(shape), ())], (tuple(shape), torch.bool), attrs=attrs)
+    return b.op("stablehlo.compare", [bits, b.broadcast(limit, shape, ())], (shape, torch.bool), attrs=attrs)
 
 
 @register(aten.native_dropout.default)
@@ -948,6 +958,35 @@ def normal_(b, out, x, mean=0, std=1, generator=None):
 def randn_like(b, out, x, **kwargs):
     """Standard normal numbers in x's shape, of out's dtype."""
     return standard_normal(b, out.shape, out.dtype)
+
+
+def random_integers(b, shape, low, high, dtype):
+    """Integers in [low, high) of dtype: 32 random bits modulo the range (a
+    graph input; bias below range / 2^32), plus low."""
+    if not 0 < high - low <= 2 ** 32:
+        raise NotImplementedError(f"tpurun.torch: random integers in [{low}, {high}): the range must be 1 to 2^32")
+    wide = b.convert(random_bits(b, shape), torch.int64)
+    drawn = ew(b, "stablehlo.remainder", wide, b.scalar(high - low, torch.int64, shape))
+    if low != 0:
+        drawn = ew(b, "stablehlo.add", drawn, b.scalar(low, torch.int64, shape))
+    return b.convert(drawn, dtype)
+
+
+@register(aten.randint_like.default, aten.randint_like.low_dtype)
+def randint_like(b, out, x, *bounds, **kwargs):
+    """Integers in [low (default 0), high) in x's shape, of out's dtype."""
+    low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+    return random_integers(b, out.shape, low, high, out.dtype)
+
+
+@register(aten.random_.to, getattr(aten.random_, "from"))
+def random_range(b, out, x, *bounds, generator=None):
+    """Integers in [low (default 0), high) in x's shape and dtype."""
+    _no_generator("random_", generator)
+    low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+    if high is None:
+        raise NotImplementedError("tpurun.torch: aten.random_ with to=None")
+    return random_integers(b, x.shape, low, high, x.dtype)
 
 
 def _no_generator(name, generator):
