@@ -2,9 +2,6 @@
 max/min (with indices), argmax/argmin, sort, topk, median, var/std (and
 their _mean forms), any/all, logsumexp, cumsum/cumprod/logcumsumexp,
 cummax/cummin, vector norms, softmax and log_softmax with their backward ops.
-
-Non-finite reduction seeds (-inf for max) go in through b.scalar, not
-b.constant: Debug mode reports a constant op that makes an infinity.
 """
 import math
 
@@ -21,13 +18,6 @@ aten = torch.ops.aten
 def reduce_dims(dims, rank):
     """ATen dims (int, list, None or [] for all) as sorted non-negative ints; none for a scalar."""
     return normalize_dims(dims, rank) if rank else []
-
-
-def seed(b, x, dtype):
-    """A reduction's initial value x of dtype (an input when not finite, see the module doc)."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return b.scalar(x, dtype)
-    return b.constant(x, dtype)
 
 
 def ew(b, name, *vals, dtype=None):
@@ -49,7 +39,7 @@ def reduce_to(b, v, dims, op, init):
     if not dims:
         return v
     shape = tuple(s for i, s in enumerate(v.shape) if i not in dims)
-    return b.op("stablehlo.reduce", [v, seed(b, init, v.dtype)], (shape, v.dtype),
+    return b.op("stablehlo.reduce", [v, b.constant(init, v.dtype)], (shape, v.dtype),
                 regions=body_region(op, v.dtype), attrs=f"{{dimensions = array<i64{i64s(dims)}>}}")
 
 
@@ -199,7 +189,7 @@ def arg_extreme(b, x, dim, largest):
     shape = tuple(s for k, s in enumerate(x.shape) if k != dim)
     idx = b.op("stablehlo.iota", [], (x.shape, torch.int64), attrs=f"{{iota_dimension = {dim} : i64}}")
     init = min_value(x.dtype) if largest else max_value(x.dtype)
-    return b.op("stablehlo.reduce", [x, idx, seed(b, init, x.dtype), b.constant(0, torch.int64)],
+    return b.op("stablehlo.reduce", [x, idx, b.constant(init, x.dtype), b.constant(0, torch.int64)],
                 [(shape, x.dtype), (shape, torch.int64)], regions=arg_region(x.dtype, largest),
                 attrs=f"{{dimensions = array<i64: {dim}>}}")
 
@@ -322,7 +312,7 @@ def median_along(b, x, dim):
         return med, at
     has_nan, first_nan = arg_extreme(b, b.convert(cmp(b, "NE", x, x), torch.uint8), dim, True)
     has_nan = cmp(b, "NE", has_nan, full_like(b, has_nan, 0))
-    nan = b.op("stablehlo.select", [has_nan, b.scalar(math.nan, x.dtype, shape), med], (shape, x.dtype))
+    nan = b.op("stablehlo.select", [has_nan, b.constant(math.nan, x.dtype, shape), med], (shape, x.dtype))
     return nan, b.op("stablehlo.select", [has_nan, first_nan, at], (shape, torch.int64))
 
 
@@ -523,7 +513,7 @@ def scan(b, x, dim, op, init, region=None):
     region) from init: one reduce_window."""
     if x.numel == 0 or x.rank == 0 or x.shape[dim] == 1:
         return x
-    return b.op("stablehlo.reduce_window", [x, seed(b, init, x.dtype)], (x.shape, x.dtype),
+    return b.op("stablehlo.reduce_window", [x, b.constant(init, x.dtype)], (x.shape, x.dtype),
                 regions=region or body_region(op, x.dtype), attrs=prefix_window(x, dim))
 
 
@@ -572,7 +562,7 @@ def cumulative_extreme(b, out, x, dim, largest):
     v = b.convert(x, torch.uint8) if x.dtype == torch.bool else x
     idx = b.op("stablehlo.iota", [], (x.shape, torch.int64), attrs=f"{{iota_dimension = {dim} : i64}}")
     init = min_value(v.dtype) if largest else max_value(v.dtype)
-    vals, ids = b.op("stablehlo.reduce_window", [v, idx, seed(b, init, v.dtype), b.constant(0, torch.int64)],
+    vals, ids = b.op("stablehlo.reduce_window", [v, idx, b.constant(init, v.dtype), b.constant(0, torch.int64)],
                      [(x.shape, v.dtype), (x.shape, torch.int64)], regions=arg_region(v.dtype, largest, last=True),
                      attrs=prefix_window(x, dim))
     return b.convert(vals, x.dtype), ids
