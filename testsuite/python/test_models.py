@@ -1,0 +1,149 @@
+"""End-to-end tests of tpurun.torch on whole models (models.py): forward
+passes against PyTorch CPU in every mode, and training loops whose losses
+follow the CPU's, whose Debug and Strict runs agree bit for bit, and whose
+Fused run compiles its step once."""
+import copy
+
+import pytest
+import torch
+from torch.nn import functional as F
+
+import tpurun.torch as tt
+from models import MLP, BertConfig, BertEncoder, SmallCNN, TinyLM
+from torchcheck import assert_close
+
+MODES = ("debug", "strict", "fused")
+STEPS = 20
+
+
+def _forward_both(model, *inputs, rtol=1e-4, atol=1e-4):
+    """model(*inputs) on the TPU (a copy of the model) equals the CPU's."""
+    with torch.no_grad():
+        want = model(*inputs)
+        tpu_model = tt.to_tpu(copy.deepcopy(model))
+        got = tpu_model(*[tt.to_tpu(x) for x in inputs])
+    assert_close(got, want, rtol, atol)
+
+
+def _bert_inputs(cfg, batch=2, seq=8, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, cfg.vocab_size, (batch, seq), generator=g)
+    mask = torch.ones(batch, seq, dtype=torch.int64)
+    mask[1, seq - 3:] = 0
+    return ids, mask
+
+
+def test_bert_forward(mode):
+    torch.manual_seed(0)
+    cfg = BertConfig()
+    model = BertEncoder(cfg).eval()
+    _forward_both(model, *_bert_inputs(cfg))
+
+
+@pytest.mark.parametrize("train", [False, True], ids=["eval", "train"])
+def test_cnn_forward(mode, train):
+    torch.manual_seed(0)
+    model = SmallCNN().train(train)
+    x = torch.randn(2, 3, 8, 8)
+    _forward_both(model, x)
+
+
+# ---- training loops ------------------------------------------------------------
+
+def _mlp_setup():
+    """(model, batches, loss(model, batch)) of a small regression problem."""
+    torch.manual_seed(0)
+    model = MLP((16, 32, 32, 4))
+    g = torch.Generator().manual_seed(1)
+    batches = [(torch.randn(8, 16, generator=g), torch.randn(8, 4, generator=g)) for _ in range(STEPS)]
+    return model, batches, lambda m, b: F.mse_loss(m(b[0]), b[1])
+
+
+def _lm_setup(dropout=0.0):
+    """(model, batches, loss(model, batch)) of next-token prediction on random tokens."""
+    torch.manual_seed(0)
+    model = TinyLM(vocab_size=32, hidden=32, layers=2, heads=4, context=8, dropout=dropout)
+    g = torch.Generator().manual_seed(1)
+    batches = []
+    for _ in range(STEPS):
+        seq = torch.randint(0, 32, (4, 9), generator=g)
+        batches.append((seq[:, :-1].contiguous(), seq[:, 1:].contiguous()))
+    return model, batches, lambda m, b: m(b[0], b[1])
+
+
+def _new_graphs():
+    """Graphs compiled or loaded from the disk cache so far (memory hits excluded)."""
+    m = tt.metrics()
+    return m["compiles"] + m["cache"]["disk_hits"]
+
+
+def _train(model, batches, loss_fn, tpu, lr=1e-2):
+    """Adam for len(batches) steps on a copy of model: (per-step losses as
+    floats, final parameters on the CPU, new graphs after each step)."""
+    model = copy.deepcopy(model)
+    if tpu:
+        model = tt.to_tpu(model)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    losses, graphs = [], []
+    for batch in batches:
+        if tpu:
+            batch = [tt.to_tpu(x) for x in batch]
+        opt.zero_grad()
+        loss = loss_fn(model, batch)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+        graphs.append(_new_graphs() if tpu else 0)
+    params = [tt.to_cpu(p.detach()) for p in model.parameters()]
+    return losses, params, graphs
+
+
+def _train_all_modes(setup, rtol, atol):
+    """Trains setup()'s model on the CPU and in each mode; checks each
+    mode's losses against the CPU's, Debug == Strict bit for bit, Fused
+    close to them, and the Fused loop's graphs settling after 3 steps."""
+    model, batches, loss_fn = setup()
+    cpu_losses, cpu_params, _ = _train(model, batches, loss_fn, tpu=False)
+    runs = {}
+    for mode in MODES:
+        tt.set_mode(mode)
+        runs[mode] = _train(model, batches, loss_fn, tpu=True)
+        tt.sync()
+        losses = runs[mode][0]
+        for step, (got, want) in enumerate(zip(losses, cpu_losses)):
+            assert abs(got - want) <= atol + rtol * abs(want), f"{mode} step {step}: loss {got}, CPU {want}"
+    (dl, dp, _), (sl, sp, _) = runs["debug"], runs["strict"]
+    assert dl == sl, "Debug and Strict losses differ"
+    for i, (a, b) in enumerate(zip(dp, sp)):
+        assert torch.equal(a, b), f"parameter {i}: Debug and Strict differ"
+    fl, fp, graphs = runs["fused"]
+    assert_close(fp, sp, rtol, atol, "Fused parameters")
+    assert graphs[-1] == graphs[2], f"the Fused loop kept compiling: new graphs after each step {graphs}"
+    return runs
+
+
+def test_mlp_training():
+    _train_all_modes(_mlp_setup, rtol=1e-4, atol=1e-5)
+
+
+def test_lm_training():
+    _train_all_modes(_lm_setup, rtol=1e-3, atol=1e-4)
+
+
+def test_lm_dropout_same_in_every_mode():
+    """With dropout on, the TPU's generator (tt.manual_seed) gives the same
+    masks in Debug and Strict (bitwise) and in Fused; the loss falls."""
+    model, batches, loss_fn = _lm_setup(dropout=0.1)
+    batches = batches[:5]
+    runs = {}
+    for mode in MODES:
+        tt.set_mode(mode)
+        tt.manual_seed(1234)
+        runs[mode] = _train(model, batches, loss_fn, tpu=True)
+        tt.sync()
+    assert runs["debug"][0] == runs["strict"][0]
+    for a, b in zip(runs["debug"][1], runs["strict"][1]):
+        assert torch.equal(a, b)
+    torch.testing.assert_close(torch.tensor(runs["fused"][0]), torch.tensor(runs["strict"][0]), rtol=1e-4, atol=1e-5)
+    cpu_no_dropout = _train(model.eval(), batches, loss_fn, tpu=False)[0]
+    assert runs["strict"][0][0] != cpu_no_dropout[0], "dropout had no effect"
