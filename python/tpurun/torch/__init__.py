@@ -79,6 +79,8 @@ def manual_seed(seed):
     gives the same numbers in every mode."""
     STATE.seed = int(seed)
     STATE.rng = None
+    if STATE.builder is not None:
+        STATE.builder.rng = None
 
 
 def is_tpu(x):
