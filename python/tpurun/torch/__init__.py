@@ -19,7 +19,7 @@ import tpurun
 
 from . import _tensor
 from ._tensor import STATE, Tensor, to_cpu, to_tpu
-from . import lower_pointwise, lower_reduce, lower_shape, lower_nn  # noqa: F401  (register lowerings)
+from . import lower_pointwise, lower_reduce, lower_shape, lower_nn, lower_loss  # noqa: F401  (register lowerings)
 from ._export import export
 
 __all__ = ["Tensor", "to_tpu", "to_cpu", "set_mode", "get_mode", "sync", "metrics", "export",

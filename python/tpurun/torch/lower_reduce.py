@@ -1,14 +1,427 @@
-"""Reductions: sum, mean, max/min (with indices), argmax, var/std,
-softmax and log_softmax with their backward ops, any/all."""
+"""Reductions: sum, mean, prod, amax/amin, max/min (with indices), argmax/argmin,
+var/std, any/all, logsumexp, cumsum/cumprod, vector norms, softmax and
+log_softmax with their backward ops.
+
+Non-finite reduction seeds (-inf for max) go in through b.scalar, not
+b.constant: Debug mode reports a constant op that makes an infinity.
+"""
+import math
+
 import torch
 
-from ._lowering import normalize_dims, reduce, register
+from ._builder import i64s, tensor_type
+from ._lowering import Spec, body_region, max_value, min_value, normalize_dims, register
 
 aten = torch.ops.aten
 
 
+# ---- helpers ------------------------------------------------------------------
+
+def reduce_dims(dims, rank):
+    """ATen dims (int, list, None or [] for all) as sorted non-negative ints; none for a scalar."""
+    return normalize_dims(dims, rank) if rank else []
+
+
+def kept_shape(shape, dims):
+    """shape with each reduced dim kept as size 1 (keepdim=True)."""
+    return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+
+def seed(b, x, dtype):
+    """A reduction's initial value x of dtype (an input when not finite, see the module doc)."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return b.scalar(x, dtype)
+    return b.constant(x, dtype)
+
+
+def ew(b, name, *vals, dtype=None):
+    """name applied element by element to same-shaped Values (result dtype: the first's, or dtype)."""
+    return b.op(name, list(vals), (vals[0].shape, dtype or vals[0].dtype))
+
+
+def cmp(b, direction, x, y):
+    """x <direction> y (bool) for same-shaped Values."""
+    kind = "FLOAT" if x.dtype.is_floating_point else ("UNSIGNED" if x.dtype in (torch.uint8, torch.bool)
+                                                      else "SIGNED")
+    attrs = (f"{{comparison_direction = #stablehlo<comparison_direction {direction}>, "
+             f"compare_type = #stablehlo<comparison_type {kind}>}}")
+    return b.op("stablehlo.compare", [x, y], (x.shape, torch.bool), attrs=attrs)
+
+
+def reduce_to(b, v, dims, op, init, keep=True):
+    """v reduced over dims (non-negative) with the binary op from init; reduced dims
+    kept as size 1 when keep."""
+    if not dims:
+        return v
+    shape = tuple(s for i, s in enumerate(v.shape) if i not in dims)
+    r = b.op("stablehlo.reduce", [v, seed(b, init, v.dtype)], (shape, v.dtype),
+             regions=body_region(op, v.dtype), attrs=f"{{dimensions = array<i64{i64s(dims)}>}}")
+    return b.reshape(r, kept_shape(v.shape, dims)) if keep else r
+
+
+def count(v, dims):
+    """How many elements of v each reduction over dims combines."""
+    return math.prod(v.shape[d] for d in dims)
+
+
+def full_like(b, v, x):
+    """A constant x of v's shape and dtype."""
+    return b.constant(x, v.dtype, v.shape)
+
+
+def bcast(b, v, shape):
+    """v (same rank, size-1 dims) broadcast to shape."""
+    return b.broadcast(v, shape, tuple(range(len(shape))))
+
+
+# ---- sum, mean, prod, amax, amin ------------------------------------------------
+
 @register(aten.sum.default, aten.sum.dim_IntList)
 def sum_(b, out, x, dims=None, keepdim=False, dtype=None):
-    """Sum over dims (all when None), in out's dtype."""
-    r = reduce(b, x, normalize_dims(dims, x.rank), "stablehlo.add", 0, out_dtype=out.dtype)
+    """Sum over dims (all when None or []), in out's dtype (int and bool -> int64)."""
+    r = reduce_to(b, b.convert(x, out.dtype), reduce_dims(dims, x.rank), "stablehlo.add", 0)
     return b.reshape(r, out.shape)
+
+
+@register(aten.mean.default, aten.mean.dim)
+def mean(b, out, x, dims=None, keepdim=False, dtype=None):
+    """Sum over dims divided by their element count (NaN when empty, as PyTorch)."""
+    dims = reduce_dims(dims, x.rank)
+    s = reduce_to(b, b.convert(x, out.dtype), dims, "stablehlo.add", 0)
+    r = ew(b, "stablehlo.divide", s, full_like(b, s, count(x, dims)))
+    return b.reshape(r, out.shape)
+
+
+@register(aten.prod.default, aten.prod.dim_int)
+def prod(b, out, x, dim=None, keepdim=False, dtype=None):
+    """Product over dim (all when absent)."""
+    if dim is not None and not isinstance(dim, int):
+        raise NotImplementedError(f"tpurun.torch: aten.prod: dim={dim!r}")
+    r = reduce_to(b, b.convert(x, out.dtype), reduce_dims(dim, x.rank), "stablehlo.multiply", 1)
+    return b.reshape(r, out.shape)
+
+
+def extreme(b, x, dims, largest):
+    """max (largest) or min over dims, kept as size 1; NaN propagates as in PyTorch."""
+    if x.dtype == torch.bool:
+        return reduce_to(b, x, dims, "stablehlo.or" if largest else "stablehlo.and", not largest)
+    if largest:
+        return reduce_to(b, x, dims, "stablehlo.maximum", min_value(x.dtype))
+    return reduce_to(b, x, dims, "stablehlo.minimum", max_value(x.dtype))
+
+
+@register(aten.amax.default)
+def amax(b, out, x, dim=(), keepdim=False):
+    return b.reshape(extreme(b, x, reduce_dims(dim, x.rank), True), out.shape)
+
+
+@register(aten.amin.default)
+def amin(b, out, x, dim=(), keepdim=False):
+    return b.reshape(extreme(b, x, reduce_dims(dim, x.rank), False), out.shape)
+
+
+@register(aten.max.default)
+def max_all(b, out, x):
+    return b.reshape(extreme(b, x, reduce_dims(None, x.rank), True), out.shape)
+
+
+@register(aten.min.default)
+def min_all(b, out, x):
+    return b.reshape(extreme(b, x, reduce_dims(None, x.rank), False), out.shape)
+
+
+# ---- values with indices: max.dim, min.dim, argmax, argmin -------------------------
+
+def arg_region(dtype, largest):
+    """The body of a (value, index) reduce: the larger (smaller) value wins, NaN
+    beats every number, equal values keep the lower index (PyTorch's first occurrence)."""
+    t, i, p = tensor_type((), dtype), tensor_type((), torch.int64), tensor_type((), torch.bool)
+    kind = "FLOAT" if dtype.is_floating_point else ("UNSIGNED" if dtype in (torch.uint8, torch.bool)
+                                                    else "SIGNED")
+
+    def compare(name, lhs, rhs, direction, typ=t, k=kind):
+        return (f'    %{name} = "stablehlo.compare"(%{lhs}, %{rhs}) {{comparison_direction = '
+                f'#stablehlo<comparison_direction {direction}>, compare_type = #stablehlo<comparison_type {k}>}}'
+                f' : ({typ}, {typ}) -> {p}\n')
+
+    def logic(name, op, lhs, rhs):
+        return f'    %{name} = "stablehlo.{op}"(%{lhs}, %{rhs}) : ({p}, {p}) -> {p}\n'
+
+    lines = [compare("wins", "a", "b", "GT" if largest else "LT"), compare("same", "a", "b", "EQ")]
+    if dtype.is_floating_point:
+        lines += [compare("anan", "a", "a", "NE"), compare("bnan", "b", "b", "NE"),
+                  f'    %bnum = "stablehlo.not"(%bnan) : ({p}) -> {p}\n',
+                  logic("nanwins", "and", "anan", "bnum"), logic("better", "or", "wins", "nanwins"),
+                  logic("bothnan", "and", "anan", "bnan"), logic("equal", "or", "same", "bothnan")]
+    else:
+        lines += [logic("better", "or", "wins", "wins"), logic("equal", "or", "same", "same")]
+    lines += [compare("first", "ai", "bi", "LT", i, "SIGNED"), logic("tie", "and", "equal", "first"),
+              logic("pick", "or", "better", "tie"),
+              f'    %v = "stablehlo.select"(%pick, %a, %b) : ({p}, {t}, {t}) -> {t}\n',
+              f'    %j = "stablehlo.select"(%pick, %ai, %bi) : ({p}, {i}, {i}) -> {i}\n',
+              f'    "stablehlo.return"(%v, %j) : ({t}, {i}) -> ()\n']
+    return f"({{\n  ^bb0(%a: {t}, %ai: {i}, %b: {t}, %bi: {i}):\n{''.join(lines)}}})"
+
+
+def arg_extreme(b, x, dim, largest):
+    """(values, int64 indices) of the max (largest) or min of x along dim, dim removed."""
+    if x.dtype == torch.bool:
+        x = b.convert(x, torch.uint8)
+    if x.shape[dim] == 0:
+        raise NotImplementedError("tpurun.torch: max/min/argmax/argmin over an empty dimension")
+    shape = tuple(s for k, s in enumerate(x.shape) if k != dim)
+    idx = b.op("stablehlo.iota", [], (x.shape, torch.int64), attrs=f"{{iota_dimension = {dim} : i64}}")
+    init = min_value(x.dtype) if largest else max_value(x.dtype)
+    return b.op("stablehlo.reduce", [x, idx, seed(b, init, x.dtype), b.constant(0, torch.int64)],
+                [(shape, x.dtype), (shape, torch.int64)], regions=arg_region(x.dtype, largest),
+                attrs=f"{{dimensions = array<i64: {dim}>}}")
+
+
+def max_min_dim(b, out, x, dim, keepdim, largest):
+    """max.dim / min.dim: (values, indices)."""
+    if x.rank == 0:
+        return x, b.constant(0, torch.int64)
+    vals, idx = arg_extreme(b, x, dim % x.rank, largest)
+    return b.convert(b.reshape(vals, out[0].shape), out[0].dtype), b.reshape(idx, out[1].shape)
+
+
+@register(aten.max.dim)
+def max_dim(b, out, x, dim, keepdim=False):
+    return max_min_dim(b, out, x, dim, keepdim, True)
+
+
+@register(aten.min.dim)
+def min_dim(b, out, x, dim, keepdim=False):
+    return max_min_dim(b, out, x, dim, keepdim, False)
+
+
+def argextreme(b, out, x, dim, largest):
+    """argmax / argmin: indices along dim, or into the flattened x when dim is None."""
+    if x.rank == 0:
+        return b.constant(0, torch.int64)
+    if dim is None:
+        x, dim = b.reshape(x, (x.numel,)), 0
+    return b.reshape(arg_extreme(b, x, dim % x.rank, largest)[1], out.shape)
+
+
+@register(aten.argmax.default)
+def argmax(b, out, x, dim=None, keepdim=False):
+    return argextreme(b, out, x, dim, True)
+
+
+@register(aten.argmin.default)
+def argmin(b, out, x, dim=None, keepdim=False):
+    return argextreme(b, out, x, dim, False)
+
+
+# ---- var, std --------------------------------------------------------------------
+
+def var_mean_kept(b, x, dims, correction):
+    """(variance, mean) over dims, both kept as size 1; divisor max(0, N - correction)."""
+    n = count(x, dims)
+    m = ew(b, "stablehlo.divide", reduce_to(b, x, dims, "stablehlo.add", 0), b.constant(n, x.dtype,
+                                                                                          kept_shape(x.shape, dims)))
+    d = ew(b, "stablehlo.subtract", x, bcast(b, m, x.shape))
+    ss = reduce_to(b, ew(b, "stablehlo.multiply", d, d), dims, "stablehlo.add", 0)
+    return ew(b, "stablehlo.divide", ss, full_like(b, ss, max(0, n - correction))), m
+
+
+def correction_of(correction, unbiased):
+    """The divisor correction from ATen's correction= or unbiased= forms (default 1)."""
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+def var_like(b, out, x, dim, correction, keepdim, unbiased=None):
+    """(variance, mean) of var/std's arguments, shaped like the result."""
+    if x.dtype.is_complex:
+        raise NotImplementedError("tpurun.torch: var/std of a complex tensor")
+    dims = reduce_dims(dim, x.rank)
+    v, m = var_mean_kept(b, x, dims, correction_of(correction, unbiased))
+    shape = out.shape if isinstance(out, Spec) else out[0].shape
+    return b.reshape(v, shape), b.reshape(m, shape)
+
+
+@register(aten.var.correction)
+def var(b, out, x, dim=None, *, correction=None, keepdim=False):
+    return var_like(b, out, x, dim, correction, keepdim)[0]
+
+
+@register(aten.var.dim)
+def var_dim(b, out, x, dim, unbiased=True, keepdim=False):
+    return var_like(b, out, x, dim, None, keepdim, unbiased)[0]
+
+
+@register(aten.var.default)
+def var_all(b, out, x, unbiased=True):
+    return var_like(b, out, x, None, None, False, unbiased)[0]
+
+
+@register(aten.std.correction)
+def std(b, out, x, dim=None, *, correction=None, keepdim=False):
+    return ew(b, "stablehlo.sqrt", var_like(b, out, x, dim, correction, keepdim)[0])
+
+
+@register(aten.std.dim)
+def std_dim(b, out, x, dim, unbiased=True, keepdim=False):
+    return ew(b, "stablehlo.sqrt", var_like(b, out, x, dim, None, keepdim, unbiased)[0])
+
+
+@register(aten.std.default)
+def std_all(b, out, x, unbiased=True):
+    return ew(b, "stablehlo.sqrt", var_like(b, out, x, None, None, False, unbiased)[0])
+
+
+@register(aten.var_mean.correction)
+def var_mean(b, out, x, dim=None, *, correction=None, keepdim=False):
+    return var_like(b, out, x, dim, correction, keepdim)
+
+
+@register(aten.std_mean.correction)
+def std_mean(b, out, x, dim=None, *, correction=None, keepdim=False):
+    v, m = var_like(b, out, x, dim, correction, keepdim)
+    return ew(b, "stablehlo.sqrt", v), m
+
+
+# ---- any, all ----------------------------------------------------------------------
+
+def truth(b, x):
+    """x != 0 as bool."""
+    if x.dtype == torch.bool:
+        return x
+    return cmp(b, "NE", x, full_like(b, x, 0))
+
+
+@register(aten.any.default, aten.any.dim)
+def any_(b, out, x, dim=None, keepdim=False):
+    r = reduce_to(b, truth(b, x), reduce_dims(dim, x.rank), "stablehlo.or", False)
+    return b.convert(b.reshape(r, out.shape), out.dtype)
+
+
+@register(aten.all.default, aten.all.dim)
+def all_(b, out, x, dim=None, keepdim=False):
+    r = reduce_to(b, truth(b, x), reduce_dims(dim, x.rank), "stablehlo.and", True)
+    return b.convert(b.reshape(r, out.shape), out.dtype)
+
+
+# ---- logsumexp, softmax, log_softmax ------------------------------------------------
+
+def stable_max(b, x, dims):
+    """max over dims (kept), 0 where it is not finite: the shift of a stable exp-sum."""
+    m = extreme(b, x, dims, True)
+    return b.op("stablehlo.select", [ew(b, "stablehlo.is_finite", m, dtype=torch.bool), m, full_like(b, m, 0)],
+                (m.shape, m.dtype))
+
+
+def shifted_exp_sum(b, x, dims):
+    """(x - m, sum(exp(x - m)) kept) with m the stable max over dims."""
+    shifted = ew(b, "stablehlo.subtract", x, bcast(b, stable_max(b, x, dims), x.shape))
+    return shifted, reduce_to(b, ew(b, "stablehlo.exponential", shifted), dims, "stablehlo.add", 0)
+
+
+@register(aten.logsumexp.default)
+def logsumexp(b, out, x, dim, keepdim=False):
+    x = b.convert(x, out.dtype)
+    dims = reduce_dims(dim, x.rank)
+    m = stable_max(b, x, dims)
+    s = reduce_to(b, ew(b, "stablehlo.exponential", ew(b, "stablehlo.subtract", x, bcast(b, m, x.shape))),
+                  dims, "stablehlo.add", 0)
+    return b.reshape(ew(b, "stablehlo.add", ew(b, "stablehlo.log", s), m), out.shape)
+
+
+@register(aten._softmax.default)
+def softmax(b, out, x, dim, half_to_float=False):
+    """exp(x - max) / sum(exp(x - max)) along dim."""
+    x = b.convert(x, out.dtype)
+    dims = reduce_dims(dim, x.rank)
+    shifted, s = shifted_exp_sum(b, x, dims)
+    return ew(b, "stablehlo.divide", ew(b, "stablehlo.exponential", shifted), bcast(b, s, x.shape))
+
+
+@register(aten._log_softmax.default)
+def log_softmax(b, out, x, dim, half_to_float=False):
+    """x - max - log(sum(exp(x - max))) along dim."""
+    x = b.convert(x, out.dtype)
+    dims = reduce_dims(dim, x.rank)
+    shifted, s = shifted_exp_sum(b, x, dims)
+    return ew(b, "stablehlo.subtract", shifted, bcast(b, ew(b, "stablehlo.log", s), x.shape))
+
+
+@register(aten._softmax_backward_data.default)
+def softmax_backward(b, out, grad, y, dim, input_dtype):
+    """y * (grad - sum(grad * y)) along dim."""
+    dims = reduce_dims(dim, y.rank)
+    dot = reduce_to(b, ew(b, "stablehlo.multiply", grad, y), dims, "stablehlo.add", 0)
+    r = ew(b, "stablehlo.multiply", y, ew(b, "stablehlo.subtract", grad, bcast(b, dot, y.shape)))
+    return b.convert(r, out.dtype)
+
+
+@register(aten._log_softmax_backward_data.default)
+def log_softmax_backward(b, out, grad, y, dim, input_dtype):
+    """grad - exp(y) * sum(grad) along dim."""
+    dims = reduce_dims(dim, y.rank)
+    s = reduce_to(b, grad, dims, "stablehlo.add", 0)
+    r = ew(b, "stablehlo.subtract", grad,
+           ew(b, "stablehlo.multiply", ew(b, "stablehlo.exponential", y), bcast(b, s, y.shape)))
+    return b.convert(r, out.dtype)
+
+
+# ---- cumsum, cumprod ------------------------------------------------------------------
+
+def scan(b, x, dim, op, init):
+    """Inclusive prefix reduction along dim: one reduce_window whose window
+    covers the whole dim, padded in front."""
+    n = x.shape[dim] if x.rank else 1
+    if x.numel == 0 or n == 1:
+        return x
+    window = [n if k == dim else 1 for k in range(x.rank)]
+    pad = ", ".join(f"[{n - 1 if k == dim else 0}, 0]" for k in range(x.rank))
+    attrs = (f"{{window_dimensions = array<i64{i64s(window)}>, "
+             f"padding = dense<[{pad}]> : tensor<{x.rank}x2xi64>}}")
+    return b.op("stablehlo.reduce_window", [x, seed(b, init, x.dtype)], (x.shape, x.dtype),
+                regions=body_region(op, x.dtype), attrs=attrs)
+
+
+@register(aten.cumsum.default)
+def cumsum(b, out, x, dim, dtype=None):
+    return scan(b, b.convert(x, out.dtype), dim % max(x.rank, 1), "stablehlo.add", 0)
+
+
+@register(aten.cumprod.default)
+def cumprod(b, out, x, dim, dtype=None):
+    return scan(b, b.convert(x, out.dtype), dim % max(x.rank, 1), "stablehlo.multiply", 1)
+
+
+# ---- vector norms ---------------------------------------------------------------------
+
+def vector_norm(b, x, p, dims):
+    """The p-norm of x over dims (kept as size 1)."""
+    a = ew(b, "stablehlo.abs", x)
+    if p == 2:
+        return ew(b, "stablehlo.sqrt", reduce_to(b, ew(b, "stablehlo.multiply", x, x), dims, "stablehlo.add", 0))
+    if p == 1:
+        return reduce_to(b, a, dims, "stablehlo.add", 0)
+    if p == math.inf:
+        return extreme(b, a, dims, True)
+    if p == -math.inf:
+        return extreme(b, a, dims, False)
+    if p == 0:
+        return reduce_to(b, b.convert(truth(b, x), x.dtype), dims, "stablehlo.add", 0)
+    powered = ew(b, "stablehlo.power", a, b.scalar(p, x.dtype, x.shape))
+    s = reduce_to(b, powered, dims, "stablehlo.add", 0)
+    return ew(b, "stablehlo.power", s, b.scalar(1.0 / p, x.dtype, s.shape))
+
+
+@register(aten.linalg_vector_norm.default)
+def linalg_vector_norm(b, out, x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    x = b.convert(x, out.dtype)
+    return b.reshape(vector_norm(b, x, float(ord), reduce_dims(dim, x.rank)), out.shape)
+
+
+@register(aten.norm.Scalar, aten.norm.ScalarOpt_dim, aten.norm.ScalarOpt_dtype, aten.norm.ScalarOpt_dim_dtype)
+def norm(b, out, x, p=2, dim=None, keepdim=False, dtype=None):
+    """aten.norm with p None meaning 2."""
+    p = 2.0 if p is None else float(p)
+    x = b.convert(x, out.dtype)
+    return b.reshape(vector_norm(b, x, p, reduce_dims(dim, x.rank)), out.shape)

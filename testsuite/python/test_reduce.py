@@ -1,0 +1,98 @@
+"""Reductions on tpurun.torch (lower_reduce.py): forward and backward against
+PyTorch CPU in every eager mode."""
+import math
+
+import pytest
+import torch
+
+from torchcheck import run_both
+
+G = torch.Generator().manual_seed(0)
+
+
+def randn(*shape):
+    return torch.randn(*shape, generator=G)
+
+
+X = randn(3, 4, 5)
+X2 = randn(4, 6)
+# ties (first occurrence wins) and a NaN row for the index reductions
+TIES = torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, -1.0, -1.0], [0.5, math.nan, 7.0, math.nan]])
+INTS = torch.tensor([[3, -1, 4], [1, 5, -9]], dtype=torch.int32)
+BOOLS = torch.tensor([[True, False, True], [False, False, False]])
+
+CASES = {
+    "sum": (lambda x: x.sum(), X),
+    "sum_dims_keepdim": (lambda x: x.sum((0, -1), keepdim=True), X),
+    "sum_neg_dim": (lambda x: x.sum(-2), X),
+    "sum_dtype": (lambda x: x.sum(1, dtype=torch.float64), X),
+    "sum_int": (lambda x: x.sum(), INTS),
+    "sum_int_dim": (lambda x: x.sum(0), INTS),
+    "sum_bool": (lambda x: x.sum(1), BOOLS),
+    "sum_scalar": (lambda x: x.sum(), torch.tensor(2.5)),
+    "mean": (lambda x: x.mean(), X),
+    "mean_dim": (lambda x: x.mean((1, 2), keepdim=True), X),
+    "mean_neg": (lambda x: x.mean(-1), X2),
+    "prod": (lambda x: x.prod(), X2[:2, :3]),
+    "prod_dim": (lambda x: x.prod(1, keepdim=True), X2),
+    "prod_int": (lambda x: x.prod(1), INTS),
+    "amax": (lambda x: x.amax((0, 2)), X),
+    "amin_keepdim": (lambda x: x.amin(-1, keepdim=True), X),
+    "max_all": (lambda x: x.max(), X),
+    "min_all": (lambda x: x.min(), X2),
+    "max_dim": (lambda x: x.max(1), X),
+    "min_dim_keepdim": (lambda x: x.min(-1, keepdim=True), X),
+    "max_dim_ties_nan": (lambda x: x.max(1), TIES),
+    "min_dim_ties_nan": (lambda x: x.min(1), TIES),
+    "max_int": (lambda x: x.max(0), INTS),
+    "argmax": (lambda x: x.argmax(), X),
+    "argmax_dim": (lambda x: x.argmax(-1, keepdim=True), TIES),
+    "argmin_dim": (lambda x: x.argmin(0), TIES),
+    "argmin_all_keepdim": (lambda x: torch.argmin(x, keepdim=True), X2),
+    "var": (lambda x: x.var(), X),
+    "var_dim": (lambda x: x.var(1, keepdim=True), X),
+    "var_biased": (lambda x: x.var((0, 1), unbiased=False), X),
+    "var_correction": (lambda x: torch.var(x, -1, correction=2), X2),
+    "std": (lambda x: x.std(), X),
+    "std_dim": (lambda x: x.std(0, unbiased=False), X2),
+    "var_mean": (lambda x: torch.var_mean(x, 1), X),
+    "std_mean": (lambda x: torch.std_mean(x, (0, 2), keepdim=True), X),
+    "logsumexp": (lambda x: x.logsumexp(1), X),
+    "logsumexp_keepdim": (lambda x: x.logsumexp((-1, 0), keepdim=True), X),
+    "cumsum": (lambda x: x.cumsum(1), X),
+    "cumsum_neg": (lambda x: x.cumsum(-1), X2),
+    "cumsum_int": (lambda x: x.cumsum(1), INTS),
+    "cumprod": (lambda x: x.cumprod(0), X2),
+    "norm": (lambda x: torch.norm(x), X),
+    "norm_p1_dim": (lambda x: torch.norm(x, p=1, dim=1), X2),
+    "vector_norm_2": (lambda x: torch.linalg.vector_norm(x, dim=(0, 2), keepdim=True), X),
+    "vector_norm_inf": (lambda x: torch.linalg.vector_norm(x, math.inf, dim=-1), X2),
+    "vector_norm_3": (lambda x: torch.linalg.vector_norm(x, 3, dim=0), X2),
+    "softmax": (lambda x: x.softmax(1), X),
+    "softmax_neg": (lambda x: torch.softmax(x, -1), X2),
+    "log_softmax": (lambda x: x.log_softmax(-1), X),
+    "log_softmax_big": (lambda x: (x * 100).log_softmax(0), X2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_reduction(mode, name):
+    fn, x = CASES[name]
+    run_both(fn, x)
+
+
+@pytest.mark.parametrize("op", ["any", "all"])
+def test_any_all(mode, op):
+    for x in (BOOLS, INTS, torch.tensor([0.0, 0.5]), torch.tensor([[1, 0], [2, 3]], dtype=torch.uint8)):
+        run_both(lambda t: getattr(t, op)(), x)
+        run_both(lambda t: getattr(t, op)(1), x if x.dim() > 1 else x[None])
+        run_both(lambda t: getattr(t, op)(-1, keepdim=True), x)
+
+
+def test_empty_reductions(mode):
+    empty = torch.zeros(0, 3)
+    run_both(lambda x: x.sum(0), empty)
+    run_both(lambda x: x.prod(0), empty)
+    run_both(lambda x: x.sum(), empty)
+    run_both(lambda x: x.any(0), empty > 0)
+    run_both(lambda x: x.cumsum(1), empty)
