@@ -9,7 +9,10 @@
 #   lib/libtpurun.a  lib/libtpurun.so         the runtime library
 #   lib/pkgconfig/tpurun.pc                   from mk/tpurun.pc.in, prefix=PREFIX
 #   share/man/man1/tpucc.1  share/man/man1/tpurun.1  share/man/man3/tpurun.3
-# and prints one line per file.  `uninstall` removes exactly those files
+#   lib/pythonX.Y/site-packages/tpurun/...    the Python package (python/tpurun);
+#                                             dist-packages for Debian's python3
+#                                             under /usr/local, as its sys.path has
+# and prints one line per file, then the directory to put on PYTHONPATH.  `uninstall` removes exactly those files
 # (directories are left in place) and prints one line per file removed.
 # DESTDIR (environment, default empty) is prepended to every path but not
 # written into tpurun.pc, as staged installs expect.
@@ -36,6 +39,23 @@ FILES=(
   "644 $ROOT/docs/man/tpurun.3     share/man/man3/tpurun.3"
 )
 
+# The Python package's directory under the prefix (relative): the prefix's
+# site-packages, or where Debian's python3 looks under /usr/local.
+python_dir() {
+  local py=${PYTHON:-python3} ver
+  ver=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) || return 1
+  if [ "$prefix" = /usr/local ] && "$py" -c 'import sysconfig, sys; sys.exit("deb_system" not in sysconfig.get_scheme_names())' 2>/dev/null; then
+    echo "lib/python$ver/dist-packages"
+  else
+    echo "lib/python$ver/site-packages"
+  fi
+}
+if pydir=$(python_dir); then
+  while IFS= read -r f; do
+    FILES+=("644 $ROOT/$f $pydir/${f#python/}")
+  done < <(cd "$ROOT" && find python/tpurun -name '*.py' | LC_ALL=C sort)
+fi
+
 case $action in
   install)
     [ -n "$version" ] || die "no version (TPUCC_VERSION in runtime/compile.h)"
@@ -58,6 +78,11 @@ case $action in
       fi
       echo "install: $dest/$rel"
     done
+    if [ -n "${pydir:-}" ]; then
+      echo "install: the Python package tpurun is in $dest/$pydir (use PYTHONPATH=$dest/$pydir unless it is on python3's path)"
+    else
+      echo "install: python3 not found: the Python package (python/tpurun) was not installed"
+    fi
     ;;
   uninstall)
     for f in "${FILES[@]}"; do

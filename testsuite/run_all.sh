@@ -27,6 +27,7 @@ UNIT_TIMEOUT=${UNIT_TIMEOUT:-900}
 GOLDEN_TIMEOUT=${GOLDEN_TIMEOUT:-1800}
 CORPUS_TIMEOUT=${CORPUS_TIMEOUT:-2400}
 TOOL_TIMEOUT=${TOOL_TIMEOUT:-600}
+PYTHON_TIMEOUT=${PYTHON_TIMEOUT:-900}
 
 total_pass=0
 total_fail=0
@@ -152,6 +153,33 @@ for t in testsuite/tools/*.sh; do
   fi
 done
 if [ "$ran" -eq 1 ]; then suite_result tools "$p" "$f"; else echo "  skipped: no executable testsuite/tools/*.sh"; fi
+
+# ---------------------------------------------------------------- python
+# The Python package and its PyTorch bridge (testsuite/python, pytest), on
+# BUILD's libtpurun.so.  A sanitizer build's library cannot be loaded into
+# an uninstrumented python3, so `make sanitize` covers the C side only.
+echo "== python (pytest) =="
+if nm -D "$BUILD/libtpurun.so" 2>/dev/null | grep -q -E ' U __(asan|tsan|ubsan)_'; then
+  echo "  skipped: $BUILD/libtpurun.so is a sanitizer build (make check runs these tests)"
+elif ! "$PY" -c 'import pytest, torch, numpy' 2>"$LOGS/python-import.log"; then
+  echo "  $PY cannot import pytest, torch and numpy (mk/install-deps.sh test installs them):"
+  show "$LOGS/python-import.log" 5
+  suite_result python 0 1
+else
+  log=$LOGS/python.log
+  TPURUN_LIBRARY="$BUILD/libtpurun.so" TPURUN_BUILD_DIR="$BUILD" PYTHONPATH="$ROOT/python" \
+    timeout "$PYTHON_TIMEOUT" "$PY" -m pytest -q -p no:cacheprovider testsuite/python >"$log" 2>&1
+  rc=$?
+  summary=$(grep -E '^=*.* in [0-9.]+s' "$log" | tail -n 1)
+  p=$(sed -n 's/.*[^0-9]\([0-9]\+\) passed.*/\1/p' <<<" $summary")
+  f=$(grep -o -E '[0-9]+ (failed|error|errors)' <<<"$summary" | awk '{s+=$1} END {print s+0}')
+  p=${p:-0}
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    echo "  pytest exited with status $rc (crash or timeout?)"; f=1
+  fi
+  if [ "$f" -ne 0 ]; then show "$log" 80; else echo "  $summary"; fi
+  suite_result python "$p" "$f"
+fi
 
 # ---------------------------------------------------------------- total
 echo "$total_pass passed, $total_fail failed"

@@ -13,8 +13,6 @@ PyTorch on top of this.
 """
 import ctypes
 import json
-import threading
-import weakref
 
 import numpy as np
 
@@ -134,19 +132,28 @@ def f32_from_bf16(u):
 
 
 def _ptr_array(handles):
-    arr = (ctypes.c_void_p * max(len(handles), 1))()
-    for i, h in enumerate(handles):
-        arr[i] = h
-    return arr
+    return (ctypes.c_void_p * max(len(handles), 1))(*handles)
+
+
+_ENCODED = {}
+
+
+def _encode(text):
+    """text as bytes, memoized: op names, attributes and types repeat."""
+    if text is None or isinstance(text, bytes):
+        return text
+    b = _ENCODED.get(text)
+    if b is None:
+        if len(_ENCODED) > 65536:
+            _ENCODED.clear()
+        b = _ENCODED[text] = text.encode()
+    return b
 
 
 def _types_array(types):
     if types is None:
         return None
-    arr = (ctypes.c_char_p * max(len(types), 1))()
-    for i, t in enumerate(types):
-        arr[i] = t.encode() if isinstance(t, str) else t
-    return arr
+    return (ctypes.c_char_p * max(len(types), 1))(*[_encode(t) for t in types])
 
 
 class Client:
@@ -174,29 +181,19 @@ class Client:
         h = ctypes.c_void_p()
         _check(lib.tpu_client_create(ctypes.byref(o), ctypes.byref(h)))
         self._h = h.value
-        self._lock = threading.Lock()
-        self._owned = weakref.WeakSet()  # tensors, programs, streams, events to drop at close
 
     def _handle(self):
         if self._h is None:
             raise UsageError("tpurun: the client is closed")
         return self._h
 
-    def _own(self, obj):
-        with self._lock:
-            self._owned.add(obj)
-        return obj
-
     def close(self):
-        """Waits for queued work, releases everything still held, frees the client."""
+        """Waits for queued work and frees the client; its tensors, programs,
+        streams and events become unusable (UsageError)."""
         if self._h is None:
             return
-        with self._lock:
-            owned = list(self._owned)
-        for o in owned:
-            o._drop()
-        lib.tpu_client_destroy(self._h)
-        self._h = None
+        h, self._h = self._h, None
+        lib.tpu_client_destroy(h)
 
     def __enter__(self):
         return self
@@ -261,13 +258,13 @@ class Client:
         data = program.encode() if isinstance(program, str) else bytes(program)
         h = ctypes.c_void_p()
         _check(lib.tpu_program_compile(self._handle(), data, len(data), ctypes.byref(h)))
-        return self._own(Program(self, h.value))
+        return Program(self, h.value)
 
     def stream(self, chip=0):
         """A new in-order queue of ops on chip."""
         h = ctypes.c_void_p()
         _check(lib.tpu_stream_create(self._handle(), int(chip), ctypes.byref(h)))
-        return self._own(Stream(self, h.value))
+        return Stream(self, h.value)
 
     def metrics(self):
         """The client's counters (tpu_metrics_json) as a dict."""
@@ -286,12 +283,12 @@ def _run_op(client, stream_handle, name, operands, attrs, result_types, n_result
     handles = [t._handle() for t in operands]
     ops = _ptr_array(handles)
     outs = (ctypes.c_void_p * max(n_results, 1))()
-    a = attrs.encode() if isinstance(attrs, str) else attrs
+    a, n = _encode(attrs), _encode(name)
     types = _types_array(result_types)
     if stream_handle is None:
-        rc = lib.tpu_op(client._handle(), name.encode(), a, ops, len(handles), types, outs, n_results)
+        rc = lib.tpu_op(client._handle(), n, a, ops, len(handles), types, outs, n_results)
     else:
-        rc = lib.tpu_stream_op(stream_handle, name.encode(), a, ops, len(handles), types, outs, n_results)
+        rc = lib.tpu_stream_op(stream_handle, n, a, ops, len(handles), types, outs, n_results)
     _check(rc)
     res = [Tensor._wrap(client, outs[i]) for i in range(n_results)]
     return res[0] if n_results == 1 else res
@@ -299,18 +296,18 @@ def _run_op(client, stream_handle, name, operands, attrs, result_types, n_result
 
 class Tensor:
     """A libtpurun tensor (TpuTensor): ref-counted, maybe not yet computed."""
-    __slots__ = ("_client", "_h", "_type", "__weakref__")
+    __slots__ = ("_client", "_h", "_type")
 
     @classmethod
     def _wrap(cls, client, handle):
         t = cls.__new__(cls)
         t._client, t._h, t._type = client, handle, None
-        client._own(t)
         return t
 
     def _handle(self):
-        if self._h is None:
-            raise UsageError("tpurun: the tensor was released")
+        if self._h is None or self._client._h is None:
+            raise UsageError("tpurun: the tensor was released" if self._h is None else
+                             "tpurun: the tensor's client is closed")
         return self._h
 
     def _drop(self):
@@ -397,8 +394,8 @@ class Program:
 
     def signature(self, function=None):
         """(number of parameters, number of results) of function (None: main)."""
-        if self._h is None:
-            raise UsageError("tpurun: the program was released")
+        if self._h is None or self._client._h is None:
+            raise UsageError("tpurun: the program was released (or its client closed)")
         n_p, n_r = ctypes.c_int(), ctypes.c_int()
         _check(lib.tpu_program_signature(self._h, function.encode() if function else None, ctypes.byref(n_p),
                                          ctypes.byref(n_r)))
@@ -425,8 +422,8 @@ class Stream:
         self._client, self._h = client, handle
 
     def _handle(self):
-        if self._h is None:
-            raise UsageError("tpurun: the stream was destroyed")
+        if self._h is None or self._client._h is None:
+            raise UsageError("tpurun: the stream was destroyed (or its client closed)")
         return self._h
 
     def _drop(self):
@@ -454,7 +451,7 @@ class Stream:
         """An Event completing when every op queued so far has."""
         h = ctypes.c_void_p()
         _check(lib.tpu_event_record(self._handle(), ctypes.byref(h)))
-        return self._client._own(Event(self._client, h.value))
+        return Event(self._client, h.value)
 
     def wait(self, event):
         """Ops queued after this start only once event has completed."""
@@ -468,8 +465,8 @@ class Event:
         self._client, self._h = client, handle
 
     def _handle(self):
-        if self._h is None:
-            raise UsageError("tpurun: the event was released")
+        if self._h is None or self._client._h is None:
+            raise UsageError("tpurun: the event was released (or its client closed)")
         return self._h
 
     def _drop(self):

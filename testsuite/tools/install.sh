@@ -11,6 +11,10 @@
 #  - libtpurun.so exports tpu_* symbols only, and every TPU_API function of
 #    the header;
 #  - the man pages render without warnings (skipped without groff/man);
+#  - the Python package is installed under the prefix's site-packages (the
+#    install says where), imports from there with the installed
+#    libtpurun.so, and runs an op (skipped for sanitizer builds, whose
+#    library python3 cannot load);
 #  - the installed tools run; `make uninstall` leaves no file behind.
 # pkg-config is found on PATH (mk/install-deps.sh installs it for the test
 # set); PKG_CONFIG_PATH and PKG_CONFIG_LIBDIR point at the prefix only, so
@@ -33,6 +37,10 @@ fi
 FILES=(bin/tpucc bin/tpurun include/tpurun.h lib/libtpurun.a lib/libtpurun.so
        lib/pkgconfig/tpurun.pc share/man/man1/tpucc.1 share/man/man1/tpurun.1
        share/man/man3/tpurun.3)
+export PYTHON=/usr/bin/python3
+PYVER=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+PYDIR=lib/python$PYVER/site-packages
+while IFS= read -r f; do FILES+=("$PYDIR/${f#python/}"); done < <(cd "$ROOT" && find python/tpurun -name '*.py' | LC_ALL=C sort)
 
 # make from inside `make check`: drop the outer make's jobserver and level.
 submake() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$ROOT" "$@"; }
@@ -51,8 +59,9 @@ for f in "${FILES[@]}"; do
   [ -f "$P/$f" ] || fail "make install did not install $f"
   expect_in "$TMP/install.out" "install: $P/$f"
 done
-[ "$(grep -c '^install: ' "$TMP/install.out")" -eq ${#FILES[@]} ] &&
-  [ "$(wc -l <"$TMP/install.out")" -eq ${#FILES[@]} ] || # fail runs only if a test fails
+expect_in "$TMP/install.out" "install: the Python package tpurun is in $P/$PYDIR (use PYTHONPATH=$P/$PYDIR"
+[ "$(grep -c '^install: ' "$TMP/install.out")" -eq $((${#FILES[@]} + 1)) ] &&
+  [ "$(wc -l <"$TMP/install.out")" -eq $((${#FILES[@]} + 1)) ] || # fail runs only if a test fails
   fail "make install printed more than one line per file: $(head -c 800 "$TMP/install.out")"
 [ "$(find "$P" -type f | wc -l)" -eq ${#FILES[@]} ] || fail "make install installed other files: $(find "$P" -type f)"
 [ -x "$P/bin/tpucc" ] || fail "bin/tpucc is not executable"
@@ -168,6 +177,17 @@ private=$(pkg-config --static --libs-only-l tpurun | tr ' ' '\n' | grep -vx -- '
 if readelf -d app_static | grep -q 'NEEDED.*libtpurun'; then fail "app_static needs libtpurun.so"; fi
 check_app 0 ./app_static
 cd "$ROOT" || fail "cd $ROOT"
+
+# ---------------------------------------------------------------- python
+if [ ${#SAN[@]} -eq 0 ]; then
+  env -u TPURUN_LIBRARY -u TPURUN_BUILD_DIR PYTHONPATH="$P/$PYDIR" "$PYTHON" -c '
+import numpy as np, tpurun, tpurun._capi as capi
+with tpurun.Client(no_disk_cache=True) as c:
+    r = c.op("stablehlo.add", [c.tensor(np.ones(2, np.float32)), c.tensor(np.full(2, 2, np.float32))])
+    print(capi.lib._name, tpurun.version(), r.numpy().tolist())' >"$TMP/py.out" 2>&1 ||
+    fail "the installed Python package failed: $(head -c 800 "$TMP/py.out")"
+  expect_in "$TMP/py.out" "$P/lib/libtpurun.so $version [3.0, 3.0]"
+fi
 
 # ---------------------------------------------------------------- man pages
 if command -v groff >/dev/null; then

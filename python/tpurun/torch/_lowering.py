@@ -23,7 +23,7 @@ from collections import namedtuple
 
 import torch
 
-from ._builder import i64s, tensor_type
+from ._builder import Value, i64s, tensor_type
 
 aten = torch.ops.aten
 
@@ -64,7 +64,6 @@ def lookup(func):
 # ---- helpers --------------------------------------------------------------
 
 def is_value(x):
-    from ._builder import Value
     return isinstance(x, Value)
 
 

@@ -17,7 +17,6 @@ import os
 import traceback
 
 import torch
-from torch.utils._pytree import tree_flatten, tree_map
 
 import tpurun
 
@@ -201,8 +200,30 @@ def assign(t, new):
 
 # ---- dispatch ----------------------------------------------------------------
 
+def _map(fn, x):
+    """fn applied to every leaf of x (nested lists, tuples and dict values):
+    ATen arguments nest no deeper, and this is the dispatcher's hot path."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_map(fn, y) for y in x)
+    if isinstance(x, dict):
+        return {k: _map(fn, v) for k, v in x.items()}
+    return fn(x)
+
+
+def _leaves(x):
+    """The leaves of x (as _map visits them)."""
+    if isinstance(x, (list, tuple)):
+        for y in x:
+            yield from _leaves(y)
+    elif isinstance(x, dict):
+        for v in x.values():
+            yield from _leaves(v)
+    else:
+        yield x
+
+
 def _builder_of(args, kwargs):
-    for x in tree_flatten((args, kwargs))[0]:
+    for x in _leaves((args, kwargs)):
         if isinstance(x, Tensor):
             return x._store.builder
     return default_builder()
@@ -247,9 +268,14 @@ def _spec(x):
     return x
 
 
+META_CACHE_ENTRIES = 1 << 16
+
+
 def meta_out(func, vargs, vkwargs):
     """The op's result metadata (Specs) from PyTorch's meta kernel, cached
-    per (op, argument types); None when the op has no meta kernel."""
+    per (op, argument types); None when the op has no meta kernel.  The
+    kernel's own errors (wrong shapes, bad arguments) are the user's, raised
+    with the source line of the op."""
     try:
         key = (func, _sig(vargs), _sig(tuple(sorted(vkwargs.items()))))
         hash(key)
@@ -258,10 +284,14 @@ def meta_out(func, vargs, vkwargs):
     if key is not None and key in STATE.meta_cache:
         return STATE.meta_cache[key]
     try:
-        out = _spec(func(*tree_map(_meta, vargs), **tree_map(_meta, vkwargs)))
-    except (NotImplementedError, RuntimeError, TypeError):
+        out = _spec(func(*_map(_meta, vargs), **_map(_meta, vkwargs)))
+    except NotImplementedError:
         out = None
+    except (RuntimeError, IndexError, ValueError) as e:
+        raise type(e)(_with_source_line(str(e), func)) from None
     if key is not None:
+        if len(STATE.meta_cache) >= META_CACHE_ENTRIES:
+            STATE.meta_cache.clear()
         STATE.meta_cache[key] = out
     return out
 
@@ -303,13 +333,13 @@ def dispatch(func, args, kwargs):
 def _lower(func, args, kwargs, fn):
     b = _builder_of(args, kwargs)
     conv = _to_value(b)
-    vargs, vkwargs = tree_map(conv, args), tree_map(conv, kwargs)
+    vargs, vkwargs = _map(conv, args), _map(conv, kwargs)
     out = meta_out(func, vargs, vkwargs)
     return b, fn(b, out, *vargs, **vkwargs), out, vargs, vkwargs
 
 
 def _wrap_all(res, b):
-    return tree_map(lambda v: wrap(v, b) if isinstance(v, Value) else v, res)
+    return _map(lambda v: wrap(v, b) if isinstance(v, Value) else v, res)
 
 
 def _dispatch_functional(func, args, kwargs):
@@ -375,7 +405,7 @@ def _no_lowering(func, args, kwargs):
         return decomp(*args, **kwargs)
     if STATE.allow_cpu_fallback:
         return _cpu_fallback(func, args, kwargs)
-    types = ", ".join(_describe(a) for a in tree_flatten((args, kwargs))[0] if isinstance(a, torch.Tensor))
+    types = ", ".join(_describe(a) for a in _leaves((args, kwargs)) if isinstance(a, torch.Tensor))
     raise NotImplementedError(
         f"tpurun.torch: no lowering of {func} to StableHLO (operands: {types}); "
         f"tpurun.torch.set_cpu_fallback(True) runs such ops on the CPU instead")
@@ -390,13 +420,13 @@ def _cpu_fallback(func, args, kwargs):
     """Runs func on CPU copies and moves the results back (counted)."""
     STATE.counters["cpu_fallbacks"] += 1
     b = _builder_of(args, kwargs)
-    cpu_args = tree_map(lambda x: to_cpu(x) if isinstance(x, Tensor) else x, (args, kwargs))
+    cpu_args = _map(lambda x: to_cpu(x) if isinstance(x, Tensor) else x, (args, kwargs))
     res = func(*cpu_args[0], **cpu_args[1])
-    for cpu_t, t in zip(tree_flatten(cpu_args)[0], tree_flatten((args, kwargs))[0]):
+    for cpu_t, t in zip(_leaves(cpu_args), _leaves((args, kwargs))):
         if isinstance(t, Tensor) and any(a.alias_info is not None and a.alias_info.is_write
                                          for a in func._schema.arguments):
             assign(t, upload(cpu_t, b))
-    return tree_map(lambda x: wrap(upload(x, b), b) if isinstance(x, torch.Tensor) else x, res)
+    return _map(lambda x: wrap(upload(x, b), b) if isinstance(x, torch.Tensor) else x, res)
 
 
 # ---- ops handled here, not by a lowering -----------------------------------
@@ -457,7 +487,7 @@ def user_frame():
     """The innermost stack frame outside tpurun and torch: the user's line."""
     for fs in reversed(traceback.extract_stack()):
         f = os.path.abspath(fs.filename)
-        if not (f.startswith(_PKG_DIR) or f.startswith(_TORCH_DIR) or fs.filename.startswith("<")):
+        if not (f.startswith(_PKG_DIR) or f.startswith(_TORCH_DIR) or fs.filename.startswith("<frozen")):
             return fs
     return None
 
