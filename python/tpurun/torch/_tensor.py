@@ -57,10 +57,11 @@ class Tensor(torch.Tensor):
     """A tensor on the simulated TPU (made by tpurun.torch.to_tpu)."""
 
     @staticmethod
-    def __new__(cls, store, chain=(), value=None, requires_grad=False):
+    def __new__(cls, store, chain=(), value=None, requires_grad=False, geometry=(None, None)):
         v = value if value is not None else store.value
         r = torch.Tensor._make_wrapper_subclass(cls, v.shape, dtype=v.dtype, device="cpu",
-                                                requires_grad=requires_grad)
+                                                requires_grad=requires_grad, strides=geometry[0],
+                                                storage_offset=geometry[1])
         r._store, r._chain, r._cached, r._seen = store, tuple(chain), v, store.version
         return r
 
@@ -360,8 +361,21 @@ def _dispatch_functional(func, args, kwargs):
 
 
 def _view_tensor(base, step, value):
-    t = Tensor(base._store, base._chain + (step,), value=value)
-    return t
+    return Tensor(base._store, base._chain + (step,), value=value, geometry=_view_geometry(base, step))
+
+
+def _view_geometry(base, step):
+    """The (strides, storage_offset) PyTorch gives this view of a strided
+    base: autograd's CopySlices reads them (as_strided on the gradient)."""
+    sizes, strides, offset = tuple(base.shape), base.stride(), base.storage_offset()
+    extent = offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides) if n > 0)
+    m = torch.empty(extent, dtype=base.dtype, device="meta").as_strided(sizes, strides, offset)
+    try:
+        r = step.func(m, *step.args, **step.kwargs)
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None, None
+    r = r[step.index] if step.index is not None else r
+    return r.stride(), r.storage_offset()
 
 
 def _dispatch_inplace(func, args, kwargs, mutated):
@@ -433,7 +447,7 @@ def _cpu_fallback(func, args, kwargs):
 
 def _alias(func, args, kwargs):
     t = args[0]
-    return Tensor(t._store, t._chain, value=value_of(t))
+    return Tensor(t._store, t._chain, value=value_of(t), geometry=(t.stride(), t.storage_offset()))
 
 
 def _clone(func, args, kwargs):

@@ -1,33 +1,222 @@
 """Shape and data-movement ATen ops: views (view, reshape, permute,
-transpose, expand, squeeze, slice, select, split, ...) with their
-inverses, cat/stack, indexing, gather/scatter, embedding, padding."""
+transpose, expand, squeeze, slice, select, split, diagonal, ...) with their
+inverses, their backward ops, cat/stack, flip/roll/repeat, padding,
+tril/triu, indexing, gather/scatter and embedding."""
+import math
+
+import numpy as np
 import torch
 
-from ._lowering import register_view
+from ._builder import i64s, tensor_type
+from ._lowering import body_region, is_value, register, register_view
 
 aten = torch.ops.aten
 
+INT_MAX = 2 ** 63 - 1
+
+
+# ---- small helpers ------------------------------------------------------------
+
+def _dim(d, rank):
+    """ATen dim d (possibly negative) as a non-negative int (0 for rank 0)."""
+    return d % rank if rank else 0
+
+
+def _ints(xs):
+    return "[" + ", ".join(str(int(x)) for x in xs) + "]"
+
+
+def _contiguous_strides(shape):
+    strides, acc = [], 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(int(s), 1)
+    return list(reversed(strides))
+
+
+def _slice(b, x, starts, limits, strides):
+    """stablehlo.slice of x."""
+    shape = tuple(max(0, -(-(lim - st) // sd)) for st, lim, sd in zip(starts, limits, strides))
+    if shape == x.shape:
+        return x
+    attrs = (f"{{start_indices = array<i64{i64s(starts)}>, limit_indices = array<i64{i64s(limits)}>, "
+             f"strides = array<i64{i64s(strides)}>}}")
+    return b.op("stablehlo.slice", [x], (shape, x.dtype), attrs=attrs)
+
+
+def _slice_dim(b, x, dim, start, stop, step=1):
+    starts, limits, strides = [0] * x.rank, list(x.shape), [1] * x.rank
+    starts[dim], limits[dim], strides[dim] = start, stop, step
+    return _slice(b, x, starts, limits, strides)
+
+
+def _pad(b, x, value, low, high, interior):
+    """stablehlo.pad of x with the scalar Value value."""
+    shape = tuple(lo + hi + s + max(s - 1, 0) * it for s, lo, hi, it in zip(x.shape, low, high, interior))
+    attrs = (f"{{edge_padding_low = array<i64{i64s(low)}>, edge_padding_high = array<i64{i64s(high)}>, "
+             f"interior_padding = array<i64{i64s(interior)}>}}")
+    return b.op("stablehlo.pad", [x, value], (shape, x.dtype), attrs=attrs)
+
+
+def _embed(b, part, shape, starts, steps, fill):
+    """part placed in a tensor of shape at starts with steps (strided), the
+    rest being the scalar Value fill: stablehlo.pad."""
+    high = [n - (st + (s - 1) * sd + 1) if s else n - st for n, s, st, sd in zip(shape, part.shape, starts, steps)]
+    interior = [sd - 1 for sd in steps]
+    return _pad(b, part, fill, list(starts), high, interior)
+
+
+def _update(b, base, part, starts, steps):
+    """base with the (strided) slice at starts overwritten by part."""
+    if part.numel == 0:
+        return base
+    part = b.convert(part, base.dtype)
+    if all(s == 1 for s in steps):
+        idx = [b.constant(int(s), torch.int64) for s in starts]
+        return b.op("stablehlo.dynamic_update_slice", [base, part] + idx, (base.shape, base.dtype))
+    mask = np.zeros(base.shape, dtype=np.bool_)
+    mask[tuple(slice(st, st + (n - 1) * sd + 1, sd) for st, n, sd in zip(starts, part.shape, steps))] = True
+    padded = _embed(b, part, base.shape, starts, steps, b.constant(0, base.dtype))
+    return b.op("stablehlo.select", [b.constant(mask, torch.bool, base.shape), padded, base],
+                (base.shape, base.dtype))
+
+
+def _update_dim(b, base, part, dim, start, step=1):
+    starts, steps = [0] * base.rank, [1] * base.rank
+    starts[dim], steps[dim] = start, step
+    return _update(b, base, part, starts, steps)
+
+
+def _slice_range(size, start, end, step):
+    """PyTorch's slice bounds: (start, stop) clamped into [0, size]."""
+    if step <= 0:
+        raise NotImplementedError("tpurun.torch: aten.slice.Tensor: step must be positive")
+    start = 0 if start is None else start
+    end = size if end is None else end
+    start = start + size if start < 0 else start
+    end = end + size if end < 0 else end
+    start = min(max(start, 0), size)
+    end = min(max(end, start), size)
+    return start, end
+
+
+def _iota(b, shape, dim):
+    return b.op("stablehlo.iota", [], (tuple(shape), torch.int64), attrs=f"{{iota_dimension = {dim} : i64}}")
+
+
+def _concat(b, vals, dim, shape, dtype):
+    vals = [b.convert(v, dtype) for v in vals]
+    if len(vals) == 1:
+        return vals[0]
+    return b.op("stablehlo.concatenate", vals, (tuple(shape), dtype), attrs=f"{{dimension = {dim} : i64}}")
+
+
+def _gather(b, x, idx, shape, offset_dims, collapsed, start_index_map, ivd, slice_sizes, batching=((), ())):
+    """stablehlo.gather of x at idx into shape."""
+    batch = (f"operand_batching_dims = {_ints(batching[0])}, start_indices_batching_dims = {_ints(batching[1])}, "
+             if batching[0] else "")
+    attrs = (f"{{dimension_numbers = #stablehlo.gather<offset_dims = {_ints(offset_dims)}, "
+             f"collapsed_slice_dims = {_ints(collapsed)}, {batch}start_index_map = {_ints(start_index_map)}, "
+             f"index_vector_dim = {ivd}>, slice_sizes = array<i64{i64s(slice_sizes)}>, indices_are_sorted = false}}")
+    return b.op("stablehlo.gather", [x, idx], (tuple(shape), x.dtype), attrs=attrs)
+
+
+def _combiner(dtype, op):
+    """A scatter's update region: op "replace", "add" (or for bool) or "multiply"."""
+    if op == "replace":
+        ty = tensor_type((), dtype)
+        return (f'({{\n  ^bb0(%lhs: {ty}, %rhs: {ty}):\n'
+                f'    "stablehlo.return"(%rhs) : ({ty}) -> ()\n}})')
+    if dtype == torch.bool:
+        op = {"add": "or", "multiply": "and"}[op]
+    return body_region(f"stablehlo.{op}", dtype)
+
+
+def _scatter(b, x, idx, upd, update_window_dims, inserted, to_operand, ivd, op="replace"):
+    """stablehlo.scatter of upd into x at idx, combining with op (see _combiner);
+    windows out of bounds are skipped."""
+    attrs = (f"{{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = {_ints(update_window_dims)}, "
+             f"inserted_window_dims = {_ints(inserted)}, scatter_dims_to_operand_dims = {_ints(to_operand)}, "
+             f"index_vector_dim = {ivd}>, indices_are_sorted = false, unique_indices = false}}")
+    return b.op("stablehlo.scatter", [x, idx, b.convert(upd, x.dtype)], (x.shape, x.dtype),
+                attrs=attrs, regions=_combiner(x.dtype, op))
+
 
 def _reshape_back(b, base, new, *args, **kwargs):
+    """Inverse of every reshape-like view: the new view reshaped to the base's shape."""
     return b.reshape(new, base.shape)
 
 
-@register_view(aten.view.default, aten._unsafe_view.default, inverse=_reshape_back)
-def view(b, out, x, size):
+# ---- reshape-like views ----------------------------------------------------------
+
+@register_view(aten.view.default, aten._unsafe_view.default, aten._reshape_alias.default,
+               aten.squeeze.default, aten.squeeze.dim, aten.unsqueeze.default,
+               inverse=_reshape_back)
+def view(b, out, x, *args):
+    """Views that only change the shape: a reshape to PyTorch's result shape."""
     return b.reshape(x, out.shape)
 
 
-def _transpose_back(b, base, new, dim0, dim1):
-    return transpose(b, None, new, dim0, dim1)
+def _strided_positions(size, stride, offset):
+    """The flat positions as_strided(size, stride, offset) reads, shaped size."""
+    pos = np.full(tuple(size), int(offset or 0), dtype=np.int64)
+    for d, (n, st) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[d] = n
+        pos = pos + (np.arange(n, dtype=np.int64) * int(st)).reshape(shape)
+    return pos
 
 
-@register_view(aten.transpose.int, inverse=_transpose_back)
-def transpose(b, out, x, dim0, dim1):
-    perm = list(range(x.rank))
-    if x.rank:
-        d0, d1 = dim0 % x.rank, dim1 % x.rank
+def _as_strided_plan(x, size, stride, offset):
+    """(flat positions, or None when as_strided is a plain reshape of x)."""
+    size = [int(n) for n in size]
+    pos = _strided_positions(size, stride, offset)
+    if pos.size and (pos.min() < 0 or pos.max() >= x.numel):
+        raise RuntimeError(f"tpurun.torch: aten.as_strided: size={size}, stride={list(stride)}, "
+                           f"storage_offset={offset} reads outside a tensor of {x.numel} elements")
+    if pos.size == x.numel and np.array_equal(pos.reshape(-1), np.arange(x.numel)):
+        return None
+    return pos
+
+
+def _as_strided_back(b, base, new, size, stride, storage_offset=None):
+    pos = _as_strided_plan(base, size, stride, storage_offset)
+    if pos is None:
+        return b.reshape(new, base.shape)
+    flat = b.reshape(base, (base.numel,))
+    idx = b.constant(pos.reshape(-1, 1), torch.int64, (pos.size, 1))
+    upd = b.reshape(b.convert(new, base.dtype), (pos.size,))
+    flat = _scatter(b, flat, idx, upd, update_window_dims=[], inserted=[0], to_operand=[0], ivd=1)
+    return b.reshape(flat, base.shape)
+
+
+@register_view(aten.as_strided.default, inverse=_as_strided_back)
+def as_strided(b, out, x, size, stride, storage_offset=None):
+    """as_strided over x's elements in row-major order as its storage (what
+    PyTorch does for a contiguous tensor: autograd's CopySlices calls it on
+    fresh gradients); a gather of constant positions, or a reshape."""
+    pos = _as_strided_plan(x, size, stride, storage_offset)
+    if pos is None:
+        return b.reshape(x, tuple(size))
+    flat = b.reshape(x, (x.numel,))
+    idx = b.constant(pos.reshape(pos.shape + (1,)), torch.int64, pos.shape + (1,))
+    return _gather(b, flat, idx, pos.shape, offset_dims=[], collapsed=[0], start_index_map=[0],
+                   ivd=len(pos.shape), slice_sizes=[1])
+
+
+# ---- permutations ----------------------------------------------------------------
+
+def _transpose_perm(rank, dim0, dim1):
+    perm = list(range(rank))
+    if rank:
+        d0, d1 = _dim(dim0, rank), _dim(dim1, rank)
         perm[d0], perm[d1] = perm[d1], perm[d0]
-    return b.transpose(x, perm)
+    return perm
+
+
+@register_view(aten.transpose.int, inverse=lambda b, base, new, dim0, dim1: transpose(b, None, new, dim0, dim1))
+def transpose(b, out, x, dim0, dim1):
+    return b.transpose(x, _transpose_perm(x.rank, dim0, dim1))
 
 
 @register_view(aten.t.default, inverse=lambda b, base, new: t(b, None, new))
@@ -35,10 +224,193 @@ def t(b, out, x):
     return b.transpose(x, list(reversed(range(x.rank))))
 
 
-@register_view(aten.expand.default, inverse=lambda b, base, new, *a, **k: _no_inverse("expand"))
+def _permute_back(b, base, new, dims):
+    perm = [_dim(d, base.rank) for d in dims]
+    return b.transpose(new, [perm.index(i) for i in range(base.rank)])
+
+
+@register_view(aten.permute.default, inverse=_permute_back)
+def permute(b, out, x, dims):
+    return b.transpose(x, [_dim(d, x.rank) for d in dims])
+
+
+def _no_inverse(name):
+    def inverse(b, base, new, *args, **kwargs):
+        raise RuntimeError(f"tpurun.torch: cannot write in place through a view made by {name}: several "
+                           f"of its elements are one element of the base (clone it first)")
+    return inverse
+
+
+@register_view(aten.expand.default, inverse=_no_inverse("aten.expand"))
 def expand(b, out, x, size, implicit=False):
     return b.broadcast(x, out.shape)
 
 
-def _no_inverse(name):
-    raise RuntimeError(f"tpurun.torch: cannot write through a view made by {name}")
+# ---- slices --------------------------------------------------------------------------
+
+def _slice_args(x, dim, start, end, step):
+    d = _dim(dim, x.rank)
+    start, stop = _slice_range(x.shape[d], start, end, step)
+    return d, start, stop
+
+
+def _slice_back(b, base, new, dim=0, start=None, end=None, step=1):
+    d, start, _ = _slice_args(base, dim, start, end, step)
+    return _update_dim(b, base, new, d, start, step)
+
+
+@register_view(aten.slice.Tensor, inverse=_slice_back)
+def slice_(b, out, x, dim=0, start=None, end=None, step=1):
+    d, start, stop = _slice_args(x, dim, start, end, step)
+    return _slice_dim(b, x, d, start, stop, step)
+
+
+@register(aten.slice_scatter.default)
+def slice_scatter(b, out, x, src, dim=0, start=None, end=None, step=1):
+    return _slice_back(b, x, src, dim, start, end, step)
+
+
+@register(aten.slice_backward.default)
+def slice_backward(b, out, grad, input_sizes, dim, start, end, step):
+    """Zeros of input_sizes with grad at the slice: one pad."""
+    shape = tuple(input_sizes)
+    d = _dim(dim, len(shape))
+    start, _ = _slice_range(shape[d], start, end, step)
+    starts, steps = [0] * len(shape), [1] * len(shape)
+    starts[d], steps[d] = start, step
+    return _embed(b, grad, shape, starts, steps, b.constant(0, grad.dtype))
+
+
+def _select_index(size, index):
+    return index + size if index < 0 else index
+
+
+def _select_back(b, base, new, dim, index):
+    d = _dim(dim, base.rank)
+    i = _select_index(base.shape[d], index)
+    part = b.reshape(new, base.shape[:d] + (1,) + base.shape[d + 1:])
+    return _update_dim(b, base, part, d, i)
+
+
+@register_view(aten.select.int, inverse=_select_back)
+def select(b, out, x, dim, index):
+    d = _dim(dim, x.rank)
+    i = _select_index(x.shape[d], index)
+    return b.reshape(_slice_dim(b, x, d, i, i + 1), x.shape[:d] + x.shape[d + 1:])
+
+
+@register(aten.select_scatter.default)
+def select_scatter(b, out, x, src, dim, index):
+    return _select_back(b, x, src, dim, index)
+
+
+@register(aten.select_backward.default)
+def select_backward(b, out, grad, input_sizes, dim, index):
+    shape = tuple(input_sizes)
+    d = _dim(dim, len(shape))
+    part = b.reshape(grad, shape[:d] + (1,) + shape[d + 1:])
+    starts = [0] * len(shape)
+    starts[d] = _select_index(shape[d], index)
+    return _embed(b, part, shape, starts, [1] * len(shape), b.constant(0, grad.dtype))
+
+
+def _split_starts(size, sizes):
+    starts, acc = [], 0
+    for s in sizes:
+        starts.append(acc)
+        acc += s
+    if acc != size:
+        raise RuntimeError(f"tpurun.torch: split sizes {list(sizes)} do not add up to {size}")
+    return starts
+
+
+def _even_sizes(size, split_size):
+    if split_size <= 0:
+        if size == 0 and split_size == 0:
+            return [0]
+        raise RuntimeError(f"tpurun.torch: aten.split.Tensor: split_size {split_size} for a dim of {size}")
+    n = max(-(-size // split_size), 1)
+    return [split_size] * (n - 1) + [size - split_size * (n - 1)]
+
+
+def _split_parts(b, x, sizes, dim):
+    d = _dim(dim, x.rank)
+    starts = _split_starts(x.shape[d], sizes)
+    return [_slice_dim(b, x, d, st, st + n) for st, n in zip(starts, sizes)]
+
+
+def _split_part_back(b, base, new, sizes, dim, index):
+    d = _dim(dim, base.rank)
+    return _update_dim(b, base, new, d, _split_starts(base.shape[d], sizes)[index])
+
+
+@register_view(aten.split.Tensor,
+               inverse=lambda b, base, new, split_size, dim=0, _index=0: _split_part_back(
+                   b, base, new, _even_sizes(base.shape[_dim(dim, base.rank)], split_size), dim, _index))
+def split(b, out, x, split_size, dim=0):
+    return _split_parts(b, x, _even_sizes(x.shape[_dim(dim, x.rank)], split_size), dim)
+
+
+@register_view(aten.split_with_sizes.default,
+               inverse=lambda b, base, new, sizes, dim=0, _index=0: _split_part_back(b, base, new, sizes, dim,
+                                                                                     _index))
+def split_with_sizes(b, out, x, sizes, dim=0):
+    return _split_parts(b, x, sizes, dim)
+
+
+register(aten.unsafe_split.Tensor)(split)
+register(aten.unsafe_split_with_sizes.default)(split_with_sizes)
+
+
+@register_view(aten.unbind.int, inverse=lambda b, base, new, dim=0, _index=0: _select_back(b, base, new, dim, _index))
+def unbind(b, out, x, dim=0):
+    d = _dim(dim, x.rank)
+    return [select(b, None, x, d, i) for i in range(x.shape[d])]
+
+
+# ---- diagonal ----------------------------------------------------------------------
+
+def _diagonal_layout(shape, offset, dim1, dim2):
+    """(perm moving dim1, dim2 last, diagonal length, flat start, flat step)."""
+    rank = len(shape)
+    d1, d2 = _dim(dim1, rank), _dim(dim2, rank)
+    perm = [i for i in range(rank) if i not in (d1, d2)] + [d1, d2]
+    n, m = shape[d1], shape[d2]
+    length = max(0, min(n, m - offset) if offset >= 0 else min(n + offset, m))
+    start = offset if offset >= 0 else -offset * m
+    return perm, length, start, m + 1
+
+
+def _diagonal_of(b, x, offset, dim1, dim2):
+    perm, length, start, step = _diagonal_layout(x.shape, offset, dim1, dim2)
+    moved = b.transpose(x, perm)
+    flat = b.reshape(moved, moved.shape[:-2] + (moved.shape[-2] * moved.shape[-1],))
+    if length == 0:
+        return b.constant(0, x.dtype, moved.shape[:-2] + (0,))
+    return _slice_dim(b, flat, flat.rank - 1, start, start + (length - 1) * step + 1, step)
+
+
+def _diagonal_into(b, base, part, offset, dim1, dim2):
+    perm, length, start, step = _diagonal_layout(base.shape, offset, dim1, dim2)
+    moved = b.transpose(base, perm)
+    flat = b.reshape(moved, moved.shape[:-2] + (moved.shape[-2] * moved.shape[-1],))
+    flat = _update_dim(b, flat, part, flat.rank - 1, start, step)
+    return b.transpose(b.reshape(flat, moved.shape), [perm.index(i) for i in range(base.rank)])
+
+
+@register_view(aten.diagonal.default,
+               inverse=lambda b, base, new, offset=0, dim1=0, dim2=1: _diagonal_into(b, base, new, offset, dim1,
+                                                                                     dim2))
+def diagonal(b, out, x, offset=0, dim1=0, dim2=1):
+    return _diagonal_of(b, x, offset, dim1, dim2)
+
+
+@register(aten.diagonal_scatter.default)
+def diagonal_scatter(b, out, x, src, offset=0, dim1=0, dim2=1):
+    return _diagonal_into(b, x, src, offset, dim1, dim2)
+
+
+@register(aten.diagonal_backward.default)
+def diagonal_backward(b, out, grad, input_sizes, offset, dim1, dim2):
+    zeros = b.constant(0, grad.dtype, tuple(input_sizes))
+    return _diagonal_into(b, zeros, grad, offset, dim1, dim2)
