@@ -24,12 +24,13 @@ def export(module, *example_inputs):
     public @main taking the module's parameters and buffers (named like
     "0.weight"), then the tensor inputs (named "args[i]"), and returning
     the flattened outputs ("result", or "result[i]" for several).  The
-    module is traced as given (train or eval mode), without gradients;
+    module is traced as given (train or eval mode), without gradients and
+    without changing its buffers (BatchNorm's running statistics);
     tensors it captures that are neither parameters nor buffers become
     constants; non-tensor inputs are fixed at their example values."""
     names, groups, weights = _module_state(module)
     tensor_pos = [i for i, x in enumerate(example_inputs) if isinstance(x, torch.Tensor)]
-    inputs = [to_cpu(example_inputs[i]).detach() for i in tensor_pos]
+    inputs = [to_cpu(example_inputs[i]).detach().clone() for i in tensor_pos]
 
     def call(*flat):
         state = {name: flat[k] for k, group in enumerate(groups) for name in group}
@@ -63,7 +64,7 @@ def _module_state(module):
         if k is None:
             k = by_id[id(t)] = len(tensors)
             groups.append([])
-            tensors.append(to_cpu(t).detach())
+            tensors.append(to_cpu(t).detach().clone())
         groups[k].append(name)
     return [g[0] for g in groups], groups, tensors
 
