@@ -272,6 +272,20 @@ def _spec(x):
 META_CACHE_ENTRIES = 1 << 16
 
 
+def _numbers_in_tensor_slots(func, args, kwargs):
+    """args and kwargs with each number in a Tensor parameter (a 0-d CPU
+    tensor that _to_value read) as a 0-d meta tensor, as meta kernels want."""
+    args, kwargs = list(args), dict(kwargs)
+    for i, a in enumerate(func._schema.arguments):
+        if str(a.type) not in ("Tensor", "Optional[Tensor]"):
+            continue
+        if i < len(args) and isinstance(args[i], (bool, int, float)):
+            args[i] = torch.tensor(args[i], device="meta")
+        elif isinstance(kwargs.get(a.name), (bool, int, float)):
+            kwargs[a.name] = torch.tensor(kwargs[a.name], device="meta")
+    return args, kwargs
+
+
 def meta_out(func, vargs, vkwargs):
     """The op's result metadata (Specs) from PyTorch's meta kernel, cached
     per (op, argument types); None when the op has no meta kernel.  The
@@ -285,7 +299,8 @@ def meta_out(func, vargs, vkwargs):
     if key is not None and key in STATE.meta_cache:
         return STATE.meta_cache[key]
     try:
-        out = _spec(func(*_map(_meta, vargs), **_map(_meta, vkwargs)))
+        margs, mkwargs = _numbers_in_tensor_slots(func, _map(_meta, vargs), _map(_meta, vkwargs))
+        out = _spec(func(*margs, **mkwargs))
     except NotImplementedError:
         out = None
     except (RuntimeError, IndexError, ValueError) as e:
