@@ -529,22 +529,22 @@ def _with_source_line(message, func):
 
 # ---- public conversions ------------------------------------------------------
 
-def _apply_replacing(module, fn):
-    """module._apply(fn) making new Parameters (setting .data of a plain
-    Parameter to a wrapper subclass, torch's default, corrupts it)."""
-    before = torch.__future__.get_overwrite_module_params_on_conversion()
+def _apply_to_module(m, fn):
+    """m._apply(fn), replacing the parameters rather than setting their .data
+    (a CPU Parameter cannot take a TPU tensor's data, nor the reverse)."""
+    old = torch.__future__.get_overwrite_module_params_on_conversion()
     torch.__future__.set_overwrite_module_params_on_conversion(True)
     try:
-        return module._apply(fn)
+        return m._apply(fn)
     finally:
-        torch.__future__.set_overwrite_module_params_on_conversion(before)
+        torch.__future__.set_overwrite_module_params_on_conversion(old)
 
 
 def to_tpu(x, builder=None):
     """A tensor (or every parameter and buffer of an nn.Module, in place) on the TPU."""
     b = builder or default_builder()
     if isinstance(x, torch.nn.Module):
-        return _apply_replacing(x, lambda t: to_tpu(t, b))
+        return _apply_to_module(x, lambda t: to_tpu(t, b))
     if isinstance(x, Tensor):
         return x
     if not isinstance(x, torch.Tensor):
@@ -558,7 +558,7 @@ def to_tpu(x, builder=None):
 def to_cpu(x):
     """A tensor (or every parameter and buffer of an nn.Module) back on the CPU: waits for it."""
     if isinstance(x, torch.nn.Module):
-        return _apply_replacing(x, to_cpu)
+        return _apply_to_module(x, to_cpu)
     if not isinstance(x, Tensor):
         return x
     b = x._store.builder

@@ -219,3 +219,365 @@ def convolution_backward(b, out, gy, x, w, bias_sizes, stride, padding, dilation
     if output_mask[2]:
         gb = reduce(b, gy, [d for d in range(gy.rank) if d != 1], "stablehlo.add", 0)
     return gx, gw, gb
+
+
+# ---- pooling ----------------------------------------------------------------
+
+def pool_args(x, kernel_size, stride, padding, dilation=1):
+    """Pooling's window over x's last two dims: (kernel, stride, padding, dilation), each 2 ints."""
+    kernel = per_dim(kernel_size, 2)
+    stride = per_dim(stride, 2) if stride else kernel
+    return kernel, stride, per_dim(padding, 2), per_dim(dilation, 2)
+
+
+def pooled_size(size, k, s, p, d, ceil_mode):
+    """PyTorch's pooling output size along one dimension."""
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (span + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def window_attrs(rank, kernel, stride, pads, dilation=(1, 1), base_dilation=(1, 1)):
+    """reduce_window's attributes for a window over the last two of rank dims."""
+    lead = [1] * (rank - 2)
+    pad_text = "[" + ", ".join(f"[{lo}, {hi}]" for lo, hi in [(0, 0)] * (rank - 2) + list(pads)) + "]"
+    return (f"{{window_dimensions = array<i64{i64s(lead + list(kernel))}>, "
+            f"window_strides = array<i64{i64s(lead + list(stride))}>, "
+            f"base_dilations = array<i64{i64s(lead + list(base_dilation))}>, "
+            f"window_dilations = array<i64{i64s(lead + list(dilation))}>, "
+            f"padding = dense<{pad_text}> : tensor<{rank}x2xi64>}}")
+
+
+def forward_pads(x, out_hw, kernel, stride, padding, dilation):
+    """(lo, hi) per pooled dim so that reduce_window yields exactly out_hw windows."""
+    pads = []
+    for i in range(2):
+        window = (kernel[i] - 1) * dilation[i] + 1
+        size = x.shape[x.rank - 2 + i]
+        pads.append((padding[i], max(0, (out_hw[i] - 1) * stride[i] + window - size - padding[i])))
+    return pads
+
+
+def sum_window(b, x, out_shape, attrs):
+    """reduce_window add of x (padding adds zeros)."""
+    return b.op("stablehlo.reduce_window", [x, b.constant(0, x.dtype)], (out_shape, x.dtype),
+                regions=body_region("stablehlo.add", x.dtype), attrs=attrs)
+
+
+def max_index_region(dtype):
+    """The body of a (value, index) max reduction: the larger value wins, the
+    lower index among equals, NaN over numbers (the later of two NaNs), as
+    PyTorch's max_pool2d picks."""
+    t, it, bt = tensor_type((), dtype), tensor_type((), torch.int64), tensor_type((), torch.bool)
+
+    def cmp(name, lhs, rhs, direction, kind, typ):
+        return (f'    %{name} = "stablehlo.compare"(%{lhs}, %{rhs}) {{comparison_direction = '
+                f'#stablehlo<comparison_direction {direction}>, compare_type = #stablehlo<comparison_type {kind}>}} '
+                f': ({typ}, {typ}) -> {bt}\n')
+
+    def logic(name, op, lhs, rhs):
+        return f'    %{name} = "stablehlo.{op}"(%{lhs}, %{rhs}) : ({bt}, {bt}) -> {bt}\n'
+
+    def select(name, x, y, typ):
+        return f'    %{name} = "stablehlo.select"(%take, %{x}, %{y}) : ({bt}, {typ}, {typ}) -> {typ}\n'
+    return ("({\n  ^bb0(%av: " + t + ", %ai: " + it + ", %bv: " + t + ", %bi: " + it + "):\n"
+            + cmp("gt", "av", "bv", "GT", "FLOAT", t) + cmp("eq", "av", "bv", "EQ", "FLOAT", t)
+            + cmp("an", "av", "av", "NE", "FLOAT", t) + cmp("bn", "bv", "bv", "NE", "FLOAT", t)
+            + cmp("lt", "ai", "bi", "LT", "SIGNED", it) + cmp("later", "ai", "bi", "GT", "SIGNED", it)
+            + logic("tie", "and", "eq", "lt") + logic("win", "or", "gt", "tie")
+            + f'    %bnum = "stablehlo.not"(%bn) : ({bt}) -> {bt}\n'
+            + logic("nanwin", "or", "bnum", "later") + logic("anan", "and", "an", "nanwin")
+            + logic("take", "or", "win", "anan")
+            + select("v", "av", "bv", t) + select("i", "ai", "bi", it)
+            + f'    "stablehlo.return"(%v, %i) : ({t}, {it}) -> ()\n}})')
+
+
+@register(aten.max_pool2d_with_indices.default)
+def max_pool2d_with_indices(b, out, x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """(max over each window, its flat index into the input's H*W plane)."""
+    kernel, stride, padding, dilation = pool_args(x, kernel_size, stride, padding, dilation)
+    h, w = x.shape[-2:]
+    out_hw = [pooled_size(x.shape[x.rank - 2 + i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
+              for i in range(2)]
+    out_shape = x.shape[:-2] + tuple(out_hw)
+    index = b.op("stablehlo.iota", [], ((h * w,), torch.int64), attrs="{iota_dimension = 0 : i64}")
+    index = b.broadcast(b.reshape(index, (h, w)), x.shape)
+    attrs = window_attrs(x.rank, kernel, stride, forward_pads(x, out_hw, kernel, stride, padding, dilation),
+                         dilation)
+    # -inf as an input, not a constant: Debug mode rejects a constant op making an infinity.
+    inits = [b.scalar(float("-inf"), x.dtype), b.constant(torch.iinfo(torch.int64).max, torch.int64)]
+    values, indices = b.op("stablehlo.reduce_window", [x, index] + inits,
+                           [(out_shape, x.dtype), (out_shape, torch.int64)],
+                           regions=max_index_region(x.dtype), attrs=attrs)
+    return values, indices
+
+
+@register(aten.max_pool2d_with_indices_backward.default)
+def max_pool2d_with_indices_backward(b, out, gy, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    """Each output gradient added at its window's max (scatter-add by index)."""
+    planes, plane = math.prod(x.shape[:-2]), x.shape[-2] * x.shape[-1]
+    per_plane = gy.numel // max(planes, 1)
+    offsets = b.op("stablehlo.iota", [], ((planes, per_plane), torch.int64), attrs="{iota_dimension = 0 : i64}")
+    offsets = binary(b, "stablehlo.multiply", offsets, b.constant(plane, torch.int64))
+    flat = binary(b, "stablehlo.add", b.reshape(indices, (planes, per_plane)), offsets)
+    flat = b.reshape(flat, (gy.numel, 1))
+    dtype = acc_type(gy.dtype)
+    zeros = b.constant(0, dtype, (x.numel,))
+    attrs = ("{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], "
+             "scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, "
+             "indices_are_sorted = false, unique_indices = false}")
+    res = b.op("stablehlo.scatter", [zeros, flat, b.reshape(b.convert(gy, dtype), (gy.numel,))],
+               ((x.numel,), dtype), regions=body_region("stablehlo.add", dtype), attrs=attrs)
+    return b.convert(b.reshape(res, x.shape), gy.dtype)
+
+
+def avg_divisor(size, out_n, k, s, p, count_include_pad):
+    """The element count of each of out_n windows along one dimension."""
+    counts = []
+    for o in range(out_n):
+        start, end = o * s - p, min(o * s - p + k, size + p)
+        if not count_include_pad:
+            start, end = max(start, 0), min(end, size)
+        counts.append(end - start)
+    return np.array(counts, dtype=np.float64)
+
+
+def avg_scale(b, shape, x_hw, kernel, stride, padding, count_include_pad, divisor_override, dtype):
+    """1 / each window's divisor, broadcast to the pooled shape."""
+    out_hw = shape[-2:]
+    if divisor_override:
+        return b.constant(1.0 / divisor_override, dtype, shape)
+    rows, cols = (avg_divisor(x_hw[i], out_hw[i], kernel[i], stride[i], padding[i], count_include_pad)
+                  for i in range(2))
+    table = b.constant(1.0 / np.outer(rows, cols), dtype, out_hw)
+    return b.broadcast(table, shape)
+
+
+@register(aten.avg_pool2d.default)
+def avg_pool2d(b, out, x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    kernel, stride, padding, _ = pool_args(x, kernel_size, stride, padding)
+    out_hw = [pooled_size(x.shape[x.rank - 2 + i], kernel[i], stride[i], padding[i], 1, ceil_mode) for i in range(2)]
+    shape = x.shape[:-2] + tuple(out_hw)
+    dtype = acc_type(x.dtype)
+    attrs = window_attrs(x.rank, kernel, stride, forward_pads(x, out_hw, kernel, stride, padding, (1, 1)))
+    total = sum_window(b, b.convert(x, dtype), shape, attrs)
+    scale = avg_scale(b, shape, x.shape[-2:], kernel, stride, padding, count_include_pad, divisor_override, dtype)
+    return b.convert(binary(b, "stablehlo.multiply", total, scale), x.dtype)
+
+
+@register(aten.avg_pool2d_backward.default)
+def avg_pool2d_backward(b, out, gy, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override):
+    """Each output gradient, divided by its window's divisor, spread over the
+    window: a reduce_window sum over gy dilated by the stride."""
+    kernel, stride, padding, _ = pool_args(x, kernel_size, stride, padding)
+    dtype = acc_type(gy.dtype)
+    scale = avg_scale(b, gy.shape, x.shape[-2:], kernel, stride, padding, count_include_pad, divisor_override,
+                      dtype)
+    g = binary(b, "stablehlo.multiply", b.convert(gy, dtype), scale)
+    pads = [(kernel[i] - 1 - padding[i], x.shape[x.rank - 2 + i] - (gy.shape[gy.rank - 2 + i] - 1) * stride[i]
+             + padding[i] - 1) for i in range(2)]
+    attrs = window_attrs(x.rank, kernel, (1, 1), pads, base_dilation=stride)
+    return b.convert(sum_window(b, g, x.shape, attrs), gy.dtype)
+
+
+def adaptive_matrix(size, out_n):
+    """The [out_n, size] averaging matrix of adaptive pooling along one dimension."""
+    m = np.zeros((out_n, size))
+    for o in range(out_n):
+        start, end = (o * size) // out_n, -((-(o + 1) * size) // out_n)
+        m[o, start:end] = 1.0 / (end - start)
+    return m
+
+
+def contract_last2(b, v, hm, wm, dtype, transposed):
+    """v [..., A, B] multiplied by hm along A and wm along B (hm, wm: NumPy
+    matrices [out, in], or [in, out] when transposed)."""
+    side = 0 if transposed else 1
+    lead = v.shape[:-2]
+    h_mat, w_mat = b.constant(hm, dtype, hm.shape), b.constant(wm, dtype, wm.shape)
+    r = v.rank
+    t = dot(b, v, h_mat, Spec(lead + (v.shape[-1], hm.shape[1 - side]), dtype),
+            lhs_contract=[r - 2], rhs_contract=[side])
+    return dot(b, t, w_mat, Spec(lead + (hm.shape[1 - side], wm.shape[1 - side]), dtype),
+               lhs_contract=[r - 2], rhs_contract=[side])
+
+
+@register(aten._adaptive_avg_pool2d.default)
+def adaptive_avg_pool2d(b, out, x, output_size):
+    """Adaptive average pooling: a global mean, or averaging matrices along H and W."""
+    out_h, out_w = per_dim(output_size, 2)
+    h, w = x.shape[-2:]
+    dtype = acc_type(x.dtype)
+    if (out_h, out_w) == (1, 1):
+        total = reduce(b, x, [x.rank - 2, x.rank - 1], "stablehlo.add", 0, out_dtype=dtype)
+        mean = binary(b, "stablehlo.multiply", total, b.constant(1.0 / (h * w), dtype))
+        return b.convert(b.reshape(mean, x.shape[:-2] + (1, 1)), x.dtype)
+    y = contract_last2(b, b.convert(x, dtype), adaptive_matrix(h, out_h), adaptive_matrix(w, out_w), dtype, False)
+    return b.convert(y, x.dtype)
+
+
+@register(aten._adaptive_avg_pool2d_backward.default)
+def adaptive_avg_pool2d_backward(b, out, gy, x):
+    h, w = x.shape[-2:]
+    out_h, out_w = gy.shape[-2:]
+    dtype = acc_type(gy.dtype)
+    g = b.convert(gy, dtype)
+    if (out_h, out_w) == (1, 1):
+        g = binary(b, "stablehlo.multiply", g, b.constant(1.0 / (h * w), dtype))
+        return b.convert(b.broadcast(g, x.shape), gy.dtype)
+    gx = contract_last2(b, g, adaptive_matrix(h, out_h), adaptive_matrix(w, out_w), dtype, True)
+    return b.convert(gx, gy.dtype)
+
+
+# ---- normalization ------------------------------------------------------------
+
+def mean_over(b, v, dims):
+    """The mean of v over dims (removed)."""
+    count = math.prod(v.shape[d] for d in dims)
+    total = reduce(b, v, dims, "stablehlo.add", 0)
+    return binary(b, "stablehlo.multiply", total, b.constant(1.0 / max(count, 1), v.dtype))
+
+
+def rsqrt_plus(b, var, eps):
+    """1 / sqrt(var + eps)."""
+    return unary(b, "stablehlo.rsqrt", binary(b, "stablehlo.add", var, b.scalar(eps, var.dtype)))
+
+
+def ones_or(b, v, dtype, shape):
+    """v converted to dtype, or ones of shape when v is None (no affine weight)."""
+    return b.constant(1, dtype, shape) if v is None else b.convert(v, dtype)
+
+
+def channel_stats(b, x, dims):
+    """(mean, biased variance) of x over dims, two-pass as PyTorch."""
+    mean = mean_over(b, x, dims)
+    keep = [d for d in range(x.rank) if d not in dims]
+    centered = binary(b, "stablehlo.subtract", x, b.broadcast(mean, x.shape, keep))
+    var = mean_over(b, binary(b, "stablehlo.multiply", centered, centered), dims)
+    return mean, var
+
+
+@register(aten.native_batch_norm.default)
+def native_batch_norm(b, out, x, weight, bias, running_mean, running_var, training, momentum, eps):
+    """(y, save_mean, save_invstd); in training the running stats are updated
+    in place (the variance unbiased), in eval they normalize."""
+    dtype, channels = acc_type(x.dtype), x.shape[1]
+    xf = b.convert(x, dtype)
+    dims = [d for d in range(x.rank) if d != 1]
+    updates = {}
+    if training:
+        mean, var = channel_stats(b, xf, dims)
+        count = x.numel // max(channels, 1)
+        for name, old, new in (("running_mean", running_mean, mean), ("running_var", running_var, var)):
+            if old is None:
+                continue
+            if name == "running_var":
+                new = binary(b, "stablehlo.multiply", new, b.constant(count / max(count - 1, 1), dtype))
+            old = b.convert(old, dtype)
+            kept = binary(b, "stablehlo.multiply", old, b.scalar(1 - momentum, dtype))
+            moved = binary(b, "stablehlo.multiply", new, b.scalar(momentum, dtype))
+            updates[name] = binary(b, "stablehlo.add", kept, moved)
+    elif running_mean is None or running_var is None:
+        raise NotImplementedError("aten.native_batch_norm: eval mode (training=False) without running_mean/running_var")
+    else:
+        mean, var = b.convert(running_mean, dtype), b.convert(running_var, dtype)
+    invstd = rsqrt_plus(b, var, eps)
+    scale = binary(b, "stablehlo.multiply", invstd, ones_or(b, weight, dtype, (channels,)))
+    shift = binary(b, "stablehlo.multiply", mean, scale)
+    if bias is not None:
+        shift = binary(b, "stablehlo.subtract", b.convert(bias, dtype), shift)
+    else:
+        shift = unary(b, "stablehlo.negate", shift)
+    y = binary(b, "stablehlo.multiply", xf, along(b, scale, x.shape, 1))
+    y = b.convert(binary(b, "stablehlo.add", y, along(b, shift, x.shape, 1)), x.dtype)
+    result = (y, b.convert(mean, out[1].dtype), b.convert(invstd, out[2].dtype))
+    return Mutated(result, updates) if updates else result
+
+
+@register(aten.native_batch_norm_backward.default)
+def native_batch_norm_backward(b, out, gy, x, weight, running_mean, running_var, save_mean, save_invstd,
+                               train, eps, output_mask):
+    """(grad_input, grad_weight, grad_bias) of batch normalization."""
+    dtype, channels = acc_type(x.dtype), x.shape[1]
+    dims = [d for d in range(x.rank) if d != 1]
+    if train:
+        mean, invstd = b.convert(save_mean, dtype), b.convert(save_invstd, dtype)
+    else:
+        mean, invstd = b.convert(running_mean, dtype), rsqrt_plus(b, b.convert(running_var, dtype), eps)
+    g, xf = b.convert(gy, dtype), b.convert(x, dtype)
+    xhat = binary(b, "stablehlo.multiply", binary(b, "stablehlo.subtract", xf, along(b, mean, x.shape, 1)),
+                  along(b, invstd, x.shape, 1))
+    sum_g = reduce(b, g, dims, "stablehlo.add", 0)
+    sum_gx = reduce(b, binary(b, "stablehlo.multiply", g, xhat), dims, "stablehlo.add", 0)
+    gx = None
+    if output_mask[0]:
+        scale = binary(b, "stablehlo.multiply", invstd, ones_or(b, weight, dtype, (channels,)))
+        if train:
+            inv_n = b.constant(channels / max(x.numel, 1), dtype)
+            mean_g = binary(b, "stablehlo.multiply", sum_g, inv_n)
+            mean_gx = binary(b, "stablehlo.multiply", sum_gx, inv_n)
+            g = binary(b, "stablehlo.subtract", g, along(b, mean_g, x.shape, 1))
+            g = binary(b, "stablehlo.subtract", g, binary(b, "stablehlo.multiply", xhat,
+                                                           along(b, mean_gx, x.shape, 1)))
+        gx = b.convert(binary(b, "stablehlo.multiply", g, along(b, scale, x.shape, 1)), x.dtype)
+    gw = b.convert(sum_gx, out[1].dtype) if output_mask[1] else None
+    gb = b.convert(sum_g, out[2].dtype) if output_mask[2] else None
+    return gx, gw, gb
+
+
+def norm_dims(x, normalized_shape):
+    """The trailing dims layer norm normalizes over."""
+    return list(range(x.rank - len(normalized_shape), x.rank))
+
+
+@register(aten.native_layer_norm.default)
+def native_layer_norm(b, out, x, normalized_shape, weight, bias, eps):
+    """(y, mean, rstd) over the trailing normalized_shape dims."""
+    dtype = acc_type(x.dtype)
+    dims = norm_dims(x, normalized_shape)
+    keep = list(range(dims[0]))
+    xf = b.convert(x, dtype)
+    mean, var = channel_stats(b, xf, dims)
+    rstd = rsqrt_plus(b, var, eps)
+    y = binary(b, "stablehlo.subtract", xf, b.broadcast(mean, x.shape, keep))
+    y = binary(b, "stablehlo.multiply", y, b.broadcast(rstd, x.shape, keep))
+    if weight is not None:
+        y = binary(b, "stablehlo.multiply", y, b.convert(weight, dtype))
+    if bias is not None:
+        y = binary(b, "stablehlo.add", y, b.convert(bias, dtype))
+    stat_shape = x.shape[:dims[0]] + (1,) * len(dims)
+    return (b.convert(y, x.dtype), b.reshape(b.convert(mean, out[1].dtype), stat_shape),
+            b.reshape(b.convert(rstd, out[2].dtype), stat_shape))
+
+
+@register(aten.native_layer_norm_backward.default)
+def native_layer_norm_backward(b, out, gy, x, normalized_shape, mean, rstd, weight, bias, output_mask):
+    """(grad_input, grad_weight, grad_bias) of layer normalization."""
+    dtype = acc_type(x.dtype)
+    dims = norm_dims(x, normalized_shape)
+    batch = list(range(dims[0]))
+    stat_shape = x.shape[:dims[0]]
+    mean = b.broadcast(b.reshape(b.convert(mean, dtype), stat_shape), x.shape, batch)
+    rstd = b.reshape(b.convert(rstd, dtype), stat_shape)
+    g, xf = b.convert(gy, dtype), b.convert(x, dtype)
+    xhat = binary(b, "stablehlo.multiply", binary(b, "stablehlo.subtract", xf, mean),
+                  b.broadcast(rstd, x.shape, batch))
+    gx = gw = gb = None
+    if output_mask[0]:
+        gw_in = g if weight is None else binary(b, "stablehlo.multiply", g, b.convert(weight, dtype))
+        mean_g = mean_over(b, gw_in, dims)
+        mean_gx = mean_over(b, binary(b, "stablehlo.multiply", gw_in, xhat), dims)
+        d = binary(b, "stablehlo.subtract", gw_in, b.broadcast(mean_g, x.shape, batch))
+        d = binary(b, "stablehlo.subtract", d, binary(b, "stablehlo.multiply", xhat,
+                                                       b.broadcast(mean_gx, x.shape, batch)))
+        gx = b.convert(binary(b, "stablehlo.multiply", d, b.broadcast(rstd, x.shape, batch)), x.dtype)
+    if output_mask[1] and weight is not None:
+        gw = b.convert(reduce(b, binary(b, "stablehlo.multiply", g, xhat), batch, "stablehlo.add", 0),
+                       weight.dtype)
+    if output_mask[2] and bias is not None:
+        gb = b.convert(reduce(b, g, batch, "stablehlo.add", 0), bias.dtype)
+    return gx, gw, gb
