@@ -96,3 +96,53 @@ def test_empty_reductions(mode):
     run_both(lambda x: x.sum(), empty)
     run_both(lambda x: x.any(0), empty > 0)
     run_both(lambda x: x.cumsum(1), empty)
+
+
+# ---- losses (lower_loss.py) ----------------------------------------------------
+
+import torch.nn.functional as F  # noqa: E402
+
+LOGITS = randn(5, 4)
+LABELS = torch.tensor([0, 3, 1, 3, 2])
+IGNORED = torch.tensor([0, -100, 1, 2, -100])
+WEIGHT = torch.tensor([0.5, 2.0, 1.0, 3.0])
+IMAGE = randn(2, 3, 2, 2)
+PIXEL_LABELS = torch.tensor([[[0, 2], [1, 1]], [[2, 0], [-100, 1]]])
+PRED, AIM = randn(3, 4), randn(3, 4)
+PROBS, BITS = torch.rand(3, 4, generator=G) * 0.9 + 0.05, torch.rand(3, 4, generator=G)
+
+REDUCTIONS = ["none", "mean", "sum"]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_nll_loss(mode, reduction):
+    logp = F.log_softmax(LOGITS, 1)
+    run_both(lambda x, t: F.nll_loss(x, t, reduction=reduction), logp, LABELS)
+    run_both(lambda x, t: F.nll_loss(x, t, weight=WEIGHT, reduction=reduction), logp, IGNORED)
+    run_both(lambda x, t: F.nll_loss(x, t, ignore_index=3, reduction=reduction), logp, LABELS)
+    run_both(lambda x, t: F.nll_loss(x, t, weight=WEIGHT, reduction=reduction), logp[0], LABELS[1])
+    run_both(lambda x, t: F.nll_loss(x, t, weight=WEIGHT[:3], reduction=reduction), IMAGE, PIXEL_LABELS)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy(mode, reduction):
+    run_both(lambda x, t: F.cross_entropy(x, t, reduction=reduction), LOGITS, IGNORED)
+    run_both(lambda x, t: F.cross_entropy(x, t, weight=WEIGHT, reduction=reduction), LOGITS * 30, LABELS)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_regression_losses(mode, reduction):
+    run_both(lambda x, y: F.mse_loss(x, y, reduction=reduction), PRED, AIM)
+    run_both(lambda x, y: F.l1_loss(x, y, reduction=reduction), PRED, AIM)
+    run_both(lambda x, y: F.smooth_l1_loss(x, y, reduction=reduction, beta=0.7), PRED, AIM)
+    run_both(lambda x, y: F.smooth_l1_loss(x, y, reduction=reduction, beta=0.0), PRED, AIM)
+    run_both(lambda x, y: F.huber_loss(x, y, reduction=reduction, delta=0.6), PRED, AIM)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_binary_cross_entropy(mode, reduction):
+    run_both(lambda p: F.binary_cross_entropy(p, BITS, reduction=reduction), PROBS)
+    run_both(lambda p: F.binary_cross_entropy(p, BITS, weight=WEIGHT, reduction=reduction), PROBS)
+    run_both(lambda x: F.binary_cross_entropy_with_logits(x, BITS, reduction=reduction), PRED * 5)
+    run_both(lambda x: F.binary_cross_entropy_with_logits(x, BITS, weight=WEIGHT, pos_weight=WEIGHT.flip(0),
+                                                          reduction=reduction), PRED)
