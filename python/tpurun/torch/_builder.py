@@ -226,7 +226,7 @@ class EagerBuilder(Builder):
         return Value(shape, dtype, self.client.tensor(storage, type=type_str(shape, dtype)))
 
     def _scalar_input(self, x, dtype):
-        key = (type(x), x, dtype) if not (isinstance(x, float) and math.isnan(x)) else ("nan", dtype)
+        key = (type(x), x.hex() if isinstance(x, float) else x, dtype)  # -0.0 is not 0.0; NaN is NaN
         with self._lock:
             v = self._scalars.get(key)
             if v is not None:

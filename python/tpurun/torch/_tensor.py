@@ -12,6 +12,7 @@ its own.  Overwriting a tensor (an in-place op, copy_) replays the chain's
 inverses to give the store a new whole value and bumps its version; every
 other alias sees the new value at its next use by replaying its chain.
 """
+import functools
 import math
 import os
 import traceback
@@ -322,13 +323,28 @@ def _mutated_args(func):
 
 
 def _functional_variant(func):
-    name = func.overloadpacket.__name__
+    """The functional op an in-place op (add_.Tensor: add.Tensor) or an out=
+    op (add.out: add.Tensor) stands for."""
+    name, overload = func.overloadpacket.__name__, func._overloadname
+    if overload == "out" or overload.endswith("_out"):
+        return _out_functional(func)
     if not name.endswith("_"):
         return None
     packet = getattr(aten, name[:-1], None)
     if packet is None:
         return None
-    return getattr(packet, func._overloadname, None)
+    return getattr(packet, overload, None)
+
+
+@functools.lru_cache(maxsize=None)
+def _out_functional(func):
+    """The overload of func's packet taking func's arguments but out=."""
+    want = [(a.name, str(a.type)) for a in func._schema.arguments if a.name != "out"]
+    for name in func.overloadpacket.overloads():
+        op = getattr(func.overloadpacket, name)
+        if [(a.name, str(a.type)) for a in op._schema.arguments] == want:
+            return op
+    return None
 
 
 def dispatch(func, args, kwargs):
@@ -401,9 +417,10 @@ def _dispatch_inplace(func, args, kwargs, mutated):
     else:
         functional = _functional_variant(func)
         fn = lookup(functional) if functional is not None else None
-        if fn is None or len(mutated) != 1 or target_name != "self":
+        if fn is None or len(mutated) != 1 or target_name not in ("self", "out"):
             return _no_lowering(func, args, kwargs)
-        b, res, *_ = _lower(functional, args, kwargs, fn)
+        inputs = {k: v for k, v in kwargs.items() if k != "out"}
+        b, res, *_ = _lower(functional, args, inputs, fn)
     if isinstance(res, Mutated):
         _apply_updates(func, args, kwargs, res.updates)
         return _named_arg(func, args, kwargs, target_name)

@@ -414,3 +414,286 @@ def diagonal_scatter(b, out, x, src, offset=0, dim1=0, dim2=1):
 def diagonal_backward(b, out, grad, input_sizes, offset, dim1, dim2):
     zeros = b.constant(0, grad.dtype, tuple(input_sizes))
     return _diagonal_into(b, zeros, grad, offset, dim1, dim2)
+
+
+# ---- joining, reordering, repeating, padding ---------------------------------------
+
+@register(aten.cat.default)
+def cat(b, out, tensors, dim=0):
+    """Concatenation in out's dtype; empty tensors are skipped (as PyTorch
+    skips its legacy 1-D empty operands)."""
+    vals = [v for v in tensors if v.numel > 0]
+    if not vals:
+        return b.constant(0, out.dtype, out.shape)
+    return _concat(b, vals, _dim(dim, len(out.shape)), out.shape, out.dtype)
+
+
+@register(aten.stack.default)
+def stack(b, out, tensors, dim=0):
+    d = _dim(dim, len(out.shape))
+    parts = [b.reshape(v, v.shape[:d] + (1,) + v.shape[d:]) for v in tensors]
+    return _concat(b, parts, d, out.shape, out.dtype)
+
+
+@register(aten.flip.default)
+def flip(b, out, x, dims):
+    dims = sorted({_dim(d, x.rank) for d in dims})
+    if not dims or x.rank == 0:
+        return x
+    return b.op("stablehlo.reverse", [x], (x.shape, x.dtype), attrs=f"{{dimensions = array<i64{i64s(dims)}>}}")
+
+
+def _roll_dim(b, x, shift, d):
+    n = x.shape[d]
+    k = shift % n if n else 0
+    if k == 0:
+        return x
+    return _concat(b, [_slice_dim(b, x, d, n - k, n), _slice_dim(b, x, d, 0, n - k)], d, x.shape, x.dtype)
+
+
+@register(aten.roll.default)
+def roll(b, out, x, shifts, dims=()):
+    shifts, dims = list(shifts), list(dims)
+    if not dims:
+        if len(shifts) != 1:
+            raise NotImplementedError("tpurun.torch: aten.roll without dims takes one shift")
+        flat = _roll_dim(b, b.reshape(x, (x.numel,)), shifts[0], 0)
+        return b.reshape(flat, x.shape)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"tpurun.torch: aten.roll: {len(shifts)} shifts for {len(dims)} dims")
+    for s, d in zip(shifts, dims):
+        x = _roll_dim(b, x, s, _dim(d, x.rank))
+    return x
+
+
+@register(aten.repeat.default)
+def repeat(b, out, x, repeats):
+    """Tiling: a broadcast to (r0, s0, r1, s1, ...) then a reshape."""
+    repeats = [int(r) for r in repeats]
+    shape = (1,) * (len(repeats) - x.rank) + x.shape
+    x = b.reshape(x, shape)
+    tiled = tuple(n for r, s in zip(repeats, shape) for n in (r, s))
+    dims = [2 * i + 1 for i in range(len(shape))]
+    return b.reshape(b.broadcast(x, tiled, dims), out.shape)
+
+
+@register(aten.constant_pad_nd.default)
+def constant_pad_nd(b, out, x, pad, value=0):
+    """Padding (negative amounts crop) of the last len(pad)//2 dims with value."""
+    low, high = [0] * x.rank, [0] * x.rank
+    for i in range(len(pad) // 2):
+        d = x.rank - 1 - i
+        low[d], high[d] = int(pad[2 * i]), int(pad[2 * i + 1])
+    if x.numel == 0 or any(x.shape[d] + low[d] + high[d] <= 0 for d in range(x.rank)):
+        return b.scalar(value, out.dtype, out.shape) if math.prod(out.shape) else b.constant(0, out.dtype,
+                                                                                                out.shape)
+    return _pad(b, x, b.scalar(value, x.dtype), low, high, [0] * x.rank)
+
+
+def _triangle(b, out, x, diagonal, lower):
+    """tril (lower) / triu of the last two dims: a select with a constant mask."""
+    n, m = x.shape[-2], x.shape[-1]
+    rows, cols = np.arange(n).reshape(n, 1), np.arange(m).reshape(1, m)
+    keep = (cols - rows <= diagonal) if lower else (cols - rows >= diagonal)
+    mask = b.broadcast(b.constant(keep, torch.bool, (n, m)), x.shape)
+    return b.op("stablehlo.select", [mask, x, b.constant(0, x.dtype, x.shape)], (x.shape, x.dtype))
+
+
+@register(aten.tril.default)
+def tril(b, out, x, diagonal=0):
+    return _triangle(b, out, x, diagonal, True)
+
+
+@register(aten.triu.default)
+def triu(b, out, x, diagonal=0):
+    return _triangle(b, out, x, diagonal, False)
+
+
+# ---- gather and scatter along one dim ---------------------------------------------------
+
+@register(aten.index_select.default)
+def index_select(b, out, x, dim, index):
+    """Whole slices of x at index along dim: one gather."""
+    if x.rank == 0:
+        return b.reshape(x, out.shape)
+    d = _dim(dim, x.rank)
+    idx = b.reshape(b.convert(index, torch.int64), (index.numel,))
+    offset = [i for i in range(x.rank) if i != d]
+    sizes = [1 if i == d else s for i, s in enumerate(x.shape)]
+    return _gather(b, x, idx, out.shape, offset_dims=offset, collapsed=[d], start_index_map=[d], ivd=1,
+                   slice_sizes=sizes)
+
+
+@register(aten.index_add.default)
+def index_add(b, out, x, dim, index, source, alpha=1):
+    """x with alpha * source's slices added at index along dim: one scatter-add."""
+    if x.rank == 0:
+        raise NotImplementedError("tpurun.torch: aten.index_add on a 0-d tensor")
+    d = _dim(dim, x.rank)
+    if alpha != 1:
+        source = b.op("stablehlo.multiply", [b.convert(source, x.dtype), b.scalar(alpha, x.dtype, source.shape)],
+                      (source.shape, x.dtype))
+    idx = b.reshape(b.convert(index, torch.int64), (index.numel, 1))
+    windows = [i for i in range(x.rank) if i != d]
+    return _scatter(b, x, idx, b.reshape(source, x.shape[:d] + (index.numel,) + x.shape[d + 1:]),
+                    update_window_dims=windows, inserted=[d], to_operand=[d], ivd=1, op="add")
+
+
+def _full_index(b, index, dim):
+    """index (along dim) as full coordinates: shape index.shape + (rank,)."""
+    parts = []
+    for d in range(index.rank):
+        if d == dim:
+            parts.append(b.reshape(b.convert(index, torch.int64), index.shape + (1,)))
+        else:
+            parts.append(_iota(b, index.shape + (1,), d))
+    return _concat(b, parts, index.rank, index.shape + (index.rank,), torch.int64)
+
+
+@register(aten.gather.default)
+def gather(b, out, x, dim, index, sparse_grad=False):
+    """out[i...] = x[i... with index[i...] at dim]: a gather batched over the other dims."""
+    if x.rank == 0:
+        return b.reshape(x, out.shape)
+    d = _dim(dim, x.rank)
+    others = [i for i in range(x.rank) if i != d]
+    x = _slice(b, x, [0] * x.rank, [x.shape[i] if i == d else index.shape[i] for i in range(x.rank)],
+               [1] * x.rank)
+    return _gather(b, x, b.convert(index, torch.int64), index.shape, offset_dims=[], collapsed=[d],
+                   start_index_map=[d], ivd=index.rank, slice_sizes=[1] * x.rank, batching=(others, others))
+
+
+def _scatter_dim(b, x, dim, index, src, op, op_name):
+    """x with src (a Value or a number) scattered at index along dim, combined by op."""
+    if x.rank == 0:
+        raise NotImplementedError(f"tpurun.torch: {op_name} on a 0-d tensor")
+    d = _dim(dim, x.rank)
+    if index.numel == 0:
+        return x
+    if is_value(src):
+        src = _slice(b, src, [0] * src.rank, list(index.shape), [1] * src.rank)
+    else:
+        src = b.scalar(src, x.dtype, index.shape)
+    all_dims = list(range(x.rank))
+    return _scatter(b, x, _full_index(b, index, d), src, update_window_dims=[], inserted=all_dims,
+                    to_operand=all_dims, ivd=index.rank, op=op)
+
+
+_SCATTER_REDUCE = {"add": "add", "multiply": "multiply"}
+
+
+@register(aten.scatter.src, aten.scatter.value, aten.scatter.reduce, aten.scatter.value_reduce)
+def scatter(b, out, x, dim, index, src, reduce=None):
+    if reduce is not None and reduce not in _SCATTER_REDUCE:
+        raise NotImplementedError(f"tpurun.torch: aten.scatter with reduce={reduce!r}")
+    return _scatter_dim(b, x, dim, index, src, _SCATTER_REDUCE.get(reduce, "replace"), "aten.scatter")
+
+
+@register(aten.scatter_add.default)
+def scatter_add(b, out, x, dim, index, src):
+    return _scatter_dim(b, x, dim, index, src, "add", "aten.scatter_add")
+
+
+# ---- advanced indexing --------------------------------------------------------------------
+
+def _wrap_negative(b, idx, size):
+    """Indices in [-size, size) as [0, size): (idx + size) % size."""
+    n = b.constant(size, torch.int64, idx.shape)
+    return b.op("stablehlo.remainder", [b.op("stablehlo.add", [idx, n], (idx.shape, torch.int64)), n],
+                (idx.shape, torch.int64))
+
+
+def _index_plan(b, x, indices, op_name):
+    """(coordinates, indexed dims, window dims of the result, result shape) of x[indices]."""
+    indices = [b.scalar(i, torch.int64) if isinstance(i, int) and not isinstance(i, bool) else i
+               for i in indices] + [None] * (x.rank - len(indices))
+    dims = [d for d, i in enumerate(indices) if i is not None]
+    if any(not is_value(indices[d]) for d in dims):
+        raise NotImplementedError(f"tpurun.torch: {op_name} with a boolean mask index: its result shape "
+                                  f"depends on the data; use torch.where or masked_fill instead")
+    if any(indices[d].dtype in (torch.bool, torch.uint8) for d in dims):
+        raise NotImplementedError(f"tpurun.torch: {op_name} with a boolean mask index: its result shape "
+                                  f"depends on the data; use torch.where or masked_fill instead")
+    bshape = tuple(torch.broadcast_shapes(*[indices[d].shape for d in dims]))
+    coords = [b.reshape(_wrap_negative(b, b.broadcast(b.convert(indices[d], torch.int64), bshape), x.shape[d]),
+                        bshape + (1,)) for d in dims]
+    coords = _concat(b, coords, len(bshape), bshape + (len(dims),), torch.int64)
+    rest = [d for d in range(x.rank) if d not in dims]
+    adjacent = dims == list(range(dims[0], dims[-1] + 1))
+    before = [d for d in rest if d < dims[0]] if adjacent else []
+    after = [d for d in rest if d not in before]
+    shape = tuple(x.shape[d] for d in before) + bshape + tuple(x.shape[d] for d in after)
+    windows = list(range(len(before))) + list(range(len(before) + len(bshape), len(shape)))
+    return coords, dims, windows, shape
+
+
+@register(aten.index.Tensor)
+def index(b, out, x, indices):
+    """x[indices] with integer index tensors (None skips a dim; negative
+    indices count from the end): one gather."""
+    coords, dims, windows, shape = _index_plan(b, x, indices, "aten.index.Tensor")
+    sizes = [1 if d in dims else s for d, s in enumerate(x.shape)]
+    return _gather(b, x, coords, shape, offset_dims=windows, collapsed=dims, start_index_map=dims,
+                   ivd=coords.rank - 1, slice_sizes=sizes)
+
+
+def _masked_put(b, x, mask, values, accumulate):
+    """x[mask] = values for a boolean mask over x's leading dims and one value: a select."""
+    if (is_value(values) and values.numel != 1) or mask.shape != x.shape[:mask.rank]:
+        raise NotImplementedError("tpurun.torch: aten.index_put with a boolean mask index takes one value "
+                                  "(x[mask] = v); use torch.where for more")
+    m = b.broadcast(b.convert(mask, torch.bool), x.shape, list(range(mask.rank)))
+    v = (b.broadcast(b.reshape(b.convert(values, x.dtype), ()), x.shape) if is_value(values)
+         else b.scalar(values, x.dtype, x.shape))
+    if accumulate:
+        v = b.op("stablehlo.add", [x, v], (x.shape, x.dtype)) if x.dtype != torch.bool else b.op(
+            "stablehlo.or", [x, v], (x.shape, x.dtype))
+    return b.op("stablehlo.select", [m, v, x], (x.shape, x.dtype))
+
+
+def _index_put(b, x, indices, values, accumulate=False):
+    """x with x[indices] = values (or += when accumulate): one scatter."""
+    idx = [i for i in indices if i is not None]
+    if len(idx) == 1 and is_value(idx[0]) and idx[0].dtype in (torch.bool, torch.uint8) \
+            and len(indices) == 1:
+        return _masked_put(b, x, idx[0], values, accumulate)
+    coords, dims, windows, shape = _index_plan(b, x, indices, "aten.index_put")
+    upd = b.broadcast(b.convert(values, x.dtype) if is_value(values) else b.scalar(values, x.dtype), shape)
+    return _scatter(b, x, coords, upd, update_window_dims=windows, inserted=dims, to_operand=dims,
+                    ivd=coords.rank - 1, op="add" if accumulate else "replace")
+
+
+@register(aten.index_put.default, aten._index_put_impl.default)
+def index_put(b, out, x, indices, values, accumulate=False, unsafe=False):
+    return _index_put(b, x, indices, values, accumulate)
+
+
+@register(aten._index_put_impl_.default)
+def index_put_impl_(b, out, x, indices, values, accumulate=False, unsafe=False):
+    """The in-place form autograd's index backward may call: x's new value."""
+    return _index_put(b, x, indices, values, accumulate)
+
+
+# ---- embedding -------------------------------------------------------------------------------
+
+@register(aten.embedding.default)
+def embedding(b, out, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """Rows of weight at indices: one gather."""
+    idx = b.convert(indices, torch.int64)
+    return _gather(b, weight, idx, out.shape, offset_dims=[idx.rank], collapsed=[0], start_index_map=[0],
+                   ivd=idx.rank, slice_sizes=[1, weight.shape[1]])
+
+
+@register(aten.embedding_dense_backward.default)
+def embedding_dense_backward(b, out, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """The rows of grad added at their indices (a scatter-add); padding_idx's row stays zero."""
+    if scale_grad_by_freq:
+        raise NotImplementedError("tpurun.torch: aten.embedding_dense_backward with scale_grad_by_freq=True")
+    dim = grad.shape[-1]
+    rows = b.reshape(grad, (indices.numel, dim))
+    idx = b.reshape(b.convert(indices, torch.int64), (indices.numel, 1))
+    res = _scatter(b, b.constant(0, grad.dtype, (num_weights, dim)), idx, rows, update_window_dims=[1],
+                   inserted=[0], to_operand=[0], ivd=1, op="add")
+    if 0 <= padding_idx < num_weights:
+        res = _update(b, res, b.constant(0, grad.dtype, (1, dim)), [padding_idx, 0], [1, 1])
+    return res
