@@ -70,8 +70,24 @@ MOVES = {
     "index_put": (lambda x, v: x.index_put((IDX[:2],), v), (X, torch.randn(4))),
     "index_put_acc": (lambda x, v: x.index_put((torch.tensor([0, 0, 2]), torch.tensor([1, 1, 3])), v, True),
                       (X, torch.randn(3))),
-    "embedding": (lambda w: torch.nn.functional.embedding(torch.tensor([[1, 4], [4, 0]]), w, padding_idx=4),
+    "embedding": (lambda w: torch.nn.functional.embedding(torch.tensor([[1, 4], [4, 0], [1, 1]]), w, padding_idx=4),
                   (torch.randn(5, 3),)),
+    "slice_scatter": (lambda x, s: torch.slice_scatter(x, s, 1, -3, None, 2), (X, torch.randn(3, 2))),
+    "select_scatter": (lambda x, s: torch.select_scatter(x, s, 0, -1), (X, torch.randn(4))),
+    "diagonal_scatter": (lambda x, s: torch.diagonal_scatter(x, s, -1), (X, torch.randn(2))),
+    "take": (lambda x: x.take(torch.tensor([[0, 5], [-1, 5]])), (X,)),
+    "put": (lambda x, s: x.put(torch.tensor([1, -2, 1]), s, accumulate=True), (X, torch.randn(3))),
+    "scatter_sum": (lambda x, s: x.scatter_reduce(1, torch.tensor([[0, 0], [1, 3], [2, 2]]), s, "sum"),
+                    (X, torch.randn(3, 2))),
+    "scatter_amax": (lambda x, s: x.scatter_reduce(1, torch.tensor([[0, 0], [1, 3], [2, 2]]), s, "amax",
+                                                   include_self=False), (X, torch.randn(3, 2))),
+    "scatter_mean": (lambda x, s: x.scatter_reduce(0, torch.tensor([[0, 0, 1, 2]]), s, "mean"),
+                     (X, torch.randn(1, 4))),
+    "reflect_pad": (lambda x: torch.nn.functional.pad(x[None], (2, 1, 1, 2), mode="reflect"), (X,)),
+    "replicate_pad": (lambda x: torch.nn.functional.pad(x, (2, 1), mode="replicate"), (X,)),
+    "pixel_shuffle": (lambda x: torch.nn.functional.pixel_shuffle(x.reshape(1, 4, 1, 3), 2), (X,)),
+    "pixel_unshuffle": (lambda x: torch.nn.functional.pixel_unshuffle(x.reshape(1, 1, 2, 6), 2), (X,)),
+    "unfold": (lambda x: x.unfold(1, 2, 1).unfold(0, 2, 1), (X,)),
 }
 
 
@@ -79,6 +95,18 @@ MOVES = {
 def test_data_movement(mode, name):
     fn, inputs = MOVES[name]
     run_both(fn, *inputs)
+
+
+def test_scatter_multiply(mode):
+    run_both(lambda x: x.scatter(1, torch.tensor([[0, 0], [1, 1], [3, 3]]), torch.full((3, 2), 2.0),
+                                 reduce="multiply"), X, grad=False)
+
+
+def test_view_dtype_writes_through(mode):
+    def f(x, one):
+        x.view(torch.int32)[0].add_(1)
+        return x, x.view(torch.int32)
+    both(f)
 
 
 def test_integer_ops(mode):
@@ -140,6 +168,9 @@ def test_assignments(mode):
         x[torch.tensor([2, -3])] = torch.arange(4.0)
         x.view(-1)[2] = 7
         x[1, ::2] = torch.tensor([8.0, 9.0])
+        x[:, torch.tensor([3, 0])] = torch.tensor([[1.0], [2.0], [3.0]])
+        x[torch.tensor([1]), torch.tensor([[2], [0]])] += 1
+        x[-1, -3:100] = one * 4
         return x
     both(f)
 
@@ -189,6 +220,13 @@ def test_write_through_expand_is_rejected(mode):
     x = tt.to_tpu(torch.zeros(3))
     with pytest.raises(RuntimeError, match="expand"):
         x.expand(2, 3).add_(1)
+
+
+def test_unfold_writes_through(mode):
+    def f(x, one):
+        x.unfold(1, 2, 2)[1].mul_(3)
+        return x
+    both(f)
 
 
 def test_as_strided(mode):

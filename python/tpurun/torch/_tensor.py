@@ -397,16 +397,33 @@ def _view_tensor(base, step, value):
 
 def _view_geometry(base, step):
     """The (strides, storage_offset) PyTorch gives this view of a strided
-    base: autograd's CopySlices reads them (as_strided on the gradient)."""
+    base: autograd's CopySlices reads them (as_strided on the gradient).
+    Cached per (op, base geometry, arguments)."""
     sizes, strides, offset = tuple(base.shape), base.stride(), base.storage_offset()
-    extent = offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides) if n > 0)
-    m = torch.empty(extent, dtype=base.dtype, device="meta").as_strided(sizes, strides, offset)
     try:
-        r = step.func(m, *step.args, **step.kwargs)
-    except (RuntimeError, NotImplementedError, TypeError):
-        return None, None
-    r = r[step.index] if step.index is not None else r
-    return r.stride(), r.storage_offset()
+        key = (step.func, sizes, strides, offset, _sig(step.args), _sig(tuple(sorted(step.kwargs.items()))),
+               step.index)
+        hash(key)
+    except TypeError:
+        key = None
+    geometry = _GEOMETRY_CACHE.get(key) if key is not None else None
+    if geometry is None:
+        extent = offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides) if n > 0)
+        m = torch.empty(extent, dtype=base.dtype, device="meta").as_strided(sizes, strides, offset)
+        try:
+            r = step.func(m, *step.args, **step.kwargs)
+            r = r[step.index] if step.index is not None else r
+            geometry = (r.stride(), r.storage_offset())
+        except (RuntimeError, NotImplementedError, TypeError):
+            geometry = (None, None)
+        if key is not None:
+            if len(_GEOMETRY_CACHE) >= META_CACHE_ENTRIES:
+                _GEOMETRY_CACHE.clear()
+            _GEOMETRY_CACHE[key] = geometry
+    return geometry
+
+
+_GEOMETRY_CACHE = {}
 
 
 def _dispatch_inplace(func, args, kwargs, mutated):

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from ._builder import i64s, tensor_type
-from ._lowering import body_region, is_value, register, register_view
+from ._lowering import body_region, is_value, max_value, min_value, register, register_view
 
 aten = torch.ops.aten
 
@@ -128,7 +128,7 @@ def _combiner(dtype, op):
         return (f'({{\n  ^bb0(%lhs: {ty}, %rhs: {ty}):\n'
                 f'    "stablehlo.return"(%rhs) : ({ty}) -> ()\n}})')
     if dtype == torch.bool:
-        op = {"add": "or", "multiply": "and"}[op]
+        op = {"add": "or", "multiply": "and", "maximum": "or", "minimum": "and"}[op]
     return body_region(f"stablehlo.{op}", dtype)
 
 
@@ -511,17 +511,52 @@ def triu(b, out, x, diagonal=0):
 
 # ---- gather and scatter along one dim ---------------------------------------------------
 
+def _take_along(b, x, d, idx):
+    """x's slices at the positions idx (a Value, or an int array baked as a
+    constant) along dim d: the result's dim d becomes idx's dims."""
+    if not is_value(idx):
+        idx = b.constant(np.asarray(idx, dtype=np.int64), torch.int64, np.shape(idx))
+    idx = b.convert(idx, torch.int64)
+    shape = x.shape[:d] + idx.shape + x.shape[d + 1:]
+    offset = list(range(d)) + list(range(d + idx.rank, len(shape)))
+    sizes = [1 if i == d else s for i, s in enumerate(x.shape)]
+    return _gather(b, x, idx, shape, offset_dims=offset, collapsed=[d], start_index_map=[d], ivd=idx.rank,
+                   slice_sizes=sizes)
+
+
+def _scatter_along(b, base, upd, d, idx, op):
+    """base with upd's slices combined (op, see _combiner) at the positions
+    idx (Value or int array) along dim d: upd's dims d.. are idx's dims."""
+    if not is_value(idx):
+        idx = b.constant(np.asarray(idx, dtype=np.int64), torch.int64, np.shape(idx))
+    idx = b.convert(idx, torch.int64)
+    windows = list(range(d)) + list(range(d + idx.rank, upd.rank))
+    return _scatter(b, base, idx, upd, update_window_dims=windows, inserted=[d], to_operand=[d], ivd=idx.rank,
+                    op=op)
+
+
 @register(aten.index_select.default)
 def index_select(b, out, x, dim, index):
     """Whole slices of x at index along dim: one gather."""
     if x.rank == 0:
         return b.reshape(x, out.shape)
-    d = _dim(dim, x.rank)
-    idx = b.reshape(b.convert(index, torch.int64), (index.numel,))
-    offset = [i for i in range(x.rank) if i != d]
-    sizes = [1 if i == d else s for i, s in enumerate(x.shape)]
-    return _gather(b, x, idx, out.shape, offset_dims=offset, collapsed=[d], start_index_map=[d], ivd=1,
-                   slice_sizes=sizes)
+    return _take_along(b, x, _dim(dim, x.rank), b.reshape(index, (index.numel,)))
+
+
+@register(aten.take.default)
+def take(b, out, x, index):
+    """x's elements (row-major order) at index, negative ones from the end."""
+    flat = b.reshape(x, (x.numel,))
+    return _take_along(b, flat, 0, _wrap_negative(b, b.convert(index, torch.int64), x.numel))
+
+
+@register(aten.put.default)
+def put(b, out, x, index, source, accumulate=False):
+    """x with source written (or added) at the row-major positions index."""
+    flat = b.reshape(x, (x.numel,))
+    idx = _wrap_negative(b, b.convert(index, torch.int64), x.numel)
+    flat = _scatter_along(b, flat, b.reshape(source, idx.shape), 0, idx, "add" if accumulate else "replace")
+    return b.reshape(flat, x.shape)
 
 
 @register(aten.index_add.default)
@@ -533,10 +568,8 @@ def index_add(b, out, x, dim, index, source, alpha=1):
     if alpha != 1:
         source = b.op("stablehlo.multiply", [b.convert(source, x.dtype), b.scalar(alpha, x.dtype, source.shape)],
                       (source.shape, x.dtype))
-    idx = b.reshape(b.convert(index, torch.int64), (index.numel, 1))
-    windows = [i for i in range(x.rank) if i != d]
-    return _scatter(b, x, idx, b.reshape(source, x.shape[:d] + (index.numel,) + x.shape[d + 1:]),
-                    update_window_dims=windows, inserted=[d], to_operand=[d], ivd=1, op="add")
+    source = b.reshape(source, x.shape[:d] + (index.numel,) + x.shape[d + 1:])
+    return _scatter_along(b, x, source, d, b.reshape(index, (index.numel,)), "add")
 
 
 def _full_index(b, index, dim):
@@ -592,6 +625,37 @@ def scatter(b, out, x, dim, index, src, reduce=None):
 @register(aten.scatter_add.default)
 def scatter_add(b, out, x, dim, index, src):
     return _scatter_dim(b, x, dim, index, src, "add", "aten.scatter_add")
+
+
+_REDUCE_OPS = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
+
+
+def _reduce_identity(reduce, dtype):
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    return min_value(dtype) if reduce == "amax" else max_value(dtype)
+
+
+@register(aten.scatter_reduce.two)
+def scatter_reduce(b, out, x, dim, index, src, reduce, include_self=True):
+    """x with src combined at index along dim by sum/prod/mean/amax/amin
+    (x's own elements included or not)."""
+    if reduce not in _REDUCE_OPS:
+        raise NotImplementedError(f"tpurun.torch: aten.scatter_reduce with reduce={reduce!r}")
+    if reduce == "mean" and not x.dtype.is_floating_point:
+        raise NotImplementedError("tpurun.torch: aten.scatter_reduce with reduce='mean' on integers")
+    name = "aten.scatter_reduce"
+    base = x if include_self else _scatter_dim(b, x, dim, index, _reduce_identity(reduce, x.dtype), "replace",
+                                               name)
+    res = _scatter_dim(b, base, dim, index, src, _REDUCE_OPS[reduce], name)
+    if reduce != "mean":
+        return res
+    ones = b.constant(1, x.dtype, index.shape)
+    count = _scatter_dim(b, b.constant(1 if include_self else 0, x.dtype, x.shape), dim, index, ones, "add", name)
+    count = b.op("stablehlo.maximum", [count, b.constant(1, x.dtype, x.shape)], (x.shape, x.dtype))
+    return b.op("stablehlo.divide", [res, count], (x.shape, x.dtype))
 
 
 # ---- advanced indexing --------------------------------------------------------------------
@@ -697,3 +761,129 @@ def embedding_dense_backward(b, out, grad, indices, num_weights, padding_idx, sc
     if 0 <= padding_idx < num_weights:
         res = _update(b, res, b.constant(0, grad.dtype, (1, dim)), [padding_idx, 0], [1, 1])
     return res
+
+
+# ---- padding by reflection or replication, pixel shuffles, sliding windows ----------------
+
+def _pad_positions(n, low, high, mode):
+    """For each position of a dim of n padded by (low, high): its source position."""
+    src = np.arange(-low, n + high, dtype=np.int64)
+    if mode == "reflect":
+        period = 2 * (n - 1)
+        src = np.abs(src) % period if period else np.zeros_like(src)
+        return np.where(src >= n, period - src, src)
+    return np.clip(src, 0, n - 1)
+
+
+def _pad_plan(shape, padding, mode):
+    """[(dim, source positions)] for the last len(padding)//2 dims."""
+    rank = len(shape)
+    return [(rank - 1 - i, _pad_positions(shape[rank - 1 - i], padding[2 * i], padding[2 * i + 1], mode))
+            for i in range(len(padding) // 2)]
+
+
+def _pad_by_positions(b, x, padding, mode):
+    for d, pos in _pad_plan(x.shape, padding, mode):
+        x = _take_along(b, x, d, pos)
+    return x
+
+
+def _pad_by_positions_backward(b, grad, x, padding, mode):
+    shape = list(grad.shape)
+    for d, pos in reversed(_pad_plan(x.shape, padding, mode)):
+        shape[d] = x.shape[d]
+        grad = _scatter_along(b, b.constant(0, grad.dtype, tuple(shape)), grad, d, pos, "add")
+    return grad
+
+
+@register(aten.reflection_pad1d.default, aten.reflection_pad2d.default, aten.reflection_pad3d.default)
+def reflection_pad(b, out, x, padding):
+    return _pad_by_positions(b, x, padding, "reflect")
+
+
+@register(aten.replication_pad1d.default, aten.replication_pad2d.default, aten.replication_pad3d.default)
+def replication_pad(b, out, x, padding):
+    return _pad_by_positions(b, x, padding, "replicate")
+
+
+@register(aten.reflection_pad1d_backward.default, aten.reflection_pad2d_backward.default,
+          aten.reflection_pad3d_backward.default)
+def reflection_pad_backward(b, out, grad, x, padding):
+    return _pad_by_positions_backward(b, grad, x, padding, "reflect")
+
+
+@register(aten.replication_pad1d_backward.default, aten.replication_pad2d_backward.default,
+          aten.replication_pad3d_backward.default)
+def replication_pad_backward(b, out, grad, x, padding):
+    return _pad_by_positions_backward(b, grad, x, padding, "replicate")
+
+
+def _shuffle(b, x, split_shape, perm, out_shape):
+    return b.reshape(b.transpose(b.reshape(x, split_shape), perm), out_shape)
+
+
+@register(aten.pixel_shuffle.default)
+def pixel_shuffle(b, out, x, r):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
+    lead, (c, h, w) = x.shape[:-3], x.shape[-3:]
+    k = len(lead)
+    perm = list(range(k)) + [k, k + 3, k + 1, k + 4, k + 2]
+    return _shuffle(b, x, lead + (c // (r * r), r, r, h, w), perm, out.shape)
+
+
+@register(aten.pixel_unshuffle.default)
+def pixel_unshuffle(b, out, x, r):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
+    lead, (c, h, w) = x.shape[:-3], x.shape[-3:]
+    k = len(lead)
+    perm = list(range(k)) + [k, k + 2, k + 4, k + 1, k + 3]
+    return _shuffle(b, x, lead + (c, h // r, r, w // r, r), perm, out.shape)
+
+
+def _window_positions(n, size, step):
+    count = (n - size) // step + 1
+    return np.arange(count).reshape(-1, 1) * step + np.arange(size).reshape(1, -1)
+
+
+def _unfold_back(b, base, new, dimension, size, step):
+    d = _dim(dimension, base.rank)
+    pos = _window_positions(base.shape[d], size, step)
+    upd = b.transpose(new, list(range(d + 1)) + [new.rank - 1] + list(range(d + 1, new.rank - 1)))
+    return _scatter_along(b, base, upd, d, pos, "replace")
+
+
+@register_view(aten.unfold.default, inverse=_unfold_back)
+def unfold(b, out, x, dimension, size, step):
+    """Sliding windows of size along dimension (a new last dim): a gather of constant positions."""
+    if x.rank == 0:
+        return b.reshape(x, out.shape)
+    d = _dim(dimension, x.rank)
+    g = _take_along(b, x, d, _window_positions(x.shape[d], size, step))
+    return b.transpose(g, list(range(d + 1)) + list(range(d + 2, g.rank)) + [d + 1])
+
+
+@register(aten.unfold_backward.default)
+def unfold_backward(b, out, grad, input_sizes, dim, size, step):
+    """The windows' gradients added back at their positions: one scatter-add."""
+    shape = tuple(input_sizes)
+    if not shape:
+        return b.reshape(grad, ())
+    return _unfold_add(b, grad, shape, _dim(dim, len(shape)), size, step)
+
+
+def _unfold_add(b, grad, shape, d, size, step):
+    pos = _window_positions(shape[d], size, step)
+    upd = b.transpose(grad, list(range(d + 1)) + [grad.rank - 1] + list(range(d + 1, grad.rank - 1)))
+    return _scatter_along(b, b.constant(0, grad.dtype, shape), upd, d, pos, "add")
+
+
+def _view_dtype_back(b, base, new, dtype):
+    return b.op("stablehlo.bitcast_convert", [new], (base.shape, base.dtype))
+
+
+@register_view(aten.view.dtype, inverse=_view_dtype_back)
+def view_dtype(b, out, x, dtype):
+    """The same bits as another dtype of the same width (a bitcast_convert)."""
+    if torch.empty((), dtype=dtype).element_size() != torch.empty((), dtype=x.dtype).element_size():
+        raise NotImplementedError(f"tpurun.torch: aten.view.dtype from {x.dtype} to {dtype} (different widths)")
+    return b.op("stablehlo.bitcast_convert", [x], (x.shape, dtype))
