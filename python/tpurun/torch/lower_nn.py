@@ -6,7 +6,7 @@ import math
 import numpy as np
 import torch
 
-from ._builder import i64s, tensor_type
+from ._builder import i64s, literal, tensor_type
 from ._lowering import Spec, body_region, operand, reduce, register
 from ._tensor import Mutated
 
@@ -316,7 +316,12 @@ def max_pool2d_with_indices(b, out, x, kernel_size, stride=(), padding=0, dilati
 
 @register(aten.max_pool2d_with_indices_backward.default)
 def max_pool2d_with_indices_backward(b, out, gy, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    """Each output gradient added at its window's max (scatter-add by index)."""
+    return scatter_to_indices(b, gy, x, indices)
+
+
+def scatter_to_indices(b, gy, x, indices):
+    """Each output gradient added at its window's max, indices flat in x's
+    H*W planes (scatter-add)."""
     planes, plane = math.prod(x.shape[:-2]), x.shape[-2] * x.shape[-1]
     per_plane = gy.numel // max(planes, 1)
     offsets = b.op("stablehlo.iota", [], ((planes, per_plane), torch.int64), attrs="{iota_dimension = 0 : i64}")
@@ -332,6 +337,22 @@ def max_pool2d_with_indices_backward(b, out, gy, x, kernel_size, stride, padding
                ((x.numel,), dtype), regions=body_region("stablehlo.add", dtype), attrs=attrs)
     return b.convert(b.reshape(res, x.shape), gy.dtype)
 
+
+@register(aten.adaptive_max_pool2d.default)
+def adaptive_max_pool2d(b, out, x, output_size):
+    """(max, index) over adaptive windows: max pooling when the sizes divide evenly."""
+    out_hw = per_dim(output_size, 2)
+    sizes = x.shape[-2:]
+    if any(size % n for size, n in zip(sizes, out_hw)):
+        raise NotImplementedError(f"aten.adaptive_max_pool2d: output_size {tuple(out_hw)} does not divide the "
+                                  f"input's {tuple(sizes)} (windows of unequal sizes)")
+    kernel = [size // n for size, n in zip(sizes, out_hw)]
+    return max_pool2d_with_indices(b, out, x, kernel, kernel)
+
+
+@register(aten.adaptive_max_pool2d_backward.default)
+def adaptive_max_pool2d_backward(b, out, gy, x, indices):
+    return scatter_to_indices(b, gy, x, indices)
 
 def avg_divisor(size, out_n, k, s, p, count_include_pad):
     """The element count of each of out_n windows along one dimension."""
@@ -435,11 +456,17 @@ def adaptive_avg_pool2d_backward(b, out, gy, x):
 
 # ---- normalization ------------------------------------------------------------
 
-def mean_over(b, v, dims):
-    """The mean of v over dims (removed)."""
-    count = math.prod(v.shape[d] for d in dims)
-    total = reduce(b, v, dims, "stablehlo.add", 0)
-    return binary(b, "stablehlo.multiply", total, b.constant(1.0 / max(count, 1), v.dtype))
+def splat(b, value, dtype, shape):
+    """A constant of shape, every element value: one op."""
+    return b.op("stablehlo.constant", [], (shape, dtype),
+                attrs=f"{{value = dense<{literal(value, dtype)}> : {tensor_type(shape, dtype)}}}")
+
+
+def total(b, v, dims, zero):
+    """v summed over dims (removed), from the scalar Value zero."""
+    shape = tuple(n for d, n in enumerate(v.shape) if d not in dims)
+    return b.op("stablehlo.reduce", [v, zero], (shape, v.dtype), regions=body_region("stablehlo.add", v.dtype),
+                attrs=f"{{dimensions = array<i64{i64s(dims)}>}}")
 
 
 def rsqrt_plus(b, var, eps):
@@ -452,13 +479,17 @@ def ones_or(b, v, dtype, shape):
     return b.constant(1, dtype, shape) if v is None else b.convert(v, dtype)
 
 
-def channel_stats(b, x, dims):
-    """(mean, biased variance) of x over dims, two-pass as PyTorch."""
-    mean = mean_over(b, x, dims)
+def moments(b, x, dims):
+    """(mean, biased variance, x - mean) of x over dims, two-pass as PyTorch."""
     keep = [d for d in range(x.rank) if d not in dims]
+    zero = b.constant(0, x.dtype)
+    count = math.prod(x.shape[d] for d in dims)
+    inv_count = splat(b, 1.0 / max(count, 1), x.dtype, tuple(x.shape[d] for d in keep))
+    mean = binary(b, "stablehlo.multiply", total(b, x, dims, zero), inv_count)
     centered = binary(b, "stablehlo.subtract", x, b.broadcast(mean, x.shape, keep))
-    var = mean_over(b, binary(b, "stablehlo.multiply", centered, centered), dims)
-    return mean, var
+    var = binary(b, "stablehlo.multiply", total(b, binary(b, "stablehlo.multiply", centered, centered), dims, zero),
+                 inv_count)
+    return mean, var, centered
 
 
 @register(aten.native_batch_norm.default)
@@ -470,7 +501,7 @@ def native_batch_norm(b, out, x, weight, bias, running_mean, running_var, traini
     dims = [d for d in range(x.rank) if d != 1]
     updates = {}
     if training:
-        mean, var = channel_stats(b, xf, dims)
+        mean, var, _ = moments(b, xf, dims)
         count = x.numel // max(channels, 1)
         for name, old, new in (("running_mean", running_mean, mean), ("running_var", running_var, var)):
             if old is None:
@@ -539,12 +570,9 @@ def native_layer_norm(b, out, x, normalized_shape, weight, bias, eps):
     """(y, mean, rstd) over the trailing normalized_shape dims."""
     dtype = acc_type(x.dtype)
     dims = norm_dims(x, normalized_shape)
-    keep = list(range(dims[0]))
-    xf = b.convert(x, dtype)
-    mean, var = channel_stats(b, xf, dims)
+    mean, var, centered = moments(b, b.convert(x, dtype), dims)
     rstd = rsqrt_plus(b, var, eps)
-    y = binary(b, "stablehlo.subtract", xf, b.broadcast(mean, x.shape, keep))
-    y = binary(b, "stablehlo.multiply", y, b.broadcast(rstd, x.shape, keep))
+    y = binary(b, "stablehlo.multiply", centered, b.broadcast(rstd, x.shape, range(dims[0])))
     if weight is not None:
         y = binary(b, "stablehlo.multiply", y, b.convert(weight, dtype))
     if bias is not None:
@@ -560,24 +588,72 @@ def native_layer_norm_backward(b, out, gy, x, normalized_shape, mean, rstd, weig
     dtype = acc_type(x.dtype)
     dims = norm_dims(x, normalized_shape)
     batch = list(range(dims[0]))
-    stat_shape = x.shape[:dims[0]]
-    mean = b.broadcast(b.reshape(b.convert(mean, dtype), stat_shape), x.shape, batch)
-    rstd = b.reshape(b.convert(rstd, dtype), stat_shape)
-    g, xf = b.convert(gy, dtype), b.convert(x, dtype)
-    xhat = binary(b, "stablehlo.multiply", binary(b, "stablehlo.subtract", xf, mean),
-                  b.broadcast(rstd, x.shape, batch))
+    rstd = b.broadcast(b.convert(rstd, dtype), x.shape)  # [..., 1, 1] stats broadcast as they are
+    g, zero = b.convert(gy, dtype), b.constant(0, dtype)
+    xhat = binary(b, "stablehlo.multiply", binary(b, "stablehlo.subtract", b.convert(x, dtype),
+                                                   b.broadcast(b.convert(mean, dtype), x.shape)), rstd)
     gx = gw = gb = None
     if output_mask[0]:
         gw_in = g if weight is None else binary(b, "stablehlo.multiply", g, b.convert(weight, dtype))
-        mean_g = mean_over(b, gw_in, dims)
-        mean_gx = mean_over(b, binary(b, "stablehlo.multiply", gw_in, xhat), dims)
+        inv_count = splat(b, 1.0 / max(math.prod(x.shape[d] for d in dims), 1), dtype, x.shape[:dims[0]])
+        mean_g = binary(b, "stablehlo.multiply", total(b, gw_in, dims, zero), inv_count)
+        mean_gx = binary(b, "stablehlo.multiply",
+                         total(b, binary(b, "stablehlo.multiply", gw_in, xhat), dims, zero), inv_count)
         d = binary(b, "stablehlo.subtract", gw_in, b.broadcast(mean_g, x.shape, batch))
         d = binary(b, "stablehlo.subtract", d, binary(b, "stablehlo.multiply", xhat,
                                                        b.broadcast(mean_gx, x.shape, batch)))
-        gx = b.convert(binary(b, "stablehlo.multiply", d, b.broadcast(rstd, x.shape, batch)), x.dtype)
+        gx = b.convert(binary(b, "stablehlo.multiply", d, rstd), x.dtype)
     if output_mask[1] and weight is not None:
-        gw = b.convert(reduce(b, binary(b, "stablehlo.multiply", g, xhat), batch, "stablehlo.add", 0),
-                       weight.dtype)
+        gw = b.convert(total(b, binary(b, "stablehlo.multiply", g, xhat), batch, zero), weight.dtype)
     if output_mask[2] and bias is not None:
-        gb = b.convert(reduce(b, g, batch, "stablehlo.add", 0), bias.dtype)
+        gb = b.convert(total(b, g, batch, zero), bias.dtype)
+    return gx, gw, gb
+
+
+@register(aten.native_group_norm.default)
+def native_group_norm(b, out, x, weight, bias, n, channels, spatial, groups, eps):
+    """(y, mean, rstd) of group normalization; mean and rstd are [N, groups]."""
+    dtype = acc_type(x.dtype)
+    grouped = b.reshape(b.convert(x, dtype), (n, groups, channels // groups * spatial))
+    mean, var, centered = moments(b, grouped, [2])
+    rstd = rsqrt_plus(b, var, eps)
+    y = b.reshape(binary(b, "stablehlo.multiply", centered, b.broadcast(rstd, grouped.shape, (0, 1))),
+                  (n, channels, spatial))
+    if weight is not None:
+        y = binary(b, "stablehlo.multiply", y, along(b, b.convert(weight, dtype), y.shape, 1))
+    if bias is not None:
+        y = binary(b, "stablehlo.add", y, along(b, b.convert(bias, dtype), y.shape, 1))
+    return (b.convert(b.reshape(y, x.shape), x.dtype), b.convert(mean, out[1].dtype),
+            b.convert(rstd, out[2].dtype))
+
+
+@register(aten.native_group_norm_backward.default)
+def native_group_norm_backward(b, out, gy, x, mean, rstd, weight, n, channels, spatial, groups, output_mask):
+    """(grad_input, grad_weight, grad_bias) of group normalization."""
+    dtype = acc_type(x.dtype)
+    grouped = (n, groups, channels // groups * spatial)
+    per_channel = (n, channels, spatial)
+    rstd = b.broadcast(b.convert(rstd, dtype), grouped, (0, 1))
+    centered = binary(b, "stablehlo.subtract", b.reshape(b.convert(x, dtype), grouped),
+                      b.broadcast(b.convert(mean, dtype), grouped, (0, 1)))
+    xhat = binary(b, "stablehlo.multiply", centered, rstd)
+    g, zero = b.reshape(b.convert(gy, dtype), per_channel), b.constant(0, dtype)
+    gx = gw = gb = None
+    if output_mask[0]:
+        gw_in = g if weight is None else binary(b, "stablehlo.multiply", g,
+                                                 along(b, b.convert(weight, dtype), per_channel, 1))
+        gw_in = b.reshape(gw_in, grouped)
+        inv_count = splat(b, 1.0 / max(grouped[2], 1), dtype, grouped[:2])
+        mean_g = binary(b, "stablehlo.multiply", total(b, gw_in, [2], zero), inv_count)
+        mean_gx = binary(b, "stablehlo.multiply",
+                         total(b, binary(b, "stablehlo.multiply", gw_in, xhat), [2], zero), inv_count)
+        d = binary(b, "stablehlo.subtract", gw_in, b.broadcast(mean_g, grouped, (0, 1)))
+        d = binary(b, "stablehlo.subtract", d, binary(b, "stablehlo.multiply", xhat,
+                                                       b.broadcast(mean_gx, grouped, (0, 1))))
+        gx = b.convert(b.reshape(binary(b, "stablehlo.multiply", d, rstd), x.shape), x.dtype)
+    if output_mask[1] and weight is not None:
+        gxhat = binary(b, "stablehlo.multiply", g, b.reshape(xhat, per_channel))
+        gw = b.convert(total(b, gxhat, [0, 2], zero), weight.dtype)
+    if output_mask[2]:
+        gb = b.convert(total(b, g, [0, 2], zero), out[2].dtype)
     return gx, gw, gb
