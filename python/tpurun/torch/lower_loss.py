@@ -7,7 +7,7 @@ Class indices out of range are not checked (PyTorch raises): such an
 element picks no class and contributes 0."""
 import torch
 
-from ._lowering import register
+from ._lowering import is_value, register
 from .lower_reduce import cmp, ew, reduce_to
 
 aten = torch.ops.aten
@@ -40,69 +40,88 @@ def select(b, pred, x, y):
     return b.op("stablehlo.select", [pred, x, y], (x.shape, x.dtype))
 
 
+def as_value(b, v, dtype):
+    """v as a Value of dtype: a Value converted, or a number (a 0-d host tensor
+    the dispatcher read) as a scalar input."""
+    return b.convert(v, dtype) if is_value(v) else b.scalar(v, dtype)
+
+
 def zeros(b, v):
     return b.constant(0, v.dtype, v.shape)
 
 
 # ---- nll_loss ------------------------------------------------------------------
 
-def nll_parts(b, x, target, weight, ignore_index):
-    """(class_mask, valid, class_weight): class_mask (x's shape) marks each
-    element's target class; valid (target's shape) where target != ignore_index;
-    class_weight (x's shape) the class weights, or None without weight."""
-    cdim = 1 if x.rank >= 2 else 0
+def class_dim(x):
+    """The class dim of nll_loss's input: 1 for (N, C, ...), 0 for (C,)."""
+    return 1 if x.rank >= 2 else 0
+
+
+def target_mask(b, x, target, ignore_index):
+    """x-shaped bool: true at each element's target class, unless the target is
+    ignore_index (an ignore_index outside [0, C) never matches a class)."""
+    cdim = class_dim(x)
     other = tuple(k for k in range(x.rank) if k != cdim)
     classes = b.op("stablehlo.iota", [], (x.shape, torch.int64), attrs=f"{{iota_dimension = {cdim} : i64}}")
-    target = b.convert(target, torch.int64)
-    mask = cmp(b, "EQ", classes, b.broadcast(target, x.shape, other))
-    valid = cmp(b, "NE", target, b.constant(ignore_index, torch.int64, target.shape))
-    cw = b.broadcast(b.convert(weight, x.dtype), x.shape, (cdim,)) if weight is not None else None
-    return mask, valid, cw
+    mask = cmp(b, "EQ", classes, b.broadcast(as_value(b, target, torch.int64), x.shape, other))
+    if 0 <= ignore_index < x.shape[cdim]:
+        mask = b.op("stablehlo.and", [mask, cmp(b, "NE", classes, b.constant(ignore_index, torch.int64, x.shape))],
+                    (x.shape, torch.bool))
+    return mask
 
 
-def pick(b, v, mask, target_shape, cdim):
-    """sum over the class dim of v where mask: v at each element's target class."""
-    r = reduce_to(b, select(b, mask, v, zeros(b, v)), [cdim], "stablehlo.add", 0, keep=False)
-    return b.reshape(r, target_shape)
+def class_weights(b, x, weight):
+    """weight (C,) broadcast along x's class dim, or None without weight."""
+    if weight is None:
+        return None
+    return b.broadcast(b.convert(weight, x.dtype), x.shape, (class_dim(x),))
 
 
 @register(aten.nll_loss_forward.default, aten.nll_loss2d_forward.default)
 def nll_loss_forward(b, out, x, target, weight, reduction, ignore_index):
-    """(loss, total_weight): loss = -weight[t] * x[t] per element, reduced; total_weight
-    the sum of the weights of the elements not ignored (MEAN's divisor)."""
-    cdim = 1 if x.rank >= 2 else 0
-    mask, valid, cw = nll_parts(b, x, target, weight, ignore_index)
-    picked = pick(b, x, mask, target.shape, cdim)
-    w = pick(b, cw, mask, target.shape, cdim) if cw is not None else b.constant(1, x.dtype, target.shape)
-    w = select(b, valid, w, zeros(b, w))
-    loss = select(b, valid, ew(b, "stablehlo.negate", ew(b, "stablehlo.multiply", picked, w)), zeros(b, w))
-    total_weight = b.reshape(reduce_to(b, w, list(range(w.rank)), "stablehlo.add", 0), ())
+    """(loss, total_weight): loss = -weight[t] x[t] per element, reduced; total_weight
+    the sum of weight[t] over the elements not ignored (MEAN's divisor; 0 for
+    NONE, as PyTorch)."""
+    mask, cw = target_mask(b, x, target, ignore_index), class_weights(b, x, weight)
+    zero = zeros(b, x)
+    picked = select(b, mask, x if cw is None else ew(b, "stablehlo.multiply", x, cw), zero)
+    all_dims = list(range(x.rank))
+    if reduction == NONE:
+        loss = b.reshape(ew(b, "stablehlo.negate", reduce_to(b, picked, [class_dim(x)], "stablehlo.add", 0)),
+                         target.shape if is_value(target) else ())
+    elif reduction in (MEAN, SUM):
+        loss = ew(b, "stablehlo.negate", reduce_to(b, picked, all_dims, "stablehlo.add", 0))
+    else:
+        raise NotImplementedError(f"tpurun.torch: aten.nll_loss_forward: reduction={reduction!r}")
+    if reduction == NONE and x.rank >= 2:
+        return loss, b.constant(0, x.dtype)
+    weights = b.convert(mask, x.dtype) if cw is None else select(b, mask, cw, zero)
+    total_weight = reduce_to(b, weights, all_dims, "stablehlo.add", 0)
     if reduction == MEAN:
-        total = b.reshape(reduce_to(b, loss, list(range(loss.rank)), "stablehlo.add", 0), ())
-        return ew(b, "stablehlo.divide", total, total_weight), total_weight
-    return reduced(b, loss, reduction, "nll_loss_forward"), total_weight
+        loss = ew(b, "stablehlo.divide", loss, total_weight)
+    return loss, total_weight
 
 
 @register(aten.nll_loss_backward.default, aten.nll_loss2d_backward.default)
 def nll_loss_backward(b, out, grad, x, target, weight, reduction, ignore_index, total_weight):
-    """d loss / d x: -weight[t] * grad at each element's target class, 0 elsewhere."""
-    cdim = 1 if x.rank >= 2 else 0
-    other = tuple(k for k in range(x.rank) if k != cdim)
-    mask, valid, cw = nll_parts(b, x, target, weight, ignore_index)
-    keep = b.op("stablehlo.and", [mask, b.broadcast(valid, x.shape, other)], (x.shape, torch.bool))
+    """d loss / d x: -weight[t] grad at each element's target class, 0 elsewhere."""
+    mask, cw = target_mask(b, x, target, ignore_index), class_weights(b, x, weight)
     if reduction == MEAN:
         grad = ew(b, "stablehlo.divide", grad, b.convert(total_weight, grad.dtype))
-    g = b.broadcast(grad, x.shape, other if reduction == NONE else ())
-    g = ew(b, "stablehlo.negate", g if cw is None else ew(b, "stablehlo.multiply", g, cw))
-    return b.convert(select(b, keep, g, zeros(b, g)), out.dtype)
+    cdim = class_dim(x)
+    other = tuple(k for k in range(x.rank) if k != cdim) if reduction == NONE else ()
+    g = b.broadcast(b.convert(ew(b, "stablehlo.negate", grad), x.dtype), x.shape, other)
+    if cw is not None:
+        g = ew(b, "stablehlo.multiply", g, cw)
+    return select(b, mask, g, zeros(b, g))
 
 
 # ---- regression losses ---------------------------------------------------------
 
 def difference(b, x, target):
     """x - target, broadcast together, in x's dtype."""
-    shape = torch.broadcast_shapes(x.shape, target.shape)
-    return ew(b, "stablehlo.subtract", b.broadcast(x, shape), b.broadcast(b.convert(target, x.dtype), shape))
+    shape = torch.broadcast_shapes(x.shape, target.shape if is_value(target) else ())
+    return ew(b, "stablehlo.subtract", b.broadcast(x, shape), b.broadcast(as_value(b, target, x.dtype), shape))
 
 
 @register(aten.mse_loss.default)
@@ -161,7 +180,8 @@ def smooth_l1_loss(b, out, x, target, reduction=MEAN, beta=1.0):
 @register(aten.smooth_l1_loss_backward.default)
 def smooth_l1_loss_backward(b, out, grad, x, target, reduction, beta):
     d = difference(b, x, target)
-    return ew(b, "stablehlo.multiply", huber_slope(b, d, beta, True), grad_scale(b, grad, reduction, d.shape, d.numel))
+    slope = huber_slope(b, d, beta, True)
+    return ew(b, "stablehlo.multiply", slope, grad_scale(b, grad, reduction, d.shape, d.numel))
 
 
 @register(aten.huber_loss.default)
@@ -172,7 +192,8 @@ def huber_loss(b, out, x, target, reduction=MEAN, delta=1.0):
 @register(aten.huber_loss_backward.default)
 def huber_loss_backward(b, out, grad, x, target, reduction, delta):
     d = difference(b, x, target)
-    return ew(b, "stablehlo.multiply", huber_slope(b, d, delta, False), grad_scale(b, grad, reduction, d.shape, d.numel))
+    slope = huber_slope(b, d, delta, False)
+    return ew(b, "stablehlo.multiply", slope, grad_scale(b, grad, reduction, d.shape, d.numel))
 
 
 # ---- binary cross-entropy --------------------------------------------------------
@@ -187,7 +208,7 @@ def weighted(b, loss, weight):
 @register(aten.binary_cross_entropy.default)
 def binary_cross_entropy(b, out, x, target, weight=None, reduction=MEAN):
     """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as PyTorch does."""
-    t = b.convert(target, x.dtype)
+    t = b.broadcast(as_value(b, target, x.dtype), x.shape)
     one, floor = b.constant(1, x.dtype, x.shape), b.constant(-100, x.dtype, x.shape)
     log_x = ew(b, "stablehlo.maximum", ew(b, "stablehlo.log", x), floor)
     log_1mx = ew(b, "stablehlo.maximum", ew(b, "stablehlo.log", ew(b, "stablehlo.subtract", one, x)), floor)
@@ -200,7 +221,7 @@ def binary_cross_entropy(b, out, x, target, weight=None, reduction=MEAN):
 @register(aten.binary_cross_entropy_backward.default)
 def binary_cross_entropy_backward(b, out, grad, x, target, weight=None, reduction=MEAN):
     """grad (x - t) / max(x (1 - x), 1e-12), weighted (/ N for MEAN)."""
-    t = b.convert(target, x.dtype)
+    t = b.broadcast(as_value(b, target, x.dtype), x.shape)
     one = b.constant(1, x.dtype, x.shape)
     denom = ew(b, "stablehlo.maximum", ew(b, "stablehlo.multiply", x, ew(b, "stablehlo.subtract", one, x)),
                b.constant(1e-12, x.dtype, x.shape))
@@ -212,7 +233,7 @@ def binary_cross_entropy_backward(b, out, grad, x, target, weight=None, reductio
 @register(aten.binary_cross_entropy_with_logits.default)
 def binary_cross_entropy_with_logits(b, out, x, target, weight=None, pos_weight=None, reduction=MEAN):
     """(1 - t) x + lw (log1p(exp(-|x|)) + max(-x, 0)), lw = 1 + (pos_weight - 1) t."""
-    t = b.convert(target, x.dtype)
+    t = b.broadcast(as_value(b, target, x.dtype), x.shape)
     one = b.constant(1, x.dtype, x.shape)
     softplus = ew(b, "stablehlo.add",
                   ew(b, "stablehlo.log_plus_one",

@@ -22,11 +22,6 @@ def reduce_dims(dims, rank):
     return normalize_dims(dims, rank) if rank else []
 
 
-def kept_shape(shape, dims):
-    """shape with each reduced dim kept as size 1 (keepdim=True)."""
-    return tuple(1 if i in dims else s for i, s in enumerate(shape))
-
-
 def seed(b, x, dtype):
     """A reduction's initial value x of dtype (an input when not finite, see the module doc)."""
     if isinstance(x, float) and not math.isfinite(x):
@@ -48,15 +43,13 @@ def cmp(b, direction, x, y):
     return b.op("stablehlo.compare", [x, y], (x.shape, torch.bool), attrs=attrs)
 
 
-def reduce_to(b, v, dims, op, init, keep=True):
-    """v reduced over dims (non-negative) with the binary op from init; reduced dims
-    kept as size 1 when keep."""
+def reduce_to(b, v, dims, op, init):
+    """v reduced over dims (non-negative) with the binary op from init; the dims removed."""
     if not dims:
         return v
     shape = tuple(s for i, s in enumerate(v.shape) if i not in dims)
-    r = b.op("stablehlo.reduce", [v, seed(b, init, v.dtype)], (shape, v.dtype),
-             regions=body_region(op, v.dtype), attrs=f"{{dimensions = array<i64{i64s(dims)}>}}")
-    return b.reshape(r, kept_shape(v.shape, dims)) if keep else r
+    return b.op("stablehlo.reduce", [v, seed(b, init, v.dtype)], (shape, v.dtype),
+                regions=body_region(op, v.dtype), attrs=f"{{dimensions = array<i64{i64s(dims)}>}}")
 
 
 def count(v, dims):
@@ -69,9 +62,9 @@ def full_like(b, v, x):
     return b.constant(x, v.dtype, v.shape)
 
 
-def bcast(b, v, shape):
-    """v (same rank, size-1 dims) broadcast to shape."""
-    return b.broadcast(v, shape, tuple(range(len(shape))))
+def spread(b, r, shape, dims):
+    """r, a reduction over dims, broadcast back to the reduced operand's shape."""
+    return b.broadcast(r, shape, tuple(k for k in range(len(shape)) if k not in dims))
 
 
 # ---- sum, mean, prod, amax, amin ------------------------------------------------
@@ -102,7 +95,7 @@ def prod(b, out, x, dim=None, keepdim=False, dtype=None):
 
 
 def extreme(b, x, dims, largest):
-    """max (largest) or min over dims, kept as size 1; NaN propagates as in PyTorch."""
+    """max (largest) or min over dims; NaN propagates as in PyTorch."""
     if x.dtype == torch.bool:
         return reduce_to(b, x, dims, "stablehlo.or" if largest else "stablehlo.and", not largest)
     if largest:
@@ -216,12 +209,12 @@ def argmin(b, out, x, dim=None, keepdim=False):
 
 # ---- var, std --------------------------------------------------------------------
 
-def var_mean_kept(b, x, dims, correction):
-    """(variance, mean) over dims, both kept as size 1; divisor max(0, N - correction)."""
+def var_mean_of(b, x, dims, correction):
+    """(variance, mean) over dims; divisor max(0, N - correction)."""
     n = count(x, dims)
-    m = ew(b, "stablehlo.divide", reduce_to(b, x, dims, "stablehlo.add", 0), b.constant(n, x.dtype,
-                                                                                          kept_shape(x.shape, dims)))
-    d = ew(b, "stablehlo.subtract", x, bcast(b, m, x.shape))
+    s = reduce_to(b, x, dims, "stablehlo.add", 0)
+    m = ew(b, "stablehlo.divide", s, full_like(b, s, n))
+    d = ew(b, "stablehlo.subtract", x, spread(b, m, x.shape, dims))
     ss = reduce_to(b, ew(b, "stablehlo.multiply", d, d), dims, "stablehlo.add", 0)
     return ew(b, "stablehlo.divide", ss, full_like(b, ss, max(0, n - correction))), m
 
@@ -238,7 +231,7 @@ def var_like(b, out, x, dim, correction, keepdim, unbiased=None):
     if x.dtype.is_complex:
         raise NotImplementedError("tpurun.torch: var/std of a complex tensor")
     dims = reduce_dims(dim, x.rank)
-    v, m = var_mean_kept(b, x, dims, correction_of(correction, unbiased))
+    v, m = var_mean_of(b, x, dims, correction_of(correction, unbiased))
     shape = out.shape if isinstance(out, Spec) else out[0].shape
     return b.reshape(v, shape), b.reshape(m, shape)
 
@@ -308,16 +301,18 @@ def all_(b, out, x, dim=None, keepdim=False):
 # ---- logsumexp, softmax, log_softmax ------------------------------------------------
 
 def stable_max(b, x, dims):
-    """max over dims (kept), 0 where it is not finite: the shift of a stable exp-sum."""
+    """max over dims, 0 where it is not finite: logsumexp's shift (-inf for an all -inf row)."""
     m = extreme(b, x, dims, True)
     return b.op("stablehlo.select", [ew(b, "stablehlo.is_finite", m, dtype=torch.bool), m, full_like(b, m, 0)],
                 (m.shape, m.dtype))
 
 
 def shifted_exp_sum(b, x, dims):
-    """(x - m, sum(exp(x - m)) kept) with m the stable max over dims."""
-    shifted = ew(b, "stablehlo.subtract", x, bcast(b, stable_max(b, x, dims), x.shape))
-    return shifted, reduce_to(b, ew(b, "stablehlo.exponential", shifted), dims, "stablehlo.add", 0)
+    """(x - m, exp(x - m), sum(exp(x - m)) over dims) with m the max over dims
+    (a row of -inf, or holding +inf, gives NaN as in PyTorch)."""
+    shifted = ew(b, "stablehlo.subtract", x, spread(b, extreme(b, x, dims, True), x.shape, dims))
+    e = ew(b, "stablehlo.exponential", shifted)
+    return shifted, e, reduce_to(b, e, dims, "stablehlo.add", 0)
 
 
 @register(aten.logsumexp.default)
@@ -325,7 +320,7 @@ def logsumexp(b, out, x, dim, keepdim=False):
     x = b.convert(x, out.dtype)
     dims = reduce_dims(dim, x.rank)
     m = stable_max(b, x, dims)
-    s = reduce_to(b, ew(b, "stablehlo.exponential", ew(b, "stablehlo.subtract", x, bcast(b, m, x.shape))),
+    s = reduce_to(b, ew(b, "stablehlo.exponential", ew(b, "stablehlo.subtract", x, spread(b, m, x.shape, dims))),
                   dims, "stablehlo.add", 0)
     return b.reshape(ew(b, "stablehlo.add", ew(b, "stablehlo.log", s), m), out.shape)
 
@@ -335,8 +330,8 @@ def softmax(b, out, x, dim, half_to_float=False):
     """exp(x - max) / sum(exp(x - max)) along dim."""
     x = b.convert(x, out.dtype)
     dims = reduce_dims(dim, x.rank)
-    shifted, s = shifted_exp_sum(b, x, dims)
-    return ew(b, "stablehlo.divide", ew(b, "stablehlo.exponential", shifted), bcast(b, s, x.shape))
+    _, e, s = shifted_exp_sum(b, x, dims)
+    return ew(b, "stablehlo.divide", e, spread(b, s, x.shape, dims))
 
 
 @register(aten._log_softmax.default)
@@ -344,8 +339,8 @@ def log_softmax(b, out, x, dim, half_to_float=False):
     """x - max - log(sum(exp(x - max))) along dim."""
     x = b.convert(x, out.dtype)
     dims = reduce_dims(dim, x.rank)
-    shifted, s = shifted_exp_sum(b, x, dims)
-    return ew(b, "stablehlo.subtract", shifted, bcast(b, ew(b, "stablehlo.log", s), x.shape))
+    shifted, _, s = shifted_exp_sum(b, x, dims)
+    return ew(b, "stablehlo.subtract", shifted, spread(b, ew(b, "stablehlo.log", s), x.shape, dims))
 
 
 @register(aten._softmax_backward_data.default)
@@ -353,7 +348,7 @@ def softmax_backward(b, out, grad, y, dim, input_dtype):
     """y * (grad - sum(grad * y)) along dim."""
     dims = reduce_dims(dim, y.rank)
     dot = reduce_to(b, ew(b, "stablehlo.multiply", grad, y), dims, "stablehlo.add", 0)
-    r = ew(b, "stablehlo.multiply", y, ew(b, "stablehlo.subtract", grad, bcast(b, dot, y.shape)))
+    r = ew(b, "stablehlo.multiply", y, ew(b, "stablehlo.subtract", grad, spread(b, dot, y.shape, dims)))
     return b.convert(r, out.dtype)
 
 
@@ -363,7 +358,7 @@ def log_softmax_backward(b, out, grad, y, dim, input_dtype):
     dims = reduce_dims(dim, y.rank)
     s = reduce_to(b, grad, dims, "stablehlo.add", 0)
     r = ew(b, "stablehlo.subtract", grad,
-           ew(b, "stablehlo.multiply", ew(b, "stablehlo.exponential", y), bcast(b, s, y.shape)))
+           ew(b, "stablehlo.multiply", ew(b, "stablehlo.exponential", y), spread(b, s, y.shape, dims)))
     return b.convert(r, out.dtype)
 
 
@@ -396,7 +391,7 @@ def cumprod(b, out, x, dim, dtype=None):
 # ---- vector norms ---------------------------------------------------------------------
 
 def vector_norm(b, x, p, dims):
-    """The p-norm of x over dims (kept as size 1)."""
+    """The p-norm of x over dims."""
     a = ew(b, "stablehlo.abs", x)
     if p == 2:
         return ew(b, "stablehlo.sqrt", reduce_to(b, ew(b, "stablehlo.multiply", x, x), dims, "stablehlo.add", 0))
