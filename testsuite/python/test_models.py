@@ -79,7 +79,7 @@ def _new_graphs():
 
 def _train(model, batches, loss_fn, tpu, lr=1e-2):
     """Adam for len(batches) steps on a copy of model: (per-step losses as
-    floats, final parameters on the CPU, new graphs after each step)."""
+    floats, {name: final parameter on the CPU}, new graphs after each step)."""
     model = copy.deepcopy(model)
     if tpu:
         model = tt.to_tpu(model)
@@ -94,14 +94,23 @@ def _train(model, batches, loss_fn, tpu, lr=1e-2):
         opt.step()
         losses.append(loss.item())
         graphs.append(_new_graphs() if tpu else 0)
-    params = [tt.to_cpu(p.detach()) for p in model.parameters()]
+    params = {name: tt.to_cpu(p.detach()) for name, p in model.named_parameters()}
     return losses, params, graphs
 
 
-def _train_all_modes(setup, rtol, atol):
+def _close_params(got, want, what, skip=(), rtol=1e-4, atol=1e-4):
+    """got and want ({name: tensor}) allclose, but for the names in skip."""
+    for name, w in want.items():
+        if not any(s in name for s in skip):
+            assert_close(got[name], w, rtol, atol, f"{what} {name}")
+
+
+def _train_all_modes(setup, rtol=1e-4, atol=1e-5, noisy=()):
     """Trains setup()'s model on the CPU and in each mode; checks each
-    mode's losses against the CPU's, Debug == Strict bit for bit, Fused
-    close to them, and the Fused loop's graphs settling after 3 steps."""
+    mode's losses and final parameters against the CPU's, Debug == Strict
+    bit for bit, and the Fused loop compiling no graph after its second
+    step.  noisy: parameters whose gradient is zero up to rounding, which
+    Adam's normalization turns into lr-sized steps of any sign."""
     model, batches, loss_fn = setup()
     cpu_losses, cpu_params, _ = _train(model, batches, loss_fn, tpu=False)
     runs = {}
@@ -109,25 +118,27 @@ def _train_all_modes(setup, rtol, atol):
         tt.set_mode(mode)
         runs[mode] = _train(model, batches, loss_fn, tpu=True)
         tt.sync()
-        losses = runs[mode][0]
+        losses, params, _ = runs[mode]
         for step, (got, want) in enumerate(zip(losses, cpu_losses)):
             assert abs(got - want) <= atol + rtol * abs(want), f"{mode} step {step}: loss {got}, CPU {want}"
+        _close_params(params, cpu_params, f"{mode} parameter", skip=noisy)
     (dl, dp, _), (sl, sp, _) = runs["debug"], runs["strict"]
     assert dl == sl, "Debug and Strict losses differ"
-    for i, (a, b) in enumerate(zip(dp, sp)):
-        assert torch.equal(a, b), f"parameter {i}: Debug and Strict differ"
-    fl, fp, graphs = runs["fused"]
-    assert_close(fp, sp, rtol, atol, "Fused parameters")
-    assert graphs[-1] == graphs[2], f"the Fused loop kept compiling: new graphs after each step {graphs}"
+    for name in dp:
+        assert torch.equal(dp[name], sp[name]), f"parameter {name}: Debug and Strict differ"
+    graphs = runs["fused"][2]
+    assert graphs[-1] == graphs[1], f"the Fused loop kept compiling: new graphs after each step {graphs}"
     return runs
 
 
 def test_mlp_training():
-    _train_all_modes(_mlp_setup, rtol=1e-4, atol=1e-5)
+    _train_all_modes(_mlp_setup)
 
 
 def test_lm_training():
-    _train_all_modes(_lm_setup, rtol=1e-3, atol=1e-4)
+    # A key projection's bias only adds a constant to each row of scores,
+    # which softmax removes: its gradient is rounding noise.
+    _train_all_modes(_lm_setup, noisy=("attention.key.bias",))
 
 
 def test_lm_dropout_same_in_every_mode():
@@ -142,8 +153,8 @@ def test_lm_dropout_same_in_every_mode():
         runs[mode] = _train(model, batches, loss_fn, tpu=True)
         tt.sync()
     assert runs["debug"][0] == runs["strict"][0]
-    for a, b in zip(runs["debug"][1], runs["strict"][1]):
-        assert torch.equal(a, b)
+    for name, p in runs["debug"][1].items():
+        assert torch.equal(p, runs["strict"][1][name]), f"parameter {name}: Debug and Strict differ"
     torch.testing.assert_close(torch.tensor(runs["fused"][0]), torch.tensor(runs["strict"][0]), rtol=1e-4, atol=1e-5)
     cpu_no_dropout = _train(model.eval(), batches, loss_fn, tpu=False)[0]
     assert runs["strict"][0][0] != cpu_no_dropout[0], "dropout had no effect"
