@@ -193,3 +193,23 @@ def test_module_on_tpu():
     x = torch.randn(2, 4)
     eval_text = tt.export(model.eval(), x)
     assert tt.export(tt.to_tpu(model), x) == eval_text
+
+
+def test_train_mode_dropout_takes_the_generator_state():
+    """Train-mode dropout draws from an "rng_state" argument: the key that
+    tpurun.torch.manual_seed(s) makes gives eager execution's mask."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 64), torch.nn.Dropout(0.5))
+    x = torch.randn(3, 4)
+    assert "rng_state" not in tt.export(model.eval(), x)
+    text = tt.export(model.train(), x)
+    assert _signature(text)[0] == ["0.weight", "0.bias", "args[0]", "rng_state"]
+    args = [model[0].weight.detach().numpy(), model[0].bias.detach().numpy(), x.numpy()]
+    tt.manual_seed(7)
+    eager = tt.to_cpu(tt.to_tpu(copy.deepcopy(model))(tt.to_tpu(x))).detach().numpy()
+    with tpurun.Client(no_disk_cache=True) as client:
+        program = client.compile(text)
+        seeded = program.run(*args, np.array([7, 0x5EED], np.uint64))[0].numpy()
+        other = program.run(*args, np.array([8, 0x5EED], np.uint64))[0].numpy()
+    np.testing.assert_allclose(seeded, eager, rtol=RTOL, atol=ATOL)
+    assert (seeded == 0).any() and not np.array_equal(seeded == 0, other == 0)

@@ -27,7 +27,9 @@ def export(module, *example_inputs):
     module is traced as given (train or eval mode), without gradients and
     without changing its buffers (BatchNorm's running statistics);
     tensors it captures that are neither parameters nor buffers become
-    constants; non-tensor inputs are fixed at their example values."""
+    constants; non-tensor inputs are fixed at their example values.  A
+    module that draws random numbers (dropout in train mode) takes the
+    generator's state last, as a 2 x ui64 argument named "rng_state"."""
     names, groups, weights = _module_state(module)
     tensor_pos = [i for i, x in enumerate(example_inputs) if isinstance(x, torch.Tensor)]
     inputs = [to_cpu(example_inputs[i]).detach().clone() for i in tensor_pos]
@@ -40,13 +42,34 @@ def export(module, *example_inputs):
         return stateless.functional_call(module, state, tuple(args))
 
     graph = _trace(module, call, weights + inputs)
-    b = TraceBuilder()
+    b = _ExportBuilder()
     traced = [wrap(b.argument(w.shape, w.dtype, name), b) for name, w in zip(names, weights)]
     traced += [wrap(b.argument(x.shape, x.dtype, f"args[{i}]"), b) for i, x in zip(tensor_pos, inputs)]
     with torch.no_grad():
         outputs = graph(*traced)
     results = _results(b, outputs)
     return _module_text(_module_name(module), b, results)
+
+
+class _ExportBuilder(TraceBuilder):
+    """A TraceBuilder whose random generator state (b.rng, see
+    lower_pointwise.rng_state) is an argument named "rng_state" (2 x ui64,
+    THREE_FRY's key), added when a random op (train-mode dropout) first
+    draws, as a JAX export takes its key."""
+
+    def __init__(self):
+        super().__init__()
+        self._rng = None
+
+    @property
+    def rng(self):
+        if self._rng is None:
+            self._rng = self.argument((2,), "ui64", "rng_state")
+        return self._rng
+
+    @rng.setter
+    def rng(self, value):
+        self._rng = value
 
 
 def _module_state(module):
