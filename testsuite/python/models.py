@@ -39,7 +39,9 @@ class SelfAttention(nn.Module):
         if hidden % heads:
             raise ValueError(f"SelfAttention: hidden {hidden} is not a multiple of heads {heads}")
         self.heads, self.head_dim = heads, hidden // heads
-        self.query, self.key, self.value = nn.Linear(hidden, hidden), nn.Linear(hidden, hidden), nn.Linear(hidden, hidden)
+        self.query = nn.Linear(hidden, hidden)
+        self.key = nn.Linear(hidden, hidden)
+        self.value = nn.Linear(hidden, hidden)
         self.out = nn.Linear(hidden, hidden)
         self.dropout = nn.Dropout(dropout)
 

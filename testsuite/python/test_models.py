@@ -17,12 +17,15 @@ STEPS = 20
 
 
 def _forward_both(model, *inputs, rtol=1e-4, atol=1e-4):
-    """model(*inputs) on the TPU (a copy of the model) equals the CPU's."""
+    """model(*inputs) on the TPU (a copy of the model) equals the CPU's, and
+    so do the buffers afterwards (BatchNorm's running statistics)."""
+    tpu_model = tt.to_tpu(copy.deepcopy(model))
     with torch.no_grad():
         want = model(*inputs)
-        tpu_model = tt.to_tpu(copy.deepcopy(model))
         got = tpu_model(*[tt.to_tpu(x) for x in inputs])
     assert_close(got, want, rtol, atol)
+    for (name, got_buf), want_buf in zip(tpu_model.named_buffers(), model.buffers()):
+        assert_close(got_buf, want_buf, rtol, atol, f"buffer {name}")
 
 
 def _bert_inputs(cfg, batch=2, seq=8, seed=0):
