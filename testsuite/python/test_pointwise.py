@@ -23,6 +23,7 @@ def ints(*shape, low=-5, high=6, dtype=torch.int64):
 
 
 def nonzero_ints(*shape, dtype=torch.int64):
+    """Random integers without 0 (divisors)."""
     x = ints(*shape, dtype=dtype)
     return torch.where(x == 0, torch.ones_like(x) * 3, x)
 
@@ -97,6 +98,7 @@ SCALAR_OPS = {
     "clamp_min_op": lambda x: torch.clamp_min(x, 0.2),
     "clamp_max_op": lambda x: torch.clamp_max(x, 0.2),
     "lerp": lambda x: torch.lerp(x, torch.ones_like(x), 0.25),
+    "lerp_high": lambda x: torch.lerp(x, torch.ones_like(x) * 3, 0.75),
 }
 
 
@@ -186,6 +188,8 @@ def test_not_and_bool_arithmetic(mode):
     run_both(lambda x, y: x + y, B, I)
     run_both(lambda x: x.sign(), B)
     run_both(lambda x: x * 2, B)
+    run_both(torch.maximum, B, C)
+    run_both(torch.minimum, B, C)
 
 
 def test_isnan_isinf_where(mode):
@@ -222,6 +226,14 @@ ACTIVATIONS = {
 @pytest.mark.parametrize("name", ACTIVATIONS)
 def test_activations(mode, name):
     run_both(ACTIVATIONS[name], X * 3)
+
+
+def test_activations_of_large_inputs(mode):
+    """No overflow in a branch not taken (Debug mode reports an inf an op makes)."""
+    big = torch.tensor([-200.0, -30.0, -1.0, 0.5, 30.0, 200.0])
+    for fn in (F.elu, F.selu, F.softplus, F.mish, F.silu, F.gelu, lambda x: F.gelu(x, approximate="tanh"),
+               torch.sigmoid, torch.tanh):
+        run_both(fn, big)
 
 
 def test_inplace_activations(mode):

@@ -35,6 +35,7 @@ def cmp(b, direction, x, y):
 
 
 def select(b, pred, on_true, on_false):
+    """on_true where pred, else on_false (Values of one shape)."""
     return b.op("stablehlo.select", [pred, on_true, on_false], (on_true.shape, on_true.dtype))
 
 
@@ -204,12 +205,14 @@ def pow_(b, out, x, y):
 
 @register(aten.maximum.default, aten.max.other)
 def maximum(b, out, x, y):
-    return elementwise(b, out, "stablehlo.maximum", x, y)
+    """The larger of x and y (for bools: x or y)."""
+    return elementwise(b, out, "stablehlo.or" if out.dtype == torch.bool else "stablehlo.maximum", x, y)
 
 
 @register(aten.minimum.default, aten.min.other)
 def minimum(b, out, x, y):
-    return elementwise(b, out, "stablehlo.minimum", x, y)
+    """The smaller of x and y (for bools: x and y)."""
+    return elementwise(b, out, "stablehlo.and" if out.dtype == torch.bool else "stablehlo.minimum", x, y)
 
 
 @register(aten.clamp.default, aten.clamp.Tensor)
@@ -498,45 +501,42 @@ GELU_C = 0.044715
 
 
 def _gelu_tanh_parts(b, x):
-    """(0.5 * x, tanh(k (x + c x^3)), x^2) of gelu's tanh form."""
+    """(x^2, 2 k, sigmoid(u)) with u = 2 k (x + c x^3): gelu's tanh form is
+    0.5 x (1 + tanh(u / 2)) = x sigmoid(u)."""
     x2 = ew(b, "stablehlo.multiply", x, x)
-    inner = mul_all(b, x, ew(b, "stablehlo.add", const(b, 1, x), ew(b, "stablehlo.multiply", x2, const(b, GELU_C, x))),
-                    const(b, GELU_K, x))
-    return ew(b, "stablehlo.multiply", x, const(b, 0.5, x)), ew(b, "stablehlo.tanh", inner), x2
+    two_k = const(b, 2 * GELU_K, x)
+    slope = ew(b, "stablehlo.add", two_k, ew(b, "stablehlo.multiply", x2, const(b, 2 * GELU_K * GELU_C, x)))
+    return x2, two_k, ew(b, "stablehlo.logistic", ew(b, "stablehlo.multiply", x, slope))
 
 
 @register(aten.gelu.default)
 def gelu(b, out, x, approximate="none"):
-    """x * Phi(x): erf form ("none") or tanh form ("tanh")."""
+    """x * Phi(x): erf form ("none": 0.5 x erfc(-x / sqrt 2), 6 ops) or tanh form ("tanh")."""
     x = b.convert(x, out.dtype)
-    one = const(b, 1, x)
     if approximate == "tanh":
-        half_x, t, _ = _gelu_tanh_parts(b, x)
-        return ew(b, "stablehlo.multiply", half_x, ew(b, "stablehlo.add", one, t))
+        return ew(b, "stablehlo.multiply", x, _gelu_tanh_parts(b, x)[2])
     if approximate != "none":
         raise NotImplementedError(f"tpurun.torch: aten.gelu approximate={approximate!r}")
-    e = ew(b, "chlo.erf", ew(b, "stablehlo.multiply", x, const(b, SQRT1_2, x)))
-    return mul_all(b, x, ew(b, "stablehlo.add", one, e), const(b, 0.5, x))
+    tail = ew(b, "chlo.erfc", ew(b, "stablehlo.multiply", x, const(b, -SQRT1_2, x)))
+    return ew(b, "stablehlo.multiply", ew(b, "stablehlo.multiply", x, const(b, 0.5, x)), tail)
 
 
 @register(aten.gelu_backward.default)
 def gelu_backward(b, out, grad, x, approximate="none"):
-    """grad * d gelu(x) / dx."""
+    """grad * d gelu(x) / dx: grad * (Phi(x) + x phi(x))."""
     x = b.convert(x, out.dtype)
-    one = const(b, 1, x)
-    if approximate == "tanh":
-        half_x, t, x2 = _gelu_tanh_parts(b, x)
-        dt = ew(b, "stablehlo.subtract", one, ew(b, "stablehlo.multiply", t, t))
-        dinner = ew(b, "stablehlo.add", const(b, GELU_K, x), ew(b, "stablehlo.multiply", x2, const(b, 3 * GELU_K * GELU_C, x)))
-        left = ew(b, "stablehlo.multiply", ew(b, "stablehlo.add", one, t), const(b, 0.5, x))
-        return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", left, mul_all(b, half_x, dt, dinner)))
+    if approximate == "tanh":  # sig + x sig (1 - sig) du/dx
+        x2, two_k, sig = _gelu_tanh_parts(b, x)
+        du = ew(b, "stablehlo.add", two_k, ew(b, "stablehlo.multiply", x2, const(b, 6 * GELU_K * GELU_C, x)))
+        slope = mul_all(b, x, sig, ew(b, "stablehlo.subtract", const(b, 1, x), sig), du)
+        return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", sig, slope))
     if approximate != "none":
         raise NotImplementedError(f"tpurun.torch: aten.gelu_backward approximate={approximate!r}")
-    cdf = ew(b, "stablehlo.add", one, ew(b, "chlo.erf", ew(b, "stablehlo.multiply", x, const(b, SQRT1_2, x))))
-    cdf = ew(b, "stablehlo.multiply", cdf, const(b, 0.5, x))
-    pdf = ew(b, "stablehlo.exponential", mul_all(b, x, x, const(b, -0.5, x)))
-    pdf = ew(b, "stablehlo.multiply", pdf, const(b, 1 / math.sqrt(2 * math.pi), x))
-    return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", cdf, ew(b, "stablehlo.multiply", x, pdf)))
+    s = ew(b, "stablehlo.multiply", x, const(b, -SQRT1_2, x))
+    cdf = ew(b, "stablehlo.multiply", ew(b, "chlo.erfc", s), const(b, 0.5, x))
+    pdf = ew(b, "stablehlo.exponential", ew(b, "stablehlo.negate", ew(b, "stablehlo.multiply", s, s)))
+    x_pdf = mul_all(b, x, pdf, const(b, 1 / math.sqrt(2 * math.pi), x))
+    return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", cdf, x_pdf))
 
 
 @register(aten.sigmoid_backward.default)
@@ -593,30 +593,36 @@ def hardtanh_backward(b, out, grad, x, min_val, max_val):
 
 @register(aten.elu.default)
 def elu(b, out, x, alpha=1, scale=1, input_scale=1):
-    """scale * x where x > 0, else alpha * scale * (exp(input_scale * x) - 1)."""
+    """scale * x where x > 0, else alpha * scale * (exp(input_scale * min(x, 0)) - 1)
+    (no overflow in the branch not taken: Debug mode would report its inf)."""
     a, s, i = operands(b, out, alpha * scale, scale, input_scale)
-    neg = ew(b, "stablehlo.multiply", ew(b, "stablehlo.exponential_minus_one", ew(b, "stablehlo.multiply", x, i)), a)
-    return select(b, cmp(b, "GT", x, const(b, 0, x)), ew(b, "stablehlo.multiply", x, s), neg)
+    zero = const(b, 0, x)
+    below = ew(b, "stablehlo.minimum", x, zero)
+    neg = ew(b, "stablehlo.multiply", ew(b, "stablehlo.exponential_minus_one", ew(b, "stablehlo.multiply", below, i)), a)
+    return select(b, cmp(b, "GT", x, zero), ew(b, "stablehlo.multiply", x, s), neg)
 
 
 @register(aten.elu_backward.default)
 def elu_backward(b, out, grad, alpha, scale, input_scale, is_result, x_or_result):
     """elu's derivative times grad, from x or (is_result) from elu's result."""
     a, s, i = operands(b, out, alpha * scale, scale, input_scale)
-    v = x_or_result
+    v, zero = x_or_result, const(b, 0, x_or_result)
     if is_result:
         neg = mul_all(b, grad, i, ew(b, "stablehlo.add", v, a))
     else:
-        neg = mul_all(b, grad, i, a, ew(b, "stablehlo.exponential", ew(b, "stablehlo.multiply", v, i)))
-    return select(b, cmp(b, "GT", v, const(b, 0, v)), ew(b, "stablehlo.multiply", grad, s), neg)
+        below = ew(b, "stablehlo.minimum", v, zero)
+        neg = mul_all(b, grad, i, a, ew(b, "stablehlo.exponential", ew(b, "stablehlo.multiply", below, i)))
+    return select(b, cmp(b, "GT", v, zero), ew(b, "stablehlo.multiply", grad, s), neg)
 
 
 @register(aten.softplus.default)
 def softplus(b, out, x, beta=1, threshold=20):
-    """log1p(exp(beta x)) / beta, x itself where beta x > threshold."""
+    """log1p(exp(beta x)) / beta, x itself where beta x > threshold (exp's
+    argument capped there: no overflow in the branch not taken)."""
     be, th = operands(b, out, beta, threshold)
     bx = ew(b, "stablehlo.multiply", x, be)
-    soft = ew(b, "stablehlo.divide", ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", bx)), be)
+    capped = ew(b, "stablehlo.minimum", bx, th)
+    soft = ew(b, "stablehlo.divide", ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", capped)), be)
     return select(b, cmp(b, "GT", bx, th), x, soft)
 
 
@@ -631,14 +637,20 @@ def softplus_backward(b, out, grad, x, beta, threshold):
 @register(aten.mish.default)
 def mish(b, out, x):
     """x * tanh(softplus(x))."""
-    sp = ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", x))
-    return ew(b, "stablehlo.multiply", x, ew(b, "stablehlo.tanh", sp))
+    return ew(b, "stablehlo.multiply", x, _tanh_softplus(b, x))
+
+
+def _tanh_softplus(b, x):
+    """tanh(log1p(exp(min(x, 20)))): the cap changes nothing (tanh is 1 by
+    then) but keeps exp from overflowing."""
+    capped = ew(b, "stablehlo.minimum", x, const(b, 20, x))
+    return ew(b, "stablehlo.tanh", ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", capped)))
 
 
 @register(aten.mish_backward.default)
 def mish_backward(b, out, grad, x):
     """grad * (t + x sigmoid(x) (1 - t^2)), t = tanh(softplus(x))."""
-    t = ew(b, "stablehlo.tanh", ew(b, "stablehlo.log_plus_one", ew(b, "stablehlo.exponential", x)))
+    t = _tanh_softplus(b, x)
     dt = ew(b, "stablehlo.subtract", const(b, 1, t), ew(b, "stablehlo.multiply", t, t))
     return ew(b, "stablehlo.multiply", grad, ew(b, "stablehlo.add", t, mul_all(b, x, ew(b, "stablehlo.logistic", x), dt)))
 
@@ -696,7 +708,11 @@ def addcdiv(b, out, x, t1, t2, value=1):
 
 @register(aten.lerp.Scalar, aten.lerp.Tensor)
 def lerp(b, out, x, end, weight):
-    """x + weight * (end - x)."""
+    """x + weight * (end - x); end - (1 - weight) * (end - x) for a number
+    weight >= 0.5, as PyTorch computes it."""
+    if not is_value(weight) and weight >= 0.5:
+        x, end, w = operands(b, out, x, end, 1 - weight)
+        return ew(b, "stablehlo.subtract", end, ew(b, "stablehlo.multiply", w, ew(b, "stablehlo.subtract", end, x)))
     x, end, w = operands(b, out, x, end, weight)
     return ew(b, "stablehlo.add", x, ew(b, "stablehlo.multiply", w, ew(b, "stablehlo.subtract", end, x)))
 
@@ -864,5 +880,6 @@ def randn_like(b, out, x, **kwargs):
 
 
 def _no_generator(name, generator):
+    """Refuses an explicit torch.Generator: the TPU's generator is the builder's."""
     if generator is not None:
         raise NotImplementedError(f"tpurun.torch: aten.{name} with generator= (use tpurun.torch.manual_seed)")
