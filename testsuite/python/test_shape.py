@@ -7,6 +7,8 @@ import torch
 import tpurun.torch as tt
 from torchcheck import assert_close, run_both
 
+pytestmark = pytest.mark.filterwarnings("ignore:scatter_reduce.. is in beta")
+
 torch.manual_seed(0)
 X = torch.randn(3, 4)
 X3 = torch.randn(2, 3, 4)
@@ -231,3 +233,30 @@ def test_unfold_writes_through(mode):
 
 def test_as_strided(mode):
     run_both(lambda x: (x.as_strided((2, 2), (1, 4), 1), x.as_strided((3, 4), (4, 1))), X)
+
+
+def test_as_strided_of_a_view_addresses_the_storage(mode):
+    def f(x, one):
+        v = x.t()[1:]
+        s = v.as_strided((2, 2), (1, 4), 5)
+        s.mul_(-1)
+        return x, v, s
+    both(f)
+
+
+def test_select_assign_keeps_one_fused_graph():
+    """x[t] = v over t: the index is an input of the graph, not a constant."""
+    tt.set_mode("fused")
+    x, v = tt.to_tpu(torch.zeros(6, 4)), tt.to_tpu(torch.ones(4))
+
+    def new_graphs():
+        m = tt.metrics()
+        return m["compiles"] + m["cache"]["disk_hits"]
+    counts = []
+    for t in range(1, 6):
+        x[t] = v * t
+        x[t - 1].add_(v)
+        tt.sync()
+        counts.append(new_graphs())
+    assert counts[1:] == [counts[1]] * 4, counts
+    assert_close(x, torch.tensor([1.0, 2, 3, 4, 5, 5])[:, None].expand(6, 4))

@@ -414,7 +414,7 @@ def _view_geometry(base, step):
             r = step.func(m, *step.args, **step.kwargs)
             r = r[step.index] if step.index is not None else r
             geometry = (r.stride(), r.storage_offset())
-        except (RuntimeError, NotImplementedError, TypeError):
+        except (RuntimeError, NotImplementedError, TypeError, IndexError, ValueError):
             geometry = (None, None)
         if key is not None:
             if len(_GEOMETRY_CACHE) >= META_CACHE_ENTRIES:
@@ -528,7 +528,17 @@ def _local_scalar_dense(func, args, kwargs):
     return to_cpu(args[0]).item()
 
 
+def _as_strided(func, args, kwargs):
+    """as_strided addresses the storage: on a view, its base is the store's
+    whole value (a root tensor is contiguous from offset 0)."""
+    t = args[0]
+    if t._chain:
+        args = (Tensor(t._store),) + tuple(args[1:])
+    return _dispatch_functional(func, args, kwargs)
+
+
 SPECIAL = {
+    aten.as_strided.default: _as_strided,
     aten.detach.default: _alias,
     aten.alias.default: _alias,
     aten.lift_fresh.default: _alias,

@@ -12,9 +12,6 @@ from ._lowering import body_region, is_value, max_value, min_value, register, re
 
 aten = torch.ops.aten
 
-INT_MAX = 2 ** 63 - 1
-
-
 # ---- small helpers ------------------------------------------------------------
 
 def _dim(d, rank):
@@ -23,15 +20,8 @@ def _dim(d, rank):
 
 
 def _ints(xs):
+    """[1, 2] as MLIR writes an integer list inside a dimension-numbers attribute."""
     return "[" + ", ".join(str(int(x)) for x in xs) + "]"
-
-
-def _contiguous_strides(shape):
-    strides, acc = [], 1
-    for s in reversed(shape):
-        strides.append(acc)
-        acc *= max(int(s), 1)
-    return list(reversed(strides))
 
 
 def _slice(b, x, starts, limits, strides):
@@ -45,6 +35,7 @@ def _slice(b, x, starts, limits, strides):
 
 
 def _slice_dim(b, x, dim, start, stop, step=1):
+    """stablehlo.slice of x along dim only."""
     starts, limits, strides = [0] * x.rank, list(x.shape), [1] * x.rank
     starts[dim], limits[dim], strides[dim] = start, stop, step
     return _slice(b, x, starts, limits, strides)
@@ -72,7 +63,7 @@ def _update(b, base, part, starts, steps):
         return base
     part = b.convert(part, base.dtype)
     if all(s == 1 for s in steps):
-        idx = [b.constant(int(s), torch.int64) for s in starts]
+        idx = [b.scalar(int(s), torch.int64) for s in starts]  # inputs: x[t] = v keeps one graph for every t
         return b.op("stablehlo.dynamic_update_slice", [base, part] + idx, (base.shape, base.dtype))
     mask = np.zeros(base.shape, dtype=np.bool_)
     mask[tuple(slice(st, st + (n - 1) * sd + 1, sd) for st, n, sd in zip(starts, part.shape, steps))] = True
@@ -82,6 +73,7 @@ def _update(b, base, part, starts, steps):
 
 
 def _update_dim(b, base, part, dim, start, step=1):
+    """base with its (strided) slice along dim from start overwritten by part."""
     starts, steps = [0] * base.rank, [1] * base.rank
     starts[dim], steps[dim] = start, step
     return _update(b, base, part, starts, steps)
@@ -101,10 +93,12 @@ def _slice_range(size, start, end, step):
 
 
 def _iota(b, shape, dim):
+    """stablehlo.iota (i64) counting along dim of shape."""
     return b.op("stablehlo.iota", [], (tuple(shape), torch.int64), attrs=f"{{iota_dimension = {dim} : i64}}")
 
 
 def _concat(b, vals, dim, shape, dtype):
+    """vals (converted to dtype) joined along dim into shape; a lone value is itself."""
     vals = [b.convert(v, dtype) for v in vals]
     if len(vals) == 1:
         return vals[0]
@@ -180,6 +174,7 @@ def _as_strided_plan(x, size, stride, offset):
 
 
 def _as_strided_back(b, base, new, size, stride, storage_offset=None):
+    """as_strided's inverse: the new elements scattered back to their flat positions."""
     pos = _as_strided_plan(base, size, stride, storage_offset)
     if pos is None:
         return b.reshape(new, base.shape)
@@ -207,6 +202,7 @@ def as_strided(b, out, x, size, stride, storage_offset=None):
 # ---- permutations ----------------------------------------------------------------
 
 def _transpose_perm(rank, dim0, dim1):
+    """The permutation that swaps dim0 and dim1 of rank dims."""
     perm = list(range(rank))
     if rank:
         d0, d1 = _dim(dim0, rank), _dim(dim1, rank)
@@ -225,6 +221,7 @@ def t(b, out, x):
 
 
 def _permute_back(b, base, new, dims):
+    """permute's inverse: the view permuted by the inverse permutation."""
     perm = [_dim(d, base.rank) for d in dims]
     return b.transpose(new, [perm.index(i) for i in range(base.rank)])
 
@@ -235,6 +232,7 @@ def permute(b, out, x, dims):
 
 
 def _no_inverse(name):
+    """The inverse of a view whose elements alias one another: an error."""
     def inverse(b, base, new, *args, **kwargs):
         raise RuntimeError(f"tpurun.torch: cannot write in place through a view made by {name}: several "
                            f"of its elements are one element of the base (clone it first)")
@@ -249,12 +247,14 @@ def expand(b, out, x, size, implicit=False):
 # ---- slices --------------------------------------------------------------------------
 
 def _slice_args(x, dim, start, end, step):
+    """(dim, start, stop) of slice.Tensor's arguments on x, as PyTorch clamps them."""
     d = _dim(dim, x.rank)
     start, stop = _slice_range(x.shape[d], start, end, step)
     return d, start, stop
 
 
 def _slice_back(b, base, new, dim=0, start=None, end=None, step=1):
+    """slice's inverse: base with the slice overwritten (also slice_scatter)."""
     d, start, _ = _slice_args(base, dim, start, end, step)
     return _update_dim(b, base, new, d, start, step)
 
@@ -267,6 +267,7 @@ def slice_(b, out, x, dim=0, start=None, end=None, step=1):
 
 @register(aten.slice_scatter.default)
 def slice_scatter(b, out, x, src, dim=0, start=None, end=None, step=1):
+    """x with src written at the slice."""
     return _slice_back(b, x, src, dim, start, end, step)
 
 
@@ -282,10 +283,12 @@ def slice_backward(b, out, grad, input_sizes, dim, start, end, step):
 
 
 def _select_index(size, index):
+    """select's index, negative ones counted from the end."""
     return index + size if index < 0 else index
 
 
 def _select_back(b, base, new, dim, index):
+    """select's inverse: base with the selected slice overwritten (also select_scatter)."""
     d = _dim(dim, base.rank)
     i = _select_index(base.shape[d], index)
     part = b.reshape(new, base.shape[:d] + (1,) + base.shape[d + 1:])
@@ -294,18 +297,27 @@ def _select_back(b, base, new, dim, index):
 
 @register_view(aten.select.int, inverse=_select_back)
 def select(b, out, x, dim, index):
+    """x[..., index, ...] along dim: a slice and a reshape."""
     d = _dim(dim, x.rank)
     i = _select_index(x.shape[d], index)
-    return b.reshape(_slice_dim(b, x, d, i, i + 1), x.shape[:d] + x.shape[d + 1:])
+    if not 0 <= i < x.shape[d]:
+        raise IndexError(f"tpurun.torch: aten.select.int: index {index} is out of range for a dim of {x.shape[d]}")
+    starts = [b.scalar(i if k == d else 0, torch.int64) for k in range(x.rank)]  # inputs: one graph for every x[t]
+    sizes = [1 if k == d else n for k, n in enumerate(x.shape)]
+    part = b.op("stablehlo.dynamic_slice", [x] + starts, (tuple(sizes), x.dtype),
+                attrs=f"{{slice_sizes = array<i64{i64s(sizes)}>}}")
+    return b.reshape(part, x.shape[:d] + x.shape[d + 1:])
 
 
 @register(aten.select_scatter.default)
 def select_scatter(b, out, x, src, dim, index):
+    """x with src written at the selected index of dim."""
     return _select_back(b, x, src, dim, index)
 
 
 @register(aten.select_backward.default)
 def select_backward(b, out, grad, input_sizes, dim, index):
+    """Zeros of input_sizes with grad at the selected index: one pad."""
     shape = tuple(input_sizes)
     d = _dim(dim, len(shape))
     part = b.reshape(grad, shape[:d] + (1,) + shape[d + 1:])
@@ -315,6 +327,7 @@ def select_backward(b, out, grad, input_sizes, dim, index):
 
 
 def _split_starts(size, sizes):
+    """The start of each part of a dim of size split into sizes."""
     starts, acc = [], 0
     for s in sizes:
         starts.append(acc)
@@ -325,6 +338,7 @@ def _split_starts(size, sizes):
 
 
 def _even_sizes(size, split_size):
+    """split.Tensor's part sizes: split_size each, the last one what remains."""
     if split_size <= 0:
         if size == 0 and split_size == 0:
             return [0]
@@ -334,12 +348,14 @@ def _even_sizes(size, split_size):
 
 
 def _split_parts(b, x, sizes, dim):
+    """x's slices of sizes along dim."""
     d = _dim(dim, x.rank)
     starts = _split_starts(x.shape[d], sizes)
     return [_slice_dim(b, x, d, st, st + n) for st, n in zip(starts, sizes)]
 
 
 def _split_part_back(b, base, new, sizes, dim, index):
+    """The inverse of part index of a split: base with that part overwritten."""
     d = _dim(dim, base.rank)
     return _update_dim(b, base, new, d, _split_starts(base.shape[d], sizes)[index])
 
@@ -348,6 +364,7 @@ def _split_part_back(b, base, new, sizes, dim, index):
                inverse=lambda b, base, new, split_size, dim=0, _index=0: _split_part_back(
                    b, base, new, _even_sizes(base.shape[_dim(dim, base.rank)], split_size), dim, _index))
 def split(b, out, x, split_size, dim=0):
+    """Parts of split_size along dim (views)."""
     return _split_parts(b, x, _even_sizes(x.shape[_dim(dim, x.rank)], split_size), dim)
 
 
@@ -355,6 +372,7 @@ def split(b, out, x, split_size, dim=0):
                inverse=lambda b, base, new, sizes, dim=0, _index=0: _split_part_back(b, base, new, sizes, dim,
                                                                                      _index))
 def split_with_sizes(b, out, x, sizes, dim=0):
+    """Parts of the given sizes along dim (views)."""
     return _split_parts(b, x, sizes, dim)
 
 
@@ -364,6 +382,7 @@ register(aten.unsafe_split_with_sizes.default)(split_with_sizes)
 
 @register_view(aten.unbind.int, inverse=lambda b, base, new, dim=0, _index=0: _select_back(b, base, new, dim, _index))
 def unbind(b, out, x, dim=0):
+    """Every index of dim selected (views)."""
     d = _dim(dim, x.rank)
     return [select(b, None, x, d, i) for i in range(x.shape[d])]
 
@@ -382,6 +401,7 @@ def _diagonal_layout(shape, offset, dim1, dim2):
 
 
 def _diagonal_of(b, x, offset, dim1, dim2):
+    """The diagonal of dims dim1, dim2 (moved last, flattened): a strided slice."""
     perm, length, start, step = _diagonal_layout(x.shape, offset, dim1, dim2)
     moved = b.transpose(x, perm)
     flat = b.reshape(moved, moved.shape[:-2] + (moved.shape[-2] * moved.shape[-1],))
@@ -391,6 +411,7 @@ def _diagonal_of(b, x, offset, dim1, dim2):
 
 
 def _diagonal_into(b, base, part, offset, dim1, dim2):
+    """base with its diagonal (as diagonal() picks it) overwritten by part."""
     perm, length, start, step = _diagonal_layout(base.shape, offset, dim1, dim2)
     moved = b.transpose(base, perm)
     flat = b.reshape(moved, moved.shape[:-2] + (moved.shape[-2] * moved.shape[-1],))
@@ -402,16 +423,19 @@ def _diagonal_into(b, base, part, offset, dim1, dim2):
                inverse=lambda b, base, new, offset=0, dim1=0, dim2=1: _diagonal_into(b, base, new, offset, dim1,
                                                                                      dim2))
 def diagonal(b, out, x, offset=0, dim1=0, dim2=1):
+    """The diagonal of dims dim1, dim2 at offset, as a new last dim (a view)."""
     return _diagonal_of(b, x, offset, dim1, dim2)
 
 
 @register(aten.diagonal_scatter.default)
 def diagonal_scatter(b, out, x, src, offset=0, dim1=0, dim2=1):
+    """x with src written on its diagonal."""
     return _diagonal_into(b, x, src, offset, dim1, dim2)
 
 
 @register(aten.diagonal_backward.default)
 def diagonal_backward(b, out, grad, input_sizes, offset, dim1, dim2):
+    """Zeros of input_sizes with grad on the diagonal."""
     zeros = b.constant(0, grad.dtype, tuple(input_sizes))
     return _diagonal_into(b, zeros, grad, offset, dim1, dim2)
 
@@ -430,6 +454,7 @@ def cat(b, out, tensors, dim=0):
 
 @register(aten.stack.default)
 def stack(b, out, tensors, dim=0):
+    """tensors joined along a new dim."""
     d = _dim(dim, len(out.shape))
     parts = [b.reshape(v, v.shape[:d] + (1,) + v.shape[d:]) for v in tensors]
     return _concat(b, parts, d, out.shape, out.dtype)
@@ -444,6 +469,7 @@ def flip(b, out, x, dims):
 
 
 def _roll_dim(b, x, shift, d):
+    """x rolled by shift along dim d: two slices joined in the other order."""
     n = x.shape[d]
     k = shift % n if n else 0
     if k == 0:
@@ -453,6 +479,7 @@ def _roll_dim(b, x, shift, d):
 
 @register(aten.roll.default)
 def roll(b, out, x, shifts, dims=()):
+    """x rolled along dims (the flattened x when dims is empty)."""
     shifts, dims = list(shifts), list(dims)
     if not dims:
         if len(shifts) != 1:
@@ -617,6 +644,7 @@ _SCATTER_REDUCE = {"add": "add", "multiply": "multiply"}
 
 @register(aten.scatter.src, aten.scatter.value, aten.scatter.reduce, aten.scatter.value_reduce)
 def scatter(b, out, x, dim, index, src, reduce=None):
+    """x with src (or a value) written at index along dim, or combined by reduce add/multiply."""
     if reduce is not None and reduce not in _SCATTER_REDUCE:
         raise NotImplementedError(f"tpurun.torch: aten.scatter with reduce={reduce!r}")
     return _scatter_dim(b, x, dim, index, src, _SCATTER_REDUCE.get(reduce, "replace"), "aten.scatter")
@@ -624,6 +652,7 @@ def scatter(b, out, x, dim, index, src, reduce=None):
 
 @register(aten.scatter_add.default)
 def scatter_add(b, out, x, dim, index, src):
+    """x with src added at index along dim."""
     return _scatter_dim(b, x, dim, index, src, "add", "aten.scatter_add")
 
 
@@ -631,6 +660,7 @@ _REDUCE_OPS = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum
 
 
 def _reduce_identity(reduce, dtype):
+    """The identity element of scatter_reduce's reduce in dtype."""
     if reduce in ("sum", "mean"):
         return 0
     if reduce == "prod":
@@ -729,6 +759,7 @@ def _index_put(b, x, indices, values, accumulate=False):
 
 @register(aten.index_put.default, aten._index_put_impl.default)
 def index_put(b, out, x, indices, values, accumulate=False, unsafe=False):
+    """x with x[indices] = values (or += when accumulate)."""
     return _index_put(b, x, indices, values, accumulate)
 
 
@@ -783,12 +814,14 @@ def _pad_plan(shape, padding, mode):
 
 
 def _pad_by_positions(b, x, padding, mode):
+    """x padded (reflect or replicate) by gathering each padded dim's source positions."""
     for d, pos in _pad_plan(x.shape, padding, mode):
         x = _take_along(b, x, d, pos)
     return x
 
 
 def _pad_by_positions_backward(b, grad, x, padding, mode):
+    """The padding's gradient: each dim's positions added back to their sources."""
     shape = list(grad.shape)
     for d, pos in reversed(_pad_plan(x.shape, padding, mode)):
         shape[d] = x.shape[d]
@@ -819,6 +852,7 @@ def replication_pad_backward(b, out, grad, x, padding):
 
 
 def _shuffle(b, x, split_shape, perm, out_shape):
+    """x reshaped to split_shape, permuted by perm, reshaped to out_shape."""
     return b.reshape(b.transpose(b.reshape(x, split_shape), perm), out_shape)
 
 
@@ -841,11 +875,13 @@ def pixel_unshuffle(b, out, x, r):
 
 
 def _window_positions(n, size, step):
+    """The positions of the sliding windows of size with step in a dim of n: (count, size)."""
     count = (n - size) // step + 1
     return np.arange(count).reshape(-1, 1) * step + np.arange(size).reshape(1, -1)
 
 
 def _unfold_back(b, base, new, dimension, size, step):
+    """unfold's inverse: the windows written back at their positions."""
     d = _dim(dimension, base.rank)
     pos = _window_positions(base.shape[d], size, step)
     upd = b.transpose(new, list(range(d + 1)) + [new.rank - 1] + list(range(d + 1, new.rank - 1)))
@@ -872,12 +908,14 @@ def unfold_backward(b, out, grad, input_sizes, dim, size, step):
 
 
 def _unfold_add(b, grad, shape, d, size, step):
+    """Zeros of shape with the windows' gradients (grad) added at their positions along d."""
     pos = _window_positions(shape[d], size, step)
     upd = b.transpose(grad, list(range(d + 1)) + [grad.rank - 1] + list(range(d + 1, grad.rank - 1)))
     return _scatter_along(b, b.constant(0, grad.dtype, shape), upd, d, pos, "add")
 
 
 def _view_dtype_back(b, base, new, dtype):
+    """view.dtype's inverse: the bits back as the base's dtype."""
     return b.op("stablehlo.bitcast_convert", [new], (base.shape, base.dtype))
 
 
