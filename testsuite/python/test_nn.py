@@ -35,6 +35,24 @@ def test_products(mode, name):
     run_both(fn, *[randn(*s, seed=i) for i, s in enumerate(shapes)])
 
 
+@pytest.mark.parametrize("name", ["mm", "addmm", "bmm", "matmul_4d"])
+def test_products_at_medium_precision(mode, name):
+    """torch.set_float32_matmul_precision("medium"): f32 products take bf16
+    operands (a TPU's DEFAULT precision) and accumulate in f32, as the CPU
+    does on operands rounded to bf16; the bias stays f32."""
+    fn, shapes = PRODUCTS[name]
+    inputs = [randn(*s, seed=i) for i, s in enumerate(shapes)]
+    first_operand = 1 if name == "addmm" else 0
+    rounded = inputs[:first_operand] + [x.bfloat16().float() for x in inputs[first_operand:]]
+    torch.set_float32_matmul_precision("medium")
+    try:
+        got = fn(*[tt.to_tpu(x) for x in inputs])
+    finally:
+        torch.set_float32_matmul_precision("highest")
+    assert_close(got, fn(*rounded))
+    assert not torch.allclose(tt.to_cpu(got), fn(*inputs), rtol=1e-5, atol=1e-5), "not rounded to bf16"
+
+
 @pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4)])
 def test_linear(mode, shape):
     run_both(F.linear, randn(*shape), randn(5, 4, seed=1), randn(5, seed=2))

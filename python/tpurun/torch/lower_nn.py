@@ -40,6 +40,15 @@ def dims_text(xs):
 
 # ---- matrix products --------------------------------------------------------
 
+def matmul_operands(b, x, y):
+    """x and y as a float32 matrix product takes them: rounded to bf16 when
+    torch.set_float32_matmul_precision("medium") allows it (a TPU's DEFAULT
+    precision: the VM's bf16 kernels, f32 accumulation and result)."""
+    if x.dtype == y.dtype == torch.float32 and torch.get_float32_matmul_precision() == "medium":
+        return b.convert(x, torch.bfloat16), b.convert(y, torch.bfloat16)
+    return x, y
+
+
 def dot(b, x, y, out, lhs_batch=(), rhs_batch=(), lhs_contract=(), rhs_contract=()):
     """stablehlo.dot_general of x and y into out (shape, dtype)."""
     attrs = ("{dot_dimension_numbers = #stablehlo.dot<"
@@ -64,7 +73,9 @@ def scaled_sum(b, out, product, bias, beta, alpha):
 
 @register(aten.mm.default)
 def mm(b, out, x, y):
-    return dot(b, x, y, Spec((x.shape[0], y.shape[1]), x.dtype), lhs_contract=[1], rhs_contract=[0])
+    shape, dtype = (x.shape[0], y.shape[1]), x.dtype
+    x, y = matmul_operands(b, x, y)
+    return dot(b, x, y, Spec(shape, dtype), lhs_contract=[1], rhs_contract=[0])
 
 
 @register(aten.addmm.default)
@@ -75,8 +86,9 @@ def addmm(b, out, bias, x, y, beta=1, alpha=1):
 
 @register(aten.bmm.default)
 def bmm(b, out, x, y):
-    shape = (x.shape[0], x.shape[1], y.shape[2])
-    return dot(b, x, y, Spec(shape, x.dtype), lhs_batch=[0], rhs_batch=[0], lhs_contract=[2], rhs_contract=[1])
+    shape, dtype = (x.shape[0], x.shape[1], y.shape[2]), x.dtype
+    x, y = matmul_operands(b, x, y)
+    return dot(b, x, y, Spec(shape, dtype), lhs_batch=[0], rhs_batch=[0], lhs_contract=[2], rhs_contract=[1])
 
 
 @register(aten.baddbmm.default)
@@ -86,12 +98,16 @@ def baddbmm(b, out, bias, x, y, beta=1, alpha=1):
 
 @register(aten.mv.default)
 def mv(b, out, x, y):
-    return dot(b, x, y, Spec((x.shape[0],), x.dtype), lhs_contract=[1], rhs_contract=[0])
+    shape, dtype = (x.shape[0],), x.dtype
+    x, y = matmul_operands(b, x, y)
+    return dot(b, x, y, Spec(shape, dtype), lhs_contract=[1], rhs_contract=[0])
 
 
 @register(aten.dot.default)
 def dot_(b, out, x, y):
-    return dot(b, x, y, Spec((), x.dtype), lhs_contract=[0], rhs_contract=[0])
+    dtype = x.dtype
+    x, y = matmul_operands(b, x, y)
+    return dot(b, x, y, Spec((), dtype), lhs_contract=[0], rhs_contract=[0])
 
 
 # ---- convolution ------------------------------------------------------------
@@ -223,7 +239,7 @@ def convolution_backward(b, out, gy, x, w, bias_sizes, stride, padding, dilation
 
 # ---- pooling ----------------------------------------------------------------
 
-def pool_args(x, kernel_size, stride, padding, dilation=1):
+def pool_args(kernel_size, stride, padding, dilation=1):
     """Pooling's window over x's last two dims: (kernel, stride, padding, dilation), each 2 ints."""
     kernel = per_dim(kernel_size, 2)
     stride = per_dim(stride, 2) if stride else kernel
@@ -297,7 +313,7 @@ def max_index_region(dtype):
 @register(aten.max_pool2d_with_indices.default)
 def max_pool2d_with_indices(b, out, x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """(max over each window, its flat index into the input's H*W plane)."""
-    kernel, stride, padding, dilation = pool_args(x, kernel_size, stride, padding, dilation)
+    kernel, stride, padding, dilation = pool_args(kernel_size, stride, padding, dilation)
     h, w = x.shape[-2:]
     out_hw = [pooled_size(x.shape[x.rank - 2 + i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
               for i in range(2)]
@@ -354,6 +370,7 @@ def adaptive_max_pool2d(b, out, x, output_size):
 def adaptive_max_pool2d_backward(b, out, gy, x, indices):
     return scatter_to_indices(b, gy, x, indices)
 
+
 def avg_divisor(size, out_n, k, s, p, count_include_pad):
     """The element count of each of out_n windows along one dimension."""
     counts = []
@@ -379,7 +396,7 @@ def avg_scale(b, shape, x_hw, kernel, stride, padding, count_include_pad, diviso
 @register(aten.avg_pool2d.default)
 def avg_pool2d(b, out, x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    kernel, stride, padding, _ = pool_args(x, kernel_size, stride, padding)
+    kernel, stride, padding, _ = pool_args(kernel_size, stride, padding)
     out_hw = [pooled_size(x.shape[x.rank - 2 + i], kernel[i], stride[i], padding[i], 1, ceil_mode) for i in range(2)]
     shape = x.shape[:-2] + tuple(out_hw)
     dtype = acc_type(x.dtype)
@@ -394,7 +411,7 @@ def avg_pool2d_backward(b, out, gy, x, kernel_size, stride, padding, ceil_mode, 
                         divisor_override):
     """Each output gradient, divided by its window's divisor, spread over the
     window: a reduce_window sum over gy dilated by the stride."""
-    kernel, stride, padding, _ = pool_args(x, kernel_size, stride, padding)
+    kernel, stride, padding, _ = pool_args(kernel_size, stride, padding)
     dtype = acc_type(gy.dtype)
     scale = avg_scale(b, gy.shape, x.shape[-2:], kernel, stride, padding, count_include_pad, divisor_override,
                       dtype)
