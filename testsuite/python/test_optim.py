@@ -88,3 +88,23 @@ def test_changing_learning_rate(mode):
         runs.append([p.detach() for p in model.parameters()])
     for i, (pt, pc) in enumerate(zip(*reversed(runs))):
         assert_close(pt, pc, TOL, TOL, f"parameter {i}")
+
+
+def test_step_scalars_compile_nothing_new(mode):
+    """Adam's per-step numbers (learning rate from a scheduler, bias corrections) are
+    scalar inputs: after the second step no new op signature or graph is compiled."""
+    model = tt.to_tpu(make_model())
+    data = [tt.to_tpu(t) for t in (INPUTS, LABELS, AIMS)]
+    opt = torch.optim.Adam(model.parameters(), lr=0.05, amsgrad=True)
+    sched = torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.7)
+    seen = []
+    for _ in range(STEPS):
+        opt.zero_grad()
+        loss = loss_of(model, *data)
+        loss.backward()
+        opt.step()
+        sched.step()
+        loss.item()
+        m = tt.metrics()
+        seen.append((m["compiles"], m["signatures"]))
+    assert seen[1] == seen[-1], f"compiles and signatures per step: {seen}"

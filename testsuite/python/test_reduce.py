@@ -1,9 +1,10 @@
-"""Reductions on tpurun.torch (lower_reduce.py): forward and backward against
+"""Reductions and losses on tpurun.torch (lower_reduce.py, lower_loss.py): forward and backward against
 PyTorch CPU in every eager mode."""
 import math
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from torchcheck import run_both
 
@@ -143,8 +144,6 @@ def test_empty_reductions(mode):
 
 # ---- losses (lower_loss.py) ----------------------------------------------------
 
-import torch.nn.functional as F  # noqa: E402
-
 LOGITS = randn(5, 4)
 IGNORED = torch.tensor([0, -100, 1, 2, -100])
 WEIGHT = torch.tensor([0.5, 2.0, 1.0, 3.0])
@@ -188,3 +187,13 @@ def test_binary_cross_entropy(mode, reduction):
     run_both(lambda x: F.binary_cross_entropy_with_logits(x, BITS, reduction=reduction), PRED * 5)
     run_both(lambda x: F.binary_cross_entropy_with_logits(x, BITS, weight=WEIGHT, pos_weight=WEIGHT.flip(0),
                                                           reduction=reduction), PRED)
+
+
+def test_bfloat16_accumulates_in_float32(mode):
+    """bf16 inputs: sums, softmax, variance and norms accumulate in float32 as PyTorch's CPU kernels
+    do (CPU PyTorch 1.13 has no float16 softmax to compare with)."""
+    x = (randn(4, 64) * 3).to(torch.bfloat16)
+    for fn in (lambda t: t.sum(1), lambda t: t.mean(), lambda t: t.softmax(-1), lambda t: t.log_softmax(0),
+               lambda t: t.var(1), lambda t: t.logsumexp(1), lambda t: torch.linalg.vector_norm(t, dim=1),
+               lambda t: t.cumsum(1)):
+        run_both(fn, x, rtol=1e-2, atol=1e-2)

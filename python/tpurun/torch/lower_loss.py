@@ -28,10 +28,12 @@ def reduced(b, loss, reduction, op_name):
     raise NotImplementedError(f"tpurun.torch: aten.{op_name}: reduction={reduction!r}")
 
 
-def grad_scale(b, grad, reduction, shape, numel):
-    """The cotangent of each loss element: grad broadcast to shape, divided by numel for MEAN."""
-    if reduction == MEAN:
-        grad = ew(b, "stablehlo.divide", grad, b.constant(numel, grad.dtype))
+def grad_scale(b, grad, reduction, shape, numel, factor=1):
+    """The cotangent of each loss element times factor: grad broadcast to shape,
+    scaled by factor (factor / numel for MEAN, as PyTorch's kernels scale it)."""
+    scale = factor / numel if reduction == MEAN else factor
+    if scale != 1:
+        grad = ew(b, "stablehlo.multiply", grad, b.constant(scale, grad.dtype, grad.shape))
     return b.broadcast(grad, shape)
 
 
@@ -47,6 +49,7 @@ def as_value(b, v, dtype):
 
 
 def zeros(b, v):
+    """A constant 0 of v's shape and dtype."""
     return b.constant(0, v.dtype, v.shape)
 
 
@@ -134,8 +137,7 @@ def mse_loss(b, out, x, target, reduction=MEAN):
 def mse_loss_backward(b, out, grad, x, target, reduction):
     """2 (x - target) grad (/ N for MEAN)."""
     d = difference(b, x, target)
-    g = grad_scale(b, grad, reduction, d.shape, d.numel)
-    return ew(b, "stablehlo.multiply", ew(b, "stablehlo.multiply", d, b.constant(2, d.dtype, d.shape)), g)
+    return ew(b, "stablehlo.multiply", d, grad_scale(b, grad, reduction, d.shape, d.numel, factor=2))
 
 
 def huber_terms(b, d, delta):

@@ -62,6 +62,16 @@ def full_like(b, v, x):
     return b.constant(x, v.dtype, v.shape)
 
 
+def acc_type(dtype):
+    """The type a reduction of dtype accumulates in: float32 for the 16-bit floats (as PyTorch's CPU kernels)."""
+    return torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+
+
+def widened(b, x, dtype):
+    """x converted to dtype's accumulation type."""
+    return b.convert(x, acc_type(dtype))
+
+
 def spread(b, r, shape, dims):
     """r, a reduction over dims, broadcast back to the reduced operand's shape."""
     return b.broadcast(r, shape, tuple(k for k in range(len(shape)) if k not in dims))
@@ -72,17 +82,17 @@ def spread(b, r, shape, dims):
 @register(aten.sum.default, aten.sum.dim_IntList)
 def sum_(b, out, x, dims=None, keepdim=False, dtype=None):
     """Sum over dims (all when None or []), in out's dtype (int and bool -> int64)."""
-    r = reduce_to(b, b.convert(x, out.dtype), reduce_dims(dims, x.rank), "stablehlo.add", 0)
-    return b.reshape(r, out.shape)
+    r = reduce_to(b, widened(b, x, out.dtype), reduce_dims(dims, x.rank), "stablehlo.add", 0)
+    return b.convert(b.reshape(r, out.shape), out.dtype)
 
 
 @register(aten.mean.default, aten.mean.dim)
 def mean(b, out, x, dims=None, keepdim=False, dtype=None):
     """Sum over dims divided by their element count (NaN when empty, as PyTorch)."""
     dims = reduce_dims(dims, x.rank)
-    s = reduce_to(b, b.convert(x, out.dtype), dims, "stablehlo.add", 0)
+    s = reduce_to(b, widened(b, x, out.dtype), dims, "stablehlo.add", 0)
     r = ew(b, "stablehlo.divide", s, full_like(b, s, count(x, dims)))
-    return b.reshape(r, out.shape)
+    return b.convert(b.reshape(r, out.shape), out.dtype)
 
 
 @register(aten.prod.default, aten.prod.dim_int)
@@ -90,8 +100,8 @@ def prod(b, out, x, dim=None, keepdim=False, dtype=None):
     """Product over dim (all when absent)."""
     if dim is not None and not isinstance(dim, int):
         raise NotImplementedError(f"tpurun.torch: aten.prod: dim={dim!r}")
-    r = reduce_to(b, b.convert(x, out.dtype), reduce_dims(dim, x.rank), "stablehlo.multiply", 1)
-    return b.reshape(r, out.shape)
+    r = reduce_to(b, widened(b, x, out.dtype), reduce_dims(dim, x.rank), "stablehlo.multiply", 1)
+    return b.convert(b.reshape(r, out.shape), out.dtype)
 
 
 def extreme(b, x, dims, largest):
@@ -231,9 +241,9 @@ def var_like(b, out, x, dim, correction, keepdim, unbiased=None):
     if x.dtype.is_complex:
         raise NotImplementedError("tpurun.torch: var/std of a complex tensor")
     dims = reduce_dims(dim, x.rank)
-    v, m = var_mean_of(b, x, dims, correction_of(correction, unbiased))
+    v, m = var_mean_of(b, widened(b, x, x.dtype), dims, correction_of(correction, unbiased))
     shape = out.shape if isinstance(out, Spec) else out[0].shape
-    return b.reshape(v, shape), b.reshape(m, shape)
+    return b.convert(b.reshape(v, shape), x.dtype), b.convert(b.reshape(m, shape), x.dtype)
 
 
 @register(aten.var.correction)
@@ -317,36 +327,38 @@ def shifted_exp_sum(b, x, dims):
 
 @register(aten.logsumexp.default)
 def logsumexp(b, out, x, dim, keepdim=False):
-    x = b.convert(x, out.dtype)
+    x = widened(b, x, out.dtype)
     dims = reduce_dims(dim, x.rank)
     m = stable_max(b, x, dims)
     s = reduce_to(b, ew(b, "stablehlo.exponential", ew(b, "stablehlo.subtract", x, spread(b, m, x.shape, dims))),
                   dims, "stablehlo.add", 0)
-    return b.reshape(ew(b, "stablehlo.add", ew(b, "stablehlo.log", s), m), out.shape)
+    return b.convert(b.reshape(ew(b, "stablehlo.add", ew(b, "stablehlo.log", s), m), out.shape), out.dtype)
 
 
 @register(aten._softmax.default)
 def softmax(b, out, x, dim, half_to_float=False):
     """exp(x - max) / sum(exp(x - max)) along dim."""
-    x = b.convert(x, out.dtype)
+    x = widened(b, x, out.dtype)
     dims = reduce_dims(dim, x.rank)
     _, e, s = shifted_exp_sum(b, x, dims)
-    return ew(b, "stablehlo.divide", e, spread(b, s, x.shape, dims))
+    return b.convert(ew(b, "stablehlo.divide", e, spread(b, s, x.shape, dims)), out.dtype)
 
 
 @register(aten._log_softmax.default)
 def log_softmax(b, out, x, dim, half_to_float=False):
     """x - max - log(sum(exp(x - max))) along dim."""
-    x = b.convert(x, out.dtype)
+    x = widened(b, x, out.dtype)
     dims = reduce_dims(dim, x.rank)
     shifted, _, s = shifted_exp_sum(b, x, dims)
-    return ew(b, "stablehlo.subtract", shifted, spread(b, ew(b, "stablehlo.log", s), x.shape, dims))
+    return b.convert(ew(b, "stablehlo.subtract", shifted, spread(b, ew(b, "stablehlo.log", s), x.shape, dims)),
+                     out.dtype)
 
 
 @register(aten._softmax_backward_data.default)
 def softmax_backward(b, out, grad, y, dim, input_dtype):
     """y * (grad - sum(grad * y)) along dim."""
     dims = reduce_dims(dim, y.rank)
+    grad, y = widened(b, grad, grad.dtype), widened(b, y, grad.dtype)
     dot = reduce_to(b, ew(b, "stablehlo.multiply", grad, y), dims, "stablehlo.add", 0)
     r = ew(b, "stablehlo.multiply", y, ew(b, "stablehlo.subtract", grad, spread(b, dot, y.shape, dims)))
     return b.convert(r, out.dtype)
@@ -356,6 +368,7 @@ def softmax_backward(b, out, grad, y, dim, input_dtype):
 def log_softmax_backward(b, out, grad, y, dim, input_dtype):
     """grad - exp(y) * sum(grad) along dim."""
     dims = reduce_dims(dim, y.rank)
+    grad, y = widened(b, grad, grad.dtype), widened(b, y, grad.dtype)
     s = reduce_to(b, grad, dims, "stablehlo.add", 0)
     r = ew(b, "stablehlo.subtract", grad,
            ew(b, "stablehlo.multiply", ew(b, "stablehlo.exponential", y), spread(b, s, y.shape, dims)))
@@ -380,29 +393,31 @@ def scan(b, x, dim, op, init):
 
 @register(aten.cumsum.default)
 def cumsum(b, out, x, dim, dtype=None):
-    return scan(b, b.convert(x, out.dtype), dim % max(x.rank, 1), "stablehlo.add", 0)
+    r = scan(b, widened(b, x, out.dtype), dim % max(x.rank, 1), "stablehlo.add", 0)
+    return b.convert(r, out.dtype)
 
 
 @register(aten.cumprod.default)
 def cumprod(b, out, x, dim, dtype=None):
-    return scan(b, b.convert(x, out.dtype), dim % max(x.rank, 1), "stablehlo.multiply", 1)
+    r = scan(b, widened(b, x, out.dtype), dim % max(x.rank, 1), "stablehlo.multiply", 1)
+    return b.convert(r, out.dtype)
 
 
 # ---- vector norms ---------------------------------------------------------------------
 
 def vector_norm(b, x, p, dims):
     """The p-norm of x over dims."""
-    a = ew(b, "stablehlo.abs", x)
     if p == 2:
         return ew(b, "stablehlo.sqrt", reduce_to(b, ew(b, "stablehlo.multiply", x, x), dims, "stablehlo.add", 0))
+    if p == 0:
+        return reduce_to(b, b.convert(truth(b, x), x.dtype), dims, "stablehlo.add", 0)
+    a = ew(b, "stablehlo.abs", x)
     if p == 1:
         return reduce_to(b, a, dims, "stablehlo.add", 0)
     if p == math.inf:
         return extreme(b, a, dims, True)
     if p == -math.inf:
         return extreme(b, a, dims, False)
-    if p == 0:
-        return reduce_to(b, b.convert(truth(b, x), x.dtype), dims, "stablehlo.add", 0)
     powered = ew(b, "stablehlo.power", a, b.scalar(p, x.dtype, x.shape))
     s = reduce_to(b, powered, dims, "stablehlo.add", 0)
     return ew(b, "stablehlo.power", s, b.scalar(1.0 / p, x.dtype, s.shape))
@@ -410,13 +425,12 @@ def vector_norm(b, x, p, dims):
 
 @register(aten.linalg_vector_norm.default)
 def linalg_vector_norm(b, out, x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    x = b.convert(x, out.dtype)
-    return b.reshape(vector_norm(b, x, float(ord), reduce_dims(dim, x.rank)), out.shape)
+    r = vector_norm(b, widened(b, x, out.dtype), float(ord), reduce_dims(dim, x.rank))
+    return b.convert(b.reshape(r, out.shape), out.dtype)
 
 
 @register(aten.norm.Scalar, aten.norm.ScalarOpt_dim, aten.norm.ScalarOpt_dtype, aten.norm.ScalarOpt_dim_dtype)
 def norm(b, out, x, p=2, dim=None, keepdim=False, dtype=None):
     """aten.norm with p None meaning 2."""
-    p = 2.0 if p is None else float(p)
-    x = b.convert(x, out.dtype)
-    return b.reshape(vector_norm(b, x, p, reduce_dims(dim, x.rank)), out.shape)
+    r = vector_norm(b, widened(b, x, out.dtype), 2.0 if p is None else float(p), reduce_dims(dim, x.rank))
+    return b.convert(b.reshape(r, out.shape), out.dtype)
