@@ -74,15 +74,15 @@ def _lm_setup(dropout=0.0):
     return model, batches, lambda m, b: m(b[0], b[1])
 
 
-def _new_graphs():
-    """Graphs compiled or loaded from the disk cache so far (memory hits excluded)."""
+def _graph_counts():
+    """(graphs compiled or loaded from the disk cache, graphs run) so far."""
     m = tt.metrics()
-    return m["compiles"] + m["cache"]["disk_hits"]
+    return m["compiles"] + m["cache"]["disk_hits"], m["graphs"]
 
 
 def _train(model, batches, loss_fn, tpu, lr=1e-2):
     """Adam for len(batches) steps on a copy of model: (per-step losses as
-    floats, {name: final parameter on the CPU}, new graphs after each step)."""
+    floats, {name: final parameter on the CPU}, _graph_counts() after each step)."""
     model = copy.deepcopy(model)
     if tpu:
         model = tt.to_tpu(model)
@@ -96,7 +96,7 @@ def _train(model, batches, loss_fn, tpu, lr=1e-2):
         loss.backward()
         opt.step()
         losses.append(loss.item())
-        graphs.append(_new_graphs() if tpu else 0)
+        graphs.append(_graph_counts() if tpu else None)
     params = {name: tt.to_cpu(p.detach()) for name, p in model.named_parameters()}
     return losses, params, graphs
 
@@ -129,9 +129,17 @@ def _train_all_modes(setup, rtol=1e-4, atol=1e-5, noisy=()):
     assert dl == sl, "Debug and Strict losses differ"
     for name in dp:
         assert torch.equal(dp[name], sp[name]), f"parameter {name}: Debug and Strict differ"
-    graphs = runs["fused"][2]
-    assert graphs[-1] == graphs[1], f"the Fused loop kept compiling: new graphs after each step {graphs}"
+    _check_fused_graphs(runs["fused"][2])
     return runs
+
+
+def _check_fused_graphs(counts):
+    """The Fused loop runs one graph a step (cut by the loss's host read) and
+    compiles none after its second step (Adam's state exists by then)."""
+    compiled, ran = zip(*counts)
+    assert compiled[-1] == compiled[1], f"the Fused loop kept compiling: graphs compiled after each step {compiled}"
+    steps = [b - a for a, b in zip(ran, ran[1:])]
+    assert steps == [1] * len(steps), f"graphs run per Fused step: {steps}"
 
 
 def test_mlp_training():
@@ -160,7 +168,6 @@ def test_lm_dropout_same_in_every_mode():
     for name, p in runs["debug"][1].items():
         assert torch.equal(p, runs["strict"][1][name]), f"parameter {name}: Debug and Strict differ"
     torch.testing.assert_close(torch.tensor(runs["fused"][0]), torch.tensor(runs["strict"][0]), rtol=1e-4, atol=1e-5)
-    graphs = runs["fused"][2]
-    assert graphs[-1] == graphs[1], f"the Fused loop kept compiling: new graphs after each step {graphs}"
+    _check_fused_graphs(runs["fused"][2])
     cpu_no_dropout = _train(model.eval(), batches, loss_fn, tpu=False)[0]
     assert runs["strict"][0][0] != cpu_no_dropout[0], "dropout had no effect"
