@@ -31,7 +31,10 @@ def _signature(text):
     """([arg_info of each argument], [result_info of each result]) of @main."""
     header = next(line for line in text.splitlines() if "func.func public @main" in line)
     params, results = header.split(") -> (", 1)
-    return re.findall(r'jax\.arg_info = "([^"]*)"', params), re.findall(r'jax\.result_info = "([^"]*)"', results)
+    arg_infos = re.findall(r'jax\.arg_info = "([^"]*)"', params)
+    result_infos = re.findall(r'jax\.result_info = "([^"]*)"', results)
+    assert len(arg_infos) == params.count("%arg") and len(result_infos) == results.count("tensor<"), header
+    return arg_infos, result_infos
 
 
 def _arguments(module, inputs, arg_infos):
