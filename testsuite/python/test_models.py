@@ -16,6 +16,15 @@ MODES = ("debug", "strict", "fused")
 STEPS = 20
 
 
+@pytest.fixture(autouse=True)
+def _restore_mode():
+    """Tests that switch modes themselves leave the mode they found."""
+    before = tt.get_mode()
+    yield
+    tt.sync()
+    tt.set_mode(before)
+
+
 def _forward_both(model, *inputs, rtol=1e-4, atol=1e-4):
     """model(*inputs) on the TPU (a copy of the model) equals the CPU's, and
     so do the buffers afterwards (BatchNorm's running statistics)."""
