@@ -203,14 +203,34 @@ class EagerBuilder(Builder):
 
     Scalar inputs are uploaded once per (value, dtype) and kept in a small
     cache, so a training loop's per-step numbers are graph inputs that do
-    not change the fused graph's text."""
+    not change the fused graph's text.  Scalar constants are made once per
+    (literal, dtype) too: in Strict and Debug mode each would otherwise be
+    a kernel run per use."""
 
-    SCALAR_CACHE = 4096
+    CACHE_ENTRIES = 4096
 
     def __init__(self, client):
         self.client = client
         self._scalars = OrderedDict()
         self._lock = threading.Lock()
+
+    def _cached(self, key, make):
+        """The Value cached under key, made by make() on a miss (LRU)."""
+        with self._lock:
+            v = self._scalars.get(key)
+            if v is not None:
+                self._scalars.move_to_end(key)
+                return v
+        v = make()
+        with self._lock:
+            self._scalars[key] = v
+            while len(self._scalars) > self.CACHE_ENTRIES:
+                self._scalars.popitem(last=False)
+        return v
+
+    def _splat(self, x, dtype):
+        text = literal(x, dtype)
+        return self._cached(("constant", text, dtype), lambda: Builder._splat(self, x, dtype))
 
     def _emit(self, name, operands, outs, attrs, regions):
         if regions:
@@ -227,17 +247,7 @@ class EagerBuilder(Builder):
 
     def _scalar_input(self, x, dtype):
         key = (type(x), x.hex() if isinstance(x, float) else x, dtype)  # -0.0 is not 0.0; NaN is NaN
-        with self._lock:
-            v = self._scalars.get(key)
-            if v is not None:
-                self._scalars.move_to_end(key)
-                return v
-        v = self._from_array(np.asarray(x), dtype, (), baked=False)
-        with self._lock:
-            self._scalars[key] = v
-            while len(self._scalars) > self.SCALAR_CACHE:
-                self._scalars.popitem(last=False)
-        return v
+        return self._cached(key, lambda: self._from_array(np.asarray(x), dtype, (), baked=False))
 
     def to_numpy(self, v):
         """The value's data on the host (waits for it): NumPy, bf16 as float32."""

@@ -354,12 +354,35 @@ def dispatch(func, args, kwargs):
         special = SPECIAL.get(func) or SPECIAL.get(func.overloadpacket)
         if special is not None:
             return special(func, args, kwargs)
+        if func.overloadpacket.__name__.startswith("_foreach_"):
+            return _foreach(func, args, kwargs)
         mutated = _mutated_args(func)
         if mutated:
             return _dispatch_inplace(func, args, kwargs, mutated)
         return _dispatch_functional(func, args, kwargs)
     except tpurun.TpuError as e:
         raise type(e)(_with_source_line(e.message, func), e.code) from None
+
+
+def _foreach(func, args, kwargs):
+    """A _foreach_X op (optimizers with foreach=True) as X on each element:
+    list arguments are taken element by element, others passed to each."""
+    base = getattr(aten, func.overloadpacket.__name__[len("_foreach_"):], None)
+    if base is None:
+        return _no_lowering(func, args, kwargs)
+    n = len(args[0])
+    keyword = {a.name for o in base.overloads() for a in getattr(base, o)._schema.arguments if a.kwarg_only}
+    names = [a.name for a in func._schema.arguments]
+    if "value" in keyword:  # _foreach_addcdiv_.ScalarList's per-tensor `scalars` are addcdiv's `value`
+        names = ["value" if name in ("scalar", "scalars") else name for name in names]
+    positional = [a for name, a in zip(names, args) if name not in keyword]
+    named = dict(kwargs, **{name: a for name, a in zip(names, args) if name in keyword})
+
+    def pick(a, i):
+        return a[i] if isinstance(a, (list, tuple)) and len(a) == n else a
+    results = [base(*[pick(a, i) for a in positional], **{k: pick(v, i) for k, v in named.items()})
+               for i in range(n)]
+    return results if func._schema.returns else None
 
 
 def _lower(func, args, kwargs, fn):
@@ -456,8 +479,12 @@ def _named_arg(func, args, kwargs, name):
 def _apply_updates(func, args, kwargs, updates):
     for name, v in updates.items():
         t = _named_arg(func, args, kwargs, name)
-        if t is not None:
+        if isinstance(t, Tensor):
             assign(t, v)
+        elif isinstance(t, torch.Tensor):  # a CPU buffer (running stats) updated by a TPU op
+            b = _builder_of(args, kwargs)
+            with torch.no_grad():
+                t.copy_(b.to_torch(b.broadcast(b.convert(v, t.dtype), tuple(t.shape))))
 
 
 def _no_lowering(func, args, kwargs):
