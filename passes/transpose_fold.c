@@ -19,7 +19,10 @@
  * inputs over the mapped dims, when the kept dims stay in order.  A
  * transpose that only moves dims of size 1 keeps the row-major order of
  * the elements: it becomes a reshape, which the VM runs as an alias.  A
- * transpose left without users is removed by dce.  Cost: one visit per op. */
+ * contraction operand convert(transpose(x)) (a weight narrowed for the
+ * product after PyTorch's transpose) becomes transpose(convert(x)) first,
+ * so that it folds too.  A transpose left without users is removed by dce.
+ * Cost: one visit per op. */
 #include <string.h>
 
 #include "passes/pass.h"
@@ -93,12 +96,38 @@ static Attr *conv_dims_through(Context *c, const Attr *dn, int side, const int64
   return attr_conv_dims(c, &d);
 }
 
+/* Operand `side` of op, convert(transpose(x)) used by op alone (an f32
+ * weight transposed, then narrowed to bf16 for the product), rewritten as
+ * transpose(convert(x)) so that the transpose folds: the convert reads x
+ * in place. */
+static void convert_before_transpose(Context *c, Op *op, int side) {
+  Value *v = op->operands[side];
+  Op *cv = v->def;
+  if (!cv || cv->kind != OP_CONVERT || !v->uses || v->uses->next) return;
+  Op *tr = cv->operands[0]->def;
+  Value *x = tr && tr->kind == OP_TRANSPOSE ? tr->operands[0] : NULL;
+  if (!x || !type_is_tensor(x->type) || !type_is_static(x->type) || x->type->encoding || x->type->elem_opaque ||
+      !type_is_tensor(v->type) || v->type->elem_opaque || !elem_is_float(v->type->elem) ||
+      !elem_is_float(x->type->elem))
+    return;
+  Type *narrowed = type_tensor(c, v->type->elem, x->type->rank, x->type->dims, NULL);
+  Op *convert = op_build(c, OP_CONVERT, cv->loc, 1, &x, narrowed, 0, NULL);
+  Value *cx = &convert->results[0];
+  Op *transpose = op_build(c, OP_TRANSPOSE, tr->loc, 1, &cx, v->type, 0, NULL);
+  op_set_attr(c, transpose, "permutation", (Attr *)op_attr(tr, "permutation"));
+  convert->srcloc = cv->srcloc, transpose->srcloc = tr->srcloc;
+  op_insert_before(cv, convert);
+  op_insert_before(cv, transpose);
+  op_set_operand(c, op, side, &transpose->results[0]);
+}
+
 /* Folds the transposes feeding op's two operands; returns how many. */
 static int fold_operands(Context *c, Op *op) {
   bool is_dot = op->kind == OP_DOT_GENERAL;
   const char *attr_name = is_dot ? "dot_dimension_numbers" : "dimension_numbers";
   int folded = 0;
   for (int side = 0; side < 2; side++) {
+    convert_before_transpose(c, op, side);
     int n;
     const int64_t *perm = permutation_of(c, op->operands[side]->def, &n);
     const Attr *dn = op_attr(op, attr_name);

@@ -42,6 +42,12 @@ typedef struct VmLoop {
   struct VmLoop *outer;
 } VmLoop;
 
+/* Freed blocks of at least VM_SPARE_MIN_BYTES are kept for reuse, at most
+ * VM_SPARE_BLOCKS of them and VM_SPARE_MAX_BYTES in all per executor. */
+enum { VM_SPARE_BLOCKS = 64 };
+#define VM_SPARE_MIN_BYTES ((size_t)256 << 10)
+#define VM_SPARE_MAX_BYTES ((size_t)512 << 20)
+
 struct VmExec {
   const VmProgram *prog;
   VmOptions opts;
@@ -88,10 +94,20 @@ struct VmExec {
   double collective_end_s; /* ... and when its transfer ends */
   VmTimeline timeline;  /* the modeled timeline of the entry function */
   VmPool *pool;         /* helper threads of vm_parallel_for (vm/parallel.c) */
+  /* Large blocks the runs freed, kept for later allocations of the same
+   * size: the next run of a program allocates the same sizes, and fresh
+   * pages from the host cost a page fault each (BERT-base: 17k a run). */
+  struct VmSpare {
+    void *p;
+    size_t n;
+  } spare[VM_SPARE_BLOCKS];
+  int nspare;
+  size_t spare_bytes;
 };
 
 /* ------------------------------------------------------------------ */
 /* Memory. */
+
 
 static void *default_realloc(void *ud, void *p, size_t old, size_t n) {
   (void)ud;
@@ -103,13 +119,47 @@ static void *default_realloc(void *ud, void *p, size_t old, size_t n) {
   return realloc(p, n);
 }
 
+/* A spare block of exactly n bytes taken for reuse, or NULL. */
+static void *spare_take(VmExec *x, size_t n) {
+  for (int i = x->nspare - 1; i >= 0; i--)
+    if (x->spare[i].n == n) {
+      void *p = x->spare[i].p;
+      x->spare[i] = x->spare[--x->nspare];
+      x->spare_bytes -= n;
+      return p;
+    }
+  return NULL;
+}
+
+/* Keeps a freed block of n bytes as a spare; false when it is too small
+ * to be worth it or the spares are full. */
+static bool spare_keep(VmExec *x, void *p, size_t n) {
+  if (n < VM_SPARE_MIN_BYTES || x->nspare == VM_SPARE_BLOCKS || x->spare_bytes + n > VM_SPARE_MAX_BYTES)
+    return false;
+  x->spare[x->nspare++] = (struct VmSpare){p, n};
+  x->spare_bytes += n;
+  return true;
+}
+
+/* The host allocation behind vm_mem_in: the spares first for a new large
+ * block or a freed one, else opts.realloc_fn. */
+static void *host_realloc(VmExec *x, void *p, size_t old, size_t n) {
+  if (!p && n >= VM_SPARE_MIN_BYTES) {
+    void *q = spare_take(x, n);
+    if (q) return q;
+  }
+  if (p && n == 0 && spare_keep(x, p, old)) return NULL;
+  return x->opts.realloc_fn(x->opts.realloc_ud, p, old, n);
+}
+
 /* The one allocator of the VM: everything it holds is accounted against
  * the simulated HBM; on_chip marks a kernel's tile buffer, which the TPU
- * keeps in VMEM, so it stays out of the measured HBM peak. */
+ * keeps in VMEM, so it stays out of the measured HBM peak.  Spare blocks
+ * are free memory of the simulated HBM, held for reuse on the host. */
 static void *vm_mem_in(VmExec *x, void *p, size_t old, size_t n, bool on_chip) {
   x->hbm_refused = n > old && x->opts.hbm_bytes && x->live_bytes + (n - old) > x->opts.hbm_bytes;
   if (x->hbm_refused) return NULL;
-  void *q = x->opts.realloc_fn(x->opts.realloc_ud, p, old, n);
+  void *q = host_realloc(x, p, old, n);
   if (n && !q) return NULL;
   x->live_bytes = x->live_bytes - old + n;
   if (on_chip) x->tile_bytes = x->tile_bytes - old + n;
@@ -365,6 +415,7 @@ void vm_exec_free(VmExec *x) {
   vm_timeline_free(&x->timeline);
   for (uint32_t i = 0; i < x->nprobes; i++) vm_mem(x, x->probes[i].data, (size_t)x->probes[i].type->nbytes + 1, 0);
   vm_mem(x, x->probes, sizeof *x->probes * x->probecap, 0);
+  for (int i = 0; i < x->nspare; i++) x->opts.realloc_fn(x->opts.realloc_ud, x->spare[i].p, x->spare[i].n, 0);
   free(x);
 }
 
