@@ -6,15 +6,29 @@
 // float rounding: the matrix engine may sum a transposed weight in
 // another order).
 // RUN: %tpucc --passes=transpose-fold --verify-each --emit=mlir %s | FileCheck %s
-// RUN: for f in linear lhs attention reordered conv reduce reduce_reordered unit_dims; do %tpurun -O0 --function=$f %s --input=random:1 --input=random:2 --output=@%t.$f.0.npy && %tpurun --passes=transpose-fold --function=$f %s --input=random:1 --input=random:2 --output=@%t.$f.1.npy && %python -c "import sys, numpy as n; a, b = n.load(sys.argv[1]), n.load(sys.argv[2]); assert a.shape == b.shape and n.allclose(a, b, rtol=1e-5, atol=1e-5), sys.argv[1]" %t.$f.0.npy %t.$f.1.npy || exit 1; done
+// RUN: for f in linear linear_bf16 lhs attention reordered conv reduce reduce_reordered unit_dims; do %tpurun -O0 --function=$f %s --input=random:1 --input=random:2 --output=@%t.$f.0.npy && %tpurun --passes=transpose-fold --function=$f %s --input=random:1 --input=random:2 --output=@%t.$f.1.npy && %python -c "import sys, numpy as n; a, b = n.load(sys.argv[1]), n.load(sys.argv[2]); assert a.shape == b.shape and n.allclose(a, b, rtol=1e-5, atol=1e-5), sys.argv[1]" %t.$f.0.npy %t.$f.1.npy || exit 1; done
 // RUN: %tpucc -O2 --report %s -o /dev/null | FileCheck %s --check-prefix=REPORT
-// REPORT: layout: 9 transposes folded (into contractions and reduces, or as reshapes); 3 remain
+// REPORT: layout: 10 transposes folded (into contractions and reduces, or as reshapes); 3 remain
 
 // CHECK-LABEL: func.func @linear
 // CHECK-NEXT: stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [1]
 func.func @linear(%x: tensor<7x16xf32>, %w: tensor<24x16xf32>) -> tensor<7x24xf32> {
   %t = stablehlo.transpose %w, dims = [1, 0] : (tensor<24x16xf32>) -> tensor<16x24xf32>
   %0 = stablehlo.dot_general %x, %t, contracting_dims = [1] x [0] : (tensor<7x16xf32>, tensor<16x24xf32>) -> tensor<7x24xf32>
+  return %0 : tensor<7x24xf32>
+}
+
+// A weight narrowed after its transpose (PyTorch's Linear at bf16 matmul
+// precision): converted in place, then read through the dot's dimensions.
+// CHECK-LABEL: func.func @linear_bf16
+// CHECK-NEXT: %[[X:.*]] = stablehlo.convert %arg0 : (tensor<7x16xf32>) -> tensor<7x16xbf16>
+// CHECK-NEXT: %[[C:.*]] = stablehlo.convert %arg1 : (tensor<24x16xf32>) -> tensor<24x16xbf16>
+// CHECK-NEXT: stablehlo.dot_general %[[X]], %[[C]], contracting_dims = [1] x [1]
+func.func @linear_bf16(%x: tensor<7x16xf32>, %w: tensor<24x16xf32>) -> tensor<7x24xf32> {
+  %t = stablehlo.transpose %w, dims = [1, 0] : (tensor<24x16xf32>) -> tensor<16x24xf32>
+  %xb = stablehlo.convert %x : (tensor<7x16xf32>) -> tensor<7x16xbf16>
+  %tb = stablehlo.convert %t : (tensor<16x24xf32>) -> tensor<16x24xbf16>
+  %0 = stablehlo.dot_general %xb, %tb, contracting_dims = [1] x [0] : (tensor<7x16xbf16>, tensor<16x24xbf16>) -> tensor<7x24xf32>
   return %0 : tensor<7x24xf32>
 }
 
