@@ -276,6 +276,7 @@ class Client:
 
 
 def _run_op(client, stream_handle, name, operands, attrs, result_types, n_results):
+    """tpu_op (or tpu_stream_op on stream_handle): the new Tensor, or a list of n_results."""
     if n_results is None:
         n_results = len(result_types) if result_types is not None else 1
     if result_types is not None and len(result_types) != n_results:

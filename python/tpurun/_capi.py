@@ -24,6 +24,7 @@ class ClientOptions(ctypes.Structure):
 
 
 def _candidates():
+    """The paths to try for libtpurun.so, in the order the module docstring gives."""
     env = os.environ.get("TPURUN_LIBRARY")
     if env:
         yield env
@@ -42,6 +43,7 @@ def _candidates():
 
 
 def _load():
+    """The first candidate that loads; ImportError naming every path tried."""
     tried = []
     for path in _candidates():
         if os.path.sep in path and not os.path.exists(path):

@@ -232,6 +232,9 @@ def _builder_of(args, kwargs):
 
 
 def _to_value(b):
+    """The argument converter of one dispatch: TPU tensors to their Values
+    (of builder b only), 0-dim CPU tensors to numbers, other CPU tensors
+    uploaded."""
     def conv(x):
         if isinstance(x, Tensor):
             if x._store.builder is not b:
@@ -398,6 +401,8 @@ def _wrap_all(res, b):
 
 
 def _dispatch_functional(func, args, kwargs):
+    """An op that writes none of its arguments; a view op's results share
+    the base's store and extend its view chain."""
     fn = lookup(func)
     if fn is None:
         return _no_lowering(func, args, kwargs)
@@ -450,6 +455,8 @@ _GEOMETRY_CACHE = {}
 
 
 def _dispatch_inplace(func, args, kwargs, mutated):
+    """An op that overwrites arguments: its own lowering, or its functional
+    variant's, whose result is assigned to the written argument."""
     fn = lookup(func)
     target_name = mutated[0].name
     if fn is not None:
@@ -477,6 +484,7 @@ def _named_arg(func, args, kwargs, name):
 
 
 def _apply_updates(func, args, kwargs, updates):
+    """Writes a lowering's Mutated updates into the named arguments."""
     for name, v in updates.items():
         t = _named_arg(func, args, kwargs, name)
         if isinstance(t, Tensor):
@@ -488,6 +496,8 @@ def _apply_updates(func, args, kwargs, updates):
 
 
 def _no_lowering(func, args, kwargs):
+    """An op without a lowering: PyTorch's decomposition, the CPU when
+    allowed, else NotImplementedError naming the op and its operands."""
     from torch._decomp import decomposition_table
     decomp = decomposition_table.get(func)
     if decomp is not None:
