@@ -90,7 +90,7 @@ def test_missing_lowering_names_the_op(mode):
 
 def test_cpu_fallback_is_opt_in_and_counted(mode):
     x = tt.to_tpu(torch.eye(3) * 4)
-    tt.set_cpu_fallback(True)
+    tt.configure(allow_cpu_fallback=True)
     try:
         before = tt.metrics()["torch"]["cpu_fallbacks"]
         r = torch.linalg.cholesky(x)

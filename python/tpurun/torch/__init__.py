@@ -26,9 +26,14 @@ __all__ = ["Tensor", "to_tpu", "to_cpu", "set_mode", "get_mode", "sync", "metric
            "set_cpu_fallback", "manual_seed", "configure", "is_tpu", "client"]
 
 
-def configure(**options):
-    """Options of the package's client (tpurun.Client's arguments: target,
-    threads, opt_level, no_disk_cache, ...), before its first use."""
+def configure(allow_cpu_fallback=None, **options):
+    """allow_cpu_fallback: see set_cpu_fallback (any time).  The other
+    options are the package's client's (tpurun.Client's arguments: target,
+    threads, opt_level, no_disk_cache, ...), given before its first use."""
+    if allow_cpu_fallback is not None:
+        set_cpu_fallback(allow_cpu_fallback)
+    if not options:
+        return
     if STATE.client is not None:
         raise RuntimeError("tpurun.torch.configure: the client already exists; configure before the first op")
     STATE.client_options.update(options)
