@@ -295,29 +295,30 @@ def _run_op(client, stream_handle, name, operands, attrs, result_types, n_result
     return res[0] if n_results == 1 else res
 
 
-class Tensor:
-    """A libtpurun tensor (TpuTensor): ref-counted, maybe not yet computed."""
-    __slots__ = ("_client", "_h", "_type")
+class _Owned:
+    """A handle of one of a client's C objects, released once: by release(),
+    at garbage collection, or never once its client is closed (closing
+    frees everything the client made)."""
+    __slots__ = ("_client", "_h")
+    _KIND = "object"
+    _RELEASE = None  # the lib function that frees the handle
 
-    @classmethod
-    def _wrap(cls, client, handle):
-        t = cls.__new__(cls)
-        t._client, t._h, t._type = client, handle, None
-        return t
+    def __init__(self, client, handle):
+        self._client, self._h = client, handle
 
     def _handle(self):
         if self._h is None or self._client._h is None:
-            raise UsageError("tpurun: the tensor was released" if self._h is None else
-                             "tpurun: the tensor's client is closed")
+            state = "was released" if self._h is None else "belongs to a closed client"
+            raise UsageError(f"tpurun: the {self._KIND} {state}")
         return self._h
 
     def _drop(self):
         h, self._h = self._h, None
         if h is not None and self._client._h is not None:
-            lib.tpu_tensor_release(h)
+            getattr(lib, self._RELEASE)(h)
 
     def release(self):
-        """Drops this handle now rather than at garbage collection."""
+        """Frees the C object now rather than at garbage collection."""
         self._drop()
 
     def __del__(self):
@@ -325,6 +326,18 @@ class Tensor:
             self._drop()
         except Exception:
             pass
+
+
+class Tensor(_Owned):
+    """A libtpurun tensor (TpuTensor): ref-counted, maybe not yet computed."""
+    __slots__ = ("_type",)
+    _KIND, _RELEASE = "tensor", "tpu_tensor_release"
+
+    @classmethod
+    def _wrap(cls, client, handle):
+        t = cls(client, handle)
+        t._type = None
+        return t
 
     @property
     def type(self):
@@ -373,32 +386,15 @@ class Tensor:
         return f"tpurun.Tensor({state})"
 
 
-class Program:
+class Program(_Owned):
     """A compiled whole program (TpuProgram)."""
-
-    def __init__(self, client, handle):
-        self._client, self._h = client, handle
-
-    def _drop(self):
-        h, self._h = self._h, None
-        if h is not None and self._client._h is not None:
-            lib.tpu_program_release(h)
-
-    def release(self):
-        self._drop()
-
-    def __del__(self):
-        try:
-            self._drop()
-        except Exception:
-            pass
+    __slots__ = ()
+    _KIND, _RELEASE = "program", "tpu_program_release"
 
     def signature(self, function=None):
         """(number of parameters, number of results) of function (None: main)."""
-        if self._h is None or self._client._h is None:
-            raise UsageError("tpurun: the program was released (or its client closed)")
         n_p, n_r = ctypes.c_int(), ctypes.c_int()
-        _check(lib.tpu_program_signature(self._h, function.encode() if function else None, ctypes.byref(n_p),
+        _check(lib.tpu_program_signature(self._handle(), function.encode() if function else None, ctypes.byref(n_p),
                                          ctypes.byref(n_r)))
         return n_p.value, n_r.value
 
@@ -409,38 +405,21 @@ class Program:
             raise UsageError(f"tpurun: {function or 'main'} takes {n_params} arguments, {len(args)} given")
         tensors = [a if isinstance(a, Tensor) else self._client.tensor(a) for a in args]
         outs = (ctypes.c_void_p * max(n_results, 1))()
-        _check(lib.tpu_program_run(self._h, function.encode() if function else None,
+        _check(lib.tpu_program_run(self._handle(), function.encode() if function else None,
                                    _ptr_array([t._handle() for t in tensors]), len(tensors), outs, n_results))
         return [Tensor._wrap(self._client, outs[i]) for i in range(n_results)]
 
     __call__ = run
 
 
-class Stream:
+class Stream(_Owned):
     """An in-order queue of ops on one chip (TpuStream)."""
-
-    def __init__(self, client, handle):
-        self._client, self._h = client, handle
-
-    def _handle(self):
-        if self._h is None or self._client._h is None:
-            raise UsageError("tpurun: the stream was destroyed (or its client closed)")
-        return self._h
-
-    def _drop(self):
-        h, self._h = self._h, None
-        if h is not None and self._client._h is not None:
-            lib.tpu_stream_destroy(h)
+    __slots__ = ()
+    _KIND, _RELEASE = "stream", "tpu_stream_destroy"
 
     def close(self):
         """Waits for the queue, then frees the stream."""
         self._drop()
-
-    def __del__(self):
-        try:
-            self._drop()
-        except Exception:
-            pass
 
     def op(self, name, operands=(), attrs=None, result_types=None, n_results=None):
         return _run_op(self._client, self._handle(), name, operands, attrs, result_types, n_results)
@@ -459,27 +438,10 @@ class Stream:
         _check(lib.tpu_stream_wait_event(self._handle(), event._handle()))
 
 
-class Event:
+class Event(_Owned):
     """A point in a stream's queue (TpuEvent)."""
-
-    def __init__(self, client, handle):
-        self._client, self._h = client, handle
-
-    def _handle(self):
-        if self._h is None or self._client._h is None:
-            raise UsageError("tpurun: the event was released (or its client closed)")
-        return self._h
-
-    def _drop(self):
-        h, self._h = self._h, None
-        if h is not None and self._client._h is not None:
-            lib.tpu_event_release(h)
-
-    def __del__(self):
-        try:
-            self._drop()
-        except Exception:
-            pass
+    __slots__ = ()
+    _KIND, _RELEASE = "event", "tpu_event_release"
 
     def sync(self):
         _check(lib.tpu_event_sync(self._handle()))
