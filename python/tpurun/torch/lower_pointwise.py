@@ -765,24 +765,25 @@ def hardswish_backward(b, out, grad, x):
 
 # ---- optimizer helpers ---------------------------------------------------------------
 
+def add_scaled(b, out, op, x, t1, t2, value):
+    """x + value * op(t1, t2): addcmul and addcdiv."""
+    x, t1, t2 = operands(b, out, x, t1, t2)
+    term = ew(b, op, t1, t2)
+    if value != 1:
+        term = ew(b, "stablehlo.multiply", term, b.scalar(value, out.dtype, out.shape))
+    return ew(b, "stablehlo.add", x, term)
+
+
 @register(aten.addcmul.default)
 def addcmul(b, out, x, t1, t2, value=1):
     """x + value * t1 * t2."""
-    x, t1, t2 = operands(b, out, x, t1, t2)
-    prod = ew(b, "stablehlo.multiply", t1, t2)
-    if value != 1:
-        prod = ew(b, "stablehlo.multiply", prod, b.scalar(value, out.dtype, out.shape))
-    return ew(b, "stablehlo.add", x, prod)
+    return add_scaled(b, out, "stablehlo.multiply", x, t1, t2, value)
 
 
 @register(aten.addcdiv.default)
 def addcdiv(b, out, x, t1, t2, value=1):
     """x + value * t1 / t2."""
-    x, t1, t2 = operands(b, out, x, t1, t2)
-    quot = ew(b, "stablehlo.divide", t1, t2)
-    if value != 1:
-        quot = ew(b, "stablehlo.multiply", quot, b.scalar(value, out.dtype, out.shape))
-    return ew(b, "stablehlo.add", x, quot)
+    return add_scaled(b, out, "stablehlo.divide", x, t1, t2, value)
 
 
 @register(aten.lerp.Scalar, aten.lerp.Tensor)
