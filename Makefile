@@ -11,6 +11,7 @@
 #   make fuzz-npy      libFuzzer on the .npy reader and --input specs
 #   make fuzz-cache    libFuzzer on the cache's entry and alias readers
 #   make fuzz-runtime  libFuzzer on libtpurun's C API (call sequences)
+#   make fuzz-python   random ATen op chains, tpurun.torch against PyTorch CPU (FUZZ_EXAMPLES)
 #   make conformance   every corpus program under tpurun --check
 #   make check-spmd    the SPMD tests with every sharded conformance variant
 #                      (testsuite/tools/spmd.sh, SPMD_LIMIT=all; docs/testing.md)
@@ -60,10 +61,10 @@ PROGRAMS := $(BUILD)/tpucc $(if $(wildcard tools/tpurun.c),$(BUILD)/tpurun) $(BU
 # Phony, so it runs once per make invocation; objects wait for it through an
 # order-only prerequisite (it never forces a rebuild).  Test-like goals ask
 # for the test package set, everything else for the build set.
-TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache fuzz-runtime fuzz-bytecode bench conformance check-spmd check-bytecode docs
+TEST_GOALS := check sanitize unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache fuzz-runtime fuzz-bytecode fuzz-python bench conformance check-spmd check-bytecode docs
 DEPS_SET   := $(if $(filter $(TEST_GOALS),$(MAKECMDGOALS)),test,build)
 
-.PHONY: all deps run check sanitize tsan unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache fuzz-runtime fuzz-bytecode bench conformance check-spmd check-bytecode docs install uninstall clean
+.PHONY: all deps run check sanitize tsan unit fuzz-parser fuzz-loader fuzz-npy fuzz-cache fuzz-runtime fuzz-bytecode fuzz-python bench conformance check-spmd check-bytecode docs install uninstall clean
 all: deps $(PROGRAMS)
 
 deps:
@@ -329,6 +330,15 @@ fuzz-runtime: deps $(FUZZ_BUILD)/fuzz_runtime
 	$(FUZZ_BUILD)/fuzz_runtime $(FUZZ_BUILD)/corpus-runtime testsuite/fuzz/runtime-seeds \
 	    -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=20 \
 	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_BUILD)/runtime-
+
+# Differential fuzzing of the PyTorch bridge (testsuite/python/test_fuzz_ops.py):
+# fresh random op chains on the TPU against PyTorch CPU in every mode
+# (make check runs a fixed sample of 40 per mode).
+FUZZ_EXAMPLES ?= 2000
+fuzz-python: all
+	TPU_FUZZ_RANDOM=1 TPU_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) TPURUN_LIBRARY=$(abspath $(BUILD))/libtpurun.so \
+	TPU_CACHE_DIR=$(abspath $(BUILD))/fuzz-python-cache \
+	    /usr/bin/python3 -m pytest -q -p no:cacheprovider testsuite/python/test_fuzz_ops.py
 
 clean:
 	rm -rf $(sort build build-asan build-tsan $(FUZZ_BUILD) $(BUILD))

@@ -9,7 +9,7 @@
 set -euo pipefail
 
 BUILD_PKGS=(libgmp-dev libxxhash-dev libc6-dev libopenblas-dev gcc make)
-TEST_PKGS=(time libcmocka-dev llvm-14-tools mlir-14-tools python3 python3-numpy python3-torch python3-pytest libopenblas0-pthread
+TEST_PKGS=(time libcmocka-dev llvm-14-tools mlir-14-tools python3 python3-numpy python3-torch python3-pytest python3-hypothesis libopenblas0-pthread
            clang-14 libclang-rt-14-dev pkg-config groff-base)
 
 die() { echo "tpucc: $*" >&2; exit 1; }
