@@ -71,8 +71,18 @@ def scaled_sum(b, out, product, bias, beta, alpha):
     return binary(b, "stablehlo.add", product, bias)
 
 
+def same_dtype(op, *operands):
+    """PyTorch's error for a product of operands of different dtypes (the
+    TPU's dot_general takes one element type)."""
+    dtypes = [v.dtype for v in operands if v is not None and hasattr(v, "dtype")]
+    if any(d != dtypes[0] for d in dtypes):
+        found = " and ".join(str(d).replace("torch.", "") for d in dtypes)
+        raise RuntimeError(f"{op}: expected all operands to have the same dtype, but found {found}")
+
+
 @register(aten.mm.default)
 def mm(b, out, x, y):
+    same_dtype("mm", x, y)
     shape, dtype = (x.shape[0], y.shape[1]), x.dtype
     x, y = matmul_operands(b, x, y)
     return dot(b, x, y, Spec(shape, dtype), lhs_contract=[1], rhs_contract=[0])
@@ -81,11 +91,13 @@ def mm(b, out, x, y):
 @register(aten.addmm.default)
 def addmm(b, out, bias, x, y, beta=1, alpha=1):
     """beta * bias + alpha * (x @ y): nn.Linear's forward."""
+    same_dtype("addmm", bias, x, y)
     return scaled_sum(b, out, mm(b, out, x, y), bias, beta, alpha)
 
 
 @register(aten.bmm.default)
 def bmm(b, out, x, y):
+    same_dtype("bmm", x, y)
     shape, dtype = (x.shape[0], x.shape[1], y.shape[2]), x.dtype
     x, y = matmul_operands(b, x, y)
     return dot(b, x, y, Spec(shape, dtype), lhs_batch=[0], rhs_batch=[0], lhs_contract=[2], rhs_contract=[1])
@@ -93,11 +105,13 @@ def bmm(b, out, x, y):
 
 @register(aten.baddbmm.default)
 def baddbmm(b, out, bias, x, y, beta=1, alpha=1):
+    same_dtype("baddbmm", bias, x, y)
     return scaled_sum(b, out, bmm(b, out, x, y), bias, beta, alpha)
 
 
 @register(aten.mv.default)
 def mv(b, out, x, y):
+    same_dtype("mv", x, y)
     shape, dtype = (x.shape[0],), x.dtype
     x, y = matmul_operands(b, x, y)
     return dot(b, x, y, Spec(shape, dtype), lhs_contract=[1], rhs_contract=[0])
@@ -105,6 +119,7 @@ def mv(b, out, x, y):
 
 @register(aten.dot.default)
 def dot_(b, out, x, y):
+    same_dtype("dot", x, y)
     dtype = x.dtype
     x, y = matmul_operands(b, x, y)
     return dot(b, x, y, Spec((), dtype), lhs_contract=[0], rhs_contract=[0])

@@ -118,13 +118,25 @@ def extreme(b, x, dims, largest):
     return reduce_to(b, x, dims, "stablehlo.minimum", max_value(x.dtype))
 
 
+def nonempty(op, x, dims):
+    """PyTorch's error for max/min of an empty tensor (no identity to return)."""
+    if x.numel == 0 and not dims:
+        raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           f"Specify the reduction dim with the 'dim' argument.")
+    for d in dims:
+        if x.shape[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+
+
 @register(aten.amax.default)
 def amax(b, out, x, dim=(), keepdim=False):
+    nonempty("amax", x, reduce_dims(dim, x.rank) if dim else ())
     return b.reshape(extreme(b, x, reduce_dims(dim, x.rank), True), out.shape)
 
 
 @register(aten.amin.default)
 def amin(b, out, x, dim=(), keepdim=False):
+    nonempty("amin", x, reduce_dims(dim, x.rank) if dim else ())
     return b.reshape(extreme(b, x, reduce_dims(dim, x.rank), False), out.shape)
 
 
@@ -137,11 +149,13 @@ def aminmax(b, out, x, *, dim=None, keepdim=False):
 
 @register(aten.max.default)
 def max_all(b, out, x):
+    nonempty("max", x, ())
     return b.reshape(extreme(b, x, reduce_dims(None, x.rank), True), out.shape)
 
 
 @register(aten.min.default)
 def min_all(b, out, x):
+    nonempty("min", x, ())
     return b.reshape(extreme(b, x, reduce_dims(None, x.rank), False), out.shape)
 
 
