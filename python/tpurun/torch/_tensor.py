@@ -15,6 +15,7 @@ other alias sees the new value at its next use by replaying its chain.
 import functools
 import math
 import os
+import threading
 import traceback
 
 import torch
@@ -114,7 +115,11 @@ def _from_cpu_tensor(t):
 
 class State:
     """Everything tpurun.torch keeps between calls (one per process): the
-    client and its builder, the fallback switch and the bridge's counters."""
+    client and its builder, the fallback switch and the bridge's counters.
+    lock (reentrant) serializes the client's creation and module
+    conversions (which toggle PyTorch's global
+    overwrite_module_params_on_conversion).  pid is the process that made
+    the client: a libtpurun client cannot cross os.fork()."""
 
     def __init__(self):
         self.client = None
@@ -127,20 +132,39 @@ class State:
         self.meta_cache = {}
         self.rng = None  # the Value of the random generator's state, made on first use
         self.seed = None
+        self.lock = threading.RLock()
+        self.pid = None
 
 
 STATE = State()
 
 
+def check_process():
+    """RuntimeError when the package's client was made by another process
+    (this one is a fork's child): libtpurun's threads do not survive fork."""
+    if STATE.pid is not None and STATE.pid != os.getpid():
+        raise RuntimeError(
+            "tpurun.torch: this process was forked after the parent made its TPU client, and a libtpurun "
+            "client cannot cross fork (its worker threads stay in the parent): use the 'spawn' start method "
+            "(multiprocessing.set_start_method('spawn')), or create the TPU tensors in the child after fork")
+
+
 def default_builder():
     """The EagerBuilder of the package's client, creating both on first use
-    (mode from set_mode, else TPU_EAGER_MODE, else strict)."""
+    (mode from set_mode, else the options' mode, else TPU_EAGER_MODE, else
+    strict; applied after creation, since the client reads TPU_EAGER_MODE)."""
     if STATE.builder is None:
-        opts = dict(STATE.client_options)
-        mode = STATE.mode or os.environ.get("TPU_EAGER_MODE", "strict").lower() or "strict"
-        opts.setdefault("mode", mode)
-        STATE.client = tpurun.Client(**opts)
-        STATE.builder = EagerBuilder(STATE.client)
+        with STATE.lock:
+            if STATE.builder is None:
+                opts = dict(STATE.client_options)
+                env = os.environ.get("TPU_EAGER_MODE", "strict").lower() or "strict"
+                mode = STATE.mode or opts.get("mode") or env
+                opts["mode"] = mode
+                client = tpurun.Client(**opts)
+                client.mode = mode
+                STATE.client, STATE.pid = client, os.getpid()
+                STATE.builder = EagerBuilder(client)
+    check_process()
     return STATE.builder
 
 
@@ -233,8 +257,9 @@ def _builder_of(args, kwargs):
 
 def _to_value(b):
     """The argument converter of one dispatch: TPU tensors to their Values
-    (of builder b only), 0-dim CPU tensors to numbers, other CPU tensors
-    uploaded."""
+    (of builder b only), CPU tensors uploaded: 0-dim ones through b.scalar
+    (cached, and a graph input: a changing learning-rate tensor does not
+    change a fused graph), keeping their dtype, which type promotion reads."""
     def conv(x):
         if isinstance(x, Tensor):
             if x._store.builder is not b:
@@ -243,20 +268,44 @@ def _to_value(b):
             return value_of(x)
         if isinstance(x, torch.Tensor):
             if x.dim() == 0 and not x.requires_grad:
-                return x.item()
+                return b.scalar(x.item(), x.dtype)
             return upload(x, b)
         return x
     return conv
 
 
 def _sig(x):
+    """x as a cache key: Values by shape and dtype, numbers with their type
+    (1, 1.0 and True promote differently)."""
     if isinstance(x, Value):
         return (x.shape, x.dtype)
     if isinstance(x, (list, tuple)):
         return tuple(_sig(y) for y in x)
     if isinstance(x, float) and math.isnan(x):
-        return "nan"
+        return (float, "nan")
+    if isinstance(x, (bool, int, float, complex)):
+        return (type(x), x)
     return x
+
+
+def _memoized(cache, key_parts, compute):
+    """compute() cached in cache under the signature of key_parts (with the
+    default dtype, which promotion reads); uncached when unhashable.  The
+    cache is emptied when full."""
+    try:
+        key = (torch.get_default_dtype(), _sig(key_parts))
+        hash(key)
+    except TypeError:
+        return compute()
+    try:
+        return cache[key]
+    except KeyError:
+        pass
+    value = compute()
+    if len(cache) >= META_CACHE_ENTRIES:
+        cache.clear()
+    cache[key] = value
+    return value
 
 
 def _meta(x):
@@ -295,25 +344,15 @@ def meta_out(func, vargs, vkwargs):
     per (op, argument types); None when the op has no meta kernel.  The
     kernel's own errors (wrong shapes, bad arguments) are the user's, raised
     with the source line of the op."""
-    try:
-        key = (func, _sig(vargs), _sig(tuple(sorted(vkwargs.items()))))
-        hash(key)
-    except TypeError:
-        key = None
-    if key is not None and key in STATE.meta_cache:
-        return STATE.meta_cache[key]
-    try:
-        margs, mkwargs = _numbers_in_tensor_slots(func, _map(_meta, vargs), _map(_meta, vkwargs))
-        out = _spec(func(*margs, **mkwargs))
-    except (NotImplementedError, TypeError):  # TypeError: 1.13's broken meta decompositions (huber_loss_backward)
-        out = None
-    except (RuntimeError, IndexError, ValueError) as e:
-        raise type(e)(_with_source_line(str(e), func)) from None
-    if key is not None:
-        if len(STATE.meta_cache) >= META_CACHE_ENTRIES:
-            STATE.meta_cache.clear()
-        STATE.meta_cache[key] = out
-    return out
+    def compute():
+        try:
+            margs, mkwargs = _numbers_in_tensor_slots(func, _map(_meta, vargs), _map(_meta, vkwargs))
+            return _spec(func(*margs, **mkwargs))
+        except (NotImplementedError, TypeError):  # TypeError: 1.13's broken meta decompositions (huber_loss_backward)
+            return None
+        except (RuntimeError, IndexError, ValueError) as e:
+            raise type(e)(_with_source_line(str(e), func)) from None
+    return _memoized(STATE.meta_cache, (func, vargs, tuple(sorted(vkwargs.items()))), compute)
 
 
 def _is_view(func):
@@ -428,27 +467,18 @@ def _view_geometry(base, step):
     base: autograd's CopySlices reads them (as_strided on the gradient).
     Cached per (op, base geometry, arguments)."""
     sizes, strides, offset = tuple(base.shape), base.stride(), base.storage_offset()
-    try:
-        key = (step.func, sizes, strides, offset, _sig(step.args), _sig(tuple(sorted(step.kwargs.items()))),
-               step.index)
-        hash(key)
-    except TypeError:
-        key = None
-    geometry = _GEOMETRY_CACHE.get(key) if key is not None else None
-    if geometry is None:
+
+    def compute():
         extent = offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides) if n > 0)
         m = torch.empty(extent, dtype=base.dtype, device="meta").as_strided(sizes, strides, offset)
         try:
             r = step.func(m, *step.args, **step.kwargs)
             r = r[step.index] if step.index is not None else r
-            geometry = (r.stride(), r.storage_offset())
+            return (r.stride(), r.storage_offset())
         except (RuntimeError, NotImplementedError, TypeError, IndexError, ValueError):
-            geometry = (None, None)
-        if key is not None:
-            if len(_GEOMETRY_CACHE) >= META_CACHE_ENTRIES:
-                _GEOMETRY_CACHE.clear()
-            _GEOMETRY_CACHE[key] = geometry
-    return geometry
+            return (None, None)
+    key = (step.func, sizes, strides, offset, base.dtype, step.args, tuple(sorted(step.kwargs.items())), step.index)
+    return _memoized(_GEOMETRY_CACHE, key, compute)
 
 
 _GEOMETRY_CACHE = {}
