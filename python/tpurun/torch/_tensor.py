@@ -15,6 +15,7 @@ other alias sees the new value at its next use by replaying its chain.
 import functools
 import math
 import os
+import sys
 import threading
 import traceback
 
@@ -202,9 +203,13 @@ def _apply_view(b, step, v):
     return r[step.index] if step.index is not None else r
 
 
-def assign(t, new):
+def assign(t, new, builder=None):
     """Overwrites tensor t (all its elements) with Value new, converted to
-    t's dtype and broadcast to its shape; every alias sees it."""
+    t's dtype and broadcast to its shape; every alias sees it.  A plain CPU
+    t (cpu.add_(tpu)) gets a copy of the result: builder is new's."""
+    if not isinstance(t, Tensor):
+        _write_cpu(t, new, builder)
+        return
     st, b = t._store, t._store.builder
     new = b.broadcast(b.convert(new, t.dtype), tuple(t.shape))
     if not t._chain:
@@ -222,6 +227,16 @@ def assign(t, new):
         st.value = cur
     st.version += 1
     t._cached, t._seen = new, st.version
+
+
+def _write_cpu(t, v, b):
+    """A plain CPU tensor overwritten with Value v of builder b (a device
+    transfer, counted as a host read)."""
+    if not isinstance(b, EagerBuilder):
+        raise RuntimeError("tpurun.torch: a traced op cannot write a CPU tensor (inside export)")
+    STATE.counters["host_reads"] += 1
+    with torch.no_grad():
+        t.copy_(b.to_torch(b.broadcast(b.convert(v, t.dtype), tuple(t.shape))))
 
 
 # ---- dispatch ----------------------------------------------------------------
@@ -392,6 +407,7 @@ def _out_functional(func):
 def dispatch(func, args, kwargs):
     """Runs one ATen op on tpurun.torch tensors."""
     STATE.counters["aten_ops"] += 1
+    check_process()
     try:
         special = SPECIAL.get(func) or SPECIAL.get(func.overloadpacket)
         if special is not None:
@@ -487,8 +503,12 @@ _GEOMETRY_CACHE = {}
 def _dispatch_inplace(func, args, kwargs, mutated):
     """An op that overwrites arguments: its own lowering, or its functional
     variant's, whose result is assigned to the written argument."""
+    name = func.overloadpacket.__name__
+    if name in METADATA_INPLACE:
+        return _metadata_inplace(func, args, kwargs)
     fn = lookup(func)
     target_name = mutated[0].name
+    functional = None
     if fn is not None:
         b, res, *_ = _lower(func, args, kwargs, fn)
     else:
@@ -502,8 +522,58 @@ def _dispatch_inplace(func, args, kwargs, mutated):
         _apply_updates(func, args, kwargs, res.updates)
         return _named_arg(func, args, kwargs, target_name)
     target = _named_arg(func, args, kwargs, target_name)
-    assign(target, res[0] if isinstance(res, (tuple, list)) else res)
+    res = res[0] if isinstance(res, (tuple, list)) else res
+    if functional is not None:
+        _check_writable(func, target, target_name, res)
+    assign(target, res, b)
     return target
+
+
+_DTYPE_NAMES = {torch.float32: "Float", torch.float64: "Double", torch.float16: "Half", torch.bfloat16: "BFloat16",
+                torch.int64: "Long", torch.int32: "Int", torch.int16: "Short", torch.int8: "Char",
+                torch.uint8: "Byte", torch.bool: "Bool", torch.complex64: "ComplexFloat",
+                torch.complex128: "ComplexDouble"}
+
+
+def _dtype_name(dtype):
+    """PyTorch's name of a dtype in messages: Float, Long, Bool, ..."""
+    return _DTYPE_NAMES.get(dtype, str(dtype))
+
+
+def _check_writable(func, target, target_name, res):
+    """PyTorch's errors for an in-place or out= op whose result (a Value)
+    does not fit its target: a dtype it cannot be cast to (int.add_(1.5)),
+    or (in place) a broadcast shape other than the target's."""
+    if isinstance(res.dtype, torch.dtype) and not torch.can_cast(res.dtype, target.dtype):
+        raise RuntimeError(_with_source_line(f"result type {_dtype_name(res.dtype)} can't be cast to the desired "
+                                             f"output type {_dtype_name(target.dtype)}", func))
+    if target_name == "self" and tuple(res.shape) != tuple(target.shape):
+        raise RuntimeError(_with_source_line(f"output with shape {list(target.shape)} doesn't match the broadcast "
+                                             f"shape {list(res.shape)}", func))
+
+
+METADATA_INPLACE = {"unsqueeze_", "squeeze_", "t_", "transpose_", "swapdims_", "swapaxes_", "as_strided_",
+                    "resize_", "resize_as_"}
+
+
+def _metadata_inplace(func, args, kwargs):
+    """An in-place op that changes the tensor's shape: unsqueeze_ and
+    squeeze_ of a tensor that is neither a view nor aliased (no other
+    tensor shares its store; torch.optim.Adamax's temporary) take the new
+    value and PyTorch's metadata; others raise NotImplementedError."""
+    t, name = args[0], func.overloadpacket.__name__
+    view = getattr(getattr(aten, name[:-1]), func._overloadname) if name in ("unsqueeze_", "squeeze_") else None
+    if view is None or not isinstance(t, Tensor) or t._chain or sys.getrefcount(t._store) > 2:
+        raise NotImplementedError(
+            f"tpurun.torch: {func} changes a tensor's shape in place, which TPU tensors support only for "
+            f"unsqueeze_/squeeze_ of a tensor that is neither a view nor aliased; use the out-of-place form "
+            f"(x = x.{name[:-1]}(...))")
+    b, res, *_ = _lower(view, args, kwargs, lookup(view))
+    st = t._store
+    st.value, st.version = res, st.version + 1
+    t._cached, t._seen = res, st.version
+    torch.Tensor.data.__set__(t, Tensor(st))
+    return t
 
 
 def _named_arg(func, args, kwargs, name):
@@ -517,12 +587,8 @@ def _apply_updates(func, args, kwargs, updates):
     """Writes a lowering's Mutated updates into the named arguments."""
     for name, v in updates.items():
         t = _named_arg(func, args, kwargs, name)
-        if isinstance(t, Tensor):
-            assign(t, v)
-        elif isinstance(t, torch.Tensor):  # a CPU buffer (running stats) updated by a TPU op
-            b = _builder_of(args, kwargs)
-            with torch.no_grad():
-                t.copy_(b.to_torch(b.broadcast(b.convert(v, t.dtype), tuple(t.shape))))
+        if isinstance(t, torch.Tensor):  # a CPU one too: a buffer (running stats) updated by a TPU op
+            assign(t, v, _builder_of(args, kwargs))
 
 
 def _no_lowering(func, args, kwargs):
@@ -547,16 +613,29 @@ def _describe(t):
 
 
 def _cpu_fallback(func, args, kwargs):
-    """Runs func on CPU copies and moves the results back (counted)."""
+    """Runs func on CPU copies and moves the results back (counted): the
+    arguments the schema marks as written get their new data, and a result
+    that is one of them is that argument itself."""
     STATE.counters["cpu_fallbacks"] += 1
     b = _builder_of(args, kwargs)
     cpu_args = _map(lambda x: to_cpu(x) if isinstance(x, Tensor) else x, (args, kwargs))
     res = func(*cpu_args[0], **cpu_args[1])
-    for cpu_t, t in zip(_leaves(cpu_args), _leaves((args, kwargs))):
-        if isinstance(t, Tensor) and any(a.alias_info is not None and a.alias_info.is_write
-                                         for a in func._schema.arguments):
-            assign(t, upload(cpu_t, b))
-    return _map(lambda x: wrap(upload(x, b), b) if isinstance(x, torch.Tensor) else x, res)
+    originals = {}
+    for a in _mutated_args(func):
+        try:
+            written, cpu_written = (_named_arg(func, *pair, a.name) for pair in ((args, kwargs), cpu_args))
+        except KeyError:
+            continue
+        for t, cpu_t in zip(_leaves(written), _leaves(cpu_written)):
+            if isinstance(t, Tensor):
+                assign(t, upload(cpu_t, b))
+                originals[id(cpu_t)] = t
+
+    def back(x):
+        if not isinstance(x, torch.Tensor):
+            return x
+        return originals[id(x)] if id(x) in originals else wrap(upload(x, b), b)
+    return _map(back, res)
 
 
 # ---- ops handled here, not by a lowering -----------------------------------
@@ -583,12 +662,20 @@ def _to_copy(func, args, kwargs):
 
 def _copy_(func, args, kwargs):
     dst, src = args[0], args[1]
+    if not isinstance(dst, Tensor):  # cpu.copy_(tpu): a device transfer
+        _write_cpu(dst, value_of(src), src._store.builder)
+        return dst
     b = dst._store.builder
     v = value_of(src) if isinstance(src, Tensor) else upload(src, b) if isinstance(src, torch.Tensor) else None
     if v is None:
         v = b.scalar(src, dst.dtype)
     assign(dst, v)
     return dst
+
+
+def _compatible_shallow_copy_type(func, args, kwargs):
+    """Whether set_data (x.data = y) may take y's data into x: both TPU tensors."""
+    return isinstance(args[0], Tensor) and isinstance(args[1], Tensor)
 
 
 def _local_scalar_dense(func, args, kwargs):
@@ -614,6 +701,7 @@ SPECIAL = {
     aten._to_copy.default: _to_copy,
     aten.copy_.default: _copy_,
     aten._local_scalar_dense.default: _local_scalar_dense,
+    aten._has_compatible_shallow_copy_type.default: _compatible_shallow_copy_type,
 }
 
 
