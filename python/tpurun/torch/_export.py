@@ -29,7 +29,13 @@ def export(module, *example_inputs):
     tensors it captures that are neither parameters nor buffers become
     constants; non-tensor inputs are fixed at their example values.  A
     module that draws random numbers (dropout in train mode) takes the
-    generator's state last, as a 2 x ui64 argument named "rng_state"."""
+    generator's state last, as a 2 x ui64 argument named "rng_state".
+    A plain callable (a function, a lambda) is exported as a module
+    without state.  Tensors inside list, tuple or dict inputs would be
+    fixed as constants: they raise TypeError (pass them as separate tensor
+    arguments)."""
+    module = _as_module(module)
+    _check_inputs(example_inputs)
     names, groups, weights = _module_state(module)
     tensor_pos = [i for i, x in enumerate(example_inputs) if isinstance(x, torch.Tensor)]
     inputs = [to_cpu(example_inputs[i]).detach().clone() for i in tensor_pos]
@@ -49,6 +55,34 @@ def export(module, *example_inputs):
         outputs = graph(*traced)
     results = _results(b, outputs)
     return _module_text(_module_name(module), b, results)
+
+
+class _Function(torch.nn.Module):
+    """A plain callable as a module without parameters (named after it)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+def _as_module(module):
+    """module itself, a callable wrapped in _Function, else TypeError."""
+    if isinstance(module, torch.nn.Module):
+        return module
+    if callable(module):
+        return _Function(module)
+    raise TypeError(f"tpurun.torch.export takes an nn.Module (or a function), not a {type(module).__name__}")
+
+
+def _check_inputs(example_inputs):
+    """TypeError for a tensor nested in a list, tuple or dict input."""
+    for i, x in enumerate(example_inputs):
+        if isinstance(x, (list, tuple, dict)) and any(isinstance(leaf, torch.Tensor) for leaf in tree_flatten(x)[0]):
+            raise TypeError(f"tpurun.torch.export: input {i} is a {type(x).__name__} holding tensors, which would be "
+                            f"fixed as constants; pass them as separate tensor arguments")
 
 
 class _ExportBuilder(TraceBuilder):
@@ -142,8 +176,9 @@ def _quote(s):
 
 
 def _module_name(module):
-    """@jit_<class name>, as a symbol name."""
-    return "jit_" + re.sub(r"[^A-Za-z0-9_]", "_", type(module).__name__)
+    """@jit_<class name> (a function's name for a _Function), as a symbol name."""
+    name = getattr(module.fn, "__name__", "function") if isinstance(module, _Function) else type(module).__name__
+    return "jit_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
 def _module_text(name, b, results):

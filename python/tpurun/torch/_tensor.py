@@ -12,6 +12,7 @@ its own.  Overwriting a tensor (an in-place op, copy_) replays the chain's
 inverses to give the store a new whole value and bumps its version; every
 other alias sees the new value at its next use by replaying its chain.
 """
+import copy
 import functools
 import math
 import os
@@ -68,7 +69,16 @@ class Tensor(torch.Tensor):
         r._store, r._chain, r._cached, r._seen = store, tuple(chain), v, store.version
         return r
 
-    __torch_function__ = torch._C._disabled_torch_function_impl
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """No torch-function layer (results keep their class), except that
+        a TPU tensor cannot take a CPU tensor's data: nn.Module._apply then
+        replaces a parameter rather than setting its .data (module.cpu())."""
+        if func is torch._has_compatible_shallow_copy_type:
+            return isinstance(args[0], Tensor) and isinstance(args[1], Tensor)
+        if kwargs:
+            return torch._C._disabled_torch_function_impl(func, types, args, kwargs)
+        return torch._C._disabled_torch_function_impl(func, types, args)
 
     @classmethod
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
@@ -99,6 +109,43 @@ class Tensor(torch.Tensor):
 
     def cpu(self):
         return to_cpu(self)
+
+    def to(self, *args, **kwargs):
+        """PyTorch's Tensor.to, except that an explicit CPU device gives a
+        CPU tensor (the subclass reports device cpu, so PyTorch would keep
+        it on the TPU)."""
+        device, dtype, _, _ = torch._C._nn._parse_to(*args, **kwargs)
+        if device is not None and device.type == "cpu":
+            t = to_cpu(self)
+            return t.to(dtype) if dtype is not None else t
+        return super().to(*args, **kwargs)
+
+    @property
+    def data(self):
+        return torch.Tensor.data.__get__(self)
+
+    @data.setter
+    def data(self, y):
+        """x.data = y: x takes y's data (and dtype, shape) as an alias of y;
+        a CPU y is uploaded.  module.double() and .half() set it."""
+        if not isinstance(y, Tensor):
+            y = to_tpu(y, self._store.builder)
+        torch.Tensor.data.__set__(self, y)
+        self._store, self._chain, self._cached, self._seen = y._store, y._chain, value_of(y), y._store.version
+
+    def __deepcopy__(self, memo):
+        """An independent TPU copy (a new store of the same, immutable
+        Value), keeping requires_grad, Parameter-ness and the gradient."""
+        if id(self) in memo:
+            return memo[id(self)]
+        new = Tensor(Store(value_of(self), self._store.builder), requires_grad=self.requires_grad)
+        memo[id(self)] = new
+        for k, v in self.__dict__.items():
+            if k not in ("_store", "_chain", "_cached", "_seen"):
+                setattr(new, k, copy.deepcopy(v, memo))
+        if self.grad is not None:
+            new.grad = copy.deepcopy(self.grad, memo)
+        return new
 
     def __array__(self, dtype=None):
         a = self.numpy()
@@ -730,13 +777,34 @@ def _with_source_line(message, func):
 
 def _apply_to_module(m, fn):
     """m._apply(fn), replacing the parameters rather than setting their .data
-    (a CPU Parameter cannot take a TPU tensor's data, nor the reverse)."""
-    old = torch.__future__.get_overwrite_module_params_on_conversion()
-    torch.__future__.set_overwrite_module_params_on_conversion(True)
-    try:
-        return m._apply(fn)
-    finally:
-        torch.__future__.set_overwrite_module_params_on_conversion(old)
+    (a CPU Parameter cannot take a TPU tensor's data, nor the reverse),
+    under STATE.lock (the switch is global).  A tensor shared by several
+    slots (tied weights) stays one tensor: converted once, the first
+    slot's new Parameter put in the others."""
+    slots = {}
+    for mod in m.modules():
+        for kind in ("_parameters", "_buffers"):
+            for key, t in getattr(mod, kind).items():
+                if t is not None:
+                    slots.setdefault(id(t), []).append((getattr(mod, kind), key))
+    converted = {}
+
+    def once(t):
+        if id(t) not in converted:
+            converted[id(t)] = (t, fn(t))  # t kept alive: its id stays unique
+        return converted[id(t)][1]
+    with STATE.lock:
+        old = torch.__future__.get_overwrite_module_params_on_conversion()
+        torch.__future__.set_overwrite_module_params_on_conversion(True)
+        try:
+            m._apply(once)
+        finally:
+            torch.__future__.set_overwrite_module_params_on_conversion(old)
+    for group in slots.values():
+        first_table, first_key = group[0]
+        for table, key in group[1:]:
+            table[key] = first_table[first_key]
+    return m
 
 
 def to_tpu(x, builder=None):
