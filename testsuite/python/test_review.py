@@ -320,3 +320,12 @@ def test_export_function_and_nested_tensors():
         tt.export(torch.nn.Identity(), [torch.ones(2)])
     with pytest.raises(TypeError, match="separate tensor arguments"):
         tt.export(torch.nn.Identity(), {"a": torch.ones(2)})
+
+
+def test_to_tpu_tensor_stays_on_tpu_and_deepcopy_of_non_leaf_raises(mode):
+    x, y = T(torch.arange(3)), T(torch.ones(2))
+    z = x.to(y)
+    assert tt.is_tpu(z) and z.dtype == torch.float32
+    assert not tt.is_tpu(x.to(torch.ones(1)))
+    with pytest.raises(RuntimeError, match="graph leaves"):
+        copy.deepcopy(T(torch.ones(2)).requires_grad_() * 2)

@@ -63,6 +63,7 @@ def get_mode():
 def sync():
     """Waits for every queued op (materializes Fused graphs); raises the first error."""
     if STATE.client is not None:
+        _tensor.check_process()
         STATE.client.sync()
 
 

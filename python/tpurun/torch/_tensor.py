@@ -113,9 +113,10 @@ class Tensor(torch.Tensor):
     def to(self, *args, **kwargs):
         """PyTorch's Tensor.to, except that an explicit CPU device gives a
         CPU tensor (the subclass reports device cpu, so PyTorch would keep
-        it on the TPU)."""
+        it on the TPU).  x.to(tpu_tensor) stays on the TPU."""
         device, dtype, _, _ = torch._C._nn._parse_to(*args, **kwargs)
-        if device is not None and device.type == "cpu":
+        other = args[0] if args else kwargs.get("other")
+        if device is not None and device.type == "cpu" and not isinstance(other, Tensor):
             t = to_cpu(self)
             return t.to(dtype) if dtype is not None else t
         return super().to(*args, **kwargs)
@@ -138,6 +139,9 @@ class Tensor(torch.Tensor):
         Value), keeping requires_grad, Parameter-ness and the gradient."""
         if id(self) in memo:
             return memo[id(self)]
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment")
         new = Tensor(Store(value_of(self), self._store.builder), requires_grad=self.requires_grad)
         memo[id(self)] = new
         for k, v in self.__dict__.items():
@@ -831,6 +835,7 @@ def to_cpu(x):
     b = x._store.builder
     if not isinstance(b, EagerBuilder):
         raise RuntimeError("tpurun.torch: a traced tensor has no data (inside export)")
+    check_process()
     STATE.counters["host_reads"] += 1
     v = value_of(x)
     try:
