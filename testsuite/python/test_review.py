@@ -203,8 +203,10 @@ def test_cpu_target_tpu_source(mode):
     assert c.tolist() == [0, 1, 2]
     c.add_(src)
     assert c.tolist() == [0, 2, 4] and not tt.is_tpu(c)
-    assert_close(torch.nn.functional.one_hot(T(torch.tensor([0, 2])), 3),
-                 torch.nn.functional.one_hot(torch.tensor([0, 2]), 3))
+    for n in (3, -1):
+        hot = torch.nn.functional.one_hot(T(torch.tensor([[0, 2], [1, 1]])), n)
+        assert tt.is_tpu(hot)
+        assert_close(hot, torch.nn.functional.one_hot(torch.tensor([[0, 2], [1, 1]]), n))
     m, cpu = T(torch.nn.Linear(2, 2)), torch.nn.Linear(2, 2)
     cpu.load_state_dict(m.state_dict())
     assert torch.equal(cpu.weight, C(m.weight)) and not tt.is_tpu(cpu.weight)

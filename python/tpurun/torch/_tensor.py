@@ -73,9 +73,12 @@ class Tensor(torch.Tensor):
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         """No torch-function layer (results keep their class), except that
         a TPU tensor cannot take a CPU tensor's data: nn.Module._apply then
-        replaces a parameter rather than setting its .data (module.cpu())."""
+        replaces a parameter rather than setting its .data (module.cpu());
+        and F.one_hot of a TPU tensor stays on the TPU."""
         if func is torch._has_compatible_shallow_copy_type:
             return isinstance(args[0], Tensor) and isinstance(args[1], Tensor)
+        if func is torch.nn.functional.one_hot and isinstance(args[0], Tensor):
+            return _one_hot(*args, **(kwargs or {}))
         if kwargs:
             return torch._C._disabled_torch_function_impl(func, types, args, kwargs)
         return torch._C._disabled_torch_function_impl(func, types, args)
@@ -157,6 +160,19 @@ class Tensor(torch.Tensor):
 
     def __reduce_ex__(self, proto):
         return (_from_cpu_tensor, (to_cpu(self),))
+
+
+def _one_hot(x, num_classes=-1):
+    """F.one_hot of TPU indices, on the TPU (PyTorch's makes its zeros on
+    the CPU, x's reported device).  As on CUDA, indices out of range give
+    rows of zeros rather than an error (checking them is a host read)."""
+    if x.dtype != torch.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor.")
+    if num_classes < 0:
+        if x.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(x.max().item()) + 1
+    return (x.unsqueeze(-1) == torch.arange(num_classes)).long()
 
 
 def _from_cpu_tensor(t):
