@@ -214,12 +214,22 @@ def test_cpu_target_tpu_source(mode):
 
 # ---- K: in-place shape changes -------------------------------------------------------
 
+def _transpose_aliased(x):
+    alias = x.detach()
+    return alias, x.transpose_(0, 1)
+
+
 def test_shape_changing_inplace_ops(mode):
-    for name, call in [("t_", lambda x: x.t_()), ("transpose_", lambda x: x.transpose_(0, 1)),
-                       ("transpose_", lambda x: x.swapdims_(0, 1)), ("resize_", lambda x: x.resize_(6)),
-                       ("as_strided_", lambda x: x.as_strided_((3, 2), (2, 1)))]:
+    for name, call in [("resize_", lambda x: x.resize_(6)), ("as_strided_", lambda x: x.as_strided_((3, 2), (2, 1))),
+                       ("t_", lambda x: x[0:1].t_()), ("transpose_", _transpose_aliased)]:
         with pytest.raises(NotImplementedError, match=name):
             call(T(torch.ones(2, 3)))
+    a = torch.arange(6.).reshape(2, 3)
+    for call in (lambda x: x.t_(), lambda x: x.transpose_(0, 1), lambda x: x.swapdims_(1, 0)):
+        x = T(a)
+        assert call(x).shape == (3, 2)
+        assert_close(x, a.t())
+        assert_close(x[1:] * 2, a.t()[1:] * 2)
     x = T(torch.arange(6.).reshape(2, 3))
     assert x.unsqueeze_(0).shape == (1, 2, 3) and C(x).shape == (1, 2, 3)
     assert x.squeeze_(0).shape == (2, 3) and C(x).tolist() == [[0, 1, 2], [3, 4, 5]]
@@ -332,3 +342,13 @@ def test_to_tpu_tensor_stays_on_tpu_and_deepcopy_of_non_leaf_raises(mode):
     assert not tt.is_tpu(x.to(torch.ones(1)))
     with pytest.raises(RuntimeError, match="graph leaves"):
         copy.deepcopy(T(torch.ones(2)).requires_grad_() * 2)
+
+
+def test_shape_changing_inplace_ops_gradient(mode):
+    def f(x):
+        y = x * 2
+        y.t_()
+        z = (y * torch.arange(2.)).sin()
+        z.unsqueeze_(0)
+        return z
+    run_both(f, torch.randn(2, 3))

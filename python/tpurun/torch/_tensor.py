@@ -622,19 +622,25 @@ def _check_writable(func, target, target_name, res):
 METADATA_INPLACE = {"unsqueeze_", "squeeze_", "t_", "transpose_", "swapdims_", "swapaxes_", "as_strided_",
                     "resize_", "resize_as_"}
 
+# The in-place shape changes supported (on unaliased tensors), by the view op they apply.
+SHAPE_INPLACE = {aten.unsqueeze_.default: aten.unsqueeze.default, aten.squeeze_.default: aten.squeeze.default,
+                 aten.squeeze_.dim: aten.squeeze.dim, aten.t_.default: aten.t.default,
+                 aten.transpose_.default: aten.transpose.int}
+
 
 def _metadata_inplace(func, args, kwargs):
-    """An in-place op that changes the tensor's shape: unsqueeze_ and
-    squeeze_ of a tensor that is neither a view nor aliased (no other
+    """An in-place op that changes the tensor's shape: those of
+    SHAPE_INPLACE on a tensor that is neither a view nor aliased (no other
     tensor shares its store; torch.optim.Adamax's temporary) take the new
-    value and PyTorch's metadata; others raise NotImplementedError."""
+    value, whole and contiguous, and PyTorch's metadata; the others (and
+    views, aliases) raise NotImplementedError."""
     t, name = args[0], func.overloadpacket.__name__
-    view = getattr(getattr(aten, name[:-1]), func._overloadname) if name in ("unsqueeze_", "squeeze_") else None
+    view = SHAPE_INPLACE.get(func)
     if view is None or not isinstance(t, Tensor) or t._chain or sys.getrefcount(t._store) > 2:
         raise NotImplementedError(
             f"tpurun.torch: {func} changes a tensor's shape in place, which TPU tensors support only for "
-            f"unsqueeze_/squeeze_ of a tensor that is neither a view nor aliased; use the out-of-place form "
-            f"(x = x.{name[:-1]}(...))")
+            f"unsqueeze_, squeeze_, t_ and transpose_ of a tensor that is neither a view nor aliased; use the "
+            f"out-of-place form (x = x.{name[:-1]}(...))")
     b, res, *_ = _lower(view, args, kwargs, lookup(view))
     st = t._store
     st.value, st.version = res, st.version + 1
