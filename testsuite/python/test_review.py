@@ -142,10 +142,12 @@ def test_zero_dim_cpu_tensor_where_a_tensor_is_needed(mode):
 
 
 def test_zero_dim_learning_rate_tensor_is_a_graph_input(mode):
-    x = T(torch.ones(3))
-    for lr in (0.1, 0.2):
-        x = x * torch.tensor(lr)
-    assert_close(x, torch.ones(3) * 0.1 * 0.2)
+    x, seen = T(torch.ones(3)), []
+    for lr in (0.1, 0.2, 0.3, 0.4):
+        assert (x * torch.tensor(lr) + 1).sum().item() == pytest.approx(3 * lr + 3)
+        m = tt.metrics()
+        seen.append((m["compiles"], m["signatures"]))
+    assert seen[1] == seen[-1], f"compiles and signatures per step: {seen}"
 
 
 # ---- F: x.data = y, module.double(), to('cpu') ---------------------------------------------
