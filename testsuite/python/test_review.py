@@ -227,6 +227,8 @@ def test_shape_changing_inplace_ops(mode):
                        ("t_", lambda x: x[0:1].t_()), ("transpose_", _transpose_aliased)]:
         with pytest.raises(NotImplementedError, match=name):
             call(T(torch.ones(2, 3)))
+    x = T(torch.ones(2, 3))
+    assert x.resize_(2, 3) is x and x.resize_as_(torch.zeros(2, 3)) is x and C(x).shape == (2, 3)
     a = torch.arange(6.).reshape(2, 3)
     for call in (lambda x: x.t_(), lambda x: x.transpose_(0, 1), lambda x: x.swapdims_(1, 0)):
         x = T(a)

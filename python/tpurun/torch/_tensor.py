@@ -644,9 +644,12 @@ def _metadata_inplace(func, args, kwargs):
     """An in-place op that changes the tensor's shape: those of
     SHAPE_INPLACE on a tensor that is neither a view nor aliased (no other
     tensor shares its store; torch.optim.Adamax's temporary) take the new
-    value, whole and contiguous, and PyTorch's metadata; the others (and
-    views, aliases) raise NotImplementedError."""
+    value, whole and contiguous, and PyTorch's metadata; resize_ and
+    resize_as_ to the tensor's own shape do nothing (as on the CPU); the
+    others (and views, aliases) raise NotImplementedError."""
     t, name = args[0], func.overloadpacket.__name__
+    if name in ("resize_", "resize_as_") and tuple(t.shape) == tuple(getattr(args[1], "shape", args[1])):
+        return t
     view = SHAPE_INPLACE.get(func)
     if view is None or not isinstance(t, Tensor) or t._chain or sys.getrefcount(t._store) > 2:
         raise NotImplementedError(
