@@ -126,6 +126,7 @@ class Tensor(torch.Tensor):
 
     @property
     def data(self):
+        """PyTorch's x.data: a detached alias."""
         return torch.Tensor.data.__get__(self)
 
     @data.setter
