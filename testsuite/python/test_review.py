@@ -189,6 +189,17 @@ def test_inplace_cast_and_shape_errors(mode):
         torch.add(T(torch.ones(2)), 1, out=T(torch.zeros(2, dtype=torch.long)))
     with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"):
         T(torch.ones(3)).add_(T(torch.ones(2, 3)))
+    out = T(torch.zeros(0))
+    assert torch.add(T(torch.ones(2, 3)), 1, out=out) is out and C(out).tolist() == [[2, 2, 2]] * 2
+    out = T(torch.zeros(0))
+    alias = out.detach()
+    with pytest.raises(NotImplementedError, match="out= tensor has shape"):
+        torch.add(T(torch.ones(2, 3)), 1, out=out)
+    assert C(alias).shape == (0,)
+    out = T(torch.zeros(2))
+    with pytest.warns(UserWarning, match="was resized"):
+        torch.mul(T(torch.ones(2, 3)), 2, out=out)
+    assert C(out).tolist() == [[2, 2, 2]] * 2
     x = T(torch.ones(2, dtype=torch.float16))
     x.add_(T(torch.ones(2)))
     assert x.dtype == torch.float16 and C(x).tolist() == [2, 2]

@@ -19,6 +19,7 @@ import os
 import sys
 import threading
 import traceback
+import warnings
 
 import torch
 
@@ -605,8 +606,39 @@ def _dispatch_inplace(func, args, kwargs, mutated):
     res = res[0] if isinstance(res, (tuple, list)) else res
     if functional is not None:
         _check_writable(func, target, target_name, res)
-    assign(target, res, b)
+    if target_name == "out" and isinstance(target, Tensor) and tuple(res.shape) != tuple(target.shape):
+        _resize_out(func, target, res)
+    else:
+        assign(target, res, b)
     return target
+
+
+def _unaliased(t):
+    """Whether t is neither a view nor aliased (no other tensor shares its
+    store), so that its shape may change."""
+    return not t._chain and sys.getrefcount(t._store) <= 2  # t._store and getrefcount's argument
+
+
+def _resize_out(func, t, value):
+    """An out= tensor of another shape than the result: resized to it, as
+    PyTorch does, when unaliased; else NotImplementedError."""
+    if not _unaliased(t):
+        raise NotImplementedError(f"tpurun.torch: {func}: the out= tensor has shape {list(t.shape)}, the result "
+                                  f"{list(value.shape)}; resizing a TPU tensor that is a view or aliased is not "
+                                  f"supported: pass an out= of the result's shape")
+    if t.numel() > 0:
+        warnings.warn(f"An output with one or more elements was resized since it had shape {list(t.shape)}, which "
+                      f"does not match the required output shape {list(value.shape)}.", UserWarning)
+    _replace_whole(t, value)
+
+
+def _replace_whole(t, value):
+    """Unaliased t takes value (converted to its dtype) as its store's whole
+    value, with PyTorch's metadata (shape, contiguous strides)."""
+    st = t._store
+    st.value, st.version = st.builder.convert(value, t.dtype), st.version + 1
+    t._cached, t._seen = st.value, st.version
+    torch.Tensor.data.__set__(t, Tensor(st))
 
 
 _DTYPE_NAMES = {torch.float32: "Float", torch.float64: "Double", torch.float16: "Half", torch.bfloat16: "BFloat16",
@@ -652,16 +684,13 @@ def _metadata_inplace(func, args, kwargs):
     if name in ("resize_", "resize_as_") and tuple(t.shape) == tuple(getattr(args[1], "shape", args[1])):
         return t
     view = SHAPE_INPLACE.get(func)
-    if view is None or not isinstance(t, Tensor) or t._chain or sys.getrefcount(t._store) > 2:
+    if view is None or not isinstance(t, Tensor) or not _unaliased(t):
         raise NotImplementedError(
             f"tpurun.torch: {func} changes a tensor's shape in place, which TPU tensors support only for "
             f"unsqueeze_, squeeze_, t_ and transpose_ of a tensor that is neither a view nor aliased; use the "
             f"out-of-place form (x = x.{name[:-1]}(...))")
     b, res, *_ = _lower(view, args, kwargs, lookup(view))
-    st = t._store
-    st.value, st.version = res, st.version + 1
-    t._cached, t._seen = res, st.version
-    torch.Tensor.data.__set__(t, Tensor(st))
+    _replace_whole(t, res)
     return t
 
 
