@@ -13,6 +13,8 @@ PyTorch on top of this.
 """
 import ctypes
 import json
+import os
+import threading
 
 import numpy as np
 
@@ -156,44 +158,91 @@ def _types_array(types):
     return (ctypes.c_char_p * max(len(types), 1))(*[_encode(t) for t in types])
 
 
-class Client:
+def _text(value, what, optional=True):
+    """value (str, bytes or os.PathLike; None when optional) as bytes for C."""
+    if value is None and optional:
+        return None
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return os.fsencode(value)
+    raise TypeError(f"tpurun: {what} must be a str or bytes, not {type(value).__name__}")
+
+
+class _NotCopyable:
+    """A C object has one owner: copying or pickling it is refused."""
+    __slots__ = ()
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError(f"tpurun: a {type(self).__name__} holds a C handle and cannot be copied or pickled")
+
+
+class Client(_NotCopyable):
     """One simulated TPU slice (TpuClient) with its compilation caches.
 
     mode: "strict" (default), "debug" or "fused"; TPU_EAGER_MODE overrides
     it at creation.  opt_level: None (-O2) or 0, 1, 2.  The other arguments
-    are TpuClientOptions' fields.  close() (or leaving a `with` block)
-    releases every tensor, program and stream still held, then the client."""
+    are TpuClientOptions' fields.  close() (or leaving a `with` block) waits
+    for the calls other threads have in progress, then frees the client and
+    everything it made.  A client belongs to the process that made it: in a
+    child after fork() it raises TpuRuntimeError."""
+    __slots__ = ("_h", "_pid", "_cv", "_busy", "__weakref__")
 
     def __init__(self, target=None, chips=1, mode="strict", cache_dir=None, threads=0, no_disk_cache=False,
                  no_nan_check=False, opt_level=None, fused_max_ops=0, hbm_bytes=0, cache_max_bytes=0):
+        self._h = None
         if mode not in MODES:
             raise UsageError(f"tpurun.Client: mode {mode!r} is not one of {sorted(MODES)}")
-        if opt_level not in OPT_LEVELS:
+        if isinstance(opt_level, bool) or opt_level not in OPT_LEVELS:
             raise UsageError(f"tpurun.Client: opt_level {opt_level!r} is not None, 0, 1 or 2")
         o = _capi.ClientOptions()
         o.struct_size = ctypes.sizeof(o)
-        o.target = target.encode() if target else None
+        o.target, o.cache_dir = _text(target, "target"), _text(cache_dir, "cache_dir")
         o.chips, o.mode = int(chips), MODES[mode]
-        o.cache_dir = cache_dir.encode() if cache_dir else None
         o.threads, o.no_disk_cache, o.no_nan_check = int(threads), int(bool(no_disk_cache)), int(bool(no_nan_check))
         o.opt_level, o.fused_max_ops = OPT_LEVELS[opt_level], int(fused_max_ops)
         o.hbm_bytes, o.cache_max_bytes = int(hbm_bytes), int(cache_max_bytes)
         h = ctypes.c_void_p()
         _check(lib.tpu_client_create(ctypes.byref(o), ctypes.byref(h)))
+        self._pid, self._cv, self._busy = os.getpid(), threading.Condition(), 0
         self._h = h.value
 
-    def _handle(self):
-        if self._h is None:
-            raise UsageError("tpurun: the client is closed")
-        return self._h
+    def _enter(self):
+        """Holds the client open for one C call (close() waits for it); its handle."""
+        with self._cv:
+            if self._h is None:
+                raise UsageError("tpurun: the client is closed")
+            if self._pid != os.getpid():
+                raise TpuRuntimeError("tpurun: this client was made by another process (before a fork); a "
+                                      "libtpurun client cannot cross fork(): make a new one in the child, or "
+                                      "use the 'spawn' start method")
+            self._busy += 1
+            return self._h
+
+    def _leave(self):
+        with self._cv:
+            self._busy -= 1
+            if not self._busy:
+                self._cv.notify_all()
+
+    def _call(self, fn, *args):
+        """fn(handle, *args) with the client held open."""
+        h = self._enter()
+        try:
+            return fn(h, *args)
+        finally:
+            self._leave()
 
     def close(self):
-        """Waits for queued work and frees the client; its tensors, programs,
-        streams and events become unusable (UsageError)."""
-        if self._h is None:
+        """Waits for queued work and the calls in progress, then frees the
+        client; its tensors, programs, streams and events become unusable
+        (UsageError)."""
+        if getattr(self, "_h", None) is None:
             return
-        h, self._h = self._h, None
-        lib.tpu_client_destroy(h)
+        with self._cv:
+            h, self._h = self._h, None
+            while self._busy:
+                self._cv.wait()
+        if self._pid == os.getpid():
+            lib.tpu_client_destroy(h)
 
     def __enter__(self):
         return self
@@ -209,17 +258,17 @@ class Client:
 
     @property
     def chips(self):
-        return lib.tpu_client_chips(self._handle())
+        return self._call(lib.tpu_client_chips)
 
     @property
     def mode(self):
-        return _MODE_NAMES[lib.tpu_client_mode(self._handle())]
+        return _MODE_NAMES[self._call(lib.tpu_client_mode)]
 
     @mode.setter
     def mode(self, name):
         if name not in MODES:
             raise UsageError(f"tpurun: mode {name!r} is not one of {sorted(MODES)}")
-        _check(lib.tpu_client_set_mode(self._handle(), MODES[name]))
+        _check(self._call(lib.tpu_client_set_mode, MODES[name]))
 
     def tensor(self, array, type=None, chip=0):
         """A tensor holding a copy of array (anything np.asarray takes).
@@ -232,6 +281,7 @@ class Client:
                                  f"supported: {sorted(str(d) for d in _NP_TO_ELEM)}")
             type = tensor_type(a.shape, _NP_TO_ELEM[a.dtype])
         else:
+            type = _text(type, "type", optional=False).decode()
             shape, elem = parse_type(type)
             if elem == "bf16" and a.dtype != np.uint16:
                 a = bf16_from_f32(a.astype(np.float32))
@@ -239,63 +289,81 @@ class Client:
                 a = a.astype(_ELEM_TO_NP[elem])
         a = np.ascontiguousarray(a)
         h = ctypes.c_void_p()
-        _check(lib.tpu_tensor_from_host_on(self._handle(), int(chip), type.encode(),
-                                           a.ctypes.data_as(ctypes.c_void_p), a.nbytes, ctypes.byref(h)))
+        _check(self._call(lib.tpu_tensor_from_host_on, int(chip), type.encode(), a.ctypes.data_as(ctypes.c_void_p),
+                          a.nbytes, ctypes.byref(h)))
         return Tensor._wrap(self, h.value)
 
     def op(self, name, operands=(), attrs=None, result_types=None, n_results=None, stream=None):
         """Runs (or queues, or defers: the mode decides) one StableHLO/CHLO op.
         Returns one Tensor, or a list when n_results (or len(result_types)) > 1."""
-        return _run_op(self, None if stream is None else stream._handle(), name, operands, attrs,
-                       result_types, n_results)
+        if stream is not None and not isinstance(stream, Stream):
+            raise TypeError(f"tpurun: stream must be a tpurun.Stream, not {type(stream).__name__}")
+        return _run_op(self, stream, name, operands, attrs, result_types, n_results)
 
     def sync(self):
         """Every queued op done; the first error of any raised."""
-        _check(lib.tpu_sync(self._handle()))
+        _check(self._call(lib.tpu_sync))
 
     def compile(self, program):
         """A Program from StableHLO text (str) or a portable artifact (bytes)."""
-        data = program.encode() if isinstance(program, str) else bytes(program)
+        if isinstance(program, str):
+            data = program.encode()
+        elif isinstance(program, (bytes, bytearray, memoryview)):
+            data = bytes(program)
+        else:
+            raise TypeError(f"tpurun: compile takes StableHLO text (str) or an artifact (bytes), "
+                            f"not {type(program).__name__}")
         h = ctypes.c_void_p()
-        _check(lib.tpu_program_compile(self._handle(), data, len(data), ctypes.byref(h)))
+        _check(self._call(lib.tpu_program_compile, data, len(data), ctypes.byref(h)))
         return Program(self, h.value)
 
     def stream(self, chip=0):
         """A new in-order queue of ops on chip."""
         h = ctypes.c_void_p()
-        _check(lib.tpu_stream_create(self._handle(), int(chip), ctypes.byref(h)))
+        _check(self._call(lib.tpu_stream_create, int(chip), ctypes.byref(h)))
         return Stream(self, h.value)
 
     def metrics(self):
         """The client's counters (tpu_metrics_json) as a dict."""
-        h = self._handle()
-        need = lib.tpu_metrics_json(h, None, 0)
-        buf = ctypes.create_string_buffer(need)
-        lib.tpu_metrics_json(h, buf, need)
+        h = self._enter()
+        try:
+            need = lib.tpu_metrics_json(h, None, 0)
+            buf = ctypes.create_string_buffer(need)
+            lib.tpu_metrics_json(h, buf, need)
+        finally:
+            self._leave()
         return json.loads(buf.value.decode())
 
 
-def _run_op(client, stream_handle, name, operands, attrs, result_types, n_results):
-    """tpu_op (or tpu_stream_op on stream_handle): the new Tensor, or a list of n_results."""
+def _run_op(client, stream, name, operands, attrs, result_types, n_results):
+    """tpu_op (or tpu_stream_op on stream): the new Tensor, or a list of n_results."""
     if n_results is None:
         n_results = len(result_types) if result_types is not None else 1
     if result_types is not None and len(result_types) != n_results:
         raise UsageError(f"tpurun: {n_results} results but {len(result_types)} result types")
-    handles = [t._handle() for t in operands]
-    ops = _ptr_array(handles)
+    for t in operands:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"tpurun: an operand must be a tpurun.Tensor (Client.tensor makes one from an "
+                            f"array), not {type(t).__name__}")
+    if not isinstance(name, (str, bytes)) or not isinstance(attrs, (str, bytes, type(None))):
+        raise TypeError("tpurun: the op name must be a str and attrs a str or None")
+    n, a, types = _encode(name), _encode(attrs), _types_array(result_types)
     outs = (ctypes.c_void_p * max(n_results, 1))()
-    a, n = _encode(attrs), _encode(name)
-    types = _types_array(result_types)
-    if stream_handle is None:
-        rc = lib.tpu_op(client._handle(), n, a, ops, len(handles), types, outs, n_results)
-    else:
-        rc = lib.tpu_stream_op(stream_handle, n, a, ops, len(handles), types, outs, n_results)
+    h = client._enter()
+    try:
+        ops = _ptr_array([t._handle() for t in operands])
+        if stream is None:
+            rc = lib.tpu_op(h, n, a, ops, len(operands), types, outs, n_results)
+        else:
+            rc = lib.tpu_stream_op(stream._handle(), n, a, ops, len(operands), types, outs, n_results)
+    finally:
+        client._leave()
     _check(rc)
     res = [Tensor._wrap(client, outs[i]) for i in range(n_results)]
     return res[0] if n_results == 1 else res
 
 
-class _Owned:
+class _Owned(_NotCopyable):
     """A handle of one of a client's C objects, released once: by release(),
     at garbage collection, or never once its client is closed (closing
     frees everything the client made)."""
@@ -312,10 +380,26 @@ class _Owned:
             raise UsageError(f"tpurun: the {self._KIND} {state}")
         return self._h
 
+    def _call(self, fn, *args):
+        """fn(handle, *args) with the client held open."""
+        self._client._enter()
+        try:
+            return fn(self._handle(), *args)
+        finally:
+            self._client._leave()
+
     def _drop(self):
-        h, self._h = self._h, None
-        if h is not None and self._client._h is not None:
+        h, self._h = getattr(self, "_h", None), None
+        if h is None:
+            return
+        try:
+            self._client._enter()
+        except TpuError:
+            return  # closed (freed with the client) or another process's
+        try:
             getattr(lib, self._RELEASE)(h)
+        finally:
+            self._client._leave()
 
     def release(self):
         """Frees the C object now rather than at garbage collection."""
@@ -343,7 +427,7 @@ class Tensor(_Owned):
     def type(self):
         """The type string, e.g. "2x3xf32"."""
         if self._type is None:
-            self._type = lib.tpu_tensor_type(self._handle()).decode()
+            self._type = self._call(lib.tpu_tensor_type).decode()
         return self._type
 
     @property
@@ -356,11 +440,11 @@ class Tensor(_Owned):
 
     @property
     def nbytes(self):
-        return lib.tpu_tensor_bytes(self._handle())
+        return self._call(lib.tpu_tensor_bytes)
 
     @property
     def chip(self):
-        return lib.tpu_tensor_chip(self._handle())
+        return self._call(lib.tpu_tensor_chip)
 
     def numpy(self, raw=False):
         """The values as a new NumPy array (waits for them).  bf16 comes back
@@ -370,7 +454,7 @@ class Tensor(_Owned):
         if dt is None:
             raise UsageError(f"tpurun: element type {elem} has no NumPy dtype")
         out = np.empty(shape, dtype=dt)
-        _check(lib.tpu_tensor_to_host(self._handle(), out.ctypes.data_as(ctypes.c_void_p), out.nbytes))
+        _check(self._call(lib.tpu_tensor_to_host, out.ctypes.data_as(ctypes.c_void_p), out.nbytes))
         if elem == "bf16" and not raw:
             return f32_from_bf16(out)
         return out
@@ -378,7 +462,7 @@ class Tensor(_Owned):
     def to_chip(self, chip):
         """A copy on another chip of the same client."""
         h = ctypes.c_void_p()
-        _check(lib.tpu_tensor_to_chip(self._handle(), int(chip), ctypes.byref(h)))
+        _check(self._call(lib.tpu_tensor_to_chip, int(chip), ctypes.byref(h)))
         return Tensor._wrap(self._client, h.value)
 
     def __repr__(self):
@@ -394,8 +478,8 @@ class Program(_Owned):
     def signature(self, function=None):
         """(number of parameters, number of results) of function (None: main)."""
         n_p, n_r = ctypes.c_int(), ctypes.c_int()
-        _check(lib.tpu_program_signature(self._handle(), function.encode() if function else None, ctypes.byref(n_p),
-                                         ctypes.byref(n_r)))
+        _check(self._call(lib.tpu_program_signature, _text(function, "function"), ctypes.byref(n_p),
+                          ctypes.byref(n_r)))
         return n_p.value, n_r.value
 
     def run(self, *args, function=None):
@@ -405,8 +489,13 @@ class Program(_Owned):
             raise UsageError(f"tpurun: {function or 'main'} takes {n_params} arguments, {len(args)} given")
         tensors = [a if isinstance(a, Tensor) else self._client.tensor(a) for a in args]
         outs = (ctypes.c_void_p * max(n_results, 1))()
-        _check(lib.tpu_program_run(self._handle(), function.encode() if function else None,
-                                   _ptr_array([t._handle() for t in tensors]), len(tensors), outs, n_results))
+        self._client._enter()
+        try:
+            rc = lib.tpu_program_run(self._handle(), _text(function, "function"),
+                                     _ptr_array([t._handle() for t in tensors]), len(tensors), outs, n_results)
+        finally:
+            self._client._leave()
+        _check(rc)
         return [Tensor._wrap(self._client, outs[i]) for i in range(n_results)]
 
     __call__ = run
@@ -422,20 +511,28 @@ class Stream(_Owned):
         self._drop()
 
     def op(self, name, operands=(), attrs=None, result_types=None, n_results=None):
-        return _run_op(self._client, self._handle(), name, operands, attrs, result_types, n_results)
+        self._handle()
+        return _run_op(self._client, self, name, operands, attrs, result_types, n_results)
 
     def sync(self):
-        _check(lib.tpu_stream_sync(self._handle()))
+        _check(self._call(lib.tpu_stream_sync))
 
     def record(self):
         """An Event completing when every op queued so far has."""
         h = ctypes.c_void_p()
-        _check(lib.tpu_event_record(self._handle(), ctypes.byref(h)))
+        _check(self._call(lib.tpu_event_record, ctypes.byref(h)))
         return Event(self._client, h.value)
 
     def wait(self, event):
         """Ops queued after this start only once event has completed."""
-        _check(lib.tpu_stream_wait_event(self._handle(), event._handle()))
+        if not isinstance(event, Event):
+            raise TypeError(f"tpurun: wait takes a tpurun.Event, not {type(event).__name__}")
+        self._client._enter()
+        try:
+            rc = lib.tpu_stream_wait_event(self._handle(), event._handle())
+        finally:
+            self._client._leave()
+        _check(rc)
 
 
 class Event(_Owned):
@@ -444,11 +541,11 @@ class Event(_Owned):
     _KIND, _RELEASE = "event", "tpu_event_release"
 
     def sync(self):
-        _check(lib.tpu_event_sync(self._handle()))
+        _check(self._call(lib.tpu_event_sync))
 
     def query(self):
         """True once complete."""
-        r = lib.tpu_event_query(self._handle())
+        r = self._call(lib.tpu_event_query)
         if r < 0:
             raise UsageError("tpurun: tpu_event_query refused the event")
         return r == 1

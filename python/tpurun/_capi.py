@@ -2,7 +2,8 @@
 
 The library is found, in order, at $TPURUN_LIBRARY; beside the package
 after `make install` (PREFIX/lib/libtpurun.so, the package being in
-PREFIX/lib/pythonX.Y/site-packages or PREFIX/lib/python3/dist-packages);
+PREFIX/lib/pythonX.Y/site-packages, or PREFIX/lib/pythonX.Y/dist-packages
+for Debian's python3 under /usr/local);
 in the source tree's build directory (python/../build/libtpurun.so, or
 $TPURUN_BUILD_DIR); then wherever the dynamic loader finds "libtpurun".
 """
@@ -32,7 +33,6 @@ def _candidates():
     here = os.path.dirname(os.path.abspath(__file__))
     # Installed: PREFIX/lib/python3*/{site,dist}-packages/tpurun -> PREFIX/lib.
     yield os.path.join(here, "..", "..", "..", "libtpurun.so")
-    yield os.path.join(here, "..", "..", "libtpurun.so")
     build = os.environ.get("TPURUN_BUILD_DIR")
     if build:
         yield os.path.join(build, "libtpurun.so")

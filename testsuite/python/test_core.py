@@ -183,3 +183,68 @@ def test_two_chips():
         y = x.to_chip(0)
         assert y.chip == 0
         np.testing.assert_array_equal(y.numpy(), [0, 1, 2])
+
+
+def test_handles_cannot_be_copied_or_pickled():
+    import copy
+    import pickle
+    with tpurun.Client(no_disk_cache=True) as c:
+        t = c.tensor(np.ones(3, np.float32))
+        for obj in (c, t, c.compile(PROGRAM), c.stream()):
+            for clone in (copy.copy, copy.deepcopy, pickle.dumps):
+                with pytest.raises(TypeError, match="cannot be copied or pickled"):
+                    clone(obj)
+        np.testing.assert_array_equal(t.numpy(), [1, 1, 1])
+
+
+def test_close_waits_for_calls_in_other_threads():
+    import threading
+    for _ in range(3):
+        c = tpurun.Client(no_disk_cache=True)
+        x = c.tensor(np.ones(10, np.float32))
+        seen = []
+
+        def user():
+            try:
+                while True:
+                    c.op(ADD, [x, x]).numpy()
+            except tpurun.UsageError as e:
+                seen.append(str(e))
+        t = threading.Thread(target=user)
+        t.start()
+        c.close()
+        t.join(timeout=60)
+        assert not t.is_alive() and seen and "closed" in seen[0]
+
+
+def test_a_client_does_not_cross_fork():
+    import os
+    with tpurun.Client(no_disk_cache=True) as c:
+        x = c.tensor(np.ones(2, np.float32))
+        pid = os.fork()
+        if pid == 0:
+            try:
+                x.numpy()
+                code = 1
+            except tpurun.TpuRuntimeError as e:
+                code = 0 if "fork" in str(e) else 2
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        np.testing.assert_array_equal(x.numpy(), [1, 1])
+
+
+def test_argument_types_are_checked():
+    with tpurun.Client(no_disk_cache=True, cache_dir=b"/tmp/unused-tpurun-cache") as c:
+        with pytest.raises(TypeError, match="operand must be a tpurun.Tensor"):
+            c.op(ADD, [np.ones(2, np.float32)])
+        with pytest.raises(TypeError, match="attrs"):
+            c.op(ADD, [], attrs=123)
+        with pytest.raises(TypeError, match="compile takes"):
+            c.compile(123)
+        with pytest.raises(TypeError, match="wait takes a tpurun.Event"):
+            c.stream().wait("x")
+        p = c.compile(PROGRAM)
+        assert p.signature(b"twice") == (1, 2)
+    with pytest.raises(tpurun.UsageError, match="opt_level"):
+        tpurun.Client(opt_level=True)

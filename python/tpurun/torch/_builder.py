@@ -155,7 +155,7 @@ class Builder:
             dims = tuple(range(len(shape) - v.rank, len(shape)))
         if v.shape == shape and tuple(dims) == tuple(range(len(shape))):
             return v
-        attrs = f"{{broadcast_dimensions = array<i64{_i64s(dims)}>}}"
+        attrs = f"{{broadcast_dimensions = array<i64{i64s(dims)}>}}"
         return self.op("stablehlo.broadcast_in_dim", [v], (shape, v.dtype), attrs=attrs)
 
     def convert(self, v, dtype):
@@ -175,23 +175,20 @@ class Builder:
         if perm == tuple(range(v.rank)):
             return v
         return self.op("stablehlo.transpose", [v], (tuple(v.shape[p] for p in perm), v.dtype),
-                       attrs=f"{{permutation = array<i64{_i64s(perm)}>}}")
+                       attrs=f"{{permutation = array<i64{i64s(perm)}>}}")
 
 
-def _i64s(xs):
+def i64s(xs):
     """": 1, 2" for array<i64: 1, 2>, "" for an empty array<i64>."""
     xs = list(xs)
     return (": " + ", ".join(str(int(x)) for x in xs)) if xs else ""
 
 
-i64s = _i64s
-
 
 def host_array(array, dtype):
     """(contiguous NumPy storage, type string element) of array as dtype."""
     if dtype == torch.bfloat16:
-        t = torch.as_tensor(np.asarray(array, dtype=np.float32)).to(torch.bfloat16)
-        return np.ascontiguousarray(t.view(torch.int16).numpy().view(np.uint16))
+        return tpurun.bf16_from_f32(np.asarray(array, dtype=np.float32))
     if dtype == torch.bool:
         return np.ascontiguousarray(np.asarray(array, dtype=np.bool_))
     np_dtype = torch.empty((), dtype=dtype).numpy().dtype
@@ -248,10 +245,6 @@ class EagerBuilder(Builder):
     def _scalar_input(self, x, dtype):
         key = (type(x), x.hex() if isinstance(x, float) else x, dtype)  # -0.0 is not 0.0; NaN is NaN
         return self._cached(key, lambda: self._from_array(np.asarray(x), dtype, (), baked=False))
-
-    def to_numpy(self, v):
-        """The value's data on the host (waits for it): NumPy, bf16 as float32."""
-        return v.ref.numpy()
 
     def to_torch(self, v):
         """The value as a new CPU torch tensor of its dtype."""

@@ -152,8 +152,3 @@ def max_value(dtype):
     if dtype.is_floating_point:
         return float("inf")
     return torch.iinfo(dtype).max
-
-
-def float_type(dtype):
-    """dtype if floating, else torch's default float type (true division, mean, ...)."""
-    return dtype if (dtype.is_floating_point or dtype.is_complex) else torch.get_default_dtype()
