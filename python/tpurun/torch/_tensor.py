@@ -219,18 +219,6 @@ def check_process():
             "(multiprocessing.set_start_method('spawn')), or create the TPU tensors in the child after fork")
 
 
-def _disown_client_in_child():
-    """After os.fork(), in the child: the parent's client is left alone
-    (its handle dropped, so neither its tensors' finalizers nor its own
-    call libtpurun, whose threads stayed in the parent: destroying it
-    would hang at exit)."""
-    if STATE.client is not None:
-        STATE.client._h = None
-
-
-os.register_at_fork(after_in_child=_disown_client_in_child)
-
-
 def default_builder():
     """The EagerBuilder of the package's client, creating both on first use
     (mode from set_mode, else the options' mode, else TPU_EAGER_MODE, else
