@@ -729,8 +729,8 @@ def _cpu_fallback(func, args, kwargs):
     originals = {}
     for a in _mutated_args(func):
         try:
-            written, cpu_written = (_named_arg(func, *pair, a.name) for pair in ((args, kwargs), cpu_args))
-        except KeyError:
+            written, cpu_written = _named_arg(func, args, kwargs, a.name), _named_arg(func, *cpu_args, a.name)
+        except KeyError:  # an optional argument not given
             continue
         for t, cpu_t in zip(_leaves(written), _leaves(cpu_written)):
             if isinstance(t, Tensor):
