@@ -173,9 +173,11 @@ def test_module_double_half_and_cpu(mode):
 
 def test_to_cpu_device(mode):
     x = T(torch.arange(3.))
-    for y in (x.to("cpu"), x.to(device="cpu"), x.to(torch.device("cpu"), torch.float64)):
+    for y in (x.to("cpu"), x.to(device="cpu"), x.to("cpu", torch.float64)):
         assert not tt.is_tpu(y) and y.tolist() == [0, 1, 2]
     assert x.to(torch.float64).dtype == torch.float64 and tt.is_tpu(x.to(torch.float64))
+    # A device object is the one the tensor reports (clip_grad_norm_'s .to(grads[0].device)).
+    assert tt.is_tpu(x.to(x.device)) and tt.is_tpu(x.to(torch.device("cpu"), torch.float64))
 
 
 # ---- G: in-place results that do not fit ----------------------------------------------------

@@ -115,12 +115,16 @@ class Tensor(torch.Tensor):
         return to_cpu(self)
 
     def to(self, *args, **kwargs):
-        """PyTorch's Tensor.to, except that an explicit CPU device gives a
-        CPU tensor (the subclass reports device cpu, so PyTorch would keep
-        it on the TPU).  x.to(tpu_tensor) stays on the TPU."""
+        """PyTorch's Tensor.to, except that the device written as a string,
+        x.to("cpu"), or a CPU tensor, x.to(cpu_tensor), gives a CPU tensor
+        (the subclass reports device cpu, so PyTorch would keep it on the
+        TPU).  A torch.device object is taken as the device the tensor
+        reports: code such as clip_grad_norm_'s `.to(grads[0].device)` keeps
+        its tensors on the TPU."""
         device, dtype, _, _ = torch._C._nn._parse_to(*args, **kwargs)
-        other = args[0] if args else kwargs.get("other")
-        if device is not None and device.type == "cpu" and not isinstance(other, Tensor):
+        named = args[0] if args else kwargs.get("device", kwargs.get("other"))
+        to_host = isinstance(named, str) or (isinstance(named, torch.Tensor) and not isinstance(named, Tensor))
+        if device is not None and device.type == "cpu" and to_host:
             t = to_cpu(self)
             return t.to(dtype) if dtype is not None else t
         return super().to(*args, **kwargs)
