@@ -202,7 +202,7 @@ class Client(_NotCopyable):
         o.hbm_bytes, o.cache_max_bytes = int(hbm_bytes), int(cache_max_bytes)
         h = ctypes.c_void_p()
         _check(lib.tpu_client_create(ctypes.byref(o), ctypes.byref(h)))
-        self._pid, self._cv, self._busy = os.getpid(), threading.Condition(), 0
+        self._pid, self._cv, self._busy = os.getpid(), threading.Condition(threading.Lock()), 0
         self._h = h.value
 
     def _enter(self):

@@ -365,14 +365,15 @@ def _to_value(b):
 def _sig(x):
     """x as a cache key: Values by shape and dtype, numbers with their type
     (1, 1.0 and True promote differently)."""
-    if isinstance(x, Value):
+    t = type(x)
+    if t is Value:
         return (x.shape, x.dtype)
-    if isinstance(x, (list, tuple)):
-        return tuple(_sig(y) for y in x)
-    if isinstance(x, float) and math.isnan(x):
-        return (float, "nan")
-    if isinstance(x, (bool, int, float, complex)):
-        return (type(x), x)
+    if t is tuple or t is list:
+        return tuple([_sig(y) for y in x])
+    if t is float:
+        return (float, "nan") if math.isnan(x) else (float, x)
+    if t is bool or t is int or t is complex:
+        return (t, x)
     return x
 
 
