@@ -216,3 +216,19 @@ def test_train_mode_dropout_takes_the_generator_state():
         other = program.run(*args, np.array([8, 0x5EED], np.uint64))[0].numpy()
     np.testing.assert_allclose(seeded, eager, rtol=RTOL, atol=ATOL)
     assert (seeded == 0).any() and not np.array_equal(seeded == 0, other == 0)
+
+
+def test_non_finite_constants_of_every_float_width():
+    class Scale(torch.nn.Module):
+        def __init__(self, dtype):
+            super().__init__()
+            self.c = torch.tensor([1.5, float("inf"), -float("inf"), float("nan")], dtype=dtype)
+
+        def forward(self, x):
+            return x * self.c
+
+    for dtype, elem in ((torch.float32, "f32"), (torch.float64, "f64"), (torch.bfloat16, "bf16")):
+        m, x = Scale(dtype), torch.ones(4, dtype=dtype)
+        with tpurun.Client(no_disk_cache=True) as c:
+            got, = c.compile(tt.export(m, x)).run(c.tensor(np.ones(4, np.float32), type=f"4x{elem}"))
+            np.testing.assert_array_equal(got.numpy(), m(x).float().numpy())

@@ -13,8 +13,6 @@ Every ATen op on a TPU tensor is lowered to StableHLO ops and run through
 libtpurun's eager API in the client's mode.  An op without a lowering
 raises NotImplementedError naming it, unless set_cpu_fallback(True).
 """
-import torch
-
 import tpurun
 
 from . import _tensor
@@ -63,7 +61,6 @@ def get_mode():
 def sync():
     """Waits for every queued op (materializes Fused graphs); raises the first error."""
     if STATE.client is not None:
-        _tensor.check_process()
         STATE.client.sync()
 
 
@@ -84,7 +81,6 @@ def manual_seed(seed):
     """Seeds the TPU's random generator (dropout, rand, ...): the same seed
     gives the same numbers in every mode."""
     STATE.seed = int(seed)
-    STATE.rng = None
     if STATE.builder is not None:
         STATE.builder.rng = None
 

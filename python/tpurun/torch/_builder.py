@@ -259,7 +259,7 @@ class TraceBuilder(Builder):
 
     def __init__(self):
         self.lines = []
-        self.args = []  # (name, Value, arg attrs)
+        self.args = []  # (Value, its jax.arg_info or None)
         self._next = 0
 
     def _fresh(self):
@@ -297,8 +297,7 @@ class TraceBuilder(Builder):
             flat = storage.reshape(-1)
             if dtype == torch.bfloat16:
                 flat = tpurun.f32_from_bf16(flat)
-            body = "[" + ", ".join(literal(x.item(), dtype if dtype != torch.bfloat16 else torch.float32)
-                                   for x in flat) + "]"
+            body = "[" + ", ".join(literal(x.item(), dtype) for x in flat) + "]"
         if storage.size == 1:
             body = body[1:-1]
         flat_v = self.op("stablehlo.constant", [], ((storage.size,) if storage.size != 1 else (), dtype),

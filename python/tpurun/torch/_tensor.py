@@ -98,12 +98,7 @@ class Tensor(torch.Tensor):
             grad = f", grad_fn=<{type(self.grad_fn).__name__}>"
         elif self.requires_grad:
             grad = ", requires_grad=True"
-        if text.endswith(")"):
-            text = text[:-1]
-            for suffix in (", requires_grad=True",):
-                if text.endswith(suffix):
-                    text = text[:-len(suffix)]
-        return f"{text}, device='tpu'{grad})"
+        return f"{text[:-1]}, device='tpu'{grad})"
 
     def numpy(self):
         return to_cpu(self).numpy()
@@ -204,8 +199,7 @@ class State:
         self.counters = {"aten_ops": 0, "cpu_fallbacks": 0, "decompositions": 0, "host_uploads": 0,
                          "host_reads": 0}
         self.meta_cache = {}
-        self.rng = None  # the Value of the random generator's state, made on first use
-        self.seed = None
+        self.seed = None  # tpurun.torch.manual_seed's; the generator's state is the builder's rng
         self.lock = threading.RLock()
         self.pid = None
 
@@ -215,7 +209,8 @@ STATE = State()
 
 def check_process():
     """RuntimeError when the package's client was made by another process
-    (this one is a fork's child): libtpurun's threads do not survive fork."""
+    (this one is a fork's child): libtpurun's threads do not survive fork.
+    Ops need no such check: the client refuses every C call after a fork."""
     if STATE.pid is not None and STATE.pid != os.getpid():
         raise RuntimeError(
             "tpurun.torch: this process was forked after the parent made its TPU client, and a libtpurun "
@@ -481,7 +476,6 @@ def _out_functional(func):
 def dispatch(func, args, kwargs):
     """Runs one ATen op on tpurun.torch tensors."""
     STATE.counters["aten_ops"] += 1
-    check_process()
     try:
         special = SPECIAL.get(func) or SPECIAL.get(func.overloadpacket)
         if special is not None:
@@ -895,7 +889,6 @@ def to_cpu(x):
     b = x._store.builder
     if not isinstance(b, EagerBuilder):
         raise RuntimeError("tpurun.torch: a traced tensor has no data (inside export)")
-    check_process()
     STATE.counters["host_reads"] += 1
     v = value_of(x)
     try:
