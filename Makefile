@@ -4,7 +4,7 @@
 #   make run           build, compile and run examples/transformer_block.mlir
 #   make check         everything a change must keep passing
 #   make sanitize      `make check` under ASan+UBSan (clang-14, build-asan/)
-#   make tsan          the many-chips tests under ThreadSanitizer (build-tsan/)
+#   make tsan          the many-chips and MPI tests under ThreadSanitizer (build-tsan/)
 #   make unit          cmocka unit tests only (build/unit_tests)
 #   make fuzz-parser   libFuzzer on the parser, FUZZ_SECONDS (default 60)
 #   make fuzz-loader   libFuzzer on the .tpub loader and the VM
@@ -195,7 +195,9 @@ sanitize:
 	$(MAKE) check BUILD=build-asan CC=clang-14 \
 	    SAN_CFLAGS="$(SAN) -O1" LDFLAGS="$(SAN)"
 
-# The many-chips tests (a thread per chip) under ThreadSanitizer.
+# The many-chips tests (a thread per chip) under ThreadSanitizer, and the
+# fast part of the MPI tests (the transport's threads; mpi.sh skips itself
+# when mpirun is missing).
 TSAN_BUILD := build-tsan
 tsan: export TPU_CACHE_DIR = $(CURDIR)/$(TSAN_BUILD)/test-cache
 tsan: deps
@@ -204,6 +206,7 @@ tsan: deps
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 /usr/bin/python3 /usr/lib/llvm-14/build/utils/lit/lit.py -s \
 	    testsuite/golden/vm testsuite/golden/passes/overlap_exec.mlir --param build_dir=$(CURDIR)/$(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/chips.sh $(TSAN_BUILD)
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 MPI_FAST=1 testsuite/tools/mpi.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/limits.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/train_step.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/runtime_threads.sh $(TSAN_BUILD)

@@ -8,7 +8,7 @@
 # Silent and fast when everything is present: one dpkg-query call.
 set -euo pipefail
 
-BUILD_PKGS=(libgmp-dev libxxhash-dev libc6-dev libopenblas-dev gcc make)
+BUILD_PKGS=(libgmp-dev libxxhash-dev libc6-dev libopenblas-dev gcc make openmpi-bin libopenmpi-dev)
 TEST_PKGS=(time libcmocka-dev llvm-14-tools mlir-14-tools python3 python3-numpy python3-torch python3-pytest python3-hypothesis libopenblas0-pthread
            clang-14 libclang-rt-14-dev pkg-config groff-base)
 
