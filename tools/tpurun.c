@@ -125,7 +125,13 @@ typedef struct Options {
   VmMesh mesh;              /* ndims 0: the default for the chips */
   CompileOptions compile;
   const char *compile_only; /* the first --target/-O/--passes given: only for .mlir input */
+  VmMpi *mpi;               /* under mpirun: this process's link to the others, else NULL */
+  bool rank_results;        /* --rank-results: every process emits its own chips' results */
 } Options;
+
+/* Whether this process prints and writes a slice's results: rank 0 of an
+ * MPI job (every process with --rank-results), or the only process. */
+static bool emits_results(const Options *o) { return vm_mpi_rank(o->mpi) == 0 || o->rank_results; }
 
 static int usage_error(const char *fmt, const char *arg) { return driver_usage_error("tpurun", fmt, arg); }
 
@@ -670,6 +676,7 @@ static int run_program(const Options *o, const char *name, const char *source, V
                   .max_steps = o->max_steps,
                   .timeout_s = o->timeout_s,
                   .interrupt = &interrupted,
+                  .mpi = o->mpi,
                   .threads = o->threads ? o->threads : vm_default_threads()};
   VmMesh mesh;
   int src = slice_of(o, p, name, &mesh);
@@ -843,11 +850,31 @@ int main(int argc, char **argv) {
     return rc;
   }
   catch_sigint();
+  char mpi_err[256];
+  o.mpi = vm_mpi_open("tpurun", mpi_err, sizeof mpi_err);
+  if (!o.mpi && mpi_err[0]) {
+    fprintf(stderr, "tpurun: cannot join the MPI job: %s\n", mpi_err);
+    free(o.inputs);
+    free(o.outputs);
+    return EXIT_RUNTIME;
+  }
+  /* Other processes print nothing on stdout unless asked: rank 0 prints
+   * the results, as one process would. */
+  if (o.mpi && !emits_results(&o) && !freopen("/dev/null", "w", stdout)) {
+    fprintf(stderr, "tpurun: cannot silence rank %d's output: %s\n", vm_mpi_rank(o.mpi), strerror(errno));
+    vm_mpi_abort(o.mpi, EXIT_RUNTIME);
+  }
   size_t len;
   char *text = driver_read_file("tpurun", o.program, o.compile.max_input_bytes, &len);
+  /* Every process goes on only if every one read the program. */
+  if (o.mpi && vm_mpi_max(o.mpi, text ? EXIT_OK : EXIT_BAD_FILE) != EXIT_OK) {
+    free(text);
+    text = NULL;
+  }
   if (!text) {
     free(o.inputs);
     free(o.outputs);
+    vm_mpi_close(o.mpi);
     return EXIT_BAD_FILE;
   }
   VmCheckStats stats = {0};
@@ -876,6 +903,7 @@ int main(int argc, char **argv) {
   free(text);
   free(o.inputs);
   free(o.outputs);
+  vm_mpi_close(o.mpi);
   if (fflush(stdout) != 0 && rc == EXIT_OK) rc = EXIT_BAD_FILE;
   return rc;
 }

@@ -265,8 +265,8 @@ bool vm_mpi_bcast_blob(VmMpi *m, void **buf, size_t *len, int root);
 /* Every process's len bytes at mine, in rank order, to every process:
  * *all (malloc'ed) holds them back to back, lens[r] is rank r's length. */
 bool vm_mpi_allgather_blob(VmMpi *m, const void *mine, size_t len, void **all, size_t *lens);
-/* Whether ok holds on every process. */
-bool vm_mpi_all(VmMpi *m, bool ok);
+/* The largest of every process's v (an exit status they agree on). */
+int vm_mpi_max(VmMpi *m, int v);
 
 /* ------------------------------------------------------------------ */
 /* Slices of chips (vm/chips/chips.c). */

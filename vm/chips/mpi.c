@@ -69,7 +69,7 @@ typedef struct MpiLib {
   __typeof__(MPI_Allreduce) *Allreduce;
   MPI_Comm world;
   MPI_Datatype byte, int_;
-  MPI_Op land;
+  MPI_Op max;
   MPI_Errhandler errors_return;
 } MpiLib;
 
@@ -164,7 +164,7 @@ static bool lib_load(MpiLib *l, char *err, size_t errlen) {
   HANDLE(world, MPI_Comm, "ompi_mpi_comm_world")
   HANDLE(byte, MPI_Datatype, "ompi_mpi_byte")
   HANDLE(int_, MPI_Datatype, "ompi_mpi_int")
-  HANDLE(land, MPI_Op, "ompi_mpi_op_land")
+  HANDLE(max, MPI_Op, "ompi_mpi_op_max")
   HANDLE(errors_return, MPI_Errhandler, "ompi_mpi_errors_return")
 #undef HANDLE
   if (missing) {
@@ -569,7 +569,7 @@ static void finish_at_exit(void) {
     if (m->live[r] >= 0) (void)write_all(m->live[r], &bye, 1);
   /* Every process says goodbye before any leaves: a goodbye seen after
    * a close would otherwise read as a death. */
-  vm_mpi_all(m, true);
+  vm_mpi_max(m, 0);
   m->lib.Finalize();
   for (int r = 0; r < m->size; r++)
     if (m->live[r] >= 0) close(m->live[r]);
@@ -741,8 +741,11 @@ bool vm_mpi_allgather_blob(VmMpi *m, const void *mine, size_t len, void **all, s
   return ok;
 }
 
-bool vm_mpi_all(VmMpi *m, bool ok) {
-  int mine = ok, all = 0;
-  if (m->lib.Allreduce(&mine, &all, 1, m->lib.int_, m->lib.land, m->coll) != MPI_SUCCESS) return false;
-  return all != 0;
+int vm_mpi_max(VmMpi *m, int v) {
+  int all = v;
+  if (m->lib.Allreduce(&v, &all, 1, m->lib.int_, m->lib.max, m->coll) != MPI_SUCCESS) {
+    fprintf(stderr, "%s: MPI failed agreeing on a status; ending the job\n", m->who);
+    vm_mpi_abort(m, 4);
+  }
+  return all;
 }
