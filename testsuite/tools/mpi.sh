@@ -118,6 +118,16 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   return %0 : tensor<2xf32>
 }
 MLIR
+# An f32 sum over 8 chips in a scrambled group order: its bits depend on
+# the order of the fold (checked below against NumPy).
+cat > "$TMP/fold.mlir" <<MLIR
+func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {
+  %0 = "stablehlo.all_reduce"(%x) $SUM {replica_groups = dense<[[3, 1, 4, 0, 2, 7, 5, 6]]> : tensor<1x8xi64>} : (tensor<4096xf32>) -> tensor<4096xf32>
+  return %0 : tensor<4096xf32>
+}
+MLIR
+"$PY" -c "import numpy as np; np.save('$TMP/fold_in.npy', (np.random.default_rng(5).standard_normal((8, 4096)) * 10.0 ** np.arange(-3, 5)[:, None]).astype(np.float32))" ||
+  fail "could not write fold_in.npy"
 # Every collective of the VM on 8 replicas, groups in scrambled orders
 # that span the processes: all_reduce (sum, max, a custom region),
 # all_gather, reduce_scatter, all_to_all, collective_permute (chips 4 and 6
@@ -211,6 +221,22 @@ else
   same_bits ar 2 "2 4" "$TMP/ar.mlir" --input=$X --input=4xf32=1,1,1,2
   same_bits rp 3 "2 4" --replicas=2 --partitions=2 --mesh=2x2 "$TMP/rp.mlir" --input=4x2xf32=1,2,10,20,100,200,1000,2000
   same_bits big 1 "2 4" --replicas=8 "$TMP/big.mlir" --input=8x3000xf32=random:7
+  same_bits fold 1 "2 4" --replicas=8 "$TMP/fold.mlir" --input=@"$TMP/fold_in.npy"
+  # It is the left fold in group order, which another order would not give.
+  "$PY" - "$TMP" <<'PY' || fail "fold.mlir: the sum is not the group-order fold, or the order does not matter"
+import sys
+import numpy as np
+d = sys.argv[1]
+x, got = np.load(d + "/fold_in.npy"), np.load(d + "/fold.one.0.npy")
+def fold(order):
+    acc = x[order[0]].copy()
+    for c in order[1:]:
+        acc = acc + x[c]
+    return acc
+want = fold([3, 1, 4, 0, 2, 7, 5, 6])
+assert all(got[c].tobytes() == want.tobytes() for c in range(8)), "not the group-order fold"
+assert fold(list(range(8))).tobytes() != want.tobytes(), "chip order gives the same bits"
+PY
   same_bits groups 1 "2 4" --replicas=4 "$TMP/groups.mlir" --input=4x2xf32=1,2,3,4,5,6,7,8
   same_bits coll8 10 "2 4" --replicas=8 "$TMP/coll8.mlir" --input=8x256xf32=random:7
   same_bits coll8-O0 10 "2 4" -O0 --replicas=8 "$TMP/coll8.mlir" --input=8x256xf32=random:7
@@ -416,50 +442,64 @@ else
 fi
 
 # ------------------------------------------------------------------ 6. a killed rank
-if [ "$FAST" != 1 ]; then
-  # 2 chips all_reduce in a loop that runs until --timeout.
-  cat > "$TMP/killme.mlir" <<MLIR
+# 4 chips all_reduce in a loop that runs until --timeout.
+cat > "$TMP/killme.mlir" <<MLIR
 func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {
   %r = stablehlo.while(%v = %x) : tensor<16xf32>
    cond {
     %t = stablehlo.constant dense<true> : tensor<i1>
     stablehlo.return %t : tensor<i1>
   } do {
-    %s = "stablehlo.all_reduce"(%v) $SUM {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<16xf32>) -> tensor<16xf32>
-    %h = stablehlo.constant dense<0.5> : tensor<16xf32>
+    %s = "stablehlo.all_reduce"(%v) $SUM {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<16xf32>) -> tensor<16xf32>
+    %h = stablehlo.constant dense<0.25> : tensor<16xf32>
     %n = stablehlo.multiply %s, %h : tensor<16xf32>
     stablehlo.return %n : tensor<16xf32>
   }
   return %r : tensor<16xf32>
 }
 MLIR
-  mp 2 --replicas=2 --timeout=40 "$TMP/killme.mlir" --input=random > "$TMP/kill.out" 2> "$TMP/kill.err" &
+# cpu PID: the clock ticks of CPU time process PID has used.
+cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# kill_rank P R: the loop in P processes (--timeout=50, far beyond the
+# test); once every rank is in it (10 clock ticks of CPU time each; MPI's
+# start takes 3), at most 20 s after the start, kill -9 rank R: the job
+# ends within 10 s, mpirun's status is not 0, and stderr names the dead
+# rank and its pid.
+kill_rank() {
+  local p=$1 r=$2 job pids=() busy=0 pid victim=
+  mp "$p" --replicas=4 --timeout=50 "$TMP/killme.mlir" --input=random > "$TMP/kill.out" 2> "$TMP/kill.err" &
   job=$!
-  # kill_fail MESSAGE: end this test's tpurun processes, then fail.
-  kill_fail() { kill -9 "${pids[@]}" 2>/dev/null; wait "$job"; fail "killme: $*"; }
-  # Both ranks up and past MPI's start: then kill the newer.
-  pids=()
-  for ((i = 0; i < 100 && ${#pids[@]} < 2; i++)); do
+  for ((i = 0; i < 200 && busy < p; i++)); do
     sleep 0.1
     mapfile -t pids < <(pgrep -f "^$TPURUN --no-cache .*$TMP/killme.mlir")
+    busy=0
+    for pid in "${pids[@]}"; do [ "$(cpu "$pid")" -ge 10 ] && busy=$((busy + 1)); done
   done
-  [ ${#pids[@]} -eq 2 ] || kill_fail "expected 2 tpurun processes, found ${#pids[@]}"
-  sleep 1.5
-  victim=$(pgrep -n -f "^$TPURUN --no-cache .*$TMP/killme.mlir")
-  vrank=$(tr '\0' '\n' < "/proc/$victim/environ" | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
-  [ -n "$vrank" ] || kill_fail "no OMPI_COMM_WORLD_RANK in pid $victim's environment"
+  for pid in "${pids[@]}"; do
+    tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$r" && victim=$pid
+  done
+  if [ "${#pids[@]}" -ne "$p" ] || [ "$busy" -ne "$p" ] || [ -z "$victim" ]; then
+    kill -9 "${pids[@]}" 2>/dev/null
+    wait "$job"
+    fail "killme: expected $p busy tpurun processes, one of them rank $r; found ${#pids[@]}, $busy busy after $i tries"
+  fi
   kill -9 "$victim"
+  local t0 rc ms
   t0=$(date +%s%N)
   wait "$job"
   rc=$?
   ms=$((($(date +%s%N) - t0) / 1000000))
-  [ "$rc" -ne 0 ] || fail "killme: mpirun exited 0 after rank $vrank was killed"
-  [ "$rc" -ne 124 ] || fail "killme: the job did not end after rank $vrank was killed"
-  [ "$ms" -lt 10000 ] || fail "killme: the job took $ms ms to end after the kill"
-  grep -qF "tpurun: rank $vrank (pid $victim on " "$TMP/kill.err" ||
-    fail "killme: no 'tpurun: rank $vrank (pid $victim on ...' in stderr: $(head -c 600 "$TMP/kill.err")"
+  [ "$rc" -ne 0 ] || fail "killme: mpirun exited 0 after rank $r was killed"
+  [ "$rc" -ne 124 ] || fail "killme: the job did not end after rank $r was killed"
+  [ "$ms" -lt 10000 ] || fail "killme: the job took $ms ms to end after rank $r was killed"
+  grep -qF "tpurun: rank $r (pid $victim on " "$TMP/kill.err" ||
+    fail "killme: no 'tpurun: rank $r (pid $victim on ...' in stderr: $(head -c 600 "$TMP/kill.err")"
   grep -qF "died; ending the job" "$TMP/kill.err" || fail "killme: no 'died; ending the job' in stderr"
-  echo "killed rank $vrank: the job ended $ms ms later, mpirun status $rc"
+  echo "killed rank $r of $p after $i tries: the job ended $ms ms later, mpirun status $rc"
+}
+if [ "$FAST" != 1 ]; then
+  kill_rank 2 1
+  kill_rank 4 0
 fi
 
 # ------------------------------------------------------------------ 7. P must divide the chips
