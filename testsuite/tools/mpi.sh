@@ -243,12 +243,15 @@ PY
   same_bits rp8 8 "2 4" --replicas=2 --partitions=4 "$TMP/rp8.mlir" --input=8x64xf32=random:3
   same_bits ring 2 "2 4" --partitions=4 "$TMP/ring.mlir" --input=4x8xf32=random:5
 fi
-# Printed results: rank 0 prints what one process prints, the others
-# nothing (so each process did not simply run every chip itself).
-expect_status 0 one --replicas=2 --partitions=2 "$TMP/rp.mlir" --input=4x2xf32=random:2
+# Printed results and the modeled step: rank 0 prints what one process
+# prints, the others nothing (so each process did not simply run every chip
+# itself); the --trace file (every chip's timeline) is the same bytes.
+expect_status 0 one --replicas=2 --partitions=2 "$TMP/rp.mlir" --input=4x2xf32=random:2 --trace="$TMP/rp.trace1"
 cp "$TMP/out" "$TMP/rp.stdout"
+expect_in "$TMP/rp.stdout" "modeled step:"
 for p in 2 4; do
-  expect_status 0 mp $p --replicas=2 --partitions=2 "$TMP/rp.mlir" --input=4x2xf32=random:2
+  expect_status 0 mp $p --replicas=2 --partitions=2 "$TMP/rp.mlir" --input=4x2xf32=random:2 --trace="$TMP/rp.trace$p"
+  cmp -s "$TMP/rp.trace1" "$TMP/rp.trace$p" || fail "rp.mlir with $p processes: the --trace file differs from one process's"
   cmp -s "$TMP/rp.stdout" "$TMP/ranks/1/rank.0/stdout" ||
     fail "rp.mlir with $p processes: rank 0 printed $(head -c 300 "$TMP/ranks/1/rank.0/stdout"), one process $(head -c 300 "$TMP/rp.stdout")"
   for ((r = 1; r < p; r++)); do
