@@ -678,7 +678,9 @@ static void take_description(VmFabric *f, int from, unsigned char *payload, size
   for (int p = 0; p < rm->size; p++) vm_mpi_packet_free(rm->replies[p]), rm->replies[p] = NULL;
   rm->describing = false;
   if (!deadlocked) {
+    /* Something moved: the reports that came meanwhile decide again. */
     f->deadlock[0] = '\0';
+    check_quiet(f);
     return;
   }
   Buf b = {0};
