@@ -45,6 +45,17 @@ typedef struct Meeting {
   VmTensor *remote;
   unsigned char **packets;
   int npackets;
+  /* In an MPI job the local members' operands are copied in (copies[k]),
+   * so a member that leaves does not take them with it; a member at an
+   * asynchronous start (deferred[k]) leaves them and goes on, and meets the
+   * group at its async_done (chips.c, "Deferred meetings"). */
+  VmTensor **copies;
+  bool *deferred;
+  int ndeferred;
+  /* Each local member's clock and location when it came (sent with the
+   * contribution: a deferred member has moved on since). */
+  double *clocks;
+  char (*wheres)[WHERE_LEN];
 } Meeting;
 
 /* A message sent on a channel, waiting for its receiver. */

@@ -59,6 +59,23 @@ double vm_timeline_collective(VmTimeline *t, uint32_t loc, double start_s, doubl
   return end;
 }
 
+size_t vm_timeline_reserve(VmTimeline *t, uint32_t loc) {
+  t->last_op = 0;
+  size_t at = t->nevents;
+  add_event(t, loc, VM_UNIT_ICI, 0, 0);
+  return at < t->nevents ? at : (size_t)-1;
+}
+
+double vm_timeline_collective_at(VmTimeline *t, size_t event, double clock_s, double start_s, double dur_s) {
+  if (start_s < clock_s) start_s = clock_s;
+  if (event != (size_t)-1 && event < t->nevents) {
+    t->events[event].start_s = start_s;
+    t->events[event].dur_s = dur_s;
+  }
+  t->ici_s += dur_s;
+  return start_s + dur_s;
+}
+
 void vm_timeline_wait(VmTimeline *t, double ready_s) {
   if (ready_s <= t->clock_s) return;
   t->exposed_s += ready_s - t->clock_s;

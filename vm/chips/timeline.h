@@ -39,6 +39,14 @@ void vm_timeline_op(VmTimeline *t, const VmProgram *p, const VmInstr *ins);
  * takes dur_s on the ICI; synchronous ones hold the compute stream until
  * it ends.  Returns its end. */
 double vm_timeline_collective(VmTimeline *t, uint32_t loc, double start_s, double dur_s, bool async);
+/* An asynchronous collective whose start is known only later (a deferred
+ * meeting of an MPI job, vm/chips/chips.c): reserve keeps its place in
+ * the trace at the start (returns the event, or (size_t)-1 when not
+ * recording); collective_at then puts it where vm_timeline_collective
+ * would have, clock_s being the chip's clock at the start.  Returns its
+ * end. */
+size_t vm_timeline_reserve(VmTimeline *t, uint32_t loc);
+double vm_timeline_collective_at(VmTimeline *t, size_t event, double clock_s, double start_s, double dur_s);
 /* async_done: the compute stream waits until ready_s. */
 void vm_timeline_wait(VmTimeline *t, double ready_s);
 
