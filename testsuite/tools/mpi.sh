@@ -258,6 +258,22 @@ for p in 2 4; do
     [ -s "$TMP/ranks/1/rank.$r/stdout" ] && fail "rp.mlir with $p processes: rank $r printed $(head -c 300 "$TMP/ranks/1/rank.$r/stdout")"
   done
 done
+# --rank-results: each rank writes its own chips' results to f.rankR.npy
+# (and prints them); in rank order they are one process's stacked result.
+if [ "$FAST" != 1 ]; then
+  expect_status 0 mp 4 --rank-results --replicas=8 "$TMP/fold.mlir" --input=@"$TMP/fold_in.npy" --output=@"$TMP/rr.npy"
+  "$PY" - "$TMP" <<'PY' || fail "--rank-results: the ranks' files are not one process's result in rank order"
+import sys
+import numpy as np
+d = sys.argv[1]
+parts = [np.load("%s/rr.rank%d.npy" % (d, r)) for r in range(4)]
+assert all(p.shape == (2, 4096) for p in parts), [p.shape for p in parts]
+assert np.concatenate(parts).tobytes() == np.load(d + "/fold.one.0.npy").tobytes()
+PY
+  expect_status 0 mp 2 --rank-results --replicas=2 --partitions=2 "$TMP/rp.mlir" --input=4x2xf32=random:2
+  expect_in "$TMP/ranks/1/rank.1/stdout" "result[1]: 2xui32=1 1"
+  expect_in "$TMP/ranks/1/rank.1/stdout" "result[2]: 2xui32=0 1"
+fi
 # The comparisons can fail: other inputs give other bits.
 expect_status 0 one --replicas=8 "$TMP/coll8.mlir" --input=8x256xf32=random:8 --output=@"$TMP/other.npy"
 cmp -s "$TMP/other.npy" "$TMP/coll8.one.0.npy" && fail "coll8: the same sums for other random inputs"
