@@ -527,8 +527,9 @@ expect_in "$TMP/err" "3 processes cannot share 8 chips evenly; use a process cou
 
 # ------------------------------------------------------------------ 8. the shared cache
 if [ "$FAST" != 1 ]; then
-  # compiles FILE: the sum of "compiles N" over the ranks' --metrics lines.
-  compiles() { sed -n 's/.*metrics: compiles \([0-9]*\),.*/\1/p' "$1" | awk '{s += $1} END {print s + 0}'; }
+  # compiles FILE: the sum of "compiles N" over the ranks' --metrics lines
+  # ("metrics: [rank R: ]compiles N, ...").
+  compiles() { sed -n 's/.*metrics: \(rank [0-9]*: \)\{0,1\}compiles \([0-9]*\),.*/\2/p' "$1" | awk '{s += $1} END {print s + 0}'; }
   for pass in first second; do
     rm -rf "$TMP/ranks"
     timeout -k 5 60 mpirun --oversubscribe --allow-run-as-root -q --output-filename "$TMP/ranks" -np 2 \
