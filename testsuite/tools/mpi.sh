@@ -4,7 +4,9 @@
 #   1. the many-chip programs (chips.sh's and every collective of the VM,
 #      replicas x partitions, send/recv, sync (-O0) and async (-O2)
 #      collectives, f32 sums whose bits depend on the fold order): results
-#      cmp-identical for P = 2 and 4;
+#      cmp-identical for P = 2 and 4; rank 0 prints what one process prints
+#      and writes the same --trace file, the others print nothing;
+#      --rank-results splits the results by rank;
 #   2. the interpret corpus files that use interpreter.run_parallel under
 #      `tpurun --check` with P = 2 and 4: the same PASS count, and exit 4
 #      at the op when P does not divide a run_parallel's chips;
@@ -12,9 +14,11 @@
 #   4. deadlocks across processes (a chip that skips an all_reduce, a recv
 #      nobody sends to): exit 4 with the one-process message, no hang;
 #   5. mismatched collectives across processes: exit 4, the same message;
-#   6. a rank killed with SIGKILL: the job ends within 10 s, naming it;
+#   6. rank 1 of 2, rank 0 of 4 killed with SIGKILL: the job ends within
+#      10 s, naming the dead rank;
 #   7. P not dividing the chips: exit 1 saying which P work;
-#   8. a shared --cache-dir: one compile for the whole job.
+#   8. a shared --cache-dir: one compile for the whole job (mpi_cache.sh
+#      tests the cache under mpirun in depth).
 # Every mpirun runs under `timeout 60` (a hang fails the test) with -q
 # (mpirun's own help texts off) and --threads=1 or 2 per process (the
 # machine has 2 cores).  MPI_FAST=1 runs a fast subset (`make tsan`).
