@@ -331,7 +331,7 @@ PY
       done
     done
   done
-  [ "$interp" -ge 2 ] || fail "only $interp interpret files ran under mpirun"
+  [ "$interp" -ge 2 ] || fail "only $interp interpret runs under mpirun"
   # 4 processes cannot share all_gather.mlir's 2-chip run_parallel: a
   # runtime error at the op (exit 4), saying which counts work.
   expect_status 4 mp 4 --check --split-input-file "$CONF/stablehlo/interpret/all_gather.mlir"
@@ -549,4 +549,4 @@ if [ "$FAST" != 1 ]; then
   [ "$(find "$TMP/cache" -name '*.tpuc' | wc -l)" -eq 1 ] || fail "cache: not exactly one entry: $(ls "$TMP/cache")"
 fi
 
-echo "mpi: ok ($compared results bitwise equal to one process, $interp interpret files)"
+echo "mpi: ok ($compared results bitwise equal to one process, $interp interpret runs)"
