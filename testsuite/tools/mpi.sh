@@ -13,12 +13,14 @@
 #   3. the 8-chip training step, P = 1, 2 and 4: cmp-identical;
 #   4. deadlocks across processes (a chip that skips an all_reduce, a recv
 #      nobody sends to): exit 4 with the one-process message, no hang;
-#   5. mismatched collectives across processes: exit 4, the same message;
+#   5. mismatched collectives and a chip's trap across processes: exit 4,
+#      the same message;
 #   6. rank 1 of 2, rank 0 of 4 killed with SIGKILL: the job ends within
 #      10 s, naming the dead rank;
 #   7. P not dividing the chips: exit 1 saying which P work;
 #   8. a shared --cache-dir: one compile for the whole job (mpi_cache.sh
-#      tests the cache under mpirun in depth).
+#      tests the cache under mpirun in depth);
+#   9. a rank that cannot read its input: every process ends with exit 3.
 # Every mpirun runs under `timeout 60` (a hang fails the test) with -q
 # (mpirun's own help texts off) and --threads=1 or 2 per process (the
 # machine has 2 cores).  MPI_FAST=1 runs a fast subset (`make tsan`).
@@ -434,6 +436,29 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %0 : tensor<4xf32>
 }
 MLIR
+# Chip 3 loops past --max-steps while chips 0-2 wait for it at an all_reduce.
+cat > "$TMP/trap.mlir" <<MLIR
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = stablehlo.replica_id : tensor<ui32>
+  %three = stablehlo.constant dense<3> : tensor<ui32>
+  %p = stablehlo.compare EQ, %r, %three : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
+  %y = "stablehlo.if"(%p) ({
+    %w = stablehlo.while(%v = %x) : tensor<4xf32>
+     cond {
+      %t = stablehlo.constant dense<true> : tensor<i1>
+      stablehlo.return %t : tensor<i1>
+    } do {
+      %n = stablehlo.add %v, %v : tensor<4xf32>
+      stablehlo.return %n : tensor<4xf32>
+    }
+    stablehlo.return %w : tensor<4xf32>
+  }, {
+    stablehlo.return %x : tensor<4xf32>
+  }) : (tensor<i1>) -> tensor<4xf32>
+  %s = "stablehlo.all_reduce"(%y) $SUM {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+MLIR
 # same_error NAME TEXT "P..." ARGS...: exit 4 in one process with TEXT in
 # its stderr, and in P processes exit 4 with the ranks' stderr (in rank
 # order) equal to the one process's.  A mismatch names the first chip of
@@ -462,6 +487,9 @@ else
   same_error norecv "no chip will send on its channel" "2 4" --partitions=4 norecv.mlir --input=random
   same_error mm_op "chip 3 at 'stablehlo.all_gather' at mm_op.mlir:13:10, with other operand or result types" "2 4" --replicas=4 mm_op.mlir --input=random
   same_error mm_type "chip 3 at 'stablehlo.all_reduce' at mm_type.mlir:14:10, with other operand or result types" "2 4" --replicas=4 mm_type.mlir --input=random
+  # A chip's trap in another process: its own message, as in one process.
+  same_error trap "trap.mlir:6:10: error: 'stablehlo.while' op exceeded --max-steps=1000 after 1000 steps" "2 4" \
+    --replicas=4 --max-steps=1000 trap.mlir --input=random
 fi
 
 # ------------------------------------------------------------------ 6. a killed rank
@@ -547,6 +575,27 @@ if [ "$FAST" != 1 ]; then
   grep -q 'cache hits [1-9]' "$TMP/ranks/1/rank.1/stderr" ||
     fail "cache: rank 1 reports no cache hit: $(cat "$TMP/ranks/1/rank.1/stderr")"
   [ "$(find "$TMP/cache" -name '*.tpuc' | wc -l)" -eq 1 ] || fail "cache: not exactly one entry: $(ls "$TMP/cache")"
+fi
+
+# ------------------------------------------------------------------ 9. an unreadable input
+# Every process reads the inputs itself; one that cannot (rank R's file is
+# missing, the others' is fine) ends the whole job with one process's
+# status for it (3), before the chips start, without hanging.
+if [ "$FAST" != 1 ]; then
+  "$PY" -c "import numpy as np; np.save('$TMP/ok4.npy', np.ones((4, 2), np.float32))" || fail "could not write ok4.npy"
+  expect_status 3 one --replicas=4 "$TMP/groups.mlir" --input=@"$TMP/missing.npy"
+  expect_in "$TMP/err" "cannot open $TMP/missing.npy"
+  for r in 1 0; do
+    cat > "$TMP/rank_input.sh" <<SH
+#!/bin/sh
+f=$TMP/ok4.npy
+[ "\$OMPI_COMM_WORLD_RANK" = $r ] && f=$TMP/missing.npy
+exec "$TPURUN" --no-cache --threads=1 --replicas=4 "$TMP/groups.mlir" --input=@"\$f"
+SH
+    chmod +x "$TMP/rank_input.sh"
+    expect_status 3 timeout -k 5 20 mpirun --oversubscribe --allow-run-as-root -q -np 2 "$TMP/rank_input.sh"
+    expect_in "$TMP/err" "cannot open $TMP/missing.npy"
+  done
 fi
 
 echo "mpi: ok ($compared results bitwise equal to one process, $interp interpret runs)"
