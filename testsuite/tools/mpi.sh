@@ -20,7 +20,8 @@
 #   7. P not dividing the chips: exit 1 saying which P work;
 #   8. a shared --cache-dir: one compile for the whole job (mpi_cache.sh
 #      tests the cache under mpirun in depth);
-#   9. a rank that cannot read its input: every process ends with exit 3.
+#   9. a rank that cannot read the program or an input: every process
+#      ends with exit 3.
 # Every mpirun runs under `timeout 60` (a hang fails the test) with -q
 # (mpirun's own help texts off) and --threads=1 or 2 per process (the
 # machine has 2 cores).  MPI_FAST=1 runs a fast subset (`make tsan`).
@@ -577,24 +578,31 @@ if [ "$FAST" != 1 ]; then
   [ "$(find "$TMP/cache" -name '*.tpuc' | wc -l)" -eq 1 ] || fail "cache: not exactly one entry: $(ls "$TMP/cache")"
 fi
 
-# ------------------------------------------------------------------ 9. an unreadable input
-# Every process reads the inputs itself; one that cannot (rank R's file is
-# missing, the others' is fine) ends the whole job with one process's
-# status for it (3), before the chips start, without hanging.
+# ------------------------------------------------------------------ 9. an unreadable file
+# Every process reads the program and the inputs itself; one that cannot
+# (rank R's file is missing, the others' is fine) ends the whole job with
+# one process's status for it (3), before the chips start, within 20 s.
 if [ "$FAST" != 1 ]; then
   "$PY" -c "import numpy as np; np.save('$TMP/ok4.npy', np.ones((4, 2), np.float32))" || fail "could not write ok4.npy"
   expect_status 3 one --replicas=4 "$TMP/groups.mlir" --input=@"$TMP/missing.npy"
   expect_in "$TMP/err" "cannot open $TMP/missing.npy"
-  for r in 1 0; do
-    cat > "$TMP/rank_input.sh" <<SH
+  for what in "program 1" "input 1" "input 0"; do
+    read -r kind r <<<"$what"
+    prog=$TMP/groups.mlir input=$TMP/ok4.npy
+    [ "$kind" = program ] && prog=$TMP/missing.mlir
+    [ "$kind" = input ] && input=$TMP/missing.npy
+    cat > "$TMP/rank_files.sh" <<SH
 #!/bin/sh
-f=$TMP/ok4.npy
-[ "\$OMPI_COMM_WORLD_RANK" = $r ] && f=$TMP/missing.npy
-exec "$TPURUN" --no-cache --threads=1 --replicas=4 "$TMP/groups.mlir" --input=@"\$f"
+# Rank $r gets the missing $kind.
+if [ "\$OMPI_COMM_WORLD_RANK" = $r ]; then
+  exec "$TPURUN" --no-cache --threads=1 --replicas=4 "$prog" --input=@"$input"
+fi
+exec "$TPURUN" --no-cache --threads=1 --replicas=4 "$TMP/groups.mlir" --input=@"$TMP/ok4.npy"
 SH
-    chmod +x "$TMP/rank_input.sh"
-    expect_status 3 timeout -k 5 20 mpirun --oversubscribe --allow-run-as-root -q -np 2 "$TMP/rank_input.sh"
-    expect_in "$TMP/err" "cannot open $TMP/missing.npy"
+    chmod +x "$TMP/rank_files.sh"
+    expect_status 3 timeout -k 5 20 mpirun --oversubscribe --allow-run-as-root -q -np 2 "$TMP/rank_files.sh"
+    expect_in "$TMP/err" "cannot open"
+    expect_in "$TMP/err" "$TMP/missing."
   done
 fi
 
