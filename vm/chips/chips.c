@@ -65,9 +65,12 @@ struct VmFabric {
   bool aborted;
   atomic_bool stopped; /* aborted, readable without the mutex (vm_fabric_stopped) */
   char deadlock[1024]; /* the deadlock message, when one ended the run */
-  /* The torus and its links, for the collectives' modeled time. */
+  /* The torus and its links, for the collectives' modeled time: mesh is
+   * one slice's of `slices`, joined by the DCN (common/ici.h). */
   IciMesh mesh;
   double link_bytes_per_s, hop_s;
+  int slices;
+  double dcn_bytes_per_s, dcn_s;
 };
 
 /* ------------------------------------------------------------------ */
@@ -342,7 +345,8 @@ static int pair_chip(const VmChipId *me, int mode, int64_t id) {
 }
 
 /* Modeled seconds of the executing collective among the meeting's members
- * on the slice's torus (common/ici.h). */
+ * on the slices' tori and the DCN between them (common/ici.h); its DCN
+ * part goes to the chip's timeline (vm_timeline_dcn_part). */
 static double collective_seconds(const VmFabric *f, const VmExec *x, const Meeting *m) {
   const VmInstr *ins = m->ins;
   const VmFunc *fn = m->func;
@@ -351,6 +355,9 @@ static double collective_seconds(const VmFabric *f, const VmExec *x, const Meeti
   for (uint32_t i = 0; i < ins->n_out; i++) out_bytes += (double)fn->reg_types[ins->out[i]]->nbytes;
   IciCollective kind;
   double bytes = in_bytes;
+  IciFabric net = {f->mesh, f->slices, f->link_bytes_per_s, f->hop_s, f->dcn_bytes_per_s, f->dcn_s};
+  const int *chips = m->group;
+  int n = m->n, *ends = NULL;
   switch (ins->opcode) {
   case VM_OP_ALL_GATHER: kind = ICI_ALL_GATHER, bytes = out_bytes; break;
   case VM_OP_REDUCE_SCATTER: kind = ICI_REDUCE_SCATTER; break;
@@ -359,22 +366,25 @@ static double collective_seconds(const VmFabric *f, const VmExec *x, const Meeti
   case VM_OP_COLLECTIVE_PERMUTE: {
     int64_t len;
     const int64_t *pairs = vm_field_list(ins, 0, &len);
-    int mode = (int)vm_field_int(ins, 1), chips = f->nchips;
+    int mode = (int)vm_field_int(ins, 1);
     VmChipId me = vm_chip_id(x);
-    int *ends = malloc(sizeof(int) * ((size_t)len + 1));
-    if (!ends) return 0;
+    if (!(ends = malloc(sizeof(int) * ((size_t)len + 1)))) return 0;
     for (int64_t i = 0; i < len; i++) {
       int c = pair_chip(&me, mode, pairs[i]);
-      ends[i] = c >= 0 && c < chips ? c : -1;
+      ends[i] = c >= 0 && c < f->nchips ? c : -1;
     }
-    double s = ici_collective_seconds(ICI_COLLECTIVE_PERMUTE, bytes, ends, (int)len, &f->mesh, f->link_bytes_per_s,
-                                      f->hop_s);
-    free(ends);
-    return s;
+    kind = ICI_COLLECTIVE_PERMUTE, chips = ends, n = (int)len;
+    break;
   }
   default: kind = ICI_ALL_REDUCE; break; /* all_reduce, cross_replica_sum, collective_reduce */
   }
-  return ici_collective_seconds(kind, bytes, m->group, m->n, &f->mesh, f->link_bytes_per_s, f->hop_s);
+  int *scratch = malloc(sizeof(int) * ((size_t)n + 1));
+  IciTime t = {0, 0, 0};
+  if (scratch) t = ici_fabric_seconds(kind, bytes, chips, n, &net, scratch);
+  free(scratch);
+  free(ends);
+  vm_timeline_dcn_part(t.dcn_s);
+  return t.total_s;
 }
 
 /* This chip's position in group (*me), after checking that the group
@@ -615,17 +625,25 @@ VmSlice *vm_slice_new(const VmProgram *p, const VmOptions *opts, const VmMesh *m
     return NULL;
   }
   int torus_dims = opts && opts->torus_dims == 3 ? 3 : 2;
+  int slices = opts && opts->slices > 1 ? opts->slices : 1; /* the mesh is one slice's */
+  if (n % slices) {
+    vm_slice_free(s);
+    return NULL;
+  }
   if (mesh->ndims == 0) {
-    ici_default_mesh(n, torus_dims, &s->fabric->mesh);
+    ici_default_mesh(n / slices, torus_dims, &s->fabric->mesh);
     s->mesh.ndims = s->fabric->mesh.ndims;
     memcpy(s->mesh.dims, s->fabric->mesh.dims, sizeof s->mesh.dims);
   } else if (!ici_mesh_init(&s->fabric->mesh, mesh->ndims, mesh->dims, torus_dims) ||
-             ici_mesh_chips(&s->fabric->mesh) != n) {
+             ici_mesh_chips(&s->fabric->mesh) != n / slices) {
     vm_slice_free(s);
     return NULL;
   }
   s->fabric->link_bytes_per_s = opts ? opts->ici_link_bytes_per_s : 0;
   s->fabric->hop_s = opts ? opts->ici_hop_s : 0;
+  s->fabric->slices = slices;
+  s->fabric->dcn_bytes_per_s = opts ? opts->dcn_bytes_per_s : 0;
+  s->fabric->dcn_s = opts ? opts->dcn_s : 0;
   /* Chips share the host threads: each kernel gets its share. */
   VmOptions chip_opts = opts ? *opts : (VmOptions){0};
   chip_opts.threads = threads / n > 1 ? threads / n : 1;
