@@ -39,6 +39,12 @@ LDFLAGS ?=
 # faster.  The C library stays shared, so valgrind still sees every malloc.
 LDLIBS   = -Wl,-Bstatic -lgmp -lxxhash -Wl,-Bdynamic -lopenblas -lm -lpthread
 
+# Open MPI's header for the MPI transport (vm/chips/mpi.c), which loads
+# libmpi itself with dlopen when tpurun runs under mpirun.  Recursive (=):
+# expanded when the object is built, after `deps` installed the package.
+MPI_CFLAGS = $(shell pkg-config --cflags ompi-c 2>/dev/null || mpicc --showme:compile 2>/dev/null)
+$(BUILD)/obj/vm/chips/mpi.o: CFLAGS += $(MPI_CFLAGS)
+
 # ---------------------------------------------------------------- libraries
 # One static library per source folder, in link order (users before the
 # libraries they depend on).  A folder without .c files is skipped.

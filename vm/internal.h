@@ -3,7 +3,6 @@
 #ifndef VM_INTERNAL_H
 #define VM_INTERNAL_H
 
-#include "vm/chips/timeline.h"
 #include "vm/kernels/kernels.h"
 
 /* A bump allocator for the loaded program: blocks freed together. */

@@ -201,10 +201,16 @@ typedef struct VmOptions {
   /* Polled before every instruction: once it holds non-zero (a SIGINT
    * handler sets it), the run ends with VM_INTERRUPTED.  NULL: never. */
   const atomic_int *interrupt;
+  /* The processes of an MPI job (vm_mpi_open): a slice then hosts only this
+   * process's share of its chips and meets the others over MPI.  NULL: one
+   * process holds every chip. */
+  struct VmMpi *mpi;
 } VmOptions;
 
 /* Host threads to use by default: the CPUs this process may run on
- * (sched_getaffinity, so cpusets count), else the online CPUs. */
+ * (sched_getaffinity, so cpusets count), else the online CPUs; divided
+ * among the processes of an MPI job on this host that mpirun did not bind
+ * to cores (OMPI_COMM_WORLD_LOCAL_SIZE). */
 int vm_default_threads(void);
 
 VmExec *vm_exec_new(const VmProgram *p, const VmOptions *opts);
@@ -232,6 +238,45 @@ const char *vm_error(const VmExec *x);
 void vm_value_free(VmValue *v);
 
 /* ------------------------------------------------------------------ */
+/* Many processes: an Open MPI job (vm/chips/mpi.c; DESIGN.md §10). */
+
+/* This process's link to the other processes of its MPI job. */
+typedef struct VmMpi VmMpi;
+
+/* The process's MPI transport when it runs in an Open MPI job of two or
+ * more processes (mpirun sets OMPI_COMM_WORLD_SIZE); libmpi is loaded and
+ * initialised on the first call.  NULL outside such a job (err empty) or
+ * when MPI cannot start (err says why).  who names the program in messages
+ * ("tpurun").  Every open is matched by a vm_mpi_close; MPI itself is
+ * finalised when the process exits normally.  A process of the job that
+ * dies ends every other one: it prints "WHO: rank R (pid N on HOST) died;
+ * ending the job" and exits with status 4. */
+VmMpi *vm_mpi_open(const char *who, char *err, size_t errlen);
+void vm_mpi_close(VmMpi *m);
+/* Ends the whole job at once with exit status code (MPI_Abort): for a
+ * failure the other processes may not share. */
+_Noreturn void vm_mpi_abort(VmMpi *m, int code);
+int vm_mpi_rank(const VmMpi *m);
+int vm_mpi_size(const VmMpi *m);
+/* The chips [*lo, *hi) of a slice of nchips that this process hosts: a
+ * contiguous share, nchips / size each.  False, with a message in err
+ * saying which process counts work, when size does not divide nchips. */
+bool vm_mpi_share(const VmMpi *m, int nchips, int *lo, int *hi, char *err, size_t errlen);
+
+/* Collectives of the host code (inputs, results, the compilation cache):
+ * every process calls the same ones in the same order, one thread at a
+ * time.  They return false only when MPI fails (the job is then ending). */
+bool vm_mpi_bcast(VmMpi *m, void *buf, size_t len, int root);
+/* root's *len bytes at *buf to every process: the others get a malloc'ed
+ * copy in *buf (theirs is not read). */
+bool vm_mpi_bcast_blob(VmMpi *m, void **buf, size_t *len, int root);
+/* Every process's len bytes at mine, in rank order, to every process:
+ * *all (malloc'ed) holds them back to back, lens[r] is rank r's length. */
+bool vm_mpi_allgather_blob(VmMpi *m, const void *mine, size_t len, void **all, size_t *lens);
+/* The largest of every process's v (an exit status they agree on). */
+int vm_mpi_max(VmMpi *m, int v);
+
+/* ------------------------------------------------------------------ */
 /* Slices of chips (vm/chips/chips.c). */
 
 #define VM_MAX_CHIPS TPUB_MAX_CHIPS
@@ -254,14 +299,20 @@ typedef struct VmSlice VmSlice;
  * NULL when out of memory or the mesh is invalid. */
 VmSlice *vm_slice_new(const VmProgram *p, const VmOptions *opts, const VmMesh *mesh);
 void vm_slice_free(VmSlice *s);
-/* Chip c's executor (its checks, peak memory and profile). */
+/* Chip c's executor (its checks, peak memory and profile); NULL for a
+ * chip another process of an MPI job hosts. */
 VmExec *vm_slice_exec(VmSlice *s, int chip);
+/* Whether this process hosts chip c (always, outside an MPI job). */
+bool vm_slice_hosts(const VmSlice *s, int chip);
 /* Runs function fns[c] on chip c with the values args[c] (as vm_run) and
  * fills results[c] (or drops them when results or results[c] is NULL).
  * Returns VM_OK, or VM_TRAP when a chip trapped or the chips deadlocked;
  * vm_slice_error() then holds the message of the lowest chip that failed
  * by itself, else the deadlock's, and no results are filled.  Returns
- * VM_INTERRUPTED instead when that chip was interrupted. */
+ * VM_INTERRUPTED instead when that chip was interrupted.
+ * In an MPI job every process calls it (host collective order): each runs
+ * the chips it hosts (only their args are read) and gets every chip's
+ * results, the same status and the same message. */
 int vm_slice_run(VmSlice *s, const int *fns, const VmValue *const *args, VmValue *const *results);
 const char *vm_slice_error(const VmSlice *s);
 
@@ -277,6 +328,11 @@ VmCheckStats vm_check_stats(const VmExec *x);
  * and the program's constants are not in them. */
 uint64_t vm_peak_bytes(const VmExec *x);
 uint64_t vm_peak_hbm_bytes(const VmExec *x);
+
+/* Chip c's check statistics and HBM high-water mark, as of the last
+ * vm_slice_run, whichever process of an MPI job hosts it. */
+VmCheckStats vm_slice_check_stats(const VmSlice *s, int chip);
+uint64_t vm_slice_peak_hbm_bytes(const VmSlice *s, int chip);
 
 /* ------------------------------------------------------------------ */
 /* Services for kernels. */

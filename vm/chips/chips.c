@@ -7,71 +7,13 @@
  * All shared state lives in one VmFabric under one mutex; every change of
  * it is broadcast on one condition variable.  Chips wait only for each
  * other, so a slice of R*P chips needs no timeout. */
-#include "vm/chips/chips.h"
-
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "common/ici.h"
-#include "vm/internal.h"
-
-enum ChipState { CHIP_RUNNING, CHIP_BLOCKED, CHIP_DONE };
-
-/* A collective in progress: members arrive, then run phases together. */
-typedef struct Meeting {
-  struct Meeting *next;
-  int64_t channel;
-  int n, arrived, left;
-  int *group;
-  bool full, failed;
-  const VmInstr *ins;  /* the first arrival's instruction (opcode, types) */
-  const VmFunc *func;  /* and its function */
-  int first_chip;
-  const VmTensor **in; /* per member */
-  VmTensor **out;
-  double start_s;
-  int barrier_count, barrier_gen;
-  char mismatch[640]; /* why a member did not match: every member traps with it */
-} Meeting;
-
-/* A message sent on a channel, waiting for its receiver. */
-typedef struct Message {
-  struct Message *next;
-  int64_t channel;
-  int n;
-  const VmType **types;
-  void **data;
-} Message;
-
-struct VmFabric {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int nchips, replicas, partitions;
-  int slots;   /* host threads free to compute */
-  int running; /* chips in CHIP_RUNNING */
-  int *state;  /* enum ChipState, per chip */
-  /* What a blocked chip waits for: it can go on once done(arg) holds,
-   * even before its thread wakes up to see it. */
-  bool (**wait_done)(const void *);
-  const void **wait_arg;
-  VmExec **execs;
-  Meeting *meetings;
-  Message *messages, **messages_tail;
-  bool aborted;
-  atomic_bool stopped; /* aborted, readable without the mutex (vm_fabric_stopped) */
-  char deadlock[1024]; /* the deadlock message, when one ended the run */
-  /* The torus and its links, for the collectives' modeled time: mesh is
-   * one slice's of `slices`, joined by the DCN (common/ici.h). */
-  IciMesh mesh;
-  double link_bytes_per_s, hop_s;
-  int slices;
-  double dcn_bytes_per_s, dcn_s;
-};
+#include "vm/chips/fabric.h"
 
 /* ------------------------------------------------------------------ */
 /* Fabric. */
@@ -96,8 +38,21 @@ VmFabric *vm_fabric_new(int replicas, int partitions, int threads) {
   f->partitions = partitions;
   f->slots = threads < 1 ? 1 : threads;
   f->running = n;
+  f->lo = 0;
+  f->hi = n;
   f->messages_tail = &f->messages;
   return f;
+}
+
+bool fabric_hosts(const VmFabric *f, int chip) { return chip >= f->lo && chip < f->hi; }
+
+/* Frees a meeting and what its remote members brought. */
+static void meeting_free(Meeting *m) {
+  remote_meeting_free(m);
+  free(m->group);
+  free(m->in);
+  free(m->out);
+  free(m);
 }
 
 static void message_free(Message *m) {
@@ -120,21 +75,19 @@ void vm_fabric_reset(VmFabric *f) {
   while (f->meetings) {
     Meeting *m = f->meetings;
     f->meetings = m->next;
-    free(m->group);
-    free(m->in);
-    free(m->out);
-    free(m);
+    meeting_free(m);
   }
   f->aborted = false;
   atomic_store(&f->stopped, false);
   f->deadlock[0] = '\0';
-  f->running = f->nchips;
-  for (int c = 0; c < f->nchips; c++) f->state[c] = CHIP_RUNNING;
+  f->running = f->hi - f->lo;
+  for (int c = 0; c < f->nchips; c++) f->state[c] = fabric_hosts(f, c) ? CHIP_RUNNING : CHIP_REMOTE;
 }
 
 void vm_fabric_free(VmFabric *f) {
   if (!f) return;
   vm_fabric_reset(f);
+  remote_free(f);
   pthread_mutex_destroy(&f->mu);
   pthread_cond_destroy(&f->cv);
   free(f->state);
@@ -172,11 +125,16 @@ static void take_turn(VmFabric *f) {
   pthread_mutex_unlock(&f->mu);
 }
 
-/* Ends the run for every chip (they trap at their next wait). */
-static void abort_locked(VmFabric *f) {
+void fabric_abort_local(VmFabric *f) {
   f->aborted = true;
   atomic_store(&f->stopped, true);
   pthread_cond_broadcast(&f->cv);
+}
+
+void fabric_abort_locked(VmFabric *f) {
+  bool was = f->aborted;
+  fabric_abort_local(f);
+  if (!was && f->remote) remote_abort_others(f);
 }
 
 /* What chip c is doing, for a deadlock message. */
@@ -190,9 +148,7 @@ static void describe_chip(const VmFabric *f, int c, char *buf, size_t n) {
   }
 }
 
-/* Appends printf output to buf (of size n, holding len bytes). */
-static void append(char *buf, size_t n, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void append(char *buf, size_t n, size_t *len, const char *fmt, ...) {
+void fabric_append(char *buf, size_t n, size_t *len, const char *fmt, ...) {
   if (*len >= n) return;
   va_list ap;
   va_start(ap, fmt);
@@ -214,7 +170,7 @@ static const Meeting *meeting_of(const VmFabric *f, int c) {
 /* When no chip runs and one waits, nothing can ever change: describe the
  * lowest waiting chip's meeting (or receive) and end the run. */
 static void check_deadlock(VmFabric *f) {
-  if (f->running > 0 || f->aborted) return;
+  if (f->running > 0 || f->aborted || f->remote) return; /* an MPI job's: rank 0's (remote.c) */
   int c = -1;
   for (int k = 0; k < f->nchips; k++) {
     if (f->state[k] != CHIP_BLOCKED) continue;
@@ -225,35 +181,35 @@ static void check_deadlock(VmFabric *f) {
   char where[256];
   vm_exec_where(f->execs[c], where, sizeof where);
   size_t len = 0;
-  append(f->deadlock, sizeof f->deadlock, &len, "deadlock: %s on chip %d can never complete", where, c);
+  fabric_append(f->deadlock, sizeof f->deadlock, &len, "deadlock: %s on chip %d can never complete", where, c);
   const Meeting *m = meeting_of(f, c);
   if (m) {
-    append(f->deadlock, sizeof f->deadlock, &len, ": its group is chips {");
-    for (int k = 0; k < m->n; k++) append(f->deadlock, sizeof f->deadlock, &len, "%s%d", k ? ", " : "", m->group[k]);
-    append(f->deadlock, sizeof f->deadlock, &len, "}; did not arrive:");
+    fabric_append(f->deadlock, sizeof f->deadlock, &len, ": its group is chips {");
+    for (int k = 0; k < m->n; k++) fabric_append(f->deadlock, sizeof f->deadlock, &len, "%s%d", k ? ", " : "", m->group[k]);
+    fabric_append(f->deadlock, sizeof f->deadlock, &len, "}; did not arrive:");
     int shown = 0;
     for (int k = 0; k < m->n; k++) {
       if (m->in[k]) continue;
       char d[300];
       describe_chip(f, m->group[k], d, sizeof d);
-      append(f->deadlock, sizeof f->deadlock, &len, "%s %s", shown++ ? ";" : "", d);
+      fabric_append(f->deadlock, sizeof f->deadlock, &len, "%s %s", shown++ ? ";" : "", d);
     }
   } else {
-    append(f->deadlock, sizeof f->deadlock, &len, ": no chip will send on its channel (");
+    fabric_append(f->deadlock, sizeof f->deadlock, &len, ": no chip will send on its channel (");
     int shown = 0;
     for (int k = 0; k < f->nchips; k++) {
       if (k == c) continue;
       char d[300];
       describe_chip(f, k, d, sizeof d);
-      append(f->deadlock, sizeof f->deadlock, &len, "%s%s", shown++ ? "; " : "", d);
+      fabric_append(f->deadlock, sizeof f->deadlock, &len, "%s%s", shown++ ? "; " : "", d);
     }
-    append(f->deadlock, sizeof f->deadlock, &len, "%s)", shown ? "" : "no other chip");
+    fabric_append(f->deadlock, sizeof f->deadlock, &len, "%s)", shown ? "" : "no other chip");
   }
-  abort_locked(f);
+  fabric_abort_locked(f);
 }
 
 /* Waits, blocked, until done() or an abort; false after an abort. */
-static bool wait_blocked(VmFabric *f, int chip, bool (*done)(const void *), const void *arg) {
+bool fabric_wait_blocked(VmFabric *f, int chip, bool (*done)(const void *), const void *arg) {
   f->state[chip] = CHIP_BLOCKED;
   f->wait_done[chip] = done;
   f->wait_arg[chip] = arg;
@@ -266,7 +222,7 @@ static bool wait_blocked(VmFabric *f, int chip, bool (*done)(const void *), cons
 }
 
 /* The trap of a chip whose run ended because of another chip. */
-static int aborted_trap(VmExec *x, const VmFabric *f) {
+int fabric_aborted_trap(VmExec *x, const VmFabric *f) {
   vm_exec_mark_victim(x);
   if (f->deadlock[0]) return vm_trap(x, "%s", f->deadlock);
   return vm_trap(x, "stopped: another chip failed");
@@ -277,7 +233,7 @@ static int aborted_trap(VmExec *x, const VmFabric *f) {
 
 static bool meeting_full(const void *m) { return ((const Meeting *)m)->full; }
 
-static bool same_types(const VmFunc *fa, const VmInstr *a, const VmFunc *fb, const VmInstr *b) {
+bool fabric_same_types(const VmFunc *fa, const VmInstr *a, const VmFunc *fb, const VmInstr *b) {
   if (a->opcode != b->opcode || a->n_in != b->n_in || a->n_out != b->n_out) return false;
   for (uint32_t i = 0; i < a->n_in; i++)
     if (!vm_type_equal(fa->reg_types[a->in[i]], fb->reg_types[b->in[i]])) return false;
@@ -308,27 +264,25 @@ static Meeting *find_meeting(VmFabric *f, const int *group, int n, int64_t chann
   memcpy(m->group, group, sizeof(int) * (size_t)n);
   m->n = n;
   m->channel = channel;
+  for (int k = 0; k < n; k++) m->nlocal += fabric_hosts(f, group[k]);
   *pm = m;
   return m;
 }
 
 /* A member leaves; the last one unlinks and frees the meeting. */
 static void leave_meeting(VmFabric *f, Meeting *m) {
-  if (++m->left < m->arrived || !(m->full || f->aborted)) return;
+  if (++m->left < m->local_arrived || !(m->full || f->aborted)) return;
   Meeting **pm = &f->meetings;
   while (*pm != m) pm = &(*pm)->next;
   *pm = m->next;
-  free(m->group);
-  free(m->in);
-  free(m->out);
-  free(m);
+  meeting_free(m);
 }
 
 /* Waits until every member has reached this barrier; false when the
  * meeting failed or the run was aborted. */
 static bool barrier(VmFabric *f, Meeting *m) {
   int gen = m->barrier_gen;
-  if (++m->barrier_count == m->n) {
+  if (++m->barrier_count == m->nlocal) {
     m->barrier_count = 0;
     m->barrier_gen++;
     pthread_cond_broadcast(&f->cv);
@@ -418,7 +372,7 @@ static int mismatch_trap(VmFabric *f, VmExec *x, Meeting *m, int chip) {
            first_lower ? here : there);
   char why[sizeof m->mismatch];
   snprintf(why, sizeof why, "%s", m->mismatch);
-  abort_locked(f);
+  fabric_abort_locked(f);
   pthread_mutex_unlock(&f->mu); /* m may go from here on */
   return vm_trap(x, "%s", why);
 }
@@ -434,38 +388,63 @@ static int join_meeting(VmFabric *f, VmExec *x, const int *group, int n, int64_t
   pthread_mutex_lock(&f->mu);
   if (f->aborted) {
     pthread_mutex_unlock(&f->mu);
-    return aborted_trap(x, f);
+    return fabric_aborted_trap(x, f);
   }
   Meeting *m = find_meeting(f, group, n, channel);
   if (!m) {
-    abort_locked(f);
+    fabric_abort_locked(f);
     pthread_mutex_unlock(&f->mu);
     return vm_trap(x, "out of host memory");
   }
-  if (m->arrived == 0) {
+  if (!m->ins) { /* the first member of this process */
     m->ins = ins;
     m->func = func;
     m->first_chip = chip;
-  } else if (!same_types(m->func, m->ins, func, ins)) {
+    if (f->remote) remote_meeting_opened(f, m);
+  } else if (!fabric_same_types(m->func, m->ins, func, ins)) {
     return mismatch_trap(f, x, m, chip);
   }
   m->in[me] = in;
   m->out[me] = out;
   double clock = vm_exec_clock(x);
   if (clock > m->start_s) m->start_s = clock;
+  m->local_arrived++;
+  if (f->remote && m->local_arrived == m->nlocal) remote_contribute(f, m);
   if (++m->arrived == n) {
     m->full = true;
     pthread_cond_broadcast(&f->cv);
-  } else if (!wait_blocked(f, chip, meeting_full, m)) {
+  } else if (f->remote) remote_waits(f, chip, m, 0);
+  if (!m->full && !fabric_wait_blocked(f, chip, meeting_full, m)) {
     char mismatch[sizeof m->mismatch];
     snprintf(mismatch, sizeof mismatch, "%s", m->mismatch);
     leave_meeting(f, m);
     pthread_mutex_unlock(&f->mu);
-    return mismatch[0] ? vm_trap(x, "%s", mismatch) : aborted_trap(x, f);
+    return mismatch[0] ? vm_trap(x, "%s", mismatch) : fabric_aborted_trap(x, f);
   }
   pthread_mutex_unlock(&f->mu);
   *mp = m;
   return VM_OK;
+}
+
+/* Whether member me runs the phases of m's remote members (shadows): the
+ * first member this process hosts, when later phases read results. */
+static bool runs_shadows(const VmFabric *f, const Meeting *m, int me, int nphases) {
+  if (!f->remote || m->nlocal == m->n || nphases < 2) return false;
+  int k = 0;
+  while (!fabric_hosts(f, m->group[k])) k++;
+  return k == me;
+}
+
+/* Phase p of every remote member of m, into its shadow results. */
+static bool run_shadow_phase(const VmFabric *f, VmExec *x, const Meeting *m, const VmMeeting *view, int p, VmPhaseFn fn,
+                             void *ctx) {
+  for (int k = 0; k < m->n; k++) {
+    if (fabric_hosts(f, m->group[k])) continue;
+    VmMeeting shadow = *view;
+    shadow.me = k;
+    if (fn(x, &shadow, p, ctx) != VM_OK) return false;
+  }
+  return true;
 }
 
 /* Runs the phases of a full meeting, every member passing a barrier after
@@ -473,12 +452,23 @@ static int join_meeting(VmFabric *f, VmExec *x, const int *group, int n, int64_t
 static int run_phases(VmFabric *f, VmExec *x, Meeting *m, const VmMeeting *view, int nphases, VmPhaseFn fn,
                       void *ctx) {
   int rc = VM_OK;
+  bool shadows = runs_shadows(f, m, view->me, nphases);
+  if (shadows && !remote_shadows(m, view->out[view->me], (int)m->ins->n_out)) {
+    vm_trap(x, "out of host memory");
+    pthread_mutex_lock(&f->mu);
+    m->failed = true;
+    fabric_abort_locked(f);
+    leave_meeting(f, m);
+    pthread_mutex_unlock(&f->mu);
+    return VM_TRAP;
+  }
   for (int p = 0; p < nphases; p++) {
     bool ok = fn(x, view, p, ctx) == VM_OK;
+    if (ok && shadows && p < nphases - 1) ok = run_shadow_phase(f, x, m, view, p, fn, ctx);
     pthread_mutex_lock(&f->mu);
     if (!ok) {
       m->failed = true;
-      abort_locked(f);
+      fabric_abort_locked(f);
     }
     bool go = barrier(f, m);
     pthread_mutex_unlock(&f->mu);
@@ -487,7 +477,7 @@ static int run_phases(VmFabric *f, VmExec *x, Meeting *m, const VmMeeting *view,
       break;
     }
     if (!go) {
-      rc = aborted_trap(x, f);
+      rc = fabric_aborted_trap(x, f);
       break;
     }
   }
@@ -537,6 +527,7 @@ static bool message_ready(const void *arg) {
 int vm_channel_send(VmExec *x, int64_t channel, const VmTensor *in, int nin) {
   VmFabric *f = vm_exec_fabric_or_solo(x);
   if (!f) return vm_trap(x, "out of host memory");
+  if (f->remote) return remote_channel_send(f, x, channel, in, nin);
   Message *m = calloc(1, sizeof *m);
   if (m) {
     m->channel = channel;
@@ -569,12 +560,13 @@ int vm_channel_send(VmExec *x, int64_t channel, const VmTensor *in, int nin) {
 int vm_channel_recv(VmExec *x, int64_t channel, VmTensor *out, int nout) {
   VmFabric *f = vm_exec_fabric_or_solo(x);
   if (!f) return vm_trap(x, "out of host memory");
+  if (f->remote) return remote_channel_recv(f, x, channel, out, nout);
   int chip = vm_exec_chip(x);
   RecvWait w = {f, channel};
   pthread_mutex_lock(&f->mu);
-  if (f->aborted || (!message_ready(&w) && !wait_blocked(f, chip, message_ready, &w))) {
+  if (f->aborted || (!message_ready(&w) && !fabric_wait_blocked(f, chip, message_ready, &w))) {
     pthread_mutex_unlock(&f->mu);
-    return aborted_trap(x, f);
+    return fabric_aborted_trap(x, f);
   }
   Message **pm = &f->messages;
   while ((*pm)->channel != channel) pm = &(*pm)->next;
@@ -600,30 +592,29 @@ int vm_channel_recv(VmExec *x, int64_t channel, VmTensor *out, int nout) {
 /* ------------------------------------------------------------------ */
 /* Slices. */
 
-struct VmSlice {
-  VmFabric *fabric;
-  VmExec **execs;
-  int nchips;
-  VmMesh mesh;
-  double deadline_s;   /* vm_slice_set_deadline: of every run, */
-  bool deadline_fixed; /* instead of one from VmOptions.timeout_s */
-  char error[1024];
-};
-
 VmSlice *vm_slice_new(const VmProgram *p, const VmOptions *opts, const VmMesh *mesh) {
   int n = mesh->replicas * mesh->partitions;
   if (mesh->replicas < 1 || mesh->partitions < 1 || n > VM_MAX_CHIPS) return NULL;
+  VmMpi *mpi = opts ? opts->mpi : NULL;
+  int lo = 0, hi = n;
+  char why[256];
+  if (mpi && !vm_mpi_share(mpi, n, &lo, &hi, why, sizeof why)) return NULL;
   VmSlice *s = calloc(1, sizeof *s);
   if (!s) return NULL;
   s->nchips = n;
   s->mesh = *mesh;
+  s->mpi = mpi;
   int threads = opts && opts->threads > 0 ? opts->threads : 1;
   s->fabric = vm_fabric_new(mesh->replicas, mesh->partitions, threads);
   s->execs = calloc((size_t)n, sizeof(VmExec *));
-  if (!s->fabric || !s->execs) {
+  s->gathered = calloc((size_t)n, sizeof *s->gathered);
+  if (!s->fabric || !s->execs || !s->gathered) {
     vm_slice_free(s);
     return NULL;
   }
+  s->fabric->lo = lo;
+  s->fabric->hi = hi;
+  s->fabric->running = hi - lo;
   int torus_dims = opts && opts->torus_dims == 3 ? 3 : 2;
   int slices = opts && opts->slices > 1 ? opts->slices : 1; /* the mesh is one slice's */
   if (n % slices) {
@@ -646,8 +637,8 @@ VmSlice *vm_slice_new(const VmProgram *p, const VmOptions *opts, const VmMesh *m
   s->fabric->dcn_s = opts ? opts->dcn_s : 0;
   /* Chips share the host threads: each kernel gets its share. */
   VmOptions chip_opts = opts ? *opts : (VmOptions){0};
-  chip_opts.threads = threads / n > 1 ? threads / n : 1;
-  for (int c = 0; c < n; c++) {
+  chip_opts.threads = threads / (hi - lo) > 1 ? threads / (hi - lo) : 1;
+  for (int c = lo; c < hi; c++) {
     chip_opts.profile = opts && opts->profile && c == 0; /* tpurun --profile prints chip 0's */
     if (!(s->execs[c] = vm_exec_new(p, &chip_opts))) {
       vm_slice_free(s);
@@ -662,12 +653,26 @@ VmSlice *vm_slice_new(const VmProgram *p, const VmOptions *opts, const VmMesh *m
 void vm_slice_free(VmSlice *s) {
   if (!s) return;
   for (int c = 0; s->execs && c < s->nchips; c++) vm_exec_free(s->execs[c]);
+  slice_gathered_free(s);
   free(s->execs);
   vm_fabric_free(s->fabric);
   free(s);
 }
 
 VmExec *vm_slice_exec(VmSlice *s, int chip) { return s->execs[chip]; }
+bool vm_slice_hosts(const VmSlice *s, int chip) { return s->execs[chip] != NULL; }
+
+VmCheckStats vm_slice_check_stats(const VmSlice *s, int chip) {
+  return s->execs[chip] ? vm_check_stats(s->execs[chip]) : s->gathered[chip].stats;
+}
+
+uint64_t vm_slice_peak_hbm_bytes(const VmSlice *s, int chip) {
+  return s->execs[chip] ? vm_peak_hbm_bytes(s->execs[chip]) : s->gathered[chip].peak_hbm;
+}
+
+const VmTimeline *vm_slice_timeline(const VmSlice *s, int chip) {
+  return s->execs[chip] ? vm_exec_timeline(s->execs[chip]) : &s->gathered[chip].timeline;
+}
 const char *vm_slice_error(const VmSlice *s) { return s->error; }
 void vm_slice_set_deadline(VmSlice *s, double deadline_s) {
   s->deadline_s = deadline_s;
@@ -690,11 +695,58 @@ static void *chip_main(void *arg) {
   f->slots++;
   f->state[r->chip] = CHIP_DONE;
   f->running--;
-  if (r->rc != VM_OK && !vm_exec_is_victim(r->s->execs[r->chip])) abort_locked(f);
+  if (r->rc != VM_OK && !vm_exec_is_victim(r->s->execs[r->chip])) fabric_abort_locked(f);
   check_deadlock(f);
   pthread_cond_broadcast(&f->cv);
   pthread_mutex_unlock(&f->mu);
   return NULL;
+}
+
+/* The run's message and status from every chip's outcome: the lowest
+ * chip's own error, else (a deadlock) the lowest failed chip's: the same
+ * whatever the threads' timing or the processes. */
+static int slice_outcome(VmSlice *s, const ChipOutcome *out) {
+  int rc = VM_OK;
+  bool interrupted = false;
+  for (int c = 0; c < s->nchips && !s->error[0]; c++)
+    if (out[c].rc != VM_OK && !out[c].victim) {
+      snprintf(s->error, sizeof s->error, "%s", out[c].error);
+      interrupted = out[c].rc == VM_INTERRUPTED;
+    }
+  for (int c = 0; c < s->nchips && !s->error[0]; c++)
+    if (out[c].rc != VM_OK) snprintf(s->error, sizeof s->error, "%s", out[c].error);
+  for (int c = 0; c < s->nchips; c++)
+    if (out[c].rc != VM_OK) rc = VM_TRAP;
+  if (rc != VM_OK && !s->error[0]) snprintf(s->error, sizeof s->error, "error: a chip failed");
+  return interrupted ? VM_INTERRUPTED : rc;
+}
+
+/* Starts this process's chips and waits for them; out[c].rc and victim. */
+static void run_chips(VmSlice *s, const int *fns, const VmValue *const *args, VmValue *const *results,
+                      ChipRun *runs, pthread_t *threads, ChipOutcome *out) {
+  VmFabric *f = s->fabric;
+  for (int c = f->lo; c < f->hi; c++) {
+    const VmProgram *p = vm_exec_program(s->execs[c]);
+    const VmFunc *fn = fns[c] >= 0 && (uint32_t)fns[c] < p->n_funcs ? &p->funcs[fns[c]] : NULL;
+    runs[c] = (ChipRun){s, c, fns[c], fn ? (int)fn->n_params : 0, VM_OK, args[c], results ? results[c] : NULL};
+    out[c].started = pthread_create(&threads[c], NULL, chip_main, &runs[c]) == 0;
+    if (!out[c].started) {
+      /* A chip that cannot start is a chip that never arrives. */
+      pthread_mutex_lock(&f->mu);
+      f->state[c] = CHIP_DONE;
+      f->running--;
+      runs[c].rc = VM_TRAP;
+      snprintf(s->error, sizeof s->error, "error: cannot start a host thread for chip %d", c);
+      fabric_abort_locked(f);
+      pthread_mutex_unlock(&f->mu);
+    }
+  }
+  for (int c = f->lo; c < f->hi; c++) {
+    if (out[c].started) pthread_join(threads[c], NULL);
+    out[c].rc = runs[c].rc;
+    out[c].victim = vm_exec_is_victim(s->execs[c]);
+    out[c].error = vm_error(s->execs[c]);
+  }
 }
 
 int vm_slice_run(VmSlice *s, const int *fns, const VmValue *const *args, VmValue *const *results) {
@@ -702,71 +754,41 @@ int vm_slice_run(VmSlice *s, const int *fns, const VmValue *const *args, VmValue
   int n = s->nchips;
   s->error[0] = '\0';
   vm_fabric_reset(f);
-  double timeout = vm_exec_options(s->execs[0])->timeout_s, deadline = s->deadline_s;
+  double timeout = vm_exec_options(s->execs[f->lo])->timeout_s, deadline = s->deadline_s;
   if (!s->deadline_fixed && timeout > 0) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts); /* the clock of vm_exec_set_deadline */
     deadline = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + timeout;
   }
-  for (int c = 0; c < n; c++) {
+  for (int c = f->lo; c < f->hi; c++) {
     vm_exec_reset_chip(s->execs[c]);
     vm_exec_set_deadline(s->execs[c], deadline);
   }
   ChipRun *runs = calloc((size_t)n, sizeof *runs);
   pthread_t *threads = calloc((size_t)n, sizeof *threads);
-  bool *started = calloc((size_t)n, sizeof *started);
-  if (!runs || !threads || !started) {
+  ChipOutcome *out = calloc((size_t)n, sizeof *out);
+  if (!runs || !threads || !out || (s->mpi && !remote_begin(f, s->mpi))) {
+    if (s->mpi) die("out of host memory starting %d chips", n); /* the other processes cannot go on alone */
     free(runs);
     free(threads);
-    free(started);
+    free(out);
     snprintf(s->error, sizeof s->error, "error: out of host memory starting %d chips", n);
     return VM_TRAP;
   }
-  int rc = VM_OK;
-  bool interrupted = false;
-  for (int c = 0; c < n; c++) {
-    const VmFunc *fn = fns[c] >= 0 && (uint32_t)fns[c] < vm_exec_program(s->execs[c])->n_funcs
-                           ? &vm_exec_program(s->execs[c])->funcs[fns[c]]
-                           : NULL;
-    runs[c] = (ChipRun){s, c, fns[c], fn ? (int)fn->n_params : 0, VM_OK, args[c], results ? results[c] : NULL};
-    if (pthread_create(&threads[c], NULL, chip_main, &runs[c]) != 0) {
-      /* A chip that cannot start is a chip that never arrives. */
-      pthread_mutex_lock(&f->mu);
-      f->state[c] = CHIP_DONE;
-      f->running--;
-      runs[c].rc = VM_TRAP;
-      snprintf(s->error, sizeof s->error, "error: cannot start a host thread for chip %d", c);
-      abort_locked(f);
-      pthread_mutex_unlock(&f->mu);
-      rc = VM_TRAP;
-      continue;
-    }
-    started[c] = true;
+  run_chips(s, fns, args, results, runs, threads, out);
+  if (s->mpi) {
+    slice_gather(s, fns, out, results);
+    remote_end(f);
   }
-  for (int c = 0; c < n; c++)
-    if (started[c]) pthread_join(threads[c], NULL);
-  /* The lowest chip's own error, else the deadlock: the same message
-   * whatever the threads' timing. */
-  for (int c = 0; c < n && !s->error[0]; c++)
-    if (runs[c].rc != VM_OK && !vm_exec_is_victim(s->execs[c])) {
-      snprintf(s->error, sizeof s->error, "%s", vm_error(s->execs[c]));
-      if (runs[c].rc == VM_INTERRUPTED) interrupted = true;
-    }
-  if (!s->error[0] && f->deadlock[0]) {
-    for (int c = 0; c < n && !s->error[0]; c++)
-      if (runs[c].rc != VM_OK) snprintf(s->error, sizeof s->error, "%s", vm_error(s->execs[c]));
-  }
-  for (int c = 0; c < n; c++)
-    if (runs[c].rc != VM_OK) rc = VM_TRAP;
-  if (rc != VM_OK && !s->error[0]) snprintf(s->error, sizeof s->error, "error: a chip failed");
+  int rc = slice_outcome(s, out);
   /* Results of a failed run are not handed out. */
-  for (int c = 0; rc != VM_OK && results && c < n; c++) {
+  for (int c = f->lo; rc != VM_OK && results && c < f->hi; c++) {
     if (runs[c].rc != VM_OK || !results[c]) continue;
     const VmFunc *fn = &vm_exec_program(s->execs[c])->funcs[fns[c]];
     for (uint32_t i = 0; i < fn->n_results; i++) vm_value_free(&results[c][i]);
   }
+  slice_outcome_free(s, out);
   free(runs);
   free(threads);
-  free(started);
-  return interrupted ? VM_INTERRUPTED : rc;
+  return rc;
 }

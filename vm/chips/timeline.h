@@ -53,6 +53,9 @@ void vm_timeline_wait(VmTimeline *t, double ready_s);
 
 /* The timeline of x's last run. */
 const VmTimeline *vm_exec_timeline(const VmExec *x);
+/* Chip c's timeline of the slice's last run, whichever process of an MPI
+ * job hosts it. */
+const VmTimeline *vm_slice_timeline(const VmSlice *s, int chip);
 
 /* Writes a Chrome/Perfetto trace (JSON) of chips' timelines: one process
  * per chip, one thread per unit.  Returns false on a write error. */
