@@ -87,6 +87,12 @@ static void json_text(FILE *out, const char *s) {
   }
 }
 
+static bool has_dcn_events(const VmTimeline *t) {
+  for (size_t i = 0; t && i < t->nevents; i++)
+    if (t->events[i].unit == VM_UNIT_DCN) return true;
+  return false;
+}
+
 bool vm_trace_write(FILE *out, const VmProgram *p, const VmTimeline *const *chips, int nchips, int partitions) {
   static const char *const unit_names[VM_UNIT_COUNT] = {"MXU", "VPU", "DMA (HBM)", "ICI", "DCN"};
   fprintf(out, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
@@ -97,7 +103,7 @@ bool vm_trace_write(FILE *out, const VmProgram *p, const VmTimeline *const *chip
     first = false;
     fprintf(out, ",\n{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": %d, \"args\": {\"sort_index\": %d}}", c, c);
     /* The DCN track only on a chip whose collectives crossed slices. */
-    int units = chips[c] && chips[c]->dcn_s > 0 ? VM_UNIT_COUNT : VM_UNIT_DCN;
+    int units = has_dcn_events(chips[c]) ? VM_UNIT_COUNT : VM_UNIT_DCN;
     for (int u = 0; u < units; u++) {
       fprintf(out, ",\n{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": \"%s\"}}", c,
               u, unit_names[u]);
