@@ -67,25 +67,19 @@ double vm_timeline_collective(VmTimeline *t, uint32_t loc, double start_s, doubl
 size_t vm_timeline_reserve(VmTimeline *t, uint32_t loc) {
   t->last_op = 0;
   size_t at = t->nevents;
-  add_event(t, loc, VM_UNIT_ICI, 0, 0);
-  return at < t->nevents ? at : (size_t)-1;
+  /* The ICI event and room for a DCN one, hidden until filled. */
+  add_event(t, loc, VM_UNIT_HIDDEN, 0, 0);
+  add_event(t, loc, VM_UNIT_HIDDEN, 0, 0);
+  return at + 1 < t->nevents ? at : (size_t)-1;
 }
 
 double vm_timeline_collective_at(VmTimeline *t, size_t event, double clock_s, double start_s, double dur_s,
                                  double dcn_s) {
   double dcn = fmin(dcn_s, dur_s);
   if (start_s < clock_s) start_s = clock_s;
-  if (event != (size_t)-1 && event < t->nevents) {
-    t->events[event].start_s = start_s;
-    t->events[event].dur_s = dur_s;
-    /* The DCN stage right after it, where vm_timeline_collective puts it. */
-    size_t n = t->nevents;
-    if (dcn > 0) add_event(t, t->events[event].loc, VM_UNIT_DCN, start_s + (dur_s - dcn) / 2, dcn);
-    if (t->nevents > n) {
-      VmTraceEvent e = t->events[n];
-      memmove(&t->events[event + 2], &t->events[event + 1], (n - event - 1) * sizeof e);
-      t->events[event + 1] = e;
-    }
+  if (event != (size_t)-1 && event + 1 < t->nevents) {
+    t->events[event] = (VmTraceEvent){t->events[event].loc, VM_UNIT_ICI, start_s, dur_s};
+    if (dcn > 0) t->events[event + 1] = (VmTraceEvent){t->events[event].loc, VM_UNIT_DCN, start_s + (dur_s - dcn) / 2, dcn};
   }
   t->ici_s += dur_s;
   t->dcn_s += dcn;
@@ -134,6 +128,7 @@ bool vm_trace_write(FILE *out, const VmProgram *p, const VmTimeline *const *chip
     const VmTimeline *t = chips[c];
     for (size_t i = 0; t && i < t->nevents; i++) {
       const VmTraceEvent *e = &t->events[i];
+      if (e->unit == VM_UNIT_HIDDEN) continue;
       const VmLoc *l = &p->locs[e->loc];
       fprintf(out, ",\n{\"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": %.6f, \"dur\": %.6f, \"name\": \"", c, e->unit,
               e->start_s * 1e6, e->dur_s * 1e6);

@@ -15,7 +15,9 @@
 #include "vm/vm.h"
 
 /* The tracks of a chip in the trace. */
-enum VmUnit { VM_UNIT_MXU, VM_UNIT_VPU, VM_UNIT_DMA, VM_UNIT_ICI, VM_UNIT_DCN, VM_UNIT_COUNT };
+/* VM_UNIT_HIDDEN: an event kept in place but not drawn (the unused half
+ * of vm_timeline_reserve's). */
+enum VmUnit { VM_UNIT_MXU, VM_UNIT_VPU, VM_UNIT_DMA, VM_UNIT_ICI, VM_UNIT_DCN, VM_UNIT_COUNT, VM_UNIT_HIDDEN = VM_UNIT_COUNT };
 
 typedef struct VmTraceEvent {
   uint32_t loc; /* names the op */
