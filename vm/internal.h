@@ -56,8 +56,9 @@ const VmFunc *vm_exec_func(const VmExec *x);
 /* Modeled seconds this chip has run (its clock on the modeled timeline). */
 double vm_exec_clock(const VmExec *x);
 /* The executing instruction was a collective that started at start_s and
- * takes dur_s on the ICI: puts it on the chip's timeline; returns its end. */
-double vm_exec_collective_ran(VmExec *x, double start_s, double dur_s);
+ * takes dur_s on the ICI (dcn_s of it on the DCN between slices): puts it
+ * on the chip's timeline; returns its end. */
+double vm_exec_collective_ran(VmExec *x, double start_s, double dur_s, double dcn_s);
 /* A chip whose run another chip's failure or a deadlock ended: its own
  * error is not the run's. */
 /* Deferred meetings (vm/chips/chips.c): the executing asynchronous

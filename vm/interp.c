@@ -383,9 +383,9 @@ void vm_exec_defer(VmExec *x, void *meeting) {
 void *vm_exec_completing(const VmExec *x) { return x->completing ? x->completing->meeting : NULL; }
 
 /* The completion's collective time, where its start reserved it. */
-static double completed_collective(VmExec *x, double start_s, double dur_s) {
+static double completed_collective(VmExec *x, double start_s, double dur_s, double dcn_s) {
   VmPending *p = x->completing;
-  p->end_s = vm_timeline_collective_at(&x->timeline, p->event, p->clock_s, start_s, dur_s);
+  p->end_s = vm_timeline_collective_at(&x->timeline, p->event, p->clock_s, start_s, dur_s, dcn_s);
   return p->end_s;
 }
 
@@ -464,11 +464,11 @@ static int finish_pending(VmExec *x, int rc) {
   return rc;
 }
 
-double vm_exec_collective_ran(VmExec *x, double start_s, double dur_s) {
-  if (x->completing) return completed_collective(x, start_s, dur_s);
+double vm_exec_collective_ran(VmExec *x, double start_s, double dur_s, double dcn_s) {
+  if (x->completing) return completed_collective(x, start_s, dur_s, dcn_s);
   x->ran_collective = true;
   bool async = x->ins && (x->ins->flags & TPUB_INSTR_ASYNC);
-  x->collective_end_s = vm_timeline_collective(&x->timeline, x->ins ? x->ins->loc : 0, start_s, dur_s, async);
+  x->collective_end_s = vm_timeline_collective(&x->timeline, x->ins ? x->ins->loc : 0, start_s, dur_s, dcn_s, async);
   return x->collective_end_s;
 }
 void vm_exec_mark_victim(VmExec *x) { x->victim = true; }

@@ -315,9 +315,9 @@ static int pair_chip(const VmChipId *me, int mode, int64_t id) {
   return mode == 0 ? (int)id * me->partitions + me->partition : me->replica * me->partitions + (int)id;
 }
 
-/* Modeled seconds of the executing collective among the meeting's members
- * on the slice's torus (common/ici.h). */
-static double collective_seconds(const VmFabric *f, const VmExec *x, const Meeting *m) {
+/* Modeled time of the executing collective among the meeting's members on
+ * the slices' tori and the DCN between them (common/ici.h). */
+static IciTime collective_time(const VmFabric *f, const VmExec *x, const Meeting *m) {
   const VmInstr *ins = m->ins;
   const VmFunc *fn = m->func;
   double in_bytes = 0, out_bytes = 0;
@@ -325,6 +325,9 @@ static double collective_seconds(const VmFabric *f, const VmExec *x, const Meeti
   for (uint32_t i = 0; i < ins->n_out; i++) out_bytes += (double)fn->reg_types[ins->out[i]]->nbytes;
   IciCollective kind;
   double bytes = in_bytes;
+  IciFabric net = {f->mesh, f->slices, f->link_bytes_per_s, f->hop_s, f->dcn_bytes_per_s, f->dcn_s};
+  const int *chips = m->group;
+  int n = m->n, *ends = NULL;
   switch (ins->opcode) {
   case VM_OP_ALL_GATHER: kind = ICI_ALL_GATHER, bytes = out_bytes; break;
   case VM_OP_REDUCE_SCATTER: kind = ICI_REDUCE_SCATTER; break;
@@ -333,22 +336,30 @@ static double collective_seconds(const VmFabric *f, const VmExec *x, const Meeti
   case VM_OP_COLLECTIVE_PERMUTE: {
     int64_t len;
     const int64_t *pairs = vm_field_list(ins, 0, &len);
-    int mode = (int)vm_field_int(ins, 1), chips = f->nchips;
+    int mode = (int)vm_field_int(ins, 1);
     VmChipId me = vm_chip_id(x);
-    int *ends = malloc(sizeof(int) * ((size_t)len + 1));
-    if (!ends) return 0;
+    if (!(ends = malloc(sizeof(int) * ((size_t)len + 1)))) return (IciTime){0, 0, 0};
     for (int64_t i = 0; i < len; i++) {
       int c = pair_chip(&me, mode, pairs[i]);
-      ends[i] = c >= 0 && c < chips ? c : -1;
+      ends[i] = c >= 0 && c < f->nchips ? c : -1;
     }
-    double s = ici_collective_seconds(ICI_COLLECTIVE_PERMUTE, bytes, ends, (int)len, &f->mesh, f->link_bytes_per_s,
-                                      f->hop_s);
-    free(ends);
-    return s;
+    kind = ICI_COLLECTIVE_PERMUTE, chips = ends, n = (int)len;
+    break;
   }
   default: kind = ICI_ALL_REDUCE; break; /* all_reduce, cross_replica_sum, collective_reduce */
   }
-  return ici_collective_seconds(kind, bytes, m->group, m->n, &f->mesh, f->link_bytes_per_s, f->hop_s);
+  int *scratch = malloc(sizeof(int) * ((size_t)n + 1));
+  IciTime t = {0, 0, 0};
+  if (scratch) t = ici_fabric_seconds(kind, bytes, chips, n, &net, scratch);
+  free(scratch);
+  free(ends);
+  return t;
+}
+
+/* Puts the meeting's collective on the chip's timeline. */
+static void charge_collective(const VmFabric *f, VmExec *x, const Meeting *m) {
+  IciTime t = collective_time(f, x, m);
+  vm_exec_collective_ran(x, m->start_s, t.total_s, t.dcn_s);
 }
 
 /* This chip's position in group (*me), after checking that the group
@@ -599,7 +610,7 @@ static int complete_deferred(VmFabric *f, VmExec *x, Meeting *m, int me, VmTenso
   }
   int rc = await_meeting(f, x, m);
   if (rc != VM_OK) return rc;
-  vm_exec_collective_ran(x, m->start_s, collective_seconds(f, x, m));
+  charge_collective(f, x, m);
   rc = complete_alone(x, m, me, out, nphases, fn, ctx);
   pthread_mutex_lock(&f->mu);
   if (rc != VM_OK) fabric_abort_locked(f);
@@ -646,7 +657,7 @@ int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmT
     vm_exec_defer(x, m);
     return VM_OK;
   }
-  vm_exec_collective_ran(x, m->start_s, collective_seconds(f, x, m));
+  charge_collective(f, x, m);
   VmMeeting view = {n, me, m->group, m->in, m->out, m->start_s};
   return run_phases(f, x, m, &view, nphases, fn, ctx);
 }
@@ -758,17 +769,25 @@ VmSlice *vm_slice_new(const VmProgram *p, const VmOptions *opts, const VmMesh *m
   s->fabric->hi = hi;
   s->fabric->running = hi - lo;
   int torus_dims = opts && opts->torus_dims == 3 ? 3 : 2;
+  int slices = opts && opts->slices > 1 ? opts->slices : 1; /* the mesh is one slice's */
+  if (n % slices) {
+    vm_slice_free(s);
+    return NULL;
+  }
   if (mesh->ndims == 0) {
-    ici_default_mesh(n, torus_dims, &s->fabric->mesh);
+    ici_default_mesh(n / slices, torus_dims, &s->fabric->mesh);
     s->mesh.ndims = s->fabric->mesh.ndims;
     memcpy(s->mesh.dims, s->fabric->mesh.dims, sizeof s->mesh.dims);
   } else if (!ici_mesh_init(&s->fabric->mesh, mesh->ndims, mesh->dims, torus_dims) ||
-             ici_mesh_chips(&s->fabric->mesh) != n) {
+             ici_mesh_chips(&s->fabric->mesh) != n / slices) {
     vm_slice_free(s);
     return NULL;
   }
   s->fabric->link_bytes_per_s = opts ? opts->ici_link_bytes_per_s : 0;
   s->fabric->hop_s = opts ? opts->ici_hop_s : 0;
+  s->fabric->slices = slices;
+  s->fabric->dcn_bytes_per_s = opts ? opts->dcn_bytes_per_s : 0;
+  s->fabric->dcn_s = opts ? opts->dcn_s : 0;
   /* Chips share the host threads: each kernel gets its share. */
   VmOptions chip_opts = opts ? *opts : (VmOptions){0};
   chip_opts.threads = threads / (hi - lo) > 1 ? threads / (hi - lo) : 1;

@@ -86,9 +86,12 @@ struct VmFabric {
   bool aborted;
   atomic_bool stopped; /* aborted, readable without the mutex (vm_fabric_stopped) */
   char deadlock[1024]; /* the deadlock message, when one ended the run */
-  /* The torus and its links, for the collectives' modeled time. */
+  /* The torus and its links, for the collectives' modeled time: mesh is
+   * one slice's of `slices`, joined by the DCN (common/ici.h). */
   IciMesh mesh;
   double link_bytes_per_s, hop_s;
+  int slices;
+  double dcn_bytes_per_s, dcn_s;
   /* An MPI job: this process hosts chips [lo, hi); remote holds the
    * cross-process state (remote.c).  Outside one: [0, nchips), NULL. */
   int lo, hi;
