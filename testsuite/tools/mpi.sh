@@ -246,7 +246,7 @@ assert fold(list(range(8))).tobytes() != want.tobytes(), "chip order gives the s
 PY
   same_bits groups 1 "2 4" --replicas=4 "$TMP/groups.mlir" --input=4x2xf32=1,2,3,4,5,6,7,8
   same_bits coll8 10 "2 4" --replicas=8 "$TMP/coll8.mlir" --input=8x256xf32=random:7
-  same_bits coll8-O0 10 "2 4" -O0 --replicas=8 "$TMP/coll8.mlir" --input=8x256xf32=random:7
+  same_bits coll8-O0 10 "4" -O0 --replicas=8 "$TMP/coll8.mlir" --input=8x256xf32=random:7
   same_bits rp8 8 "2 4" --replicas=2 --partitions=4 "$TMP/rp8.mlir" --input=8x64xf32=random:3
   same_bits ring 2 "2 4" --partitions=4 "$TMP/ring.mlir" --input=4x8xf32=random:5
 fi
@@ -487,9 +487,9 @@ else
   same_error dl4 "dl4.mlir:6:10: error: 'stablehlo.all_reduce' op deadlock:" "2 4" --replicas=4 dl4.mlir --input=random
   same_error norecv "no chip will send on its channel" "2 4" --partitions=4 norecv.mlir --input=random
   same_error mm_op "chip 3 at 'stablehlo.all_gather' at mm_op.mlir:13:10, with other operand or result types" "2 4" --replicas=4 mm_op.mlir --input=random
-  same_error mm_type "chip 3 at 'stablehlo.all_reduce' at mm_type.mlir:14:10, with other operand or result types" "2 4" --replicas=4 mm_type.mlir --input=random
+  same_error mm_type "chip 3 at 'stablehlo.all_reduce' at mm_type.mlir:14:10, with other operand or result types" "4" --replicas=4 mm_type.mlir --input=random
   # A chip's trap in another process: its own message, as in one process.
-  same_error trap "trap.mlir:6:10: error: 'stablehlo.while' op exceeded --max-steps=1000 after 1000 steps" "2 4" \
+  same_error trap "trap.mlir:6:10: error: 'stablehlo.while' op exceeded --max-steps=1000 after 1000 steps" "4" \
     --replicas=4 --max-steps=1000 trap.mlir --input=random
 fi
 
