@@ -12,7 +12,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=${1:?usage: bench/run.sh BUILD_DIR}
 
 # Add new benchmarks here as bench/NAME.sh.
-BENCHES=(parser compile_scaling vm gemm models bert cache collectives spmd eager torch_bridge)
+BENCHES=(parser compile_scaling vm gemm models bert cache collectives spmd eager torch_bridge mpi)
 
 failed=()
 for b in "${BENCHES[@]}"; do
