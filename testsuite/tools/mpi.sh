@@ -309,6 +309,9 @@ check_same() {
   expect_status 0 mp "$p" --check --split-input-file "$f"
   grep -qxF "$want" "$TMP/out" || fail "$f with $p processes: expected '$want', got: $(grep '^checks:' "$TMP/out")"
   grep -q '^FAIL' "$TMP/out" && fail "$f with $p processes: $(grep -m1 '^FAIL' "$TMP/out")"
+  for ((r = 1; r < p; r++)); do
+    [ -s "$TMP/ranks/1/rank.$r/stdout" ] && fail "$f with $p processes: rank $r printed $(head -c 300 "$TMP/ranks/1/rank.$r/stdout")"
+  done
   interp=$((interp + 1))
 }
 interp=0
@@ -437,6 +440,25 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %0 : tensor<4xf32>
 }
 MLIR
+# interpreter.run_parallel on 4 chips running @a, @b, @a, @b: each waits
+# for the next in a cycle of groups.
+cat > "$TMP/cycle4.mlir" <<MLIR
+module {
+  func.func @a(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = "stablehlo.all_reduce"(%x) $SUM {replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+  func.func @b(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = "stablehlo.all_reduce"(%x) $SUM {replica_groups = dense<[[1, 2], [0, 3]]> : tensor<2x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+  func.func @main() {
+    %v = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %r:4 = "interpreter.run_parallel"(%v, %v, %v, %v) {programs = [[@a], [@b], [@a], [@b]]} : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+    func.return
+  }
+}
+MLIR
 # Chip 3 loops past --max-steps while chips 0-2 wait for it at an all_reduce.
 cat > "$TMP/trap.mlir" <<MLIR
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -488,6 +510,7 @@ else
   same_error norecv "no chip will send on its channel" "2 4" --partitions=4 norecv.mlir --input=random
   same_error mm_op "chip 3 at 'stablehlo.all_gather' at mm_op.mlir:13:10, with other operand or result types" "2 4" --replicas=4 mm_op.mlir --input=random
   same_error mm_type "chip 3 at 'stablehlo.all_reduce' at mm_type.mlir:14:10, with other operand or result types" "4" --replicas=4 mm_type.mlir --input=random
+  same_error cycle4 "on chip 0 can never complete: its group is chips {0, 1}; did not arrive: chip 1 waits at 'stablehlo.all_reduce' at cycle4.mlir:" "2 4" --check cycle4.mlir
   # A chip's trap in another process: its own message, as in one process.
   same_error trap "trap.mlir:6:10: error: 'stablehlo.while' op exceeded --max-steps=1000 after 1000 steps" "4" \
     --replicas=4 --max-steps=1000 trap.mlir --input=random
