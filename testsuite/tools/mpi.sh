@@ -339,9 +339,13 @@ PY
   done
   [ "$interp" -ge 2 ] || fail "only $interp interpret runs under mpirun"
   # 4 processes cannot share all_gather.mlir's 2-chip run_parallel: a
-  # runtime error at the op (exit 4), saying which counts work.
+  # runtime error at the op (exit 4), saying which counts work, printed by
+  # rank 0 only.
   expect_status 4 mp 4 --check --split-input-file "$CONF/stablehlo/interpret/all_gather.mlir"
   expect_in "$TMP/err" "all_gather.mlir:14:18: error: 'interpreter.run_parallel' op 4 processes cannot share 2 chips evenly; use a process count that divides 2: 1 2"
+  for ((r = 1; r < 4; r++)); do
+    [ -s "$TMP/ranks/1/rank.$r/stderr" ] && fail "all_gather.mlir with 4 processes: rank $r printed errors too: $(head -c 300 "$TMP/ranks/1/rank.$r/stderr")"
+  done
 else
   echo "mpi: interpret files skipped ($CONF/stablehlo/interpret not found; set TPU_CONFORMANCE_DIR)"
 fi
