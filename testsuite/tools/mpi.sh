@@ -182,6 +182,20 @@ func.func @main(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<6
   return %cr, %crp, %fl, %g, %a, %p, %r, %q : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<ui32>, tensor<ui32>
 }
 MLIR
+# Several operands (f32 and i32) per collective, gather, scatter and split
+# dimensions other than 0, a chip that permutes to itself, on 4 replicas.
+cat > "$TMP/multi.mlir" <<MLIR
+func.func @main(%x: tensor<4x8xf32>, %y: tensor<4x8xi32>) -> (tensor<4x32xf32>, tensor<4x32xi32>, tensor<4x2xf32>, tensor<8x4xf32>, tensor<8x4xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xi32>) {
+  %g:2 = "stablehlo.all_gather"(%x, %y) {all_gather_dim = 1 : i64, replica_groups = dense<[[3, 0, 2, 1]]> : tensor<1x4xi64>} : (tensor<4x8xf32>, tensor<4x8xi32>) -> (tensor<4x32xf32>, tensor<4x32xi32>)
+  %rs = "stablehlo.reduce_scatter"(%x) $SUM {scatter_dimension = 1 : i64, replica_groups = dense<[[1, 3, 0, 2]]> : tensor<1x4xi64>} : (tensor<4x8xf32>) -> tensor<4x2xf32>
+  %aa:2 = "stablehlo.all_to_all"(%x, %y) {split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 2 : i64, replica_groups = dense<[[0, 3], [2, 1]]> : tensor<2x2xi64>} : (tensor<4x8xf32>, tensor<4x8xi32>) -> (tensor<8x4xf32>, tensor<8x4xi32>)
+  %x2 = stablehlo.multiply %x, %x : tensor<4x8xf32>
+  %ar:2 = "stablehlo.all_reduce"(%x, %x2) $SUM {replica_groups = dense<[[2, 1, 3, 0]]> : tensor<1x4xi64>} : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %p0 = "stablehlo.collective_permute"(%x) {source_target_pairs = dense<[[2, 2], [0, 3], [3, 1]]> : tensor<3x2xi64>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %p1 = "stablehlo.collective_permute"(%y) {source_target_pairs = dense<[[1, 1], [3, 0]]> : tensor<2x2xi64>} : (tensor<4x8xi32>) -> tensor<4x8xi32>
+  return %g#0, %g#1, %rs, %aa#0, %aa#1, %ar#0, %ar#1, %p0, %p1 : tensor<4x32xf32>, tensor<4x32xi32>, tensor<4x2xf32>, tensor<8x4xf32>, tensor<8x4xi32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xi32>
+}
+MLIR
 # send/recv on 4 partitions: a ring on channel 3, then only 3 -> 0 on
 # channel 4 (partitions 1 to 3 receive zeros).
 cat > "$TMP/ring.mlir" <<'MLIR'
@@ -249,6 +263,7 @@ PY
   same_bits coll8-O0 10 "4" -O0 --replicas=8 "$TMP/coll8.mlir" --input=8x256xf32=random:7
   same_bits rp8 8 "2 4" --replicas=2 --partitions=4 "$TMP/rp8.mlir" --input=8x64xf32=random:3
   same_bits ring 2 "2 4" --partitions=4 "$TMP/ring.mlir" --input=4x8xf32=random:5
+  same_bits multi 9 "2 4" --replicas=4 "$TMP/multi.mlir" --input=4x4x8xf32=random:1 --input=4x4x8xi32=random:2
 fi
 # Printed results and the modeled step: rank 0 prints what one process
 # prints, the others nothing (so each process did not simply run every chip
