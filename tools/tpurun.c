@@ -469,10 +469,13 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
       rc = st;
     }
   }
+  /* Under mpirun every process runs the chip (its run_parallel slices span
+   * them): all start it, or none; rank 0 speaks for them. */
+  if (o->mpi) rc = vm_mpi_max(o->mpi, rc);
   int st = rc == EXIT_OK ? vm_run(x, fi, args, (int)fn->n_params, res) : VM_OK;
   if (rc == EXIT_OK) {
     if (st != VM_OK) {
-      fprintf(stderr, "%s\n", vm_error(x));
+      if (vm_mpi_rank(o->mpi) == 0) fprintf(stderr, "%s\n", vm_error(x));
       rc = run_failed(st);
     } else if (o->benchmark) {
       rc = benchmark(o, x, fi, args, fn);
@@ -971,6 +974,7 @@ int main(int argc, char **argv) {
   } else {
     RefineArg *shapes = calloc((size_t)o.ninputs + 1, sizeof *shapes);
     rc = shapes ? refine_inputs(&o, shapes) : 70;
+    if (o.mpi) rc = vm_mpi_max(o.mpi, rc); /* every process reads its inputs, or none goes on */
     cache = o.compile.no_cache ? NULL : cache_open(o.compile.cache_dir, o.compile.cache_max_bytes, "tpurun", stderr);
     if (rc == EXIT_OK) rc = run_mlir(&o, text, len, cache, &metrics, &stats, &peak);
     free(shapes);

@@ -56,6 +56,9 @@ static void meeting_free(Meeting *m) {
   free(m->copies);
   free(m->deferred);
   free(m->clocks);
+  for (int k = 0; m->sigs && k < m->n; k++) free(m->sigs[k].p);
+  free(m->sigs);
+  free(m->came);
   free(m->wheres);
   free(m->group);
   free(m->in);
@@ -166,11 +169,11 @@ void fabric_append(char *buf, size_t n, size_t *len, const char *fmt, ...) {
 }
 
 /* The meeting chip c has arrived at and waits in, or NULL. */
-static const Meeting *meeting_of(const VmFabric *f, int c) {
-  for (const Meeting *m = f->meetings; m; m = m->next) {
+static Meeting *meeting_of(const VmFabric *f, int c) {
+  for (Meeting *m = f->meetings; m; m = m->next) {
     if (m->full) continue;
     for (int k = 0; k < m->n; k++)
-      if (m->group[k] == c && m->in[k]) return m;
+      if (m->group[k] == c && m->came[k]) return m;
   }
   return NULL;
 }
@@ -190,14 +193,15 @@ static void check_deadlock(VmFabric *f) {
   vm_exec_where(f->execs[c], where, sizeof where);
   size_t len = 0;
   fabric_append(f->deadlock, sizeof f->deadlock, &len, "deadlock: %s on chip %d can never complete", where, c);
-  const Meeting *m = meeting_of(f, c);
+  Meeting *m = meeting_of(f, c);
+  if (m && m->mismatched && settle_mismatch(f, m)) return; /* its members trap with the mismatch */
   if (m) {
     fabric_append(f->deadlock, sizeof f->deadlock, &len, ": its group is chips {");
     for (int k = 0; k < m->n; k++) fabric_append(f->deadlock, sizeof f->deadlock, &len, "%s%d", k ? ", " : "", m->group[k]);
     fabric_append(f->deadlock, sizeof f->deadlock, &len, "}; did not arrive:");
     int shown = 0;
     for (int k = 0; k < m->n; k++) {
-      if (m->in[k]) continue;
+      if (m->came[k]) continue;
       char d[300];
       describe_chip(f, m->group[k], d, sizeof d);
       fabric_append(f->deadlock, sizeof f->deadlock, &len, "%s %s", shown++ ? ";" : "", d);
@@ -257,18 +261,15 @@ static Meeting *find_meeting(VmFabric *f, const int *group, int n, int64_t chann
   Meeting **pm = &f->meetings;
   for (; *pm; pm = &(*pm)->next) {
     Meeting *m = *pm;
-    if (!m->full && !m->in[me] && m->channel == channel && m->n == n &&
+    if (!m->full && !m->came[me] && m->channel == channel && m->n == n &&
         memcmp(m->group, group, sizeof(int) * (size_t)n) == 0)
       return m;
   }
   Meeting *m = calloc(1, sizeof *m);
   if (!m || !(m->group = malloc(sizeof(int) * (size_t)n)) || !(m->in = calloc((size_t)n, sizeof *m->in)) ||
-      !(m->out = calloc((size_t)n, sizeof *m->out))) {
-    if (m) {
-      free(m->group);
-      free(m->in);
-    }
-    free(m);
+      !(m->out = calloc((size_t)n, sizeof *m->out)) || !(m->came = calloc((size_t)n, sizeof *m->came)) ||
+      !(m->wheres = calloc((size_t)n, sizeof *m->wheres)) || !(m->sigs = calloc((size_t)n, sizeof *m->sigs))) {
+    if (m) meeting_free(m);
     return NULL;
   }
   memcpy(m->group, group, sizeof(int) * (size_t)n);
@@ -277,8 +278,7 @@ static Meeting *find_meeting(VmFabric *f, const int *group, int n, int64_t chann
   for (int k = 0; k < n; k++) m->nlocal += fabric_hosts(f, group[k]);
   if (m->nlocal < n && (!(m->copies = calloc((size_t)n, sizeof *m->copies)) ||
                         !(m->deferred = calloc((size_t)n, sizeof *m->deferred)) ||
-                        !(m->clocks = calloc((size_t)n, sizeof *m->clocks)) ||
-                        !(m->wheres = calloc((size_t)n, sizeof *m->wheres)))) {
+                        !(m->clocks = calloc((size_t)n, sizeof *m->clocks)))) {
     meeting_free(m);
     return NULL;
   }
@@ -378,24 +378,32 @@ static int group_position(VmExec *x, VmChipId id, const int *group, int n, int *
   return VM_OK;
 }
 
-/* A member came to meeting m with another instruction than the first:
- * named in chip order, and every member that came traps with it, so the
- * run reports the same message whoever came last.  Called with f->mu
- * held; releases it. */
-static int mismatch_trap(VmFabric *f, VmExec *x, Meeting *m, int chip) {
-  char here[256], there[256];
-  vm_exec_where(x, here, sizeof here);
-  vm_exec_where(f->execs[m->first_chip], there, sizeof there);
-  bool first_lower = m->first_chip < chip;
+bool fabric_same_signature(const Buf *a, const Buf *b) { return a->len == b->len && memcmp(a->p, b->p, a->len) == 0; }
+
+void fabric_member_came(VmFabric *f, Meeting *m, int k) {
+  m->came[k] = true;
+  for (int j = 0; j < m->n && !m->mismatched; j++)
+    if (m->came[j] && j != k) m->mismatched = !fabric_same_signature(&m->sigs[j], &m->sigs[k]);
+  if (++m->arrived < m->n) return;
+  m->full = true;
+  if (m->mismatched) settle_mismatch(f, m);
+  pthread_cond_broadcast(&f->cv);
+}
+
+bool settle_mismatch(VmFabric *f, Meeting *m) {
+  int l = -1, d = -1;
+  for (int k = 0; k < m->n; k++)
+    if (m->came[k] && (l < 0 || m->group[k] < m->group[l])) l = k;
+  for (int k = 0; l >= 0 && k < m->n; k++)
+    if (m->came[k] && !fabric_same_signature(&m->sigs[k], &m->sigs[l]) && (d < 0 || m->group[k] < m->group[d])) d = k;
+  if (d < 0) return false;
   snprintf(m->mismatch, sizeof m->mismatch,
            "does not match its group: chip %d is at %s, chip %d at %s, with other operand or result types",
-           first_lower ? m->first_chip : chip, first_lower ? there : here, first_lower ? chip : m->first_chip,
-           first_lower ? here : there);
-  char why[sizeof m->mismatch];
-  snprintf(why, sizeof why, "%s", m->mismatch);
+           m->group[l], m->wheres[l], m->group[d], m->wheres[d]);
+  m->failed = true;
+  if (f->remote && !f->aborted) remote_abort_mismatch(f, m);
   fabric_abort_locked(f);
-  pthread_mutex_unlock(&f->mu); /* m may go from here on */
-  return vm_trap(x, "%s", why);
+  return true;
 }
 
 /* Waits until every member of m has come; leaves it after an abort (its
@@ -404,7 +412,7 @@ static int mismatch_trap(VmFabric *f, VmExec *x, Meeting *m, int chip) {
 static int await_meeting(VmFabric *f, VmExec *x, Meeting *m) {
   int chip = vm_exec_chip(x);
   if (!m->full && f->remote) remote_waits(f, chip, m, 0);
-  if (!m->full && !fabric_wait_blocked(f, chip, meeting_full, m)) {
+  if ((!m->full && !fabric_wait_blocked(f, chip, meeting_full, m)) || m->failed) {
     char mismatch[sizeof m->mismatch];
     snprintf(mismatch, sizeof mismatch, "%s", m->mismatch);
     leave_meeting(f, m);
@@ -439,7 +447,6 @@ static int join_meeting(VmFabric *f, VmExec *x, const int *group, int n, int64_t
                         VmTensor *out, bool defer, Meeting **mp) {
   const VmInstr *ins = vm_exec_instr(x);
   const VmFunc *func = vm_exec_func(x);
-  int chip = vm_exec_chip(x);
   pthread_mutex_lock(&f->mu);
   if (f->aborted) {
     pthread_mutex_unlock(&f->mu);
@@ -453,32 +460,30 @@ static int join_meeting(VmFabric *f, VmExec *x, const int *group, int n, int64_t
     pthread_mutex_unlock(&f->mu);
     return vm_trap(x, "out of host memory");
   }
-  if (!m->ins) { /* the first member of this process */
-    m->ins = ins;
-    m->func = func;
-    m->first_chip = chip;
-    if (f->remote) remote_meeting_opened(f, m);
-  } else if (!fabric_same_types(m->func, m->ins, func, ins)) {
-    for (uint32_t i = 0; copy && i < ins->n_in; i++) free(copy[i].data);
-    free(copy);
-    return mismatch_trap(f, x, m, chip);
-  }
   if (copy) m->copies[me] = copy;
   m->in[me] = copy ? copy : in;
   m->out[me] = defer ? NULL : out;
   if (defer) m->deferred[me] = true, m->ndeferred++;
   double clock = vm_exec_clock(x);
   if (clock > m->start_s) m->start_s = clock;
-  if (m->clocks) {
-    m->clocks[me] = clock;
-    vm_exec_where(x, m->wheres[me], WHERE_LEN);
+  if (m->clocks) m->clocks[me] = clock;
+  vm_exec_where(x, m->wheres[me], WHERE_LEN);
+  fabric_signature(&m->sigs[me], func, ins);
+  if (m->sigs[me].failed) {
+    fabric_abort_locked(f);
+    pthread_mutex_unlock(&f->mu);
+    return vm_trap(x, "out of host memory");
   }
   m->local_arrived++;
-  if (m->nlocal < n && m->local_arrived == m->nlocal) remote_contribute(f, m);
-  if (++m->arrived == n) {
-    m->full = true;
-    pthread_cond_broadcast(&f->cv);
+  bool first = !m->ins;
+  if (first) { /* the first member of this process */
+    m->ins = ins;
+    m->func = func;
+    m->first_member = me;
   }
+  fabric_member_came(f, m, me);
+  if (first && f->remote) remote_meeting_opened(f, m);
+  if (m->nlocal < n && m->local_arrived == m->nlocal) remote_contribute(f, m);
   *mp = m;
   if (defer) {
     pthread_mutex_unlock(&f->mu);

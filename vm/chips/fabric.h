@@ -16,6 +16,13 @@
 /* CHIP_REMOTE: a chip another process hosts. */
 enum ChipState { CHIP_RUNNING, CHIP_BLOCKED, CHIP_DONE, CHIP_REMOTE };
 
+/* A growing byte buffer (packets, gathers, signatures): buf_* in gather.c. */
+typedef struct Buf {
+  unsigned char *p;
+  size_t len, cap;
+  bool failed; /* out of memory */
+} Buf;
+
 /* Room for "'stablehlo.op' at file:line:col" (vm_exec_where). */
 #define WHERE_LEN 256
 
@@ -34,11 +41,20 @@ typedef struct Meeting {
   bool full, failed;
   const VmInstr *ins;  /* the first arrival's instruction (opcode, types) */
   const VmFunc *func;  /* and its function */
-  int first_chip;
+  int first_member; /* the member whose instruction ins is */
   const VmTensor **in; /* per member */
   VmTensor **out;
   double start_s;
   int barrier_count, barrier_gen;
+  /* Every member's arrival, location and instruction (as a signature:
+   * opcode, operand and result types).  Members that differ make the
+   * meeting mismatched; once it is full the message is settled from the
+   * lowest chip and the lowest one that differs from it, so it does not
+   * depend on who came first (settle_mismatch). */
+  bool *came;
+  char (*wheres)[WHERE_LEN];
+  Buf *sigs;
+  bool mismatched;
   char mismatch[640]; /* why a member did not match: every member traps with it */
   /* Remote members: their operand tensors (into kept packets) and shadow
    * results, freed with the meeting. */
@@ -52,10 +68,9 @@ typedef struct Meeting {
   VmTensor **copies;
   bool *deferred;
   int ndeferred;
-  /* Each local member's clock and location when it came (sent with the
-   * contribution: a deferred member has moved on since). */
+  /* Each local member's clock when it came (sent with the contribution:
+   * a deferred member has moved on since). */
   double *clocks;
-  char (*wheres)[WHERE_LEN];
 } Meeting;
 
 /* A message sent on a channel, waiting for its receiver. */
@@ -112,6 +127,18 @@ bool fabric_wait_blocked(VmFabric *f, int chip, bool (*done)(const void *), cons
 /* The trap of a chip whose run ended because of another chip. */
 int fabric_aborted_trap(VmExec *x, const VmFabric *f);
 bool fabric_same_types(const VmFunc *fa, const VmInstr *a, const VmFunc *fb, const VmInstr *b);
+/* An instruction's signature: opcode, operand and result types
+ * (remote.c); equal signatures meet. */
+void fabric_signature(Buf *b, const VmFunc *fn, const VmInstr *ins);
+bool fabric_same_signature(const Buf *a, const Buf *b);
+/* Member k of m has come (its signature and location set): notes a
+ * mismatch, and once every member has come marks m full, settling the
+ * mismatch if there is one.  Called with f->mu held. */
+void fabric_member_came(VmFabric *f, Meeting *m, int k);
+/* The mismatch among the members of m that came, named by the lowest chip
+ * and the lowest chip that differs from it; fails m and aborts the run.
+ * False when they all match.  Called with f->mu held. */
+bool settle_mismatch(VmFabric *f, Meeting *m);
 
 /* A slice (vm_slice_new): its fabric, the executors of the chips this
  * process hosts, and what the last run gathered of the others'. */
@@ -152,11 +179,6 @@ void slice_outcome_free(VmSlice *s, ChipOutcome *out);
 /* Packing packets and gathers: a growing buffer, and a reader that stops
  * the process on a short packet (an internal error: only tpurun writes
  * them). */
-typedef struct Buf {
-  unsigned char *p;
-  size_t len, cap;
-  bool failed; /* out of memory */
-} Buf;
 void buf_put(Buf *b, const void *data, size_t n);
 void buf_i64(Buf *b, int64_t v);
 void buf_pad64(Buf *b); /* to a multiple of 64 bytes */
@@ -186,6 +208,9 @@ void remote_end(VmFabric *f);
 void remote_free(VmFabric *f);
 /* Tells the other processes that this one's run failed (f->mu held). */
 void remote_abort_others(VmFabric *f);
+/* ... because meeting m is mismatched: their copies of m fail with its
+ * message, so their members trap with it too. */
+void remote_abort_mismatch(VmFabric *f, const Meeting *m);
 /* A meeting was opened (its first local member has set ins and func):
  * numbers it and takes the contributions that came for it before.  Called
  * with f->mu held. */

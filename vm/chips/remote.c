@@ -158,6 +158,18 @@ static VmTensor *remote_tensors(Meeting *m, int k) {
   return m->remote + (size_t)k * (m->ins->n_in + m->ins->n_out);
 }
 
+void fabric_signature(Buf *b, const VmFunc *fn, const VmInstr *ins) {
+  b->len = 0;
+  buf_i64(b, ins->opcode);
+  buf_i64(b, ins->n_in);
+  buf_i64(b, ins->n_out);
+  for (uint32_t i = 0; i < ins->n_in; i++) put_type(b, fn->reg_types[ins->in[i]]);
+  for (uint32_t i = 0; i < ins->n_out; i++) put_type(b, fn->reg_types[ins->out[i]]);
+}
+
+/* A contribution: the meeting's key, then each local member's index,
+ * clock, location and signature, then (when they all match the meeting's)
+ * their operands. */
 void remote_contribute(VmFabric *f, Meeting *m) {
   Remote *rm = f->remote;
   const VmInstr *ins = m->ins;
@@ -166,19 +178,21 @@ void remote_contribute(VmFabric *f, Meeting *m) {
   buf_i64(&b, (int64_t)m->seq);
   buf_i64(&b, m->n);
   for (int k = 0; k < m->n; k++) buf_i64(&b, m->group[k]);
-  buf_i64(&b, ins->opcode);
-  buf_i64(&b, ins->n_in);
-  buf_i64(&b, ins->n_out);
-  for (uint32_t i = 0; i < ins->n_in; i++) put_type(&b, m->func->reg_types[ins->in[i]]);
-  for (uint32_t i = 0; i < ins->n_out; i++) put_type(&b, m->func->reg_types[ins->out[i]]);
   buf_i64(&b, m->nlocal);
+  bool same = true;
   for (int k = 0; k < m->n; k++) {
     if (!fabric_hosts(f, m->group[k])) continue;
     buf_i64(&b, k);
     buf_put(&b, &m->clocks[k], sizeof m->clocks[k]);
     buf_put(&b, m->wheres[k], WHERE_LEN);
+    buf_i64(&b, (int64_t)m->sigs[k].len);
+    buf_put(&b, m->sigs[k].p, m->sigs[k].len);
+    same &= fabric_same_signature(&m->sigs[k], &m->sigs[m->first_member]);
   }
-  for (int k = 0; k < m->n; k++) {
+  /* Operands only when this process's members agree (else the meeting
+   * fails everywhere and nobody reads them). */
+  buf_i64(&b, same);
+  for (int k = 0; same && k < m->n; k++) {
     if (!fabric_hosts(f, m->group[k])) continue;
     for (uint32_t i = 0; i < ins->n_in; i++) {
       buf_pad64(&b);
@@ -195,82 +209,50 @@ void remote_contribute(VmFabric *f, Meeting *m) {
   if (!post_buf(f, to, nto, PK_CONTRIB, &b)) out_of_memory(f);
 }
 
-/* The contribution in r (read past its channel, seq and group) does not
- * match m: every local member traps naming both chips. */
-static void contribution_mismatch(VmFabric *f, Meeting *m, int chip, const char *where) {
-  char here[WHERE_LEN];
-  vm_exec_where(f->execs[m->first_chip], here, sizeof here);
-  bool first_lower = m->first_chip < chip;
-  snprintf(m->mismatch, sizeof m->mismatch,
-           "does not match its group: chip %d is at %s, chip %d at %s, with other operand or result types",
-           first_lower ? m->first_chip : chip, first_lower ? here : where, first_lower ? chip : m->first_chip,
-           first_lower ? where : here);
-  m->failed = true;
-  fabric_abort_locked(f);
-}
-
 /* Takes the contribution payload (after its channel, seq and group) into
  * open meeting m; false when it was not kept. */
 static bool attach_contribution(VmFabric *f, Meeting *m, unsigned char *payload, size_t len, size_t at) {
   Rd r = {payload, len, at};
   const VmInstr *ins = m->ins;
-  int64_t opcode = rd_i64(&r), n_in = rd_i64(&r), n_out = rd_i64(&r);
-  bool same = opcode == ins->opcode && n_in == ins->n_in && n_out == ins->n_out;
-  for (int64_t i = 0; same && i < n_in; i++) same = type_matches(&r, m->func->reg_types[ins->in[i]]);
-  for (int64_t i = 0; same && i < n_out; i++) same = type_matches(&r, m->func->reg_types[ins->out[i]]);
-  if (!same) {
-    /* Skip to the first member's location for the message. */
-    Rd s = {payload, len, at + 3 * sizeof(int64_t)};
-    for (int64_t i = 0; i < n_in + n_out; i++) {
-      int64_t kind = rd_i64(&s);
-      (void)kind;
-      (void)rd_i64(&s);
-      int64_t rank = rd_i64(&s);
-      s.at += (size_t)rank * sizeof(int64_t);
-    }
-    (void)rd_i64(&s);
-    int k = (int)rd_i64(&s);
-    (void)rd_bytes(&s, sizeof(double));
-    char where[WHERE_LEN];
-    memcpy(where, rd_bytes(&s, WHERE_LEN), WHERE_LEN);
-    where[WHERE_LEN - 1] = '\0';
-    contribution_mismatch(f, m, m->group[k], where);
-    return false;
-  }
-  if (!m->remote && !(m->remote = calloc((size_t)m->n * (size_t)(n_in + n_out) + 1, sizeof(VmTensor)))) {
-    snprintf(m->mismatch, sizeof m->mismatch, "out of host memory taking other processes' operands");
-    m->failed = true;
-    fabric_abort_locked(f);
-    return false;
-  }
-  unsigned char **packets = realloc(m->packets, sizeof *packets * (size_t)(m->npackets + 1));
-  if (!packets) die("out of host memory");
-  m->packets = packets;
-  m->packets[m->npackets++] = payload;
+  uint32_t n_in = ins->n_in, n_out = ins->n_out;
   int64_t members = rd_i64(&r);
   int ks[VM_MAX_CHIPS];
   for (int64_t j = 0; j < members; j++) {
-    ks[j] = (int)rd_i64(&r);
+    int k = ks[j] = (int)rd_i64(&r);
+    if (k < 0 || k >= m->n || m->came[k]) die("contribution of member %d of a group of %d", k, m->n);
     double clock;
     memcpy(&clock, rd_bytes(&r, sizeof clock), sizeof clock);
-    (void)rd_bytes(&r, WHERE_LEN);
     if (clock > m->start_s) m->start_s = clock;
+    memcpy(m->wheres[k], rd_bytes(&r, WHERE_LEN), WHERE_LEN);
+    m->wheres[k][WHERE_LEN - 1] = '\0';
+    size_t siglen = (size_t)rd_i64(&r);
+    m->sigs[k].len = 0;
+    buf_put(&m->sigs[k], rd_bytes(&r, siglen), siglen);
+    if (m->sigs[k].failed) die("out of host memory");
   }
-  for (int64_t j = 0; j < members; j++) {
+  bool with_operands = rd_i64(&r) != 0;
+  bool kept = false;
+  for (int64_t j = 0; with_operands && j < members; j++) {
+    if (!fabric_same_signature(&m->sigs[ks[j]], &m->sigs[m->first_member])) break; /* the meeting fails */
+    if (!m->remote && !(m->remote = calloc((size_t)m->n * (n_in + n_out) + 1, sizeof(VmTensor))))
+      die("out of host memory taking other processes' operands");
     VmTensor *t = remote_tensors(m, ks[j]);
-    for (int64_t i = 0; i < n_in; i++) {
+    for (uint32_t i = 0; i < n_in; i++) {
       rd_pad64(&r);
       t[i].type = m->func->reg_types[ins->in[i]];
       t[i].data = (void *)rd_bytes(&r, (size_t)t[i].type->nbytes);
     }
     m->in[ks[j]] = t;
-    m->arrived++;
+    kept = true;
   }
-  if (m->arrived == m->n) {
-    m->full = true;
-    pthread_cond_broadcast(&f->cv);
+  if (kept) {
+    unsigned char **packets = realloc(m->packets, sizeof *packets * (size_t)(m->npackets + 1));
+    if (!packets) die("out of host memory");
+    m->packets = packets;
+    m->packets[m->npackets++] = payload;
   }
-  return true;
+  for (int64_t j = 0; j < members; j++) fabric_member_came(f, m, ks[j]);
+  return kept;
 }
 
 /* The (channel, group, seq) of a contribution; *at: where the rest starts. */
@@ -585,7 +567,7 @@ static void describe(VmFabric *f, uint64_t epoch) {
     buf_i64(&b, (int64_t)m->seq);
     buf_i64(&b, m->n);
     for (int k = 0; k < m->n; k++) buf_i64(&b, m->group[k]);
-    for (int k = 0; k < m->n; k++) buf_i64(&b, m->in[k] != NULL);
+    for (int k = 0; k < m->n; k++) buf_i64(&b, m->came[k]);
   }
   int root = 0;
   if (!post_buf(f, &root, 1, PK_DESCRIBE, &b)) out_of_memory(f);
@@ -718,15 +700,49 @@ static void take_description(VmFabric *f, int from, unsigned char *payload, size
   fabric_abort_local(f);
 }
 
-void remote_abort_others(VmFabric *f) {
+/* Tells the other processes to end the run; with meeting m (when not
+ * NULL), that it failed with its mismatch. */
+static void abort_others(VmFabric *f, const Meeting *m) {
   Remote *rm = f->remote;
   Buf b = {0};
   char none[sizeof f->deadlock] = {0};
   buf_put(&b, none, sizeof none);
+  buf_i64(&b, m != NULL);
+  if (m) {
+    buf_i64(&b, m->channel);
+    buf_i64(&b, (int64_t)m->seq);
+    buf_i64(&b, m->n);
+    for (int k = 0; k < m->n; k++) buf_i64(&b, m->group[k]);
+    buf_put(&b, m->mismatch, sizeof m->mismatch);
+  }
   int to[VM_MAX_CHIPS], nto = 0;
   for (int p = 0; p < rm->size; p++)
     if (p != rm->rank) to[nto++] = p;
   if (!post_buf(f, to, nto, PK_ABORT, &b)) out_of_memory(f);
+}
+
+void remote_abort_others(VmFabric *f) { abort_others(f, NULL); }
+void remote_abort_mismatch(VmFabric *f, const Meeting *m) { abort_others(f, m); }
+
+/* Another process ended the run: with a deadlock's message, or because a
+ * meeting failed with a mismatch (this process's copy fails with it). */
+static void take_abort(VmFabric *f, Rd *r) {
+  char text[sizeof f->deadlock];
+  memcpy(text, rd_bytes(r, sizeof text), sizeof text);
+  text[sizeof text - 1] = '\0';
+  if (rd_i64(r)) {
+    int64_t channel = rd_i64(r), seq = rd_i64(r), n = rd_i64(r);
+    const int64_t *group = rd_bytes(r, sizeof(int64_t) * (size_t)n);
+    const char *why = rd_bytes(r, sizeof ((Meeting *)0)->mismatch);
+    for (Meeting *m = f->meetings; m; m = m->next)
+      if (m->ins && key_is(m, channel, (uint64_t)seq, (int)n, group) && !m->failed) {
+        snprintf(m->mismatch, sizeof m->mismatch, "%.*s", (int)sizeof m->mismatch - 1, why);
+        m->failed = true;
+      }
+  }
+  if (f->aborted) return;
+  snprintf(f->deadlock, sizeof f->deadlock, "%s", text);
+  fabric_abort_local(f);
 }
 
 /* ------------------------------------------------------------------ */
@@ -769,13 +785,7 @@ static bool handle(VmFabric *f, int from, int kind, unsigned char *payload, size
   }
   case PK_DESCRIBE_REQ: describe(f, (uint64_t)rd_i64(&r)); return false;
   case PK_DESCRIBE: take_description(f, from, payload, len); return true;
-  case PK_ABORT:
-    if (!f->aborted) {
-      memcpy(f->deadlock, rd_bytes(&r, sizeof f->deadlock), sizeof f->deadlock);
-      f->deadlock[sizeof f->deadlock - 1] = '\0';
-      fabric_abort_local(f);
-    }
-    return false;
+  case PK_ABORT: take_abort(f, &r); return false;
   default: die("unknown MPI packet kind %d from rank %d", kind, from);
   }
 }
