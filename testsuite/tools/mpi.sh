@@ -5,7 +5,8 @@
 #      replicas x partitions, send/recv, sync (-O0) and async (-O2)
 #      collectives, f32 sums whose bits depend on the fold order): results
 #      cmp-identical for P = 2 and 4; rank 0 prints what one process prints
-#      and writes the same --trace file, the others print nothing;
+#      and writes the same --trace file (one slice, and two with the DCN),
+#      the others print nothing;
 #      --rank-results splits the results by rank;
 #   2. the interpret corpus files that use interpreter.run_parallel under
 #      `tpurun --check` with P = 2 and 4: the same PASS count, and exit 4
@@ -265,21 +266,34 @@ PY
   same_bits ring 2 "2 4" --partitions=4 "$TMP/ring.mlir" --input=4x8xf32=random:5
   same_bits multi 9 "2 4" --replicas=4 "$TMP/multi.mlir" --input=4x4x8xf32=random:1 --input=4x4x8xi32=random:2
 fi
-# Printed results and the modeled step: rank 0 prints what one process
-# prints, the others nothing (so each process did not simply run every chip
-# itself); the --trace file (every chip's timeline) is the same bytes.
-expect_status 0 one --replicas=2 --partitions=2 "$TMP/rp.mlir" --input=4x2xf32=random:2 --trace="$TMP/rp.trace1"
-cp "$TMP/out" "$TMP/rp.stdout"
-expect_in "$TMP/rp.stdout" "modeled step:"
-for p in 2 4; do
-  expect_status 0 mp $p --replicas=2 --partitions=2 "$TMP/rp.mlir" --input=4x2xf32=random:2 --trace="$TMP/rp.trace$p"
-  cmp -s "$TMP/rp.trace1" "$TMP/rp.trace$p" || fail "rp.mlir with $p processes: the --trace file differs from one process's"
-  cmp -s "$TMP/rp.stdout" "$TMP/ranks/1/rank.0/stdout" ||
-    fail "rp.mlir with $p processes: rank 0 printed $(head -c 300 "$TMP/ranks/1/rank.0/stdout"), one process $(head -c 300 "$TMP/rp.stdout")"
-  for ((r = 1; r < p; r++)); do
-    [ -s "$TMP/ranks/1/rank.$r/stdout" ] && fail "rp.mlir with $p processes: rank $r printed $(head -c 300 "$TMP/ranks/1/rank.$r/stdout")"
+# same_print NAME ARGS...: rank 0 prints what one process prints (results
+# and the modeled step), the other ranks nothing (so each process did not
+# simply run every chip itself), and the --trace file (every chip's
+# timeline) is the same bytes, for P = 2 and 4.
+same_print() {
+  local name=$1 p r
+  shift
+  expect_status 0 one "$@" --trace="$TMP/$name.trace1"
+  cp "$TMP/out" "$TMP/$name.stdout"
+  expect_in "$TMP/$name.stdout" "modeled step:"
+  for p in 2 4; do
+    expect_status 0 mp $p "$@" --trace="$TMP/$name.trace$p"
+    cmp -s "$TMP/$name.trace1" "$TMP/$name.trace$p" || fail "$name with $p processes: the --trace file differs from one process's"
+    cmp -s "$TMP/$name.stdout" "$TMP/ranks/1/rank.0/stdout" ||
+      fail "$name with $p processes: rank 0 printed $(head -c 300 "$TMP/ranks/1/rank.0/stdout"), one process $(head -c 300 "$TMP/$name.stdout")"
+    for ((r = 1; r < p; r++)); do
+      [ -s "$TMP/ranks/1/rank.$r/stdout" ] && fail "$name with $p processes: rank $r printed $(head -c 300 "$TMP/ranks/1/rank.$r/stdout")"
+    done
   done
-done
+}
+same_print rp --replicas=2 --partitions=2 "$TMP/rp.mlir" --input=4x2xf32=random:2
+# Two slices joined by the DCN: the modeled step's DCN term and the trace's
+# DCN tracks as one process models them.
+if [ "$FAST" != 1 ]; then
+  same_print slices --replicas=8 --slices=2 "$TMP/coll8.mlir" --input=8x256xf32=random:7
+  expect_in "$TMP/slices.stdout" "2 slices, DCN busy"
+  grep -q DCN "$TMP/slices.trace1" || fail "no DCN track in the 2-slice trace"
+fi
 # --rank-results: each rank writes its own chips' results to f.rankR.npy
 # (and prints them); in rank order they are one process's stacked result.
 if [ "$FAST" != 1 ]; then
