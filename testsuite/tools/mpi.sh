@@ -346,7 +346,8 @@ check_same() {
 interp=0
 if [ -d "$CONF/stablehlo/interpret" ]; then
   mkdir -p "$TMP/splits"
-  for f in $(grep -l run_parallel "$CONF"/stablehlo/interpret/*.mlir); do
+  mapfile -t files < <(grep -l run_parallel "$CONF"/stablehlo/interpret/*.mlir)
+  for f in "${files[@]}"; do
     [ "$FAST" = 1 ] && [ "$(basename "$f")" != all_gather.mlir ] && continue
     mapfile -t counts < <(chips_of "$f")
     for p in 2 4; do
