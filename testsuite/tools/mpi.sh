@@ -262,6 +262,9 @@ PY
   same_bits groups 1 "2 4" --replicas=4 "$TMP/groups.mlir" --input=4x2xf32=1,2,3,4,5,6,7,8
   same_bits coll8 10 "2 4" --replicas=8 "$TMP/coll8.mlir" --input=8x256xf32=random:7
   same_bits coll8-O0 10 "4" -O0 --replicas=8 "$TMP/coll8.mlir" --input=8x256xf32=random:7
+  # Bytecode compiled beforehand: nothing to compile or share.
+  expect_status 0 "$TPUCC" "$TMP/coll8.mlir" -o "$TMP/coll8.tpub"
+  same_bits coll8-tpub 10 "2 4" --replicas=8 "$TMP/coll8.tpub" --input=8x256xf32=random:7
   same_bits rp8 8 "2 4" --replicas=2 --partitions=4 "$TMP/rp8.mlir" --input=8x64xf32=random:3
   same_bits ring 2 "2 4" --partitions=4 "$TMP/ring.mlir" --input=4x8xf32=random:5
   same_bits multi 9 "2 4" --replicas=4 "$TMP/multi.mlir" --input=4x4x8xf32=random:1 --input=4x4x8xi32=random:2
@@ -314,7 +317,7 @@ fi
 expect_status 0 one --replicas=8 "$TMP/coll8.mlir" --input=8x256xf32=random:8 --output=@"$TMP/other.npy"
 cmp -s "$TMP/other.npy" "$TMP/coll8.one.0.npy" && fail "coll8: the same sums for other random inputs"
 # The async form is what -O2 runs.
-expect_status 0 "$BUILD/tpucc" --emit=asm "$TMP/coll8.mlir" -o "$TMP/coll8.s"
+expect_status 0 "$TPUCC" --emit=asm "$TMP/coll8.mlir" -o "$TMP/coll8.s"
 grep -q ' async ' "$TMP/coll8.s" || fail "coll8 at -O2 has no async collective"
 
 # ------------------------------------------------------------------ 2. interpret
