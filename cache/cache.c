@@ -51,6 +51,7 @@ struct Cache {
   const char *tool;
   FILE *warn;
   CacheMetrics metrics;
+  CacheLastKeys last;
   bool skip_reads; /* cache_skip_reads: every lookup misses */
 };
 
@@ -206,6 +207,17 @@ Cache *cache_open(const char *dir, uint64_t max_bytes, const char *tool, FILE *w
 
 void cache_close(Cache *ca) { free(ca); }
 CacheMetrics *cache_metrics(Cache *ca) { return &ca->metrics; }
+CacheLastKeys *cache_last_keys(Cache *ca) { return &ca->last; }
+
+static void note_key(Cache *ca, CacheKey key) {
+  ca->last.has_key = true;
+  ca->last.key = key;
+}
+
+static void note_raw(Cache *ca, CacheKey raw) {
+  ca->last.has_raw = true;
+  ca->last.raw = raw;
+}
 
 /* One event byte appended to DIR/events (H hit, M miss, E eviction);
  * appends of one byte are atomic, so concurrent processes never tear it. */
@@ -313,6 +325,7 @@ static bool read_entry(Cache *ca, CacheKey key, uint8_t **img, size_t *n) {
   }
   *img = payload;
   *n = size;
+  note_key(ca, key);
   /* A hit makes the entry the most recently used. */
   utimensat(AT_FDCWD, path, NULL, 0);
   return true;
@@ -375,6 +388,7 @@ bool cache_get_alias(Cache *ca, CacheKey raw, uint8_t **img, size_t *n) {
     return false;
   }
   if (!read_entry(ca, (CacheKey){a.key_hi, a.key_lo}, img, n)) return false;
+  note_raw(ca, raw);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   ca->metrics.hits++;
   ca->metrics.load_s += (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
@@ -386,8 +400,14 @@ bool cache_get_alias(Cache *ca, CacheKey raw, uint8_t **img, size_t *n) {
  * path; false (errno set) on failure, leaving no temporary behind. */
 static bool write_atomically(const Cache *ca, const char *path, const void *a, size_t na, const void *b, size_t nb) {
   if (writes_fail()) return false;
-  char tmp[4300];
-  snprintf(tmp, sizeof tmp, "%s/.tmp.%ld.%llx", ca->dir, (long)getpid(),
+  /* The host's name with the pid: processes of several hosts sharing the
+   * directory (NFS) never pick the same temporary name. */
+  char host[65] = "";
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = 0;
+  for (char *c = host; *c; c++)
+    if (*c == '/') *c = '_';
+  char tmp[4400];
+  snprintf(tmp, sizeof tmp, "%s/.tmp.%s.%ld.%llx", ca->dir, host, (long)getpid(),
            (unsigned long long)XXH3_64bits(path, strlen(path)) ^ (unsigned long long)clock());
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
   if (fd < 0) return false;
@@ -422,6 +442,7 @@ void cache_put(Cache *ca, CacheKey key, const CacheKey *raw, const uint8_t *img,
   h.header_hash = XXH3_64bits(&h, offsetof(EntryHeader, header_hash));
   char path[4400];
   entry_path(ca, key, ENTRY_SUFFIX, path, sizeof path);
+  note_key(ca, key);
   if (!write_atomically(ca, path, &h, sizeof h, img, n)) {
     warnf(ca, "cannot write entry '%s': %s; the result is not cached", path, strerror(errno));
     return;
@@ -436,6 +457,8 @@ void cache_put_alias(Cache *ca, CacheKey raw, CacheKey key) {
   a.check = XXH3_64bits(&a, offsetof(AliasRecord, check));
   char path[4400];
   entry_path(ca, raw, ALIAS_SUFFIX, path, sizeof path);
+  note_key(ca, key);
+  note_raw(ca, raw);
   if (!write_atomically(ca, path, &a, sizeof a, NULL, 0)) warnf(ca, "cannot write alias '%s': %s", path, strerror(errno));
 }
 

@@ -55,8 +55,19 @@ typedef struct Cache Cache;
 /* Counters of this process (tpurun --metrics). */
 typedef struct CacheMetrics {
   int compiles, hits, misses;
+  int filled; /* entries an MPI rank stored from rank 0's image (tpurun) */
   double compile_s, load_s;
 } CacheMetrics;
+
+/* The keys of the entry the last lookup found or the last store wrote:
+ * the module key, and the raw-bytes key when an alias names it (tpurun's
+ * other ranks of an MPI job store rank 0's image under them).  The caller
+ * clears it before a compilation. */
+typedef struct CacheLastKeys {
+  bool has_key, has_raw;
+  CacheKey key, raw;
+} CacheLastKeys;
+CacheLastKeys *cache_last_keys(Cache *ca);
 
 /* The directory: dir if given, else $TPU_CACHE_DIR, else
  * ${XDG_CACHE_HOME:-$HOME/.cache}/tpucc; into buf. False when none can be
