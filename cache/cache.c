@@ -474,6 +474,17 @@ bool cache_has(Cache *ca, CacheKey key) {
   return ok;
 }
 
+bool cache_adopt(Cache *ca, const CacheLastKeys *keys, const uint8_t *img, size_t n, uint8_t **mine, size_t *mn) {
+  bool hit = keys->has_raw && cache_get_alias(ca, keys->raw, mine, mn);
+  if (!hit && cache_has(ca, keys->key) && (hit = cache_get(ca, keys->key, mine, mn)) && keys->has_raw)
+    cache_put_alias(ca, keys->raw, keys->key);
+  if (hit && *mn == n && memcmp(*mine, img, n) == 0) return true;
+  if (hit) free(*mine); /* another build's entry under the same versions: rank 0's replaces it */
+  cache_put(ca, keys->key, keys->has_raw ? &keys->raw : NULL, img, n);
+  ca->metrics.filled++;
+  return false;
+}
+
 /* ------------------------------------------------------------------ */
 /* Eviction and statistics. */
 

@@ -100,6 +100,14 @@ void cache_skip_reads(Cache *ca, bool skip);
 /* Whether a valid entry exists (nothing counted, nothing removed). */
 bool cache_has(Cache *ca, CacheKey key);
 
+/* An MPI rank other than 0 with rank 0's image (img, n bytes) and the keys
+ * it had in rank 0's cache (keys->has_key set): true with the entry of ca
+ * (*mine, malloc'ed) when ca holds the same bytes under those keys (a
+ * directory shared with rank 0: a hit, counted); else false after storing
+ * img there under them (a cache of its own: filled from rank 0, counted in
+ * filled), replacing an entry that differs. */
+bool cache_adopt(Cache *ca, const CacheLastKeys *keys, const uint8_t *img, size_t n, uint8_t **mine, size_t *mn);
+
 /* --cache-stats and --cache-clear on a directory; exit codes. */
 int cache_print_stats(const char *dir, FILE *out);
 int cache_clear(const char *dir, FILE *out);

@@ -768,34 +768,23 @@ static int compile_here(const Options *o, const SourceFile *file, SourceChunk *c
 
 /* What rank 0 of an MPI job tells the others about one compilation. */
 typedef struct Rank0Outcome {
-  int32_t rc;               /* EXIT_OK, or the exit code every process returns */
-  int32_t has_key, has_raw; /* the cache keys rank 0 found or stored the entry under */
-  CacheKey key, raw;
+  int32_t rc;         /* EXIT_OK, or the exit code every process returns */
+  CacheLastKeys keys; /* the cache keys rank 0 found or stored the entry under */
 } Rank0Outcome;
 
-/* A process other than rank 0 takes rank 0's image (sent, n bytes, owned):
- * from its own cache when that holds the entry (a hit: a directory shared
- * with rank 0), else from sent, which it stores in its cache under rank
- * 0's keys (a cache on each host, filled from rank 0). */
+/* A process other than rank 0 takes rank 0's image (sent, n bytes, owned),
+ * or the same entry of its own cache (cache_adopt: a hit on a directory
+ * shared with rank 0; a cache of its own is filled from rank 0). */
 static int load_from_rank0(const char *name, Cache *cache, const Rank0Outcome *out, uint8_t *sent, size_t n,
                            VmProgram **p, uint8_t **img) {
-  char err[512];
-  if (cache && out->has_key) {
-    uint8_t *mine = NULL;
-    size_t mn;
-    bool hit = out->has_raw && cache_get_alias(cache, out->raw, &mine, &mn);
-    if (!hit && cache_has(cache, out->key) && (hit = cache_get(cache, out->key, &mine, &mn)) && out->has_raw)
-      cache_put_alias(cache, out->raw, out->key);
-    if (hit && (*p = vm_program_load(mine, mn, err, sizeof err))) {
-      free(sent);
-      *img = mine;
-      return EXIT_OK;
-    }
-    free(mine); /* none, or one another build wrote: rank 0's replaces it */
-    cache_put(cache, out->key, out->has_raw ? &out->raw : NULL, sent, n);
-    cache_metrics(cache)->filled++;
+  uint8_t *mine;
+  size_t mn;
+  if (cache && out->keys.has_key && cache_adopt(cache, &out->keys, sent, n, &mine, &mn)) {
+    free(sent);
+    sent = mine, n = mn;
   }
   *img = sent;
+  char err[512];
   if ((*p = vm_program_load(sent, n, err, sizeof err))) return EXIT_OK;
   fprintf(stderr, "tpurun: %s: rank 0's compiled program does not load here: bad bytecode: %s\n", name, err);
   return EXIT_BAD_FILE;
@@ -816,8 +805,7 @@ static int compile_in_job(const Options *o, const SourceFile *file, SourceChunk 
   if (root) {
     if (cache) memset(cache_last_keys(cache), 0, sizeof(CacheLastKeys));
     out.rc = compile_here(o, file, chunk, cache, metrics, p, img, &n);
-    const CacheLastKeys *k = cache ? cache_last_keys(cache) : &(CacheLastKeys){0};
-    out.has_key = k->has_key, out.has_raw = k->has_raw, out.key = k->key, out.raw = k->raw;
+    if (cache) out.keys = *cache_last_keys(cache);
   }
   if (!vm_mpi_bcast(o->mpi, &out, sizeof out, 0)) out.rc = EXIT_RUNTIME;
   if (out.rc != EXIT_OK) {
