@@ -101,6 +101,11 @@ static const char usage_text[] =
     "  --timeout=SECONDS      end a run after SECONDS of wall time (a decimal number > 0;\n"
     "                         exit 4, named as for --max-steps).  Ctrl-C (SIGINT) ends a\n"
     "                         run at its next instruction, naming it (exit 130)\n"
+    "under mpirun (Open MPI): `mpirun -np P tpurun ...` simulates the slice's chips in P\n"
+    "processes (P must divide the chip count), each a contiguous share; results are the\n"
+    "same bits as one process's, printed (and written) by rank 0 (docs/mpi.md)\n"
+    "  --rank-results         every process prints its own chips' results instead,\n"
+    "                         stacked, and writes @f.npy outputs to f.rankR.npy\n"
     "compiling a .mlir input:\n%s"
     "  --version, --help\n"
     "\n"
@@ -241,6 +246,7 @@ static int parse_args(int argc, char **argv, Options *o) {
         return usage_error("invalid --timeout '%s' (seconds, a number greater than 0)", a + 10);
     }
     else if (strcmp(a, "--split-input-file") == 0) o->split = true;
+    else if (strcmp(a, "--rank-results") == 0) o->rank_results = true;
     else if (strncmp(a, "--seed=", 7) == 0) {
       char *end;
       o->seed = strtoull(a + 7, &end, 10);
@@ -533,6 +539,44 @@ static int emit_chip_results(const Options *o, const VmProgram *p, const VmFunc 
   return rc;
 }
 
+/* --rank-results in an MPI job: this process's chips [lo, hi), each
+ * result stacked over them as emit_chip_results stacks a slice's (a
+ * partitioned program's too: its chips' pieces, not the global value), to
+ * stdout or to the --output files with ".rankR" before their extension. */
+static int emit_rank_results(const Options *o, const VmProgram *p, const VmFunc *fn, VmValue *const *res, int lo,
+                             int hi) {
+  (void)p;
+  Options mine = *o;
+  const char **outs = calloc((size_t)o->noutputs + 1, sizeof *outs);
+  char (*names)[4096] = calloc((size_t)o->noutputs + 1, sizeof *names);
+  VmValue *stacked = calloc(fn->n_results + 1, sizeof(VmValue));
+  StackedType *types = calloc(fn->n_results + 1, sizeof(StackedType));
+  int rc = outs && names && stacked && types ? EXIT_OK : 70;
+  for (int i = 0; i < o->noutputs && rc == EXIT_OK; i++) {
+    const char *f = o->outputs[i], *dot = strrchr(f, '.'), *slash = strrchr(f, '/');
+    if (!dot || (slash && dot < slash)) dot = f + strlen(f);
+    snprintf(names[i], sizeof names[i], "%.*s.rank%d%s", (int)(dot - f), f, vm_mpi_rank(o->mpi), dot);
+    outs[i] = names[i];
+  }
+  mine.outputs = outs;
+  for (uint32_t i = 0; i < fn->n_results && rc == EXIT_OK; i++) {
+    if (fn->result_types[i]->kind != TPUB_TY_TENSOR) stacked[i] = res[lo][i];
+    else if (!run_stack_result(fn, (int)i, res + lo, hi - lo, &types[i], &stacked[i])) rc = 70;
+  }
+  if (rc == EXIT_OK) rc = emit_results(&mine, fn, stacked);
+  else fprintf(stderr, "tpurun: out of memory\n");
+  for (uint32_t i = 0; stacked && types && i < fn->n_results; i++) {
+    if (fn->result_types[i]->kind != TPUB_TY_TENSOR) continue;
+    free(stacked[i].data);
+    free(types[i].dims);
+  }
+  free(stacked);
+  free(types);
+  free(outs);
+  free(names);
+  return rc;
+}
+
 /* Runs function fi on every chip of a slice with the --input arguments. */
 static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOptions *vo, const VmMesh *mesh,
                         VmCheckStats *stats, uint64_t *peak) {
@@ -542,7 +586,15 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
     fprintf(stderr, "tpurun: @%s takes %u arguments, %d --input given\n", fn->name, fn->n_params, o->ninputs);
     return EXIT_USAGE;
   }
-  int out_rc = o->check || o->benchmark ? EXIT_OK : check_outputs(o, p, fn);
+  int lo = 0, hi = n;
+  char why[512];
+  if (o->mpi && !vm_mpi_share(o->mpi, n, &lo, &hi, why, sizeof why)) {
+    if (vm_mpi_rank(o->mpi) == 0)
+      fprintf(stderr, "tpurun: %s (the slice has %d replicas x %d partitions)\n", why, mesh->replicas, mesh->partitions);
+    return EXIT_USAGE;
+  }
+  int out_rc = o->check || o->benchmark || !emits_results(o) ? EXIT_OK : check_outputs(o, p, fn);
+  if (o->mpi) out_rc = vm_mpi_max(o->mpi, out_rc);
   if (out_rc != EXIT_OK) return out_rc;
   VmValue *whole = calloc(fn->n_params + 1, sizeof(VmValue));
   bool *stacked = calloc(fn->n_params + 1, sizeof(bool));
@@ -563,17 +615,19 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
     rc = 70;
   }
   if (rc == EXIT_OK && !p->spmd) run_chip_args(fn, n, whole, stacked, args);
+  if (o->mpi) rc = vm_mpi_max(o->mpi, rc); /* every process starts the chips, or none */
   int st = rc == EXIT_OK ? vm_slice_run(slice, fns, (const VmValue *const *)args, res) : VM_OK;
+  bool rank0 = vm_mpi_rank(o->mpi) == 0;
   if (rc == EXIT_OK) {
     if (st != VM_OK) {
-      fprintf(stderr, "%s\n", vm_slice_error(slice));
+      if (rank0) fprintf(stderr, "%s\n", vm_slice_error(slice));
       rc = run_failed(st);
     } else if (o->benchmark) {
       double *t = calloc((size_t)o->benchmark, sizeof(double));
       for (int k = 0; k < o->benchmark && t && rc == EXIT_OK; k++) {
         double t0 = now_seconds();
         if ((st = vm_slice_run(slice, fns, (const VmValue *const *)args, NULL)) != VM_OK) {
-          fprintf(stderr, "%s\n", vm_slice_error(slice));
+          if (rank0) fprintf(stderr, "%s\n", vm_slice_error(slice));
           rc = run_failed(st);
         }
         t[k] = now_seconds() - t0;
@@ -584,24 +638,24 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
                t[o->benchmark / 2] * 1e3, t[0] * 1e3, o->benchmark);
       }
       free(t);
-    } else if (!o->check) {
-      rc = emit_chip_results(o, p, fn, res, mesh);
+    } else if (!o->check && emits_results(o)) {
+      rc = o->mpi && o->rank_results ? emit_rank_results(o, p, fn, res, lo, hi) : emit_chip_results(o, p, fn, res, mesh);
     }
-    if (rc == EXIT_OK && o->profile) {
+    if (rc == EXIT_OK && o->profile && vm_slice_hosts(slice, 0)) {
       printf("profile of chip 0 of %d:\n", n);
       vm_profile_print(vm_exec_profile(vm_slice_exec(slice, 0)), stdout);
     }
     const VmTimeline **tls = rc == EXIT_OK && (o->profile || o->trace) ? calloc((size_t)n, sizeof *tls) : NULL;
-    for (int c = 0; tls && c < n; c++) tls[c] = vm_exec_timeline(vm_slice_exec(slice, c));
+    for (int c = 0; tls && c < n; c++) tls[c] = vm_slice_timeline(slice, c);
     if (tls) print_modeled_step(tls, n);
-    if (tls && o->trace) rc = write_trace(o, p, tls, n, mesh->partitions);
+    if (tls && o->trace && rank0) rc = write_trace(o, p, tls, n, mesh->partitions);
     free(tls);
   }
   for (int c = 0; slice && c < n; c++) {
-    VmCheckStats cs = vm_check_stats(vm_slice_exec(slice, c));
+    VmCheckStats cs = vm_slice_check_stats(slice, c);
     stats->passed += cs.passed;
     stats->failed += cs.failed;
-    uint64_t chip_peak = vm_peak_hbm_bytes(vm_slice_exec(slice, c));
+    uint64_t chip_peak = vm_slice_peak_hbm_bytes(slice, c);
     if (chip_peak > *peak) *peak = chip_peak;
   }
   if (p->spmd) run_spmd_args_free(fn, n, args);

@@ -757,6 +757,9 @@ static int run_parallel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
   VmMesh mesh = {replicas, n / replicas, 0, {0, 0, 0}};
   VmOptions o = x->opts;
   o.profile = false;
+  int lo, hi;
+  char why[256];
+  if (o.mpi && !vm_mpi_share(o.mpi, n, &lo, &hi, why, sizeof why)) return trapf(x, ins, "%s", why);
   VmSlice *slice = vm_slice_new(x->prog, &o, &mesh);
   if (slice) vm_slice_set_deadline(slice, x->deadline_s); /* the chips share this chip's */
   int *fns = calloc((size_t)n, sizeof(int));
@@ -780,7 +783,7 @@ static int run_parallel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
     rc = VM_TRAP;
   }
   for (int k = 0; slice && k < n; k++) {
-    VmCheckStats cs = vm_check_stats(vm_slice_exec(slice, k));
+    VmCheckStats cs = vm_slice_check_stats(slice, k);
     x->checks.passed += cs.passed;
     x->checks.failed += cs.failed;
   }

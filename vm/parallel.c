@@ -153,9 +153,16 @@ void vm_pool_free(VmPool *p) {
 
 int vm_default_threads(void) {
   cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
   long online = sysconf(_SC_NPROCESSORS_ONLN);
-  return online > 0 ? (int)online : 1;
+  int n = sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0 ? CPU_COUNT(&set)
+          : online > 0                                                      ? (int)online
+                                                                            : 1;
+  /* Processes of an MPI job that mpirun did not bind to cores share the
+   * host's: each takes its part. */
+  const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  int procs = local ? atoi(local) : 1;
+  if (procs > 1 && n >= online) n = n / procs > 1 ? n / procs : 1;
+  return n;
 }
 
 int vm_parallel_workers(const VmExec *x, int64_t ntasks) {

@@ -202,7 +202,9 @@ typedef struct VmOptions {
 } VmOptions;
 
 /* Host threads to use by default: the CPUs this process may run on
- * (sched_getaffinity, so cpusets count), else the online CPUs. */
+ * (sched_getaffinity, so cpusets count), else the online CPUs; divided
+ * among the processes of an MPI job on this host that mpirun did not bind
+ * to cores (OMPI_COMM_WORLD_LOCAL_SIZE). */
 int vm_default_threads(void);
 
 VmExec *vm_exec_new(const VmProgram *p, const VmOptions *opts);

@@ -52,6 +52,13 @@ static void put_value(Buf *b, const VmValue *v) {
   for (int i = 0; v->type->kind == TPUB_TY_TUPLE && i < v->nmembers; i++) put_value(b, &v->members[i]);
 }
 
+/* The bytes put_value writes for a value of type t. */
+static size_t value_bytes(const VmType *t) {
+  size_t n = t->kind == TPUB_TY_TENSOR ? (size_t)t->nbytes : 0;
+  for (int i = 0; t->kind == TPUB_TY_TUPLE && i < t->nmembers; i++) n += value_bytes(t->members[i]);
+  return n;
+}
+
 /* A value of type t from r (as put_value wrote it). */
 static void get_value(Rd *r, const VmType *t, VmValue *v) {
   memset(v, 0, sizeof *v);
@@ -88,9 +95,9 @@ static void put_chip(Buf *b, const VmSlice *s, int c, const ChipOutcome *o, cons
   for (uint32_t i = 0; res && i < nres; i++) put_value(b, &res[i]);
 }
 
-/* Reads chip c's record into out[c] and s->gathered[c]; *results_at: where
- * its results start (0: none). */
-static void get_chip(Rd *r, VmSlice *s, int c, ChipOutcome *out, size_t *results_at) {
+/* Reads chip c's record (of a run of fn) into out[c] and s->gathered[c];
+ * *results_at: where its results start in r (0: none). */
+static void get_chip(Rd *r, VmSlice *s, int c, const VmFunc *fn, ChipOutcome *out, size_t *results_at) {
   GatheredChip *g = &s->gathered[c];
   out[c].rc = (int)rd_i64(r);
   out[c].victim = rd_i64(r) != 0;
@@ -113,7 +120,10 @@ static void get_chip(Rd *r, VmSlice *s, int c, ChipOutcome *out, size_t *results
   if (nev) memcpy(tl->events, ev, sizeof *tl->events * nev);
   tl->nevents = tl->cap = nev;
   int64_t nres = rd_i64(r);
+  if (nres >= 0 && nres != fn->n_results) die("chip %d sent %lld results of @%s's %u", c, (long long)nres, fn->name,
+                                               fn->n_results);
   *results_at = nres >= 0 ? r->at : 0;
+  for (int64_t i = 0; i < nres; i++) (void)rd_bytes(r, value_bytes(fn->result_types[i]));
 }
 
 void slice_gather(VmSlice *s, const int *fns, ChipOutcome *out, VmValue *const *results) {
@@ -143,7 +153,7 @@ void slice_gather(VmSlice *s, const int *fns, ChipOutcome *out, VmValue *const *
     Rd r = {(const unsigned char *)all + off, lens[q], 0};
     if (q == rank) continue;
     for (int c = q * per; c < (q + 1) * per; c++) {
-      get_chip(&r, s, c, out, &at[c]);
+      get_chip(&r, s, c, &p->funcs[fns[c]], out, &at[c]);
       at[c] += at[c] ? off : 0;
       all_ok &= out[c].rc == VM_OK;
     }
