@@ -219,7 +219,8 @@ static void note_raw(Cache *ca, CacheKey raw) {
   ca->last.raw = raw;
 }
 
-/* One event byte appended to DIR/events (H hit, M miss, E eviction);
+/* One event byte appended to DIR/events (H hit, M miss, E eviction, F an
+ * entry filled from rank 0 of an MPI job);
  * appends of one byte are atomic, so concurrent processes never tear it. */
 static void record_event(Cache *ca, char ev) {
   char path[4400];
@@ -482,6 +483,7 @@ bool cache_adopt(Cache *ca, const CacheLastKeys *keys, const uint8_t *img, size_
   if (hit) free(*mine); /* another build's entry under the same versions: rank 0's replaces it */
   cache_put(ca, keys->key, keys->has_raw ? &keys->raw : NULL, img, n);
   ca->metrics.filled++;
+  record_event(ca, 'F');
   return false;
 }
 
@@ -579,11 +581,11 @@ int cache_print_stats(const char *dir, FILE *out) {
   uint64_t total;
   EntryFile *v = list_entries(d, &count, &total);
   free(v);
-  long hits = 0, misses = 0, evictions = 0;
+  long hits = 0, misses = 0, evictions = 0, filled = 0;
   char path[4400];
   snprintf(path, sizeof path, "%s/events", d);
   FILE *f = fopen(path, "rb");
-  for (int ch; f && (ch = fgetc(f)) != EOF;) hits += ch == 'H', misses += ch == 'M', evictions += ch == 'E';
+  for (int ch; f && (ch = fgetc(f)) != EOF;) hits += ch == 'H', misses += ch == 'M', evictions += ch == 'E', filled += ch == 'F';
   if (f) fclose(f);
   snprintf(path, sizeof path, "%s/.since", d);
   long long since = 0;
@@ -594,8 +596,10 @@ int cache_print_stats(const char *dir, FILE *out) {
   time_t t = (time_t)since;
   struct tm tm;
   if (since > 0 && gmtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  fprintf(out, "cache: %s\nentries: %d\nbytes: %llu\nhits: %ld\nmisses: %ld\nevictions: %ld\nsince: %s\n", d, count,
-          (unsigned long long)total, hits, misses, evictions, when);
+  fprintf(out,
+          "cache: %s\nentries: %d\nbytes: %llu\nhits: %ld\nmisses: %ld\nevictions: %ld\nfilled from rank 0: %ld\n"
+          "since: %s\n",
+          d, count, (unsigned long long)total, hits, misses, evictions, filled, when);
   return 0;
 }
 

@@ -4,7 +4,8 @@
 #   - a directory both ranks share: one compile in all; rank 1 hits the
 #     entry rank 0 wrote; a second run hits on both ranks;
 #   - a directory per rank: rank 1's is filled from rank 0 ("filled from
-#     rank 0 1") and holds the same entry; its next run hits there;
+#     rank 0 1", and in tpucc --cache-stats) and holds the same entry; its
+#     next run hits there;
 #   - --no-cache: rank 0 compiles, rank 1 takes its image over MPI;
 #   - a program rank 0 rejects: every rank exits 2, the diagnostic printed
 #     once;
@@ -64,6 +65,10 @@ expect_in "$TMP/out" "$WANT"
 metrics 0 1 0 0
 metrics 1 0 0 1
 [ "$(entries "$TMP/c1")" = 1 ] || fail "rank 1's directory was not filled: $(ls -a "$TMP/c1")"
+"$BUILD/tpucc" --cache-stats --cache-dir="$TMP/c1" >"$TMP/stats" || fail "tpucc --cache-stats exited $?"
+expect_in "$TMP/stats" "filled from rank 0: 1"
+"$BUILD/tpucc" --cache-stats --cache-dir="$TMP/c0" >"$TMP/stats" || fail "tpucc --cache-stats exited $?"
+expect_in "$TMP/stats" "filled from rank 0: 0"
 cmp -s "$TMP/c0/"*.tpuc "$TMP/c1/"*.tpuc || fail "rank 1's entry differs from rank 0's"
 [ "$(ls "$TMP/c0"/*.alias | xargs -n1 basename)" = "$(ls "$TMP/c1"/*.alias | xargs -n1 basename)" ] \
   || fail "rank 1's alias differs from rank 0's"
