@@ -1,7 +1,8 @@
 /* A libtpurun client for an MPI job (testsuite/tools/mpi_runtime.sh):
  * every process of `mpirun -np P mpi_client [CACHE_DIR]` creates a 4-chip
- * client, compiles a 4-chip all_reduce program through the API, runs it
- * twice on per-chip inputs and checks that it gets every chip's results.
+ * client, compiles a 4-chip all_reduce program through the API (and one
+ * with an unbounded dimension, compiled at its run), runs them twice on
+ * per-chip inputs and checks that it gets every chip's results.
  * It prints "rank R: ok, compiles N, disk hits H, disk filled F" (R from
  * OMPI_COMM_WORLD_RANK, 0 outside mpirun; N, H and F the client's
  * metrics) and exits 0, or prints what differs and exits 1.
@@ -28,13 +29,47 @@ static const char program[] =
     "}\n"
     "}\n";
 
+/* The same collective with an unbounded dimension: compiled at its first
+ * run for the argument's type. */
+static const char deferred[] =
+    "func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {\n"
+    "  %0 = \"stablehlo.all_reduce\"(%x) ({\n"
+    "  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
+    "    %t = stablehlo.add %a, %b : tensor<f32>\n"
+    "    stablehlo.return %t : tensor<f32>\n"
+    "  }) {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<?xf32>) -> tensor<?xf32>\n"
+    "  return %0 : tensor<?xf32>\n"
+    "}\n";
+
 /* Prints the client's last failure and returns 1. */
 static int failed(const char *rank, const char *what) {
   printf("rank %s: %s failed: %s\n", rank, what, tpu_error(NULL));
   return 1;
 }
 
-/* Compiles and runs the program on the client's 4 chips; 0 when every
+/* Compiles and runs the deferred program on a 3xf32 every chip gets; 0
+ * when every chip's sum is 4 times it. */
+static int run_deferred(TpuClient *c, const char *rank) {
+  float x[3] = {1, 2, 3}, sum[12];
+  TpuProgram *p;
+  TpuTensor *arg = NULL, *res = NULL;
+  int bad = 0;
+  if (tpu_program_compile(c, deferred, sizeof deferred - 1, &p)) return failed(rank, "tpu_program_compile (deferred)");
+  if (tpu_tensor_from_host(c, "3xf32", x, sizeof x, &arg)) bad = failed(rank, "tpu_tensor_from_host");
+  else if (tpu_program_run(p, NULL, &arg, 1, &res, 1)) bad = failed(rank, "tpu_program_run (deferred)");
+  else if (tpu_tensor_to_host(res, sum, sizeof sum)) bad = failed(rank, "tpu_tensor_to_host (deferred)");
+  for (int i = 0; !bad && i < 12; i++)
+    if (sum[i] != 4 * x[i % 3]) {
+      printf("rank %s: the deferred program's chip %d sum[%d] is %g, expected %g\n", rank, i / 3, i % 3, sum[i],
+             4 * x[i % 3]);
+      bad = 1;
+    }
+  tpu_tensor_release(arg), tpu_tensor_release(res);
+  tpu_program_release(p);
+  return bad;
+}
+
+/* Compiles and runs the programs on the client's 4 chips; 0 when every
  * chip's results are the expected ones. */
 static int run(TpuClient *c, const char *rank) {
   float x[16], w[4] = {1, 1, 1, 2}, sum[16], want[16];
@@ -64,7 +99,7 @@ static int run(TpuClient *c, const char *rank) {
     }
   for (int i = 0; i < 2; i++) tpu_tensor_release(args[i]), tpu_tensor_release(res[i]);
   tpu_program_release(p);
-  return bad;
+  return bad ? bad : run_deferred(c, rank);
 }
 
 /* The counter named key in the client's metrics, or -1. */

@@ -2,9 +2,10 @@
 # libtpurun in an MPI job (docs/runtime.md, "In an MPI job"): BUILD/mpi_client
 # (testsuite/runtime/mpi_client.c) under `mpirun -np 2` and `-np 4` creates a
 # 4-chip client in every process, compiles a 4-chip all_reduce program
-# through the API and checks every chip's results on every rank.
-#   - a shared cache directory: rank 0 compiles once, rank 1 hits its entry;
-#     a second job hits on every rank;
+# through the API (and one with an unbounded dimension, compiled at its
+# run) and checks every chip's results on every rank.
+#   - a shared cache directory: rank 0 compiles each program once, rank 1
+#     hits its entries; a second job hits on every rank;
 #   - a directory per rank: rank 1's is filled from rank 0;
 #   - a program the verifier rejects: every rank gets TPU_ERR_REJECTED with
 #     rank 0's diagnostic;
@@ -25,13 +26,13 @@ mpi() {
 
 # A shared directory: one compile in all, then disk hits everywhere.
 mpi 2 "$CLIENT" "$TMP/shared" || fail "2 processes: exit $?: $(cat "$TMP/out" "$TMP/err")"
-expect_in "$TMP/out" "rank 0: ok, compiles 1, disk hits 0, disk filled 0"
-expect_in "$TMP/out" "rank 1: ok, compiles 0, disk hits 1, disk filled 0"
+expect_in "$TMP/out" "rank 0: ok, compiles 2, disk hits 0, disk filled 0"
+expect_in "$TMP/out" "rank 1: ok, compiles 0, disk hits 2, disk filled 0"
 mpi 2 "$CLIENT" "$TMP/shared" || fail "2 processes, second job: exit $?: $(cat "$TMP/out" "$TMP/err")"
-expect_in "$TMP/out" "rank 0: ok, compiles 0, disk hits 1, disk filled 0"
-expect_in "$TMP/out" "rank 1: ok, compiles 0, disk hits 1, disk filled 0"
+expect_in "$TMP/out" "rank 0: ok, compiles 0, disk hits 2, disk filled 0"
+expect_in "$TMP/out" "rank 1: ok, compiles 0, disk hits 2, disk filled 0"
 mpi 4 "$CLIENT" "$TMP/shared" || fail "4 processes: exit $?: $(cat "$TMP/out" "$TMP/err")"
-[ "$(grep -c ': ok, compiles 0, disk hits 1,' "$TMP/out")" = 4 ] || fail "4 processes: $(cat "$TMP/out")"
+[ "$(grep -c ': ok, compiles 0, disk hits 2,' "$TMP/out")" = 4 ] || fail "4 processes: $(cat "$TMP/out")"
 
 # A directory per rank: rank 1's is filled from rank 0.
 cat >"$TMP/per_rank.sh" <<SH
@@ -40,12 +41,14 @@ exec "$CLIENT" "$TMP/c\$OMPI_COMM_WORLD_RANK" "\$@"
 SH
 chmod +x "$TMP/per_rank.sh"
 mpi 2 "$TMP/per_rank.sh" || fail "per-rank dirs: exit $?: $(cat "$TMP/out" "$TMP/err")"
-expect_in "$TMP/out" "rank 0: ok, compiles 1, disk hits 0, disk filled 0"
-expect_in "$TMP/out" "rank 1: ok, compiles 0, disk hits 0, disk filled 1"
-cmp -s "$TMP/c0/"*.tpuc "$TMP/c1/"*.tpuc || fail "rank 1's entry differs from rank 0's"
+expect_in "$TMP/out" "rank 0: ok, compiles 2, disk hits 0, disk filled 0"
+expect_in "$TMP/out" "rank 1: ok, compiles 0, disk hits 0, disk filled 2"
+for e in "$TMP/c0/"*.tpuc; do
+  cmp -s "$e" "$TMP/c1/$(basename "$e")" || fail "rank 1's $(basename "$e") differs from rank 0's"
+done
 # Rank 1's directory alone, outside mpirun: a hit.
 expect_status 0 "$CLIENT" "$TMP/c1"
-expect_in "$TMP/out" "rank 0: ok, compiles 0, disk hits 1, disk filled 0"
+expect_in "$TMP/out" "rank 0: ok, compiles 0, disk hits 2, disk filled 0"
 
 # A rejected program: every rank gets rank 0's diagnostic.
 mpi 2 "$CLIENT" "$TMP/shared" bad || fail "rejected program: exit $?: $(cat "$TMP/out" "$TMP/err")"
