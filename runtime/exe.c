@@ -192,6 +192,12 @@ static VmProgram *compile_text(TpuClient *c, const char *text, size_t len, const
     char err[512];
     p = vm_program_load(img, n, err, sizeof err);
     if (!p) rt_fail(TPU_ERR_INTERNAL, "%s: the compiled program does not load: %s", name, err);
+    /* Every process of the job runs it, or none. */
+    if (job && vm_mpi_max(c->mpi, p ? 0 : 1) != 0 && p) {
+      vm_program_free(p);
+      p = NULL;
+      rt_fail(TPU_ERR_INTERNAL, "%s: another process of the MPI job could not load rank 0's compiled program", name);
+    }
   } else if (rc == -1) {
     rt_fail(TPU_ERR_RUNTIME, "%s: MPI failed sharing rank 0's compilation", name);
   } else {
