@@ -49,13 +49,29 @@
  * `bytes` is always the size of the full array on one chip: the gathered
  * result of an all_gather, the operand of a reduce_scatter, all_reduce,
  * all_to_all or broadcast, what one source sends for a permute.  A group
- * of one chip costs nothing. */
+ * of one chip costs nothing.
+ *
+ * Multislice (ici_fabric_seconds).  A run's chips may form S slices of
+ * C / S chips each (chip c in slice c / (C / S), at local id c % (C / S)),
+ * every slice its own torus (the mesh above describes one), the slices
+ * joined by the data-center network (DCN): per chip a share of its host's
+ * NICs, dcn_bytes_per_s one way, and a latency dcn_s per message.  A
+ * collective whose group sits in one slice costs what the ICI model gives
+ * on that slice's torus.  One whose group spans k > 1 slices runs
+ * hierarchically, as XLA lays out multislice collectives: an ICI stage
+ * inside every slice among its members, and a DCN stage among the slices
+ * (ici_dcn_seconds derives each kind's formula), one after the other, so
+ * its time is the ICI part (the slowest slice) plus the DCN part.  A
+ * permute's or send/recv's pairs run side by side: a pair inside a slice
+ * takes its ICI time, a pair across slices its DCN time, the slowest pair
+ * sets the time. */
 #ifndef VM_ICI_H
 #define VM_ICI_H
 
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #define ICI_MAX_DIMS 3
 /* Axes longer than this are modeled as this long (VM_MAX_CHIPS chips). */
@@ -216,6 +232,122 @@ static inline double ici_collective_seconds(IciCollective kind, double bytes, co
     return fmax(far * hop_s, bytes / bw);
   default: return 0;
   }
+}
+
+/* Seconds of the DCN stage of a collective among k >= 2 slices with m >= 1
+ * members in each (of a group of n = k x m chips; a slice with fewer
+ * members sets m, its chips carry the largest shard), moving `bytes` (as
+ * above), with bw bytes/s one way per chip and latency alpha per message.
+ * Each stage is a ring over the k slices, run by the m chips of a slice
+ * side by side (the members at one local position form a ring), so a
+ * ring step moves a piece in bw time and costs one alpha:
+ *   - reduce_scatter: the ICI stage leaves every chip the slice's sum of
+ *     a shard of bytes / m; the ring reduce-scatters it over the k slices:
+ *     k - 1 steps of (bytes / m) / k each:
+ *     (k - 1) / k x bytes / m / bw + (k - 1) x alpha.
+ *   - all_gather: the mirror image (the DCN ring first gathers the k
+ *     pieces of bytes / (k m) into a shard of bytes / m, then the ICI
+ *     stage gathers the slice's shards): the same time.
+ *   - all_reduce: reduce-scatter on ICI, all-reduce of the bytes / m shard
+ *     over DCN (a ring reduce-scatter and all-gather: twice the above),
+ *     all-gather on ICI: 2 (k - 1) / k x bytes / m / bw + 2 (k - 1) x alpha.
+ *   - all_to_all: of a chip's bytes, the (k - 1) / k bound for other
+ *     slices leave over its own NIC, to the chip at the same local
+ *     position of each (k - 1 messages; the ICI stage moves the rest):
+ *     (k - 1) / k x bytes / bw + (k - 1) x alpha.
+ *   - collective_broadcast: the whole array goes from the root's slice
+ *     down a pipelined chain through the other k - 1 slices (then each
+ *     broadcasts it on its ICI): bytes / bw + (k - 1) x alpha.
+ *   - collective_permute, send/recv: one pair across slices, one message:
+ *     bytes / bw + alpha. */
+static inline double ici_dcn_seconds(IciCollective kind, double bytes, int k, int m, double bw, double alpha) {
+  if (k <= 1 || bytes < 0 || bw <= 0) return 0;
+  double steps = k - 1, shard = bytes / (m < 1 ? 1 : m);
+  switch (kind) {
+  case ICI_REDUCE_SCATTER: case ICI_ALL_GATHER: return steps / k * shard / bw + steps * alpha;
+  case ICI_ALL_REDUCE: return 2 * (steps / k * shard / bw + steps * alpha);
+  case ICI_ALL_TO_ALL: return steps / k * bytes / bw + steps * alpha;
+  case ICI_COLLECTIVE_BROADCAST: return bytes / bw + steps * alpha;
+  case ICI_COLLECTIVE_PERMUTE: case ICI_SEND_RECV: return bytes / bw + alpha;
+  }
+  return 0;
+}
+
+/* The chips of a run and the networks between them: slices of one torus
+ * each (mesh: one slice's), their ICI links, and the DCN between them. */
+typedef struct IciFabric {
+  IciMesh mesh;
+  int slices;                      /* >= 1; every slice holds ici_mesh_chips(&mesh) chips */
+  double link_bytes_per_s, hop_s;  /* ICI: per link one way, per hop */
+  double dcn_bytes_per_s, dcn_s;   /* DCN: per chip one way, per message */
+} IciFabric;
+
+/* A collective's modeled time, and the parts of it its ICI and DCN stages
+ * take (a permute's: its slowest pair inside a slice and across slices). */
+typedef struct IciTime {
+  double total_s, ici_s, dcn_s;
+} IciTime;
+
+static inline int ici_int_order(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* The permute or send/recv pairs (chips: n / 2 of them) on fabric f. */
+static inline IciTime ici_fabric_pairs(IciCollective kind, double bytes, const int *chips, int n, const IciFabric *f) {
+  IciTime t = {0, 0, 0};
+  int per = (int)ici_mesh_chips(&f->mesh), all = per * f->slices;
+  for (int i = 0; i + 1 < n; i += 2) {
+    int s = chips[i], d = chips[i + 1];
+    if (s < 0 || d < 0 || s >= all || d >= all || s == d) continue;
+    if (s / per == d / per) {
+      int pair[2] = {s % per, d % per};
+      t.ici_s = fmax(t.ici_s, ici_collective_seconds(kind, bytes, pair, 2, &f->mesh, f->link_bytes_per_s, f->hop_s));
+    } else {
+      t.dcn_s = fmax(t.dcn_s, ici_dcn_seconds(kind, bytes, 2, 1, f->dcn_bytes_per_s, f->dcn_s));
+    }
+  }
+  t.total_s = fmax(t.ici_s, t.dcn_s);
+  return t;
+}
+
+/* Seconds of the collective `kind` among the n chips (run-wide ids; a
+ * permute or send/recv: n / 2 pairs) moving `bytes`, on fabric f (see the
+ * header comment, Multislice).  scratch: room for n ints.  With one slice
+ * this is ici_collective_seconds on its torus; ids outside the run are
+ * ignored. */
+static inline IciTime ici_fabric_seconds(IciCollective kind, double bytes, const int *chips, int n, const IciFabric *f,
+                                         int *scratch) {
+  if (f->slices <= 1) {
+    double s = ici_collective_seconds(kind, bytes, chips, n, &f->mesh, f->link_bytes_per_s, f->hop_s);
+    return (IciTime){s, s, 0};
+  }
+  if (kind == ICI_COLLECTIVE_PERMUTE || kind == ICI_SEND_RECV) return ici_fabric_pairs(kind, bytes, chips, n, f);
+  /* The members by chip id, so each slice's are a run; a broadcast's
+   * root first in its slice's. */
+  int per = (int)ici_mesh_chips(&f->mesh), all = per * f->slices, kept = 0, root = -1;
+  for (int i = 0; i < n; i++)
+    if (chips[i] >= 0 && chips[i] < all) scratch[kept++] = chips[i];
+  if (kept > 0) root = chips[0];
+  qsort(scratch, (size_t)kept, sizeof *scratch, ici_int_order);
+  IciTime t = {0, 0, 0};
+  int k = 0, fewest = kept;
+  for (int lo = 0, hi; lo < kept; lo = hi) {
+    int slice = scratch[lo] / per;
+    for (hi = lo; hi < kept && scratch[hi] / per == slice; hi++)
+      if (scratch[hi] == root && hi > lo) scratch[hi] = scratch[lo], scratch[lo] = root;
+    for (int i = lo; i < hi; i++) scratch[i] %= per;
+    /* all_to_all: the slice's stage exchanges only the blocks its members
+     * send one another, hi - lo of the kept (all of them in one slice). */
+    double b = kind == ICI_ALL_TO_ALL ? bytes * (hi - lo) / kept : bytes;
+    t.ici_s = fmax(t.ici_s, ici_collective_seconds(kind, b, scratch + lo, hi - lo, &f->mesh, f->link_bytes_per_s,
+                                                   f->hop_s));
+    if (hi - lo < fewest) fewest = hi - lo;
+    k++;
+  }
+  t.dcn_s = ici_dcn_seconds(kind, bytes, k, fewest, f->dcn_bytes_per_s, f->dcn_s);
+  t.total_s = t.ici_s + t.dcn_s;
+  return t;
 }
 
 #endif

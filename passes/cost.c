@@ -423,7 +423,7 @@ static double f32_passes(const Op *op) {
 /* Work of one op, without the HBM traffic of its operands and results. */
 
 typedef struct Work {
-  double flops, mxu_flops, mxu_s, vpu_ops, ici_s;
+  double flops, mxu_flops, mxu_s, vpu_ops, ici_s, dcn_s;
   double ideal_mxu_s; /* MXU FLOPs at the peak rate of their dtype: util = ideal / time */
   double extra_bytes; /* HBM re-reads of tiled contractions */
 } Work;
@@ -543,18 +543,34 @@ static int group_chips(GroupMode gm, const Attr *ids, int64_t first, int64_t n, 
   return k;
 }
 
-/* ICI seconds of a collective (common/ici.h): its groups resolved to chips of
- * the module's slice, mhlo.num_replicas x mhlo.num_partitions (default 1,
- * grown to hold every id the op names), sitting on the target's default
- * torus; the slowest group sets the time.  A group of one chip, or a
- * slice beyond COST_MAX_CHIPS, costs nothing. */
-static double collective_seconds(const Op *op, const Target *t) {
+/* The run's chips (the module's) on the target: tpu.num_slices slices
+ * (tpucc --slices; 1 when absent or when it does not divide the chips),
+ * each on the target's default torus of its share of the chips. */
+static IciFabric fabric_of(const Op *op, const Target *t, int64_t chips) {
+  int64_t slices = module_int(op, "tpu.num_slices", 1);
+  if (chips % slices) slices = 1;
+  IciFabric f = {.slices = (int)slices, .link_bytes_per_s = t->ici_bytes_per_s, .hop_s = TARGET_ICI_HOP_S,
+                 .dcn_bytes_per_s = t->dcn_bytes_per_s, .dcn_s = t->dcn_s};
+  ici_default_mesh((int)(chips / slices), t->torus_dims, &f.mesh);
+  return f;
+}
+
+/* The slower of two collective times. */
+static IciTime slower(IciTime a, IciTime b) { return b.total_s > a.total_s ? b : a; }
+
+/* Seconds of a collective (common/ici.h), ICI and DCN: its groups resolved
+ * to the module's chips, mhlo.num_replicas x mhlo.num_partitions (default
+ * 1, grown to hold every id the op names), in tpu.num_slices slices of the
+ * target's default torus (fabric_of); the slowest group sets the time.  A
+ * group of one chip, or a run beyond COST_MAX_CHIPS chips, costs nothing. */
+static IciTime collective_seconds(const Op *op, const Target *t) {
   IciCollective kind;
-  if (!ici_kind_of(op, &kind)) return 0;
+  IciTime none = {0, 0, 0};
+  if (!ici_kind_of(op, &kind)) return none;
   bool pairs = kind == ICI_COLLECTIVE_PERMUTE || kind == ICI_SEND_RECV;
   int64_t rows = 0, cols = 0;
   const Attr *ids = id_rows(op, pairs ? "source_target_pairs" : "replica_groups", &rows, &cols);
-  if (pairs && (!ids || cols != 2)) return 0;
+  if (pairs && (!ids || cols != 2)) return none;
   if (!ids) rows = cols = 0;
   GroupMode gm = op->kind == OP_CROSS_REPLICA_SUM ? GM_REPLICA : group_mode(op);
   int64_t reps = module_int(op, "mhlo.num_replicas", 1), parts = module_int(op, "mhlo.num_partitions", 1), top = -1;
@@ -562,25 +578,28 @@ static double collective_seconds(const Op *op, const Target *t) {
     int64_t id = dense_get_int(ids, i);
     if (id > top) top = id;
   }
-  if (top >= COST_MAX_CHIPS || reps > COST_MAX_CHIPS || parts > COST_MAX_CHIPS) return 0;
+  if (top >= COST_MAX_CHIPS || reps > COST_MAX_CHIPS || parts > COST_MAX_CHIPS) return none;
   if (gm == GM_PARTITION && top >= parts) parts = top + 1;
   if ((gm == GM_REPLICA || gm == GM_REPLICA_AND_PARTITION) && top >= reps) reps = top + 1;
   if (gm == GM_FLATTENED && top >= reps * parts) reps = (top + parts) / parts;
   int64_t chips = reps * parts;
-  if (chips > COST_MAX_CHIPS) return 0;
-  IciMesh mesh;
-  ici_default_mesh((int)chips, t->torus_dims, &mesh);
+  if (chips > COST_MAX_CHIPS) return none;
+  IciFabric fabric = fabric_of(op, t, chips);
   double bytes = op->kind == OP_ALL_GATHER ? result_bytes(op) : operand_bytes(op);
   int64_t cap = 2 * chips + 2;
-  int *group = malloc(sizeof(int) * (size_t)cap);
-  if (!group) return 0;
-  double worst = 0;
+  int *group = malloc(sizeof(int) * (size_t)cap), *scratch = malloc(sizeof(int) * (size_t)cap);
+  IciTime worst = none;
+  if (!group || !scratch) {
+    free(group);
+    free(scratch);
+    return none;
+  }
   if (rows * cols == 0) {
     /* No groups: one of every replica (partition, chip) of the mode. */
     int n = 0;
     int64_t step = gm == GM_REPLICA ? parts : 1, count = gm == GM_REPLICA ? reps : gm == GM_PARTITION ? parts : chips;
     for (int64_t i = 0; i < count; i++) group[n++] = (int)(i * step);
-    worst = pairs ? 0 : ici_collective_seconds(kind, bytes, group, n, &mesh, t->ici_bytes_per_s, TARGET_ICI_HOP_S);
+    worst = pairs ? none : ici_fabric_seconds(kind, bytes, group, n, &fabric, scratch);
   } else if (pairs) {
     GroupMode pm = gm == GM_REPLICA ? GM_REPLICA : GM_PARTITION;
     int n = 0;
@@ -588,16 +607,24 @@ static double collective_seconds(const Op *op, const Target *t) {
       int pair[2];
       if (group_chips(pm, ids, 2 * r, 2, parts, pair, 2) == 2 && n + 2 <= cap) group[n++] = pair[0], group[n++] = pair[1];
     }
-    worst = ici_collective_seconds(kind, bytes, group, n, &mesh, t->ici_bytes_per_s, TARGET_ICI_HOP_S);
+    worst = ici_fabric_seconds(kind, bytes, group, n, &fabric, scratch);
   } else {
     for (int64_t r = 0; r < rows; r++) {
       int n = group_chips(gm, ids, r * cols, cols, parts, group, cap);
-      double sec = ici_collective_seconds(kind, bytes, group, n, &mesh, t->ici_bytes_per_s, TARGET_ICI_HOP_S);
-      if (sec > worst) worst = sec;
+      worst = slower(worst, ici_fabric_seconds(kind, bytes, group, n, &fabric, scratch));
     }
   }
   free(group);
+  free(scratch);
   return worst;
+}
+
+/* A collective's seconds into w: all of them as ICI (the unit that
+ * carries them), the DCN part also apart. */
+static void collective_work(const Op *op, const Target *t, Work *w) {
+  IciTime c = collective_seconds(op, t);
+  w->ici_s += c.total_s;
+  w->dcn_s += c.dcn_s;
 }
 
 /* Window elements of a reduce_window / select_and_scatter. */
@@ -696,13 +723,13 @@ static void op_work(const Op *op, const Target *t, Work *w, bool fused) {
     return;
   case CK_ALL_GATHER: case CK_REDUCE_SCATTER: case CK_ALL_REDUCE: case CK_CROSS_REPLICA_SUM:
   case CK_ALL_TO_ALL: case CK_COLLECTIVE_BROADCAST: case CK_COLLECTIVE_PERMUTE:
-    w->ici_s += collective_seconds(op, t);
+    collective_work(op, t, w);
     if (op->nregions || cost_kind(op) == CK_CROSS_REPLICA_SUM) {
       w->flops += num_elems(in);
       w->vpu_ops += tiled_elems(in) * op_vpu_factor(op);
     }
     return;
-  case CK_SEND: w->ici_s += collective_seconds(op, t); return;
+  case CK_SEND: collective_work(op, t, w); return;
   case CK_OPAQUE: return; /* unknown work: only their HBM traffic is modeled */
   default:
     /* Data movement: broadcast, transpose, slice, concatenate, pad, gather,
@@ -751,6 +778,7 @@ static OpCost finish(const Work *w, double hbm_bytes, const Target *t) {
   c.vpu_s = w->vpu_ops / target_vpu_ops_per_s(t);
   c.hbm_s = hbm_bytes / t->hbm_bytes_per_s;
   c.ici_s = w->ici_s;
+  c.dcn_s = w->dcn_s;
   double m = c.mxu_s;
   c.bound = BOUND_MXU;
   if (c.vpu_s > m) m = c.vpu_s, c.bound = BOUND_VPU;
@@ -779,6 +807,7 @@ static void sum_add(Sum *s, const OpCost *c) {
   s->c.vpu_s += c->vpu_s;
   s->c.hbm_s += c->hbm_s;
   s->c.ici_s += c->ici_s;
+  s->c.dcn_s += c->dcn_s;
   s->c.time_s += c->time_s;
   s->by_bound[c->bound] += c->time_s;
   s->ideal_mxu_s += c->mxu_util * c->time_s;
@@ -889,6 +918,7 @@ typedef struct Streams {
   double clock_s;    /* the compute stream */
   double ici_free_s; /* when the ICI stream is next free */
   double compute_s, ici_s, exposed_s; /* busy times; compute time spent waiting for the ICI */
+  double dcn_s;      /* of ici_s, the DCN stages of collectives across slices */
   Table ends;        /* tpu.async_start Op* -> (double *) end of its transfer */
 } Streams;
 
@@ -913,6 +943,7 @@ static void streams_row(Streams *s, const Op *op, const OpCost *c) {
     double start = fmax(s->clock_s, s->ici_free_s);
     s->ici_free_s = start + c->time_s;
     s->ici_s += c->time_s;
+    s->dcn_s += c->dcn_s;
     double *end = malloc(sizeof *end);
     if (!end) return; /* the done then waits for nothing: a report, not a failure */
     *end = s->ici_free_s;
@@ -925,12 +956,14 @@ static void streams_row(Streams *s, const Op *op, const OpCost *c) {
     double end = fmax(s->clock_s, s->ici_free_s) + c->time_s;
     s->exposed_s += end - s->clock_s;
     s->ici_s += c->time_s;
+    s->dcn_s += c->dcn_s;
     s->clock_s = s->ici_free_s = end;
     return;
   }
   s->clock_s += c->time_s;
   s->compute_s += c->time_s - c->ici_s;
   s->ici_s += c->ici_s;
+  s->dcn_s += c->dcn_s;
   s->exposed_s += c->ici_s;
 }
 
@@ -1009,6 +1042,26 @@ static void spmd_report(const PassContext *pc, FILE *out) {
   fprintf(out, "%s\n", total ? "" : " no collectives");
 }
 
+/* The multislice line (tpu.num_slices > 1): the slices, the DCN figures
+ * and the part of the ICI stream's time its DCN stages took. */
+static void multislice_report(const Module *m, const Target *t, const Streams *st, FILE *out) {
+  const Attr *a = op_attr(m->op, "tpu.num_slices");
+  int64_t slices = 1;
+  if (!a || !attr_as_int(a, &slices) || slices <= 1) return;
+  int64_t chips = 1, v;
+  static const char *const counts[2] = {"mhlo.num_replicas", "mhlo.num_partitions"};
+  for (int i = 0; i < 2; i++)
+    if ((a = op_attr(m->op, counts[i])) && attr_as_int(a, &v) && v >= 1) chips *= v;
+  if (chips % slices) {
+    fprintf(out, "dcn: tpu.num_slices = %lld does not divide the %lld chips: one slice modeled\n", (long long)slices,
+            (long long)chips);
+    return;
+  }
+  fprintf(out, "dcn: %lld slices of %lld chips, DCN %.3f GB/s per chip one way, %.1f us a message; DCN %.3f us of the "
+          "ICI stream's %.3f us\n", (long long)slices, (long long)(chips / slices), t->dcn_bytes_per_s / 1e9,
+          t->dcn_s * 1e6, st->dcn_s * 1e6, st->ici_s * 1e6);
+}
+
 void cost_report(const PassContext *pc, FILE *out) {
   const Module *m = pc->m;
   const Target *t = pc->target;
@@ -1053,4 +1106,5 @@ void cost_report(const PassContext *pc, FILE *out) {
   layout_report(pc, out);
   fprintf(out, "streams: compute %.3f us, ICI %.3f us; total %.3f us, of which ICI exposed %.3f us\n",
           st->compute_s * 1e6, st->ici_s * 1e6, tot.time_s * 1e6, st->exposed_s * 1e6);
+  multislice_report(m, t, st, out);
 }

@@ -24,6 +24,7 @@ typedef struct OpCost {
   double vpu_ops;      /* vector-unit element operations */
   double hbm_bytes;    /* bytes read and written in HBM, tiled layouts */
   double mxu_s, vpu_s, hbm_s, ici_s; /* time of each unit alone */
+  double dcn_s;        /* of ici_s, the part on the DCN between slices (tpu.num_slices) */
   double time_s;       /* modeled time: the max of the above + issue overhead; 0 for free ops */
   CostBound bound;     /* the unit that sets time_s */
   double mxu_util;     /* flops / (time_s * peak MXU rate); 0 without MXU work */

@@ -4,8 +4,9 @@
 #include <string.h>
 
 static const Target targets[] = {
-#define TARGET(id, name, mxu, tflops, tops, hbm_gib, hbm_gbps, vmem_mib, ici_gbps, torus) \
-  {name, mxu, tflops * 1e12, tops * 1e12, (uint64_t)hbm_gib << 30, hbm_gbps * 1e9, (uint64_t)vmem_mib << 20, ici_gbps * 1e9, torus},
+#define TARGET(id, name, mxu, tflops, tops, hbm_gib, hbm_gbps, vmem_mib, ici_gbps, torus, dcn_gbps, dcn_us) \
+  {name, mxu, tflops * 1e12, tops * 1e12, (uint64_t)hbm_gib << 30, hbm_gbps * 1e9, (uint64_t)vmem_mib << 20, ici_gbps * 1e9, \
+   torus, dcn_gbps * 1e9, dcn_us * 1e-6},
 #include "passes/targets.def"
 #undef TARGET
 };

@@ -15,6 +15,8 @@ typedef struct Target {
   uint64_t vmem_bytes;  /* on-chip scratch */
   double ici_bytes_per_s; /* per link, one way */
   int torus_dims;       /* 2 or 3 */
+  double dcn_bytes_per_s; /* between slices: per chip, one way */
+  double dcn_s;           /* latency of a DCN message */
 } Target;
 
 /* Model assumptions, explicit (DESIGN.md §2). */

@@ -22,7 +22,29 @@ void compile_defaults(CompileOptions *o) {
   o->max_input_bytes = 2ull << 30;
 }
 
+/* A module integer attribute, 1 when absent or not a positive integer. */
+static int64_t module_count(const Module *m, const char *name) {
+  const Attr *a = op_attr(m->op, name);
+  int64_t v;
+  return a && attr_as_int(a, &v) && v >= 1 ? v : 1;
+}
+
+/* tpu.num_slices = o->slices on m, once its chips split into that many
+ * slices; false after a diagnostic. */
+static bool set_slices(Context *c, Module *m, const CompileOptions *o) {
+  if (o->slices <= 1) return true;
+  int64_t reps = module_count(m, "mhlo.num_replicas"), parts = module_count(m, "mhlo.num_partitions");
+  if ((reps * parts) % o->slices) {
+    op_error(c, m->op, "--slices=%d does not divide the module's %lld chips (mhlo.num_replicas %lld x "
+             "mhlo.num_partitions %lld)", o->slices, (long long)(reps * parts), (long long)reps, (long long)parts);
+    return false;
+  }
+  op_set_attr(c, m->op, "tpu.num_slices", attr_i64(c, o->slices));
+  return true;
+}
+
 bool compile_optimize(Context *c, Module *m, const CompileOptions *o, PassContext *out) {
+  if (!set_slices(c, m, o)) return false;
   PassContext pc = {.c = c, .m = m, .target = target_lookup(o->target ? o->target : "v5e"),
                     .opt_level = o->opt_level};
   if (!pc.target) pc.target = target_default();
@@ -88,8 +110,9 @@ CacheKeyOptions compile_cache_key_options(const CompileOptions *o, char *buf, si
     for (int i = 0; i < o->passes.n && used < n; i++)
       used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? "," : "", pass_name(o->passes.ids[i]));
   } else {
-    snprintf(buf, n, "-O%d", o->opt_level);
+    used = (size_t)snprintf(buf, n, "-O%d", o->opt_level);
   }
+  if (o->slices > 1 && used < n) snprintf(buf + used, n - used, ",slices=%d", o->slices);
   return (CacheKeyOptions){.compiler_version = TPUCC_VERSION, .target = t ? t->name : "v5e", .options = buf};
 }
 

@@ -41,13 +41,19 @@ typedef struct CompileOptions {
    * dimensions (always when refine_always: tpucc --input-shape). */
   RefineSpec refine;
   bool refine_always;
+  /* tpucc --slices: the module's chips form this many slices joined by
+   * the DCN (common/ici.h), for the cost model; 0 or 1: one slice. */
+  int slices;
 } CompileOptions;
 
 /* Defaults: v5e, -O2. */
 void compile_defaults(CompileOptions *o);
 
 /* Runs the optimization pipeline of o over a verified module; false after
- * diagnostics.  pc (may be NULL) receives the analyses' results. */
+ * diagnostics.  pc (may be NULL) receives the analyses' results.  With
+ * o->slices > 1 the module gets tpu.num_slices (what the cost model
+ * reads); a module whose chips (mhlo.num_replicas x mhlo.num_partitions)
+ * it does not divide is refused. */
 bool compile_optimize(Context *c, Module *m, const CompileOptions *o, PassContext *pc);
 
 /* Runs refine-shapes over a verified module when it has unbounded
@@ -74,7 +80,7 @@ BackendOptions compile_backend_options(const CompileOptions *o);
 bool compile_lower(Context *c, Module *m, const CompileOptions *o, uint8_t **out, size_t *outlen);
 
 /* The key options of o: compiler version, target, output-changing options
- * ("-O2", or the explicit pass list), into buf. */
+ * ("-O2", or the explicit pass list, then ",slices=S" for S > 1), into buf. */
 CacheKeyOptions compile_cache_key_options(const CompileOptions *o, char *buf, size_t n);
 
 /* Optimizes and lowers a verified module in memory, through the cache when

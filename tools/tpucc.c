@@ -40,6 +40,11 @@ static const char usage_text[] =
     "                         modeled time, bound unit, MXU utilization; program\n"
     "                         total and peak HBM) to standard output; emits\n"
     "                         nothing unless -o is given\n"
+    "  --slices=S             the module's chips form S slices (default 1), each its own\n"
+    "                         ICI torus, joined by the data-center network (DCN): the\n"
+    "                         cost model gives collectives across slices a DCN stage and\n"
+    "                         --report a dcn: line (docs/passes.md); S must divide\n"
+    "                         mhlo.num_replicas x mhlo.num_partitions (else exit 2)\n"
     "  --verify-only          parse and verify (shardings included), print diagnostics,\n"
     "                         emit nothing\n"
     "  --split-input-file     treat '// -----' separated chunks as separate modules\n"
@@ -115,6 +120,11 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->explain_cache = true;
     } else if (strcmp(a, "--report") == 0) {
       o->report = true;
+    } else if (strncmp(a, "--slices=", 9) == 0) {
+      char *end;
+      long n = strtol(a + 9, &end, 10);
+      if (*end || !a[9] || n < 1 || n > 4096) return usage_error("invalid --slices count '%s' (1 to 4096)", a + 9);
+      o->compile.slices = (int)n;
     } else if (strcmp(a, "--split-input-file") == 0) {
       o->split = true;
     } else if (strncmp(a, "--input-shape=", 14) == 0) {

@@ -71,7 +71,13 @@ static const char usage_text[] =
     "                         1 with --check, whose programs use interpreter.run_parallel)\n"
     "  --partitions=M         ... of M partitions each (default: mhlo.num_partitions, or 1)\n"
     "  --mesh=AxB[xC]         the torus the N*M chips sit on, row-major (default: the\n"
-    "                         squarest one of the target's 2 or 3 dimensions)\n"
+    "                         squarest one of the target's 2 or 3 dimensions); with\n"
+    "                         --slices, the torus of one slice\n"
+    "  --slices=S             the N*M chips form S slices (default 1) of N*M/S chips,\n"
+    "                         chip c in slice c/(N*M/S), each its own torus, joined by\n"
+    "                         the data-center network (DCN): collectives across slices\n"
+    "                         take a DCN stage in the modeled time (docs/chips.md);\n"
+    "                         S must divide N*M (else exit 1)\n"
     "                         With several chips every chip runs the function; an input\n"
     "                         of the parameter's type goes to every chip, one of type\n"
     "                         CHIPSx<type> gives chip c its slice c; each result is the\n"
@@ -88,8 +94,9 @@ static const char usage_text[] =
     "                         buffers, the highest over chips and runs; arguments and\n"
     "                         constants are not in it) to stderr at the end\n"
     "  --trace=FILE.json      write a Chrome/Perfetto trace of the modeled timeline: one\n"
-    "                         process per chip, one track per unit (MXU, VPU, DMA, ICI);\n"
-    "                         open it in ui.perfetto.dev or chrome://tracing\n"
+    "                         process per chip, one track per unit (MXU, VPU, DMA, ICI;\n"
+    "                         DCN across --slices); open it in ui.perfetto.dev or\n"
+    "                         chrome://tracing\n"
     "  --profile              after the results, print a table (to stdout) of the host\n"
     "                         time of each top-level op of the function beside its\n"
     "                         modeled TPU time, bound unit, MXU utilization, FLOPs and\n"
@@ -128,6 +135,7 @@ typedef struct Options {
   double timeout_s;   /* --timeout, 0: none */
   int replicas, partitions; /* 0: from the program */
   VmMesh mesh;              /* ndims 0: the default for the chips */
+  int slices;               /* --slices, 0: one */
   CompileOptions compile;
   const char *compile_only; /* the first --target/-O/--passes given: only for .mlir input */
   VmMpi *mpi;               /* under mpirun: this process's link to the others, else NULL */
@@ -227,6 +235,12 @@ static int parse_args(int argc, char **argv, Options *o) {
       if (*end || !*v || n < 1 || n > VM_MAX_CHIPS)
         return usage_error(rep ? "invalid --replicas count '%s' (1 to 4096)" : "invalid --partitions count '%s' (1 to 4096)", v);
       *(rep ? &o->replicas : &o->partitions) = (int)n;
+    }
+    else if (strncmp(a, "--slices=", 9) == 0) {
+      char *end;
+      long n = strtol(a + 9, &end, 10);
+      if (*end || !a[9] || n < 1 || n > VM_MAX_CHIPS) return usage_error("invalid --slices count '%s' (1 to 4096)", a + 9);
+      o->slices = (int)n;
     }
     else if (strncmp(a, "--mesh=", 7) == 0) {
       if (!parse_mesh(a + 7, &o->mesh)) return usage_error("invalid --mesh '%s' (expected AxB or AxBxC, each at least 1)", a + 7);
@@ -391,16 +405,20 @@ static int write_trace(const Options *o, const VmProgram *p, const VmTimeline *c
 }
 
 /* The modeled step of a run: the latest chip's clock, with the ICI time
- * the chips waited for (printed with --profile and --trace). */
-static void print_modeled_step(const VmTimeline *const *chips, int n) {
-  double step = 0, exposed = 0, ici = 0;
+ * the chips waited for (printed with --profile and --trace); across
+ * slices, the DCN part of the ICI busy time too. */
+static void print_modeled_step(const VmTimeline *const *chips, int n, int slices) {
+  double step = 0, exposed = 0, ici = 0, dcn = 0;
   for (int c = 0; c < n; c++) {
     if (chips[c]->clock_s > step) step = chips[c]->clock_s;
     if (chips[c]->exposed_s > exposed) exposed = chips[c]->exposed_s;
     if (chips[c]->ici_s > ici) ici = chips[c]->ici_s;
+    if (chips[c]->dcn_s > dcn) dcn = chips[c]->dcn_s;
   }
-  printf("modeled step: %.3f us on %d chip%s (ICI busy %.3f us, of which the chips waited %.3f us)\n", step * 1e6, n,
+  printf("modeled step: %.3f us on %d chip%s (ICI busy %.3f us, of which the chips waited %.3f us", step * 1e6, n,
          n == 1 ? "" : "s", ici * 1e6, exposed * 1e6);
+  if (slices > 1) printf("; %d slices, DCN busy %.3f us of the ICI's", slices, dcn * 1e6);
+  printf(")\n");
 }
 
 /* The --input spec of parameter i: "random" (or none) and SHAPE=random
@@ -463,7 +481,7 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
     }
     if (rc == EXIT_OK && o->profile) vm_profile_print(vm_exec_profile(x), stdout);
     const VmTimeline *tl = vm_exec_timeline(x);
-    if (rc == EXIT_OK && (o->profile || o->trace)) print_modeled_step(&tl, 1);
+    if (rc == EXIT_OK && (o->profile || o->trace)) print_modeled_step(&tl, 1, 1);
     if (rc == EXIT_OK && o->trace) rc = write_trace(o, p, &tl, 1, 1);
   }
   for (uint32_t i = 0; args && i < fn->n_params; i++) vm_value_free(&args[i]);
@@ -647,7 +665,7 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
     }
     const VmTimeline **tls = rc == EXIT_OK && (o->profile || o->trace) ? calloc((size_t)n, sizeof *tls) : NULL;
     for (int c = 0; tls && c < n; c++) tls[c] = vm_slice_timeline(slice, c);
-    if (tls) print_modeled_step(tls, n);
+    if (tls) print_modeled_step(tls, n, o->slices);
     if (tls && o->trace && rank0) rc = write_trace(o, p, tls, n, mesh->partitions);
     free(tls);
   }
@@ -687,7 +705,13 @@ static int slice_of(const Options *o, const VmProgram *p, const char *name, VmMe
             "its global values\n", name, p->num_partitions, mesh.partitions);
     return EXIT_USAGE;
   }
-  if (!o->mesh.ndims && p->mesh_rank && mesh.replicas == 1) { /* the shardings' device mesh */
+  int slices = o->slices > 1 ? o->slices : 1;
+  if (chips % slices) {
+    fprintf(stderr, "tpurun: --slices=%d does not divide the run's %d replicas x %d partitions = %d chips\n", slices,
+            mesh.replicas, mesh.partitions, chips);
+    return EXIT_USAGE;
+  }
+  if (!o->mesh.ndims && p->mesh_rank && mesh.replicas == 1 && slices == 1) { /* the shardings' device mesh */
     mesh.ndims = p->mesh_rank;
     memcpy(mesh.dims, p->mesh, sizeof mesh.dims);
   }
@@ -698,9 +722,13 @@ static int slice_of(const Options *o, const VmProgram *p, const char *name, VmMe
   }
   if (o->mesh.ndims) {
     int held = o->mesh.dims[0] * o->mesh.dims[1] * (o->mesh.ndims == 3 ? o->mesh.dims[2] : 1);
-    if (held != chips) {
-      fprintf(stderr, "tpurun: --mesh holds %d chips, the run has %d replicas x %d partitions = %d\n", held,
-              mesh.replicas, mesh.partitions, chips);
+    if (held != chips / slices) {
+      if (slices > 1)
+        fprintf(stderr, "tpurun: --mesh holds %d chips, a slice of the run's %d replicas x %d partitions in %d slices "
+                "has %d\n", held, mesh.replicas, mesh.partitions, slices, chips / slices);
+      else
+        fprintf(stderr, "tpurun: --mesh holds %d chips, the run has %d replicas x %d partitions = %d\n", held,
+                mesh.replicas, mesh.partitions, chips);
       return EXIT_USAGE;
     }
     mesh.ndims = o->mesh.ndims;
@@ -723,6 +751,9 @@ static int run_program(const Options *o, const char *name, const char *source, V
                   .ici_link_bytes_per_s = target->ici_bytes_per_s,
                   .ici_hop_s = TARGET_ICI_HOP_S,
                   .torus_dims = target->torus_dims,
+                  .slices = o->slices,
+                  .dcn_bytes_per_s = target->dcn_bytes_per_s,
+                  .dcn_s = target->dcn_s,
                   .run_checks = o->check,
                   .seed = o->seed,
                   .profile = o->profile,

@@ -56,10 +56,21 @@ const VmFunc *vm_exec_func(const VmExec *x);
 /* Modeled seconds this chip has run (its clock on the modeled timeline). */
 double vm_exec_clock(const VmExec *x);
 /* The executing instruction was a collective that started at start_s and
- * takes dur_s on the ICI: puts it on the chip's timeline; returns its end. */
-double vm_exec_collective_ran(VmExec *x, double start_s, double dur_s);
+ * takes dur_s on the ICI (dcn_s of it on the DCN between slices): puts it
+ * on the chip's timeline; returns its end. */
+double vm_exec_collective_ran(VmExec *x, double start_s, double dur_s, double dcn_s);
 /* A chip whose run another chip's failure or a deadlock ended: its own
  * error is not the run's. */
+/* Deferred meetings (vm/chips/chips.c): the executing asynchronous
+ * collective arrived at its meeting without waiting; the interpreter
+ * completes it when its results are first used (their async_done),
+ * running its kernel again while vm_exec_completing returns the meeting. */
+void vm_exec_defer(VmExec *x, void *meeting);
+void *vm_exec_completing(const VmExec *x);
+/* The copies of chip's operands a meeting keeps, for the completion. */
+const VmTensor *vm_meeting_inputs(const void *meeting, int chip);
+/* A chip that will not complete its deferred meeting (it failed) leaves. */
+void vm_meeting_abandon(VmExec *x, void *meeting);
 void vm_exec_mark_victim(VmExec *x);
 bool vm_exec_is_victim(const VmExec *x);
 void vm_exec_reset_chip(VmExec *x);

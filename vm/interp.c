@@ -92,6 +92,14 @@ struct VmExec {
   bool victim;          /* the run was ended by another chip or a deadlock */
   bool ran_collective;  /* the instruction just run met its group (its time is on the ICI) */
   double collective_end_s; /* ... and when its transfer ends */
+  /* Deferred meetings (vm/chips/chips.c): the asynchronous collectives
+   * this chip started and has not completed, oldest first; the one being
+   * completed; what the kernel just deferred (defer_*). */
+  struct VmPending *pending, *completing;
+  void *defer_meeting;
+  size_t defer_event;
+  double defer_clock;
+  bool deferred; /* the instruction just run was deferred */
   VmTimeline timeline;  /* the modeled timeline of the entry function */
   VmPool *pool;         /* helper threads of vm_parallel_for (vm/parallel.c) */
   /* Large blocks the runs freed, kept for later allocations of the same
@@ -351,10 +359,116 @@ const VmFunc *vm_exec_func(const VmExec *x) { return x->func; }
 double vm_exec_clock(const VmExec *x) { return x->timeline.clock_s; }
 const VmTimeline *vm_exec_timeline(const VmExec *x) { return &x->timeline; }
 
-double vm_exec_collective_ran(VmExec *x, double start_s, double dur_s) {
+/* An asynchronous collective deferred to its first use: its meeting, its
+ * start instruction, its results (referenced until completed), its place
+ * on the timeline. */
+typedef struct VmPending {
+  struct VmPending *next;
+  void *meeting;
+  const VmInstr *ins;
+  uint32_t nout;
+  VmBuf **outs;
+  VmTensor *out;
+  size_t event;
+  double clock_s, end_s;
+} VmPending;
+
+void vm_exec_defer(VmExec *x, void *meeting) {
+  x->defer_meeting = meeting;
+  x->ran_collective = true;
+  x->defer_event = vm_timeline_reserve(&x->timeline, x->ins ? x->ins->loc : 0);
+  x->defer_clock = x->timeline.clock_s;
+}
+
+void *vm_exec_completing(const VmExec *x) { return x->completing ? x->completing->meeting : NULL; }
+
+/* The completion's collective time, where its start reserved it. */
+static double completed_collective(VmExec *x, double start_s, double dur_s, double dcn_s) {
+  VmPending *p = x->completing;
+  p->end_s = vm_timeline_collective_at(&x->timeline, p->event, p->clock_s, start_s, dur_s, dcn_s);
+  return p->end_s;
+}
+
+/* The kernel of ins deferred its meeting: keeps what the completion needs
+ * (results out, of registers x->regs[ins->out]). */
+static int keep_pending(VmExec *x, const VmInstr *ins, const VmTensor *out) {
+  VmPending *p = calloc(1, sizeof *p);
+  if (p) {
+    p->outs = calloc(ins->n_out + 1, sizeof *p->outs);
+    p->out = calloc(ins->n_out + 1, sizeof *p->out);
+  }
+  if (!p || !p->outs || !p->out) {
+    if (p) free(p->outs);
+    free(p);
+    vm_meeting_abandon(x, x->defer_meeting);
+    return trapf(x, ins, "out of host memory");
+  }
+  *p = (VmPending){NULL, x->defer_meeting, ins, ins->n_out, p->outs, p->out, x->defer_event, x->defer_clock, 0};
+  for (uint32_t i = 0; i < ins->n_out; i++) {
+    p->outs[i] = buf_ref(x->regs[ins->out[i]]);
+    p->out[i] = out[i];
+  }
+  VmPending **tail = &x->pending;
+  while (*tail) tail = &(*tail)->next;
+  *tail = p;
+  x->deferred = true;
+  return VM_OK;
+}
+
+/* Unlinks and frees the oldest pending collective. */
+static void drop_pending(VmExec *x) {
+  VmPending *p = x->pending;
+  x->pending = p->next;
+  for (uint32_t i = 0; i < p->nout; i++) buf_release(x, p->outs[i]);
+  free(p->outs);
+  free(p->out);
+  free(p);
+}
+
+/* Completes the oldest pending collective: its kernel again, which meets
+ * the group and computes this chip's results. */
+static int complete_oldest(VmExec *x) {
+  VmPending *p = x->pending;
+  const VmInstr *saved = x->ins;
+  x->completing = p;
+  x->ins = p->ins;
+  int rc = vm_exec_table[p->ins->opcode](x, p->ins, vm_meeting_inputs(p->meeting, x->chip), p->out);
+  x->ins = saved;
+  x->completing = NULL;
+  for (uint32_t i = 0; i < p->nout; i++) p->outs[i]->ready_s = p->end_s;
+  drop_pending(x);
+  return rc;
+}
+
+/* Before ins runs: completes the pending collectives (oldest first) up to
+ * the last whose results it reads. */
+static int complete_used(VmExec *x, VmBuf **regs, const VmInstr *ins) {
+  int last = -1, k = 0;
+  for (const VmPending *p = x->pending; p; p = p->next, k++)
+    for (uint32_t i = 0; i < ins->n_in; i++)
+      for (uint32_t j = 0; j < p->nout; j++)
+        if (regs[ins->in[i]] == p->outs[j]) last = k;
+  int rc = VM_OK;
+  for (; last >= 0 && rc == VM_OK; last--) rc = complete_oldest(x);
+  return rc;
+}
+
+/* At the end of a run: completes what is left, or after a failure leaves
+ * the meetings. */
+static int finish_pending(VmExec *x, int rc) {
+  while (x->pending && rc == VM_OK) rc = complete_oldest(x);
+  while (x->pending) {
+    vm_meeting_abandon(x, x->pending->meeting);
+    drop_pending(x);
+  }
+  return rc;
+}
+
+double vm_exec_collective_ran(VmExec *x, double start_s, double dur_s, double dcn_s) {
+  if (x->completing) return completed_collective(x, start_s, dur_s, dcn_s);
   x->ran_collective = true;
   bool async = x->ins && (x->ins->flags & TPUB_INSTR_ASYNC);
-  x->collective_end_s = vm_timeline_collective(&x->timeline, x->ins ? x->ins->loc : 0, start_s, dur_s, async);
+  x->collective_end_s = vm_timeline_collective(&x->timeline, x->ins ? x->ins->loc : 0, start_s, dur_s, dcn_s, async);
   return x->collective_end_s;
 }
 void vm_exec_mark_victim(VmExec *x) { x->victim = true; }
@@ -718,6 +832,11 @@ static int run_kernel(VmExec *x, const VmFunc *fn, const VmInstr *ins) {
   }
   x->ins = ins;
   rc = vm_exec_table[ins->opcode](x, ins, in, out);
+  if (x->defer_meeting) {
+    if (rc == VM_OK) rc = keep_pending(x, ins, out);
+    else vm_meeting_abandon(x, x->defer_meeting);
+    x->defer_meeting = NULL;
+  }
 done:
   if (in && in != in_stack) free(in);
   if (out && out != out_stack) free(out);
@@ -951,12 +1070,13 @@ static void after_instr(VmExec *x, VmBuf **regs, const VmInstr *ins, int rc) {
     buf_release(x, regs[ins->kill[k]]);
     regs[ins->kill[k]] = NULL;
   }
-  if (x->ran_collective && rc == VM_OK && (ins->flags & TPUB_INSTR_ASYNC))
+  if (x->ran_collective && rc == VM_OK && (ins->flags & TPUB_INSTR_ASYNC) && !x->deferred)
     for (uint32_t i = 0; i < ins->n_out; i++)
       if (regs[ins->out[i]]) regs[ins->out[i]]->ready_s = x->collective_end_s;
   if (x->depth == 1 && rc == VM_OK && ins->opcode != VM_OP_ASYNC_DONE && !x->ran_collective)
     vm_timeline_op(&x->timeline, x->prog, ins);
   x->ran_collective = false;
+  x->deferred = false;
 }
 
 /* Runs function fi; the first nowned arguments' references pass to the
@@ -986,6 +1106,7 @@ static int run_func(VmExec *x, uint32_t fi, VmBuf **args, uint32_t nargs, uint32
     x->ins = ins;
     if (timed) clock_gettime(CLOCK_MONOTONIC, &t0);
     if ((rc = check_limits(x, ins)) != VM_OK) break;
+    if (x->pending && (rc = complete_used(x, regs, ins)) != VM_OK) break;
     rc = run_instr(x, fi, ii, regs, results);
     after_instr(x, regs, ins, rc);
     if (timed) {
@@ -1086,6 +1207,7 @@ int vm_run(VmExec *x, int fi, const VmValue *args, int nargs, VmValue *results) 
   for (int i = 0; i < nargs && rc == VM_OK; i++)
     if (!(a[i] = value_to_buf(x, &args[i], fn->reg_types[i], false))) rc = oom(x, NULL, (uint64_t)fn->reg_types[i]->nbytes);
   if (rc == VM_OK) rc = run_func(x, (uint32_t)fi, a, (uint32_t)nargs, 0, r);
+  rc = finish_pending(x, rc);
   for (int i = 0; a && i < nargs; i++) buf_release(x, a[i]);
   if (rc == VM_OK) {
     for (uint32_t i = 0; results && i < fn->n_results; i++)

@@ -183,6 +183,12 @@ typedef struct VmOptions {
    * take no modeled time. */
   double ici_link_bytes_per_s, ici_hop_s;
   int torus_dims;
+  /* Multislice (common/ici.h): the chips form `slices` slices (0 or 1:
+   * one) of chips / slices each, every slice its own torus, joined by the
+   * data-center network: per chip dcn_bytes_per_s one way, dcn_s a
+   * message.  vm_slice_new refuses a count that does not divide the chips. */
+  int slices;
+  double dcn_bytes_per_s, dcn_s;
   VmReallocFn realloc_fn; /* NULL: the C library */
   void *realloc_ud;
   /* Limits of a run (tpurun --max-steps, --timeout).  A step is one
@@ -278,7 +284,8 @@ int vm_mpi_max(VmMpi *m, int v);
 /* The chips of a slice: replicas x partitions of them (chip c is replica
  * c / partitions, partition c % partitions), sitting row-major on a torus
  * of dims[0] x ... x dims[ndims - 1] chips (ndims 0: the target's default
- * slice, common/ici.h ici_default_mesh). */
+ * slice, common/ici.h ici_default_mesh).  With VmOptions.slices > 1 the
+ * dims are one slice's torus. */
 typedef struct VmMesh {
   int replicas, partitions;
   int ndims;

@@ -8,7 +8,7 @@ int main(void) {
       run_lexer_tests,  run_types_tests,   run_elem_tests,     run_attrs_tests,
       run_parser_tests, run_printer_tests, run_verifier_tests, run_bytecode_tests,
       run_vm_io_tests,  run_vm_fusion_tests, run_vm_fused_tests, run_vm_move_tests, run_fold_tests, run_cache_tests,
-      run_vm_collective_tests, run_tables_tests, run_infer_tests, run_runtime_tests,
+      run_vm_collective_tests, run_ici_tests, run_tables_tests, run_infer_tests, run_runtime_tests,
       run_vecmath_tests, run_gemm_tests, run_vm_pool_tests, run_sharding_tests,
       run_vhlo_legalize_tests,
       run_bc_write_tests,

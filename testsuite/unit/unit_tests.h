@@ -33,6 +33,7 @@ int run_vm_fusion_tests(void);
 int run_vm_fused_tests(void);
 int run_vm_move_tests(void);
 int run_vm_collective_tests(void);
+int run_ici_tests(void);
 int run_tables_tests(void);
 int run_infer_tests(void);
 int run_runtime_tests(void);

@@ -49,6 +49,14 @@ bool fabric_hosts(const VmFabric *f, int chip) { return chip >= f->lo && chip < 
 /* Frees a meeting and what its remote members brought. */
 static void meeting_free(Meeting *m) {
   remote_meeting_free(m);
+  for (int k = 0; m->copies && k < m->n; k++) {
+    for (uint32_t i = 0; m->copies[k] && i < m->ins->n_in; i++) free(m->copies[k][i].data);
+    free(m->copies[k]);
+  }
+  free(m->copies);
+  free(m->deferred);
+  free(m->clocks);
+  free(m->wheres);
   free(m->group);
   free(m->in);
   free(m->out);
@@ -242,13 +250,15 @@ bool fabric_same_types(const VmFunc *fa, const VmInstr *a, const VmFunc *fb, con
   return true;
 }
 
-/* The open meeting of (channel, group), created when there is none; NULL
- * when out of memory. */
-static Meeting *find_meeting(VmFabric *f, const int *group, int n, int64_t channel) {
+/* The oldest open meeting of (channel, group) that member me has not
+ * joined (a member that went on from an asynchronous start may be in an
+ * earlier one), created when there is none; NULL when out of memory. */
+static Meeting *find_meeting(VmFabric *f, const int *group, int n, int64_t channel, int me) {
   Meeting **pm = &f->meetings;
   for (; *pm; pm = &(*pm)->next) {
     Meeting *m = *pm;
-    if (!m->full && m->channel == channel && m->n == n && memcmp(m->group, group, sizeof(int) * (size_t)n) == 0)
+    if (!m->full && !m->in[me] && m->channel == channel && m->n == n &&
+        memcmp(m->group, group, sizeof(int) * (size_t)n) == 0)
       return m;
   }
   Meeting *m = calloc(1, sizeof *m);
@@ -265,6 +275,13 @@ static Meeting *find_meeting(VmFabric *f, const int *group, int n, int64_t chann
   m->n = n;
   m->channel = channel;
   for (int k = 0; k < n; k++) m->nlocal += fabric_hosts(f, group[k]);
+  if (m->nlocal < n && (!(m->copies = calloc((size_t)n, sizeof *m->copies)) ||
+                        !(m->deferred = calloc((size_t)n, sizeof *m->deferred)) ||
+                        !(m->clocks = calloc((size_t)n, sizeof *m->clocks)) ||
+                        !(m->wheres = calloc((size_t)n, sizeof *m->wheres)))) {
+    meeting_free(m);
+    return NULL;
+  }
   *pm = m;
   return m;
 }
@@ -282,7 +299,7 @@ static void leave_meeting(VmFabric *f, Meeting *m) {
  * meeting failed or the run was aborted. */
 static bool barrier(VmFabric *f, Meeting *m) {
   int gen = m->barrier_gen;
-  if (++m->barrier_count == m->nlocal) {
+  if (++m->barrier_count == m->nlocal - m->ndeferred) {
     m->barrier_count = 0;
     m->barrier_gen++;
     pthread_cond_broadcast(&f->cv);
@@ -298,9 +315,9 @@ static int pair_chip(const VmChipId *me, int mode, int64_t id) {
   return mode == 0 ? (int)id * me->partitions + me->partition : me->replica * me->partitions + (int)id;
 }
 
-/* Modeled seconds of the executing collective among the meeting's members
- * on the slice's torus (common/ici.h). */
-static double collective_seconds(const VmFabric *f, const VmExec *x, const Meeting *m) {
+/* Modeled time of the executing collective among the meeting's members on
+ * the slices' tori and the DCN between them (common/ici.h). */
+static IciTime collective_time(const VmFabric *f, const VmExec *x, const Meeting *m) {
   const VmInstr *ins = m->ins;
   const VmFunc *fn = m->func;
   double in_bytes = 0, out_bytes = 0;
@@ -308,6 +325,9 @@ static double collective_seconds(const VmFabric *f, const VmExec *x, const Meeti
   for (uint32_t i = 0; i < ins->n_out; i++) out_bytes += (double)fn->reg_types[ins->out[i]]->nbytes;
   IciCollective kind;
   double bytes = in_bytes;
+  IciFabric net = {f->mesh, f->slices, f->link_bytes_per_s, f->hop_s, f->dcn_bytes_per_s, f->dcn_s};
+  const int *chips = m->group;
+  int n = m->n, *ends = NULL;
   switch (ins->opcode) {
   case VM_OP_ALL_GATHER: kind = ICI_ALL_GATHER, bytes = out_bytes; break;
   case VM_OP_REDUCE_SCATTER: kind = ICI_REDUCE_SCATTER; break;
@@ -316,22 +336,30 @@ static double collective_seconds(const VmFabric *f, const VmExec *x, const Meeti
   case VM_OP_COLLECTIVE_PERMUTE: {
     int64_t len;
     const int64_t *pairs = vm_field_list(ins, 0, &len);
-    int mode = (int)vm_field_int(ins, 1), chips = f->nchips;
+    int mode = (int)vm_field_int(ins, 1);
     VmChipId me = vm_chip_id(x);
-    int *ends = malloc(sizeof(int) * ((size_t)len + 1));
-    if (!ends) return 0;
+    if (!(ends = malloc(sizeof(int) * ((size_t)len + 1)))) return (IciTime){0, 0, 0};
     for (int64_t i = 0; i < len; i++) {
       int c = pair_chip(&me, mode, pairs[i]);
-      ends[i] = c >= 0 && c < chips ? c : -1;
+      ends[i] = c >= 0 && c < f->nchips ? c : -1;
     }
-    double s = ici_collective_seconds(ICI_COLLECTIVE_PERMUTE, bytes, ends, (int)len, &f->mesh, f->link_bytes_per_s,
-                                      f->hop_s);
-    free(ends);
-    return s;
+    kind = ICI_COLLECTIVE_PERMUTE, chips = ends, n = (int)len;
+    break;
   }
   default: kind = ICI_ALL_REDUCE; break; /* all_reduce, cross_replica_sum, collective_reduce */
   }
-  return ici_collective_seconds(kind, bytes, m->group, m->n, &f->mesh, f->link_bytes_per_s, f->hop_s);
+  int *scratch = malloc(sizeof(int) * ((size_t)n + 1));
+  IciTime t = {0, 0, 0};
+  if (scratch) t = ici_fabric_seconds(kind, bytes, chips, n, &net, scratch);
+  free(scratch);
+  free(ends);
+  return t;
+}
+
+/* Puts the meeting's collective on the chip's timeline. */
+static void charge_collective(const VmFabric *f, VmExec *x, const Meeting *m) {
+  IciTime t = collective_time(f, x, m);
+  vm_exec_collective_ran(x, m->start_s, t.total_s, t.dcn_s);
 }
 
 /* This chip's position in group (*me), after checking that the group
@@ -370,11 +398,45 @@ static int mismatch_trap(VmFabric *f, VmExec *x, Meeting *m, int chip) {
   return vm_trap(x, "%s", why);
 }
 
+/* Waits until every member of m has come; leaves it after an abort (its
+ * mismatch, or another chip's failure, is the trap).  Called with f->mu
+ * held; releases it. */
+static int await_meeting(VmFabric *f, VmExec *x, Meeting *m) {
+  int chip = vm_exec_chip(x);
+  if (!m->full && f->remote) remote_waits(f, chip, m, 0);
+  if (!m->full && !fabric_wait_blocked(f, chip, meeting_full, m)) {
+    char mismatch[sizeof m->mismatch];
+    snprintf(mismatch, sizeof mismatch, "%s", m->mismatch);
+    leave_meeting(f, m);
+    pthread_mutex_unlock(&f->mu);
+    return mismatch[0] ? vm_trap(x, "%s", mismatch) : fabric_aborted_trap(x, f);
+  }
+  pthread_mutex_unlock(&f->mu);
+  return VM_OK;
+}
+
+/* A copy of an instruction's operands (a meeting of an MPI job keeps its
+ * members' own); NULL when out of memory. */
+static VmTensor *copy_operands(const VmInstr *ins, const VmTensor *in) {
+  VmTensor *c = calloc((size_t)ins->n_in + 1, sizeof *c);
+  for (uint32_t i = 0; c && i < ins->n_in; i++) {
+    size_t bytes = (size_t)in[i].type->nbytes;
+    c[i].type = in[i].type;
+    if (!(c[i].data = aligned_alloc(64, (bytes + 64) & ~(size_t)63))) {
+      for (uint32_t j = 0; j < i; j++) free(c[j].data);
+      free(c);
+      return NULL;
+    }
+    if (bytes) memcpy(c[i].data, in[i].data, bytes);
+  }
+  return c;
+}
+
 /* Brings this chip, member me of group, to its meeting with its operands
  * and results, and waits until every member has come; *mp is the meeting
  * when it returns VM_OK.  Takes and releases f->mu. */
 static int join_meeting(VmFabric *f, VmExec *x, const int *group, int n, int64_t channel, int me, const VmTensor *in,
-                        VmTensor *out, Meeting **mp) {
+                        VmTensor *out, bool defer, Meeting **mp) {
   const VmInstr *ins = vm_exec_instr(x);
   const VmFunc *func = vm_exec_func(x);
   int chip = vm_exec_chip(x);
@@ -383,7 +445,9 @@ static int join_meeting(VmFabric *f, VmExec *x, const int *group, int n, int64_t
     pthread_mutex_unlock(&f->mu);
     return fabric_aborted_trap(x, f);
   }
-  Meeting *m = find_meeting(f, group, n, channel);
+  Meeting *m = find_meeting(f, group, n, channel, me);
+  VmTensor *copy = NULL;
+  if (m && m->copies && !(copy = copy_operands(ins, in))) m = NULL;
   if (!m) {
     fabric_abort_locked(f);
     pthread_mutex_unlock(&f->mu);
@@ -395,44 +459,54 @@ static int join_meeting(VmFabric *f, VmExec *x, const int *group, int n, int64_t
     m->first_chip = chip;
     if (f->remote) remote_meeting_opened(f, m);
   } else if (!fabric_same_types(m->func, m->ins, func, ins)) {
+    for (uint32_t i = 0; copy && i < ins->n_in; i++) free(copy[i].data);
+    free(copy);
     return mismatch_trap(f, x, m, chip);
   }
-  m->in[me] = in;
-  m->out[me] = out;
+  if (copy) m->copies[me] = copy;
+  m->in[me] = copy ? copy : in;
+  m->out[me] = defer ? NULL : out;
+  if (defer) m->deferred[me] = true, m->ndeferred++;
   double clock = vm_exec_clock(x);
   if (clock > m->start_s) m->start_s = clock;
+  if (m->clocks) {
+    m->clocks[me] = clock;
+    vm_exec_where(x, m->wheres[me], WHERE_LEN);
+  }
   m->local_arrived++;
-  if (f->remote && m->local_arrived == m->nlocal) remote_contribute(f, m);
+  if (m->nlocal < n && m->local_arrived == m->nlocal) remote_contribute(f, m);
   if (++m->arrived == n) {
     m->full = true;
     pthread_cond_broadcast(&f->cv);
-  } else if (f->remote) remote_waits(f, chip, m, 0);
-  if (!m->full && !fabric_wait_blocked(f, chip, meeting_full, m)) {
-    char mismatch[sizeof m->mismatch];
-    snprintf(mismatch, sizeof mismatch, "%s", m->mismatch);
-    leave_meeting(f, m);
-    pthread_mutex_unlock(&f->mu);
-    return mismatch[0] ? vm_trap(x, "%s", mismatch) : fabric_aborted_trap(x, f);
   }
-  pthread_mutex_unlock(&f->mu);
   *mp = m;
-  return VM_OK;
+  if (defer) {
+    pthread_mutex_unlock(&f->mu);
+    return VM_OK;
+  }
+  return await_meeting(f, x, m);
 }
 
-/* Whether member me runs the phases of m's remote members (shadows): the
- * first member this process hosts, when later phases read results. */
+/* Whether member k runs its phases with the others now: hosted here and
+ * not deferred to its async_done. */
+static bool present(const VmFabric *f, const Meeting *m, int k) {
+  return fabric_hosts(f, m->group[k]) && !(m->deferred && m->deferred[k]);
+}
+
+/* Whether member me runs the phases of m's absent members (shadows): the
+ * first present member, when later phases read results. */
 static bool runs_shadows(const VmFabric *f, const Meeting *m, int me, int nphases) {
-  if (!f->remote || m->nlocal == m->n || nphases < 2) return false;
+  if (!f->remote || m->nlocal - m->ndeferred == m->n || nphases < 2) return false;
   int k = 0;
-  while (!fabric_hosts(f, m->group[k])) k++;
+  while (!present(f, m, k)) k++;
   return k == me;
 }
 
-/* Phase p of every remote member of m, into its shadow results. */
+/* Phase p of every absent member of m, into its shadow results. */
 static bool run_shadow_phase(const VmFabric *f, VmExec *x, const Meeting *m, const VmMeeting *view, int p, VmPhaseFn fn,
                              void *ctx) {
   for (int k = 0; k < m->n; k++) {
-    if (fabric_hosts(f, m->group[k])) continue;
+    if (present(f, m, k)) continue;
     VmMeeting shadow = *view;
     shadow.me = k;
     if (fn(x, &shadow, p, ctx) != VM_OK) return false;
@@ -480,6 +554,85 @@ static int run_phases(VmFabric *f, VmExec *x, Meeting *m, const VmMeeting *view,
   return rc;
 }
 
+/* ------------------------------------------------------------------ */
+/* Deferred meetings.  In an MPI job an asynchronous collective (the
+ * TPUB_INSTR_ASYNC start of a tpu.async_start/async_done pair) whose group
+ * spans processes does not wait at its start: the member arrives (its
+ * operands copied into the meeting and sent to the other processes) and
+ * the chip goes on computing while the transport moves them.  At its
+ * async_done the interpreter runs the kernel again in completion mode
+ * (vm_exec_completing): the member waits for the group, then computes its
+ * own results alone, running every other member's phases but the last
+ * into private scratch, so it needs no barrier with members that may be
+ * elsewhere by then and folds exactly what one process folds. */
+
+static bool spans_processes(const VmFabric *f, const int *group, int n) {
+  for (int k = 0; k < n; k++)
+    if (!fabric_hosts(f, group[k])) return true;
+  return false;
+}
+
+/* Member me of meeting m computes its results out by itself. */
+static int complete_alone(VmExec *x, Meeting *m, int me, VmTensor *out, int nphases, VmPhaseFn fn, void *ctx) {
+  uint32_t nout = m->ins->n_out;
+  VmTensor *scratch = calloc((size_t)m->n * nout + 1, sizeof *scratch);
+  VmTensor **outs = calloc((size_t)m->n, sizeof *outs);
+  bool ok = scratch && outs;
+  for (int k = 0; ok && k < m->n; k++) {
+    outs[k] = k == me ? out : scratch + (size_t)k * nout;
+    for (uint32_t i = 0; k != me && ok && i < nout; i++) {
+      outs[k][i].type = out[i].type;
+      ok = (outs[k][i].data = aligned_alloc(64, ((size_t)out[i].type->nbytes + 64) & ~(size_t)63)) != NULL;
+    }
+  }
+  VmMeeting view = {m->n, me, m->group, m->in, outs, m->start_s};
+  for (int p = 0; ok && p < nphases; p++)
+    for (int k = 0; ok && k < m->n; k++) {
+      if (p == nphases - 1 && k != me) continue;
+      view.me = k;
+      ok = fn(x, &view, p, ctx) == VM_OK;
+    }
+  for (size_t i = 0; scratch && i < (size_t)m->n * nout; i++) free(scratch[i].data);
+  free(scratch);
+  free(outs);
+  if (!ok && !vm_error(x)[0]) vm_trap(x, "out of host memory");
+  return ok ? VM_OK : VM_TRAP;
+}
+
+/* The completion of a deferred member at its async_done. */
+static int complete_deferred(VmFabric *f, VmExec *x, Meeting *m, int me, VmTensor *out, int nphases, VmPhaseFn fn,
+                             void *ctx) {
+  pthread_mutex_lock(&f->mu);
+  if (f->aborted) {
+    leave_meeting(f, m);
+    pthread_mutex_unlock(&f->mu);
+    return fabric_aborted_trap(x, f);
+  }
+  int rc = await_meeting(f, x, m);
+  if (rc != VM_OK) return rc;
+  charge_collective(f, x, m);
+  rc = complete_alone(x, m, me, out, nphases, fn, ctx);
+  pthread_mutex_lock(&f->mu);
+  if (rc != VM_OK) fabric_abort_locked(f);
+  leave_meeting(f, m);
+  pthread_mutex_unlock(&f->mu);
+  return rc;
+}
+
+const VmTensor *vm_meeting_inputs(const void *meeting, int chip) {
+  const Meeting *m = meeting;
+  for (int k = 0; k < m->n; k++)
+    if (m->group[k] == chip) return m->in[k];
+  return NULL;
+}
+
+void vm_meeting_abandon(VmExec *x, void *meeting) {
+  VmFabric *f = vm_exec_fabric(x);
+  pthread_mutex_lock(&f->mu);
+  leave_meeting(f, meeting);
+  pthread_mutex_unlock(&f->mu);
+}
+
 int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmTensor *in, VmTensor *out,
                   int nphases, VmPhaseFn fn, void *ctx) {
   VmFabric *f = vm_exec_fabric(x);
@@ -495,9 +648,16 @@ int vm_collective(VmExec *x, const int *group, int n, int64_t channel, const VmT
       if (fn(x, &view, p, ctx) != VM_OK) return VM_TRAP;
     return VM_OK;
   }
-  Meeting *m;
-  if ((rc = join_meeting(f, x, group, n, channel, me, in, out, &m)) != VM_OK) return rc;
-  vm_exec_collective_ran(x, m->start_s, collective_seconds(f, x, m));
+  void *deferred = vm_exec_completing(x);
+  if (deferred) return complete_deferred(f, x, deferred, me, out, nphases, fn, ctx);
+  bool defer = f->remote && (vm_exec_instr(x)->flags & TPUB_INSTR_ASYNC) && spans_processes(f, group, n);
+  Meeting *m = NULL;
+  if ((rc = join_meeting(f, x, group, n, channel, me, in, out, defer, &m)) != VM_OK) return rc;
+  if (defer) {
+    vm_exec_defer(x, m);
+    return VM_OK;
+  }
+  charge_collective(f, x, m);
   VmMeeting view = {n, me, m->group, m->in, m->out, m->start_s};
   return run_phases(f, x, m, &view, nphases, fn, ctx);
 }
@@ -609,17 +769,25 @@ VmSlice *vm_slice_new(const VmProgram *p, const VmOptions *opts, const VmMesh *m
   s->fabric->hi = hi;
   s->fabric->running = hi - lo;
   int torus_dims = opts && opts->torus_dims == 3 ? 3 : 2;
+  int slices = opts && opts->slices > 1 ? opts->slices : 1; /* the mesh is one slice's */
+  if (n % slices) {
+    vm_slice_free(s);
+    return NULL;
+  }
   if (mesh->ndims == 0) {
-    ici_default_mesh(n, torus_dims, &s->fabric->mesh);
+    ici_default_mesh(n / slices, torus_dims, &s->fabric->mesh);
     s->mesh.ndims = s->fabric->mesh.ndims;
     memcpy(s->mesh.dims, s->fabric->mesh.dims, sizeof s->mesh.dims);
   } else if (!ici_mesh_init(&s->fabric->mesh, mesh->ndims, mesh->dims, torus_dims) ||
-             ici_mesh_chips(&s->fabric->mesh) != n) {
+             ici_mesh_chips(&s->fabric->mesh) != n / slices) {
     vm_slice_free(s);
     return NULL;
   }
   s->fabric->link_bytes_per_s = opts ? opts->ici_link_bytes_per_s : 0;
   s->fabric->hop_s = opts ? opts->ici_hop_s : 0;
+  s->fabric->slices = slices;
+  s->fabric->dcn_bytes_per_s = opts ? opts->dcn_bytes_per_s : 0;
+  s->fabric->dcn_s = opts ? opts->dcn_s : 0;
   /* Chips share the host threads: each kernel gets its share. */
   VmOptions chip_opts = opts ? *opts : (VmOptions){0};
   chip_opts.threads = threads / (hi - lo) > 1 ? threads / (hi - lo) : 1;

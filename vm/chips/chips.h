@@ -31,7 +31,10 @@ typedef struct VmMeeting {
  * that member's VmExec: region calls and vm_trap use it).  A phase writes
  * only this member's results, out[me]; it may read any member's operands,
  * and the results other members wrote in earlier phases.  Returns VM_OK,
- * or VM_TRAP after vm_trap(x, ...). */
+ * or VM_TRAP after vm_trap(x, ...).  In an MPI job a process also runs
+ * every phase but the last for the members other processes host (m->me is
+ * then theirs), with x and ctx of one of its own members: ctx must serve
+ * any member in those phases. */
 typedef int (*VmPhaseFn)(VmExec *x, const VmMeeting *m, int phase, void *ctx);
 
 /* Joins the collective the executing instruction runs, with the chips of

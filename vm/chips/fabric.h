@@ -45,6 +45,17 @@ typedef struct Meeting {
   VmTensor *remote;
   unsigned char **packets;
   int npackets;
+  /* In an MPI job the local members' operands are copied in (copies[k]),
+   * so a member that leaves does not take them with it; a member at an
+   * asynchronous start (deferred[k]) leaves them and goes on, and meets the
+   * group at its async_done (chips.c, "Deferred meetings"). */
+  VmTensor **copies;
+  bool *deferred;
+  int ndeferred;
+  /* Each local member's clock and location when it came (sent with the
+   * contribution: a deferred member has moved on since). */
+  double *clocks;
+  char (*wheres)[WHERE_LEN];
 } Meeting;
 
 /* A message sent on a channel, waiting for its receiver. */
@@ -75,9 +86,12 @@ struct VmFabric {
   bool aborted;
   atomic_bool stopped; /* aborted, readable without the mutex (vm_fabric_stopped) */
   char deadlock[1024]; /* the deadlock message, when one ended the run */
-  /* The torus and its links, for the collectives' modeled time. */
+  /* The torus and its links, for the collectives' modeled time: mesh is
+   * one slice's of `slices`, joined by the DCN (common/ici.h). */
   IciMesh mesh;
   double link_bytes_per_s, hop_s;
+  int slices;
+  double dcn_bytes_per_s, dcn_s;
   /* An MPI job: this process hosts chips [lo, hi); remote holds the
    * cross-process state (remote.c).  Outside one: [0, nchips), NULL. */
   int lo, hi;

@@ -88,6 +88,7 @@ static void put_chip(Buf *b, const VmSlice *s, int c, const ChipOutcome *o, cons
   buf_i64(b, (int64_t)vm_peak_hbm_bytes(x));
   buf_put(b, &tl->clock_s, sizeof tl->clock_s);
   buf_put(b, &tl->ici_s, sizeof tl->ici_s);
+  buf_put(b, &tl->dcn_s, sizeof tl->dcn_s);
   buf_put(b, &tl->exposed_s, sizeof tl->exposed_s);
   buf_i64(b, (int64_t)tl->nevents);
   buf_put(b, tl->events, sizeof *tl->events * tl->nevents);
@@ -111,6 +112,7 @@ static void get_chip(Rd *r, VmSlice *s, int c, const VmFunc *fn, ChipOutcome *ou
   VmTimeline *tl = &g->timeline;
   memcpy(&tl->clock_s, rd_bytes(r, sizeof tl->clock_s), sizeof tl->clock_s);
   memcpy(&tl->ici_s, rd_bytes(r, sizeof tl->ici_s), sizeof tl->ici_s);
+  memcpy(&tl->dcn_s, rd_bytes(r, sizeof tl->dcn_s), sizeof tl->dcn_s);
   memcpy(&tl->exposed_s, rd_bytes(r, sizeof tl->exposed_s), sizeof tl->exposed_s);
   size_t nev = (size_t)rd_i64(r);
   const void *ev = rd_bytes(r, sizeof *tl->events * nev);

@@ -174,12 +174,9 @@ void remote_contribute(VmFabric *f, Meeting *m) {
   buf_i64(&b, m->nlocal);
   for (int k = 0; k < m->n; k++) {
     if (!fabric_hosts(f, m->group[k])) continue;
-    char where[WHERE_LEN] = {0};
-    vm_exec_where(f->execs[m->group[k]], where, sizeof where);
-    double clock = vm_exec_clock(f->execs[m->group[k]]);
     buf_i64(&b, k);
-    buf_put(&b, &clock, sizeof clock);
-    buf_put(&b, where, sizeof where);
+    buf_put(&b, &m->clocks[k], sizeof m->clocks[k]);
+    buf_put(&b, m->wheres[k], WHERE_LEN);
   }
   for (int k = 0; k < m->n; k++) {
     if (!fabric_hosts(f, m->group[k])) continue;
@@ -577,6 +574,19 @@ static void describe(VmFabric *f, uint64_t epoch) {
     buf_i64(&b, in_meeting ? w->meeting->n : 0);
     for (int k = 0; in_meeting && k < w->meeting->n; k++) buf_i64(&b, w->meeting->group[k]);
   }
+  /* The open meetings, with the members known here to have come (this
+   * process's own, and those whose contributions came). */
+  int64_t open = 0;
+  for (const Meeting *m = f->meetings; q && m; m = m->next) open += m->ins && !m->full;
+  buf_i64(&b, open);
+  for (const Meeting *m = f->meetings; q && m; m = m->next) {
+    if (!m->ins || m->full) continue;
+    buf_i64(&b, m->channel);
+    buf_i64(&b, (int64_t)m->seq);
+    buf_i64(&b, m->n);
+    for (int k = 0; k < m->n; k++) buf_i64(&b, m->group[k]);
+    for (int k = 0; k < m->n; k++) buf_i64(&b, m->in[k] != NULL);
+  }
   int root = 0;
   if (!post_buf(f, &root, 1, PK_DESCRIBE, &b)) out_of_memory(f);
 }
@@ -591,16 +601,11 @@ typedef struct ChipDesc {
   char where[WHERE_LEN];
 } ChipDesc;
 
-static int64_t desc_member(const ChipDesc *d, int k) {
-  int64_t g;
-  memcpy(&g, d->group + (size_t)k * sizeof g, sizeof g);
-  return g;
-}
-
-/* Whether chips a and b wait in the same meeting. */
-static bool same_meeting(const ChipDesc *a, const ChipDesc *b) {
-  if (a->wait != 1 || b->wait != 1 || a->channel != b->channel || a->seq != b->seq || a->n != b->n) return false;
-  return memcmp(a->group, b->group, sizeof(int64_t) * (size_t)a->n) == 0;
+/* Entry k of one of a description's int64 lists. */
+static int64_t desc_at(const unsigned char *list, int k) {
+  int64_t v;
+  memcpy(&v, list + (size_t)k * sizeof v, sizeof v);
+  return v;
 }
 
 /* "chip 3 finished", "chip 3 waits at ...", as chips.c's describe_chip. */
@@ -609,10 +614,30 @@ static void describe_chip(const ChipDesc *d, int c, char *buf, size_t n) {
   else snprintf(buf, n, "chip %d %s %s", c, d->state == CHIP_BLOCKED ? "waits at" : "runs", d->where);
 }
 
+/* Which members of the meeting chip d waits in have come (arrived[k]),
+ * from every process's open meetings (each knows its own members). */
+static void arrivals(const Remote *rm, const size_t *meetings_at, const ChipDesc *d, bool *arrived) {
+  memset(arrived, 0, sizeof(bool) * (size_t)d->n);
+  for (int p = 0; p < rm->size; p++) {
+    Rd r = {rm->replies[p], rm->reply_len[p], meetings_at[p]};
+    for (int64_t j = 0, open = rd_i64(&r); j < open; j++) {
+      int64_t channel = rd_i64(&r), seq = rd_i64(&r), n = rd_i64(&r);
+      const unsigned char *group = rd_bytes(&r, sizeof(int64_t) * (size_t)n);
+      const unsigned char *came = rd_bytes(&r, sizeof(int64_t) * (size_t)n);
+      if (channel != d->channel || (uint64_t)seq != d->seq || n != d->n ||
+          memcmp(group, d->group, sizeof(int64_t) * (size_t)n) != 0)
+        continue;
+      for (int k = 0; k < d->n; k++) arrived[k] |= desc_at(came, k) != 0;
+    }
+  }
+}
+
 /* Rank 0, every description in: the deadlock message (as one process
  * writes it) into f->deadlock; false when the processes moved on. */
 static bool compose_deadlock(VmFabric *f, ChipDesc *d) {
   Remote *rm = f->remote;
+  size_t meetings_at[VM_MAX_CHIPS];
+  bool arrived[VM_MAX_CHIPS];
   for (int p = 0; p < rm->size; p++) {
     Rd r = {rm->replies[p], rm->reply_len[p], sizeof(int64_t)};
     bool q = rd_i64(&r) != 0;
@@ -628,10 +653,12 @@ static bool compose_deadlock(VmFabric *f, ChipDesc *d) {
       d[c].n = (int)rd_i64(&r);
       d[c].group = rd_bytes(&r, sizeof(int64_t) * (size_t)d[c].n);
     }
+    meetings_at[p] = r.at;
   }
   int c = 0;
   while (c < f->nchips && d[c].state != CHIP_BLOCKED) c++;
   if (c == f->nchips) return false;
+  if (d[c].wait == 1) arrivals(rm, meetings_at, &d[c], arrived);
   size_t len = 0;
   char *out = f->deadlock;
   size_t cap = sizeof f->deadlock;
@@ -640,11 +667,11 @@ static bool compose_deadlock(VmFabric *f, ChipDesc *d) {
   int shown = 0;
   if (d[c].wait == 1) {
     fabric_append(out, cap, &len, ": its group is chips {");
-    for (int k = 0; k < d[c].n; k++) fabric_append(out, cap, &len, "%s%lld", k ? ", " : "", (long long)desc_member(&d[c], k));
+    for (int k = 0; k < d[c].n; k++) fabric_append(out, cap, &len, "%s%lld", k ? ", " : "", (long long)desc_at(d[c].group, k));
     fabric_append(out, cap, &len, "}; did not arrive:");
     for (int k = 0; k < d[c].n; k++) {
-      int g = (int)desc_member(&d[c], k);
-      if (same_meeting(&d[g], &d[c])) continue;
+      int g = (int)desc_at(d[c].group, k);
+      if (arrived[k]) continue;
       describe_chip(&d[g], g, text, sizeof text);
       fabric_append(out, cap, &len, "%s %s", shown++ ? ";" : "", text);
     }
@@ -678,7 +705,9 @@ static void take_description(VmFabric *f, int from, unsigned char *payload, size
   for (int p = 0; p < rm->size; p++) vm_mpi_packet_free(rm->replies[p]), rm->replies[p] = NULL;
   rm->describing = false;
   if (!deadlocked) {
+    /* Something moved: the reports that came meanwhile decide again. */
     f->deadlock[0] = '\0';
+    check_quiet(f);
     return;
   }
   Buf b = {0};

@@ -2,11 +2,12 @@
  * vm/chips/timeline.h). */
 #include "vm/chips/timeline.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 void vm_timeline_reset(VmTimeline *t) {
-  t->clock_s = t->ici_s = t->exposed_s = 0;
+  t->clock_s = t->ici_s = t->dcn_s = t->exposed_s = 0;
   t->last_op = 0;
   t->nevents = 0;
 }
@@ -49,14 +50,46 @@ void vm_timeline_op(VmTimeline *t, const VmProgram *p, const VmInstr *ins) {
   t->clock_s += c->modeled_s;
 }
 
-double vm_timeline_collective(VmTimeline *t, uint32_t loc, double start_s, double dur_s, bool async) {
+double vm_timeline_collective(VmTimeline *t, uint32_t loc, double start_s, double dur_s, double dcn_s, bool async) {
+  double dcn = fmin(dcn_s, dur_s);
   if (start_s < t->clock_s) start_s = t->clock_s;
   double end = start_s + dur_s;
   add_event(t, loc, VM_UNIT_ICI, start_s, dur_s);
+  /* The DCN stage sits between the slices' ICI stages: drawn centered. */
+  if (dcn > 0) add_event(t, loc, VM_UNIT_DCN, start_s + (dur_s - dcn) / 2, dcn);
   t->ici_s += dur_s;
+  t->dcn_s += dcn;
   t->last_op = 0;
   if (!async) vm_timeline_wait(t, end);
   return end;
+}
+
+size_t vm_timeline_reserve(VmTimeline *t, uint32_t loc) {
+  t->last_op = 0;
+  size_t at = t->nevents;
+  add_event(t, loc, VM_UNIT_ICI, 0, 0);
+  return at < t->nevents ? at : (size_t)-1;
+}
+
+double vm_timeline_collective_at(VmTimeline *t, size_t event, double clock_s, double start_s, double dur_s,
+                                 double dcn_s) {
+  double dcn = fmin(dcn_s, dur_s);
+  if (start_s < clock_s) start_s = clock_s;
+  if (event != (size_t)-1 && event < t->nevents) {
+    t->events[event].start_s = start_s;
+    t->events[event].dur_s = dur_s;
+    /* The DCN stage right after it, where vm_timeline_collective puts it. */
+    size_t n = t->nevents;
+    if (dcn > 0) add_event(t, t->events[event].loc, VM_UNIT_DCN, start_s + (dur_s - dcn) / 2, dcn);
+    if (t->nevents > n) {
+      VmTraceEvent e = t->events[n];
+      memmove(&t->events[event + 2], &t->events[event + 1], (n - event - 1) * sizeof e);
+      t->events[event + 1] = e;
+    }
+  }
+  t->ici_s += dur_s;
+  t->dcn_s += dcn;
+  return start_s + dur_s;
 }
 
 void vm_timeline_wait(VmTimeline *t, double ready_s) {
@@ -75,8 +108,14 @@ static void json_text(FILE *out, const char *s) {
   }
 }
 
+static bool has_dcn_events(const VmTimeline *t) {
+  for (size_t i = 0; t && i < t->nevents; i++)
+    if (t->events[i].unit == VM_UNIT_DCN) return true;
+  return false;
+}
+
 bool vm_trace_write(FILE *out, const VmProgram *p, const VmTimeline *const *chips, int nchips, int partitions) {
-  static const char *const unit_names[VM_UNIT_COUNT] = {"MXU", "VPU", "DMA (HBM)", "ICI"};
+  static const char *const unit_names[VM_UNIT_COUNT] = {"MXU", "VPU", "DMA (HBM)", "ICI", "DCN"};
   fprintf(out, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
   bool first = true;
   for (int c = 0; c < nchips; c++) {
@@ -84,7 +123,9 @@ bool vm_trace_write(FILE *out, const VmProgram *p, const VmTimeline *const *chip
             first ? "" : ",\n", c, c, c / partitions, c % partitions);
     first = false;
     fprintf(out, ",\n{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": %d, \"args\": {\"sort_index\": %d}}", c, c);
-    for (int u = 0; u < VM_UNIT_COUNT; u++) {
+    /* The DCN track only on a chip whose collectives crossed slices. */
+    int units = has_dcn_events(chips[c]) ? VM_UNIT_COUNT : VM_UNIT_DCN;
+    for (int u = 0; u < units; u++) {
       fprintf(out, ",\n{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": \"%s\"}}", c,
               u, unit_names[u]);
       fprintf(out, ",\n{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": %d, \"tid\": %d, \"args\": {\"sort_index\": %d}}",
