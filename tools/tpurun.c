@@ -533,19 +533,18 @@ static int parse_chip_inputs(const Options *o, const VmProgram *p, const VmFunc 
   return EXIT_OK;
 }
 
-/* Prints or writes the results of n chips, each stacked on a new leading
- * dimension (a tuple or token result: chip 0's); a partitioned program's
- * as global values (one per replica, stacked when there are several). */
-static int emit_chip_results(const Options *o, const VmProgram *p, const VmFunc *fn, VmValue *const *res,
-                             const VmMesh *mesh) {
-  int n = mesh->replicas * mesh->partitions;
+/* Prints or writes (o's outputs) each result of the n chips res[0..n),
+ * stacked on a new leading dimension (a tuple or token result: the first
+ * chip's); with spmd, a partitioned program's global values (one per
+ * replica, stacked when there are several). */
+static int emit_stacked(const Options *o, const VmFunc *fn, VmValue *const *res, int n, const VmMesh *spmd) {
   VmValue *stacked = calloc(fn->n_results + 1, sizeof(VmValue));
   StackedType *types = calloc(fn->n_results + 1, sizeof(StackedType));
   int rc = stacked && types ? EXIT_OK : 70;
   for (uint32_t i = 0; i < fn->n_results && rc == EXIT_OK; i++) {
     if (fn->result_types[i]->kind != TPUB_TY_TENSOR) stacked[i] = res[0][i];
-    else if (p->spmd ? !run_spmd_result(fn, (int)i, res, mesh->replicas, mesh->partitions, &types[i], &stacked[i])
-                     : !run_stack_result(fn, (int)i, res, n, &types[i], &stacked[i]))
+    else if (spmd ? !run_spmd_result(fn, (int)i, res, spmd->replicas, spmd->partitions, &types[i], &stacked[i])
+                  : !run_stack_result(fn, (int)i, res, n, &types[i], &stacked[i]))
       rc = 70;
   }
   if (rc == EXIT_OK) rc = emit_results(o, fn, stacked);
@@ -560,39 +559,31 @@ static int emit_chip_results(const Options *o, const VmProgram *p, const VmFunc 
   return rc;
 }
 
+/* The results of a slice's chips, stacked (a partitioned program's as
+ * global values). */
+static int emit_chip_results(const Options *o, const VmProgram *p, const VmFunc *fn, VmValue *const *res,
+                             const VmMesh *mesh) {
+  return emit_stacked(o, fn, res, mesh->replicas * mesh->partitions, p->spmd ? mesh : NULL);
+}
+
 /* --rank-results in an MPI job: this process's chips [lo, hi), each
- * result stacked over them as emit_chip_results stacks a slice's (a
- * partitioned program's too: its chips' pieces, not the global value), to
- * stdout or to the --output files with ".rankR" before their extension. */
-static int emit_rank_results(const Options *o, const VmProgram *p, const VmFunc *fn, VmValue *const *res, int lo,
-                             int hi) {
-  (void)p;
+ * result stacked over them (a partitioned program's too: its chips'
+ * pieces, not the global value), to stdout or to the @FILE outputs with
+ * ".rankR" before their extension. */
+static int emit_rank_results(const Options *o, const VmFunc *fn, VmValue *const *res, int lo, int hi) {
   Options mine = *o;
   const char **outs = calloc((size_t)o->noutputs + 1, sizeof *outs);
   char (*names)[4096] = calloc((size_t)o->noutputs + 1, sizeof *names);
-  VmValue *stacked = calloc(fn->n_results + 1, sizeof(VmValue));
-  StackedType *types = calloc(fn->n_results + 1, sizeof(StackedType));
-  int rc = outs && names && stacked && types ? EXIT_OK : 70;
+  int rc = outs && names ? EXIT_OK : 70;
   for (int i = 0; i < o->noutputs && rc == EXIT_OK; i++) {
     const char *f = o->outputs[i], *dot = strrchr(f, '.'), *slash = strrchr(f, '/');
     if (!dot || (slash && dot < slash)) dot = f + strlen(f);
     snprintf(names[i], sizeof names[i], "%.*s.rank%d%s", (int)(dot - f), f, vm_mpi_rank(o->mpi), dot);
-    outs[i] = names[i];
+    outs[i] = f[0] == '@' ? names[i] : f;
   }
   mine.outputs = outs;
-  for (uint32_t i = 0; i < fn->n_results && rc == EXIT_OK; i++) {
-    if (fn->result_types[i]->kind != TPUB_TY_TENSOR) stacked[i] = res[lo][i];
-    else if (!run_stack_result(fn, (int)i, res + lo, hi - lo, &types[i], &stacked[i])) rc = 70;
-  }
-  if (rc == EXIT_OK) rc = emit_results(&mine, fn, stacked);
+  if (rc == EXIT_OK) rc = emit_stacked(&mine, fn, res + lo, hi - lo, NULL);
   else fprintf(stderr, "tpurun: out of memory\n");
-  for (uint32_t i = 0; stacked && types && i < fn->n_results; i++) {
-    if (fn->result_types[i]->kind != TPUB_TY_TENSOR) continue;
-    free(stacked[i].data);
-    free(types[i].dims);
-  }
-  free(stacked);
-  free(types);
   free(outs);
   free(names);
   return rc;
@@ -660,7 +651,7 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
       }
       free(t);
     } else if (!o->check && emits_results(o)) {
-      rc = o->mpi && o->rank_results ? emit_rank_results(o, p, fn, res, lo, hi) : emit_chip_results(o, p, fn, res, mesh);
+      rc = o->mpi && o->rank_results ? emit_rank_results(o, fn, res, lo, hi) : emit_chip_results(o, p, fn, res, mesh);
     }
     if (rc == EXIT_OK && o->profile && vm_slice_hosts(slice, 0)) {
       printf("profile of chip 0 of %d:\n", n);
