@@ -135,6 +135,10 @@ $(BUILD)/unit_tests: $(call obj,$(UNIT_SRCS)) $(UNIT_LIBS)
 $(BUILD)/runtime_threads: $(call obj,testsuite/runtime/threads.c) $(BUILD)/libtpurun.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lgmp -lxxhash -lopenblas -lm -lpthread
 
+# A libtpurun client run under mpirun (testsuite/tools/mpi_runtime.sh).
+$(BUILD)/mpi_client: $(call obj,testsuite/runtime/mpi_client.c) $(BUILD)/libtpurun.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lgmp -lxxhash -lopenblas -lm -lpthread
+
 $(BUILD)/fuzz_runtime_replay: $(call obj,testsuite/fuzz/fuzz_runtime.c testsuite/fuzz/replay_main.c) $(BUILD)/libtpurun.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lgmp -lxxhash -lopenblas -lm -lpthread
 
@@ -172,7 +176,7 @@ run: all $(BUILD)/eager_transformer
 unit: deps $(if $(UNIT_SRCS),$(BUILD)/unit_tests)
 	@$(if $(UNIT_SRCS),:,echo "no unit tests in testsuite/unit/")
 
-check: deps all unit $(BUILD)/corpus_check $(BUILD)/bytecode_check $(BUILD)/eager_transformer $(BUILD)/runtime_threads $(BUILD)/fuzz_runtime_replay
+check: deps all unit $(BUILD)/corpus_check $(BUILD)/bytecode_check $(BUILD)/eager_transformer $(BUILD)/runtime_threads $(BUILD)/mpi_client $(BUILD)/fuzz_runtime_replay
 	testsuite/run_all.sh $(BUILD)
 
 # Every conformance program written as a portable artifact for every

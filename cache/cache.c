@@ -51,6 +51,7 @@ struct Cache {
   const char *tool;
   FILE *warn;
   CacheMetrics metrics;
+  CacheLastKeys last;
   bool skip_reads; /* cache_skip_reads: every lookup misses */
 };
 
@@ -206,8 +207,20 @@ Cache *cache_open(const char *dir, uint64_t max_bytes, const char *tool, FILE *w
 
 void cache_close(Cache *ca) { free(ca); }
 CacheMetrics *cache_metrics(Cache *ca) { return &ca->metrics; }
+CacheLastKeys *cache_last_keys(Cache *ca) { return &ca->last; }
 
-/* One event byte appended to DIR/events (H hit, M miss, E eviction);
+static void note_key(Cache *ca, CacheKey key) {
+  ca->last.has_key = true;
+  ca->last.key = key;
+}
+
+static void note_raw(Cache *ca, CacheKey raw) {
+  ca->last.has_raw = true;
+  ca->last.raw = raw;
+}
+
+/* One event byte appended to DIR/events (H hit, M miss, E eviction, F an
+ * entry filled from rank 0 of an MPI job);
  * appends of one byte are atomic, so concurrent processes never tear it. */
 static void record_event(Cache *ca, char ev) {
   char path[4400];
@@ -313,6 +326,7 @@ static bool read_entry(Cache *ca, CacheKey key, uint8_t **img, size_t *n) {
   }
   *img = payload;
   *n = size;
+  note_key(ca, key);
   /* A hit makes the entry the most recently used. */
   utimensat(AT_FDCWD, path, NULL, 0);
   return true;
@@ -375,6 +389,7 @@ bool cache_get_alias(Cache *ca, CacheKey raw, uint8_t **img, size_t *n) {
     return false;
   }
   if (!read_entry(ca, (CacheKey){a.key_hi, a.key_lo}, img, n)) return false;
+  note_raw(ca, raw);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   ca->metrics.hits++;
   ca->metrics.load_s += (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
@@ -386,8 +401,14 @@ bool cache_get_alias(Cache *ca, CacheKey raw, uint8_t **img, size_t *n) {
  * path; false (errno set) on failure, leaving no temporary behind. */
 static bool write_atomically(const Cache *ca, const char *path, const void *a, size_t na, const void *b, size_t nb) {
   if (writes_fail()) return false;
-  char tmp[4300];
-  snprintf(tmp, sizeof tmp, "%s/.tmp.%ld.%llx", ca->dir, (long)getpid(),
+  /* The host's name with the pid: processes of several hosts sharing the
+   * directory (NFS) never pick the same temporary name. */
+  char host[65] = "";
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = 0;
+  for (char *c = host; *c; c++)
+    if (*c == '/') *c = '_';
+  char tmp[4400];
+  snprintf(tmp, sizeof tmp, "%s/.tmp.%s.%ld.%llx", ca->dir, host, (long)getpid(),
            (unsigned long long)XXH3_64bits(path, strlen(path)) ^ (unsigned long long)clock());
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
   if (fd < 0) return false;
@@ -422,6 +443,7 @@ void cache_put(Cache *ca, CacheKey key, const CacheKey *raw, const uint8_t *img,
   h.header_hash = XXH3_64bits(&h, offsetof(EntryHeader, header_hash));
   char path[4400];
   entry_path(ca, key, ENTRY_SUFFIX, path, sizeof path);
+  note_key(ca, key);
   if (!write_atomically(ca, path, &h, sizeof h, img, n)) {
     warnf(ca, "cannot write entry '%s': %s; the result is not cached", path, strerror(errno));
     return;
@@ -436,6 +458,8 @@ void cache_put_alias(Cache *ca, CacheKey raw, CacheKey key) {
   a.check = XXH3_64bits(&a, offsetof(AliasRecord, check));
   char path[4400];
   entry_path(ca, raw, ALIAS_SUFFIX, path, sizeof path);
+  note_key(ca, key);
+  note_raw(ca, raw);
   if (!write_atomically(ca, path, &a, sizeof a, NULL, 0)) warnf(ca, "cannot write alias '%s': %s", path, strerror(errno));
 }
 
@@ -449,6 +473,18 @@ bool cache_has(Cache *ca, CacheKey key) {
   bool ok = entry_problem(data, size, key) == NULL;
   free(data);
   return ok;
+}
+
+bool cache_adopt(Cache *ca, const CacheLastKeys *keys, const uint8_t *img, size_t n, uint8_t **mine, size_t *mn) {
+  bool hit = keys->has_raw && cache_get_alias(ca, keys->raw, mine, mn);
+  if (!hit && cache_has(ca, keys->key) && (hit = cache_get(ca, keys->key, mine, mn)) && keys->has_raw)
+    cache_put_alias(ca, keys->raw, keys->key);
+  if (hit && *mn == n && memcmp(*mine, img, n) == 0) return true;
+  if (hit) free(*mine); /* another build's entry under the same versions: rank 0's replaces it */
+  cache_put(ca, keys->key, keys->has_raw ? &keys->raw : NULL, img, n);
+  ca->metrics.filled++;
+  record_event(ca, 'F');
+  return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -545,11 +581,11 @@ int cache_print_stats(const char *dir, FILE *out) {
   uint64_t total;
   EntryFile *v = list_entries(d, &count, &total);
   free(v);
-  long hits = 0, misses = 0, evictions = 0;
+  long hits = 0, misses = 0, evictions = 0, filled = 0;
   char path[4400];
   snprintf(path, sizeof path, "%s/events", d);
   FILE *f = fopen(path, "rb");
-  for (int ch; f && (ch = fgetc(f)) != EOF;) hits += ch == 'H', misses += ch == 'M', evictions += ch == 'E';
+  for (int ch; f && (ch = fgetc(f)) != EOF;) hits += ch == 'H', misses += ch == 'M', evictions += ch == 'E', filled += ch == 'F';
   if (f) fclose(f);
   snprintf(path, sizeof path, "%s/.since", d);
   long long since = 0;
@@ -560,8 +596,10 @@ int cache_print_stats(const char *dir, FILE *out) {
   time_t t = (time_t)since;
   struct tm tm;
   if (since > 0 && gmtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  fprintf(out, "cache: %s\nentries: %d\nbytes: %llu\nhits: %ld\nmisses: %ld\nevictions: %ld\nsince: %s\n", d, count,
-          (unsigned long long)total, hits, misses, evictions, when);
+  fprintf(out,
+          "cache: %s\nentries: %d\nbytes: %llu\nhits: %ld\nmisses: %ld\nevictions: %ld\nfilled from rank 0: %ld\n"
+          "since: %s\n",
+          d, count, (unsigned long long)total, hits, misses, evictions, filled, when);
   return 0;
 }
 

@@ -55,8 +55,19 @@ typedef struct Cache Cache;
 /* Counters of this process (tpurun --metrics). */
 typedef struct CacheMetrics {
   int compiles, hits, misses;
+  int filled; /* entries an MPI rank stored from rank 0's image (tpurun) */
   double compile_s, load_s;
 } CacheMetrics;
+
+/* The keys of the entry the last lookup found or the last store wrote:
+ * the module key, and the raw-bytes key when an alias names it (tpurun's
+ * other ranks of an MPI job store rank 0's image under them).  The caller
+ * clears it before a compilation. */
+typedef struct CacheLastKeys {
+  bool has_key, has_raw;
+  CacheKey key, raw;
+} CacheLastKeys;
+CacheLastKeys *cache_last_keys(Cache *ca);
 
 /* The directory: dir if given, else $TPU_CACHE_DIR, else
  * ${XDG_CACHE_HOME:-$HOME/.cache}/tpucc; into buf. False when none can be
@@ -88,6 +99,14 @@ void cache_skip_reads(Cache *ca, bool skip);
 
 /* Whether a valid entry exists (nothing counted, nothing removed). */
 bool cache_has(Cache *ca, CacheKey key);
+
+/* An MPI rank other than 0 with rank 0's image (img, n bytes) and the keys
+ * it had in rank 0's cache (keys->has_key set): true with the entry of ca
+ * (*mine, malloc'ed) when ca holds the same bytes under those keys (a
+ * directory shared with rank 0: a hit, counted); else false after storing
+ * img there under them (a cache of its own: filled from rank 0, counted in
+ * filled), replacing an entry that differs. */
+bool cache_adopt(Cache *ca, const CacheLastKeys *keys, const uint8_t *img, size_t n, uint8_t **mine, size_t *mn);
 
 /* --cache-stats and --cache-clear on a directory; exit codes. */
 int cache_print_stats(const char *dir, FILE *out);

@@ -106,6 +106,10 @@ static int configure(TpuClient *c, const TpuClientOptions *o) {
   if (o->cache_max_bytes) c->graph_opts.cache_max_bytes = o->cache_max_bytes;
   if (!o->no_disk_cache && cache_resolve_dir(o->cache_dir, c->cache_dir, sizeof c->cache_dir))
     c->disk = cache_open(c->cache_dir, c->graph_opts.cache_max_bytes, "libtpurun", NULL);
+  /* In an MPI job the client's chips are spread over its processes. */
+  char err[256];
+  c->mpi = vm_mpi_open("libtpurun", err, sizeof err);
+  if (!c->mpi && err[0]) return rt_fail(TPU_ERR_RUNTIME, "tpu_client_create: cannot join the MPI job: %s", err);
   return TPU_OK;
 }
 
@@ -231,6 +235,7 @@ TPU_API void tpu_client_destroy(TpuClient *c) {
   rt_tensor_free_all(c);
   rt_tiers_free(c);
   if (c->disk) cache_close(c->disk);
+  if (c->mpi) vm_mpi_close(c->mpi);
   free(c->defaults);
   free(c->chip_bytes);
   free(c->live);
@@ -280,14 +285,15 @@ TPU_API int tpu_metrics_json(TpuClient *c, char *buf, size_t len) {
       "\"signatures\": %llu, \"direct_lowerings\": %llu, \"direct_lowering_seconds\": %.6f, "
       "\"graphs\": %llu, \"graph_ops\": %llu, \"compiles\": %llu, \"compile_seconds\": %.6f, "
       "\"recompiles\": %llu, \"programs_run\": %llu, \"nan_checks\": %llu, \"modeled_seconds\": %.9f, "
-      "\"cache\": {\"memory_hits\": %llu, \"disk_hits\": %llu, \"disk_misses\": %llu, \"disk_dir\": \"%s\"}, "
+      "\"cache\": {\"memory_hits\": %llu, \"disk_hits\": %llu, \"disk_misses\": %llu, \"disk_filled\": %llu, "
+      "\"disk_dir\": \"%s\"}, "
       "\"materializations\": {%s}}",
       modes[atomic_load(&c->mode)], c->nchips, c->target_name, (unsigned long long)m->ops[0], (unsigned long long)m->ops[1],
       (unsigned long long)m->ops[2], (unsigned long long)m->signatures, (unsigned long long)m->direct, m->direct_s,
       (unsigned long long)m->graphs, (unsigned long long)m->graph_ops, (unsigned long long)m->compiles, m->compile_s,
       (unsigned long long)m->recompiles, (unsigned long long)m->programs_run, (unsigned long long)m->nan_checks, m->modeled_s,
       (unsigned long long)m->mem_hits, (unsigned long long)disk.hits, (unsigned long long)disk.misses,
-      dir, reasons);
+      (unsigned long long)disk.filled, dir, reasons);
   pthread_mutex_unlock(&m->metrics_lock);
   return n < 0 ? -1 : n + 1;
 }

@@ -31,7 +31,7 @@ TPU_API int tpu_program_compile(TpuClient *c, const char *mlir, size_t len, TpuP
   if (len > (2ull << 30)) return rt_fail(TPU_ERR_DATA, "tpu_program_compile: %zu bytes of text (at most 2 GiB)", len);
   int np = 0, nr = 0;
   bool deferred = compile_text_needs_shapes(mlir ? mlir : "", len, NULL, &np, &nr);
-  RtExe *exe = deferred ? NULL : rt_exe_of_text(c, mlir ? mlir : "", len, "program", NULL);
+  RtExe *exe = deferred ? NULL : rt_exe_of_program(c, mlir ? mlir : "", len, NULL);
   if (!exe && !deferred) return rt_last_code();
   TpuProgram *p = calloc(1, sizeof *p);
   char *text = deferred ? malloc(len + 1) : NULL;
@@ -133,7 +133,13 @@ static int run_slice(TpuProgram *p, RtExe *exe, int fi, TpuTensor *const *args, 
       return TPU_ERR_USAGE;
   VmValue **argv = calloc((size_t)n, sizeof *argv);
   int *fns = calloc((size_t)n, sizeof *fns);
-  VmOptions o = {.hbm_bytes = c->hbm_bytes, .threads = c->threads};
+  VmOptions o = {.hbm_bytes = c->hbm_bytes, .threads = c->threads, .mpi = c->mpi};
+  char why[256];
+  int lo, hi;
+  if (n > 1 && c->mpi && !vm_mpi_share(c->mpi, n, &lo, &hi, why, sizeof why)) {
+    free(argv), free(fns);
+    return rt_fail(TPU_ERR_USAGE, "tpu_program_run: %s", why);
+  }
   VmSlice *slice = argv && fns ? (n > 1 ? vm_slice_new(exe->prog, &o, &mesh) : NULL) : NULL;
   int rc = argv && fns && (n == 1 || slice) ? TPU_OK : rt_fail(TPU_ERR_RUNTIME, "out of host memory starting %d chips", n);
   VmValue whole[256];
@@ -158,7 +164,7 @@ static int run_slice(TpuProgram *p, RtExe *exe, int fi, TpuTensor *const *args, 
       rc = rt_fail(TPU_ERR_RUNTIME, "%s", vm_slice_error(slice));
     double step = 0; /* the slice's modeled step: its slowest chip */
     for (int k = 0; rc == TPU_OK && k < n; k++)
-      if (vm_exec_timeline(vm_slice_exec(slice, k))->clock_s > step) step = vm_exec_timeline(vm_slice_exec(slice, k))->clock_s;
+      if (vm_slice_timeline(slice, k)->clock_s > step) step = vm_slice_timeline(slice, k)->clock_s;
     rt_count_modeled(c, step);
   }
   if (prog->spmd) run_spmd_args_free(f, n, argv);
@@ -216,7 +222,7 @@ static RtExe *refined_exe(TpuProgram *p, TpuTensor *const *args, int n_args) {
     }
   }
   RefineSpec spec = {NULL, n_args, ra};
-  RtExe *e = rt_exe_of_refined_text(p->client, p->text, p->len, "program", &spec);
+  RtExe *e = rt_exe_of_program(p->client, p->text, p->len, &spec);
   free(ra);
   return e;
 }

@@ -210,6 +210,7 @@ struct TpuClient {
   CompileOptions graph_opts; /* -O level and target of graphs and programs */
   CompileOptions op_opts;    /* one-op executables: layout and buffer-assign */
   Cache *disk;               /* NULL: memory tier only */
+  VmMpi *mpi;                /* in an MPI job: the link to the other processes (multi-chip runs), else NULL */
   const char *dump_dir;      /* $TPU_DUMP_GRAPHS: each fused graph compiled is written there */
   pthread_mutex_t disk_lock; /* a Cache is not thread-safe: held around every use of disk */
   char cache_dir[4096];
@@ -246,10 +247,13 @@ RtExe *rt_sig_exe(TpuClient *c, RtSig *sig, uint64_t op_index);
  * whether this call ran the pipeline (not a memory or disk hit).  NULL
  * after rt_fail. */
 RtExe *rt_exe_of_text(TpuClient *c, const char *text, size_t len, const char *name, bool *compiled);
-/* The same for a program with unbounded dimensions refined to the
+/* A whole program's executable, as rt_exe_of_text (name "program"); when
+ * refine is non-NULL, a program with unbounded dimensions refined to the
  * argument types of refine (docs/shape-refinement.md): one executable per
- * distinct signature, keyed by the text and the signature. */
-RtExe *rt_exe_of_refined_text(TpuClient *c, const char *text, size_t len, const char *name, const RefineSpec *refine);
+ * distinct signature, keyed by the text and the signature.  In an MPI job
+ * on a client of several chips only rank 0 compiles, and every process
+ * makes the same calls (docs/runtime.md, "In an MPI job"). */
+RtExe *rt_exe_of_program(TpuClient *c, const char *text, size_t len, const RefineSpec *refine);
 /* The executable stored under a key of the caller's (a fused graph's
  * structure), counted as a memory-tier hit; NULL when absent. */
 RtExe *rt_exe_by_key(TpuClient *c, uint64_t hi, uint64_t lo);

@@ -53,6 +53,7 @@ static const char usage_text[] =
     "                         program with unbounded '?' dimensions is refined to these\n"
     "                         shapes (refine-shapes, docs/shape-refinement.md)\n"
     "  --cache-stats          print the cache's entries, bytes, hits, misses, evictions\n"
+    "                         and entries filled from rank 0 of an MPI job\n"
     "  --cache-clear          remove every entry of the cache\n"
     "  --explain-cache        print the cache key's components and their hashes, and\n"
     "                         whether the program is in the cache; compile nothing\n"

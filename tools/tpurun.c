@@ -533,19 +533,18 @@ static int parse_chip_inputs(const Options *o, const VmProgram *p, const VmFunc 
   return EXIT_OK;
 }
 
-/* Prints or writes the results of n chips, each stacked on a new leading
- * dimension (a tuple or token result: chip 0's); a partitioned program's
- * as global values (one per replica, stacked when there are several). */
-static int emit_chip_results(const Options *o, const VmProgram *p, const VmFunc *fn, VmValue *const *res,
-                             const VmMesh *mesh) {
-  int n = mesh->replicas * mesh->partitions;
+/* Prints or writes (o's outputs) each result of the n chips res[0..n),
+ * stacked on a new leading dimension (a tuple or token result: the first
+ * chip's); with spmd, a partitioned program's global values (one per
+ * replica, stacked when there are several). */
+static int emit_stacked(const Options *o, const VmFunc *fn, VmValue *const *res, int n, const VmMesh *spmd) {
   VmValue *stacked = calloc(fn->n_results + 1, sizeof(VmValue));
   StackedType *types = calloc(fn->n_results + 1, sizeof(StackedType));
   int rc = stacked && types ? EXIT_OK : 70;
   for (uint32_t i = 0; i < fn->n_results && rc == EXIT_OK; i++) {
     if (fn->result_types[i]->kind != TPUB_TY_TENSOR) stacked[i] = res[0][i];
-    else if (p->spmd ? !run_spmd_result(fn, (int)i, res, mesh->replicas, mesh->partitions, &types[i], &stacked[i])
-                     : !run_stack_result(fn, (int)i, res, n, &types[i], &stacked[i]))
+    else if (spmd ? !run_spmd_result(fn, (int)i, res, spmd->replicas, spmd->partitions, &types[i], &stacked[i])
+                  : !run_stack_result(fn, (int)i, res, n, &types[i], &stacked[i]))
       rc = 70;
   }
   if (rc == EXIT_OK) rc = emit_results(o, fn, stacked);
@@ -560,39 +559,31 @@ static int emit_chip_results(const Options *o, const VmProgram *p, const VmFunc 
   return rc;
 }
 
+/* The results of a slice's chips, stacked (a partitioned program's as
+ * global values). */
+static int emit_chip_results(const Options *o, const VmProgram *p, const VmFunc *fn, VmValue *const *res,
+                             const VmMesh *mesh) {
+  return emit_stacked(o, fn, res, mesh->replicas * mesh->partitions, p->spmd ? mesh : NULL);
+}
+
 /* --rank-results in an MPI job: this process's chips [lo, hi), each
- * result stacked over them as emit_chip_results stacks a slice's (a
- * partitioned program's too: its chips' pieces, not the global value), to
- * stdout or to the --output files with ".rankR" before their extension. */
-static int emit_rank_results(const Options *o, const VmProgram *p, const VmFunc *fn, VmValue *const *res, int lo,
-                             int hi) {
-  (void)p;
+ * result stacked over them (a partitioned program's too: its chips'
+ * pieces, not the global value), to stdout or to the @FILE outputs with
+ * ".rankR" before their extension. */
+static int emit_rank_results(const Options *o, const VmFunc *fn, VmValue *const *res, int lo, int hi) {
   Options mine = *o;
   const char **outs = calloc((size_t)o->noutputs + 1, sizeof *outs);
   char (*names)[4096] = calloc((size_t)o->noutputs + 1, sizeof *names);
-  VmValue *stacked = calloc(fn->n_results + 1, sizeof(VmValue));
-  StackedType *types = calloc(fn->n_results + 1, sizeof(StackedType));
-  int rc = outs && names && stacked && types ? EXIT_OK : 70;
+  int rc = outs && names ? EXIT_OK : 70;
   for (int i = 0; i < o->noutputs && rc == EXIT_OK; i++) {
     const char *f = o->outputs[i], *dot = strrchr(f, '.'), *slash = strrchr(f, '/');
     if (!dot || (slash && dot < slash)) dot = f + strlen(f);
     snprintf(names[i], sizeof names[i], "%.*s.rank%d%s", (int)(dot - f), f, vm_mpi_rank(o->mpi), dot);
-    outs[i] = names[i];
+    outs[i] = f[0] == '@' ? names[i] : f;
   }
   mine.outputs = outs;
-  for (uint32_t i = 0; i < fn->n_results && rc == EXIT_OK; i++) {
-    if (fn->result_types[i]->kind != TPUB_TY_TENSOR) stacked[i] = res[lo][i];
-    else if (!run_stack_result(fn, (int)i, res + lo, hi - lo, &types[i], &stacked[i])) rc = 70;
-  }
-  if (rc == EXIT_OK) rc = emit_results(&mine, fn, stacked);
+  if (rc == EXIT_OK) rc = emit_stacked(&mine, fn, res + lo, hi - lo, NULL);
   else fprintf(stderr, "tpurun: out of memory\n");
-  for (uint32_t i = 0; stacked && types && i < fn->n_results; i++) {
-    if (fn->result_types[i]->kind != TPUB_TY_TENSOR) continue;
-    free(stacked[i].data);
-    free(types[i].dims);
-  }
-  free(stacked);
-  free(types);
   free(outs);
   free(names);
   return rc;
@@ -660,7 +651,7 @@ static int run_on_chips(const Options *o, const VmProgram *p, int fi, const VmOp
       }
       free(t);
     } else if (!o->check && emits_results(o)) {
-      rc = o->mpi && o->rank_results ? emit_rank_results(o, p, fn, res, lo, hi) : emit_chip_results(o, p, fn, res, mesh);
+      rc = o->mpi && o->rank_results ? emit_rank_results(o, fn, res, lo, hi) : emit_chip_results(o, p, fn, res, mesh);
     }
     if (rc == EXIT_OK && o->profile && vm_slice_hosts(slice, 0)) {
       printf("profile of chip 0 of %d:\n", n);
@@ -828,14 +819,14 @@ static int run_tpub(const Options *o, const char *text, size_t len, VmCheckStats
 }
 
 /* Compiles one chunk of a .mlir file (through the cache) and loads it:
- * EXIT_OK with *p and *img (to free after the run), or the exit code. */
-static int compile_and_load(const Options *o, const SourceFile *file, SourceChunk *chunk, Cache *cache,
-                            CacheMetrics *metrics, VmProgram **p, uint8_t **img) {
-  size_t n;
+ * EXIT_OK with *p and *img (*n bytes, to free after the run), or the exit
+ * code. */
+static int compile_here(const Options *o, const SourceFile *file, SourceChunk *chunk, Cache *cache,
+                        CacheMetrics *metrics, VmProgram **p, uint8_t **img, size_t *n) {
   int hits = cache ? cache_metrics(cache)->hits : 0;
-  int crc = compile_source(file, chunk, &o->compile, cache, metrics, img, &n);
+  int crc = compile_source(file, chunk, &o->compile, cache, metrics, img, n);
   char err[512];
-  *p = crc == 0 ? vm_program_load(*img, n, err, sizeof err) : NULL;
+  *p = crc == 0 ? vm_program_load(*img, *n, err, sizeof err) : NULL;
   if (crc == 0 && !*p && cache && cache_metrics(cache)->hits > hits) {
     /* An entry that checks out but does not load (another build wrote it
      * under the same versions) is a miss: compile and replace it. */
@@ -843,15 +834,82 @@ static int compile_and_load(const Options *o, const SourceFile *file, SourceChun
             err);
     free(*img);
     cache_skip_reads(cache, true);
-    crc = compile_source(file, chunk, &o->compile, cache, metrics, img, &n);
+    crc = compile_source(file, chunk, &o->compile, cache, metrics, img, n);
     cache_skip_reads(cache, false);
-    if (crc == 0) *p = vm_program_load(*img, n, err, sizeof err);
+    if (crc == 0) *p = vm_program_load(*img, *n, err, sizeof err);
   }
   if (crc != 0) return crc == EXIT_BAD_FILE ? EXIT_BAD_FILE : EXIT_REJECTED;
   if (*p) return EXIT_OK;
   fprintf(stderr, "tpurun: %s: bad bytecode: %s\n", file->name, err);
   free(*img);
   return EXIT_BAD_FILE;
+}
+
+/* What rank 0 of an MPI job tells the others about one compilation. */
+typedef struct Rank0Outcome {
+  int32_t rc;         /* EXIT_OK, or the exit code every process returns */
+  CacheLastKeys keys; /* the cache keys rank 0 found or stored the entry under */
+} Rank0Outcome;
+
+/* A process other than rank 0 takes rank 0's image (sent, n bytes, owned),
+ * or the same entry of its own cache (cache_adopt: a hit on a directory
+ * shared with rank 0; a cache of its own is filled from rank 0). */
+static int load_from_rank0(const char *name, Cache *cache, const Rank0Outcome *out, uint8_t *sent, size_t n,
+                           VmProgram **p, uint8_t **img) {
+  uint8_t *mine;
+  size_t mn;
+  if (cache && out->keys.has_key && cache_adopt(cache, &out->keys, sent, n, &mine, &mn)) {
+    free(sent);
+    sent = mine, n = mn;
+  }
+  *img = sent;
+  char err[512];
+  if ((*p = vm_program_load(sent, n, err, sizeof err))) return EXIT_OK;
+  fprintf(stderr, "tpurun: %s: rank 0's compiled program does not load here: bad bytecode: %s\n", name, err);
+  return EXIT_BAD_FILE;
+}
+
+/* compile_and_load in an MPI job: only rank 0 compiles (through its
+ * cache; only it prints diagnostics) and sends its exit code, cache keys
+ * and image to the others (load_from_rank0); then every process agrees on
+ * the exit code. */
+static int compile_in_job(const Options *o, const SourceFile *file, SourceChunk *chunk, Cache *cache,
+                          CacheMetrics *metrics, VmProgram **p, uint8_t **img) {
+  Rank0Outcome out;
+  memset(&out, 0, sizeof out);
+  size_t n = 0;
+  *p = NULL;
+  *img = NULL;
+  bool root = vm_mpi_rank(o->mpi) == 0;
+  if (root) {
+    if (cache) memset(cache_last_keys(cache), 0, sizeof(CacheLastKeys));
+    out.rc = compile_here(o, file, chunk, cache, metrics, p, img, &n);
+    if (cache) out.keys = *cache_last_keys(cache);
+  }
+  if (!vm_mpi_bcast(o->mpi, &out, sizeof out, 0)) out.rc = EXIT_RUNTIME;
+  if (out.rc != EXIT_OK) {
+    if (root && *p) vm_program_free(*p), free(*img), *p = NULL;
+    return out.rc;
+  }
+  void *blob = *img;
+  int rc = vm_mpi_bcast_blob(o->mpi, &blob, &n, 0) ? EXIT_OK : EXIT_RUNTIME;
+  if (!root && rc == EXIT_OK) rc = load_from_rank0(file->name, cache, &out, blob, n, p, img);
+  rc = vm_mpi_max(o->mpi, rc);
+  if (rc != EXIT_OK && *p) {
+    vm_program_free(*p);
+    free(*img);
+    *p = NULL;
+  }
+  return rc;
+}
+
+/* Compiles one chunk of a .mlir file (through the cache) and loads it:
+ * EXIT_OK with *p and *img (to free after the run), or the exit code. */
+static int compile_and_load(const Options *o, const SourceFile *file, SourceChunk *chunk, Cache *cache,
+                            CacheMetrics *metrics, VmProgram **p, uint8_t **img) {
+  size_t n;
+  if (o->mpi) return compile_in_job(o, file, chunk, cache, metrics, p, img);
+  return compile_here(o, file, chunk, cache, metrics, p, img, &n);
 }
 
 /* The concrete argument types the --input values give, for refining a
@@ -981,10 +1039,15 @@ int main(int argc, char **argv) {
   }
   if (o.metrics) {
     const CacheMetrics *cm = cache ? cache_metrics(cache) : &(CacheMetrics){0};
+    char rank[64] = "", filled[64] = "";
+    if (o.mpi) {
+      snprintf(rank, sizeof rank, "rank %d: ", vm_mpi_rank(o.mpi));
+      snprintf(filled, sizeof filled, ", filled from rank 0 %d", cm->filled);
+    }
     fprintf(stderr,
-            "metrics: compiles %d, cache hits %d, cache misses %d, compile time %.3f ms, load time %.3f ms, "
+            "metrics: %scompiles %d, cache hits %d, cache misses %d%s, compile time %.3f ms, load time %.3f ms, "
             "peak HBM %llu bytes\n",
-            metrics.compiles, cm->hits, cm->misses, metrics.compile_s * 1e3, cm->load_s * 1e3,
+            rank, metrics.compiles, cm->hits, cm->misses, filled, metrics.compile_s * 1e3, cm->load_s * 1e3,
             (unsigned long long)peak);
   }
   cache_close(cache);

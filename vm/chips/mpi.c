@@ -57,6 +57,7 @@ typedef struct MpiLib {
   __typeof__(MPI_Comm_rank) *Comm_rank;
   __typeof__(MPI_Comm_size) *Comm_size;
   __typeof__(MPI_Comm_dup) *Comm_dup;
+  __typeof__(MPI_Comm_free) *Comm_free;
   __typeof__(MPI_Comm_set_errhandler) *Comm_set_errhandler;
   __typeof__(MPI_Isend) *Isend;
   __typeof__(MPI_Iprobe) *Iprobe;
@@ -144,6 +145,7 @@ static bool lib_load(MpiLib *l, char *err, size_t errlen) {
   SYM(Comm_rank, "MPI_Comm_rank")
   SYM(Comm_size, "MPI_Comm_size")
   SYM(Comm_dup, "MPI_Comm_dup")
+  SYM(Comm_free, "MPI_Comm_free")
   SYM(Comm_set_errhandler, "MPI_Comm_set_errhandler")
   SYM(Isend, "MPI_Isend")
   SYM(Iprobe, "MPI_Iprobe")
@@ -570,9 +572,21 @@ static void finish_at_exit(void) {
   /* Every process says goodbye before any leaves: a goodbye seen after
    * a close would otherwise read as a death. */
   vm_mpi_max(m, 0);
+  m->lib.Comm_free(&m->p2p);
+  m->lib.Comm_free(&m->coll);
   m->lib.Finalize();
   for (int r = 0; r < m->size; r++)
     if (m->live[r] >= 0) close(m->live[r]);
+  close(m->wake_fd);
+  free(m->live);
+  free(m->closed);
+  free(m->pids);
+  free(m->hosts);
+  free(m->pollfds);
+  free(m->pollranks);
+  pthread_mutex_destroy(&m->mu);
+  pthread_cond_destroy(&m->cv);
+  /* m itself stays: libmpi, never unloaded, may keep pointers into it. */
 }
 
 /* Initialises MPI and the transport; NULL with a message. */
