@@ -207,7 +207,8 @@ sanitize:
 
 # The many-chips tests (a thread per chip) under ThreadSanitizer, and the
 # fast part of the MPI tests (the transport's threads; mpi.sh skips itself
-# when mpirun is missing).
+# when mpirun is missing), with Open MPI's uninstrumented libraries
+# suppressed (testsuite/tsan/openmpi.supp).
 TSAN_BUILD := build-tsan
 tsan: export TPU_CACHE_DIR = $(CURDIR)/$(TSAN_BUILD)/test-cache
 tsan: deps
@@ -216,7 +217,8 @@ tsan: deps
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 /usr/bin/python3 /usr/lib/llvm-14/build/utils/lit/lit.py -s \
 	    testsuite/golden/vm testsuite/golden/passes/overlap_exec.mlir --param build_dir=$(CURDIR)/$(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/chips.sh $(TSAN_BUILD)
-	TSAN_OPTIONS=halt_on_error=1:exitcode=66 MPI_FAST=1 testsuite/tools/mpi.sh $(TSAN_BUILD)
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(CURDIR)/testsuite/tsan/openmpi.supp MPI_FAST=1 \
+	    testsuite/tools/mpi.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/limits.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/train_step.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/runtime_threads.sh $(TSAN_BUILD)
