@@ -586,7 +586,7 @@ static void finish_at_exit(void) {
   free(m->pollranks);
   pthread_mutex_destroy(&m->mu);
   pthread_cond_destroy(&m->cv);
-  /* m itself stays: libmpi, never unloaded, may keep pointers into it. */
+  /* m itself stays, the_mpi, until the process ends. */
 }
 
 /* Initialises MPI and the transport; NULL with a message. */
