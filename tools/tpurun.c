@@ -32,15 +32,17 @@ static void on_sigint(int sig) {
   atomic_store_explicit(&interrupted, 1, memory_order_relaxed);
 }
 
-/* Ctrl-C ends a run cleanly at its next instruction (exit 130); a SIGINT
- * ignored on entry (a background job) stays ignored. */
-static void catch_sigint(void) {
+/* Ctrl-C (signal sig: SIGINT; under mpirun, which passes Ctrl-C on to its
+ * processes as SIGTERM, that too) ends a run cleanly at its next
+ * instruction (exit 130); a signal ignored on entry (a background job)
+ * stays ignored. */
+static void catch_interrupt(int sig) {
   struct sigaction old, sa;
-  if (sigaction(SIGINT, NULL, &old) != 0 || old.sa_handler == SIG_IGN) return;
+  if (sigaction(sig, NULL, &old) != 0 || old.sa_handler == SIG_IGN) return;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
+  sigaction(sig, &sa, NULL);
 }
 
 static const char usage_text[] =
@@ -447,7 +449,10 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
     fprintf(stderr, "tpurun: @%s takes %u arguments, %d --input given\n", fn->name, user.n_params, o->ninputs);
     return EXIT_USAGE;
   }
-  int out_rc = o->check || o->benchmark ? EXIT_OK : check_outputs(o, p, &user);
+  /* Under mpirun every process runs this chip; rank 0 writes its results. */
+  bool emit = vm_mpi_rank(o->mpi) == 0;
+  int out_rc = o->check || o->benchmark || !emit ? EXIT_OK : check_outputs(o, p, &user);
+  if (o->mpi) out_rc = vm_mpi_max(o->mpi, out_rc);
   if (out_rc != EXIT_OK) return out_rc;
   VmValue *args = calloc(fn->n_params + 1, sizeof(VmValue));
   VmValue *res = calloc(fn->n_results + 1, sizeof(VmValue));
@@ -475,17 +480,17 @@ static int run_function(const Options *o, VmExec *x, const VmProgram *p, int fi)
   int st = rc == EXIT_OK ? vm_run(x, fi, args, (int)fn->n_params, res) : VM_OK;
   if (rc == EXIT_OK) {
     if (st != VM_OK) {
-      if (vm_mpi_rank(o->mpi) == 0) fprintf(stderr, "%s\n", vm_error(x));
+      if (emit) fprintf(stderr, "%s\n", vm_error(x));
       rc = run_failed(st);
     } else if (o->benchmark) {
       rc = benchmark(o, x, fi, args, fn);
     } else if (!o->check) {
-      rc = emit_user_results(o, fn, &user, res);
+      rc = emit ? emit_user_results(o, fn, &user, res) : EXIT_OK;
     }
     if (rc == EXIT_OK && o->profile) vm_profile_print(vm_exec_profile(x), stdout);
     const VmTimeline *tl = vm_exec_timeline(x);
     if (rc == EXIT_OK && (o->profile || o->trace)) print_modeled_step(&tl, 1, 1);
-    if (rc == EXIT_OK && o->trace) rc = write_trace(o, p, &tl, 1, 1);
+    if (rc == EXIT_OK && o->trace && emit) rc = write_trace(o, p, &tl, 1, 1);
   }
   for (uint32_t i = 0; args && i < fn->n_params; i++) vm_value_free(&args[i]);
   for (uint32_t i = 0; res && i < fn->n_results; i++) vm_value_free(&res[i]);
@@ -995,7 +1000,7 @@ int main(int argc, char **argv) {
     free(o.outputs);
     return rc;
   }
-  catch_sigint();
+  catch_interrupt(SIGINT);
   char mpi_err[256];
   o.mpi = vm_mpi_open("tpurun", mpi_err, sizeof mpi_err);
   if (!o.mpi && mpi_err[0]) {
@@ -1004,6 +1009,7 @@ int main(int argc, char **argv) {
     free(o.outputs);
     return EXIT_RUNTIME;
   }
+  if (o.mpi) catch_interrupt(SIGTERM);
   /* Other processes print nothing on stdout unless asked: rank 0 prints
    * the results, as one process would. */
   if (o.mpi && !emits_results(&o) && !freopen("/dev/null", "w", stdout)) {

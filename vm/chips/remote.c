@@ -669,6 +669,28 @@ static bool compose_deadlock(VmFabric *f, ChipDesc *d) {
   return true;
 }
 
+/* Tells the other processes to end the run: with the deadlock message
+ * (when not NULL), or with meeting m's mismatch (when not NULL). */
+static void abort_others(VmFabric *f, const char *deadlock, const Meeting *m) {
+  Remote *rm = f->remote;
+  Buf b = {0};
+  char text[sizeof f->deadlock] = {0};
+  if (deadlock) snprintf(text, sizeof text, "%s", deadlock);
+  buf_put(&b, text, sizeof text);
+  buf_i64(&b, m != NULL);
+  if (m) {
+    buf_i64(&b, m->channel);
+    buf_i64(&b, (int64_t)m->seq);
+    buf_i64(&b, m->n);
+    for (int k = 0; k < m->n; k++) buf_i64(&b, m->group[k]);
+    buf_put(&b, m->mismatch, sizeof m->mismatch);
+  }
+  int to[VM_MAX_CHIPS], nto = 0;
+  for (int p = 0; p < rm->size; p++)
+    if (p != rm->rank) to[nto++] = p;
+  if (!post_buf(f, to, nto, PK_ABORT, &b)) out_of_memory(f);
+}
+
 /* Rank 0: a description came; with all of them, decides. */
 static void take_description(VmFabric *f, int from, unsigned char *payload, size_t len) {
   Remote *rm = f->remote;
@@ -692,37 +714,12 @@ static void take_description(VmFabric *f, int from, unsigned char *payload, size
     check_quiet(f);
     return;
   }
-  Buf b = {0};
-  buf_put(&b, f->deadlock, sizeof f->deadlock);
-  int to[VM_MAX_CHIPS], nto = 0;
-  for (int p = 1; p < rm->size; p++) to[nto++] = p;
-  if (!post_buf(f, to, nto, PK_ABORT, &b)) out_of_memory(f);
+  abort_others(f, f->deadlock, NULL);
   fabric_abort_local(f);
 }
 
-/* Tells the other processes to end the run; with meeting m (when not
- * NULL), that it failed with its mismatch. */
-static void abort_others(VmFabric *f, const Meeting *m) {
-  Remote *rm = f->remote;
-  Buf b = {0};
-  char none[sizeof f->deadlock] = {0};
-  buf_put(&b, none, sizeof none);
-  buf_i64(&b, m != NULL);
-  if (m) {
-    buf_i64(&b, m->channel);
-    buf_i64(&b, (int64_t)m->seq);
-    buf_i64(&b, m->n);
-    for (int k = 0; k < m->n; k++) buf_i64(&b, m->group[k]);
-    buf_put(&b, m->mismatch, sizeof m->mismatch);
-  }
-  int to[VM_MAX_CHIPS], nto = 0;
-  for (int p = 0; p < rm->size; p++)
-    if (p != rm->rank) to[nto++] = p;
-  if (!post_buf(f, to, nto, PK_ABORT, &b)) out_of_memory(f);
-}
-
-void remote_abort_others(VmFabric *f) { abort_others(f, NULL); }
-void remote_abort_mismatch(VmFabric *f, const Meeting *m) { abort_others(f, m); }
+void remote_abort_others(VmFabric *f) { abort_others(f, NULL, NULL); }
+void remote_abort_mismatch(VmFabric *f, const Meeting *m) { abort_others(f, NULL, m); }
 
 /* Another process ended the run: with a deadlock's message, or because a
  * meeting failed with a mismatch (this process's copy fails with it). */
