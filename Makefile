@@ -218,7 +218,7 @@ tsan: deps
 	    testsuite/golden/vm testsuite/golden/passes/overlap_exec.mlir --param build_dir=$(CURDIR)/$(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/chips.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(CURDIR)/testsuite/tsan/openmpi.supp MPI_FAST=1 \
-	    testsuite/tools/mpi.sh $(TSAN_BUILD)
+	    MPI_PRELOAD="$$(/sbin/ldconfig -p | awk '/libpmix\.so\.2 /{print $$NF; exit}')" testsuite/tools/mpi.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/limits.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/train_step.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/runtime_threads.sh $(TSAN_BUILD)

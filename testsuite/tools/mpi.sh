@@ -40,14 +40,16 @@ command -v mpirun >/dev/null 2>&1 || { echo "mpi: skipped (no mpirun)"; exit 0; 
 # one ARGS...: tpurun in one process.
 one() { "$TPURUN" --no-cache --threads=2 "$@"; }
 # mp P ARGS...: tpurun in an mpirun job of P processes; each rank's stdout
-# and stderr are also kept in $TMP/ranks/1/rank.R/.
+# and stderr are also kept in $TMP/ranks/1/rank.R/.  MPI_PRELOAD (make
+# tsan): a library the ranks preload (Open MPI's libpmix, so that
+# ThreadSanitizer never sees it unloaded at MPI_Finalize).
 mp() {
   local p=$1 rc threads=1
   shift
   [ "$p" -le 2 ] && threads=2
   rm -rf "$TMP/ranks"
   timeout -k 5 60 mpirun --oversubscribe --allow-run-as-root -q --output-filename "$TMP/ranks" -np "$p" \
-    "$TPURUN" --no-cache --threads=$threads "$@"
+    ${MPI_PRELOAD:+-x LD_PRELOAD="$MPI_PRELOAD"} "$TPURUN" --no-cache --threads=$threads "$@"
   rc=$?
   [ $rc -eq 124 ] && echo "mpi.sh: mpirun -np $p did not end within 60 s" >&2
   return $rc
