@@ -52,6 +52,9 @@ mp() {
     ${MPI_PRELOAD:+-x LD_PRELOAD="$MPI_PRELOAD"} "$TPURUN" --no-cache --threads=$threads "$@"
   rc=$?
   [ $rc -eq 124 ] && echo "mpi.sh: mpirun -np $p did not end within 60 s" >&2
+  # Under make tsan, ThreadSanitizer's symbolizer notes files it cannot
+  # read (Open MPI's unlinked shared-memory segments): not tpurun's output.
+  [ -n "${MPI_PRELOAD:-}" ] && sed -i '/^LLVMSymbolizer: /d' "$TMP"/ranks/1/rank.*/stderr 2>/dev/null
   return $rc
 }
 # rank_stderr P: the ranks' stderr of the last mp, in rank order.
