@@ -200,7 +200,7 @@ check-spmd: all
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
        -fno-sanitize-recover=all
 sanitize:
-	ASAN_OPTIONS=detect_leaks=1 \
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/testsuite/sanitizers/openmpi-lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(MAKE) check BUILD=build-asan CC=clang-14 \
 	    SAN_CFLAGS="$(SAN) -O1" LDFLAGS="$(SAN)"
@@ -208,7 +208,7 @@ sanitize:
 # The many-chips tests (a thread per chip) under ThreadSanitizer, and the
 # fast part of the MPI tests (the transport's threads; mpi.sh skips itself
 # when mpirun is missing), with Open MPI's uninstrumented libraries
-# suppressed (testsuite/tsan/openmpi.supp).
+# suppressed (testsuite/sanitizers/openmpi-tsan.supp).
 TSAN_BUILD := build-tsan
 tsan: export TPU_CACHE_DIR = $(CURDIR)/$(TSAN_BUILD)/test-cache
 tsan: deps
@@ -217,7 +217,7 @@ tsan: deps
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 /usr/bin/python3 /usr/lib/llvm-14/build/utils/lit/lit.py -s \
 	    testsuite/golden/vm testsuite/golden/passes/overlap_exec.mlir --param build_dir=$(CURDIR)/$(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/chips.sh $(TSAN_BUILD)
-	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(CURDIR)/testsuite/tsan/openmpi.supp MPI_FAST=1 \
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(CURDIR)/testsuite/sanitizers/openmpi-tsan.supp MPI_FAST=1 \
 	    MPI_PRELOAD="$$(/sbin/ldconfig -p | awk '/libpmix\.so\.2 /{print $$NF; exit}')" testsuite/tools/mpi.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/limits.sh $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 testsuite/tools/train_step.sh $(TSAN_BUILD)
