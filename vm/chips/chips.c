@@ -261,8 +261,8 @@ static Meeting *find_meeting(VmFabric *f, const int *group, int n, int64_t chann
   Meeting **pm = &f->meetings;
   for (; *pm; pm = &(*pm)->next) {
     Meeting *m = *pm;
-    if (!m->full && !m->came[me] && m->channel == channel && m->n == n &&
-        memcmp(m->group, group, sizeof(int) * (size_t)n) == 0)
+    if (!m->full && m->channel == channel && m->n == n && memcmp(m->group, group, sizeof(int) * (size_t)n) == 0 &&
+        !m->came[me])
       return m;
   }
   Meeting *m = calloc(1, sizeof *m);
