@@ -245,15 +245,6 @@ int fabric_aborted_trap(VmExec *x, const VmFabric *f) {
 
 static bool meeting_full(const void *m) { return ((const Meeting *)m)->full; }
 
-bool fabric_same_types(const VmFunc *fa, const VmInstr *a, const VmFunc *fb, const VmInstr *b) {
-  if (a->opcode != b->opcode || a->n_in != b->n_in || a->n_out != b->n_out) return false;
-  for (uint32_t i = 0; i < a->n_in; i++)
-    if (!vm_type_equal(fa->reg_types[a->in[i]], fb->reg_types[b->in[i]])) return false;
-  for (uint32_t i = 0; i < a->n_out; i++)
-    if (!vm_type_equal(fa->reg_types[a->out[i]], fb->reg_types[b->out[i]])) return false;
-  return true;
-}
-
 /* The oldest open meeting of (channel, group) that member me has not
  * joined (a member that went on from an asynchronous start may be in an
  * earlier one), created when there is none; NULL when out of memory. */
@@ -382,8 +373,9 @@ bool fabric_same_signature(const Buf *a, const Buf *b) { return a->len == b->len
 
 void fabric_member_came(VmFabric *f, Meeting *m, int k) {
   m->came[k] = true;
-  for (int j = 0; j < m->n && !m->mismatched; j++)
-    if (m->came[j] && j != k) m->mismatched = !fabric_same_signature(&m->sigs[j], &m->sigs[k]);
+  /* The first member that came is this process's first (a meeting opens
+   * with it): members differ iff one differs from it. */
+  if (!fabric_same_signature(&m->sigs[m->first_member], &m->sigs[k])) m->mismatched = true;
   if (++m->arrived < m->n) return;
   m->full = true;
   if (m->mismatched) settle_mismatch(f, m);
@@ -945,7 +937,7 @@ int vm_slice_run(VmSlice *s, const int *fns, const VmValue *const *args, VmValue
     const VmFunc *fn = &vm_exec_program(s->execs[c])->funcs[fns[c]];
     for (uint32_t i = 0; i < fn->n_results; i++) vm_value_free(&results[c][i]);
   }
-  slice_outcome_free(s, out);
+  free(out);
   free(runs);
   free(threads);
   return rc;

@@ -126,7 +126,6 @@ void fabric_append(char *buf, size_t n, size_t *len, const char *fmt, ...) __att
 bool fabric_wait_blocked(VmFabric *f, int chip, bool (*done)(const void *), const void *arg);
 /* The trap of a chip whose run ended because of another chip. */
 int fabric_aborted_trap(VmExec *x, const VmFabric *f);
-bool fabric_same_types(const VmFunc *fa, const VmInstr *a, const VmFunc *fb, const VmInstr *b);
 /* An instruction's signature: opcode, operand and result types
  * (remote.c); equal signatures meet. */
 void fabric_signature(Buf *b, const VmFunc *fn, const VmInstr *ins);
@@ -173,8 +172,6 @@ typedef struct ChipOutcome {
  * NULL) results, to every process. */
 void slice_gather(VmSlice *s, const int *fns, ChipOutcome *out, VmValue *const *results);
 void slice_gathered_free(VmSlice *s);
-/* Frees out and the gathered bytes its errors point into. */
-void slice_outcome_free(VmSlice *s, ChipOutcome *out);
 
 /* Packing packets and gathers: a growing buffer, and a reader that stops
  * the process on a short packet (an internal error: only tpurun writes

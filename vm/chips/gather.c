@@ -177,8 +177,3 @@ void slice_gathered_free(VmSlice *s) {
   s->gathered = NULL;
   s->blob = NULL;
 }
-
-void slice_outcome_free(VmSlice *s, ChipOutcome *out) {
-  (void)s;
-  free(out);
-}

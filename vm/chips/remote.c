@@ -217,6 +217,7 @@ static bool attach_contribution(VmFabric *f, Meeting *m, unsigned char *payload,
   uint32_t n_in = ins->n_in, n_out = ins->n_out;
   int64_t members = rd_i64(&r);
   int ks[VM_MAX_CHIPS];
+  if (members < 1 || members > m->n) die("contribution of %lld members to a group of %d", (long long)members, m->n);
   for (int64_t j = 0; j < members; j++) {
     int k = ks[j] = (int)rd_i64(&r);
     if (k < 0 || k >= m->n || m->came[k]) die("contribution of member %d of a group of %d", k, m->n);
@@ -327,6 +328,8 @@ void remote_meeting_opened(VmFabric *f, Meeting *m) {
 }
 
 bool remote_shadows(Meeting *m, const VmTensor *like, int nout) {
+  if (!m->remote && !(m->remote = calloc((size_t)m->n * (m->ins->n_in + m->ins->n_out) + 1, sizeof(VmTensor))))
+    return false;
   for (int k = 0; k < m->n; k++) {
     if (m->out[k]) continue;
     VmTensor *t = remote_tensors(m, k) + m->ins->n_in;
