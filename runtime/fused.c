@@ -355,11 +355,15 @@ int rt_graph_add(TpuStream *s, RtSig *sig, uint64_t op_index, TpuTensor *const *
       return rc;
     }
   }
-  if (!s->graph && !(s->graph = calloc(1, sizeof *s->graph))) {
-    pthread_mutex_unlock(&s->graph_lock);
-    return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+  if (!s->graph) {
+    if (!(s->graph = calloc(1, sizeof *s->graph))) {
+      pthread_mutex_unlock(&s->graph_lock);
+      return rt_fail(TPU_ERR_RUNTIME, "out of host memory");
+    }
+    /* Set once, before any tensor points at the graph: readers take it
+     * under the client's lock (rt_tensor_wait), not the graph lock. */
+    s->graph->stream = s;
   }
-  s->graph->stream = s;
   RtGraph *g = s->graph;
   int rc = add_node(s, g, sig, op_index, in, results);
   const char *reason = NULL;
